@@ -1,0 +1,1 @@
+//! Emulator of the iikoCloud API (placeholder, being written).

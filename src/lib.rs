@@ -1,0 +1,16 @@
+//! Blocking client and webhook toolkit for the iikoCloud (iikoTransport) API.
+//!
+//! * [`Client`]: a thread-safe, blocking HTTP client with a shared token cache,
+//!   typed endpoints and a raw call for everything else.
+//! * [`webhook`]: parse, verify and de-duplicate the events the service posts to
+//!   your webhook URL.
+//!
+//! The crate contains no `unsafe` code; the C ABI lives in `bindings/c`.
+
+pub mod models;
+pub mod money;
+pub mod secret;
+pub mod webhook;
+
+pub use money::Money;
+pub use secret::Secret;

@@ -1,0 +1,3 @@
+//! Request and response types of the endpoints the client models.
+
+pub mod common;

@@ -1,0 +1,1 @@
+//! Inbound webhooks (placeholder, being written).

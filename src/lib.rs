@@ -7,10 +7,16 @@
 //!
 //! The crate contains no `unsafe` code; the C ABI lives in `bindings/c`.
 
+pub mod client;
+pub mod error;
 pub mod models;
 pub mod money;
 pub mod secret;
+pub mod token;
 pub mod webhook;
 
+pub use client::{CallOptions, Client, ClientBuilder, Credentials};
+pub use error::{ApiError, ApiErrorKind, Error, Result, TransportErrorKind};
 pub use money::Money;
 pub use secret::Secret;
+pub use token::{AccessToken, Clock, ManualClock, SystemClock};

@@ -60,3 +60,17 @@ mod tests {
         assert_eq!(s.expose(), "sk_live_123");
     }
 }
+
+impl serde::Serialize for Secret {
+    /// Serializes the value in clear: request bodies need it. Never serialize a
+    /// request for logging.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Secret {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Secret)
+    }
+}

@@ -95,6 +95,16 @@ pub mod lenient {
         let value = serde_json::Value::deserialize(deserializer)?;
         Ok(serde_json::from_value(value).ok())
     }
+
+    /// Deserializes a value whose `null` means "empty" (lists the spec marks
+    /// required that real answers sometimes send as `null`).
+    pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de> + Default,
+    {
+        Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,276 @@
+//! The one error type of the client.
+
+use std::fmt;
+use std::time::Duration;
+
+/// What kind of answer an API error was, by HTTP status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ApiErrorKind {
+    /// 400: the service rejected the request (malformed JSON or headers,
+    /// invalid field values). Check the request and `errorDescription`.
+    BadRequest,
+    /// 401: the credentials were refused, or a fresh token was refused too.
+    Unauthorized,
+    /// 403: the API key is not allowed to use this endpoint or organization.
+    Forbidden,
+    /// 404: no such endpoint or entity.
+    NotFound,
+    /// 408: the service did not hear from the restaurant terminal within the
+    /// `Timeout` header.
+    TerminalTimeout,
+    /// 429: too many requests; see [`ApiError::retry_after`]. Never retried
+    /// automatically: the service may block an API login that keeps retrying.
+    RateLimited,
+    /// 5xx: the service failed.
+    Server,
+    /// Any other non-success status.
+    Other,
+}
+
+impl ApiErrorKind {
+    /// Classifies an HTTP status.
+    pub fn from_status(status: u16) -> ApiErrorKind {
+        match status {
+            400 => ApiErrorKind::BadRequest,
+            401 => ApiErrorKind::Unauthorized,
+            403 => ApiErrorKind::Forbidden,
+            404 => ApiErrorKind::NotFound,
+            408 => ApiErrorKind::TerminalTimeout,
+            429 => ApiErrorKind::RateLimited,
+            500..=599 => ApiErrorKind::Server,
+            _ => ApiErrorKind::Other,
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            ApiErrorKind::BadRequest => "check the request fields and headers",
+            ApiErrorKind::Unauthorized => {
+                "check appId, clientSecret and apiKey (or apiLogin) and that the key is active"
+            }
+            ApiErrorKind::Forbidden => "the API key lacks the right for this call or organization",
+            ApiErrorKind::NotFound => "check the base URL and the path",
+            ApiErrorKind::TerminalTimeout => {
+                "the restaurant terminal did not answer within the Timeout header; it may be offline"
+            }
+            ApiErrorKind::RateLimited => "slow down and retry after the Retry-After delay",
+            ApiErrorKind::Server => "the service failed; retry later and quote the correlationId",
+            ApiErrorKind::Other => "unexpected status",
+        }
+    }
+}
+
+/// An error answer from the service, with everything it said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The status class.
+    pub kind: ApiErrorKind,
+    /// The endpoint path that was called.
+    pub path: String,
+    /// `errorDescription` (or `message` in the newer APIs' error shape).
+    pub error_description: Option<String>,
+    /// `error`, the service's short error code.
+    pub error_code: Option<String>,
+    /// `correlationId`, to quote to iiko support.
+    pub correlation_id: Option<String>,
+    /// `Retry-After` of a 429, when present and readable.
+    pub retry_after: Option<Duration>,
+    /// The raw body, kept as text even when it is not JSON.
+    pub body: String,
+}
+
+/// What failed on the way to or from the service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// The host name did not resolve.
+    Dns,
+    /// The TCP connection could not be made (refused, unreachable).
+    Connect,
+    /// TLS failed (certificate, handshake).
+    Tls,
+    /// The client-side timeout ran out.
+    Timeout,
+    /// The connection broke mid-exchange, or the peer spoke broken HTTP.
+    Io,
+    /// Anything else from the HTTP stack.
+    Other,
+}
+
+/// The error type of every client call.
+///
+/// `Clone`, so that every thread that waited for one failed token request gets
+/// the same error.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The service answered with an error status.
+    Api(Box<ApiError>),
+    /// The request did not get an HTTP answer.
+    Transport {
+        /// What failed.
+        kind: TransportErrorKind,
+        /// The endpoint path.
+        path: String,
+        /// A readable description of the cause.
+        message: String,
+        /// The underlying error.
+        source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A success status with a body we could not read.
+    Decode {
+        /// The endpoint path.
+        path: String,
+        /// The HTTP status (normally 200).
+        status: u16,
+        /// What was wrong with the body.
+        message: String,
+        /// `correlationId`, when the body had a readable one.
+        correlation_id: Option<String>,
+        /// The raw body, as text.
+        body: String,
+    },
+    /// The request was refused before sending: a bad argument.
+    InvalidInput(String),
+    /// The client configuration is unusable.
+    Config(String),
+}
+
+/// Result alias of the client.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The API error, if the service answered with an error status.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            Error::Api(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status of an API or decode error.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Error::Api(e) => Some(e.status),
+            Error::Decode { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// `correlationId` of the answer that failed, for support requests.
+    pub fn correlation_id(&self) -> Option<&str> {
+        match self {
+            Error::Api(e) => e.correlation_id.as_deref(),
+            Error::Decode { correlation_id, .. } => correlation_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an API error of the given kind.
+    pub fn is_api(&self, kind: ApiErrorKind) -> bool {
+        matches!(self, Error::Api(e) if e.kind == kind)
+    }
+
+    /// Whether the client timeout ran out.
+    pub fn is_timeout(&self) -> bool {
+        matches!(
+            self,
+            Error::Transport {
+                kind: TransportErrorKind::Timeout,
+                ..
+            }
+        )
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> Error {
+        Error::InvalidInput(message.into())
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} answered HTTP {}", self.path, self.status)?;
+        if let Some(d) = &self.error_description {
+            write!(f, ": {d}")?;
+        }
+        if let Some(c) = &self.error_code {
+            write!(f, " (error {c})")?;
+        }
+        if let Some(r) = self.retry_after {
+            write!(f, "; retry after {} s", r.as_secs())?;
+        }
+        write!(f, "; {}", self.kind.hint())?;
+        if let Some(c) = &self.correlation_id {
+            write!(f, " [correlationId {c}]")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Api(e) => fmt::Display::fmt(e, f),
+            Error::Transport {
+                kind,
+                path,
+                message,
+                ..
+            } => {
+                let what = match kind {
+                    TransportErrorKind::Dns => "could not resolve the host",
+                    TransportErrorKind::Connect => "could not connect",
+                    TransportErrorKind::Tls => "TLS failed",
+                    TransportErrorKind::Timeout => "timed out",
+                    TransportErrorKind::Io => "connection failed",
+                    TransportErrorKind::Other => "request failed",
+                };
+                write!(f, "{path}: {what}: {message}")?;
+                if matches!(kind, TransportErrorKind::Dns | TransportErrorKind::Connect) {
+                    f.write_str("; check the base URL and the network")?;
+                }
+                Ok(())
+            }
+            Error::Decode {
+                path,
+                status,
+                message,
+                correlation_id,
+                ..
+            } => {
+                write!(
+                    f,
+                    "{path} answered HTTP {status} with an unreadable body: {message}"
+                )?;
+                if let Some(c) = correlation_id {
+                    write!(f, " [correlationId {c}]")?;
+                }
+                Ok(())
+            }
+            Error::InvalidInput(m) => write!(f, "invalid input: {m}"),
+            Error::Config(m) => write!(f, "invalid client configuration: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport {
+                source: Some(s), ..
+            } => Some(&**s as &(dyn std::error::Error + 'static)),
+            _ => None,
+        }
+    }
+}
+
+impl From<ApiError> for Error {
+    fn from(e: ApiError) -> Self {
+        Error::Api(Box::new(e))
+    }
+}

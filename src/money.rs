@@ -122,7 +122,14 @@ mod tests {
 
     #[test]
     fn keeps_cents_that_f64_arithmetic_would_blur() {
-        for text in ["0.1", "0.3", "1250.50", "99999999999.99", "0.30000000000000004", "-12.07"] {
+        for text in [
+            "0.1",
+            "0.3",
+            "1250.50",
+            "99999999999.99",
+            "0.30000000000000004",
+            "-12.07",
+        ] {
             let m: Money = serde_json::from_str(text).unwrap();
             assert_eq!(m, Money::from_str(text).unwrap(), "{text}");
         }

@@ -20,3 +20,8 @@ pub use error::{ApiError, ApiErrorKind, Error, Result, TransportErrorKind};
 pub use money::Money;
 pub use secret::Secret;
 pub use token::{AccessToken, Clock, ManualClock, SystemClock};
+
+// Compiles the README's Rust samples as doctests, so the README cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, then runs every check
+# and test suite of the repository. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "cargo is required (install Rust with rustup: https://rustup.rs)" >&2
+    exit 1
+fi
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    step "installing rustfmt and clippy"
+    rustup component add rustfmt clippy
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (all targets, -D warnings)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test (workspace)"
+cargo test --workspace --locked
+
+step "rustdoc (no warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet

@@ -1,0 +1,239 @@
+//! Dropping events the service delivers more than once.
+
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::event::{Event, EventKey};
+
+/// A source of monotonic time, injectable for tests.
+pub trait Clock: Send + Sync {
+    /// The current instant.
+    fn now(&self) -> Instant;
+}
+
+/// The real monotonic clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A clock that moves only when told to, for tests.
+#[derive(Debug)]
+pub struct ManualClock {
+    start: Instant,
+    offset: Mutex<Duration>,
+}
+
+impl ManualClock {
+    /// A clock standing at the moment of its creation.
+    pub fn new() -> ManualClock {
+        ManualClock {
+            start: Instant::now(),
+            offset: Mutex::new(Duration::ZERO),
+        }
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: Duration) {
+        let mut offset = self.offset.lock().unwrap_or_else(PoisonError::into_inner);
+        *offset = offset.saturating_add(by);
+    }
+}
+
+impl Default for ManualClock {
+    fn default() -> Self {
+        ManualClock::new()
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        let offset = *self.offset.lock().unwrap_or_else(PoisonError::into_inner);
+        // Saturate rather than panic far in the future.
+        self.start.checked_add(offset).unwrap_or(self.start)
+    }
+}
+
+/// A 128-bit digest of a key under per-instance random keys: fixed-size
+/// entries, and collisions are out of reach even for crafted input.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Digest(u64, u64);
+
+#[derive(Debug)]
+pub(crate) struct Hashers(RandomState, RandomState);
+
+impl Hashers {
+    pub(crate) fn new() -> Hashers {
+        Hashers(RandomState::new(), RandomState::new())
+    }
+
+    pub(crate) fn digest(&self, key: &str) -> Digest {
+        Digest(self.0.hash_one(key), self.1.hash_one(key))
+    }
+}
+
+/// Remembers recently seen events and reports repeats.
+///
+/// The service resends a body when it gets no `200` in time, and nothing
+/// documents how often, so the same event can arrive several times. Keys are
+/// [`EventKey`]s. Memory is bounded: at most `capacity` keys (the oldest is
+/// forgotten first), each forgotten after `max_age`. Entries are fixed-size
+/// digests, not the key text.
+///
+/// Thread-safe: share one instance (e.g. in an `Arc`) between request
+/// handlers. For de-duplication across processes or restarts, store
+/// [`Event::dedup_key`] in your database instead.
+pub struct Deduplicator {
+    capacity: usize,
+    max_age: Duration,
+    clock: Arc<dyn Clock>,
+    hashers: Hashers,
+    state: Mutex<DedupState>,
+}
+
+#[derive(Default)]
+struct DedupState {
+    /// Digest → sequence number of its live queue entry.
+    seen: HashMap<Digest, u64>,
+    /// Insertion order; the clock is monotonic, so also age order. Entries
+    /// whose sequence number no longer matches `seen` are dead (forgotten).
+    order: VecDeque<Entry>,
+    next_seq: u64,
+}
+
+struct Entry {
+    digest: Digest,
+    at: Instant,
+    seq: u64,
+}
+
+impl DedupState {
+    fn is_live(&self, e: &Entry) -> bool {
+        self.seen.get(&e.digest) == Some(&e.seq)
+    }
+
+    fn pop_front(&mut self) {
+        if let Some(e) = self.order.pop_front() {
+            if self.is_live(&e) {
+                self.seen.remove(&e.digest);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Deduplicator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Deduplicator")
+            .field("capacity", &self.capacity)
+            .field("max_age", &self.max_age)
+            .field("len", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Deduplicator {
+    /// A de-duplicator remembering at most `capacity` events (at least 1), each
+    /// for `max_age`.
+    pub fn new(capacity: usize, max_age: Duration) -> Deduplicator {
+        Deduplicator::with_clock(capacity, max_age, Arc::new(SystemClock))
+    }
+
+    /// Like [`Deduplicator::new`], reading time from `clock`.
+    pub fn with_clock(capacity: usize, max_age: Duration, clock: Arc<dyn Clock>) -> Deduplicator {
+        Deduplicator {
+            capacity: capacity.max(1),
+            max_age,
+            clock,
+            hashers: Hashers::new(),
+            state: Mutex::new(DedupState::default()),
+        }
+    }
+
+    /// `true` if the event was not seen within `max_age` (and records it now),
+    /// `false` for a repeat.
+    pub fn first_seen(&self, event: &Event) -> bool {
+        self.first_seen_key(&event.dedup_key())
+    }
+
+    /// [`Deduplicator::first_seen`] for a key.
+    pub fn first_seen_key(&self, key: &EventKey) -> bool {
+        let digest = self.hashers.digest(key.as_str());
+        let now = self.clock.now();
+        let mut state = self.lock();
+        self.expire(&mut state, now);
+        if state.seen.contains_key(&digest) {
+            return false;
+        }
+        while state.seen.len() >= self.capacity && !state.order.is_empty() {
+            state.pop_front();
+        }
+        if state.order.len() >= self.capacity.saturating_mul(2) {
+            // Many forgotten entries: drop them so the queue stays bounded.
+            let DedupState { seen, order, .. } = &mut *state;
+            order.retain(|e| seen.get(&e.digest) == Some(&e.seq));
+        }
+        let seq = state.next_seq;
+        state.next_seq = seq.wrapping_add(1);
+        state.seen.insert(digest, seq);
+        state.order.push_back(Entry {
+            digest,
+            at: now,
+            seq,
+        });
+        true
+    }
+
+    /// Forgets an event, so that its next delivery counts as new (e.g. when
+    /// handling it failed and a resend should be processed).
+    pub fn forget(&self, event: &Event) {
+        self.forget_key(&event.dedup_key());
+    }
+
+    /// [`Deduplicator::forget`] for a key.
+    pub fn forget_key(&self, key: &EventKey) {
+        let digest = self.hashers.digest(key.as_str());
+        // The queue entry stays, dead, until it reaches the front.
+        self.lock().seen.remove(&digest);
+    }
+
+    /// Number of events currently remembered.
+    pub fn len(&self) -> usize {
+        self.lock().seen.len()
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets everything.
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        state.seen.clear();
+        state.order.clear();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, DedupState> {
+        // No code that can panic runs while the state is half-updated, so a
+        // poisoned lock still guards consistent data.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn expire(&self, state: &mut DedupState, now: Instant) {
+        while let Some(front) = state.order.front() {
+            let young = now.saturating_duration_since(front.at) < self.max_age;
+            if young && state.is_live(front) {
+                break;
+            }
+            state.pop_front();
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! One webhook event: envelope, typed payload and raw JSON.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::model::{
+    CreationStatus, DeliveryOrderInfo, ErrorInfo, PersonalShift, RawJson, ReserveInfo,
+    StopListUpdate, TableOrderInfo,
+};
+use super::time::EventTime;
+use crate::money::Money;
+
+/// The type of an event, as a small stable integer for the C ABI.
+///
+/// The values are fixed and only ever appended to; `Unknown` (0) covers every
+/// `eventType` this SDK version does not model (the spec's `KitchenOrderUpdate`,
+/// `NomenclatureUpdate`, `BusinessHoursAndMappingUpdate`, future types, and a
+/// missing or non-string `eventType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum EventKind {
+    /// Any type this SDK does not model; see [`Event::event_type`].
+    Unknown = 0,
+    /// A delivery order was created or changed.
+    DeliveryOrderUpdate = 1,
+    /// A delivery order could not be saved.
+    DeliveryOrderError = 2,
+    /// A table order changed.
+    TableOrderUpdate = 3,
+    /// A table order could not be saved.
+    TableOrderError = 4,
+    /// A reserve or banquet changed.
+    ReserveUpdate = 5,
+    /// A reserve could not be saved.
+    ReserveError = 6,
+    /// Stop lists changed (no items in the event).
+    StopListUpdate = 7,
+    /// An employee opened or closed a personal shift.
+    PersonalShift = 8,
+}
+
+impl EventKind {
+    /// Every kind, in code order.
+    pub const ALL: [EventKind; 9] = [
+        EventKind::Unknown,
+        EventKind::DeliveryOrderUpdate,
+        EventKind::DeliveryOrderError,
+        EventKind::TableOrderUpdate,
+        EventKind::TableOrderError,
+        EventKind::ReserveUpdate,
+        EventKind::ReserveError,
+        EventKind::StopListUpdate,
+        EventKind::PersonalShift,
+    ];
+
+    /// The stable integer code (`Unknown` = 0 … `PersonalShift` = 8).
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The kind with this code, or `None` for a code this version lacks.
+    pub fn from_code(code: u32) -> Option<EventKind> {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| EventKind::ALL.get(i).copied())
+    }
+
+    /// The kind of an `eventType` string (exact, case-sensitive match).
+    pub fn from_event_type(event_type: &str) -> EventKind {
+        match event_type {
+            "DeliveryOrderUpdate" => EventKind::DeliveryOrderUpdate,
+            "DeliveryOrderError" => EventKind::DeliveryOrderError,
+            "TableOrderUpdate" => EventKind::TableOrderUpdate,
+            "TableOrderError" => EventKind::TableOrderError,
+            "ReserveUpdate" => EventKind::ReserveUpdate,
+            "ReserveError" => EventKind::ReserveError,
+            "StopListUpdate" => EventKind::StopListUpdate,
+            "PersonalShift" => EventKind::PersonalShift,
+            _ => EventKind::Unknown,
+        }
+    }
+
+    /// The `eventType` text of the kind; `"Unknown"` for [`EventKind::Unknown`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Unknown => "Unknown",
+            EventKind::DeliveryOrderUpdate => "DeliveryOrderUpdate",
+            EventKind::DeliveryOrderError => "DeliveryOrderError",
+            EventKind::TableOrderUpdate => "TableOrderUpdate",
+            EventKind::TableOrderError => "TableOrderError",
+            EventKind::ReserveUpdate => "ReserveUpdate",
+            EventKind::ReserveError => "ReserveError",
+            EventKind::StopListUpdate => "StopListUpdate",
+            EventKind::PersonalShift => "PersonalShift",
+        }
+    }
+
+    /// Whether events of this kind are about one order or reserve with an id
+    /// and a version `timestamp` (deliveries, table orders, reserves).
+    pub fn has_entity(self) -> bool {
+        matches!(
+            self,
+            EventKind::DeliveryOrderUpdate
+                | EventKind::DeliveryOrderError
+                | EventKind::TableOrderUpdate
+                | EventKind::TableOrderError
+                | EventKind::ReserveUpdate
+                | EventKind::ReserveError
+        )
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The typed `eventInfo` of an event.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub enum EventPayload {
+    /// `DeliveryOrderUpdate` and `DeliveryOrderError`.
+    DeliveryOrder(Box<DeliveryOrderInfo>),
+    /// `TableOrderUpdate` and `TableOrderError`.
+    TableOrder(Box<TableOrderInfo>),
+    /// `ReserveUpdate` and `ReserveError`.
+    Reserve(Box<ReserveInfo>),
+    /// `StopListUpdate`.
+    StopList(StopListUpdate),
+    /// `PersonalShift`.
+    PersonalShift(PersonalShift),
+    /// An event type this SDK does not model: its `eventInfo` as sent
+    /// (`None` when absent).
+    Unknown {
+        /// The raw `eventInfo` JSON.
+        event_info: Option<RawJson>,
+    },
+    /// The event could not be read: it is not a JSON object, a known type's
+    /// `eventInfo` is missing or not an object, or a key is duplicated. The
+    /// envelope fields that could be read are still set on the [`Event`], and
+    /// the event's JSON is in [`Event::raw_json`].
+    Invalid {
+        /// What is wrong (never contains header values; may quote field
+        /// names).
+        error: String,
+    },
+}
+
+/// One event of a webhook body.
+///
+/// The envelope fields are `None` when absent or of the wrong type (the spec
+/// marks none of them required). Accessors such as [`Event::order_id`] give
+/// the commonly needed values without matching on [`Event::payload`]; they are
+/// also what the C ABI exposes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Event {
+    /// The event's kind (derived from `eventType`).
+    pub kind: EventKind,
+    /// `eventType` as sent, also for unknown types.
+    pub event_type: Option<String>,
+    /// `eventTime` (UTC) with its raw text.
+    pub event_time: Option<EventTime>,
+    /// `organizationId`.
+    pub organization_id: Option<String>,
+    /// `correlationId` (the operation id).
+    pub correlation_id: Option<String>,
+    /// The typed `eventInfo`.
+    pub payload: EventPayload,
+    /// The event's JSON exactly as it appeared in the body.
+    pub raw_json: String,
+}
+
+impl Event {
+    /// The event's kind.
+    pub fn kind(&self) -> EventKind {
+        self.kind
+    }
+
+    /// `eventType` as sent.
+    pub fn event_type(&self) -> Option<&str> {
+        self.event_type.as_deref()
+    }
+
+    /// `eventTime` with its raw text.
+    pub fn event_time(&self) -> Option<&EventTime> {
+        self.event_time.as_ref()
+    }
+
+    /// `organizationId`.
+    pub fn organization_id(&self) -> Option<&str> {
+        self.organization_id.as_deref()
+    }
+
+    /// `correlationId`.
+    pub fn correlation_id(&self) -> Option<&str> {
+        self.correlation_id.as_deref()
+    }
+
+    /// The event's JSON exactly as sent.
+    pub fn raw_json(&self) -> &str {
+        &self.raw_json
+    }
+
+    /// The typed `eventInfo`.
+    pub fn payload(&self) -> &EventPayload {
+        &self.payload
+    }
+
+    /// The error text when the event could not be read
+    /// ([`EventPayload::Invalid`]), else `None`.
+    pub fn problem(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::Invalid { error } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The delivery `eventInfo` of a `DeliveryOrderUpdate`/`DeliveryOrderError`.
+    pub fn delivery(&self) -> Option<&DeliveryOrderInfo> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The table order `eventInfo` of a `TableOrderUpdate`/`TableOrderError`.
+    pub fn table_order(&self) -> Option<&TableOrderInfo> {
+        match &self.payload {
+            EventPayload::TableOrder(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The reserve `eventInfo` of a `ReserveUpdate`/`ReserveError`.
+    pub fn reserve(&self) -> Option<&ReserveInfo> {
+        match &self.payload {
+            EventPayload::Reserve(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The `eventInfo` of a `StopListUpdate`.
+    pub fn stop_list(&self) -> Option<&StopListUpdate> {
+        match &self.payload {
+            EventPayload::StopList(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The `eventInfo` of a `PersonalShift`.
+    pub fn personal_shift(&self) -> Option<&PersonalShift> {
+        match &self.payload {
+            EventPayload::PersonalShift(info) => Some(info),
+            _ => None,
+        }
+    }
+
+    /// The raw `eventInfo` of an event of unknown type.
+    pub fn unknown_event_info(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::Unknown { event_info } => event_info.as_ref().map(RawJson::get),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.id` of an order or reserve event: the delivery order, table
+    /// order or reserve id. `None` for other kinds.
+    pub fn entity_id(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.id.as_deref(),
+            EventPayload::TableOrder(i) => i.id.as_deref(),
+            EventPayload::Reserve(i) => i.id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.id` of a delivery or table order event. `None` for reserves
+    /// (use [`Event::entity_id`]) and other kinds.
+    pub fn order_id(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.id.as_deref(),
+            EventPayload::TableOrder(i) => i.id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.timestamp` of an order or reserve event: a version number
+    /// that grows with every change of that entity.
+    pub fn timestamp(&self) -> Option<i64> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.timestamp,
+            EventPayload::TableOrder(i) => i.timestamp,
+            EventPayload::Reserve(i) => i.timestamp,
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.creationStatus` of an order or reserve event.
+    pub fn creation_status(&self) -> Option<&CreationStatus> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.creation_status.as_ref(),
+            EventPayload::TableOrder(i) => i.creation_status.as_ref(),
+            EventPayload::Reserve(i) => i.creation_status.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.errorInfo` of an order or reserve event.
+    pub fn error_info(&self) -> Option<&ErrorInfo> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.error_info.as_ref(),
+            EventPayload::TableOrder(i) => i.error_info.as_ref(),
+            EventPayload::Reserve(i) => i.error_info.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `errorInfo.code` as text (also for codes this SDK does not know).
+    pub fn error_code(&self) -> Option<&str> {
+        self.error_info()
+            .and_then(|e| e.code.as_ref())
+            .map(|c| c.as_str())
+    }
+
+    /// `errorInfo.message`, falling back to the deprecated `description`.
+    pub fn error_message(&self) -> Option<&str> {
+        self.error_info()
+            .and_then(|e| e.message.as_deref().or(e.description.as_deref()))
+    }
+
+    /// The order or reserve status as text: `order.status` of deliveries
+    /// (`DeliveryStatus`) and table orders (`OrderStatus`), `reserve.status` of
+    /// reserves (`ReserveStatus`). Unknown values are returned as sent.
+    pub fn status(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
+            EventPayload::TableOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
+            EventPayload::Reserve(i) => i.reserve.as_ref()?.status.as_ref().map(|s| s.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The order number: of a delivery, a table order, or a banquet's order.
+    pub fn order_number(&self) -> Option<i64> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.order.as_ref()?.number,
+            EventPayload::TableOrder(i) => i.order.as_ref()?.number,
+            EventPayload::Reserve(i) => i.reserve.as_ref()?.order.as_ref()?.number,
+            _ => None,
+        }
+    }
+
+    /// The exact order total: of a delivery, a table order, or a banquet's
+    /// order. `to_string()` gives the plain decimal (`"1780"`, `"12.5"`).
+    pub fn sum(&self) -> Option<Money> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.order.as_ref()?.sum,
+            EventPayload::TableOrder(i) => i.order.as_ref()?.sum,
+            EventPayload::Reserve(i) => i.reserve.as_ref()?.order.as_ref()?.sum,
+            _ => None,
+        }
+    }
+
+    /// The customer phone of a delivery, table order or reserve.
+    pub fn phone(&self) -> Option<&str> {
+        match &self.payload {
+            EventPayload::DeliveryOrder(i) => i.order.as_ref()?.phone.as_deref(),
+            EventPayload::TableOrder(i) => i.order.as_ref()?.phone.as_deref(),
+            EventPayload::Reserve(i) => i.reserve.as_ref()?.phone.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether this event announces a new delivery order.
+    ///
+    /// Returns `true` exactly when all of these hold:
+    /// * the kind is [`EventKind::DeliveryOrderUpdate`];
+    /// * `eventInfo.order` is present (so `creationStatus` `InProgress` or
+    ///   `Error`, which carry no order, give `false`);
+    /// * `order.status` is `New` (the rule of the service description), or
+    ///   `Unconfirmed` or `WaitCooking` (the first statuses of the official
+    ///   `DeliveryStatus` enum, which has no `New`).
+    ///
+    /// The service sends an update on every change, and the first update a
+    /// receiver sees may already be past these statuses (e.g. after an outage),
+    /// so "first time this order id is seen" is a separate question: track it
+    /// with your own store or an [`OrderingGuard`](super::OrderingGuard).
+    pub fn is_new_delivery_order(&self) -> bool {
+        self.kind == EventKind::DeliveryOrderUpdate
+            && self
+                .delivery()
+                .and_then(|i| i.order.as_ref())
+                .is_some_and(|o| o.is_new())
+    }
+
+    /// The de-duplication key of the event; see [`EventKey`].
+    pub fn dedup_key(&self) -> EventKey {
+        EventKey::of(self)
+    }
+}
+
+/// What identifies an event across repeated deliveries.
+///
+/// The service sends no event id, so the key is inferred (the text is stable
+/// across processes and versions, so it may be stored):
+///
+/// * order and reserve events with `eventInfo.id` and `eventInfo.timestamp`:
+///   `"<eventType>|<organizationId>|<eventInfo.id>|<timestamp>"`; every change
+///   of an order gets a new timestamp, and the type separates an `Update` from
+///   an `Error` of the same version;
+/// * `StopListUpdate`: `"StopListUpdate|<organizationId>|<correlationId>|"`
+///   followed by `<terminal group id>:<0|1>` per entry (`1` = `isFull`),
+///   comma-separated, in the order sent;
+/// * `PersonalShift`: `"PersonalShift|<organizationId>|<correlationId>|<employee
+///   id>|<0|1>|<terminalGroupId>"` (`1` = opened);
+/// * everything else (unknown types, invalid events, order events without id
+///   or timestamp): `"<eventType>|<organizationId>|<correlationId>|#<hash>"`,
+///   where the hash is the 64-bit FNV-1a of the raw `eventInfo` text (of the
+///   whole raw event when `eventInfo` is unavailable), as 16 lowercase hex
+///   digits.
+///
+/// A missing part is written as an empty string. `eventTime` is left out on
+/// purpose: a repeated delivery may be stamped anew.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventKey(String);
+
+impl EventKey {
+    /// Computes the key of an event.
+    pub fn of(event: &Event) -> EventKey {
+        let ty = event.event_type().unwrap_or("");
+        let org = event.organization_id().unwrap_or("");
+        let corr = event.correlation_id().unwrap_or("");
+        if let (Some(id), Some(ts)) = (event.entity_id(), event.timestamp()) {
+            return EventKey(format!("{ty}|{org}|{id}|{ts}"));
+        }
+        let text = match &event.payload {
+            EventPayload::StopList(s) => {
+                let parts: Vec<String> = s
+                    .terminal_groups_stop_lists_updates
+                    .iter()
+                    .map(|u| {
+                        let full = u8::from(u.is_full.unwrap_or(false));
+                        format!("{}:{full}", u.id.as_deref().unwrap_or(""))
+                    })
+                    .collect();
+                format!("{ty}|{org}|{corr}|{}", parts.join(","))
+            }
+            EventPayload::PersonalShift(p) => format!(
+                "{ty}|{org}|{corr}|{}|{}|{}",
+                p.id.as_deref().unwrap_or(""),
+                u8::from(p.opened.unwrap_or(false)),
+                p.terminal_group_id.as_deref().unwrap_or("")
+            ),
+            EventPayload::Unknown {
+                event_info: Some(info),
+            } => format!("{ty}|{org}|{corr}|#{:016x}", fnv1a(info.get().as_bytes())),
+            _ => format!(
+                "{ty}|{org}|{corr}|#{:016x}",
+                fnv1a(event.raw_json.as_bytes())
+            ),
+        };
+        EventKey(text)
+    }
+
+    /// The key text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for EventKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// 64-bit FNV-1a: a documented, reproducible content hash for keys (not a
+/// security primitive; the events are already authenticated).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_codes_and_names() {
+        for (i, kind) in EventKind::ALL.iter().enumerate() {
+            assert_eq!(kind.code() as usize, i);
+            assert_eq!(EventKind::from_code(kind.code()), Some(*kind));
+            if *kind != EventKind::Unknown {
+                assert_eq!(EventKind::from_event_type(kind.as_str()), *kind);
+            }
+        }
+        assert_eq!(EventKind::from_code(9), None);
+        assert_eq!(EventKind::from_event_type("Unknown"), EventKind::Unknown);
+        assert_eq!(
+            EventKind::from_event_type("deliveryorderupdate"),
+            EventKind::Unknown
+        );
+    }
+
+    #[test]
+    fn fnv1a_matches_the_reference_values() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+}

@@ -1,0 +1,417 @@
+//! Lenient readers for event fields.
+//!
+//! Every field of a webhook model is read through [`field`]: a value of the
+//! wrong JSON type, a null or an unparseable string becomes `None` (or is left
+//! out of a list) instead of failing the whole event. The readers work on the
+//! token stream directly, without building a `serde_json::Value`, because a
+//! large order has tens of thousands of fields.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use rust_decimal::Decimal;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::time::LocalTime;
+use crate::money::Money;
+
+/// One JSON value reduced to what a scalar field can use.
+pub(crate) enum Scalar<'de> {
+    Str(Cow<'de, str>),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Bool(bool),
+    /// `null`, an array or an object (already skipped).
+    Other,
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::I64(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::U64(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::F64(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq)?;
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        drain_map(map)?;
+        Ok(Scalar::Other)
+    }
+}
+
+/// Reads any value as a [`Scalar`]; containers are consumed and reported as
+/// [`Scalar::Other`].
+pub(crate) fn scalar<'de, D: Deserializer<'de>>(d: D) -> Result<Scalar<'de>, D::Error> {
+    d.deserialize_any(ScalarVisitor)
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// A type that can be read leniently: `Ok(None)` for a value it cannot use.
+///
+/// `Err` is left for what leniency cannot mend: broken JSON syntax and
+/// duplicate keys inside a modelled object.
+pub(crate) trait Lenient: Sized {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error>;
+}
+
+impl Lenient for String {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match scalar(d)? {
+            Scalar::Str(s) => Some(s.into_owned()),
+            _ => None,
+        })
+    }
+}
+
+impl Lenient for bool {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match scalar(d)? {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        })
+    }
+}
+
+/// 2^63 as f64: exact, so the range check on doubles is exact.
+const I64_BOUND: f64 = 9_223_372_036_854_775_808.0;
+
+impl Lenient for i64 {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match scalar(d)? {
+            Scalar::I64(v) => Some(v),
+            Scalar::U64(v) => i64::try_from(v).ok(),
+            // An integral double within i64 range ("60.0") is kept.
+            Scalar::F64(v) if v.fract() == 0.0 && (-I64_BOUND..I64_BOUND).contains(&v) =>
+            {
+                #[allow(clippy::cast_possible_truncation)]
+                Some(v as i64)
+            }
+            Scalar::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+    }
+}
+
+impl Lenient for f64 {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        #[allow(clippy::cast_precision_loss)]
+        Ok(match scalar(d)? {
+            Scalar::F64(v) => Some(v),
+            Scalar::I64(v) => Some(v as f64),
+            Scalar::U64(v) => Some(v as f64),
+            Scalar::Str(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
+            _ => None,
+        })
+    }
+}
+
+impl Lenient for Money {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match scalar(d)? {
+            Scalar::I64(v) => Some(Money::from(v)),
+            Scalar::U64(v) => Some(Money(Decimal::from(v))),
+            Scalar::F64(v) => money_from_f64(v),
+            Scalar::Str(s) => s.parse().ok(),
+            _ => None,
+        })
+    }
+}
+
+impl Lenient for LocalTime {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match scalar(d)? {
+            Scalar::Str(s) => Some(LocalTime::parse(&s)),
+            _ => None,
+        })
+    }
+}
+
+/// [`Money::from_f64`] without the string round trip for ordinary amounts.
+///
+/// For |v| < 1e10 and up to 4 decimals, the first scale `s` at which
+/// `m / 10^s` (correctly rounded, `m` and `10^s` exact in f64) gives back `v`
+/// yields exactly the digits of the shortest round-trip form: the candidates at
+/// one scale are 10^-4 apart while an ulp is below 2e-6, so at most one of them
+/// round-trips. Everything else takes the exact general path. A property test
+/// checks this against `Money::from_f64`.
+pub(crate) fn money_from_f64(v: f64) -> Option<Money> {
+    const POW10: [f64; 5] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
+    if v.is_finite() && v.abs() < 1e10 {
+        for (scale, &p) in (0u32..).zip(POW10.iter()) {
+            let m = (v * p).round();
+            if m / p == v {
+                // |m| < 1e14, so the cast is exact.
+                #[allow(clippy::cast_possible_truncation)]
+                let mantissa = m as i64;
+                if mantissa == 0 {
+                    return Some(Money(Decimal::ZERO));
+                }
+                return Some(Money(Decimal::new(mantissa, scale)));
+            }
+        }
+    }
+    Money::from_f64(v)
+}
+
+/// Reads a modelled object: any non-object value becomes `None`.
+pub(crate) struct ObjectVisitor<T>(pub(crate) PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq)?;
+        Ok(None)
+    }
+}
+
+/// Implements [`Lenient`] for types read by `FromStr` (the open enums).
+macro_rules! lenient_from_str {
+    ($($t:ty),* $(,)?) => {
+        $(
+            impl $crate::webhook::lenient::Lenient for $t {
+                fn read<'de, D: ::serde::Deserializer<'de>>(
+                    d: D,
+                ) -> Result<Option<Self>, D::Error> {
+                    Ok(match $crate::webhook::lenient::scalar(d)? {
+                        $crate::webhook::lenient::Scalar::Str(s) => s.parse().ok(),
+                        _ => None,
+                    })
+                }
+            }
+        )*
+    };
+}
+pub(crate) use lenient_from_str;
+
+/// Declares a webhook model struct: every field public, optional or a list,
+/// read through [`field`], unknown keys ignored, and the struct itself
+/// [`Lenient`] so it can sit inside other models.
+macro_rules! model {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(default, rename_all = "camelCase")]
+        #[non_exhaustive]
+        pub struct $name {
+            $(
+                $(#[$fmeta])*
+                #[serde(deserialize_with = "crate::webhook::lenient::field")]
+                pub $field: $ty,
+            )*
+        }
+
+        impl $crate::webhook::lenient::Lenient for $name {
+            fn read<'de, D: ::serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+                d.deserialize_any($crate::webhook::lenient::ObjectVisitor::<$name>(
+                    ::std::marker::PhantomData,
+                ))
+            }
+        }
+    };
+}
+pub(crate) use model;
+
+/// A field type of a model: `Option<T>` or `Vec<T>` of a [`Lenient`] `T`.
+pub(crate) trait Field: Sized {
+    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
+}
+
+impl<T: Lenient> Field for Option<T> {
+    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::read(d)
+    }
+}
+
+impl<T: Lenient> Field for Vec<T> {
+    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// The `deserialize_with` target of every model field.
+pub(crate) fn field<'de, D: Deserializer<'de>, F: Field>(d: D) -> Result<F, D::Error> {
+    F::read_field(d)
+}
+
+/// A list: a non-array becomes an empty list, and elements that cannot be read
+/// (null, wrong type) are left out.
+struct ListVisitor<T>(PhantomData<T>);
+
+struct Element<T>(Option<T>);
+
+impl<'de, T: Lenient> Deserialize<'de> for Element<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::read(d).map(Element)
+    }
+}
+
+impl<'de, T: Lenient> Visitor<'de> for ListVisitor<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Element(item)) = seq.next_element::<Element<T>>()? {
+            if let Some(item) = item {
+                out.push(item);
+            }
+        }
+        Ok(out)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        drain_map(map)?;
+        Ok(Vec::new())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Vec::new())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    #[test]
+    fn fast_money_matches_the_general_path() {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.3,
+            1780.0,
+            1250.5,
+            -122.0,
+            99.99,
+            0.0001,
+            0.00015,
+            12345.6789,
+            9_999_999_999.99,
+            1e10,
+            1e-7,
+            0.30000000000000004,
+            55.751244,
+        ] {
+            assert_eq!(money_from_f64(v), Money::from_f64(v), "{v}");
+        }
+        assert_eq!(
+            money_from_f64(0.1).unwrap(),
+            Money::from_str("0.1").unwrap()
+        );
+        assert_eq!(money_from_f64(f64::NAN), None);
+    }
+}

@@ -1,0 +1,666 @@
+//! Parsing a webhook body into [`Event`]s.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::event::{Event, EventKind, EventPayload};
+use super::lenient::Lenient;
+use super::model::{
+    DeliveryOrderInfo, PersonalShift, RawJson, ReserveInfo, StopListUpdate, TableOrderInfo,
+};
+use super::time::EventTime;
+
+/// Default body size limit: 16 MiB, far above any order the service sends.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// Default nesting limit: 64 levels of arrays and objects. The deepest
+/// documented path (body → event → eventInfo → order → items → item →
+/// component → modifiers → modifier → deleted → deletionMethod → removalType)
+/// has 12.
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+
+/// Highest accepted nesting limit: serde_json stops at 128 levels by itself, so
+/// a larger [`ParseOptions::with_max_depth`] value is lowered to this.
+pub const MAX_DEPTH_CEILING: usize = 128;
+
+/// Limits and policies of [`parse_body_with`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    max_body_bytes: usize,
+    max_depth: usize,
+    accept_single_object: bool,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_depth: DEFAULT_MAX_DEPTH,
+            accept_single_object: true,
+        }
+    }
+}
+
+impl ParseOptions {
+    /// The defaults: 16 MiB, 64 levels, a single-object body accepted.
+    pub fn new() -> ParseOptions {
+        ParseOptions::default()
+    }
+
+    /// Sets the body size limit in bytes; a larger body is
+    /// [`ParseError::TooLarge`].
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> ParseOptions {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets the nesting limit (arrays and objects, the body's own array
+    /// counting as 1); a deeper body is [`ParseError::TooDeep`]. Values above
+    /// [`MAX_DEPTH_CEILING`] are lowered to it.
+    pub fn with_max_depth(mut self, depth: usize) -> ParseOptions {
+        self.max_depth = depth.min(MAX_DEPTH_CEILING);
+        self
+    }
+
+    /// Whether a body that is one event object instead of an array is read as
+    /// one event (default `true`; the result then has
+    /// [`ParsedBody::single_object`] set). With `false` it is
+    /// [`ParseError::NotAnArray`].
+    pub fn with_accept_single_object(mut self, accept: bool) -> ParseOptions {
+        self.accept_single_object = accept;
+        self
+    }
+
+    /// The body size limit in bytes.
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// The nesting limit.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// Whether a single-object body is accepted.
+    pub fn accept_single_object(&self) -> bool {
+        self.accept_single_object
+    }
+}
+
+/// The events of one webhook body.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ParsedBody {
+    /// The events, in body order. An event that could not be read is still
+    /// here, with [`EventPayload::Invalid`].
+    pub events: Vec<Event>,
+    /// The body was a single event object instead of the documented array
+    /// (off-spec; accepted by default, see [`ParseOptions`]).
+    pub single_object: bool,
+}
+
+impl ParsedBody {
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether the body held no events (`[]`).
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The events, in body order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Event> {
+        self.events.iter()
+    }
+
+    /// The events that could not be read.
+    pub fn invalid_events(&self) -> impl Iterator<Item = &Event> {
+        self.events.iter().filter(|e| e.problem().is_some())
+    }
+}
+
+impl IntoIterator for ParsedBody {
+    type Item = Event;
+    type IntoIter = std::vec::IntoIter<Event>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.events.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a ParsedBody {
+    type Item = &'a Event;
+    type IntoIter = std::slice::Iter<'a, Event>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.events.iter()
+    }
+}
+
+/// The category of a [`ParseError`], with a stable code for the C ABI and a
+/// stable name for the test vectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ParseErrorKind {
+    /// The body is larger than the limit.
+    TooLarge = 1,
+    /// The body is not UTF-8.
+    InvalidUtf8 = 2,
+    /// The body nests deeper than the limit.
+    TooDeep = 3,
+    /// The body is not JSON (this includes an empty body).
+    InvalidJson = 4,
+    /// The body is JSON but not an array (or a single object when that is
+    /// not accepted).
+    NotAnArray = 5,
+}
+
+impl ParseErrorKind {
+    /// The stable code.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The stable name: `too_large`, `invalid_utf8`, `too_deep`,
+    /// `invalid_json` or `not_an_array`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParseErrorKind::TooLarge => "too_large",
+            ParseErrorKind::InvalidUtf8 => "invalid_utf8",
+            ParseErrorKind::TooDeep => "too_deep",
+            ParseErrorKind::InvalidJson => "invalid_json",
+            ParseErrorKind::NotAnArray => "not_an_array",
+        }
+    }
+}
+
+impl fmt::Display for ParseErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a body as a whole could not be read. Problems of single events do not
+/// fail the body; see [`EventPayload::Invalid`].
+///
+/// Messages never quote the body's content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// The body is larger than the limit.
+    TooLarge {
+        /// Body size in bytes.
+        size: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The body is not UTF-8.
+    InvalidUtf8 {
+        /// Offset of the first invalid byte.
+        valid_up_to: usize,
+    },
+    /// The body nests deeper than the limit.
+    TooDeep {
+        /// The nesting limit.
+        limit: usize,
+    },
+    /// The body is not JSON.
+    InvalidJson {
+        /// 1-based line of the error (0 at end of input).
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// serde_json's description of the syntax error.
+        message: String,
+    },
+    /// The body is valid JSON but not an array of events.
+    NotAnArray {
+        /// What the body is: `object`, `string`, `number`, `boolean` or
+        /// `null`.
+        found: &'static str,
+    },
+}
+
+impl ParseError {
+    /// The error's category.
+    pub fn kind(&self) -> ParseErrorKind {
+        match self {
+            ParseError::TooLarge { .. } => ParseErrorKind::TooLarge,
+            ParseError::InvalidUtf8 { .. } => ParseErrorKind::InvalidUtf8,
+            ParseError::TooDeep { .. } => ParseErrorKind::TooDeep,
+            ParseError::InvalidJson { .. } => ParseErrorKind::InvalidJson,
+            ParseError::NotAnArray { .. } => ParseErrorKind::NotAnArray,
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::TooLarge { size, limit } => {
+                write!(
+                    f,
+                    "webhook body of {size} bytes exceeds the limit of {limit} bytes"
+                )
+            }
+            ParseError::InvalidUtf8 { valid_up_to } => {
+                write!(
+                    f,
+                    "webhook body is not UTF-8 (invalid byte at offset {valid_up_to})"
+                )
+            }
+            ParseError::TooDeep { limit } => {
+                write!(f, "webhook body nests deeper than {limit} levels")
+            }
+            ParseError::InvalidJson { message, .. } => {
+                write!(f, "webhook body is not valid JSON: {message}")
+            }
+            ParseError::NotAnArray { found } => {
+                write!(f, "webhook body is a JSON {found}, not an array of events")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses a webhook body with the default [`ParseOptions`].
+///
+/// See [`parse_body_with`].
+pub fn parse_body(body: &[u8]) -> Result<ParsedBody, ParseError> {
+    parse_body_with(body, &ParseOptions::default())
+}
+
+/// Parses a webhook body: the raw request bytes, a JSON array of events.
+///
+/// Checks run in this order, each before any deeper work: size limit, UTF-8
+/// (a leading byte-order mark is skipped), nesting depth (a byte scan), JSON
+/// syntax, array shape. Then each element is read on its own, so one broken
+/// event never hides the others: an element that cannot be read becomes an
+/// event with [`EventPayload::Invalid`] and whatever envelope fields it had.
+///
+/// A single event object instead of an array (off-spec; some test tools send
+/// it) is accepted as one event with [`ParsedBody::single_object`] set, unless
+/// [`ParseOptions::with_accept_single_object`] turned that off: its content is
+/// authentic and well-formed, and rejecting it would only lose the event.
+///
+/// Never panics, whatever the input.
+pub fn parse_body_with(body: &[u8], options: &ParseOptions) -> Result<ParsedBody, ParseError> {
+    if body.len() > options.max_body_bytes {
+        return Err(ParseError::TooLarge {
+            size: body.len(),
+            limit: options.max_body_bytes,
+        });
+    }
+    let (bom, bytes) = match body.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => (3, rest),
+        None => (0, body),
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
+        valid_up_to: bom + e.valid_up_to(),
+    })?;
+    let limit = options.max_depth.min(MAX_DEPTH_CEILING);
+    if exceeds_depth(text.as_bytes(), limit) {
+        return Err(ParseError::TooDeep { limit });
+    }
+
+    let first = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    match first {
+        Some(b'[') => {
+            let elements: Vec<&RawValue> = serde_json::from_str(text).map_err(json_error)?;
+            Ok(ParsedBody {
+                events: elements.into_iter().map(parse_element).collect(),
+                single_object: false,
+            })
+        }
+        _ => {
+            // Validate first so that broken JSON is reported as such.
+            let value: &RawValue = serde_json::from_str(text).map_err(json_error)?;
+            if first == Some(b'{') && options.accept_single_object {
+                return Ok(ParsedBody {
+                    events: vec![parse_element(value)],
+                    single_object: true,
+                });
+            }
+            Err(ParseError::NotAnArray {
+                found: json_type(value.get()),
+            })
+        }
+    }
+}
+
+/// Parses the JSON of one event (for example one stored from
+/// [`Event::raw_json`]). Never fails: unreadable input gives an event with
+/// [`EventPayload::Invalid`].
+pub fn parse_event(json: &str) -> Event {
+    if exceeds_depth(json.as_bytes(), DEFAULT_MAX_DEPTH) {
+        return invalid(json, "event nests too deeply".to_owned());
+    }
+    match serde_json::from_str::<&RawValue>(json) {
+        Ok(raw) => parse_element(raw),
+        Err(e) => invalid(json, format!("event is not valid JSON: {e}")),
+    }
+}
+
+fn json_error(e: serde_json::Error) -> ParseError {
+    ParseError::InvalidJson {
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    }
+}
+
+fn json_type(text: &str) -> &'static str {
+    match text.trim_start().bytes().next() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+/// Whether arrays and objects nest deeper than `limit`, counting brackets
+/// outside strings. Runs before serde_json so that the error is explicit, and
+/// does not need the input to be valid JSON.
+fn exceeds_depth(bytes: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut rest = bytes;
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        match b {
+            b'"' => rest = skip_string(rest),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Skips past the closing quote of a string whose opening quote was consumed.
+fn skip_string(mut rest: &[u8]) -> &[u8] {
+    loop {
+        match rest.iter().position(|&c| c == b'"' || c == b'\\') {
+            None => return &[],
+            Some(i) => {
+                let quote = rest.get(i) == Some(&b'"');
+                // An escape skips the escaped byte too.
+                rest = rest.get(i + if quote { 1 } else { 2 }..).unwrap_or(&[]);
+                if quote {
+                    return rest;
+                }
+            }
+        }
+    }
+}
+
+fn invalid(raw: &str, error: String) -> Event {
+    Event {
+        kind: EventKind::Unknown,
+        event_type: None,
+        event_time: None,
+        organization_id: None,
+        correlation_id: None,
+        payload: EventPayload::Invalid { error },
+        raw_json: raw.to_owned(),
+    }
+}
+
+/// Reads one element of the body array.
+fn parse_element(raw: &RawValue) -> Event {
+    let text = raw.get();
+    if !text.starts_with('{') {
+        return invalid(
+            text,
+            format!("event is a JSON {}, not an object", json_type(text)),
+        );
+    }
+    // Fast path: the typed eventInfo is read inline when eventType comes first
+    // (as it does in practice). If that fails (duplicate key inside eventInfo),
+    // read the envelope again with eventInfo kept raw, so that the envelope
+    // fields survive and the error can be reported on the event.
+    let envelope = read_envelope(text, true).or_else(|_| read_envelope(text, false));
+    match envelope {
+        Ok(env) => env.into_event(text),
+        Err(e) => invalid(text, format!("event could not be read: {e}")),
+    }
+}
+
+fn read_envelope(text: &str, inline: bool) -> Result<Envelope<'_>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let env = de.deserialize_map(EnvelopeVisitor { inline })?;
+    de.end()?;
+    Ok(env)
+}
+
+enum Info<'de> {
+    Missing,
+    Raw(&'de RawValue),
+    Typed(EventPayload),
+}
+
+struct Envelope<'de> {
+    kind: EventKind,
+    event_type: Option<String>,
+    event_time: Option<EventTime>,
+    organization_id: Option<String>,
+    correlation_id: Option<String>,
+    info: Info<'de>,
+    duplicate: Option<&'static str>,
+}
+
+impl Envelope<'_> {
+    fn into_event(self, raw: &str) -> Event {
+        let payload = if let Some(field) = self.duplicate {
+            EventPayload::Invalid {
+                error: format!("duplicate field `{field}` in the event"),
+            }
+        } else {
+            match (self.kind, self.info) {
+                (EventKind::Unknown, Info::Raw(info)) => EventPayload::Unknown {
+                    event_info: (info.get() != "null").then(|| raw_json(info)),
+                },
+                (EventKind::Unknown, _) => EventPayload::Unknown { event_info: None },
+                (_, Info::Typed(payload)) => payload,
+                (_, Info::Missing) => EventPayload::Invalid {
+                    error: "eventInfo is missing".to_owned(),
+                },
+                (kind, Info::Raw(info)) => {
+                    let mut de = serde_json::Deserializer::from_str(info.get());
+                    match PayloadSeed(kind).deserialize(&mut de) {
+                        Ok(payload) => payload,
+                        Err(e) => EventPayload::Invalid {
+                            error: format!("eventInfo could not be read: {e}"),
+                        },
+                    }
+                }
+            }
+        };
+        Event {
+            kind: self.kind,
+            event_type: self.event_type,
+            event_time: self.event_time,
+            organization_id: self.organization_id,
+            correlation_id: self.correlation_id,
+            payload,
+            raw_json: raw.to_owned(),
+        }
+    }
+}
+
+fn raw_json(raw: &RawValue) -> RawJson {
+    RawJson::from_text(raw.get())
+}
+
+enum Key {
+    EventType,
+    EventTime,
+    OrganizationId,
+    CorrelationId,
+    EventInfo,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(match v {
+                    "eventType" => Key::EventType,
+                    "eventTime" => Key::EventTime,
+                    "organizationId" => Key::OrganizationId,
+                    "correlationId" => Key::CorrelationId,
+                    "eventInfo" => Key::EventInfo,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+/// Reads a [`Lenient`] value as a map value.
+struct LenientSeed<T>(PhantomData<T>);
+
+impl<'de, T: Lenient> DeserializeSeed<'de> for LenientSeed<T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        T::read(d)
+    }
+}
+
+fn lenient<T: Lenient>() -> LenientSeed<T> {
+    LenientSeed(PhantomData)
+}
+
+struct EnvelopeVisitor {
+    inline: bool,
+}
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a webhook event object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut env = Envelope {
+            kind: EventKind::Unknown,
+            event_type: None,
+            event_time: None,
+            organization_id: None,
+            correlation_id: None,
+            info: Info::Missing,
+            duplicate: None,
+        };
+        let (mut seen_type, mut seen_time, mut seen_org, mut seen_corr, mut seen_info) =
+            (false, false, false, false, false);
+        // A repeated key is ambiguous; the first value is kept and the event
+        // is flagged as invalid.
+        macro_rules! once {
+            ($seen:ident, $name:literal, $read:expr) => {
+                if std::mem::replace(&mut $seen, true) {
+                    env.duplicate.get_or_insert($name);
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    $read
+                }
+            };
+        }
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::EventType => once!(seen_type, "eventType", {
+                    env.event_type = map.next_value_seed(lenient::<String>())?;
+                    env.kind = env
+                        .event_type
+                        .as_deref()
+                        .map_or(EventKind::Unknown, EventKind::from_event_type);
+                }),
+                Key::EventTime => once!(seen_time, "eventTime", {
+                    env.event_time = map
+                        .next_value_seed(lenient::<String>())?
+                        .map(|raw| EventTime::parse(&raw));
+                }),
+                Key::OrganizationId => once!(seen_org, "organizationId", {
+                    env.organization_id = map.next_value_seed(lenient::<String>())?;
+                }),
+                Key::CorrelationId => once!(seen_corr, "correlationId", {
+                    env.correlation_id = map.next_value_seed(lenient::<String>())?;
+                }),
+                Key::EventInfo => once!(seen_info, "eventInfo", {
+                    env.info = if self.inline && env.kind != EventKind::Unknown {
+                        Info::Typed(map.next_value_seed(PayloadSeed(env.kind))?)
+                    } else {
+                        Info::Raw(map.next_value::<&'de RawValue>()?)
+                    };
+                }),
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(env)
+    }
+}
+
+/// Reads the typed `eventInfo` of a known kind.
+struct PayloadSeed(EventKind);
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed {
+    type Value = EventPayload;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let payload = match self.0 {
+            EventKind::DeliveryOrderUpdate | EventKind::DeliveryOrderError => {
+                DeliveryOrderInfo::read(d)?.map(|i| EventPayload::DeliveryOrder(Box::new(i)))
+            }
+            EventKind::TableOrderUpdate | EventKind::TableOrderError => {
+                TableOrderInfo::read(d)?.map(|i| EventPayload::TableOrder(Box::new(i)))
+            }
+            EventKind::ReserveUpdate | EventKind::ReserveError => {
+                ReserveInfo::read(d)?.map(|i| EventPayload::Reserve(Box::new(i)))
+            }
+            EventKind::StopListUpdate => StopListUpdate::read(d)?.map(EventPayload::StopList),
+            EventKind::PersonalShift => PersonalShift::read(d)?.map(EventPayload::PersonalShift),
+            EventKind::Unknown => {
+                return RawJson::read(d).map(|event_info| EventPayload::Unknown { event_info })
+            }
+        };
+        Ok(payload.unwrap_or_else(|| EventPayload::Invalid {
+            error: "eventInfo is null or not a JSON object".to_owned(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_scan_ignores_brackets_in_strings() {
+        assert!(!exceeds_depth(br#"[{"a":"[[[[[[\"[[["}]"#, 2));
+        assert!(exceeds_depth(b"[[[", 2));
+        assert!(!exceeds_depth(b"[[]]]]]][[", 2));
+        assert!(!exceeds_depth(br#"["\\"]"#, 1));
+        assert!(!exceeds_depth(br#""unterminated \"#, 0));
+    }
+}

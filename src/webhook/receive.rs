@@ -1,0 +1,162 @@
+//! Verify-then-parse in one call, with the HTTP status to answer.
+
+use std::fmt;
+
+use super::parse::{parse_body_with, ParseError, ParseOptions, ParsedBody};
+use super::verify::{Verifier, VerifyError};
+use crate::secret::Secret;
+
+/// The status to answer when the request was accepted: 200.
+pub const STATUS_ACCEPTED: u16 = 200;
+
+/// Why [`Receiver::receive`] did not return events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReceiveError {
+    /// The request failed verification; the body was not parsed.
+    Unauthorized(VerifyError),
+    /// The request is authentic but its body cannot be read as a whole.
+    Unparseable(ParseError),
+}
+
+impl ReceiveError {
+    /// The HTTP status to answer:
+    ///
+    /// * `401` for a failed verification (missing, malformed or wrong token);
+    /// * `500` when the expected token is empty: the receiver is misconfigured,
+    ///   and a server error lets the service keep the events and retry once it
+    ///   is fixed, instead of them being acknowledged and lost;
+    /// * `200` for an authentic but unparseable body (not JSON, not an array,
+    ///   too large, too deep, not UTF-8): the service would resend exactly the
+    ///   same bytes, so any other answer only leads to endless retries and
+    ///   eventually to the blocking of the webhook, which stops *all* events.
+    ///   Log the error and keep the raw body for inspection instead.
+    ///
+    /// A body over the size limit is answered `200` for the same reason, not
+    /// `413`. If your HTTP server enforces its own body limit before this call,
+    /// set it no lower than [`ParseOptions::max_body_bytes`].
+    pub fn http_status(&self) -> u16 {
+        match self {
+            ReceiveError::Unauthorized(VerifyError::EmptyExpectedToken) => 500,
+            ReceiveError::Unauthorized(_) => 401,
+            ReceiveError::Unparseable(_) => STATUS_ACCEPTED,
+        }
+    }
+
+    /// Whether the request passed verification (the body came from the
+    /// service).
+    pub fn is_authentic(&self) -> bool {
+        matches!(self, ReceiveError::Unparseable(_))
+    }
+
+    /// A stable name: `unauthorized:<verify error>` or
+    /// `unparseable:<parse error kind>`.
+    pub fn name(&self) -> String {
+        match self {
+            ReceiveError::Unauthorized(e) => format!("unauthorized:{}", e.as_str()),
+            ReceiveError::Unparseable(e) => format!("unparseable:{}", e.kind().as_str()),
+        }
+    }
+}
+
+impl fmt::Display for ReceiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReceiveError::Unauthorized(e) => fmt::Display::fmt(e, f),
+            ReceiveError::Unparseable(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl std::error::Error for ReceiveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReceiveError::Unauthorized(e) => Some(e),
+            ReceiveError::Unparseable(e) => Some(e),
+        }
+    }
+}
+
+/// The HTTP status to answer for a [`Receiver::receive`] result: `200` for
+/// events, else [`ReceiveError::http_status`].
+pub fn http_status(result: &Result<ParsedBody, ReceiveError>) -> u16 {
+    match result {
+        Ok(_) => STATUS_ACCEPTED,
+        Err(e) => e.http_status(),
+    }
+}
+
+/// A webhook endpoint's checks: the expected token and the parse limits.
+///
+/// ```
+/// use iikocloud::webhook::{http_status, Receiver};
+///
+/// let receiver = Receiver::new("s3cret");
+/// let headers = [("Content-Type", "application/json"), ("Authorization", "s3cret")];
+/// let result = receiver.receive(headers, b"[]");
+/// assert_eq!(http_status(&result), 200);
+/// assert!(result.unwrap().is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    verifier: Verifier,
+    options: ParseOptions,
+}
+
+impl Receiver {
+    /// A receiver for this expected token, with default [`ParseOptions`].
+    pub fn new(expected_token: impl Into<Secret>) -> Receiver {
+        Receiver {
+            verifier: Verifier::new(expected_token),
+            options: ParseOptions::default(),
+        }
+    }
+
+    /// Replaces the parse options.
+    pub fn with_options(mut self, options: ParseOptions) -> Receiver {
+        self.options = options;
+        self
+    }
+
+    /// The parse options.
+    pub fn options(&self) -> &ParseOptions {
+        &self.options
+    }
+
+    /// Verifies the request's `Authorization` header, then parses the body.
+    ///
+    /// `headers` are the request's `(name, value)` pairs (names matched
+    /// case-insensitively); `body` is the raw body bytes. The body of an
+    /// unverified request is never parsed. Answer [`http_status`] of the
+    /// result, at once, and do the work afterwards.
+    pub fn receive<I, N, V>(&self, headers: I, body: &[u8]) -> Result<ParsedBody, ReceiveError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.verifier
+            .verify_headers(headers)
+            .map_err(ReceiveError::Unauthorized)?;
+        parse_body_with(body, &self.options).map_err(ReceiveError::Unparseable)
+    }
+}
+
+/// [`Receiver::receive`] without keeping a receiver: verifies `headers`
+/// against `expected_token`, then parses `body` with `options`.
+pub fn receive<I, N, V>(
+    headers: I,
+    body: &[u8],
+    expected_token: &str,
+    options: &ParseOptions,
+) -> Result<ParsedBody, ReceiveError>
+where
+    I: IntoIterator<Item = (N, V)>,
+    N: AsRef<[u8]>,
+    V: AsRef<[u8]>,
+{
+    Verifier::new(expected_token)
+        .verify_headers(headers)
+        .map_err(ReceiveError::Unauthorized)?;
+    parse_body_with(body, options).map_err(ReceiveError::Unparseable)
+}

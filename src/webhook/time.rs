@@ -1,0 +1,176 @@
+//! Timestamps as the service writes them: `yyyy-MM-dd HH:mm:ss.fff`.
+//!
+//! The raw text is always kept; the parsed value is `None` when the text does
+//! not have the documented shape, so a surprising format never hides the rest
+//! of an event.
+
+use std::fmt;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use serde::{Serialize, Serializer};
+
+/// The envelope's `eventTime`: a UTC timestamp, with the text as sent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventTime {
+    /// The text as sent, e.g. `2025-09-16 16:02:11.877`.
+    pub raw: String,
+    /// The parsed instant, or `None` if `raw` is not
+    /// `yyyy-MM-dd HH:mm:ss[.f…]` (a `T` separator and a trailing `Z` are
+    /// also accepted).
+    pub utc: Option<DateTime<Utc>>,
+}
+
+impl EventTime {
+    /// Reads an `eventTime` value. Never fails; see [`EventTime::utc`].
+    pub fn parse(raw: &str) -> EventTime {
+        let text = raw.strip_suffix('Z').unwrap_or(raw);
+        EventTime {
+            raw: raw.to_owned(),
+            utc: parse_naive(text).map(|t| t.and_utc()),
+        }
+    }
+}
+
+impl fmt::Display for EventTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+impl Serialize for EventTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.raw)
+    }
+}
+
+/// A terminal-local time inside an order (`whenCreated`, `completeBefore`…).
+///
+/// The service writes these in the restaurant terminal's time zone without
+/// saying which, so the parsed value is a [`NaiveDateTime`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LocalTime {
+    /// The text as sent, e.g. `2025-09-16 19:00:04.512`.
+    pub raw: String,
+    /// The parsed value, or `None` if `raw` is not
+    /// `yyyy-MM-dd HH:mm:ss[.f…]` (a `T` separator is also accepted).
+    pub local: Option<NaiveDateTime>,
+}
+
+impl LocalTime {
+    /// Reads a local time value. Never fails; see [`LocalTime::local`].
+    pub fn parse(raw: &str) -> LocalTime {
+        LocalTime {
+            raw: raw.to_owned(),
+            local: parse_naive(raw),
+        }
+    }
+}
+
+impl fmt::Display for LocalTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+impl Serialize for LocalTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.raw)
+    }
+}
+
+/// Parses `yyyy-MM-dd HH:mm:ss` with an optional `.` and 1 to 9 fraction
+/// digits. Hand-written because a large order carries thousands of these and
+/// the format is fixed; every calendar check is left to chrono.
+fn parse_naive(text: &str) -> Option<NaiveDateTime> {
+    let b = text.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let sep_ok = b[4] == b'-'
+        && b[7] == b'-'
+        && (b[10] == b' ' || b[10] == b'T')
+        && b[13] == b':'
+        && b[16] == b':';
+    if !sep_ok {
+        return None;
+    }
+    let year = digits(&b[0..4])?;
+    let month = digits(&b[5..7])?;
+    let day = digits(&b[8..10])?;
+    let hour = digits(&b[11..13])?;
+    let minute = digits(&b[14..16])?;
+    let second = digits(&b[17..19])?;
+    let nanos = match &b[19..] {
+        [] => 0,
+        [b'.', frac @ ..] if !frac.is_empty() && frac.len() <= 9 => {
+            let value = digits(frac)?;
+            // Scale "877" to 877_000_000 ns.
+            let scale = 10u32.pow(9 - u32::try_from(frac.len()).ok()?);
+            value.checked_mul(scale)?
+        }
+        _ => return None,
+    };
+    let year = i32::try_from(year).ok()?;
+    NaiveDate::from_ymd_opt(year, month, day)?.and_hms_nano_opt(hour, minute, second, nanos)
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    b.iter().try_fold(0u32, |acc, &c| {
+        if c.is_ascii_digit() {
+            acc.checked_mul(10)?.checked_add(u32::from(c - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Timelike;
+
+    #[test]
+    fn reads_the_documented_shapes() {
+        let t = LocalTime::parse("2025-09-16 19:00:04.512");
+        let v = t.local.unwrap();
+        assert_eq!(v.to_string(), "2025-09-16 19:00:04.512");
+        assert_eq!(
+            LocalTime::parse("2025-09-16 19:00:04")
+                .local
+                .unwrap()
+                .second(),
+            4
+        );
+        assert_eq!(
+            LocalTime::parse("2025-09-16T19:00:04.5")
+                .local
+                .unwrap()
+                .nanosecond(),
+            500_000_000
+        );
+        let e = EventTime::parse("2025-09-16 16:02:11.877");
+        assert_eq!(e.utc.unwrap().to_rfc3339(), "2025-09-16T16:02:11.877+00:00");
+        assert!(EventTime::parse("2025-09-16 16:02:11.877Z").utc.is_some());
+    }
+
+    #[test]
+    fn keeps_the_raw_text_of_anything_else() {
+        for bad in [
+            "",
+            "2025-09-16",
+            "2025-13-01 00:00:00",
+            "2025-02-30 00:00:00",
+            "2025-09-16 24:00:00",
+            "2025-09-16 19:00:04.",
+            "2025-09-16 19:00:04.1234567890",
+            "2025-09-16 19:00:04+03:00",
+            "2025-09-16 19:00:04Z",
+            "+025-09-16 19:00:04",
+            "2025-09-16 19:00:0٤",
+        ] {
+            let t = LocalTime::parse(bad);
+            assert_eq!(t.local, None, "{bad}");
+            assert_eq!(t.raw, bad);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Fixture data: applications, API keys, organizations, terminal groups and stop lists.
+//!
+//! The file format is documented in the crate README ("Fixture file format");
+//! the built-in default is `fixtures/default.json`.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::util::is_uuid;
+
+/// The built-in fixture file, compiled into the crate.
+pub const DEFAULT_FIXTURES_JSON: &str = include_str!("../fixtures/default.json");
+
+/// Parsed and validated fixture data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Fixtures {
+    /// Applications accepted by `POST /api/v2/access_token`.
+    #[serde(default)]
+    pub apps: Vec<AppFixture>,
+    /// API keys (also accepted as `apiLogin` by the legacy token endpoint).
+    #[serde(default)]
+    pub api_keys: Vec<ApiKeyFixture>,
+    /// All organizations known to the emulator.
+    #[serde(default)]
+    pub organizations: Vec<OrganizationFixture>,
+}
+
+/// An application registered in the developer portal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AppFixture {
+    /// `appId` credential.
+    pub app_id: String,
+    /// `clientSecret` credential.
+    pub client_secret: String,
+}
+
+/// An API key and the organizations it is linked to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApiKeyFixture {
+    /// The key value (`apiKey` in v2, `apiLogin` in the legacy endpoint).
+    pub api_key: String,
+    /// Login name, returned as `apiLoginName` by `/api/1/webhooks/settings`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Organizations this key may access (may include disabled ones).
+    #[serde(default)]
+    pub organization_ids: Vec<String>,
+}
+
+/// `{key, value}` pair of an organization's external data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalDataEntry {
+    /// Key.
+    pub key: String,
+    /// Value.
+    pub value: String,
+}
+
+/// One organization (restaurant).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OrganizationFixture {
+    /// Organization id (UUID).
+    pub id: String,
+    /// Name (nullable on the wire).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Code.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// Disabled organizations are listed only with `includeDisabled: true`.
+    #[serde(default)]
+    pub disabled: bool,
+    /// External data; `null` means none.
+    #[serde(default)]
+    pub external_data: Option<Vec<ExternalDataEntry>>,
+    /// Fields added to the `Extended` shape, copied verbatim (unknown enum
+    /// values are allowed on purpose).
+    #[serde(default)]
+    pub extended: Map<String, Value>,
+    /// Fields added to both shapes, copied verbatim (to exercise lenient parsing).
+    #[serde(default)]
+    pub extra_fields: Map<String, Value>,
+    /// Terminal groups with their stop lists.
+    #[serde(default)]
+    pub terminal_groups: Vec<TerminalGroupFixture>,
+}
+
+/// A terminal group and its stop list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TerminalGroupFixture {
+    /// Terminal group id (UUID).
+    pub id: String,
+    /// Name (informational).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Stop list positions.
+    #[serde(default)]
+    pub stop_list: Vec<StopListItem>,
+}
+
+/// One stop list position, in its exact wire shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StopListItem {
+    /// Remaining balance; kept as a JSON number so `0.1` stays `0.1` on the wire.
+    pub balance: serde_json::Number,
+    /// Product id (UUID).
+    pub product_id: String,
+    /// Size id (UUID) or null.
+    #[serde(default)]
+    pub size_id: Option<String>,
+    /// Article number.
+    #[serde(default)]
+    pub sku: Option<String>,
+    /// `yyyy-MM-dd HH:mm:ss.fff` UTC, or null.
+    #[serde(default)]
+    pub date_add: Option<String>,
+}
+
+/// Keys of the organization shapes that the emulator writes itself.
+const RESERVED_ORG_KEYS: [&str; 5] = ["responseType", "id", "name", "code", "externalData"];
+
+impl Fixtures {
+    /// The built-in default data (see the README for its credentials and ids).
+    pub fn default_data() -> Fixtures {
+        // The default file is part of the crate and covered by tests.
+        Fixtures::from_json(DEFAULT_FIXTURES_JSON).expect("built-in fixtures are valid")
+    }
+
+    /// Parses and validates a fixture document. Ids are normalised to lowercase.
+    pub fn from_json(text: &str) -> Result<Fixtures, String> {
+        let mut f: Fixtures =
+            serde_json::from_str(text).map_err(|e| format!("fixture JSON: {e}"))?;
+        f.validate()?;
+        Ok(f)
+    }
+
+    /// Reads, parses and validates a fixture file.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Fixtures, String> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Fixtures::from_json(&text)
+    }
+
+    /// The organization with this id (case-insensitive).
+    pub fn organization(&self, id: &str) -> Option<&OrganizationFixture> {
+        self.organizations
+            .iter()
+            .find(|o| o.id.eq_ignore_ascii_case(id))
+    }
+
+    /// The API key record with this exact value.
+    pub fn api_key(&self, key: &str) -> Option<&ApiKeyFixture> {
+        self.api_keys.iter().find(|k| k.api_key == key)
+    }
+
+    fn validate(&mut self) -> Result<(), String> {
+        let mut org_ids = HashSet::new();
+        let mut tg_ids = HashSet::new();
+        for org in &mut self.organizations {
+            if !is_uuid(&org.id) {
+                return Err(format!("organization id {:?} is not a UUID", org.id));
+            }
+            org.id.make_ascii_lowercase();
+            if !org_ids.insert(org.id.clone()) {
+                return Err(format!("duplicate organization id {}", org.id));
+            }
+            for key in RESERVED_ORG_KEYS {
+                if org.extended.contains_key(key) || org.extra_fields.contains_key(key) {
+                    return Err(format!(
+                        "organization {}: field {key:?} is set by the emulator and may not appear in extended/extraFields",
+                        org.id
+                    ));
+                }
+            }
+            for tg in &mut org.terminal_groups {
+                if !is_uuid(&tg.id) {
+                    return Err(format!("terminal group id {:?} is not a UUID", tg.id));
+                }
+                tg.id.make_ascii_lowercase();
+                if !tg_ids.insert(tg.id.clone()) {
+                    return Err(format!("duplicate terminal group id {}", tg.id));
+                }
+                for item in &mut tg.stop_list {
+                    if !is_uuid(&item.product_id) {
+                        return Err(format!(
+                            "stop list productId {:?} is not a UUID",
+                            item.product_id
+                        ));
+                    }
+                    item.product_id.make_ascii_lowercase();
+                    if let Some(size) = &mut item.size_id {
+                        if !is_uuid(size) {
+                            return Err(format!("stop list sizeId {size:?} is not a UUID"));
+                        }
+                        size.make_ascii_lowercase();
+                    }
+                }
+            }
+        }
+        let mut keys = HashSet::new();
+        for key in &mut self.api_keys {
+            if key.api_key.is_empty() {
+                return Err("an apiKey may not be empty".into());
+            }
+            if !keys.insert(key.api_key.clone()) {
+                return Err("duplicate apiKey value".into());
+            }
+            for id in &mut key.organization_ids {
+                id.make_ascii_lowercase();
+                if !org_ids.contains(id.as_str()) {
+                    return Err(format!("apiKey links unknown organization {id}"));
+                }
+            }
+        }
+        for app in &self.apps {
+            if app.app_id.is_empty() || app.client_secret.is_empty() {
+                return Err("appId and clientSecret may not be empty".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for Fixtures {
+    fn default() -> Self {
+        Fixtures::default_data()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::*;
+
+    #[test]
+    fn default_fixtures_match_constants() {
+        let f = Fixtures::default_data();
+        assert!(f
+            .apps
+            .iter()
+            .any(|a| a.app_id == DEFAULT_APP_ID && a.client_secret == DEFAULT_CLIENT_SECRET));
+        let key = f.api_key(DEFAULT_API_KEY).expect("default key");
+        assert_eq!(
+            key.organization_ids,
+            vec![
+                DEFAULT_ORGANIZATION_ID.to_string(),
+                SECOND_ORGANIZATION_ID.to_string(),
+                DISABLED_ORGANIZATION_ID.to_string()
+            ]
+        );
+        assert!(f
+            .api_key(EMPTY_API_KEY)
+            .expect("empty key")
+            .organization_ids
+            .is_empty());
+        assert!(
+            f.organization(DISABLED_ORGANIZATION_ID)
+                .expect("org")
+                .disabled
+        );
+        let first = f.organization(DEFAULT_ORGANIZATION_ID).expect("org");
+        assert_eq!(first.terminal_groups[0].id, DEFAULT_TERMINAL_GROUP_ID);
+        let second = f.organization(SECOND_ORGANIZATION_ID).expect("org");
+        assert_eq!(second.terminal_groups[0].id, SECOND_TERMINAL_GROUP_ID);
+    }
+
+    #[test]
+    fn balance_keeps_exact_text() {
+        let f = Fixtures::default_data();
+        let item = &f.organizations[0].terminal_groups[0].stop_list[0];
+        assert_eq!(serde_json::to_string(&item.balance).unwrap(), "0.1");
+    }
+
+    #[test]
+    fn rejects_bad_fixtures() {
+        assert!(Fixtures::from_json("{").is_err());
+        assert!(Fixtures::from_json(r#"{"organizations":[{"id":"x"}]}"#).is_err());
+        assert!(Fixtures::from_json(r#"{"apiKeys":[{"apiKey":"k","organizationIds":["441e1320-3f58-4702-9f9e-aa34cdef9c04"]}]}"#).is_err());
+        assert!(Fixtures::from_json(r#"{"unknown":1}"#).is_err());
+        assert!(Fixtures::from_json(r#"{}"#).is_ok());
+    }
+}

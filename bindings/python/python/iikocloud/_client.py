@@ -1,0 +1,243 @@
+"""The blocking client."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from types import TracebackType
+from typing import Any, Iterable, Mapping, Optional, Type, Union
+
+from . import _native
+from ._errors import IikoError
+from .models import (
+    CorrelationIdResponse,
+    OrganizationsResponse,
+    StopListsResponse,
+    WebHooksFilter,
+    WebhookSettings,
+)
+
+__all__ = ["Client", "DEFAULT_BASE_URL", "Seconds"]
+
+#: The production address of the service (Russia region).
+DEFAULT_BASE_URL: str = _native.DEFAULT_BASE_URL
+
+#: A duration: seconds as a number, or a ``datetime.timedelta``.
+Seconds = Union[float, int, _dt.timedelta]
+
+
+def _seconds(value: Optional[Seconds]) -> Optional[float]:
+    if value is None:
+        return None
+    if isinstance(value, _dt.timedelta):
+        return value.total_seconds()
+    return float(value)
+
+
+class Client:
+    """A blocking client of the iikoCloud API.
+
+    Give either the v2 credentials (``app_id``, ``client_secret``,
+    ``api_key``) or the legacy ``api_login``. A bad configuration raises
+    :class:`InvalidInputError` here, not on the first call.
+
+    The client is safe to share across threads, and should be: all threads
+    share one connection pool and one token cache (the token is fetched on the
+    first call, cached and refreshed a minute before it expires; concurrent
+    callers wait for one token request). Every call releases the GIL while it
+    waits for the network, the token refresh included.
+
+    ``timeout`` is the ``Timeout`` header: how long the service waits for the
+    restaurant terminal before answering 408 (default 15 s). The client waits
+    ``client_timeout`` for a whole exchange (default ``timeout`` + 5 s, and it
+    must be longer). Safe calls (the typed ones, and :meth:`call` with
+    ``idempotent=True``) are retried ``retries`` times after a transport error
+    or a 5xx; nothing is retried after a 429.
+    """
+
+    __slots__ = ("_native", "_app_id")
+
+    def __init__(
+        self,
+        *,
+        app_id: Optional[str] = None,
+        client_secret: Optional[str] = None,
+        api_key: Optional[str] = None,
+        api_login: Optional[str] = None,
+        base_url: str = DEFAULT_BASE_URL,
+        timeout: Seconds = 15.0,
+        client_timeout: Optional[Seconds] = None,
+        retries: int = 2,
+        max_response_bytes: Optional[int] = None,
+    ) -> None:
+        self._native: Optional[_native.NativeClient] = _native.NativeClient(
+            app_id=app_id,
+            client_secret=client_secret,
+            api_key=api_key,
+            api_login=api_login,
+            base_url=base_url,
+            timeout=_seconds(timeout),
+            client_timeout=_seconds(client_timeout),
+            retries=retries,
+            max_response_bytes=max_response_bytes,
+        )
+        self._app_id = app_id
+
+    @classmethod
+    def _wrap(cls, native: _native.NativeClient, app_id: Optional[str]) -> "Client":
+        self = cls.__new__(cls)
+        self._native = native
+        self._app_id = app_id
+        return self
+
+    def _n(self) -> _native.NativeClient:
+        native = self._native
+        if native is None:
+            raise IikoError("the client is closed")
+        return native
+
+    @property
+    def base_url(self) -> str:
+        """The base URL in use, without a trailing slash."""
+        return self._n().base_url
+
+    @property
+    def timeout(self) -> float:
+        """The ``Timeout`` header this client sends, in seconds."""
+        return self._n().timeout
+
+    def with_timeout(self, timeout: Seconds) -> "Client":
+        """A client that sends another ``Timeout`` header (and waits that much
+        longer), sharing this one's connections and token."""
+        seconds = _seconds(timeout)
+        assert seconds is not None
+        return Client._wrap(self._n().with_timeout(seconds), self._app_id)
+
+    def organizations(
+        self,
+        organization_ids: Optional[Iterable[str]] = None,
+        *,
+        return_additional_info: Optional[bool] = None,
+        include_disabled: Optional[bool] = None,
+        return_external_data: Optional[Iterable[str]] = None,
+    ) -> OrganizationsResponse:
+        """Organizations the API key can see (``/api/1/organizations``).
+        ``return_additional_info=True`` gives the Extended shape."""
+        data = self._n().organizations(
+            _list(organization_ids),
+            return_additional_info,
+            include_disabled,
+            _list(return_external_data),
+        )
+        return OrganizationsResponse.from_dict(data)
+
+    def webhook_settings(self, organization_id: str) -> WebhookSettings:
+        """Webhook settings of an organization (``/api/1/webhooks/settings``)."""
+        return WebhookSettings.from_dict(self._n().webhook_settings(organization_id))
+
+    def update_webhook_settings(
+        self,
+        organization_id: str,
+        web_hooks_uri: str,
+        auth_token: Optional[str] = None,
+        web_hooks_filter: Union[WebHooksFilter, Mapping[str, Any], None] = None,
+    ) -> CorrelationIdResponse:
+        """Sets the webhook of an organization
+        (``/api/1/webhooks/update_settings``). Choose a long random
+        ``auth_token``: the service sends it back in ``Authorization``."""
+        filt: Optional[Mapping[str, Any]]
+        if isinstance(web_hooks_filter, WebHooksFilter):
+            filt = web_hooks_filter.to_dict()
+        else:
+            filt = web_hooks_filter
+        data = self._n().update_webhook_settings(
+            organization_id, web_hooks_uri, auth_token, None if filt is None else dict(filt)
+        )
+        return CorrelationIdResponse.from_dict(data)
+
+    def stop_lists(
+        self,
+        organization_ids: Iterable[str],
+        *,
+        return_size: Optional[bool] = None,
+        terminal_groups_ids: Optional[Iterable[str]] = None,
+    ) -> StopListsResponse:
+        """Out-of-stock items of organizations (``/api/1/stop_lists``)."""
+        data = self._n().stop_lists(
+            _list(organization_ids) or [], return_size, _list(terminal_groups_ids)
+        )
+        return StopListsResponse.from_dict(data)
+
+    def call(
+        self,
+        path: str,
+        body: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[Seconds] = None,
+        idempotent: bool = False,
+        decimals: bool = False,
+    ) -> Any:
+        """Calls any endpoint, e.g. ``call("/api/1/nomenclature",
+        {"organizationId": org_id}, idempotent=True)``, with the same token
+        handling, timeouts and errors as the typed calls.
+
+        ``body`` is a dict of JSON values (``Decimal`` is sent as a number).
+        The answer is the parsed JSON; with ``decimals=True`` its fractional
+        numbers are ``Decimal``. Not retried unless ``idempotent=True`` says
+        the call is safe to repeat: many calls create orders.
+        """
+        return self._n().call(
+            path,
+            None if body is None else dict(body),
+            timeout=_seconds(timeout),
+            idempotent=idempotent,
+            decimals=decimals,
+        )
+
+    def token_expires_at(self) -> Optional[_dt.datetime]:
+        """When the cached token expires (aware UTC), or None when there is no
+        fresh token. Never makes a request and never shows the token."""
+        at = self._n().token_expires_at()
+        if at is None:
+            return None
+        return _dt.datetime.fromtimestamp(at, tz=_dt.timezone.utc)
+
+    def ensure_token(self) -> None:
+        """Fetches a token now unless a fresh one is cached (to fail fast on
+        bad credentials at start-up)."""
+        self._n().ensure_token()
+
+    def close(self) -> None:
+        """Releases this handle; calls made afterwards raise :class:`IikoError`.
+        The connections close when the last handle sharing them is gone."""
+        self._native = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._native is None
+
+    def __enter__(self) -> "Client":
+        self._n()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self._native is None:
+            return "<iikocloud.Client closed>"
+        who = f"app_id={self._app_id!r}" if self._app_id else "api_login=[redacted]"
+        return f"<iikocloud.Client base_url={self.base_url!r} {who} timeout={self.timeout:g}>"
+
+
+def _list(values: Optional[Iterable[str]]) -> Any:
+    if values is None or isinstance(values, str):
+        # A bare str goes through as is: the native side refuses it with a
+        # clear message instead of reading it as a list of characters.
+        return values
+    return list(values)

@@ -1,0 +1,198 @@
+"""The exception tree of iikocloud.
+
+Every exception the package raises derives from :class:`IikoError`. The
+native module instantiates these classes by name; they live in Python so that
+multiple inheritance (``InvalidInputError`` is also a ``ValueError``) and
+pickling work as for any Python exception.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = [
+    "IikoError",
+    "ApiError",
+    "BadRequestError",
+    "AuthenticationError",
+    "ForbiddenError",
+    "NotFoundError",
+    "TerminalTimeoutError",
+    "RateLimitError",
+    "ServerError",
+    "TransportError",
+    "DecodeError",
+    "InvalidInputError",
+    "WebhookVerificationError",
+    "WebhookParseError",
+]
+
+
+class IikoError(Exception):
+    """Root of every error of the package.
+
+    ``str(error)`` says what failed and, when the service sent one, ends with
+    the ``correlationId`` to quote to iiko support. It never contains a secret.
+    """
+
+    #: ``correlationId`` of the failed answer, when there was one.
+    correlation_id: Optional[str]
+
+    def __init__(self, message: str = "", *, correlation_id: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.correlation_id = correlation_id
+
+    @property
+    def message(self) -> str:
+        """The error text (``str(error)``)."""
+        return str(self.args[0]) if self.args else ""
+
+
+class ApiError(IikoError):
+    """The service answered with an error status.
+
+    Subclasses by status: 400 :class:`BadRequestError`, 401
+    :class:`AuthenticationError`, 403 :class:`ForbiddenError`, 404
+    :class:`NotFoundError`, 408 :class:`TerminalTimeoutError`, 429
+    :class:`RateLimitError`, 5xx :class:`ServerError`; any other status is a
+    plain ``ApiError``.
+    """
+
+    #: The HTTP status.
+    status: int
+    #: The endpoint path that was called, e.g. ``/api/1/organizations``.
+    path: str
+    #: ``errorDescription`` (or ``message`` in the newer error shape).
+    error_description: Optional[str]
+    #: ``error``, the service's short error code.
+    error_code: Optional[str]
+    #: ``Retry-After`` in seconds (429 only, when sent).
+    retry_after: Optional[float]
+    #: The raw answer body, as text.
+    body: str
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        status: int = 0,
+        path: str = "",
+        error_description: Optional[str] = None,
+        error_code: Optional[str] = None,
+        correlation_id: Optional[str] = None,
+        retry_after: Optional[float] = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(message, correlation_id=correlation_id)
+        self.status = status
+        self.path = path
+        self.error_description = error_description
+        self.error_code = error_code
+        self.retry_after = retry_after
+        self.body = body
+
+
+class BadRequestError(ApiError):
+    """400: the service rejected the request; see ``error_description``."""
+
+
+class AuthenticationError(ApiError):
+    """401: the credentials were refused (also after one token refresh)."""
+
+
+class ForbiddenError(ApiError):
+    """403: the API key may not use this endpoint or organization."""
+
+
+class NotFoundError(ApiError):
+    """404: no such endpoint or entity (check ``base_url`` and the path)."""
+
+
+class TerminalTimeoutError(ApiError):
+    """408: the restaurant terminal did not answer within the ``Timeout``
+    header; it may be offline. The request may still be carried out later."""
+
+
+class RateLimitError(ApiError):
+    """429: too many requests. Never retried automatically (iiko may block an
+    API login that keeps retrying); wait ``retry_after`` seconds."""
+
+
+class ServerError(ApiError):
+    """5xx: the service failed. Safe calls were already retried."""
+
+
+class TransportError(IikoError):
+    """No HTTP answer: DNS, connection, TLS, client timeout or a broken
+    connection. ``kind`` is one of ``"dns"``, ``"connect"``, ``"tls"``,
+    ``"timeout"``, ``"io"``, ``"other"``."""
+
+    kind: str
+    path: str
+
+    def __init__(self, message: str = "", *, kind: str = "other", path: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.path = path
+
+    @property
+    def is_timeout(self) -> bool:
+        """Whether the client timeout ran out."""
+        return self.kind == "timeout"
+
+
+class DecodeError(IikoError):
+    """A success status with a body that could not be read."""
+
+    status: int
+    path: str
+    body: str
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        status: int = 0,
+        path: str = "",
+        correlation_id: Optional[str] = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(message, correlation_id=correlation_id)
+        self.status = status
+        self.path = path
+        self.body = body
+
+
+class InvalidInputError(IikoError, ValueError):
+    """A bad argument or configuration, refused before anything was sent."""
+
+
+class WebhookVerificationError(IikoError, ValueError):
+    """The webhook request is not authentic: missing, malformed or wrong
+    ``Authorization`` (or no expected token configured). Answer 401."""
+
+
+class WebhookParseError(IikoError, ValueError):
+    """The webhook request is authentic but its body cannot be read (not
+    JSON, not an array of events). Answer 400."""
+
+
+for _cls in (
+    IikoError,
+    ApiError,
+    BadRequestError,
+    AuthenticationError,
+    ForbiddenError,
+    NotFoundError,
+    TerminalTimeoutError,
+    RateLimitError,
+    ServerError,
+    TransportError,
+    DecodeError,
+    InvalidInputError,
+    WebhookVerificationError,
+    WebhookParseError,
+):
+    # Users see and catch them as iikocloud.X.
+    _cls.__module__ = "iikocloud"
+del _cls

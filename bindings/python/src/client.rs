@@ -1,0 +1,338 @@
+//! `iikocloud._native.NativeClient`: the blocking core client, called with
+//! the GIL released. The Python class `iikocloud.Client` wraps it and turns
+//! the returned dicts into typed results.
+
+use std::sync::RwLock;
+use std::time::Duration;
+
+use iikocloud::models::{
+    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
+};
+use iikocloud::{CallOptions, Client, ClientBuilder, Secret};
+use pyo3::prelude::*;
+use pyo3::types::PyAny;
+use serde::Serialize;
+
+use crate::convert::{decimal, from_py, opt_strings, strings, to_py};
+use crate::errors::{detached, guard, invalid_input, to_pyerr};
+use crate::logbridge;
+
+/// A core client plus what is needed to rebuild it in a forked child.
+#[pyclass(frozen, module = "iikocloud._native")]
+pub struct NativeClient {
+    builder: ClientBuilder,
+    /// The client of the process that made it. After `fork()` the child gets
+    /// a fresh one: a connection pool shared with the parent would mix both
+    /// processes' bytes on one socket.
+    state: RwLock<(u32, Client)>,
+}
+
+pub fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| invalid_input(py, &format!("{name} must be a positive number of seconds")))
+}
+
+impl NativeClient {
+    /// The client for this process (rebuilt once after a fork). Called
+    /// without the GIL.
+    fn client(&self) -> Result<Client, iikocloud::Error> {
+        let pid = std::process::id();
+        {
+            let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+            if state.0 == pid {
+                return Ok(state.1.clone());
+            }
+        }
+        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        if state.0 != pid {
+            let timeout = state.1.timeout();
+            *state = (pid, self.builder.clone().build()?.with_timeout(timeout)?);
+        }
+        Ok(state.1.clone())
+    }
+
+    fn from_client(builder: ClientBuilder, client: Client) -> NativeClient {
+        NativeClient {
+            builder,
+            state: RwLock::new((std::process::id(), client)),
+        }
+    }
+}
+
+fn json_dict<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(value)
+        .map_err(|e| to_pyerr(py, &iikocloud::Error::InvalidInput(e.to_string())))?;
+    to_py(py, &value, false)
+}
+
+/// `obj[key]` for a dict, `obj[index]` for a list.
+fn at<'py>(obj: &Bound<'py, PyAny>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    obj.get_item(key)
+}
+
+#[pymethods]
+impl NativeClient {
+    #[new]
+    #[pyo3(signature = (*, app_id=None, client_secret=None, api_key=None, api_login=None,
+        base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        app_id: Option<String>,
+        client_secret: Option<String>,
+        api_key: Option<String>,
+        api_login: Option<String>,
+        base_url: Option<String>,
+        timeout: Option<f64>,
+        client_timeout: Option<f64>,
+        retries: Option<u32>,
+        max_response_bytes: Option<u64>,
+    ) -> PyResult<NativeClient> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let mut b = Client::builder();
+            b = match (app_id, client_secret, api_key, api_login) {
+                (Some(app), Some(secret), Some(key), None) => b.v2(app, secret, key),
+                (None, None, None, Some(login)) => b.api_login(Secret::new(login)),
+                (None, None, None, None) => {
+                    return Err(invalid_input(
+                        py,
+                        "no credentials: pass app_id, client_secret and api_key, or api_login",
+                    ))
+                }
+                (_, _, _, Some(_)) => {
+                    return Err(invalid_input(
+                        py,
+                        "pass either app_id, client_secret and api_key, or api_login, not both",
+                    ))
+                }
+                _ => {
+                    return Err(invalid_input(
+                        py,
+                        "v2 credentials need all three of app_id, client_secret and api_key",
+                    ))
+                }
+            };
+            if let Some(url) = base_url {
+                b = b.base_url(url);
+            }
+            if let Some(t) = timeout {
+                b = b.timeout(seconds(py, "timeout", t)?);
+            }
+            if let Some(t) = client_timeout {
+                b = b.client_timeout(seconds(py, "client_timeout", t)?);
+            }
+            if let Some(r) = retries {
+                b = b.retries(r);
+            }
+            if let Some(m) = max_response_bytes {
+                b = b.max_response_bytes(m);
+            }
+            let client = b.clone().build().map_err(|e| to_pyerr(py, &e))?;
+            Ok(NativeClient::from_client(b, client))
+        })
+    }
+
+    /// The base URL in use, without a trailing slash.
+    #[getter]
+    fn base_url(&self, py: Python<'_>) -> PyResult<String> {
+        guard(py, || {
+            Ok(detached(py, || self.client())?.base_url().to_owned())
+        })
+    }
+
+    /// The `Timeout` header of this handle, in seconds.
+    #[getter]
+    fn timeout(&self, py: Python<'_>) -> PyResult<f64> {
+        guard(py, || {
+            Ok(detached(py, || self.client())?.timeout().as_secs_f64())
+        })
+    }
+
+    /// A handle with another `Timeout` header sharing this one's pool and
+    /// token cache.
+    fn with_timeout(&self, py: Python<'_>, timeout: f64) -> PyResult<NativeClient> {
+        guard(py, || {
+            let t = seconds(py, "timeout", timeout)?;
+            let client = detached(py, || self.client()?.with_timeout(t))?;
+            Ok(NativeClient::from_client(self.builder.clone(), client))
+        })
+    }
+
+    /// Seconds since the epoch at which the cached token expires, or `None`
+    /// when there is no fresh token. Never makes a request.
+    fn token_expires_at(&self, py: Python<'_>) -> PyResult<Option<f64>> {
+        guard(py, || {
+            let token = detached(py, || Ok(self.client()?.cached_token()))?;
+            Ok(token.and_then(|t| {
+                t.expires_at()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()
+                    .map(|d| d.as_secs_f64())
+            }))
+        })
+    }
+
+    /// Fetches a token now if there is no fresh one (warm-up); returns nothing,
+    /// so the token never reaches Python.
+    fn ensure_token(&self, py: Python<'_>) -> PyResult<()> {
+        guard(py, || {
+            logbridge::refresh(py);
+            detached(py, || self.client()?.access_token().map(drop))
+        })
+    }
+
+    #[pyo3(signature = (organization_ids=None, return_additional_info=None,
+        include_disabled=None, return_external_data=None))]
+    fn organizations<'py>(
+        &self,
+        py: Python<'py>,
+        organization_ids: Option<&Bound<'py, PyAny>>,
+        return_additional_info: Option<bool>,
+        include_disabled: Option<bool>,
+        return_external_data: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let request = OrganizationsRequest {
+                organization_ids: opt_strings(organization_ids, "organization_ids")?,
+                return_additional_info,
+                include_disabled,
+                return_external_data: opt_strings(return_external_data, "return_external_data")?,
+            };
+            let response = detached(py, || self.client()?.organizations(&request))?;
+            let out = json_dict(py, &response)?;
+            let orgs = at(&out, "organizations")?;
+            for (i, org) in response.organizations.iter().enumerate() {
+                if let Some(m) = &org.extended.currency_minimum_denomination {
+                    orgs.get_item(i)?
+                        .set_item("currencyMinimumDenomination", decimal(py, &m.to_string())?)?;
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn webhook_settings<'py>(
+        &self,
+        py: Python<'py>,
+        organization_id: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let response = detached(py, || self.client()?.webhook_settings(&organization_id))?;
+            json_dict(py, &response)
+        })
+    }
+
+    #[pyo3(signature = (organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None))]
+    fn update_webhook_settings<'py>(
+        &self,
+        py: Python<'py>,
+        organization_id: String,
+        web_hooks_uri: String,
+        auth_token: Option<String>,
+        web_hooks_filter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let filter = match web_hooks_filter {
+                Some(f) if !f.is_none() => {
+                    let value = from_py(f)?;
+                    let filter: WebHooksFilter = serde_json::from_value(value).map_err(|e| {
+                        invalid_input(
+                            py,
+                            &format!("web_hooks_filter is not a webHooksFilter: {e}"),
+                        )
+                    })?;
+                    Some(filter)
+                }
+                _ => None,
+            };
+            let request = UpdateWebhookSettingsRequest {
+                organization_id,
+                web_hooks_uri,
+                auth_token: auth_token.map(Secret::new),
+                web_hooks_filter: filter,
+            };
+            let response = detached(py, || self.client()?.update_webhook_settings(&request))?;
+            json_dict(py, &response)
+        })
+    }
+
+    #[pyo3(signature = (organization_ids, return_size=None, terminal_groups_ids=None))]
+    fn stop_lists<'py>(
+        &self,
+        py: Python<'py>,
+        organization_ids: &Bound<'py, PyAny>,
+        return_size: Option<bool>,
+        terminal_groups_ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let request = StopListsRequest {
+                organization_ids: strings(organization_ids, "organization_ids")?,
+                return_size,
+                terminal_groups_ids: opt_strings(terminal_groups_ids, "terminal_groups_ids")?,
+            };
+            let response = detached(py, || self.client()?.stop_lists(&request))?;
+            let out = json_dict(py, &response)?;
+            // Balances as exact Decimal, from the typed answer.
+            let orgs = at(&out, "terminalGroupStopLists")?;
+            for (i, org) in response.terminal_group_stop_lists.iter().enumerate() {
+                let groups = orgs.get_item(i)?.get_item("items")?;
+                for (j, group) in org.items.iter().enumerate() {
+                    let items = groups.get_item(j)?.get_item("items")?;
+                    for (k, item) in group.items.iter().enumerate() {
+                        if let Some(m) = &item.balance {
+                            items
+                                .get_item(k)?
+                                .set_item("balance", decimal(py, &m.to_string())?)?;
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Any endpoint: `body` is a dict; the answer is the parsed JSON.
+    #[pyo3(signature = (path, body=None, *, timeout=None, idempotent=false, decimals=false))]
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        path: String,
+        body: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+        idempotent: bool,
+        decimals: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let body = match body {
+                Some(b) if !b.is_none() => from_py(b)?,
+                _ => serde_json::Value::Object(Default::default()),
+            };
+            let mut options = CallOptions::default();
+            if let Some(t) = timeout {
+                options = options.timeout(seconds(py, "timeout", t)?);
+            }
+            if idempotent {
+                options = options.idempotent();
+            }
+            let answer = detached(py, || self.client()?.call(&path, &body, &options))?;
+            to_py(py, &answer, decimals)
+        })
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        guard(py, || {
+            let c = detached(py, || self.client())?;
+            Ok(format!(
+                "NativeClient(base_url={:?}, timeout={})",
+                c.base_url(),
+                c.timeout().as_secs_f64()
+            ))
+        })
+    }
+}

@@ -1,0 +1,137 @@
+//! Rust errors and panics as the Python exceptions of `iikocloud._errors`.
+//!
+//! The exception classes are plain Python (multiple inheritance such as
+//! `InvalidInputError(IikoError, ValueError)`, picklable, documented in one
+//! place); this module only picks the class and fills its attributes.
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use iikocloud::{ApiErrorKind, Error, TransportErrorKind};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+const ERRORS_MODULE: &str = "iikocloud._errors";
+
+/// Instantiates `iikocloud._errors.<class>(message, **kwargs)` as a `PyErr`.
+/// If even that fails (the package is broken), the failure itself is raised.
+fn raise(py: Python<'_>, class: &str, message: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyErr {
+    let made = py
+        .import(ERRORS_MODULE)
+        .and_then(|m| m.getattr(class))
+        .and_then(|cls| cls.call((message,), kwargs));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// An `InvalidInputError` (also a `ValueError`).
+pub fn invalid_input(py: Python<'_>, message: &str) -> PyErr {
+    raise(py, "InvalidInputError", message, None)
+}
+
+/// An error of the given class with a message only.
+pub fn simple(py: Python<'_>, class: &str, message: &str) -> PyErr {
+    raise(py, class, message, None)
+}
+
+/// The error of a failed call, with every field the core kept.
+pub fn to_pyerr(py: Python<'_>, err: &Error) -> PyErr {
+    let message = err.to_string();
+    let kwargs = PyDict::new(py);
+    let class = match fill(err, &kwargs) {
+        Ok(class) => class,
+        Err(e) => return e,
+    };
+    raise(py, class, &message, Some(&kwargs))
+}
+
+fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
+    Ok(match err {
+        Error::Api(e) => {
+            kw.set_item("status", e.status)?;
+            kw.set_item("path", &e.path)?;
+            kw.set_item("error_description", e.error_description.as_deref())?;
+            kw.set_item("error_code", e.error_code.as_deref())?;
+            kw.set_item("correlation_id", e.correlation_id.as_deref())?;
+            kw.set_item("retry_after", e.retry_after.map(|d| d.as_secs_f64()))?;
+            kw.set_item("body", &e.body)?;
+            match e.kind {
+                ApiErrorKind::BadRequest => "BadRequestError",
+                ApiErrorKind::Unauthorized => "AuthenticationError",
+                ApiErrorKind::Forbidden => "ForbiddenError",
+                ApiErrorKind::NotFound => "NotFoundError",
+                ApiErrorKind::TerminalTimeout => "TerminalTimeoutError",
+                ApiErrorKind::RateLimited => "RateLimitError",
+                ApiErrorKind::Server => "ServerError",
+                _ => "ApiError",
+            }
+        }
+        Error::Transport { kind, path, .. } => {
+            let kind = match kind {
+                TransportErrorKind::Dns => "dns",
+                TransportErrorKind::Connect => "connect",
+                TransportErrorKind::Tls => "tls",
+                TransportErrorKind::Timeout => "timeout",
+                TransportErrorKind::Io => "io",
+                _ => "other",
+            };
+            kw.set_item("kind", kind)?;
+            kw.set_item("path", path)?;
+            "TransportError"
+        }
+        Error::Decode {
+            path,
+            status,
+            correlation_id,
+            body,
+            ..
+        } => {
+            kw.set_item("path", path)?;
+            kw.set_item("status", status)?;
+            kw.set_item("correlation_id", correlation_id.as_deref())?;
+            kw.set_item("body", body)?;
+            "DecodeError"
+        }
+        // A bad configuration is a bad argument to the constructor.
+        Error::InvalidInput(_) | Error::Config(_) => "InvalidInputError",
+        _ => "IikoError",
+    })
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+/// Runs a method body and turns a Rust panic into `IikoError`: PyO3's own
+/// `PanicException` derives from `BaseException`, which `except Exception`
+/// does not catch, so one bad input could take a worker down.
+pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(simple(
+            py,
+            "IikoError",
+            &format!(
+                "internal error in the iikocloud native module (please report it): {}",
+                panic_message(&*payload)
+            ),
+        )),
+    }
+}
+
+/// Runs blocking core work without the GIL, so other Python threads keep
+/// running during network I/O (the token refresh included).
+pub fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    py.detach(f).map_err(|e| to_pyerr(py, &e))
+}

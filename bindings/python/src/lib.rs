@@ -1,0 +1,36 @@
+//! The native module `iikocloud._native`: the Rust core (client, webhook
+//! parser and verifier) and the in-process emulator, for the Python package
+//! `iikocloud`. Nothing here is public API; the package wraps it.
+//!
+//! Rules every entry point follows:
+//! * the body runs inside [`errors::guard`], so a Rust panic surfaces as
+//!   `IikoError`, never as PyO3's `PanicException` (a `BaseException`);
+//! * every call into the core or the emulator runs inside `py.detach`, so
+//!   network I/O and the token refresh never hold the GIL, and no Rust lock
+//!   of the core is ever waited for while holding it.
+
+mod client;
+mod convert;
+mod errors;
+mod logbridge;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    logbridge::install(py);
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("USER_AGENT", iikocloud::client::USER_AGENT)?;
+    m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
+    m.add_class::<client::NativeClient>()?;
+    m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
+    Ok(())
+}
+
+/// Re-reads the level of the `iikocloud` loggers (done by every call anyway;
+/// for code that changes the level and then only receives webhooks).
+#[pyfunction]
+fn refresh_log_level(py: Python<'_>) {
+    logbridge::refresh(py);
+}

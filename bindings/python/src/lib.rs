@@ -11,8 +11,10 @@
 
 mod client;
 mod convert;
+mod emulator;
 mod errors;
 mod logbridge;
+mod webhook;
 
 use pyo3::prelude::*;
 
@@ -24,6 +26,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("USER_AGENT", iikocloud::client::USER_AGENT)?;
     m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
     m.add_class::<client::NativeClient>()?;
+    m.add_class::<emulator::NativeEmulator>()?;
+    emulator::constants(m)?;
+    m.add_class::<webhook::NativeEvent>()?;
+    m.add_class::<webhook::NativeDeduplicator>()?;
+    m.add_class::<webhook::NativeOrderingGuard>()?;
+    m.add_function(wrap_pyfunction!(webhook::parse_body, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::parse_event, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::verify, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::verify_headers, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::receive, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
     Ok(())
 }

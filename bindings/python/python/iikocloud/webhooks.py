@@ -1,0 +1,617 @@
+"""Receiving iikoCloud webhooks: verify, parse, de-duplicate, order.
+
+The service posts a JSON array of events to your ``webHooksUri`` with the
+``authToken`` you configured in the ``Authorization`` header. It counts
+anything but a prompt 200 as a failed delivery, resends, and eventually
+blocks a webhook that keeps failing (which stops *every* event). So:
+
+1. call :func:`receive` with the raw headers and body; it checks the token in
+   constant time and only then parses;
+2. answer ``receipt.status`` at once (200, or 401 for a bad token, 500 when
+   your expected token is empty; an authentic but unreadable body is also
+   answered 200, since a resend would bring the same bytes: log it);
+3. hand the events to a queue and work afterwards;
+4. drop repeats with a :class:`Deduplicator` (the service sends no event id;
+   :attr:`Event.dedup_key` is inferred from ``eventInfo.id`` and
+   ``timestamp``; store it yourself to de-duplicate across restarts);
+5. skip stale order and reserve events with an :class:`OrderingGuard`.
+
+Events are typed, one class per ``eventType``, with :class:`UnknownEvent`
+for types this version does not model and :class:`InvalidEvent` for an
+element that cannot be read (its neighbours are unaffected). Amounts are
+``Decimal``; ``event_time`` is an aware UTC ``datetime``; ``event_info`` is
+the raw ``eventInfo`` as a dict whose fractional numbers are ``Decimal``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json as _json
+from decimal import Decimal
+from typing import (
+    Any,
+    ClassVar,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+)
+
+from . import _native
+from ._errors import IikoError, WebhookParseError, WebhookVerificationError
+
+__all__ = [
+    "Event",
+    "DeliveryOrderUpdate",
+    "DeliveryOrderError",
+    "TableOrderUpdate",
+    "TableOrderError",
+    "ReserveUpdate",
+    "ReserveError",
+    "StopListUpdate",
+    "PersonalShift",
+    "UnknownEvent",
+    "InvalidEvent",
+    "Receipt",
+    "Deduplicator",
+    "OrderingGuard",
+    "Ordering",
+    "parse",
+    "parse_event",
+    "verify",
+    "verify_headers",
+    "receive",
+    "WebhookParseError",
+    "WebhookVerificationError",
+]
+
+#: Raw body: the bytes as received (preferred), or text.
+Body = Union[bytes, bytearray, memoryview, str]
+#: Request headers: a mapping (Flask, Starlette, Django, dict) or pairs.
+Headers = Union[Mapping[str, Any], Iterable[Tuple[Any, Any]]]
+
+
+class Event:
+    """One webhook event. Subclasses add the fields of their type."""
+
+    __slots__ = ("_n", "_info")
+
+    #: The ``eventType`` this class stands for (``None`` on the generic ones).
+    EVENT_TYPE: ClassVar[Optional[str]] = None
+
+    def __init__(self, native: _native.NativeEvent) -> None:
+        self._n = native
+        self._info: Any = _MISSING
+
+    @property
+    def event_type(self) -> Optional[str]:
+        """``eventType`` as sent (also for unknown types)."""
+        return self._n.event_type
+
+    @property
+    def event_time(self) -> Optional[_dt.datetime]:
+        """``eventTime`` as an aware UTC datetime (None if absent or unreadable;
+        the text is in :attr:`event_time_raw`)."""
+        parts = self._n.event_time_parts
+        if parts is None:
+            return None
+        return _dt.datetime(*parts, tzinfo=_dt.timezone.utc)
+
+    @property
+    def event_time_raw(self) -> Optional[str]:
+        """``eventTime`` exactly as sent."""
+        return self._n.event_time_raw
+
+    @property
+    def organization_id(self) -> Optional[str]:
+        """``organizationId``."""
+        return self._n.organization_id
+
+    @property
+    def correlation_id(self) -> Optional[str]:
+        """``correlationId`` of the operation that caused the event."""
+        return self._n.correlation_id
+
+    @property
+    def raw_json(self) -> str:
+        """The event's JSON exactly as it appeared in the body."""
+        return self._n.raw_json
+
+    @property
+    def event_info(self) -> Any:
+        """The raw ``eventInfo`` (dict, or None), fractional numbers as
+        ``Decimal``. Parsed on first access."""
+        if self._info is _MISSING:
+            try:
+                whole = _json.loads(self._n.raw_json, parse_float=Decimal)
+                self._info = whole.get("eventInfo") if isinstance(whole, dict) else None
+            except ValueError:
+                self._info = None
+        return self._info
+
+    @property
+    def dedup_key(self) -> str:
+        """The key that identifies this event across repeated deliveries
+        (stable across processes and versions, so it may be stored)."""
+        return self._n.dedup_key
+
+    @property
+    def problem(self) -> Optional[str]:
+        """Why the event could not be read (only on :class:`InvalidEvent`)."""
+        return self._n.problem
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The whole event as sent, fractional numbers as ``Decimal``."""
+        try:
+            whole = _json.loads(self._n.raw_json, parse_float=Decimal)
+        except ValueError:
+            return {}
+        return whole if isinstance(whole, dict) else {"value": whole}
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return []
+
+    def __repr__(self) -> str:
+        fields = [("organization_id", self.organization_id)] + self._repr_fields()
+        fields.append(("event_time", self.event_time_raw))
+        inner = ", ".join(f"{k}={v!r}" for k, v in fields if v is not None)
+        return f"{type(self).__name__}({inner})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return type(self) is type(other) and self.raw_json == other.raw_json
+
+    def __hash__(self) -> int:
+        return hash(self.raw_json)
+
+
+_MISSING: Any = object()
+
+
+class _EntityEvent(Event):
+    """Order and reserve events: one entity with an id and a version."""
+
+    __slots__ = ()
+
+    @property
+    def id(self) -> Optional[str]:
+        """``eventInfo.id``: the order or reserve id (the same in every event
+        about it)."""
+        return self._n.entity_id
+
+    @property
+    def timestamp(self) -> Optional[int]:
+        """``eventInfo.timestamp``: a version that grows with every change of
+        the entity (compare, never interpret)."""
+        return self._n.timestamp
+
+    @property
+    def external_number(self) -> Optional[str]:
+        """``eventInfo.externalNumber``."""
+        return self._n.entity_extras[0]
+
+    @property
+    def creation_status(self) -> Optional[str]:
+        """``Success``, ``InProgress`` or ``Error`` (or a newer value, as sent)."""
+        return self._n.creation_status
+
+    @property
+    def error_code(self) -> Optional[str]:
+        """``errorInfo.code`` when creation failed."""
+        return self._n.error_code
+
+    @property
+    def error_message(self) -> Optional[str]:
+        """``errorInfo.message`` (or the deprecated ``description``)."""
+        return self._n.error_message
+
+    @property
+    def error_info(self) -> Optional[Dict[str, Any]]:
+        """The raw ``errorInfo``."""
+        info = self.event_info
+        value = info.get("errorInfo") if isinstance(info, dict) else None
+        return value if isinstance(value, dict) else None
+
+    @property
+    def status(self) -> Optional[str]:
+        """The order's or reserve's status, as sent."""
+        return self._n.status
+
+    @property
+    def phone(self) -> Optional[str]:
+        """The customer phone."""
+        return self._n.phone
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return [
+            ("id", self.id),
+            ("timestamp", self.timestamp),
+            ("creation_status", self.creation_status),
+            ("status", self.status),
+            ("error_code", self.error_code),
+        ]
+
+
+class _OrderEvent(_EntityEvent):
+    __slots__ = ()
+
+    @property
+    def order_id(self) -> Optional[str]:
+        """Same as :attr:`id`."""
+        return self._n.entity_id
+
+    @property
+    def pos_id(self) -> Optional[str]:
+        """``eventInfo.posId``: the id in the restaurant's POS."""
+        return self._n.entity_extras[1]
+
+    @property
+    def number(self) -> Optional[int]:
+        """The order number."""
+        return self._n.order_number
+
+    @property
+    def sum(self) -> Optional[Decimal]:
+        """The order total, exact."""
+        return self._n.sum
+
+    @property
+    def order(self) -> Optional[Dict[str, Any]]:
+        """The raw ``eventInfo.order`` (None while in progress or on error)."""
+        info = self.event_info
+        value = info.get("order") if isinstance(info, dict) else None
+        return value if isinstance(value, dict) else None
+
+
+class DeliveryOrderUpdate(_OrderEvent):
+    """A delivery order was created or changed."""
+
+    __slots__ = ()
+    EVENT_TYPE = "DeliveryOrderUpdate"
+
+    @property
+    def is_new(self) -> bool:
+        """Whether this announces a new order: it has an order whose status is
+        ``Unconfirmed``, ``WaitCooking`` or ``New``. After an outage the first
+        event seen for an order may be later; track seen ids yourself."""
+        return self._n.is_new_delivery_order
+
+
+class DeliveryOrderError(_OrderEvent):
+    """A delivery order could not be saved; see ``error_code``."""
+
+    __slots__ = ()
+    EVENT_TYPE = "DeliveryOrderError"
+
+
+class TableOrderUpdate(_OrderEvent):
+    """A table (hall) order changed."""
+
+    __slots__ = ()
+    EVENT_TYPE = "TableOrderUpdate"
+
+
+class TableOrderError(_OrderEvent):
+    """A table order could not be saved; see ``error_code``."""
+
+    __slots__ = ()
+    EVENT_TYPE = "TableOrderError"
+
+
+class _ReserveEvent(_EntityEvent):
+    __slots__ = ()
+
+    @property
+    def is_deleted(self) -> Optional[bool]:
+        """``eventInfo.isDeleted``."""
+        return self._n.entity_extras[2]
+
+    @property
+    def number(self) -> Optional[int]:
+        """The banquet order's number, if any."""
+        return self._n.order_number
+
+    @property
+    def sum(self) -> Optional[Decimal]:
+        """The banquet order's total, exact, if any."""
+        return self._n.sum
+
+    @property
+    def reserve(self) -> Optional[Dict[str, Any]]:
+        """The raw ``eventInfo.reserve``."""
+        info = self.event_info
+        value = info.get("reserve") if isinstance(info, dict) else None
+        return value if isinstance(value, dict) else None
+
+
+class ReserveUpdate(_ReserveEvent):
+    """A table reservation or banquet changed."""
+
+    __slots__ = ()
+    EVENT_TYPE = "ReserveUpdate"
+
+
+class ReserveError(_ReserveEvent):
+    """A reserve could not be saved; see ``error_code``."""
+
+    __slots__ = ()
+    EVENT_TYPE = "ReserveError"
+
+
+class StopListUpdate(Event):
+    """Stop lists changed. The event carries no items: call
+    :meth:`iikocloud.Client.stop_lists` for the terminal groups named."""
+
+    __slots__ = ()
+    EVENT_TYPE = "StopListUpdate"
+
+    @property
+    def terminal_groups(self) -> List[Tuple[Optional[str], Optional[bool]]]:
+        """``(terminal group id, is_full)`` per changed terminal group."""
+        return list(self._n.stop_list_updates)
+
+    @property
+    def terminal_group_ids(self) -> List[str]:
+        """Ids of the terminal groups whose stop lists changed."""
+        return [tg for tg, _ in self._n.stop_list_updates if tg is not None]
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return [("terminal_group_ids", self.terminal_group_ids)]
+
+
+class PersonalShift(Event):
+    """An employee opened or closed a personal shift (no time field: use
+    ``event_time``)."""
+
+    __slots__ = ()
+    EVENT_TYPE = "PersonalShift"
+
+    def _shift(self) -> Tuple[Optional[str], Optional[str], Optional[bool], Optional[str]]:
+        return self._n.personal_shift or (None, None, None, None)
+
+    @property
+    def employee_id(self) -> Optional[str]:
+        """``eventInfo.id``: the employee."""
+        return self._shift()[0]
+
+    @property
+    def role_id(self) -> Optional[str]:
+        """``eventInfo.roleId``."""
+        return self._shift()[1]
+
+    @property
+    def opened(self) -> Optional[bool]:
+        """True when the shift was opened, False when closed."""
+        return self._shift()[2]
+
+    @property
+    def terminal_group_id(self) -> Optional[str]:
+        """``eventInfo.terminalGroupId``."""
+        return self._shift()[3]
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return [("employee_id", self.employee_id), ("opened", self.opened)]
+
+
+class UnknownEvent(Event):
+    """An event type this version does not model (``KitchenOrderUpdate``,
+    ``NomenclatureUpdate``, future types): read :attr:`event_info`."""
+
+    __slots__ = ()
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return [("event_type", self.event_type)]
+
+
+class InvalidEvent(Event):
+    """An element of the body that could not be read (not an object, or a
+    known type without a readable ``eventInfo``). :attr:`problem` says why;
+    :attr:`raw_json` has the element."""
+
+    __slots__ = ()
+
+    def _repr_fields(self) -> List[Tuple[str, Any]]:
+        return [("event_type", self.event_type), ("problem", self.problem)]
+
+
+_CLASSES: Dict[str, Type[Event]] = {
+    cls.EVENT_TYPE: cls  # type: ignore[misc]
+    for cls in (
+        DeliveryOrderUpdate,
+        DeliveryOrderError,
+        TableOrderUpdate,
+        TableOrderError,
+        ReserveUpdate,
+        ReserveError,
+        StopListUpdate,
+        PersonalShift,
+    )
+}
+_BY_KIND: Dict[int, Type[Event]] = {
+    code: _CLASSES.get(name, UnknownEvent) for code, name in _native.event_kinds()
+}
+
+
+def _wrap(native: _native.NativeEvent) -> Event:
+    if native.is_invalid:
+        return InvalidEvent(native)
+    return _BY_KIND.get(native.kind, UnknownEvent)(native)
+
+
+def parse(
+    body: Body,
+    *,
+    max_body_bytes: Optional[int] = None,
+    accept_single_object: bool = True,
+) -> List[Event]:
+    """Parses a webhook body (the raw request bytes, or text) into events.
+
+    Raises :class:`WebhookParseError` (its ``reason``: ``too_large``,
+    ``invalid_utf8``, ``too_deep``, ``invalid_json``, ``not_an_array``) when
+    the body as a whole cannot be read. A single object instead of the array
+    (off-spec) is read as one event unless ``accept_single_object=False``.
+    Does not verify anything: use :func:`receive` for requests.
+    """
+    natives = _native.parse_body(
+        body, max_body_bytes=max_body_bytes, accept_single_object=accept_single_object
+    )
+    return [_wrap(n) for n in natives]
+
+
+def parse_event(json: str) -> Event:
+    """Parses one event's JSON, e.g. a stored :attr:`Event.raw_json`. Never
+    raises: unreadable input gives an :class:`InvalidEvent`."""
+    return _wrap(_native.parse_event(json))
+
+
+def verify(authorization: Union[str, bytes, None], token: str) -> None:
+    """Checks an ``Authorization`` header value (None when the request had
+    none) against your ``authToken``, in constant time. Accepts the token bare
+    or as ``Bearer <token>``. An empty expected token rejects everything.
+
+    Raises :class:`WebhookVerificationError` with ``reason``
+    (``missing_header``, ``malformed_header``, ``mismatch``,
+    ``empty_expected_token``) and ``status`` (401, or 500 for the last).
+    """
+    _native.verify(authorization, token)
+
+
+def verify_headers(headers: Headers, token: str) -> None:
+    """Like :func:`verify`, finding ``Authorization`` among the request
+    headers (case-insensitive; a repeated header is malformed)."""
+    _native.verify_headers(headers, token)
+
+
+class Receipt(NamedTuple):
+    """What :func:`receive` found. Answer ``status`` at once."""
+
+    #: The HTTP status to answer.
+    status: int
+    #: The events (empty unless the request was authentic and readable).
+    events: List[Event]
+    #: Why there are no events: a :class:`WebhookVerificationError` or a
+    #: :class:`WebhookParseError` (not raised; log it).
+    error: Optional[IikoError]
+
+    @property
+    def ok(self) -> bool:
+        """Whether the request was authentic and its body readable."""
+        return self.error is None
+
+
+def receive(
+    headers: Headers,
+    body: Body,
+    token: str,
+    *,
+    max_body_bytes: Optional[int] = None,
+    accept_single_object: bool = True,
+) -> Receipt:
+    """Verifies the request's ``Authorization`` header against ``token``, then
+    parses ``body``. Never raises for a bad request: the returned
+    :class:`Receipt` has the status to answer, the events and the error.
+
+    ``headers`` is the framework's header object (Flask ``request.headers``,
+    Starlette ``request.headers``), a dict, or ``(name, value)`` pairs;
+    ``body`` the raw bytes (Flask ``request.get_data()``, Starlette
+    ``await request.body()``).
+    """
+    status, natives, error = _native.receive(
+        headers,
+        body,
+        token,
+        max_body_bytes=max_body_bytes,
+        accept_single_object=accept_single_object,
+    )
+    return Receipt(status, [_wrap(n) for n in natives], error)
+
+
+class Deduplicator:
+    """Remembers events seen within ``max_age`` seconds (at most ``capacity``
+    of them, oldest forgotten first) to drop repeated deliveries.
+    Thread-safe: share one instance between request handlers.
+
+    The key is :attr:`Event.dedup_key`. Memory only: after a restart repeats
+    pass once; store the keys yourself (with your processing, in one
+    transaction) when that matters.
+    """
+
+    __slots__ = ("_n",)
+
+    def __init__(self, capacity: int = 10_000, max_age: float = 24 * 3600.0) -> None:
+        self._n = _native.NativeDeduplicator(capacity, float(max_age))
+
+    def first_seen(self, event: Event) -> bool:
+        """True the first time (and records the event), False for a repeat."""
+        return self._n.first_seen(event._n)
+
+    def forget(self, event: Event) -> None:
+        """Forgets an event, e.g. when processing it failed and a resend
+        should be processed."""
+        self._n.forget(event._n)
+
+    def filter(self, events: Sequence[Event]) -> List[Event]:
+        """The events seen for the first time, in order (recording them)."""
+        return [e for e in events if self._n.first_seen(e._n)]
+
+    def clear(self) -> None:
+        """Forgets everything."""
+        self._n.clear()
+
+    def __len__(self) -> int:
+        return len(self._n)
+
+
+class Ordering(NamedTuple):
+    """What :meth:`OrderingGuard.observe` decided."""
+
+    #: ``"apply"``, ``"stale"`` or ``"untracked"`` (not an order or reserve
+    #: event, or no id or timestamp: the guard cannot judge it).
+    decision: str
+    #: The timestamp already applied, when ``decision`` is ``"stale"``.
+    last_applied: Optional[int]
+
+    @property
+    def should_apply(self) -> bool:
+        """False only for stale events."""
+        return self.decision != "stale"
+
+
+class OrderingGuard:
+    """Remembers the last applied ``timestamp`` per order and reserve (at most
+    ``capacity`` entities, least recently seen forgotten first) to skip events
+    that arrive after newer ones. Thread-safe."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, capacity: int = 10_000) -> None:
+        self._n = _native.NativeOrderingGuard(capacity)
+
+    def observe(self, event: Event) -> Ordering:
+        """Decides whether to apply the event, recording it when it is newer
+        (check and record are one atomic step)."""
+        decision, last = self._n.observe(event._n)
+        return Ordering(decision, last)
+
+    def is_newer(self, event: Event) -> bool:
+        """Whether the event is newer than the last applied one, without
+        recording it (True for untracked events)."""
+        return self._n.is_newer(event._n)
+
+    def forget(self, event: Event) -> None:
+        """Forgets the event's entity."""
+        self._n.forget(event._n)
+
+    def clear(self) -> None:
+        """Forgets everything."""
+        self._n.clear()
+
+    def __len__(self) -> int:
+        return len(self._n)

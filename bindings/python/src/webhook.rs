@@ -1,0 +1,461 @@
+//! Webhook parsing, verification, de-duplication and ordering for
+//! `iikocloud.webhooks`.
+//!
+//! Parsing is lazy on the Python side: `parse` builds the core's typed events
+//! in Rust (without the GIL) and hands Python one small `NativeEvent` per
+//! event; attributes are converted only when read. That keeps a webhook
+//! parse as cheap as `json.loads` of the same body.
+
+use chrono::{Datelike, Timelike};
+use iikocloud::webhook::{
+    find_authorization, parse_body_with, verify_authorization, Deduplicator, Event, EventKind,
+    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, VerifyError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
+
+use crate::convert::decimal;
+use crate::errors::{guard, invalid_input, simple};
+
+/// One parsed event. Read-only; shared freely between threads.
+#[pyclass(frozen, module = "iikocloud._native")]
+pub struct NativeEvent {
+    event: Event,
+}
+
+fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
+    let err = simple(py, "WebhookVerificationError", &e.to_string());
+    let value = err.value(py);
+    let _ = value.setattr("reason", e.as_str());
+    let _ = value.setattr(
+        "status",
+        if e == VerifyError::EmptyExpectedToken {
+            500
+        } else {
+            401
+        },
+    );
+    err
+}
+
+fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
+    let err = simple(py, "WebhookParseError", &e.to_string());
+    let _ = err.value(py).setattr("reason", e.kind().as_str());
+    err
+}
+
+/// The body as bytes: `bytes`, `bytearray`, `memoryview` or `str` (UTF-8).
+fn body_bytes(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = body.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(s) = body.cast::<PyString>() {
+        return Ok(s.to_cow()?.into_owned().into_bytes());
+    }
+    body.extract::<Vec<u8>>().map_err(|_| {
+        invalid_input(
+            body.py(),
+            "the webhook body must be bytes or str (the raw request body)",
+        )
+    })
+}
+
+fn options(max_body_bytes: Option<usize>, accept_single_object: bool) -> ParseOptions {
+    let mut o = ParseOptions::new().with_accept_single_object(accept_single_object);
+    if let Some(m) = max_body_bytes {
+        o = o.with_max_body_bytes(m);
+    }
+    o
+}
+
+fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
+    let items = events
+        .into_iter()
+        .map(|event| Bound::new(py, NativeEvent { event }))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// Parses a body into native events. Raises `WebhookParseError` when the
+/// body as a whole cannot be read.
+#[pyfunction]
+#[pyo3(signature = (body, *, max_body_bytes=None, accept_single_object=true))]
+pub fn parse_body<'py>(
+    py: Python<'py>,
+    body: &Bound<'py, PyAny>,
+    max_body_bytes: Option<usize>,
+    accept_single_object: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    guard(py, || {
+        let opts = options(max_body_bytes, accept_single_object);
+        let parsed = if let Ok(b) = body.cast::<PyBytes>() {
+            // Borrow the bytes while detached: a bytes object is immutable.
+            let bytes = b.as_bytes();
+            py.detach(|| parse_body_with(bytes, &opts))
+        } else {
+            let owned = body_bytes(body)?;
+            py.detach(|| parse_body_with(&owned, &opts))
+        };
+        match parsed {
+            Ok(p) => wrap_events(py, p.events),
+            Err(e) => Err(parse_error(py, &e)),
+        }
+    })
+}
+
+/// Parses one event's JSON (e.g. a stored `raw_json`); never fails.
+#[pyfunction]
+pub fn parse_event(py: Python<'_>, json: &str) -> PyResult<NativeEvent> {
+    guard(py, || {
+        Ok(NativeEvent {
+            event: iikocloud::webhook::parse_event(json),
+        })
+    })
+}
+
+/// Checks an `Authorization` header value (`None` when absent) against the
+/// expected token in constant time. Raises `WebhookVerificationError`.
+#[pyfunction]
+pub fn verify(
+    py: Python<'_>,
+    authorization: Option<&Bound<'_, PyAny>>,
+    token: &str,
+) -> PyResult<()> {
+    guard(py, || {
+        let value = match authorization {
+            Some(a) if !a.is_none() => Some(
+                body_bytes(a)
+                    .map_err(|_| invalid_input(py, "authorization must be str, bytes or None"))?,
+            ),
+            _ => None,
+        };
+        verify_authorization(value.as_deref(), token).map_err(|e| verification_error(py, e))
+    })
+}
+
+/// Finds the single `Authorization` value among `(name, value)` pairs (case
+/// insensitive) and verifies it. Raises `WebhookVerificationError`.
+#[pyfunction]
+pub fn verify_headers(py: Python<'_>, headers: &Bound<'_, PyAny>, token: &str) -> PyResult<()> {
+    guard(py, || {
+        if token.trim().is_empty() {
+            return Err(verification_error(py, VerifyError::EmptyExpectedToken));
+        }
+        let pairs = header_pairs(headers)?;
+        let found = find_authorization(pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_slice())))
+            .map_err(|e| verification_error(py, e))?;
+        verify_authorization(found, token).map_err(|e| verification_error(py, e))
+    })
+}
+
+/// Headers as `(name, value)` pairs from a mapping (its `items()`, which for
+/// Flask, Starlette and Django headers yields repeated headers too) or an
+/// iterable of pairs.
+fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
+    let py = headers.py();
+    let bad = || invalid_input(py, "headers must be a mapping or (name, value) pairs");
+    let iterable = if headers.hasattr("items")? {
+        headers.call_method0("items")?
+    } else {
+        headers.clone()
+    };
+    let mut out = Vec::new();
+    for item in iterable.try_iter().map_err(|_| bad())? {
+        let item = item?;
+        let pair = item.cast::<PyTuple>().map_err(|_| bad())?;
+        if pair.len() != 2 {
+            return Err(bad());
+        }
+        let name = pair.get_item(0)?;
+        let name = match name.cast::<PyBytes>() {
+            Ok(b) => String::from_utf8_lossy(b.as_bytes()).into_owned(),
+            Err(_) => name.str()?.to_cow()?.into_owned(),
+        };
+        let value = body_bytes(&pair.get_item(1)?).map_err(|_| bad())?;
+        out.push((name, value));
+    }
+    Ok(out)
+}
+
+/// Verifies, then parses. Returns `(status, events, error)`: the HTTP status
+/// to answer, the events (empty unless verified and readable) and the
+/// exception describing a failure (not raised).
+#[pyfunction]
+#[pyo3(signature = (headers, body, token, *, max_body_bytes=None, accept_single_object=true))]
+pub fn receive<'py>(
+    py: Python<'py>,
+    headers: &Bound<'py, PyAny>,
+    body: &Bound<'py, PyAny>,
+    token: &str,
+    max_body_bytes: Option<usize>,
+    accept_single_object: bool,
+) -> PyResult<(u16, Bound<'py, PyList>, Option<Py<PyAny>>)> {
+    guard(py, || {
+        let failure = |err: PyErr, status: u16| -> PyResult<_> {
+            Ok((
+                status,
+                PyList::empty(py),
+                Some(err.into_value(py).into_any()),
+            ))
+        };
+        if let Err(e) = verify_headers(py, headers, token) {
+            let status = e
+                .value(py)
+                .getattr("status")
+                .and_then(|s| s.extract::<u16>())
+                .unwrap_or(401);
+            return failure(e, status);
+        }
+        let opts = options(max_body_bytes, accept_single_object);
+        let bytes = body_bytes(body)?;
+        match py.detach(|| parse_body_with(&bytes, &opts)) {
+            Ok(p) => Ok((200, wrap_events(py, p.events)?, None)),
+            // Authentic but unreadable: the service would resend the same
+            // bytes, so answer 200 and let the caller log the error.
+            Err(e) => failure(parse_error(py, &e), 200),
+        }
+    })
+}
+
+fn opt_decimal<'py>(
+    py: Python<'py>,
+    m: Option<iikocloud::Money>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    m.map(|m| decimal(py, &m.to_string())).transpose()
+}
+
+#[pymethods]
+impl NativeEvent {
+    /// Stable kind code (0 unknown … 8 PersonalShift).
+    #[getter]
+    fn kind(&self) -> u32 {
+        self.event.kind().code()
+    }
+    #[getter]
+    fn kind_name(&self) -> &'static str {
+        self.event.kind().as_str()
+    }
+    #[getter]
+    fn event_type(&self) -> Option<&str> {
+        self.event.event_type()
+    }
+    #[getter]
+    fn event_time_raw(&self) -> Option<&str> {
+        self.event.event_time().map(|t| t.raw.as_str())
+    }
+    /// `(year, month, day, hour, minute, second, microsecond)` in UTC.
+    #[getter]
+    fn event_time_parts(&self) -> Option<(i32, u32, u32, u32, u32, u32, u32)> {
+        let t = self.event.event_time()?.utc?;
+        Some((
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.nanosecond().min(999_999_999) / 1000,
+        ))
+    }
+    #[getter]
+    fn organization_id(&self) -> Option<&str> {
+        self.event.organization_id()
+    }
+    #[getter]
+    fn correlation_id(&self) -> Option<&str> {
+        self.event.correlation_id()
+    }
+    #[getter]
+    fn raw_json(&self) -> &str {
+        self.event.raw_json()
+    }
+    #[getter]
+    fn problem(&self) -> Option<&str> {
+        self.event.problem()
+    }
+    #[getter]
+    fn is_invalid(&self) -> bool {
+        matches!(self.event.payload(), EventPayload::Invalid { .. })
+    }
+    #[getter]
+    fn entity_id(&self) -> Option<&str> {
+        self.event.entity_id()
+    }
+    #[getter]
+    fn timestamp(&self) -> Option<i64> {
+        self.event.timestamp()
+    }
+    #[getter]
+    fn creation_status(&self) -> Option<&str> {
+        self.event.creation_status().map(|s| s.as_str())
+    }
+    #[getter]
+    fn error_code(&self) -> Option<&str> {
+        self.event.error_code()
+    }
+    #[getter]
+    fn error_message(&self) -> Option<&str> {
+        self.event.error_message()
+    }
+    #[getter]
+    fn status(&self) -> Option<&str> {
+        self.event.status()
+    }
+    #[getter]
+    fn order_number(&self) -> Option<i64> {
+        self.event.order_number()
+    }
+    #[getter]
+    fn sum<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        opt_decimal(py, self.event.sum())
+    }
+    #[getter]
+    fn phone(&self) -> Option<&str> {
+        self.event.phone()
+    }
+    #[getter]
+    fn is_new_delivery_order(&self) -> bool {
+        self.event.is_new_delivery_order()
+    }
+    #[getter]
+    fn dedup_key(&self) -> String {
+        self.event.dedup_key().as_str().to_owned()
+    }
+    /// `(external_number, pos_id, is_deleted)` of order and reserve events.
+    #[getter]
+    fn entity_extras(&self) -> (Option<&str>, Option<&str>, Option<bool>) {
+        match self.event.payload() {
+            EventPayload::DeliveryOrder(i) => {
+                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
+            }
+            EventPayload::TableOrder(i) => {
+                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
+            }
+            EventPayload::Reserve(i) => (i.external_number.as_deref(), None, i.is_deleted),
+            _ => (None, None, None),
+        }
+    }
+    /// `[(terminal group id, is_full)]` of a `StopListUpdate`.
+    #[getter]
+    fn stop_list_updates(&self) -> Vec<(Option<String>, Option<bool>)> {
+        self.event
+            .stop_list()
+            .map(|s| {
+                s.terminal_groups_stop_lists_updates
+                    .iter()
+                    .map(|u| (u.id.clone(), u.is_full))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    /// `(employee id, role id, opened, terminal group id)` of a `PersonalShift`.
+    #[getter]
+    fn personal_shift(
+        &self,
+    ) -> Option<(Option<String>, Option<String>, Option<bool>, Option<String>)> {
+        self.event.personal_shift().map(|s| {
+            (
+                s.id.clone(),
+                s.role_id.clone(),
+                s.opened,
+                s.terminal_group_id.clone(),
+            )
+        })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "NativeEvent({}, {:?})",
+            self.event.kind().as_str(),
+            self.event.entity_id()
+        )
+    }
+}
+
+/// Names of the event kinds by code, for the Python class table.
+#[pyfunction]
+pub fn event_kinds() -> Vec<(u32, &'static str)> {
+    EventKind::ALL
+        .iter()
+        .map(|k| (k.code(), k.as_str()))
+        .collect()
+}
+
+/// Drops repeated deliveries; see `iikocloud.webhooks.Deduplicator`.
+///
+/// Its lock is held only for a hash-map step and never around Python or
+/// logging, so it is used with the GIL held.
+#[pyclass(frozen, module = "iikocloud._native", name = "NativeDeduplicator")]
+pub struct NativeDeduplicator {
+    inner: Deduplicator,
+}
+
+#[pymethods]
+impl NativeDeduplicator {
+    #[new]
+    fn new(py: Python<'_>, capacity: usize, max_age: f64) -> PyResult<Self> {
+        let max_age = crate::client::seconds(py, "max_age", max_age)?;
+        Ok(NativeDeduplicator {
+            inner: Deduplicator::new(capacity, max_age),
+        })
+    }
+    fn first_seen(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
+        guard(py, || Ok(self.inner.first_seen(&event.event)))
+    }
+    fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
+        guard(py, || {
+            self.inner.forget(&event.event);
+            Ok(())
+        })
+    }
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+    fn clear(&self) {
+        self.inner.clear()
+    }
+}
+
+/// Flags stale order and reserve events; see `iikocloud.webhooks.OrderingGuard`.
+#[pyclass(frozen, module = "iikocloud._native", name = "NativeOrderingGuard")]
+pub struct NativeOrderingGuard {
+    inner: OrderingGuard,
+}
+
+#[pymethods]
+impl NativeOrderingGuard {
+    #[new]
+    fn new(capacity: usize) -> Self {
+        NativeOrderingGuard {
+            inner: OrderingGuard::new(capacity),
+        }
+    }
+    /// `("apply" | "stale" | "untracked", last applied timestamp or None)`.
+    fn observe(
+        &self,
+        py: Python<'_>,
+        event: PyRef<'_, NativeEvent>,
+    ) -> PyResult<(&'static str, Option<i64>)> {
+        guard(py, || {
+            Ok(match self.inner.observe(&event.event) {
+                OrderingDecision::Apply => ("apply", None),
+                OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
+                OrderingDecision::Untracked => ("untracked", None),
+            })
+        })
+    }
+    fn is_newer(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
+        guard(py, || Ok(self.inner.is_newer(&event.event)))
+    }
+    fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
+        guard(py, || {
+            self.inner.forget(&event.event);
+            Ok(())
+        })
+    }
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+    fn clear(&self) {
+        self.inner.clear()
+    }
+}

@@ -422,7 +422,7 @@ class InvalidEvent(Event):
 
 
 _CLASSES: Dict[str, Type[Event]] = {
-    cls.EVENT_TYPE: cls  # type: ignore[misc]
+    cls.EVENT_TYPE: cls
     for cls in (
         DeliveryOrderUpdate,
         DeliveryOrderError,

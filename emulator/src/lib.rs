@@ -16,8 +16,9 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! The HTTP control endpoints (`/_emulator/...`), the fixture format and the
-//! delivery rules are described in the crate's README.
+//! [`WebhookSink`] is a small loopback HTTP server for tests of webhook
+//! receivers. The HTTP control endpoints (`/_emulator/...`), the fixture
+//! format and the delivery rules are described in the crate's README.
 
 mod api;
 mod control;
@@ -27,6 +28,7 @@ mod fixtures;
 mod front;
 mod records;
 mod server;
+mod sink;
 mod state;
 mod tokens;
 mod util;
@@ -47,6 +49,7 @@ pub use fixtures::{
     TerminalGroupFixture, DEFAULT_FIXTURES_JSON,
 };
 pub use records::RequestRecord;
+pub use sink::{SinkRequest, WebhookSink};
 pub use state::OrderHandle;
 pub use webhooks::{
     DeliveryConfig, DeliveryOutcome, DeliveryRecord, WebhookSettings, WebhookState,

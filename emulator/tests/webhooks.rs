@@ -233,8 +233,8 @@ fn retries_after_500_until_200() {
         "same body every attempt"
     );
     // Retry schedule: 100 ms then 200 ms.
-    assert!(got[1].at - got[0].at >= Duration::from_millis(100));
-    assert!(got[2].at - got[1].at >= Duration::from_millis(200));
+    assert!(got[1].at.duration_since(got[0].at).unwrap() >= Duration::from_millis(100));
+    assert!(got[2].at.duration_since(got[1].at).unwrap() >= Duration::from_millis(200));
     assert!(!s.emu.is_webhook_blocked(DEFAULT_ORGANIZATION_ID));
 }
 
@@ -608,4 +608,33 @@ fn delivery_log_can_be_waited_on_and_cleared() {
     config.retry_delays.clear();
     s.emu.set_delivery_config(config.clone());
     assert_eq!(s.emu.delivery_config(), config);
+}
+
+#[test]
+fn webhook_sink_records_and_answers() {
+    let sink = WebhookSink::start(|rq| {
+        if rq.body.is_empty() {
+            204
+        } else {
+            panic!("boom")
+        }
+    })
+    .unwrap();
+    assert!(sink.url().starts_with("http://127.0.0.1:") && sink.url().ends_with("/webhook"));
+    let http = Http::new(format!("http://{}", sink.addr()));
+    assert_eq!(http.post_raw("/webhook", None, Some("tok"), "").status, 204);
+    // A panicking handler answers 500.
+    assert_eq!(
+        http.post_raw("/webhook?x=1", Some("application/json"), None, "[]")
+            .status,
+        500
+    );
+    assert!(sink.wait_for_requests(2, WAIT));
+    assert!(!sink.wait_for_requests(3, Duration::from_millis(20)));
+    let got = sink.requests();
+    assert_eq!(got[0].method, "POST");
+    assert_eq!(got[0].header("authorization"), Some("tok"));
+    assert_eq!(got[1].url, "/webhook?x=1");
+    assert_eq!(got[1].body_text(), "[]");
+    sink.stop();
 }

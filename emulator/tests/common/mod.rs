@@ -5,12 +5,11 @@
 use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use iikocloud_emulator::{DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET};
+use iikocloud_emulator::{WebhookSink, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET};
 use serde_json::{json, Value};
 
 /// An HTTP answer.
@@ -170,7 +169,7 @@ pub struct Received {
     pub authorization: Option<String>,
     pub content_type: Option<String>,
     pub body: String,
-    pub at: Instant,
+    pub at: SystemTime,
 }
 
 impl Received {
@@ -187,67 +186,34 @@ pub enum Answer {
     Slow(Duration),
 }
 
-/// A webhook receiver on loopback: answers from a plan, then with a default status.
+/// A webhook receiver on loopback (the emulator's [`WebhookSink`]): answers
+/// from a plan, then with a default status.
 pub struct Receiver {
-    server: Arc<tiny_http::Server>,
+    sink: WebhookSink,
     pub url: String,
-    received: Arc<Mutex<Vec<Received>>>,
     plan: Arc<Mutex<(VecDeque<Answer>, u16)>>,
-    thread: Option<JoinHandle<()>>,
 }
 
 impl Receiver {
     pub fn start() -> Receiver {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("receiver bind"));
-        let port = server.server_addr().to_ip().expect("ip").port();
-        let received = Arc::new(Mutex::new(Vec::new()));
         let plan = Arc::new(Mutex::new((VecDeque::new(), 200u16)));
-        let thread = {
-            let (server, received, plan) = (server.clone(), received.clone(), plan.clone());
-            std::thread::spawn(move || {
-                while let Ok(mut rq) = server.recv() {
-                    let received = received.clone();
-                    let answer = {
-                        let mut p = plan.lock().unwrap();
-                        p.0.pop_front().unwrap_or(Answer::Status(p.1))
-                    };
-                    std::thread::spawn(move || {
-                        let header = |name: &'static str| {
-                            rq.headers()
-                                .iter()
-                                .find(|h| h.field.equiv(name))
-                                .map(|h| h.value.as_str().to_string())
-                        };
-                        let (authorization, content_type) =
-                            (header("Authorization"), header("Content-Type"));
-                        let mut body = String::new();
-                        let _ = rq.as_reader().read_to_string(&mut body);
-                        received.lock().unwrap().push(Received {
-                            authorization,
-                            content_type,
-                            body,
-                            at: Instant::now(),
-                        });
-                        let status = match answer {
-                            Answer::Status(s) => s,
-                            Answer::Slow(d) => {
-                                std::thread::sleep(d);
-                                200
-                            }
-                        };
-                        let _ = rq
-                            .respond(tiny_http::Response::from_string("").with_status_code(status));
-                    });
+        let p = plan.clone();
+        let sink = WebhookSink::start(move |_| {
+            let answer = {
+                let mut p = p.lock().unwrap();
+                p.0.pop_front().unwrap_or(Answer::Status(p.1))
+            };
+            match answer {
+                Answer::Status(s) => s,
+                Answer::Slow(d) => {
+                    std::thread::sleep(d);
+                    200
                 }
-            })
-        };
-        Receiver {
-            server,
-            url: format!("http://127.0.0.1:{port}/hook"),
-            received,
-            plan,
-            thread: Some(thread),
-        }
+            }
+        })
+        .expect("start the sink");
+        let url = sink.url();
+        Receiver { sink, url, plan }
     }
 
     /// Answers for the next requests, in order.
@@ -261,20 +227,20 @@ impl Receiver {
     }
 
     pub fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
+        self.sink
+            .requests()
+            .into_iter()
+            .map(|r| Received {
+                authorization: r.header("Authorization").map(str::to_string),
+                content_type: r.header("Content-Type").map(str::to_string),
+                body: r.body_text(),
+                at: r.at,
+            })
+            .collect()
     }
 
     pub fn count(&self) -> usize {
-        self.received.lock().unwrap().len()
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.sink.requests().len()
     }
 }
 

@@ -137,10 +137,12 @@ impl JwtTimes {
     /// Expiry on our clock. With `iat`, the token's lifetime (exp - iat) is
     /// counted from when we received it, so a skewed clock on either side does
     /// not make a fresh token look expired; without it, `exp` is taken as is.
+    /// Claims are whole seconds and the token was issued up to a second after
+    /// `iat`, so one second comes off to stay on the early side.
     fn expiry_seen_from(&self, obtained_at: SystemTime) -> SystemTime {
         match self.iat {
             Some(iat) if iat < self.exp => {
-                add_saturating(obtained_at, Duration::from_secs(self.exp - iat))
+                add_saturating(obtained_at, Duration::from_secs(self.exp - iat - 1))
             }
             _ => add_saturating(UNIX_EPOCH, Duration::from_secs(self.exp)),
         }
@@ -341,7 +343,7 @@ mod tests {
             now,
             Duration::from_secs(1),
         );
-        assert_eq!(t.expires_at(), now + Duration::from_secs(3600));
+        assert_eq!(t.expires_at(), now + Duration::from_secs(3599));
         let opaque =
             AccessToken::from_issued(Secret::new("opaque"), now, Duration::from_secs(3600));
         assert_eq!(opaque.expires_at(), now + Duration::from_secs(3600));

@@ -38,6 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(webhook::receive, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }
 
@@ -46,4 +47,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[pyfunction]
 fn refresh_log_level(py: Python<'_>) {
     logbridge::refresh(py);
+}
+
+/// Panics inside the guard, so the tests can check that a Rust panic surfaces
+/// as `IikoError` and not as `PanicException`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    errors::guard(py, || -> PyResult<()> {
+        panic!("panic requested by a test")
+    })
 }

@@ -27,6 +27,7 @@ __all__ = [
     "receive",
     "event_kinds",
     "refresh_log_level",
+    "_panic_for_tests",
 ]
 
 __version__: str
@@ -43,6 +44,7 @@ EMULATOR_DISABLED_ORGANIZATION_ID: str
 EMULATOR_TERMINAL_GROUP_ID: str
 
 def refresh_log_level() -> None: ...
+def _panic_for_tests() -> None: ...
 
 @final
 class NativeClient:

@@ -1,0 +1,305 @@
+"""The blocking client against the in-process emulator: every method, every
+exception class with its correlation_id, tokens, secrets, logging."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import pickle
+from decimal import Decimal
+
+import pytest
+
+import iikocloud
+from iikocloud import models
+from iikocloud.testing import (
+    API_KEY,
+    API_LOGIN_NAME,
+    CLIENT_SECRET,
+    DISABLED_ORGANIZATION_ID,
+    EMPTY_API_KEY,
+    ORGANIZATION_ID,
+    SECOND_ORGANIZATION_ID,
+    TERMINAL_GROUP_ID,
+    Emulator,
+)
+
+ORGS = "/api/1/organizations"
+
+
+def test_organizations_simple_and_extended(emu: Emulator) -> None:
+    with emu.client() as client:
+        r = client.organizations()
+        assert isinstance(r, models.OrganizationsResponse)
+        assert r.correlation_id
+        ids = [o.id for o in r.organizations]
+        assert ORGANIZATION_ID in ids and SECOND_ORGANIZATION_ID in ids
+        assert all(isinstance(o, models.Organization) for o in r.organizations)
+
+        ext = client.organizations([ORGANIZATION_ID], return_additional_info=True)
+        (org,) = ext.organizations
+        assert org.is_extended and org.response_type == "Extended"
+        assert org.id == ORGANIZATION_ID
+        if org.currency_minimum_denomination is not None:
+            assert isinstance(org.currency_minimum_denomination, Decimal)
+        d = ext.to_dict()
+        assert d["organizations"][0]["id"] == ORGANIZATION_ID
+        assert d["correlationId"] == ext.correlation_id
+
+        disabled = client.organizations(include_disabled=True)
+        assert DISABLED_ORGANIZATION_ID in [o.id for o in disabled.organizations]
+
+
+def test_empty_api_key_sees_no_organization(emu: Emulator) -> None:
+    assert emu.client(api_key=EMPTY_API_KEY).organizations().organizations == []
+
+
+def test_stop_lists_balances_are_exact_decimals(emu: Emulator) -> None:
+    r = emu.client().stop_lists([ORGANIZATION_ID])
+    assert isinstance(r, models.StopListsResponse) and r.correlation_id
+    (org,) = r.terminal_group_stop_lists
+    assert org.organization_id == ORGANIZATION_ID
+    group = next(g for g in org.items if g.terminal_group_id == TERMINAL_GROUP_ID)
+    balances = sorted(i.balance for i in group.items if i.balance is not None)
+    assert balances == [Decimal("0.1"), Decimal("12.35")]
+    assert all(type(b) is Decimal for b in balances)
+
+
+def test_webhook_settings_round_trip_and_secret_not_in_repr(emu: Emulator) -> None:
+    client = emu.client()
+    token = "very-secret-webhook-token-123"
+    filt = models.WebHooksFilter(
+        delivery_order_filter=models.DeliveryOrderFilter(order_statuses=["Unconfirmed"], errors=True),
+        stop_list_update_filter=models.UpdatesFilter(updates=True),
+    )
+    r = client.update_webhook_settings(ORGANIZATION_ID, "http://127.0.0.1:9/hook", token, filt)
+    assert isinstance(r, models.CorrelationIdResponse) and r.correlation_id
+    s = client.webhook_settings(ORGANIZATION_ID)
+    assert s.web_hooks_uri == "http://127.0.0.1:9/hook"
+    assert s.auth_token == token
+    assert s.api_login_name == API_LOGIN_NAME
+    assert s.web_hooks_filter is not None
+    assert s.web_hooks_filter.delivery_order_filter is not None
+    assert s.web_hooks_filter.delivery_order_filter.order_statuses == ["Unconfirmed"]
+    assert token not in repr(s) and "[redacted]" in repr(s)
+    # A plain dict works as a filter too.
+    client.update_webhook_settings(
+        ORGANIZATION_ID, "http://127.0.0.1:9/h2", token, {"reserveFilter": {"updates": True}}
+    )
+    assert client.webhook_settings(ORGANIZATION_ID).web_hooks_uri == "http://127.0.0.1:9/h2"
+
+
+def test_raw_call(emu: Emulator) -> None:
+    client = emu.client()
+    answer = client.call(ORGS, {"organizationIds": [ORGANIZATION_ID]}, idempotent=True)
+    assert answer["organizations"][0]["id"] == ORGANIZATION_ID
+    answer = client.call("/api/1/stop_lists", {"organizationIds": [ORGANIZATION_ID]}, decimals=True)
+    items = answer["terminalGroupStopLists"][0]["items"][0]["items"]
+    assert Decimal("0.1") in [i["balance"] for i in items]
+    with pytest.raises(iikocloud.InvalidInputError):
+        client.call("api/no-slash", {})
+    with pytest.raises(iikocloud.InvalidInputError, match=r"body\.x"):
+        client.call(ORGS, {"x": object()})
+
+
+def test_invalid_input_is_a_value_error_and_sends_nothing(emu: Emulator) -> None:
+    client = emu.client()
+    with pytest.raises(ValueError):
+        client.organizations(["not-a-uuid"])
+    with pytest.raises(iikocloud.InvalidInputError, match="list of strings"):
+        client.stop_lists(ORGANIZATION_ID)
+    with pytest.raises(iikocloud.InvalidInputError):
+        client.stop_lists([])
+    with pytest.raises(iikocloud.InvalidInputError):
+        client.update_webhook_settings(ORGANIZATION_ID, "not a url")
+    assert emu.request_count(ORGS) == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"app_id": "a"},
+        {"app_id": "a", "client_secret": "s", "api_key": "k", "api_login": "l"},
+        {"api_login": "l", "base_url": "ftp://x"},
+        {"api_login": "l", "timeout": 10, "client_timeout": 5},
+        {"api_login": "l", "timeout": -1},
+    ],
+)
+def test_bad_configuration(kwargs: dict) -> None:
+    with pytest.raises(iikocloud.InvalidInputError):
+        iikocloud.Client(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, iikocloud.BadRequestError),
+        (403, iikocloud.ForbiddenError),
+        (404, iikocloud.NotFoundError),
+        (408, iikocloud.TerminalTimeoutError),
+        (500, iikocloud.ServerError),
+        (503, iikocloud.ServerError),
+        (418, iikocloud.ApiError),
+    ],
+)
+def test_api_errors_by_status(emu: Emulator, status: int, cls: type) -> None:
+    client = emu.client(retries=0)
+    client.ensure_token()
+    emu.inject(ORGS, "status", status=status)
+    with pytest.raises(cls) as info:
+        client.organizations()
+    e = info.value
+    assert isinstance(e, iikocloud.ApiError) and isinstance(e, iikocloud.IikoError)
+    assert e.status == status and e.path == ORGS
+    assert e.correlation_id and e.correlation_id in str(e)
+    last = emu.requests()[-1]
+    assert last["correlationId"] == e.correlation_id
+    assert e.body and e.correlation_id in e.body
+    assert e.error_code
+
+
+def test_rate_limit_has_retry_after_and_is_not_retried(emu: Emulator) -> None:
+    client = emu.client()  # retries on: a 429 must still not be retried
+    client.ensure_token()
+    emu.inject(ORGS, "rate_limited", retry_after=7)
+    with pytest.raises(iikocloud.RateLimitError) as info:
+        client.organizations()
+    assert info.value.retry_after == 7.0
+    assert info.value.status == 429 and info.value.correlation_id
+    assert emu.request_count(ORGS) == 1
+
+
+def test_server_errors_of_safe_calls_are_retried(emu: Emulator) -> None:
+    client = emu.client(retries=2)
+    emu.inject(ORGS, "status", status=503, times=2)
+    assert client.organizations().organizations
+    assert emu.request_count(ORGS) == 3
+
+
+def test_authentication_error(emu: Emulator) -> None:
+    client = emu.client(api_key="wrong-key", retries=0)
+    with pytest.raises(iikocloud.AuthenticationError) as info:
+        client.organizations()
+    assert info.value.status == 401 and info.value.correlation_id
+    assert "wrong-key" not in str(info.value) and CLIENT_SECRET not in str(info.value)
+
+
+def test_transport_error(emu: Emulator) -> None:
+    client = emu.client(retries=0)
+    client.ensure_token()
+    emu.inject(ORGS, "connection_reset")
+    with pytest.raises(iikocloud.TransportError) as info:
+        client.organizations()
+    assert info.value.path == ORGS and info.value.kind in ("io", "connect", "other")
+    assert info.value.correlation_id is None
+    closed = iikocloud.Client(api_login="x", base_url="http://127.0.0.1:9", retries=0)
+    with pytest.raises(iikocloud.TransportError) as info2:
+        closed.organizations()
+    assert info2.value.kind == "connect"
+
+
+def test_client_timeout_is_a_transport_timeout(emu: Emulator) -> None:
+    client = emu.client(retries=0, timeout=1, client_timeout=1.3)
+    client.ensure_token()
+    emu.inject(ORGS, "delay", delay=2.5)
+    with pytest.raises(iikocloud.TransportError) as info:
+        client.organizations()
+    assert info.value.is_timeout and info.value.kind == "timeout"
+
+
+@pytest.mark.parametrize("fault", ["malformed_body", "wrong_content_type"])
+def test_decode_error(emu: Emulator, fault: str) -> None:
+    client = emu.client(retries=0)
+    client.ensure_token()
+    emu.inject(ORGS, fault)
+    with pytest.raises(iikocloud.DecodeError) as info:
+        client.organizations()
+    assert info.value.status == 200 and info.value.path == ORGS
+    assert info.value.body
+
+
+def test_exceptions_pickle_and_live_in_the_package() -> None:
+    e = iikocloud.RateLimitError("slow", status=429, correlation_id="c-1", retry_after=3.0, body="{}")
+    e2 = pickle.loads(pickle.dumps(e))
+    assert type(e2) is iikocloud.RateLimitError
+    assert (e2.status, e2.correlation_id, e2.retry_after, str(e2)) == (429, "c-1", 3.0, "slow")
+    for name in iikocloud.__all__:
+        obj = getattr(iikocloud, name)
+        if isinstance(obj, type) and issubclass(obj, BaseException):
+            assert obj.__module__ == "iikocloud"
+            assert issubclass(obj, iikocloud.IikoError)
+    for cls in (iikocloud.InvalidInputError, iikocloud.WebhookVerificationError, iikocloud.WebhookParseError):
+        assert issubclass(cls, ValueError)
+
+
+def test_a_rust_panic_is_an_iiko_error() -> None:
+    from iikocloud import _native
+
+    with pytest.raises(iikocloud.IikoError, match="panic requested"):
+        _native._panic_for_tests()
+
+
+def test_token_is_cached_and_refreshed_after_expiry(emu: Emulator) -> None:
+    client = emu.client()
+    assert client.token_expires_at() is None
+    client.organizations()
+    client.organizations()
+    assert emu.request_count("/api/v2/access_token") == 1
+    exp = client.token_expires_at()
+    assert exp is not None and exp.tzinfo is not None
+    assert exp > dt.datetime.now(dt.timezone.utc)
+    emu.expire_tokens()  # the service now answers 401: one refresh, one retry
+    assert client.organizations().organizations
+    assert emu.request_count("/api/v2/access_token") == 2
+
+
+def test_api_login_credentials(emu: Emulator) -> None:
+    # The emulator may or may not accept the legacy login; the call must go
+    # to the legacy token endpoint either way.
+    client = iikocloud.Client(api_login="some-login", base_url=emu.url, retries=0)
+    try:
+        client.organizations()
+    except iikocloud.ApiError:
+        pass
+    assert emu.request_count("/api/1/access_token") == 1
+
+
+def test_with_timeout_shares_the_token_and_sends_the_header(emu: Emulator) -> None:
+    client = emu.client(timeout=15)
+    slow = client.with_timeout(dt.timedelta(seconds=42))
+    assert slow.timeout == 42.0 and client.timeout == 15.0
+    client.organizations()
+    slow.organizations()
+    assert emu.request_count("/api/v2/access_token") == 1
+    headers = [r["timeoutHeader"] for r in emu.requests() if r["path"] == ORGS]
+    assert headers == ["15", "42"]
+
+
+def test_repr_never_shows_secrets_and_close(emu: Emulator) -> None:
+    client = emu.client()
+    text = repr(client)
+    assert CLIENT_SECRET not in text and API_KEY not in text and emu.url in text
+    legacy = iikocloud.Client(api_login="login-xyz-secret", base_url=emu.url)
+    assert "login-xyz-secret" not in repr(legacy)
+    client.close()
+    assert client.closed
+    with pytest.raises(iikocloud.IikoError, match="closed"):
+        client.organizations()
+
+
+def test_debug_log_line_per_request_without_secrets(emu: Emulator, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="iikocloud"):
+        client = emu.client()
+        r = client.organizations()
+    lines = [rec.getMessage() for rec in caplog.records if rec.name == "iikocloud"]
+    assert any(ORGS in line and r.correlation_id in line for line in lines), lines
+    text = "\n".join(lines)
+    for secret in (CLIENT_SECRET, API_KEY):
+        assert secret not in text
+    assert "Bearer" not in text
+
+
+def test_plugin_fixture(iikocloud_emulator: Emulator) -> None:
+    assert iikocloud_emulator.running
+    assert iikocloud_emulator.client().organizations().organizations

@@ -1,0 +1,168 @@
+"""Threads sharing one client (the GIL must be released during I/O) and the
+asyncio client (concurrent, cancellation-safe)."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import threading
+import time
+
+import pytest
+
+import iikocloud
+from iikocloud.testing import ORGANIZATION_ID, Emulator
+
+ORGS = "/api/1/organizations"
+DELAY = 0.6
+
+
+class _SlowService(http.server.BaseHTTPRequestHandler):
+    """A stand-in for the service written in Python: if a client call held
+    the GIL while waiting, these handler threads could not run and the test
+    would hang instead of finishing in about one DELAY."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path.endswith("/access_token"):
+            body = b'{"correlationId":"t","token":"opaque-token"}'
+        else:
+            time.sleep(DELAY)
+            body = b'{"correlationId":"slow","organizations":[]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_threads_share_one_client_in_parallel() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowService)
+    server.daemon_threads = True
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        client = iikocloud.Client(
+            api_login="login", base_url=f"http://127.0.0.1:{server.server_address[1]}"
+        )
+        n = 8
+        results: list = []
+        errors: list = []
+
+        def work() -> None:
+            try:
+                results.append(client.organizations())
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(n)]
+        started = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        elapsed = time.monotonic() - started
+        assert not errors and len(results) == n
+        assert all(r.correlation_id == "slow" for r in results)
+        # Serialized calls would take n * DELAY = 4.8 s.
+        assert elapsed < DELAY * n / 2, elapsed
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_python_keeps_running_while_a_call_waits(emu: Emulator) -> None:
+    """A held GIL would freeze the counter thread during the call."""
+    client = emu.client()
+    client.ensure_token()
+    emu.inject(ORGS, "delay", delay=DELAY)
+    stop = threading.Event()
+    ticks = [0]
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        time.sleep(0.05)
+        before = ticks[0]
+        client.organizations()
+        during = ticks[0] - before
+    finally:
+        stop.set()
+        counter.join()
+    assert during > 1000, during
+
+
+def test_cold_client_threads_make_one_token_request(emu: Emulator) -> None:
+    client = emu.client()
+    emu.inject("/api/v2/access_token", "delay", delay=0.3)
+    threads = [threading.Thread(target=client.organizations) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert emu.request_count("/api/v2/access_token") == 1
+    assert emu.request_count(ORGS) == 8
+
+
+def test_async_client_methods(emu: Emulator) -> None:
+    async def main() -> None:
+        async with emu.async_client() as client:
+            orgs = await client.organizations()
+            assert orgs.organizations
+            stops = await client.stop_lists([ORGANIZATION_ID])
+            assert stops.terminal_group_stop_lists
+            await client.update_webhook_settings(ORGANIZATION_ID, "http://127.0.0.1:9/x", "tok-123456")
+            s = await client.webhook_settings(ORGANIZATION_ID)
+            assert s.web_hooks_uri == "http://127.0.0.1:9/x"
+            raw = await client.call(ORGS, {})
+            assert raw["correlationId"]
+            assert client.token_expires_at() is not None
+            emu.inject(ORGS, "status", status=400)
+            with pytest.raises(iikocloud.BadRequestError) as info:
+                await client.organizations()
+            assert info.value.correlation_id
+        assert client.closed
+
+    asyncio.run(main())
+
+
+def test_async_calls_run_concurrently(emu: Emulator) -> None:
+    client = emu.async_client()
+
+    async def main() -> float:
+        await client.ensure_token()
+        emu.inject(ORGS, "delay", delay=DELAY, times=4)
+        started = time.monotonic()
+        results = await asyncio.gather(*(client.organizations() for _ in range(4)))
+        assert len(results) == 4
+        return time.monotonic() - started
+
+    assert asyncio.run(main()) < DELAY * 4 / 2
+
+
+def test_async_cancellation_returns_at_once_and_the_request_completes(emu: Emulator) -> None:
+    client = emu.async_client()
+
+    async def main() -> float:
+        await client.ensure_token()
+        emu.inject(ORGS, "delay", delay=1.0)
+        started = time.monotonic()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(client.organizations(), timeout=0.2)
+        cancelled_after = time.monotonic() - started
+        # The loop is free meanwhile; the request finishes in its thread.
+        await asyncio.sleep(1.3)
+        return cancelled_after
+
+    assert asyncio.run(main()) < 0.6
+    served = [r for r in emu.requests() if r["path"] == ORGS]
+    assert served and served[-1]["status"] == 200

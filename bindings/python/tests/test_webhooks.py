@@ -1,0 +1,247 @@
+"""Webhooks: the shared vectors, verification, receive, de-duplication,
+ordering, and a real delivery from the emulator to a local receiver."""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import json
+import threading
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterator, List, Tuple
+
+import pytest
+
+from iikocloud import IikoError, webhooks
+from iikocloud.testing import ORGANIZATION_ID, Emulator
+from iikocloud.webhooks import WebhookParseError, WebhookVerificationError
+
+from conftest import VECTORS
+
+FILES = sorted(VECTORS.glob("*.json"))
+
+
+def _event_dicts(path: Path) -> List[Any]:
+    data = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+    return data if isinstance(data, list) else [data]
+
+
+def test_vectors_are_there() -> None:
+    assert len(FILES) >= 10, VECTORS
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_vector(path: Path) -> None:
+    body = path.read_bytes()
+    events = webhooks.parse(body)
+    expected = _event_dicts(path)
+    assert len(events) == len(expected)
+    for event, raw in zip(events, expected):
+        assert not isinstance(event, webhooks.InvalidEvent), event.problem
+        assert event.event_type == raw["eventType"]
+        cls = type(event)
+        assert cls.EVENT_TYPE == raw["eventType"] or cls is webhooks.UnknownEvent
+        assert event.organization_id == raw.get("organizationId")
+        assert event.correlation_id == raw.get("correlationId")
+        assert event.to_dict() == raw
+        assert event.event_info == raw.get("eventInfo")
+        assert event.event_time_raw == raw["eventTime"]
+        t = event.event_time
+        assert t is not None and t.tzinfo is not None and t.utcoffset() == dt.timedelta(0)
+        assert t.strftime("%Y-%m-%d %H:%M:%S.%f")[:23] == raw["eventTime"]
+        info = raw.get("eventInfo") or {}
+        if isinstance(event, (webhooks.DeliveryOrderUpdate, webhooks.TableOrderUpdate)):
+            assert event.id == info.get("id") and event.timestamp == info.get("timestamp")
+            order = info.get("order")
+            if order and order.get("sum") is not None:
+                assert event.sum == Decimal(str(order["sum"]))
+                assert isinstance(event.sum, Decimal)
+                assert event.number == order.get("number")
+                assert event.status == order.get("status")
+        if isinstance(event, (webhooks.DeliveryOrderError, webhooks.ReserveError, webhooks.TableOrderError)):
+            assert event.creation_status == "Error"
+            assert event.error_code == (info.get("errorInfo") or {}).get("code")
+        if isinstance(event, webhooks.StopListUpdate):
+            ids = [u["id"] for u in info["terminalGroupsStopListsUpdates"]]
+            assert event.terminal_group_ids == ids
+        if isinstance(event, webhooks.PersonalShift):
+            assert event.opened == info.get("opened") and event.employee_id == info.get("id")
+        # A stored event reads back the same.
+        again = webhooks.parse_event(event.raw_json)
+        assert type(again) is type(event) and again.dedup_key == event.dedup_key
+
+
+def test_unknown_and_invalid_events_do_not_hide_neighbours() -> None:
+    body = json.dumps(
+        [
+            {"eventType": "NomenclatureUpdate", "eventTime": "2025-09-16 10:00:00.000",
+             "organizationId": ORGANIZATION_ID, "correlationId": "c", "eventInfo": {"revision": 7, "x": 1.5}},
+            {"eventType": "DeliveryOrderUpdate", "eventInfo": "not an object"},
+            42,
+            {"eventType": "PersonalShift", "eventTime": "garbage", "eventInfo": {"id": "e", "opened": False}},
+        ]
+    )
+    unknown, invalid, invalid2, shift = webhooks.parse(body)
+    assert isinstance(unknown, webhooks.UnknownEvent) and unknown.event_type == "NomenclatureUpdate"
+    assert unknown.event_info == {"revision": 7, "x": Decimal("1.5")}
+    assert isinstance(invalid, webhooks.InvalidEvent) and invalid.problem
+    assert isinstance(invalid2, webhooks.InvalidEvent)
+    assert isinstance(shift, webhooks.PersonalShift) and shift.opened is False
+    assert shift.event_time is None and shift.event_time_raw == "garbage"
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (b"", "invalid_json"),
+        (b"{not json", "invalid_json"),
+        (b'"a string"', "not_an_array"),
+        (b"\xff\xfe", "invalid_utf8"),
+        (b"[" * 200 + b"]" * 200, "too_deep"),
+    ],
+)
+def test_unreadable_bodies(body: bytes, reason: str) -> None:
+    with pytest.raises(WebhookParseError) as info:
+        webhooks.parse(body)
+    assert info.value.reason == reason  # type: ignore[attr-defined]
+    assert isinstance(info.value, ValueError) and isinstance(info.value, IikoError)
+
+
+def test_body_limit_and_single_object_option() -> None:
+    with pytest.raises(WebhookParseError):
+        webhooks.parse(b"[]" + b" " * 100, max_body_bytes=10)
+    single = (VECTORS / "edge_single_object_not_array.json").read_bytes()
+    assert len(webhooks.parse(single)) == 1
+    with pytest.raises(WebhookParseError):
+        webhooks.parse(single, accept_single_object=False)
+    assert webhooks.parse(single.decode()) == webhooks.parse(single)
+    assert webhooks.parse(bytearray(b"[]")) == []
+
+
+@pytest.mark.parametrize(
+    ("header", "ok"),
+    [
+        ("s3cret-token", True),
+        ("Bearer s3cret-token", True),
+        (b"s3cret-token", True),
+        ("s3cret-tokeN", False),
+        ("s3cret", False),
+        ("s3cret-token-longer", False),
+        ("Bearer ", False),
+        ("", False),
+        (" s3cret-token", False),
+        (None, False),
+    ],
+)
+def test_verify(header: Any, ok: bool) -> None:
+    if ok:
+        webhooks.verify(header, "s3cret-token")
+    else:
+        with pytest.raises(WebhookVerificationError) as info:
+            webhooks.verify(header, "s3cret-token")
+        assert "s3cret" not in str(info.value)
+        assert info.value.status == 401  # type: ignore[attr-defined]
+
+
+def test_empty_expected_token_rejects_everything() -> None:
+    for token in ("", "   "):
+        with pytest.raises(WebhookVerificationError) as info:
+            webhooks.verify("", token)
+        assert info.value.reason == "empty_expected_token"  # type: ignore[attr-defined]
+
+
+def test_receive() -> None:
+    body = (VECTORS / "multi_all_types.json").read_bytes()
+    r = webhooks.receive({"AUTHORIZATION": "Bearer tok-1"}, body, "tok-1")
+    assert r.ok and r.status == 200 and len(r.events) == 8
+    r = webhooks.receive([("authorization", "tok-1")], body, "tok-1")
+    assert r.status == 200 and len(r.events) == 8
+    r = webhooks.receive([("Authorization", "tok-1"), ("authorization", "tok-1")], body, "tok-1")
+    assert r.status == 401 and r.error is not None and not r.events
+    r = webhooks.receive({"Authorization": "wrong"}, body, "tok-1")
+    assert r.status == 401 and isinstance(r.error, WebhookVerificationError) and not r.events
+    r = webhooks.receive({}, body, "tok-1")
+    assert r.status == 401
+    r = webhooks.receive({"Authorization": "tok-1"}, body, "")
+    assert r.status == 500
+    r = webhooks.receive({"Authorization": "tok-1"}, b"<html>", "tok-1")
+    assert r.status == 200 and isinstance(r.error, WebhookParseError) and not r.events
+    webhooks.verify_headers({"authorization": "tok-1"}, "tok-1")
+    with pytest.raises(WebhookVerificationError):
+        webhooks.verify_headers({}, "tok-1")
+
+
+def test_deduplicator_and_ordering_guard() -> None:
+    body = (VECTORS / "multi_all_types.json").read_bytes()
+    dedup = webhooks.Deduplicator(capacity=100, max_age=3600)
+    first = dedup.filter(webhooks.parse(body))
+    assert len(first) == 8 and len(dedup) == 8
+    assert dedup.filter(webhooks.parse(body)) == []
+    again = webhooks.parse(body)[0]
+    dedup.forget(again)
+    assert dedup.first_seen(again)
+
+    newer = webhooks.parse((VECTORS / "delivery_order_update_cancelled.json").read_bytes())[0]
+    older = webhooks.parse((VECTORS / "delivery_order_update.json").read_bytes())[0]
+    assert newer.id == older.id and (newer.timestamp or 0) > (older.timestamp or 0)
+    guard = webhooks.OrderingGuard()
+    assert guard.observe(newer) == ("apply", None)
+    decision = guard.observe(older)
+    assert decision.decision == "stale" and decision.last_applied == newer.timestamp
+    assert not decision.should_apply
+    shift = webhooks.parse((VECTORS / "personal_shift.json").read_bytes())[0]
+    assert guard.observe(shift).decision == "untracked"
+
+
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    token = "receiver-token-0123456789"
+    received: List[webhooks.Event] = []
+    statuses: List[int] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        receipt = webhooks.receive(self.headers, body, self.token)
+        type(self).statuses.append(receipt.status)
+        type(self).received.extend(receipt.events)
+        self.send_response(receipt.status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[Tuple[str, type]]:
+    _Receiver.received, _Receiver.statuses = [], []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/iiko", _Receiver
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_emulator_delivers_to_a_receiver(emu: Emulator, receiver: Tuple[str, type]) -> None:
+    url, handler = receiver
+    client = emu.client()
+    client.update_webhook_settings(ORGANIZATION_ID, url, handler.token)
+    order = emu.create_delivery_order()
+    emu.set_delivery_status(order["id"], "CookingStarted")
+    emu.trigger("stop_list_change")
+    assert emu.wait_for_deliveries(3, timeout=10, delivered=True), emu.deliveries()
+    kinds = [type(e).__name__ for e in handler.received]
+    assert kinds.count("DeliveryOrderUpdate") == 2 and "StopListUpdate" in kinds
+    deliveries = [e for e in handler.received if isinstance(e, webhooks.DeliveryOrderUpdate)]
+    assert {e.id for e in deliveries} == {order["id"]}
+    assert all(e.event_time is not None for e in handler.received)
+
+    # A receiver with the wrong token answers 401 and gets nothing.
+    client.update_webhook_settings(ORGANIZATION_ID, url, "another-token-0123456789")
+    handler.statuses.clear()
+    emu.trigger("personal_shift")
+    assert emu.wait_for_deliveries(4, timeout=10)
+    assert 401 in handler.statuses

@@ -26,3 +26,8 @@ cargo test --workspace --locked
 
 step "rustdoc (no warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+# ---- Python package (bindings/python, examples/python) ----------------------
+step "python: wheel, stub check, pytest (scripts/py-test.sh)"
+./scripts/py-test.sh
+# ---- end of the Python section ----------------------------------------------

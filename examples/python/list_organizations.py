@@ -1,0 +1,54 @@
+"""Lists the organizations an API key can see.
+
+    python examples/python/list_organizations.py            # against a local emulator
+    IIKO_APP_ID=... IIKO_CLIENT_SECRET=... IIKO_API_KEY=... \\
+        python examples/python/list_organizations.py        # against the service
+
+Without credentials in the environment it starts the in-process emulator, so
+it runs anywhere with no network.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import iikocloud
+
+
+def list_organizations(client: iikocloud.Client) -> int:
+    try:
+        orgs = client.organizations(return_additional_info=True)
+    except iikocloud.RateLimitError as e:
+        print(f"rate limited; retry after {e.retry_after} s", file=sys.stderr)
+        return 2
+    except iikocloud.IikoError as e:
+        # The message ends with the correlationId to quote to iiko support.
+        print(f"failed: {e}", file=sys.stderr)
+        return 1
+    for org in orgs.organizations:
+        print(f"{org.id}  {org.name or '-'}  {org.currency_iso_name or ''}")
+    print(f"{len(orgs.organizations)} organizations (correlationId {orgs.correlation_id})")
+    return 0
+
+
+def main() -> int:
+    app_id: Optional[str] = os.environ.get("IIKO_APP_ID")
+    if app_id:
+        with iikocloud.Client(
+            app_id=app_id,
+            client_secret=os.environ["IIKO_CLIENT_SECRET"],
+            api_key=os.environ["IIKO_API_KEY"],
+            base_url=os.environ.get("IIKO_BASE_URL", iikocloud.DEFAULT_BASE_URL),
+        ) as client:
+            return list_organizations(client)
+    from iikocloud.testing import Emulator
+
+    with Emulator() as emu, emu.client() as client:
+        print(f"(no IIKO_APP_ID set: using the local emulator at {emu.url})")
+        return list_organizations(client)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -139,7 +139,12 @@ impl NativeEmulator {
     }
 
     fn clear_requests(&self, py: Python<'_>) -> PyResult<()> {
-        guard(py, || self.with(py, |e| Ok(e.clear_requests())))
+        guard(py, || {
+            self.with(py, |e| {
+                e.clear_requests();
+                Ok(())
+            })
+        })
     }
 
     /// Arms faults from the emulator's JSON fault spec (one object or a list).
@@ -165,22 +170,40 @@ impl NativeEmulator {
     }
 
     fn clear_faults(&self, py: Python<'_>) -> PyResult<()> {
-        guard(py, || self.with(py, |e| Ok(e.clear_faults())))
+        guard(py, || {
+            self.with(py, |e| {
+                e.clear_faults();
+                Ok(())
+            })
+        })
     }
 
     fn expire_tokens(&self, py: Python<'_>) -> PyResult<()> {
-        guard(py, || self.with(py, |e| Ok(e.expire_tokens())))
+        guard(py, || {
+            self.with(py, |e| {
+                e.expire_tokens();
+                Ok(())
+            })
+        })
     }
 
     fn set_token_ttl(&self, py: Python<'_>, ttl: f64) -> PyResult<()> {
         guard(py, || {
             let ttl: Duration = seconds(py, "ttl", ttl)?;
-            self.with(py, |e| Ok(e.set_token_ttl(ttl)))
+            self.with(py, |e| {
+                e.set_token_ttl(ttl);
+                Ok(())
+            })
         })
     }
 
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
-        guard(py, || self.with(py, |e| Ok(e.reset())))
+        guard(py, || {
+            self.with(py, |e| {
+                e.reset();
+                Ok(())
+            })
+        })
     }
 
     fn deliveries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -194,7 +217,12 @@ impl NativeEmulator {
     }
 
     fn clear_deliveries(&self, py: Python<'_>) -> PyResult<()> {
-        guard(py, || self.with(py, |e| Ok(e.clear_deliveries())))
+        guard(py, || {
+            self.with(py, |e| {
+                e.clear_deliveries();
+                Ok(())
+            })
+        })
     }
 
     /// Waits (without the GIL) until `n` delivery records exist; with

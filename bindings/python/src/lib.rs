@@ -3,7 +3,7 @@
 //! `iikocloud`. Nothing here is public API; the package wraps it.
 //!
 //! Rules every entry point follows:
-//! * the body runs inside [`errors::guard`], so a Rust panic surfaces as
+//! * the body runs inside `errors::guard`, so a Rust panic surfaces as
 //!   `IikoError`, never as PyO3's `PanicException` (a `BaseException`);
 //! * every call into the core or the emulator runs inside `py.detach`, so
 //!   network I/O and the token refresh never hold the GIL, and no Rust lock

@@ -17,6 +17,9 @@ use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
 use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple};
 
+/// `(employee id, role id, opened, terminal group id)`.
+type ShiftParts = (Option<String>, Option<String>, Option<bool>, Option<String>);
+
 /// One parsed event. Read-only; shared freely between threads.
 #[pyclass(frozen, module = "iikocloud._native")]
 pub struct NativeEvent {
@@ -350,9 +353,7 @@ impl NativeEvent {
     }
     /// `(employee id, role id, opened, terminal group id)` of a `PersonalShift`.
     #[getter]
-    fn personal_shift(
-        &self,
-    ) -> Option<(Option<String>, Option<String>, Option<bool>, Option<String>)> {
+    fn personal_shift(&self) -> Option<ShiftParts> {
         self.event.personal_shift().map(|s| {
             (
                 s.id.clone(),

@@ -101,7 +101,7 @@ fn wrong_credentials_are_401() {
 #[test]
 fn short_ttl_token_expires() {
     let emu =
-        Emulator::start(EmulatorConfig::default().token_ttl(Duration::from_millis(300))).unwrap();
+        Emulator::start(EmulatorConfig::default().token_ttl(Duration::from_millis(600))).unwrap();
     let http = Http::new(emu.url());
     let token = http.token();
     let p = jwt_payload(&token);
@@ -109,7 +109,7 @@ fn short_ttl_token_expires() {
     let exp_delta = p["exp"].as_i64().unwrap() - p["iat"].as_i64().unwrap();
     assert!((1..=2).contains(&exp_delta), "{exp_delta}");
     assert_eq!(http.post(ORGS, Some(&token), &json!({})).status, 200);
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(Duration::from_millis(700));
     let r = http.post(ORGS, Some(&token), &json!({}));
     assert_eq!(r.status, 401);
     assert_eq!(r.error_code(), "TOKEN_EXPIRED");
@@ -125,11 +125,11 @@ fn expire_tokens_and_change_ttl_at_runtime() {
     let fresh = http.token();
     assert_eq!(http.post(ORGS, Some(&fresh), &json!({})).status, 200);
 
-    emu.set_token_ttl(Duration::from_millis(200));
-    assert_eq!(emu.token_ttl(), Duration::from_millis(200));
+    emu.set_token_ttl(Duration::from_millis(600));
+    assert_eq!(emu.token_ttl(), Duration::from_millis(600));
     let short = http.token();
     assert_eq!(http.post(ORGS, Some(&short), &json!({})).status, 200);
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(700));
     assert_eq!(http.post(ORGS, Some(&short), &json!({})).status, 401);
     // A token issued before the change keeps its original lifetime.
     assert_eq!(http.post(ORGS, Some(&fresh), &json!({})).status, 200);

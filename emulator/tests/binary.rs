@@ -38,7 +38,7 @@ fn spawn(args: &[&str]) -> (Guard, String) {
 
 #[test]
 fn port_zero_prints_its_address_and_serves() {
-    let (_child, url) = spawn(&["--port", "0", "--token-ttl", "0.5"]);
+    let (_child, url) = spawn(&["--port", "0", "--token-ttl", "2.5"]);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
     assert_ne!(port, 0);
@@ -50,7 +50,7 @@ fn port_zero_prints_its_address_and_serves() {
             .status,
         200
     );
-    assert_eq!(http.get("/_emulator/config").json()["tokenTtlSecs"], 0.5);
+    assert_eq!(http.get("/_emulator/config").json()["tokenTtlSecs"], 2.5);
 }
 
 #[test]

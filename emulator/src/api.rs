@@ -335,6 +335,10 @@ fn update_settings(
     }
     let auth_token = match body.get("authToken") {
         None | Some(Value::Null) => None,
+        // It goes into an HTTP header, so it must be sendable as one.
+        Some(Value::String(s)) if s.chars().any(char::is_control) => {
+            return Err("Field authToken may not contain control characters".into())
+        }
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => return Err("Field authToken must be a string or null".into()),
     };

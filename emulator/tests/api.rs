@@ -394,6 +394,7 @@ fn webhook_settings_round_trip_and_validation() {
         json!({"organizationId": DEFAULT_ORGANIZATION_ID, "webHooksUri": "/relative"}),
         json!({"organizationId": DEFAULT_ORGANIZATION_ID, "webHooksUri": "ftp://x/y"}),
         json!({"organizationId": DEFAULT_ORGANIZATION_ID, "webHooksUri": "http://x/", "authToken": 5}),
+        json!({"organizationId": DEFAULT_ORGANIZATION_ID, "webHooksUri": "http://x/", "authToken": "a\r\nX-Injected: 1"}),
         json!({"organizationId": DEFAULT_ORGANIZATION_ID, "webHooksUri": "http://x/", "webHooksFilter": []}),
     ];
     for body in bad {

@@ -366,6 +366,11 @@ impl Hub {
             at: SystemTime::now(),
             outcome,
         };
+        log.1.push(record);
+        drop(log);
+        self.logged.notify_all();
+        // Logged after the lock is released: a logger may block (e.g. a bridge
+        // into another runtime) and must not hold up the delivery log.
         log::debug!(
             "webhook {} batch {} attempt {}: {}",
             organization_id,
@@ -373,9 +378,6 @@ impl Hub {
             attempt,
             outcome.name()
         );
-        log.1.push(record);
-        drop(log);
-        self.logged.notify_all();
     }
 
     fn not_sent(&self, batch: &Batch, org: &str, url: Option<&str>, outcome: DeliveryOutcome) {

@@ -1,0 +1,616 @@
+//! `iiko_client_options`, `iiko_client` and the calls.
+
+use std::ffi::c_char;
+use std::time::{Duration, UNIX_EPOCH};
+
+use iikocloud_core::models::{
+    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
+};
+use iikocloud_core::{CallOptions, Client, ClientBuilder, Secret};
+use serde::Deserialize;
+
+use crate::error::{iiko_error, Failure};
+use crate::ffi::{arg_str, guard, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
+use crate::organizations::iiko_organizations;
+use crate::status::*;
+
+/// Settings for `iiko_client_new`: credentials, base URL, timeouts, retries and
+/// token cache. Create with `iiko_client_options_new`, free with
+/// `iiko_client_options_free` (it may be freed right after `iiko_client_new`).
+///
+/// Not thread-safe: do not use one options object from two threads at once.
+#[allow(non_camel_case_types)]
+pub struct iiko_client_options {
+    builder: ClientBuilder,
+}
+
+impl BoxCastable for iiko_client_options {}
+
+/// A client of the iikoCloud API: a connection pool and a token cache shared
+/// by every call.
+///
+/// Thread-safe: one `const iiko_client *` may be used by any number of threads
+/// at once (calls block the calling thread only). Free it once, with
+/// `iiko_client_free`, after every thread is done with it.
+#[allow(non_camel_case_types)]
+pub struct iiko_client {
+    client: Client,
+}
+
+impl BoxCastable for iiko_client {}
+
+/// `iiko_client_call` flag: the call is safe to repeat (it changes nothing, or
+/// sets the same state again), so transport errors and 5xx answers are retried.
+/// Never set it on calls that create things (orders, deliveries).
+pub const IIKO_CALL_IDEMPOTENT: u32 = 1;
+
+/// Creates client options with the defaults: base URL
+/// `https://api-ru.iiko.services`, Timeout header 15 s, client timeout
+/// Timeout + 5 s, 2 retries of safe calls from 250 ms, token refresh 60 s
+/// before expiry, 1 h lifetime for tokens without `exp`, 64 MiB answers.
+/// Credentials must be set before `iiko_client_new`.
+///
+/// On success writes a new handle to `*options_out` (yours; free it with
+/// `iiko_client_options_free`).
+///
+/// # Safety
+/// `options_out` must be NULL or writable; `err_out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_new(
+    options_out: *mut *mut iiko_client_options,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        let out = out_ptr(options_out, "options_out")?;
+        let options = iiko_client_options {
+            builder: Client::builder(),
+        };
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(options.into_raw()) };
+        Ok(())
+    })
+}
+
+/// Frees client options. NULL is ignored.
+///
+/// # Safety
+/// `options` must be NULL or a live handle from `iiko_client_options_new`.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_free(options: *mut iiko_client_options) {
+    crate::ffi::guard_value((), || {
+        // SAFETY: per this function's contract.
+        unsafe { iiko_client_options::free(options) }
+    })
+}
+
+/// Updates the options in place; shared body of the setters (values are
+/// checked by `iiko_client_new`, so no setter fails on a value).
+///
+/// # Safety
+/// `options` must be NULL or a live options handle used by no other thread.
+unsafe fn update(
+    options: *mut iiko_client_options,
+    change: impl FnOnce(ClientBuilder) -> ClientBuilder,
+) -> Result<(), Failure> {
+    // SAFETY: per the caller.
+    let options = unsafe { iiko_client_options::try_mut(options, "options") }?;
+    options.builder = change(std::mem::take(&mut options.builder));
+    Ok(())
+}
+
+/// Sets v2 credentials: `appId` and `clientSecret` from the developer portal
+/// and an `apiKey` from iikoWeb. The strings are copied; empty values are
+/// refused by `iiko_client_new`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread; the
+/// strings must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_v2(
+    options: *mut iiko_client_options,
+    app_id: *const c_char,
+    client_secret: *const c_char,
+    api_key: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (app_id, client_secret, api_key) = unsafe {
+            (
+                arg_str(app_id, "app_id")?,
+                arg_str(client_secret, "client_secret")?,
+                arg_str(api_key, "api_key")?,
+            )
+        };
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.v2(app_id, client_secret, api_key)) }
+    })
+}
+
+/// Sets legacy `apiLogin` credentials (deprecated by the service, still
+/// served). The string is copied.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread;
+/// `api_login` must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_api_login(
+    options: *mut iiko_client_options,
+    api_login: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let api_login = unsafe { arg_str(api_login, "api_login") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.api_login(api_login)) }
+    })
+}
+
+/// Sets the service address, e.g. `"https://api-eu.iiko.services"` or a local
+/// emulator's `"http://127.0.0.1:8080"`. Checked by `iiko_client_new`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread;
+/// `base_url` must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_base_url(
+    options: *mut iiko_client_options,
+    base_url: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let url = unsafe { arg_str(base_url, "base_url") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.base_url(url)) }
+    })
+}
+
+/// Sets the `Timeout` header in milliseconds (sent in whole seconds, rounded
+/// up; 1 s to 1 h): how long the service waits for the restaurant terminal
+/// before answering 408. Default 15000. Checked by `iiko_client_new`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_timeout_ms(
+    options: *mut iiko_client_options,
+    timeout_ms: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.timeout(Duration::from_millis(timeout_ms))) }
+    })
+}
+
+/// Sets how long the client waits for a whole exchange, in milliseconds; it
+/// must be longer than the Timeout header. Default: Timeout + 5000.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_client_timeout_ms(
+    options: *mut iiko_client_options,
+    timeout_ms: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        unsafe {
+            update(options, |b| {
+                b.client_timeout(Duration::from_millis(timeout_ms))
+            })
+        }
+    })
+}
+
+/// Sets how many times a safe call is retried after a transport error or a
+/// 5xx (default 2) and the first backoff delay in milliseconds (default 250,
+/// doubled each time with jitter, at most 10 s). Calls that create things are
+/// never retried.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_retries(
+    options: *mut iiko_client_options,
+    retries: u32,
+    base_delay_ms: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        unsafe {
+            update(options, |b| {
+                b.retries(retries)
+                    .retry_base_delay(Duration::from_millis(base_delay_ms))
+            })
+        }
+    })
+}
+
+/// Sets the token cache: how long before expiry a token is refreshed
+/// (milliseconds, default 60000, at most a tenth of the token's lifetime) and
+/// the lifetime assumed for a token without a JWT `exp` (default 3600000).
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_token_cache(
+    options: *mut iiko_client_options,
+    refresh_margin_ms: u64,
+    fallback_lifetime_ms: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        unsafe {
+            update(options, |b| {
+                b.refresh_margin(Duration::from_millis(refresh_margin_ms))
+                    .fallback_token_lifetime(Duration::from_millis(fallback_lifetime_ms))
+            })
+        }
+    })
+}
+
+/// Sets the largest answer body read, in bytes (default 64 MiB); a larger
+/// answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
+/// `iiko_client_new`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_max_response_bytes(
+    options: *mut iiko_client_options,
+    max_bytes: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.max_response_bytes(max_bytes)) }
+    })
+}
+
+/// Creates a client from the options (which are copied: free them whenever
+/// you like). Makes no request: the token is fetched on first use.
+///
+/// On success writes a new handle to `*client_out` (yours; free it with
+/// `iiko_client_free`). Fails with `IIKO_STATUS_INVALID_CONFIG` when the
+/// options are unusable (no credentials, a bad base URL, timeouts).
+///
+/// # Safety
+/// `options` must be NULL or a live options handle not being changed by
+/// another thread; `client_out` and `err_out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_new(
+    options: *const iiko_client_options,
+    client_out: *mut *mut iiko_client,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let options = unsafe { iiko_client_options::try_ref(options, "options") }?;
+        let out = out_ptr(client_out, "client_out")?;
+        let client = options.builder.clone().build()?;
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(iiko_client { client }.into_raw()) };
+        Ok(())
+    })
+}
+
+/// Frees a client. NULL is ignored. No call on it may be running or start
+/// afterwards.
+///
+/// # Safety
+/// `client` must be NULL or a live handle from `iiko_client_new`.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_free(client: *mut iiko_client) {
+    crate::ffi::guard_value((), || {
+        // SAFETY: per this function's contract.
+        unsafe { iiko_client::free(client) }
+    })
+}
+
+/// Borrows the client of a call.
+///
+/// # Safety
+/// `client` must be NULL or a live client handle.
+unsafe fn client_ref<'a>(client: *const iiko_client) -> Result<&'a Client, Failure> {
+    // SAFETY: per the caller.
+    unsafe { iiko_client::try_ref(client, "client") }.map(|c| &c.client)
+}
+
+/// Parses a JSON argument into a request shape of ours.
+fn parse_request<'a, T: Deserialize<'a>>(json: &'a str, name: &str) -> Result<T, Failure> {
+    serde_json::from_str(json).map_err(|e| Failure::invalid_json(name, &e))
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
+    serde_json::to_string(value)
+        .map_err(|e| Failure::new(IIKO_STATUS_INTERNAL, format!("could not write JSON: {e}")))
+}
+
+/// A valid access token: the cached one, or a new one when there is none or it
+/// expires within the refresh margin. Concurrent callers share one request.
+///
+/// On success writes the token to `*token_out` (yours; free it with
+/// `iiko_string_free`; it is a credential: do not log it) and, when
+/// `expires_at_ms_out` is not NULL, its expiry in milliseconds since the Unix
+/// epoch to `*expires_at_ms_out`.
+///
+/// # Safety
+/// `client` must be NULL or a live client; the out pointers must be NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_access_token(
+    client: *const iiko_client,
+    token_out: *mut *mut c_char,
+    expires_at_ms_out: *mut i64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let client = unsafe { client_ref(client) }?;
+        let out = out_ptr(token_out, "token_out")?;
+        let token = client.access_token()?;
+        let expires_ms = token
+            .expires_at()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        // SAFETY: checked non-NULL / NULL-tested; writable per the contract.
+        unsafe {
+            out.write(owned_c_string(token.expose()));
+            if !expires_at_ms_out.is_null() {
+                expires_at_ms_out.write(expires_ms);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Request JSON of `iiko_client_organizations`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OrganizationsRequestJson {
+    organization_ids: Option<Vec<String>>,
+    return_additional_info: Option<bool>,
+    include_disabled: Option<bool>,
+    return_external_data: Option<Vec<String>>,
+}
+
+/// Organizations the API key can see (`POST /api/1/organizations`).
+///
+/// `request_json` is the request body as UTF-8 JSON, e.g.
+/// `{"organizationIds":["…"],"returnAdditionalInfo":true}`; NULL means `{}`
+/// (every organization, Simple shape). Unknown fields are refused
+/// (`IIKO_STATUS_INVALID_JSON`); ids must be UUIDs.
+///
+/// On success writes a new handle to `*organizations_out` (yours; free it with
+/// `iiko_organizations_free`): typed accessors plus the full answer as JSON.
+///
+/// # Safety
+/// `client` must be NULL or a live client; `request_json` must be NULL or
+/// NUL-terminated; the out pointers must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_organizations(
+    client: *const iiko_client,
+    request_json: *const c_char,
+    organizations_out: *mut *mut iiko_organizations,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, json) = unsafe {
+            (
+                client_ref(client)?,
+                opt_arg_str(request_json, "request_json")?,
+            )
+        };
+        let out = out_ptr(organizations_out, "organizations_out")?;
+        let request = match json {
+            None => OrganizationsRequest::default(),
+            Some(json) => {
+                let r: OrganizationsRequestJson = parse_request(json, "request_json")?;
+                OrganizationsRequest {
+                    organization_ids: r.organization_ids,
+                    return_additional_info: r.return_additional_info,
+                    include_disabled: r.include_disabled,
+                    return_external_data: r.return_external_data,
+                }
+            }
+        };
+        let response = client.organizations(&request)?;
+        let handle = iiko_organizations::new(&response, to_json(&response)?);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(handle.into_raw()) };
+        Ok(())
+    })
+}
+
+/// Webhook settings of an organization (`POST /api/1/webhooks/settings`).
+///
+/// On success writes the answer as JSON to `*json_out` (yours; free it with
+/// `iiko_string_free`): `{"correlationId", "apiLoginName", "webHooksUri",
+/// "authToken", "webHooksFilter", …}`. `authToken` is your webhook token in
+/// clear: do not log the JSON.
+///
+/// # Safety
+/// `client` must be NULL or a live client; `organization_id` must be NULL or
+/// NUL-terminated; the out pointers must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_webhook_settings(
+    client: *const iiko_client,
+    organization_id: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, id) = unsafe {
+            (
+                client_ref(client)?,
+                arg_str(organization_id, "organization_id")?,
+            )
+        };
+        let out = out_ptr(json_out, "json_out")?;
+        let json = to_json(&client.webhook_settings(id)?)?;
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(owned_c_string(&json)) };
+        Ok(())
+    })
+}
+
+/// Request JSON of `iiko_client_update_webhook_settings`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct UpdateWebhookSettingsJson {
+    organization_id: String,
+    web_hooks_uri: String,
+    auth_token: Option<String>,
+    web_hooks_filter: Option<WebHooksFilter>,
+}
+
+/// Sets the webhook of an organization (`POST /api/1/webhooks/update_settings`).
+///
+/// `request_json`: `{"organizationId":"…","webHooksUri":"https://…",
+/// "authToken":"…","webHooksFilter":{…}}` (`authToken` and `webHooksFilter`
+/// optional; choose a long random token). The URI must be absolute http(s).
+///
+/// On success, when `json_out` is not NULL, writes the answer
+/// (`{"correlationId":"…"}`) to `*json_out` (yours; free it with
+/// `iiko_string_free`).
+///
+/// # Safety
+/// `client` must be NULL or a live client; `request_json` must be NULL or
+/// NUL-terminated; the out pointers must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_update_webhook_settings(
+    client: *const iiko_client,
+    request_json: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, json) =
+            unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
+        let r: UpdateWebhookSettingsJson = parse_request(json, "request_json")?;
+        let request = UpdateWebhookSettingsRequest {
+            organization_id: r.organization_id,
+            web_hooks_uri: r.web_hooks_uri,
+            auth_token: r.auth_token.map(Secret::new),
+            web_hooks_filter: r.web_hooks_filter,
+        };
+        let answer = client.update_webhook_settings(&request)?;
+        if !json_out.is_null() {
+            let json = to_json(&answer)?;
+            // SAFETY: non-NULL; writable per the contract.
+            unsafe { json_out.write(owned_c_string(&json)) };
+        }
+        Ok(())
+    })
+}
+
+/// Request JSON of `iiko_client_stop_lists`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StopListsRequestJson {
+    organization_ids: Vec<String>,
+    return_size: Option<bool>,
+    terminal_groups_ids: Option<Vec<String>>,
+}
+
+/// Out-of-stock items (`POST /api/1/stop_lists`).
+///
+/// `request_json`: `{"organizationIds":["…"],"returnSize":false,
+/// "terminalGroupsIds":["…"]}` (at least one organization).
+///
+/// On success writes the answer as JSON to `*json_out` (yours; free it with
+/// `iiko_string_free`). Balances are exact decimals written as JSON numbers.
+///
+/// # Safety
+/// `client` must be NULL or a live client; `request_json` must be NULL or
+/// NUL-terminated; the out pointers must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_stop_lists(
+    client: *const iiko_client,
+    request_json: *const c_char,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, json) =
+            unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
+        let out = out_ptr(json_out, "json_out")?;
+        let r: StopListsRequestJson = parse_request(json, "request_json")?;
+        let mut request = StopListsRequest::new(r.organization_ids);
+        request.return_size = r.return_size;
+        request.terminal_groups_ids = r.terminal_groups_ids;
+        let json = to_json(&client.stop_lists(&request)?)?;
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(owned_c_string(&json)) };
+        Ok(())
+    })
+}
+
+/// Calls any endpoint (`POST <base URL><path>`) with a JSON object body, with
+/// the same token handling, timeouts and errors as the typed calls.
+///
+/// `path` looks like `"/api/1/nomenclature"`; `body_json` must be a JSON
+/// object (NULL means `{}`); `timeout_ms` is this call's Timeout header (0: the
+/// client's); `flags` is 0 or `IIKO_CALL_IDEMPOTENT` (unknown bits are refused
+/// with `IIKO_STATUS_INVALID_ARGUMENT`). Without `IIKO_CALL_IDEMPOTENT` the
+/// call is never retried.
+///
+/// On success writes the answer as JSON to `*json_out` (yours; free it with
+/// `iiko_string_free`).
+///
+/// # Safety
+/// `client` must be NULL or a live client; the strings must be NULL or
+/// NUL-terminated; the out pointers must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_call(
+    client: *const iiko_client,
+    path: *const c_char,
+    body_json: *const c_char,
+    timeout_ms: u64,
+    flags: u32,
+    json_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, path, body) = unsafe {
+            (
+                client_ref(client)?,
+                arg_str(path, "path")?,
+                opt_arg_str(body_json, "body_json")?,
+            )
+        };
+        let out = out_ptr(json_out, "json_out")?;
+        if flags & !IIKO_CALL_IDEMPOTENT != 0 {
+            return Err(Failure::invalid_argument(format!(
+                "unknown flags 0x{flags:x}; use 0 or IIKO_CALL_IDEMPOTENT"
+            )));
+        }
+        let body: serde_json::Value = match body {
+            None => serde_json::Value::Object(Default::default()),
+            Some(text) => parse_request(text, "body_json")?,
+        };
+        let mut options = CallOptions::default();
+        if flags & IIKO_CALL_IDEMPOTENT != 0 {
+            options = options.idempotent();
+        }
+        if timeout_ms > 0 {
+            options = options.timeout(Duration::from_millis(timeout_ms));
+        }
+        let answer = client.call(path, &body, &options)?;
+        let json = to_json(&answer)?;
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(owned_c_string(&json)) };
+        Ok(())
+    })
+}

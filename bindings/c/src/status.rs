@@ -1,0 +1,189 @@
+//! Status codes. Values are explicit, grouped by range and append-only: a
+//! retired value stays listed as reserved and is never reused.
+
+use std::ffi::c_char;
+
+use crate::ffi::guard_value;
+
+/// The result of every fallible call: `IIKO_STATUS_OK` (0) or one of the
+/// `IIKO_STATUS_*` codes. Codes are grouped in ranges (1xx your arguments,
+/// 2xx transport, 3xx the service's answer, 4xx webhooks, 9xx the library);
+/// test a range with `code / 100`. New codes may be added in any release:
+/// treat an unknown code by its range.
+#[allow(non_camel_case_types)]
+pub type iiko_status = i32;
+
+/// Success. No other code means success.
+pub const IIKO_STATUS_OK: iiko_status = 0;
+
+// --- 100-199: the caller's arguments (nothing was sent) ---
+
+/// A required pointer argument was NULL.
+pub const IIKO_STATUS_NULL_ARGUMENT: iiko_status = 100;
+/// A string argument was not valid UTF-8.
+pub const IIKO_STATUS_INVALID_UTF8: iiko_status = 101;
+/// A JSON argument was not JSON, or not of the expected shape (unknown or
+/// mistyped field).
+pub const IIKO_STATUS_INVALID_JSON: iiko_status = 102;
+/// An argument value was refused before sending (a bad UUID, URL, path,
+/// timeout, flag or index).
+pub const IIKO_STATUS_INVALID_ARGUMENT: iiko_status = 103;
+/// The client options are unusable (no credentials, bad base URL, timeouts).
+pub const IIKO_STATUS_INVALID_CONFIG: iiko_status = 104;
+
+// --- 200-299: transport (no HTTP answer) ---
+
+/// The host name did not resolve.
+pub const IIKO_STATUS_TRANSPORT_DNS: iiko_status = 200;
+/// The TCP connection could not be made.
+pub const IIKO_STATUS_TRANSPORT_CONNECT: iiko_status = 201;
+/// TLS failed (certificate, handshake).
+pub const IIKO_STATUS_TRANSPORT_TLS: iiko_status = 202;
+/// The client-side timeout ran out.
+pub const IIKO_STATUS_TRANSPORT_TIMEOUT: iiko_status = 203;
+/// The connection broke or the peer spoke broken HTTP.
+pub const IIKO_STATUS_TRANSPORT_IO: iiko_status = 204;
+/// Any other transport failure, e.g. an answer larger than the
+/// `max_response_bytes` option.
+pub const IIKO_STATUS_TRANSPORT_OTHER: iiko_status = 205;
+
+// --- 300-399: the service's answer ---
+
+/// HTTP 400: the service rejected the request; see the error's description.
+pub const IIKO_STATUS_API_BAD_REQUEST: iiko_status = 300;
+/// HTTP 401: credentials refused (after one token refresh).
+pub const IIKO_STATUS_API_UNAUTHORIZED: iiko_status = 301;
+/// HTTP 403: the API key may not use this endpoint or organization.
+pub const IIKO_STATUS_API_FORBIDDEN: iiko_status = 302;
+/// HTTP 404: no such endpoint or entity.
+pub const IIKO_STATUS_API_NOT_FOUND: iiko_status = 303;
+/// HTTP 408: the restaurant terminal did not answer within the Timeout header.
+pub const IIKO_STATUS_API_TERMINAL_TIMEOUT: iiko_status = 304;
+/// HTTP 429: too many requests; see `iiko_error_retry_after_s`. Never retried
+/// by the library.
+pub const IIKO_STATUS_API_RATE_LIMITED: iiko_status = 305;
+/// HTTP 5xx: the service failed.
+pub const IIKO_STATUS_API_SERVER: iiko_status = 306;
+/// Any other non-success HTTP status.
+pub const IIKO_STATUS_API_OTHER: iiko_status = 307;
+/// A success status whose body could not be read.
+pub const IIKO_STATUS_API_DECODE: iiko_status = 308;
+
+// --- 400-499: webhooks (400-409: not authentic; 410-419: authentic but unreadable) ---
+
+/// The webhook request has no Authorization header. Answer 401.
+pub const IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION: iiko_status = 400;
+/// Your expected webhook token is empty or blank, so every request is refused
+/// (a configuration error on your side). Answer 500.
+pub const IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN: iiko_status = 401;
+/// The Authorization header cannot hold a token (empty, control bytes,
+/// surrounding or doubled spaces, `Bearer` alone, the header repeated).
+/// Answer 401.
+pub const IIKO_STATUS_WEBHOOK_MALFORMED_AUTHORIZATION: iiko_status = 402;
+/// The Authorization header holds another token. Answer 401.
+pub const IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH: iiko_status = 403;
+/// The webhook body is larger than the limit. Answer 200 and log it.
+pub const IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE: iiko_status = 410;
+/// The webhook body is not UTF-8. Answer 200 and log it.
+pub const IIKO_STATUS_WEBHOOK_BODY_NOT_UTF8: iiko_status = 411;
+/// The webhook body nests deeper than the limit. Answer 200 and log it.
+pub const IIKO_STATUS_WEBHOOK_BODY_TOO_DEEP: iiko_status = 412;
+/// The webhook body is not JSON. Answer 200 and log it.
+pub const IIKO_STATUS_WEBHOOK_BODY_NOT_JSON: iiko_status = 413;
+/// The webhook body is JSON but not an array of events. Answer 200 and log it.
+pub const IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY: iiko_status = 414;
+
+// --- 900-999: the library itself ---
+
+/// A bug in the library was caught at the boundary (a Rust panic); the call
+/// had no effect on the caller's handles beyond what its documentation says.
+/// Please report it.
+pub const IIKO_STATUS_PANIC: iiko_status = 900;
+/// An error the library could not classify (a newer core error kind).
+pub const IIKO_STATUS_INTERNAL: iiko_status = 901;
+
+/// The name and meaning of a status code, e.g.
+/// `"IIKO_STATUS_API_RATE_LIMITED: too many requests (HTTP 429)"`.
+///
+/// Never NULL. The string is static: do not free it. Any integer is accepted;
+/// an unknown code gives a text saying so. Thread-safe.
+#[no_mangle]
+pub extern "C" fn iiko_status_str(status: iiko_status) -> *const c_char {
+    guard_value(c"IIKO_STATUS_PANIC".as_ptr(), || {
+        status_text(status).as_ptr()
+    })
+}
+
+pub(crate) fn status_text(status: iiko_status) -> &'static std::ffi::CStr {
+    match status {
+        IIKO_STATUS_OK => c"IIKO_STATUS_OK: success",
+        IIKO_STATUS_NULL_ARGUMENT => c"IIKO_STATUS_NULL_ARGUMENT: a required pointer was NULL",
+        IIKO_STATUS_INVALID_UTF8 => c"IIKO_STATUS_INVALID_UTF8: a string was not valid UTF-8",
+        IIKO_STATUS_INVALID_JSON => {
+            c"IIKO_STATUS_INVALID_JSON: a JSON argument was not JSON of the expected shape"
+        }
+        IIKO_STATUS_INVALID_ARGUMENT => {
+            c"IIKO_STATUS_INVALID_ARGUMENT: an argument was refused before sending"
+        }
+        IIKO_STATUS_INVALID_CONFIG => {
+            c"IIKO_STATUS_INVALID_CONFIG: the client options are unusable"
+        }
+        IIKO_STATUS_TRANSPORT_DNS => c"IIKO_STATUS_TRANSPORT_DNS: the host name did not resolve",
+        IIKO_STATUS_TRANSPORT_CONNECT => c"IIKO_STATUS_TRANSPORT_CONNECT: could not connect",
+        IIKO_STATUS_TRANSPORT_TLS => c"IIKO_STATUS_TRANSPORT_TLS: TLS failed",
+        IIKO_STATUS_TRANSPORT_TIMEOUT => {
+            c"IIKO_STATUS_TRANSPORT_TIMEOUT: the client-side timeout ran out"
+        }
+        IIKO_STATUS_TRANSPORT_IO => c"IIKO_STATUS_TRANSPORT_IO: the connection failed",
+        IIKO_STATUS_TRANSPORT_OTHER => c"IIKO_STATUS_TRANSPORT_OTHER: the request failed",
+        IIKO_STATUS_API_BAD_REQUEST => {
+            c"IIKO_STATUS_API_BAD_REQUEST: the service refused the request (HTTP 400)"
+        }
+        IIKO_STATUS_API_UNAUTHORIZED => {
+            c"IIKO_STATUS_API_UNAUTHORIZED: credentials refused (HTTP 401)"
+        }
+        IIKO_STATUS_API_FORBIDDEN => c"IIKO_STATUS_API_FORBIDDEN: not allowed (HTTP 403)",
+        IIKO_STATUS_API_NOT_FOUND => c"IIKO_STATUS_API_NOT_FOUND: not found (HTTP 404)",
+        IIKO_STATUS_API_TERMINAL_TIMEOUT => {
+            c"IIKO_STATUS_API_TERMINAL_TIMEOUT: the restaurant terminal did not answer (HTTP 408)"
+        }
+        IIKO_STATUS_API_RATE_LIMITED => {
+            c"IIKO_STATUS_API_RATE_LIMITED: too many requests (HTTP 429)"
+        }
+        IIKO_STATUS_API_SERVER => c"IIKO_STATUS_API_SERVER: the service failed (HTTP 5xx)",
+        IIKO_STATUS_API_OTHER => c"IIKO_STATUS_API_OTHER: unexpected HTTP status",
+        IIKO_STATUS_API_DECODE => c"IIKO_STATUS_API_DECODE: the service's answer could not be read",
+        IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION => {
+            c"IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION: the webhook request has no Authorization header"
+        }
+        IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN => {
+            c"IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN: the expected webhook token is empty"
+        }
+        IIKO_STATUS_WEBHOOK_MALFORMED_AUTHORIZATION => {
+            c"IIKO_STATUS_WEBHOOK_MALFORMED_AUTHORIZATION: the Authorization header is malformed"
+        }
+        IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH => {
+            c"IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH: the Authorization token does not match"
+        }
+        IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE => {
+            c"IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE: the webhook body is too large"
+        }
+        IIKO_STATUS_WEBHOOK_BODY_NOT_UTF8 => {
+            c"IIKO_STATUS_WEBHOOK_BODY_NOT_UTF8: the webhook body is not UTF-8"
+        }
+        IIKO_STATUS_WEBHOOK_BODY_TOO_DEEP => {
+            c"IIKO_STATUS_WEBHOOK_BODY_TOO_DEEP: the webhook body nests too deep"
+        }
+        IIKO_STATUS_WEBHOOK_BODY_NOT_JSON => {
+            c"IIKO_STATUS_WEBHOOK_BODY_NOT_JSON: the webhook body is not JSON"
+        }
+        IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY => {
+            c"IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY: the webhook body is not an array of events"
+        }
+        IIKO_STATUS_PANIC => {
+            c"IIKO_STATUS_PANIC: a bug in the library was caught; please report it"
+        }
+        IIKO_STATUS_INTERNAL => c"IIKO_STATUS_INTERNAL: an unclassified library error",
+        _ => c"unknown iiko_status code",
+    }
+}

@@ -303,3 +303,22 @@ def test_debug_log_line_per_request_without_secrets(emu: Emulator, caplog: pytes
 def test_plugin_fixture(iikocloud_emulator: Emulator) -> None:
     assert iikocloud_emulator.running
     assert iikocloud_emulator.client().organizations().organizations
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_forked_child_gets_its_own_pool_and_token(emu: Emulator) -> None:
+    import os
+
+    client = emu.client()
+    client.organizations()
+    pid = os.fork()
+    if pid == 0:  # child: must not reuse the parent's pooled socket
+        code = 1
+        try:
+            code = 0 if client.organizations().organizations else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert emu.request_count("/api/v2/access_token") == 2
+    assert client.organizations().organizations

@@ -165,6 +165,12 @@ impl Lenient for Money {
     }
 }
 
+impl<T: Lenient> Lenient for Box<T> {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(T::read(d)?.map(Box::new))
+    }
+}
+
 impl Lenient for LocalTime {
     fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
         Ok(match scalar(d)? {

@@ -805,7 +805,7 @@ model! {
         /// Total after discounts.
         pub result_sum: Option<Money>,
         /// Set when deleted.
-        pub deleted: Option<ItemDeleted>,
+        pub deleted: Option<Box<ItemDeleted>>,
         /// Position id.
         pub position_id: Option<String>,
         /// Default quantity.
@@ -845,7 +845,8 @@ model! {
     /// An order item: a `Product`, a `Compound` or a `Service`.
     ///
     /// One struct for the three kinds (the fields of the other kinds are
-    /// `None`), so that an unknown `type` still reads.
+    /// `None`), so that an unknown `type` still reads. Rarely present parts are
+    /// boxed to keep large orders compact.
     pub struct OrderItem {
         /// `Product`, `Compound` or `Service`.
         #[serde(rename = "type")]
@@ -853,7 +854,7 @@ model! {
         /// Kitchen status.
         pub status: Option<OrderItemStatus>,
         /// Set when the item was deleted.
-        pub deleted: Option<ItemDeleted>,
+        pub deleted: Option<Box<ItemDeleted>>,
         /// Quantity.
         pub amount: Option<Money>,
         /// Comment.
@@ -863,7 +864,7 @@ model! {
         /// Size.
         pub size: Option<IdName>,
         /// Combo membership.
-        pub combo_information: Option<ComboInformation>,
+        pub combo_information: Option<Box<ComboInformation>>,
         /// Product (`Product` items).
         pub product: Option<IdName>,
         /// Modifiers (`Product` items).
@@ -881,9 +882,9 @@ model! {
         /// Total after discounts (`Product` items).
         pub result_sum: Option<Money>,
         /// First component (`Compound` items).
-        pub primary_component: Option<CompoundComponent>,
+        pub primary_component: Option<Box<CompoundComponent>>,
         /// Second component (`Compound` items).
-        pub secondary_component: Option<CompoundComponent>,
+        pub secondary_component: Option<Box<CompoundComponent>>,
         /// Modifiers of the whole compound (`Compound` items).
         pub common_modifiers: Vec<Modifier>,
         /// Compound template (`Compound` items).

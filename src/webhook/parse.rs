@@ -313,6 +313,15 @@ pub fn parse_body_with(body: &[u8], options: &ParseOptions) -> Result<ParsedBody
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
     match first {
         Some(b'[') => {
+            if let Some(events) = parse_array_fast(text) {
+                return Ok(ParsedBody {
+                    events,
+                    single_object: false,
+                });
+            }
+            // Something in the body is unusual (syntax error, an element that
+            // is not a well-formed event): split it into raw elements first,
+            // which reports syntax errors and isolates each element.
             let elements: Vec<&RawValue> = serde_json::from_str(text).map_err(json_error)?;
             Ok(ParsedBody {
                 events: elements.into_iter().map(parse_element).collect(),
@@ -367,43 +376,190 @@ fn json_type(text: &str) -> &'static str {
     }
 }
 
+/// The common case, in one pass: frames the array by hand and reads each
+/// element in place, taking its raw text from the stream offset. `None` as
+/// soon as anything is unusual; the caller then takes the careful path.
+fn parse_array_fast(text: &str) -> Option<Vec<Event>> {
+    let bytes = text.as_bytes();
+    let mut pos = skip_ws(bytes, 0);
+    if bytes.get(pos) != Some(&b'[') {
+        return None;
+    }
+    pos = skip_ws(bytes, pos + 1);
+    let mut events = Vec::new();
+    if bytes.get(pos) == Some(&b']') {
+        return (skip_ws(bytes, pos + 1) == bytes.len()).then_some(events);
+    }
+    loop {
+        let rest = text.get(pos..)?;
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<InlineEnvelope<'_>>();
+        let InlineEnvelope(env) = stream.next()?.ok()?;
+        let end = pos.checked_add(stream.byte_offset())?;
+        events.push(env.into_event(text.get(pos..end)?));
+        pos = skip_ws(bytes, end);
+        match bytes.get(pos) {
+            Some(b',') => pos = skip_ws(bytes, pos + 1),
+            Some(b']') => return (skip_ws(bytes, pos + 1) == bytes.len()).then_some(events),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(bytes: &[u8], from: usize) -> usize {
+    let rest = bytes.get(from..).unwrap_or(&[]);
+    let skipped = rest
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(rest.len());
+    from.saturating_add(skipped)
+}
+
+/// An element read on the fast path: an event object with eventInfo typed
+/// inline. Fails on anything else, which sends the body to the careful path.
+struct InlineEnvelope<'de>(Envelope<'de>);
+
+impl<'de> Deserialize<'de> for InlineEnvelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(EnvelopeVisitor { inline: true })
+            .map(InlineEnvelope)
+    }
+}
+
 /// Whether arrays and objects nest deeper than `limit`, counting brackets
 /// outside strings. Runs before serde_json so that the error is explicit, and
 /// does not need the input to be valid JSON.
+///
+/// Works on 64-byte blocks: bit masks of quotes and brackets, string interiors
+/// by a prefix XOR of the quote mask, then only the brackets outside strings
+/// are walked. Blocks with a backslash (rare: escapes) and the tail go byte by
+/// byte. This keeps the scan a small fraction of the parse; a test checks it
+/// against the byte-by-byte definition.
 fn exceeds_depth(bytes: &[u8], limit: usize) -> bool {
-    let mut depth = 0usize;
-    let mut rest = bytes;
-    while let Some((&b, tail)) = rest.split_first() {
-        rest = tail;
-        match b {
-            b'"' => rest = skip_string(rest),
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
+    let mut scan = DepthScan::default();
+    let mut blocks = bytes.chunks_exact(64);
+    for block in &mut blocks {
+        let m = BlockMasks::of(block);
+        if m.backslash != 0 || scan.escaped {
+            if block.iter().any(|&b| scan.step(b) > limit) {
+                return true;
+            }
+            continue;
+        }
+        let mut inside = prefix_xor(m.quote);
+        if scan.in_string {
+            inside = !inside;
+        }
+        // The last byte is inside a string iff the string continues into the
+        // next block (a closing quote is outside by this mask).
+        scan.in_string = inside >> 63 == 1;
+        let mut brackets = (m.open | m.close) & !inside;
+        while brackets != 0 {
+            let bit = brackets & brackets.wrapping_neg();
+            if m.open & bit != 0 {
+                scan.depth += 1;
+                if scan.depth > limit {
                     return true;
                 }
+            } else {
+                scan.depth = scan.depth.saturating_sub(1);
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            brackets ^= bit;
         }
     }
-    false
+    blocks.remainder().iter().any(|&b| scan.step(b) > limit)
 }
 
-/// Skips past the closing quote of a string whose opening quote was consumed.
-fn skip_string(mut rest: &[u8]) -> &[u8] {
-    loop {
-        match rest.iter().position(|&c| c == b'"' || c == b'\\') {
-            None => return &[],
-            Some(i) => {
-                let quote = rest.get(i) == Some(&b'"');
-                // An escape skips the escaped byte too.
-                rest = rest.get(i + if quote { 1 } else { 2 }..).unwrap_or(&[]);
-                if quote {
-                    return rest;
-                }
+/// Bit `k` set when byte `k` of a 64-byte block is of that class.
+struct BlockMasks {
+    quote: u64,
+    backslash: u64,
+    open: u64,
+    close: u64,
+}
+
+impl BlockMasks {
+    fn of(block: &[u8]) -> BlockMasks {
+        let (mut quote, mut open, mut close, mut backslash) = (0u64, 0u64, 0u64, 0u64);
+        // Eight bytes at a time, branch-free.
+        for (k, chunk) in block.chunks_exact(8).enumerate().take(8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let shift = 8 * k;
+            quote |= gather(zero_bytes(w ^ splat(b'"'))) << shift;
+            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
+            let folded = w | splat(0x20);
+            open |= gather(zero_bytes(folded ^ splat(b'{'))) << shift;
+            close |= gather(zero_bytes(folded ^ splat(b'}'))) << shift;
+            backslash |= zero_bytes(w ^ splat(b'\\'));
+        }
+        BlockMasks {
+            quote,
+            backslash,
+            open,
+            close,
+        }
+    }
+}
+
+#[inline(always)]
+fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * u64::from(b)
+}
+
+/// The high bit of each zero byte of `v`, exactly.
+#[inline(always)]
+fn zero_bytes(v: u64) -> u64 {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((v & LOWS) + LOWS) | v | LOWS)
+}
+
+/// Gathers the eight high bits of `x` into the low byte, byte 0 as bit 0.
+#[inline(always)]
+fn gather(x: u64) -> u64 {
+    (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Bit `k` of the result is the XOR of bits `0..=k`: set from an opening quote
+/// up to (not including) its closing quote.
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// Byte-by-byte depth tracking, the definition the block scan follows.
+#[derive(Default)]
+struct DepthScan {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl DepthScan {
+    /// Advances by one byte and returns the current depth.
+    fn step(&mut self, b: u8) -> usize {
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => self.in_string = true,
+                b'[' | b'{' => self.depth = self.depth.saturating_add(1),
+                b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
             }
         }
+        self.depth
     }
 }
 
@@ -662,5 +818,68 @@ mod tests {
         assert!(!exceeds_depth(b"[[]]]]]][[", 2));
         assert!(!exceeds_depth(br#"["\\"]"#, 1));
         assert!(!exceeds_depth(br#""unterminated \"#, 0));
+    }
+
+    /// The byte-at-a-time definition the fast scan must agree with.
+    fn reference_depth(bytes: &[u8]) -> usize {
+        let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0, false, false);
+        for &b in bytes {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            max = max.max(depth);
+        }
+        max
+    }
+
+    #[test]
+    fn fast_depth_scan_agrees_with_the_reference() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        // With backslashes (byte-by-byte blocks) and without (bit-mask blocks);
+        // lengths across several 64-byte blocks.
+        for alphabet in [&b"[]{}\"\\ a\xd0"[..], b"[]{}\"\" a\xd0x:,", b"[{\"ab"] {
+            for len in (0..400).step_by(3) {
+                for _ in 0..40 {
+                    let input: Vec<u8> = (0..len)
+                        .map(|_| alphabet[rng.usize(..alphabet.len())])
+                        .collect();
+                    let depth = reference_depth(&input);
+                    assert!(!exceeds_depth(&input, depth), "{input:?}");
+                    if depth > 0 {
+                        assert!(exceeds_depth(&input, depth - 1), "{input:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn masks_mark_exactly_their_bytes() {
+        let block: Vec<u8> = (0..64u8)
+            .map(|i| b"\"\\[{]}ab"[usize::from(i % 8)])
+            .collect();
+        let m = BlockMasks::of(&block);
+        let every = |k: u64| (0..8).fold(0u64, |acc, i| acc | (1 << (8 * i + k)));
+        assert_eq!(m.quote, every(0));
+        assert_ne!(m.backslash, 0);
+        assert_eq!(m.open, every(2) | every(3));
+        assert_eq!(m.close, every(4) | every(5));
+        // Quotes at 2 and 4: bytes 2 and 3 are inside; a quote at 7 opens a
+        // string that runs to the end of the block.
+        assert_eq!(prefix_xor(0b0001_0100), 0b0000_1100);
+        assert_eq!(prefix_xor(0b1001_0100), !0u64 << 7 | 0b0000_1100);
     }
 }

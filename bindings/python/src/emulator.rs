@@ -55,6 +55,24 @@ impl NativeEmulator {
     }
 }
 
+impl Drop for NativeEmulator {
+    /// Stopping joins the emulator's threads, which may be waiting for the
+    /// GIL to log; when Python's garbage collector drops an emulator that was
+    /// never stopped, the GIL is released around the join.
+    fn drop(&mut self) {
+        let emu = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(emu) = emu {
+            let mut slot = Some(emu);
+            let _ = Python::try_attach(|py| py.detach(|| drop(slot.take())));
+            drop(slot);
+        }
+    }
+}
+
 fn events(r: Result<Vec<Value>, iikocloud_emulator::EmulatorError>) -> Outcome<Value> {
     r.map(Value::Array).map_err(|e| e.to_string())
 }

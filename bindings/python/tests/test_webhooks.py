@@ -245,3 +245,15 @@ def test_emulator_delivers_to_a_receiver(emu: Emulator, receiver: Tuple[str, typ
     emu.trigger("personal_shift")
     assert emu.wait_for_deliveries(4, timeout=10)
     assert 401 in handler.statuses
+
+
+def test_an_emulator_left_to_the_garbage_collector_stops_cleanly(caplog: pytest.LogCaptureFixture) -> None:
+    import gc
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="iikocloud"):
+        emu = Emulator()
+        emu.client().organizations()  # emulator threads log at debug meanwhile
+        del emu
+        gc.collect()
+    assert any(r.name == "iikocloud.emulator" for r in caplog.records)

@@ -4,33 +4,7 @@
 //! `/api/1/webhooks/update_settings` in the `Authorization` header. Nothing
 //! documents whether it adds a `Bearer ` prefix, so both forms are accepted.
 //!
-//! # Header rules
-//!
-//! Checked in this order; the first failing rule decides the error:
-//!
-//! 1. The expected token must not be empty or whitespace only
-//!    ([`VerifyError::EmptyExpectedToken`]): an empty token would accept
-//!    everything. It is used as configured, without trimming.
-//! 2. Exactly one `Authorization` header (name matched case-insensitively)
-//!    must be present: none is [`VerifyError::MissingHeader`], several are
-//!    [`VerifyError::MalformedHeader`].
-//! 3. The value must be non-empty, contain no control byte (0x00–0x1F, 0x7F:
-//!    no tab, CR, LF or NUL) and neither begin nor end with a space; otherwise
-//!    [`VerifyError::MalformedHeader`]. HTTP servers strip surrounding
-//!    whitespace themselves, so any that reaches us is a trick, not noise.
-//! 4. A value starting with `Bearer` (ASCII case-insensitive) and one space is
-//!    the bearer form; its credential is the rest, which must be non-empty and
-//!    must not start with another space. `Bearer` alone is
-//!    [`VerifyError::MalformedHeader`].
-//! 5. The request is authentic when the credential of the bearer form, or the
-//!    whole value (the bare form), equals the expected token byte for byte.
-//!    Otherwise [`VerifyError::Mismatch`].
-//!
-//! The comparison uses [`subtle::ConstantTimeEq`]. When the lengths differ the
-//! expected token is compared with itself instead, so the time taken depends
-//! only on the expected token's length, not on how much of the candidate
-//! matches. No error and no `Debug` output ever contains the token or the
-//! header value.
+//! See [`Verifier`] for the exact rules.
 
 use std::fmt;
 
@@ -92,6 +66,34 @@ impl std::error::Error for VerifyError {}
 /// Checks webhook requests against the configured `authToken`.
 ///
 /// Cheap to clone; `Debug` prints the token as `[redacted]`.
+///
+/// # Header rules
+///
+/// Checked in this order; the first failing rule decides the error:
+///
+/// 1. The expected token must not be empty or whitespace only
+///    ([`VerifyError::EmptyExpectedToken`]): an empty token would accept
+///    everything. It is used as configured, without trimming.
+/// 2. Exactly one `Authorization` header (name matched case-insensitively)
+///    must be present: none is [`VerifyError::MissingHeader`], several are
+///    [`VerifyError::MalformedHeader`].
+/// 3. The value must be non-empty, contain no control byte (0x00–0x1F, 0x7F:
+///    no tab, CR, LF or NUL) and neither begin nor end with a space; otherwise
+///    [`VerifyError::MalformedHeader`]. HTTP servers strip surrounding
+///    whitespace themselves, so any that reaches us is a trick, not noise.
+/// 4. A value starting with `Bearer` (ASCII case-insensitive) and one space is
+///    the bearer form; its credential is the rest, which must be non-empty and
+///    must not start with another space. `Bearer` alone is
+///    [`VerifyError::MalformedHeader`].
+/// 5. The request is authentic when the credential of the bearer form, or the
+///    whole value (the bare form), equals the expected token byte for byte.
+///    Otherwise [`VerifyError::Mismatch`].
+///
+/// The comparison uses [`subtle::ConstantTimeEq`]. When the lengths differ the
+/// expected token is compared with itself instead, so the time taken depends
+/// only on the expected token's length, not on how much of the candidate
+/// matches. No error and no `Debug` output ever contains the token or the
+/// header value.
 #[derive(Clone, Debug)]
 pub struct Verifier {
     expected: Secret,
@@ -107,7 +109,7 @@ impl Verifier {
     }
 
     /// Verifies the value of the `Authorization` header (`None` when the
-    /// request has none). See the [module docs](self) for the rules.
+    /// request has none). See [`Verifier`] for the rules.
     pub fn verify(&self, authorization: Option<&[u8]>) -> Result<(), VerifyError> {
         verify_authorization(authorization, self.expected.expose())
     }
@@ -148,7 +150,7 @@ where
 }
 
 /// Verifies an `Authorization` header value (`None` when absent) against the
-/// expected token. See the [module docs](self) for the rules.
+/// expected token. See [`Verifier`] for the rules.
 pub fn verify_authorization(
     authorization: Option<&[u8]>,
     expected_token: &str,

@@ -233,3 +233,14 @@ fn ordering_guard_is_thread_safe() {
         OrderingDecision::Stale { last_applied: 3999 }
     );
 }
+
+#[test]
+fn shared_types_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Deduplicator>();
+    assert_send_sync::<OrderingGuard>();
+    assert_send_sync::<iikocloud::webhook::Receiver>();
+    assert_send_sync::<iikocloud::webhook::Verifier>();
+    assert_send_sync::<iikocloud::webhook::ParsedBody>();
+    assert_send_sync::<Event>();
+}

@@ -1,0 +1,292 @@
+//! The command line: every command, flag and environment variable.
+//!
+//! Secrets are parsed straight into [`Secret`], whose `Debug` and `Display`
+//! print `[redacted]`, and every argument read from the environment has
+//! `hide_env_values`, so `--help` never shows a value taken from it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use iikocloud::client::DEFAULT_BASE_URL;
+use iikocloud::Secret;
+
+/// Command-line tool for the iikoCloud (iikoTransport) API.
+#[derive(Parser, Debug)]
+#[command(
+    name = "iikocloud",
+    version,
+    about = "Command-line tool for the iikoCloud (iikoTransport) API",
+    long_about = "Command-line tool for the iikoCloud (iikoTransport) API: tokens, organizations, \
+                  webhook settings, stop lists and raw calls against the service; webhook \
+                  debugging (parse, verify, listen); the local emulator; and a demo of the \
+                  whole SDK that needs no credentials.\n\n\
+                  Start with: iikocloud demo",
+    after_help = "Exit codes: 0 ok, 1 API/network error or failed step, 2 usage or configuration, \
+                  3 invalid input (malformed body or JSON), 4 webhook verification failed."
+)]
+pub struct Cli {
+    /// Options of every command.
+    #[command(flatten)]
+    pub global: GlobalOpts,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted by every command, before or after its name.
+#[derive(Args, Debug, Clone)]
+pub struct GlobalOpts {
+    /// Print machine-readable JSON on stdout (and errors as JSON on stderr).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Log to stderr: each HTTP request of the client (method, path, status,
+    /// duration, correlationId; never bodies or secrets), and the emulator's
+    /// requests and deliveries.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Get an access token (checks the credentials; the token is printed only with --reveal).
+    Token(TokenArgs),
+    /// List the organizations the API key can see.
+    Organizations(OrganizationsArgs),
+    /// Show out-of-stock items (all organizations of the key unless --org is given).
+    StopLists(StopListsArgs),
+    /// Call any endpoint with a JSON body (token handling and errors as for the typed calls).
+    Call(CallArgs),
+    /// Webhook settings and webhook debugging.
+    Webhook {
+        /// What to do with webhooks.
+        #[command(subcommand)]
+        command: WebhookCommand,
+    },
+    /// Run the local emulator of the service in the foreground (until Ctrl-C).
+    Emulator(EmulatorArgs),
+    /// Show the whole SDK working against an in-process emulator, with no credentials.
+    Demo(DemoArgs),
+}
+
+/// The `webhook` commands.
+#[derive(Subcommand, Debug)]
+pub enum WebhookCommand {
+    /// Show an organization's webhook settings (the auth token only with --reveal).
+    Get(WebhookGetArgs),
+    /// Point an organization's webhook at a URL, with an auth token.
+    Set(WebhookSetArgs),
+    /// Parse a webhook body from FILE (or stdin) and show its events.
+    Parse(ParseArgs),
+    /// Check an Authorization header value against the expected token (exit 0 or 4).
+    Verify(VerifyArgs),
+    /// Run a local receiver that verifies, parses and prints each delivery.
+    Listen(ListenArgs),
+}
+
+/// Where the service is and who we are.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Connection (flags or environment; values are never printed)")]
+pub struct ConnOpts {
+    /// Service address (a region's API host, or the emulator's URL).
+    #[arg(
+        long,
+        help = "Service address, e.g. https://api-eu.iiko.services or the emulator's URL",
+        env = "IIKO_BASE_URL",
+        hide_env_values = true,
+        default_value = DEFAULT_BASE_URL,
+        value_name = "URL"
+    )]
+    pub base_url: String,
+    /// Application id (v2 credentials, with --client-secret and --api-key).
+    #[arg(long, env = "IIKO_APP_ID", hide_env_values = true, value_name = "ID")]
+    pub app_id: Option<String>,
+    /// Application secret (v2). Prefer the environment variable: flags show in `ps`.
+    #[arg(long, env = "IIKO_CLIENT_SECRET", hide_env_values = true, value_name = "SECRET", value_parser = secret, allow_hyphen_values = true)]
+    pub client_secret: Option<Secret>,
+    /// API key (v2). Prefer the environment variable: flags show in `ps`.
+    #[arg(long, env = "IIKO_API_KEY", hide_env_values = true, value_name = "KEY", value_parser = secret, allow_hyphen_values = true)]
+    pub api_key: Option<Secret>,
+    /// Legacy apiLogin, used when no v2 credential is given.
+    #[arg(long, env = "IIKO_API_LOGIN", hide_env_values = true, value_name = "LOGIN", value_parser = secret, allow_hyphen_values = true)]
+    pub api_login: Option<Secret>,
+    /// Timeout header in seconds: how long the service waits for the restaurant terminal (default 15).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: Option<u64>,
+}
+
+fn secret(s: &str) -> Result<Secret, String> {
+    Ok(Secret::new(s))
+}
+
+/// `token`.
+#[derive(Args, Debug)]
+pub struct TokenArgs {
+    /// Print the token itself (alone on stdout, for scripts); it is a credential, handle it so.
+    #[arg(long)]
+    pub reveal: bool,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `organizations`.
+#[derive(Args, Debug)]
+pub struct OrganizationsArgs {
+    /// Only this organization (UUID); repeat for several.
+    #[arg(long = "id", value_name = "UUID")]
+    pub ids: Vec<String>,
+    /// Include disabled organizations.
+    #[arg(long)]
+    pub include_disabled: bool,
+    /// Ask for the extended shape (country, address, currency, version...).
+    #[arg(long)]
+    pub extended: bool,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `stop-lists`.
+#[derive(Args, Debug)]
+pub struct StopListsArgs {
+    /// Organization (UUID); repeat for several. Default: every organization of the key.
+    #[arg(long = "org", value_name = "UUID")]
+    pub orgs: Vec<String>,
+    /// Only this terminal group (UUID); repeat for several.
+    #[arg(long = "terminal-group", value_name = "UUID")]
+    pub terminal_groups: Vec<String>,
+    /// Return the sizes of the dishes.
+    #[arg(long)]
+    pub sizes: bool,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `call`.
+#[derive(Args, Debug)]
+pub struct CallArgs {
+    /// Endpoint path, e.g. /api/1/nomenclature.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Request body: a JSON object, or `-` to read it from stdin. Default: {}.
+    #[arg(value_name = "JSON")]
+    pub body: Option<String>,
+    /// The call is safe to repeat: retry it after a network error or a 5xx.
+    #[arg(long)]
+    pub idempotent: bool,
+    /// Do not hide `token`/`authToken` fields of the answer.
+    #[arg(long)]
+    pub reveal: bool,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `webhook get`.
+#[derive(Args, Debug)]
+pub struct WebhookGetArgs {
+    /// Organization (UUID).
+    #[arg(long, value_name = "UUID")]
+    pub org: String,
+    /// Print the stored auth token too.
+    #[arg(long)]
+    pub reveal: bool,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `webhook set`.
+#[derive(Args, Debug)]
+pub struct WebhookSetArgs {
+    /// Organization (UUID).
+    #[arg(long, value_name = "UUID")]
+    pub org: String,
+    /// Absolute http(s) URL of your receiver.
+    #[arg(long, value_name = "URL")]
+    pub url: String,
+    /// Auth token the service sends back in the Authorization header; use a long random one.
+    #[arg(long, env = "IIKO_WEBHOOK_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = secret, allow_hyphen_values = true)]
+    pub token: Option<Secret>,
+    /// webHooksFilter as a JSON object, e.g. '{"deliveryOrderFilter":{"errors":true}}'. Default: none.
+    #[arg(long, value_name = "JSON")]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub conn: ConnOpts,
+}
+
+/// `webhook parse`.
+#[derive(Args, Debug)]
+pub struct ParseArgs {
+    /// File with the webhook body; stdin when absent or `-`.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Also exit 3 when any single event cannot be read.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// `webhook verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The Authorization header value as received (e.g. "Bearer abc" or "abc").
+    #[arg(long, value_name = "VALUE", value_parser = secret, allow_hyphen_values = true)]
+    pub header: Secret,
+    /// The expected auth token (the one set with `webhook set`).
+    #[arg(long, env = "IIKO_WEBHOOK_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = secret, allow_hyphen_values = true)]
+    pub token: Secret,
+}
+
+/// `webhook listen`.
+#[derive(Args, Debug)]
+pub struct ListenArgs {
+    /// Address to listen on (use 0.0.0.0 to accept requests from other machines).
+    #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
+    pub host: String,
+    /// Port to listen on; 0 picks a free one (printed on the first line).
+    #[arg(long, value_name = "PORT")]
+    pub port: u16,
+    /// The expected auth token (the one set with `webhook set`).
+    #[arg(long, env = "IIKO_WEBHOOK_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = secret, allow_hyphen_values = true)]
+    pub token: Secret,
+    /// Exit after answering N requests (default: run until Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+}
+
+/// `emulator`: the options of the `iikocloud-emulator` binary.
+#[derive(Args, Debug)]
+pub struct EmulatorArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
+    pub host: String,
+    /// Port to listen on; 0 picks a free port.
+    #[arg(long, default_value_t = iikocloud_emulator::DEFAULT_PORT, value_name = "N")]
+    pub port: u16,
+    /// Fixture file (JSON); the built-in data is used when absent.
+    #[arg(long, value_name = "FILE")]
+    pub fixtures: Option<PathBuf>,
+    /// Token lifetime in seconds (fractions allowed).
+    #[arg(long, value_name = "SECS", default_value_t = 3600.0, value_parser = seconds)]
+    pub token_ttl: f64,
+    /// Time allowed for one webhook delivery attempt, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
+    pub webhook_timeout: f64,
+    /// Pauses before webhook retries, comma-separated seconds ("none" for no retries).
+    #[arg(long, value_name = "SECS,...", default_value = "1,5,30")]
+    pub webhook_retry_delays: String,
+    /// Consecutive failed delivery attempts that block a webhook (0 = never).
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    pub webhook_block_after: u32,
+}
+
+/// `demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {}
+
+/// A non-negative, finite number of seconds.
+pub fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} is not a non-negative number of seconds"))
+    }
+}

@@ -1,0 +1,485 @@
+//! `demo`: the whole SDK against an in-process emulator, step by step.
+//!
+//! Every step checks that what it shows really happened, so the demo is also
+//! a smoke test: it exits 1 at the first step that does not go as expected.
+//! Nothing secret is printed: not the credentials, not the access token, not
+//! the webhook auth token.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::sync::mpsc::{self, Receiver as Channel};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use iikocloud::models::{OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest};
+use iikocloud::webhook::{Event, EventKind, ReceiveError, VerifyError};
+use iikocloud::Client;
+use iikocloud_emulator::{
+    DeliveryConfig, DeliveryOutcome, Emulator, EmulatorConfig, DEFAULT_API_KEY, DEFAULT_APP_ID,
+    DEFAULT_CLIENT_SECRET,
+};
+use serde_json::{json, Value};
+
+use crate::args::{DemoArgs, GlobalOpts};
+use crate::exit::Failure;
+use crate::hooks::{describe, short, type_name, Delivery, Endpoint, Outcome, Verdict};
+
+/// How long to wait for one webhook delivery before the step fails.
+const EVENT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Lifetime of the tokens issued in the expiry step.
+const SHORT_TTL: Duration = Duration::from_secs(2);
+/// The statuses a delivery order goes through after `Unconfirmed`.
+const LIFECYCLE: [&str; 7] = [
+    "WaitCooking",
+    "CookingStarted",
+    "CookingCompleted",
+    "Waiting",
+    "OnWay",
+    "Delivered",
+    "Closed",
+];
+/// The path the receiver is told to listen on (any path would do).
+const HOOK_PATH: &str = "/iiko/webhook";
+
+/// The steps, in order; a failure names the step.
+const STEPS: [&str; 9] = [
+    "Start the emulator",
+    "Get an access token",
+    "List the organizations",
+    "Point the webhook at a local receiver",
+    "Follow a delivery order through its lifecycle",
+    "Receive an order error",
+    "Receive a stop-list change, then fetch the stop lists",
+    "Keep out repeats, late versions and forgeries",
+    "Let a token expire: the client refreshes it unnoticed",
+];
+
+/// Prints step headings and turns failed checks into a [`Failure`].
+struct Steps {
+    current: usize,
+}
+
+impl Steps {
+    fn next(&mut self) {
+        self.current += 1;
+        println!("\n{}. {}", self.current, STEPS[self.current - 1]);
+    }
+
+    fn check(&self, ok: bool, what: impl FnOnce() -> String) -> Result<(), Failure> {
+        if ok {
+            Ok(())
+        } else {
+            Err(self.fail(what()))
+        }
+    }
+
+    fn fail(&self, what: impl std::fmt::Display) -> Failure {
+        Failure::failed(format!(
+            "demo step {} ({}) failed: {what}",
+            self.current,
+            STEPS[self.current.saturating_sub(1)]
+        ))
+    }
+}
+
+/// The in-process webhook receiver: a tiny_http server whose thread hands
+/// every handled request to the demo over a channel.
+struct LocalReceiver {
+    server: Arc<tiny_http::Server>,
+    addr: SocketAddr,
+    deliveries: Channel<Delivery>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LocalReceiver {
+    fn start(token: &str) -> std::io::Result<LocalReceiver> {
+        let server =
+            tiny_http::Server::http((Ipv4Addr::LOCALHOST, 0)).map_err(std::io::Error::other)?;
+        let addr = server
+            .server_addr()
+            .to_ip()
+            .ok_or_else(|| std::io::Error::other("receiver has no IP address"))?;
+        let server = Arc::new(server);
+        let (tx, rx) = mpsc::channel();
+        let endpoint = Endpoint::new(token.into());
+        let thread = {
+            let server = Arc::clone(&server);
+            std::thread::Builder::new()
+                .name("demo-receiver".into())
+                .spawn(move || {
+                    while let Ok(rq) = server.recv() {
+                        if tx.send(endpoint.serve(rq)).is_err() {
+                            break;
+                        }
+                    }
+                })?
+        };
+        Ok(LocalReceiver {
+            server,
+            addr,
+            deliveries: rx,
+            thread: Some(thread),
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}{HOOK_PATH}", self.addr)
+    }
+
+    /// The next request the receiver handled.
+    fn next(&self, steps: &Steps) -> Result<Delivery, Failure> {
+        self.deliveries
+            .recv_timeout(EVENT_TIMEOUT)
+            .map_err(|_| steps.fail(format!("no webhook request within {EVENT_TIMEOUT:?}")))
+    }
+
+    /// The next request, which must hold exactly one event; prints its line.
+    fn next_event(&self, steps: &Steps) -> Result<(Event, Verdict), Failure> {
+        let d = self.next(steps)?;
+        let status = d.status;
+        match d.outcome {
+            Outcome::Events(mut events) if events.len() == 1 => {
+                let (event, verdict) = events.remove(0);
+                println!(
+                    "   <- {status} {}  {}  => {}",
+                    type_name(&event),
+                    describe(&event),
+                    verdict.describe()
+                );
+                Ok((event, verdict))
+            }
+            Outcome::Events(events) => Err(steps.fail(format!(
+                "expected one event per request, got {}",
+                events.len()
+            ))),
+            Outcome::Refused(e) => Err(steps.fail(format!("the receiver refused a delivery: {e}"))),
+            other => Err(steps.fail(format!("unexpected request: {other:?}"))),
+        }
+    }
+}
+
+impl Drop for LocalReceiver {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A 128-bit random hex token from the standard library's randomly keyed
+/// hasher: unguessable enough for a demo, and no dependency for it.
+fn random_token() -> String {
+    (0..2u64)
+        .map(|i| {
+            let mut h = RandomState::new().build_hasher();
+            h.write_u64(i);
+            format!("{:016x}", h.finish())
+        })
+        .collect()
+}
+
+/// POSTs `[]` with a wrong `Authorization` header over a plain socket and
+/// returns the status answered.
+fn post_forged(addr: SocketAddr) -> std::io::Result<u16> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(EVENT_TIMEOUT))?;
+    let body = "[]";
+    write!(
+        s,
+        "POST {HOOK_PATH} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Authorization: Bearer not-the-configured-token\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer)?;
+    // "HTTP/1.1 401 Unauthorized"
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| std::io::Error::other("no HTTP status line in the answer"))
+}
+
+/// `demo`.
+pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
+    let started = Instant::now();
+    let mut steps = Steps { current: 0 };
+    println!("iikocloud demo: the SDK against an emulator running inside this process");
+    println!("(no credentials, no network; nothing secret is printed)");
+
+    // 1. The emulator, with fast webhook retries so nothing waits long.
+    steps.next();
+    let emu = Emulator::start(EmulatorConfig::default().delivery(DeliveryConfig::fast()))
+        .map_err(|e| steps.fail(format!("cannot start the emulator: {e}")))?;
+    println!(
+        "   emulator listening on {} (built-in test data)",
+        emu.url()
+    );
+    let client = Client::builder()
+        .base_url(emu.url())
+        .v2(DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET, DEFAULT_API_KEY)
+        .build()?;
+    let token_requests = || emu.request_count("/api/v2/access_token");
+
+    // 2. A token: fetched once, then cached and shared.
+    steps.next();
+    let token = client.access_token()?;
+    let lifetime = token
+        .expires_at()
+        .duration_since(token.obtained_at())
+        .unwrap_or_default();
+    steps.check(token_requests() == 1, || {
+        format!("expected 1 token request, saw {}", token_requests())
+    })?;
+    println!(
+        "   token obtained: {} characters, valid for {} s (the value is never printed)",
+        token.expose().len(),
+        lifetime.as_secs()
+    );
+    println!(
+        "   the client caches it, shares it between threads and refreshes it before it expires"
+    );
+    drop(token);
+
+    // 3. Organizations.
+    steps.next();
+    let orgs = client.organizations(&OrganizationsRequest::default())?;
+    for o in &orgs.organizations {
+        println!("   {}  {}", o.id, o.name.as_deref().unwrap_or("(no name)"));
+    }
+    let org = orgs
+        .organizations
+        .first()
+        .ok_or_else(|| steps.fail("the emulator returned no organization"))?;
+    let org_name = org.name.clone().unwrap_or_else(|| org.id.clone());
+    steps.check(token_requests() == 1, || {
+        "the cached token was not reused".into()
+    })?;
+    println!(
+        "   {} organization(s); the cached token was reused (still 1 token request)",
+        orgs.organizations.len()
+    );
+
+    // 4. The receiver, and the webhook pointed at it.
+    steps.next();
+    let auth_token = random_token();
+    let receiver = LocalReceiver::start(&auth_token)
+        .map_err(|e| steps.fail(format!("cannot start the receiver: {e}")))?;
+    println!(
+        "   receiver listening on {}, built with the SDK's Receiver (verify, then parse),",
+        receiver.url()
+    );
+    println!("   Deduplicator (drops repeats) and OrderingGuard (skips late versions)");
+    client.update_webhook_settings(&UpdateWebhookSettingsRequest::new(
+        &org.id,
+        receiver.url(),
+        auth_token.as_str(),
+    ))?;
+    let settings = client.webhook_settings(&org.id)?;
+    steps.check(
+        settings.web_hooks_uri.as_deref() == Some(receiver.url().as_str())
+            && settings.auth_token.as_ref().map(|t| t.expose()) == Some(auth_token.as_str()),
+        || "the webhook settings read back differ from those set".into(),
+    )?;
+    println!("   webhook of {org_name} set, read back: same URL, auth token stored (not printed)");
+    println!("   each line below is one request: '<-' the status the receiver answered, the event");
+    println!("   it verified and parsed, and '=>' what it decided");
+
+    // 5. A delivery order from Unconfirmed to Closed.
+    steps.next();
+    let order = emu
+        .create_delivery_order(&org.id)
+        .map_err(|e| steps.fail(e))?;
+    println!(
+        "   the emulator creates order #{} and moves it through {} statuses",
+        order.number,
+        LIFECYCLE.len()
+    );
+    let mut expected = vec!["Unconfirmed"];
+    expected.extend(LIFECYCLE);
+    for (i, status) in expected.iter().enumerate() {
+        if i > 0 {
+            emu.set_delivery_status(&order.id, status)
+                .map_err(|e| steps.fail(e))?;
+        }
+        let (event, verdict) = receiver.next_event(&steps)?;
+        steps.check(
+            event.kind() == EventKind::DeliveryOrderUpdate
+                && event.order_id() == Some(order.id.as_str())
+                && event.status() == Some(*status)
+                && verdict == Verdict::New,
+            || format!("expected a new DeliveryOrderUpdate with status {status}"),
+        )?;
+        if i == 0 {
+            steps.check(event.is_new_delivery_order(), || {
+                "the first event was not recognised as a new order".into()
+            })?;
+        }
+    }
+
+    // 6. An order error.
+    steps.next();
+    emu.trigger_delivery_error(&org.id, "ProductNotFound")
+        .map_err(|e| steps.fail(e))?;
+    let (event, verdict) = receiver.next_event(&steps)?;
+    steps.check(
+        event.kind() == EventKind::DeliveryOrderError
+            && event.error_code() == Some("ProductNotFound")
+            && verdict == Verdict::New,
+        || "expected a DeliveryOrderError with code ProductNotFound".into(),
+    )?;
+
+    // 7. A stop-list change: the event names the terminal group only, so the
+    // stop lists are fetched after it.
+    steps.next();
+    let count_items = |client: &Client| -> Result<(usize, Vec<String>), Failure> {
+        let lists = client.stop_lists(&StopListsRequest::new([org.id.clone()]))?;
+        let products: Vec<String> = lists
+            .terminal_group_stop_lists
+            .iter()
+            .flat_map(|o| &o.items)
+            .flat_map(|g| &g.items)
+            .filter_map(|i| i.product_id.clone())
+            .collect();
+        Ok((products.len(), products))
+    };
+    let (before, before_products) = count_items(&client)?;
+    emu.trigger_stop_list_change(&org.id)
+        .map_err(|e| steps.fail(e))?;
+    let (event, verdict) = receiver.next_event(&steps)?;
+    steps.check(
+        event.kind() == EventKind::StopListUpdate && verdict == Verdict::New,
+        || "expected a StopListUpdate".into(),
+    )?;
+    let (after, after_products) = count_items(&client)?;
+    let added: Vec<&String> = after_products
+        .iter()
+        .filter(|p| !before_products.contains(p))
+        .collect();
+    steps.check(after == before + 1 && added.len() == 1, || {
+        format!("expected one new stop-list item, had {before}, now {after}")
+    })?;
+    println!(
+        "   the event carries no items, so /api/1/stop_lists is asked: {after} item(s) out of stock \
+         (was {before}), new: product {}",
+        short(added[0])
+    );
+
+    // 8. Repeats, late versions, forgeries.
+    steps.next();
+    let first_body = emu
+        .deliveries()
+        .into_iter()
+        .find(|r| r.outcome == DeliveryOutcome::Delivered && r.body.contains(&order.id))
+        .map(|r| r.body_json())
+        .ok_or_else(|| steps.fail("the emulator logged no delivery of the order"))?;
+    println!(
+        "   the first order event is delivered again, as the service does when a 200 is lost:"
+    );
+    emu.send_raw(&org.id, first_body)
+        .map_err(|e| steps.fail(e))?;
+    let (_, verdict) = receiver.next_event(&steps)?;
+    steps.check(verdict == Verdict::Duplicate, || {
+        "the repeated event was not dropped".into()
+    })?;
+
+    println!("   an older version of the order (lower eventInfo.timestamp) arrives late:");
+    let mut late = order
+        .events
+        .first()
+        .cloned()
+        .ok_or_else(|| steps.fail("the order has no event"))?;
+    let first_ts = late["eventInfo"]["timestamp"]
+        .as_i64()
+        .ok_or_else(|| steps.fail("the order event has no timestamp"))?;
+    late["eventInfo"]["timestamp"] = json!(first_ts - 1);
+    emu.send_raw(&org.id, Value::Array(vec![late]))
+        .map_err(|e| steps.fail(e))?;
+    let (_, verdict) = receiver.next_event(&steps)?;
+    steps.check(matches!(verdict, Verdict::Stale { .. }), || {
+        "the late version was not skipped".into()
+    })?;
+
+    println!("   a request with a wrong Authorization header:");
+    let status = post_forged(receiver.addr).map_err(|e| steps.fail(e))?;
+    let d = receiver.next(&steps)?;
+    let rejected = matches!(
+        d.outcome,
+        Outcome::Refused(ReceiveError::Unauthorized(VerifyError::Mismatch))
+    );
+    steps.check(status == 401 && d.status == 401 && rejected, || {
+        format!("expected 401 for the forged request, got {status}")
+    })?;
+    if let Outcome::Refused(e) = &d.outcome {
+        println!("   <- {status} rejected before parsing: {e}");
+    }
+
+    // 9. Token expiry, twice: revoked early by the service (a 401 on a call),
+    // and run out by the clock (refreshed before the call).
+    steps.next();
+    emu.set_token_ttl(SHORT_TTL);
+    emu.expire_tokens();
+    println!(
+        "   the emulator ends every token now and issues new ones for {} s only",
+        SHORT_TTL.as_secs()
+    );
+    let (n0, mark) = (token_requests(), emu.requests().len());
+    let orgs = client.organizations(&OrganizationsRequest::default())?;
+    let n1 = token_requests();
+    let log: Vec<_> = emu.requests().into_iter().skip(mark).collect();
+    let saw_401 = log
+        .iter()
+        .any(|r| r.path == "/api/1/organizations" && r.status == 401);
+    steps.check(n1 == n0 + 1 && saw_401, || {
+        format!("expected a 401 and one new token, saw token requests {n0} -> {n1}")
+    })?;
+    println!(
+        "   organizations call: OK ({} organizations); inside the client: 401, a new token, one retry \
+         (token requests {n0} -> {n1})",
+        orgs.organizations.len()
+    );
+    let wait_start = Instant::now();
+    while client.cached_token().is_some() {
+        if wait_start.elapsed() > SHORT_TTL * 2 {
+            return Err(steps.fail("the short-lived token did not expire"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!(
+        "   {:.1} s later the new token has run out",
+        wait_start.elapsed().as_secs_f64()
+    );
+    let mark = emu.requests().len();
+    let orgs = client.organizations(&OrganizationsRequest::default())?;
+    let n2 = token_requests();
+    let log: Vec<_> = emu.requests().into_iter().skip(mark).collect();
+    let no_401 = !log.iter().any(|r| r.status == 401);
+    steps.check(n2 == n1 + 1 && no_401, || {
+        format!("expected one new token and no 401, saw token requests {n1} -> {n2}")
+    })?;
+    println!(
+        "   organizations call: OK ({} organizations); the client fetched a new token first, \
+         no 401 (token requests {n1} -> {n2})",
+        orgs.organizations.len()
+    );
+
+    let delivered = emu
+        .deliveries()
+        .iter()
+        .filter(|r| r.outcome == DeliveryOutcome::Delivered)
+        .count();
+    println!(
+        "\nAll {} steps passed in {:.1} s: {} API requests served, {} webhook deliveries received.",
+        STEPS.len(),
+        started.elapsed().as_secs_f64(),
+        emu.requests().len(),
+        delivered
+    );
+    drop(receiver);
+    Ok(())
+}

@@ -134,9 +134,3 @@ impl From<iikocloud::Error> for Failure {
         f
     }
 }
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Failure {
-        Failure::failed(e.to_string())
-    }
-}

@@ -31,3 +31,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "python: wheel, stub check, pytest (scripts/py-test.sh)"
 ./scripts/py-test.sh
 # ---- end of the Python section ----------------------------------------------
+
+# ---- C ABI (bindings/c, include/, examples/c, examples/cpp, tests/c) --------
+step "C ABI: header, C and C++ tests, examples, valgrind, ASan/UBSan, PHP FFI load, install (scripts/c-test.sh)"
+./scripts/c-test.sh
+# ---- end of the C section ---------------------------------------------------

@@ -1,0 +1,580 @@
+/* iikocloud.hpp: header-only C++17 layer over the C API of iikocloud.h.
+ *
+ * - Classes own the C handles (RAII, move-only) and free them once.
+ * - Failures throw iiko::Error (a std::runtime_error) carrying the status,
+ *   the HTTP status, errorDescription, the error code and the correlationId.
+ * - Results are std::string / std::vector / std::optional; nothing returned
+ *   points into a handle, so results outlive the objects they came from.
+ * - Thread safety is the C API's: a Client, Deduplicator or OrderingGuard may be
+ *   used by many threads at once; Events may be read by many threads at once;
+ *   ClientOptions is for one thread.
+ *
+ * Link with -liikocloud (pkg-config --libs iikocloud). */
+#ifndef IIKOCLOUD_HPP
+#define IIKOCLOUD_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+extern "C" {
+#include "iikocloud.h"
+}
+
+namespace iiko {
+
+/** A failed call: what iiko_error carries, copied. */
+class Error : public std::runtime_error {
+  public:
+    /** Takes the detail out of `err` (which may be NULL) and frees it. */
+    Error(iiko_status status, iiko_error *err)
+        : std::runtime_error(message_of(status, err)), status_(status) {
+        if (err != nullptr) {
+            http_status_ = iiko_error_http_status(err);
+            description_ = opt(iiko_error_description(err));
+            api_code_ = opt(iiko_error_api_code(err));
+            correlation_id_ = opt(iiko_error_correlation_id(err));
+            path_ = opt(iiko_error_path(err));
+            retry_after_s_ = iiko_error_retry_after_s(err);
+            size_t len = 0;
+            const uint8_t *body = iiko_error_body(err, &len);
+            if (body != nullptr) {
+                body_.assign(reinterpret_cast<const char *>(body), len);
+            }
+            iiko_error_free(err);
+        }
+    }
+
+    /** The IIKO_STATUS_* code. */
+    iiko_status status() const noexcept { return status_; }
+    /** The HTTP status of the answer that failed; 0 when there was none. */
+    int http_status() const noexcept { return http_status_; }
+    /** errorDescription of the service's answer. */
+    const std::optional<std::string> &description() const noexcept { return description_; }
+    /** `error`, the service's short error code. */
+    const std::optional<std::string> &api_code() const noexcept { return api_code_; }
+    /** correlationId, to quote to iiko support. */
+    const std::optional<std::string> &correlation_id() const noexcept { return correlation_id_; }
+    /** The endpoint path of a failed call. */
+    const std::optional<std::string> &path() const noexcept { return path_; }
+    /** Retry-After of a 429 in seconds, or -1. */
+    int64_t retry_after_s() const noexcept { return retry_after_s_; }
+    /** The raw body of the failed answer (may be empty). */
+    const std::string &body() const noexcept { return body_; }
+
+  private:
+    static std::optional<std::string> opt(const char *s) {
+        return s == nullptr ? std::nullopt : std::optional<std::string>(s);
+    }
+    static std::string message_of(iiko_status status, const iiko_error *err) {
+        const char *m = err != nullptr ? iiko_error_message(err) : nullptr;
+        return m != nullptr ? std::string(m) : std::string(iiko_status_str(status));
+    }
+
+    iiko_status status_;
+    int http_status_ = 0;
+    std::optional<std::string> description_;
+    std::optional<std::string> api_code_;
+    std::optional<std::string> correlation_id_;
+    std::optional<std::string> path_;
+    int64_t retry_after_s_ = -1;
+    std::string body_;
+};
+
+namespace detail {
+
+/** Throws iiko::Error unless `status` is IIKO_STATUS_OK. */
+/* Takes the address of the error variable, not its value: the call that
+ * fills it is an argument too, and argument evaluation order is unspecified. */
+inline void check(iiko_status status, iiko_error **err) {
+    iiko_error *e = *err;
+    *err = nullptr;
+    if (status != IIKO_STATUS_OK) {
+        throw Error(status, e);
+    }
+    iiko_error_free(e);
+}
+
+/** Copies a string the library returned and frees it. */
+inline std::string take(char *s) {
+    std::string out = s != nullptr ? std::string(s) : std::string();
+    iiko_string_free(s);
+    return out;
+}
+
+inline std::optional<std::string> opt(const char *s) {
+    return s == nullptr ? std::nullopt : std::optional<std::string>(s);
+}
+
+/** The C string of an optional argument (NULL when empty). */
+inline const char *c_or_null(const std::optional<std::string> &s) {
+    return s ? s->c_str() : nullptr;
+}
+
+struct Free {
+    void operator()(iiko_client_options *p) const noexcept { iiko_client_options_free(p); }
+    void operator()(iiko_client *p) const noexcept { iiko_client_free(p); }
+    void operator()(iiko_organizations *p) const noexcept { iiko_organizations_free(p); }
+    void operator()(iiko_events *p) const noexcept { iiko_events_free(p); }
+    void operator()(iiko_deduplicator *p) const noexcept { iiko_deduplicator_free(p); }
+    void operator()(iiko_ordering_guard *p) const noexcept { iiko_ordering_guard_free(p); }
+};
+
+template <typename T> using Handle = std::unique_ptr<T, Free>;
+
+} // namespace detail
+
+/** The library's version at run time (e.g. "0.1.0"). */
+inline std::string version() { return iiko_version(); }
+
+/** The name and meaning of a status code. */
+inline std::string status_str(iiko_status status) { return iiko_status_str(status); }
+
+/** Settings for a Client; the setters chain: ClientOptions().v2(...).base_url(...). */
+class ClientOptions {
+  public:
+    ClientOptions() {
+        iiko_client_options *p = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_new(&p, &err), &err);
+        handle_.reset(p);
+    }
+
+    ClientOptions &v2(const std::string &app_id, const std::string &client_secret,
+                      const std::string &api_key) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_v2(handle_.get(), app_id.c_str(),
+                                                  client_secret.c_str(), api_key.c_str(), &err),
+                      &err);
+        return *this;
+    }
+    ClientOptions &api_login(const std::string &login) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_api_login(handle_.get(), login.c_str(), &err), &err);
+        return *this;
+    }
+    ClientOptions &base_url(const std::string &url) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_base_url(handle_.get(), url.c_str(), &err), &err);
+        return *this;
+    }
+    /** The Timeout header (how long the service waits for the terminal). */
+    ClientOptions &timeout(std::chrono::milliseconds t) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_timeout_ms(handle_.get(), ms(t), &err), &err);
+        return *this;
+    }
+    /** How long the client waits for a whole exchange (longer than timeout()). */
+    ClientOptions &client_timeout(std::chrono::milliseconds t) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_client_timeout_ms(handle_.get(), ms(t), &err), &err);
+        return *this;
+    }
+    ClientOptions &retries(uint32_t count, std::chrono::milliseconds base_delay) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_retries(handle_.get(), count, ms(base_delay), &err),
+                      &err);
+        return *this;
+    }
+    ClientOptions &token_cache(std::chrono::milliseconds refresh_margin,
+                               std::chrono::milliseconds fallback_lifetime) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_token_cache(handle_.get(), ms(refresh_margin),
+                                                          ms(fallback_lifetime), &err),
+                      &err);
+        return *this;
+    }
+    ClientOptions &max_response_bytes(uint64_t bytes) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_max_response_bytes(handle_.get(), bytes, &err), &err);
+        return *this;
+    }
+
+    const iiko_client_options *get() const noexcept { return handle_.get(); }
+
+  private:
+    static uint64_t ms(std::chrono::milliseconds t) {
+        return t.count() < 0 ? 0 : static_cast<uint64_t>(t.count());
+    }
+    detail::Handle<iiko_client_options> handle_;
+};
+
+/** An access token and its expiry. */
+struct Token {
+    std::string value;
+    std::chrono::system_clock::time_point expires_at;
+};
+
+struct Organization {
+    std::string id;
+    std::optional<std::string> name;
+};
+
+/** The answer of Client::organizations: typed list plus the whole answer as JSON. */
+struct Organizations {
+    std::vector<Organization> items;
+    std::string json;
+};
+
+/** A client of the iikoCloud API. Thread-safe: share one between threads. */
+class Client {
+  public:
+    explicit Client(const ClientOptions &options) {
+        iiko_client *p = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_new(options.get(), &p, &err), &err);
+        handle_.reset(p);
+    }
+
+    Token access_token() const {
+        char *token = nullptr;
+        int64_t expires_ms = 0;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_access_token(handle_.get(), &token, &expires_ms, &err), &err);
+        return Token{detail::take(token), std::chrono::system_clock::time_point(
+                                              std::chrono::milliseconds(expires_ms))};
+    }
+
+    /** Organizations; `request_json` empty means every organization. */
+    Organizations organizations(const std::string &request_json = std::string()) const {
+        iiko_organizations *orgs = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_organizations(handle_.get(),
+                                                request_json.empty() ? nullptr
+                                                                     : request_json.c_str(),
+                                                &orgs, &err),
+                      &err);
+        detail::Handle<iiko_organizations> owned(orgs);
+        Organizations out;
+        size_t n = iiko_organizations_count(orgs);
+        out.items.reserve(n);
+        for (size_t i = 0; i < n; i++) {
+            out.items.push_back(Organization{iiko_organizations_id(orgs, i),
+                                             detail::opt(iiko_organizations_name(orgs, i))});
+        }
+        out.json = iiko_organizations_json(orgs);
+        return out;
+    }
+
+    /** Webhook settings of an organization, as JSON. */
+    std::string webhook_settings(const std::string &organization_id) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(
+            iiko_client_webhook_settings(handle_.get(), organization_id.c_str(), &json, &err), &err);
+        return detail::take(json);
+    }
+
+    /** Sets the webhook; returns the answer JSON ({"correlationId":...}). */
+    std::string update_webhook_settings(const std::string &request_json) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_update_webhook_settings(handle_.get(), request_json.c_str(),
+                                                          &json, &err),
+                      &err);
+        return detail::take(json);
+    }
+
+    std::string stop_lists(const std::string &request_json) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_stop_lists(handle_.get(), request_json.c_str(), &json, &err),
+                      &err);
+        return detail::take(json);
+    }
+
+    /** Any endpoint. Retried only when `idempotent` (never for calls that create things). */
+    std::string call(const std::string &path, const std::string &body_json = "{}",
+                     bool idempotent = false,
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_call(handle_.get(), path.c_str(), body_json.c_str(),
+                                       static_cast<uint64_t>(timeout.count()),
+                                       idempotent ? IIKO_CALL_IDEMPOTENT : 0u, &json, &err),
+                      &err);
+        return detail::take(json);
+    }
+
+    const iiko_client *get() const noexcept { return handle_.get(); }
+
+  private:
+    detail::Handle<iiko_client> handle_;
+};
+
+/** The IIKO_EVENT_* constants as a C++ enum. */
+enum class EventType : int32_t {
+    Unknown = IIKO_EVENT_UNKNOWN,
+    DeliveryOrderUpdate = IIKO_EVENT_DELIVERY_ORDER_UPDATE,
+    DeliveryOrderError = IIKO_EVENT_DELIVERY_ORDER_ERROR,
+    TableOrderUpdate = IIKO_EVENT_TABLE_ORDER_UPDATE,
+    TableOrderError = IIKO_EVENT_TABLE_ORDER_ERROR,
+    ReserveUpdate = IIKO_EVENT_RESERVE_UPDATE,
+    ReserveError = IIKO_EVENT_RESERVE_ERROR,
+    StopListUpdate = IIKO_EVENT_STOP_LIST_UPDATE,
+    PersonalShift = IIKO_EVENT_PERSONAL_SHIFT,
+};
+
+class Events;
+
+/** One event of an Events collection (a view: keep the Events alive). */
+class Event {
+  public:
+    Event(const iiko_events *events, size_t index) : events_(events), index_(index) {}
+
+    /** The type; a code this header does not know reads as Unknown. */
+    EventType type() const {
+        int32_t t = iiko_events_type(events_, index_);
+        return t >= IIKO_EVENT_UNKNOWN && t <= IIKO_EVENT_PERSONAL_SHIFT
+                   ? static_cast<EventType>(t)
+                   : EventType::Unknown;
+    }
+    std::optional<std::string> type_name() const {
+        return detail::opt(iiko_events_type_name(events_, index_));
+    }
+    std::optional<std::string> time() const { return detail::opt(iiko_events_time(events_, index_)); }
+    std::optional<int64_t> time_unix_ms() const {
+        int64_t v = 0;
+        return iiko_events_time_unix_ms(events_, index_, &v) ? std::optional<int64_t>(v)
+                                                              : std::nullopt;
+    }
+    std::optional<std::string> organization_id() const {
+        return detail::opt(iiko_events_organization_id(events_, index_));
+    }
+    std::optional<std::string> correlation_id() const {
+        return detail::opt(iiko_events_correlation_id(events_, index_));
+    }
+    std::string json() const {
+        const char *j = iiko_events_json(events_, index_);
+        return j != nullptr ? std::string(j) : std::string();
+    }
+    /** Why the event could not be read; empty for a readable event. */
+    std::optional<std::string> problem() const {
+        return detail::opt(iiko_events_problem(events_, index_));
+    }
+    std::optional<std::string> entity_id() const {
+        return detail::opt(iiko_events_entity_id(events_, index_));
+    }
+    std::optional<std::string> order_id() const {
+        return detail::opt(iiko_events_order_id(events_, index_));
+    }
+    std::optional<int64_t> timestamp() const {
+        int64_t v = 0;
+        return iiko_events_timestamp(events_, index_, &v) ? std::optional<int64_t>(v)
+                                                          : std::nullopt;
+    }
+    std::optional<std::string> creation_status() const {
+        return detail::opt(iiko_events_creation_status(events_, index_));
+    }
+    std::optional<std::string> status() const {
+        return detail::opt(iiko_events_status(events_, index_));
+    }
+    std::optional<int64_t> order_number() const {
+        int64_t v = 0;
+        return iiko_events_order_number(events_, index_, &v) ? std::optional<int64_t>(v)
+                                                             : std::nullopt;
+    }
+    /** The exact order total as a decimal string ("1780", "12.5"). */
+    std::optional<std::string> sum() const { return detail::opt(iiko_events_sum(events_, index_)); }
+    std::optional<std::string> phone() const {
+        return detail::opt(iiko_events_phone(events_, index_));
+    }
+    std::optional<std::string> error_code() const {
+        return detail::opt(iiko_events_error_code(events_, index_));
+    }
+    std::optional<std::string> error_message() const {
+        return detail::opt(iiko_events_error_message(events_, index_));
+    }
+    bool is_new_delivery_order() const {
+        return iiko_events_is_new_delivery_order(events_, index_) != 0;
+    }
+    std::string dedup_key() const {
+        const char *k = iiko_events_dedup_key(events_, index_);
+        return k != nullptr ? std::string(k) : std::string();
+    }
+
+    const iiko_events *events() const noexcept { return events_; }
+    size_t index() const noexcept { return index_; }
+
+  private:
+    const iiko_events *events_;
+    size_t index_;
+};
+
+/** Parse limits of a webhook body; zeros are the library's defaults. */
+struct ParseOptions {
+    size_t max_body_bytes = 0;
+    size_t max_depth = 0;
+    bool reject_single_object = false;
+    uint32_t flags() const { return reject_single_object ? IIKO_WEBHOOK_REJECT_SINGLE_OBJECT : 0u; }
+};
+
+/** The events of one webhook body. Readable from many threads at once. */
+class Events {
+  public:
+    explicit Events(iiko_events *events) : handle_(events) {}
+
+    size_t size() const noexcept { return iiko_events_count(handle_.get()); }
+    bool empty() const noexcept { return size() == 0; }
+    bool single_object() const noexcept { return iiko_events_single_object(handle_.get()) != 0; }
+    Event operator[](size_t index) const { return Event(handle_.get(), index); }
+    Event at(size_t index) const {
+        if (index >= size()) {
+            throw std::out_of_range("iiko::Events::at");
+        }
+        return (*this)[index];
+    }
+
+    class iterator {
+      public:
+        iterator(const iiko_events *events, size_t index) : events_(events), index_(index) {}
+        Event operator*() const { return Event(events_, index_); }
+        iterator &operator++() {
+            index_++;
+            return *this;
+        }
+        bool operator!=(const iterator &other) const { return index_ != other.index_; }
+
+      private:
+        const iiko_events *events_;
+        size_t index_;
+    };
+    iterator begin() const { return iterator(handle_.get(), 0); }
+    iterator end() const { return iterator(handle_.get(), size()); }
+
+    const iiko_events *get() const noexcept { return handle_.get(); }
+
+  private:
+    detail::Handle<iiko_events> handle_;
+};
+
+/** Checks an Authorization header value (std::nullopt: no header); throws
+ * iiko::Error with an IIKO_STATUS_WEBHOOK_* status when it does not match. */
+inline void webhook_verify(const std::string &expected_token,
+                           const std::optional<std::string_view> &authorization) {
+    iiko_error *err = nullptr;
+    const uint8_t *value =
+        authorization ? reinterpret_cast<const uint8_t *>(authorization->data()) : nullptr;
+    if (authorization && value == nullptr) {
+        value = reinterpret_cast<const uint8_t *>(""); // a present but empty header
+    }
+    detail::check(iiko_webhook_verify(expected_token.c_str(), value,
+                                      authorization ? authorization->size() : 0, &err),
+                  &err);
+}
+
+/** Parses a webhook body (no verification). */
+inline Events webhook_parse(std::string_view body, const ParseOptions &options = ParseOptions()) {
+    iiko_events *events = nullptr;
+    iiko_error *err = nullptr;
+    detail::check(iiko_webhook_parse(reinterpret_cast<const uint8_t *>(body.data()), body.size(),
+                                     options.max_body_bytes, options.max_depth, options.flags(),
+                                     &events, &err),
+                  &err);
+    return Events(events);
+}
+
+/** Verifies the request's headers, then parses its body. On failure, answer
+ * webhook_http_status(e.status()) for the iiko::Error `e` thrown. */
+inline Events webhook_receive(const std::string &expected_token,
+                              const std::vector<std::pair<std::string, std::string>> &headers,
+                              std::string_view body,
+                              const ParseOptions &options = ParseOptions()) {
+    std::vector<const char *> names;
+    std::vector<const char *> values;
+    for (const auto &h : headers) {
+        names.push_back(h.first.c_str());
+        values.push_back(h.second.c_str());
+    }
+    iiko_events *events = nullptr;
+    iiko_error *err = nullptr;
+    detail::check(iiko_webhook_receive(expected_token.c_str(), names.data(), values.data(),
+                                       headers.size(),
+                                       reinterpret_cast<const uint8_t *>(body.data()), body.size(),
+                                       options.max_body_bytes, options.max_depth, options.flags(),
+                                       &events, &err),
+                  &err);
+    return Events(events);
+}
+
+/** The HTTP status a webhook endpoint answers for a status (200, 401 or 500). */
+inline int webhook_http_status(iiko_status status) { return iiko_webhook_http_status(status); }
+
+/** Drops repeated deliveries. Thread-safe. */
+class Deduplicator {
+  public:
+    Deduplicator(size_t capacity, std::chrono::milliseconds max_age) {
+        iiko_deduplicator *p = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_deduplicator_new(capacity, static_cast<uint64_t>(max_age.count()), &p,
+                                             &err),
+                      &err);
+        handle_.reset(p);
+    }
+    /** True the first time an event is seen (and remembers it). */
+    bool first_seen(const Event &event) const {
+        int32_t seen = 0;
+        iiko_error *err = nullptr;
+        detail::check(iiko_deduplicator_first_seen(handle_.get(), event.events(), event.index(),
+                                                   &seen, &err),
+                      &err);
+        return seen != 0;
+    }
+    void forget(const Event &event) const {
+        iiko_error *err = nullptr;
+        detail::check(
+            iiko_deduplicator_forget(handle_.get(), event.events(), event.index(), &err), &err);
+    }
+    size_t size() const noexcept { return iiko_deduplicator_len(handle_.get()); }
+
+  private:
+    detail::Handle<iiko_deduplicator> handle_;
+};
+
+/** Skips order and reserve events older than one already applied. Thread-safe. */
+class OrderingGuard {
+  public:
+    enum class Decision { Apply, Stale, Untracked };
+
+    explicit OrderingGuard(size_t capacity) {
+        iiko_ordering_guard *p = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_ordering_guard_new(capacity, &p, &err), &err);
+        handle_.reset(p);
+    }
+    Decision observe(const Event &event, int64_t *last_applied = nullptr) const {
+        int32_t decision = 0;
+        iiko_error *err = nullptr;
+        detail::check(iiko_ordering_guard_observe(handle_.get(), event.events(), event.index(),
+                                                  &decision, last_applied, &err),
+                      &err);
+        switch (decision) {
+        case IIKO_ORDERING_APPLY:
+            return Decision::Apply;
+        case IIKO_ORDERING_STALE:
+            return Decision::Stale;
+        default:
+            return Decision::Untracked;
+        }
+    }
+    void forget(const Event &event) const {
+        iiko_error *err = nullptr;
+        detail::check(
+            iiko_ordering_guard_forget(handle_.get(), event.events(), event.index(), &err), &err);
+    }
+    size_t size() const noexcept { return iiko_ordering_guard_len(handle_.get()); }
+
+  private:
+    detail::Handle<iiko_ordering_guard> handle_;
+};
+
+} // namespace iiko
+
+#endif

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# The C ABI checks, run by scripts/test.sh (or alone: ./scripts/c-test.sh).
+#
+#  1. installs what is missing (gcc, g++, make, valgrind, pkg-config, jq,
+#     php-cli, the pinned cbindgen);
+#  2. regenerates include/iikocloud.h and fails if it differs from the
+#     committed one;
+#  3. builds libiikocloud.so / libiikocloud.a and the emulator;
+#  4. compiles the C test (-Wall -Wextra -Werror), the C++ test and the
+#     examples (-Werror), and runs them against a freshly started emulator;
+#  5. runs the C test under valgrind (all but the multi-megabyte bodies, which
+#     take valgrind a minute) and, built with -fsanitize=address,undefined
+#     against the static library, fully under ASan/UBSan (after proving ASan is
+#     live with a deliberate overflow);
+#  6. checks that PHP's FFI::cdef loads the header as it is and calls iiko_version();
+#  7. checks `make install` and the pkg-config file;
+#  8. prints "C API: N passed, M failed" over every run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+CBINDGEN_VERSION=0.29.0
+OUT=$ROOT/target/c-test
+mkdir -p "$OUT/lib"
+
+step() { printf '\n==> [c] %s\n' "$*"; }
+
+# ---- 1. tools ----
+missing=()
+for tool in gcc:gcc g++:g++ make:make valgrind:valgrind pkg-config:pkg-config jq:jq php:php-cli; do
+    command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+if ((${#missing[@]})); then
+    step "installing ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
+    step "installing cbindgen $CBINDGEN_VERSION"
+    cargo install cbindgen --version "=$CBINDGEN_VERSION" --locked --quiet
+fi
+
+# ---- 2. header ----
+step "regenerating include/iikocloud.h (cbindgen $CBINDGEN_VERSION)"
+cbindgen --quiet --config bindings/c/cbindgen.toml --crate iikocloud-c \
+    --output include/iikocloud.h bindings/c
+if ! git diff --exit-code -- include/; then
+    echo "include/iikocloud.h is out of date: run 'make -C bindings/c header' and commit it" >&2
+    exit 1
+fi
+# PHP FFI cannot parse these (see the header's notes): fail early if cbindgen emits them.
+if grep -nE 'extern "C"|enum [A-Za-z_]+ *:|^[A-Z_]+\(' include/iikocloud.h; then
+    echo "include/iikocloud.h has a construct PHP FFI cannot load" >&2
+    exit 1
+fi
+
+# ---- 3. build ----
+step "building libiikocloud (debug) and the emulator"
+cargo build --locked -p iikocloud-c -p iikocloud-emulator
+LIBDIR=$ROOT/target/debug
+# The shared library's SONAME is libiikocloud.so.0.<minor>; link through a
+# directory holding that name, as an installed copy would.
+SONAME=$(readelf -d "$LIBDIR/libiikocloud.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+ln -sf "$LIBDIR/libiikocloud.so" "$OUT/lib/$SONAME"
+ln -sf "$LIBDIR/libiikocloud.so" "$OUT/lib/libiikocloud.so"
+VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+# Native libraries a static link needs (rustc --print native-static-libs).
+STATIC_LIBS="-lpthread -ldl -lm -lrt -lutil -lgcc_s -lc"
+
+CFLAGS=(-std=c11 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Itests/c)
+CXXFLAGS=(-std=c++17 -g -Wall -Wextra -Werror -Wpedantic -Iinclude)
+SHARED=(-L"$OUT/lib" -liikocloud -Wl,-rpath,"$OUT/lib" -pthread)
+
+step "compiling the C and C++ tests and the examples (-Werror)"
+gcc "${CFLAGS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
+gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -fno-sanitize-recover=undefined tests/c/test_capi.c -o "$OUT/test_capi_asan" \
+    "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
+g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
+for src in examples/c/*.c; do
+    gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
+done
+for src in examples/cpp/*.cpp; do
+    g++ "${CXXFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .cpp)_cpp" "${SHARED[@]}"
+done
+
+# ---- emulator ----
+EMULATOR_PID=""
+stop_emulator() {
+    if [ -n "$EMULATOR_PID" ]; then
+        kill "$EMULATOR_PID" 2>/dev/null || true
+        wait "$EMULATOR_PID" 2>/dev/null || true
+        EMULATOR_PID=""
+    fi
+}
+trap stop_emulator EXIT
+# Starts a fresh emulator and sets IIKO_BASE_URL.
+start_emulator() {
+    stop_emulator
+    local log=$OUT/emulator.log
+    "$ROOT/target/debug/iikocloud-emulator" --port 0 >"$log" 2>&1 &
+    EMULATOR_PID=$!
+    for _ in $(seq 600); do # up to 30 s on a loaded machine
+        if grep -q 'listening on http://' "$log"; then break; fi
+        sleep 0.05
+    done
+    IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
+    if [ -z "$IIKO_BASE_URL" ]; then
+        cat "$log" >&2
+        echo "the emulator did not start" >&2
+        exit 1
+    fi
+    export IIKO_BASE_URL
+}
+
+export IIKO_VECTORS=$ROOT/tests/vectors
+export IIKO_EXPECTED_VERSION=$VERSION
+# The language-neutral webhook vectors, flattened for C (see tests/c/vectors.jq).
+export IIKO_VECTORS_TSV=$OUT/vectors.tsv
+jq -r -f tests/c/vectors.jq tests/vectors/webhook_vectors.json >"$IIKO_VECTORS_TSV"
+# The panic-boundary case panics on purpose; keep its report short.
+export RUST_BACKTRACE=0
+
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+# Runs a test program, echoes its output and adds its "N passed, M failed" line.
+run_suite() {
+    local label=$1
+    shift
+    local log=$OUT/$label.log
+    local rc=0
+    "$@" >"$log" 2>&1 || rc=$?
+    grep -vE "^(thread '.*panicked|iiko_debug_force_panic was called|note: run with)" "$log" || true
+    local line
+    line=$(grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)
+    if [ -z "$line" ]; then
+        echo "[$label] ended without a summary (exit $rc)" >&2
+        TOTAL_FAILED=$((TOTAL_FAILED + 1))
+        return
+    fi
+    local passed failed
+    passed=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
+    failed=$(sed -E 's/.*passed, ([0-9]+) failed/\1/' <<<"$line")
+    if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+        echo "[$label] exited with $rc" >&2
+        failed=1
+    fi
+    TOTAL_PASSED=$((TOTAL_PASSED + passed))
+    TOTAL_FAILED=$((TOTAL_FAILED + failed))
+}
+
+# ---- 4. native runs ----
+step "C test (shared library)"
+start_emulator
+run_suite native "$OUT/test_capi"
+
+step "C++ test"
+start_emulator
+run_suite cpp "$OUT/test_cpp"
+
+step "examples (C and C++)"
+start_emulator
+examples_passed=0
+examples_failed=0
+# Runs an example; the rest of the arguments are the expected exit status, a
+# text its output must contain, and its command line.
+run_example() {
+    local label=$1 want_rc=$2 want_text=$3
+    shift 3
+    local rc=0
+    "$@" >"$OUT/example.log" 2>&1 || rc=$?
+    if [ "$rc" = "$want_rc" ] && grep -qF -- "$want_text" "$OUT/example.log"; then
+        examples_passed=$((examples_passed + 1))
+        echo "ok   $label"
+    else
+        examples_failed=$((examples_failed + 1))
+        echo "FAIL $label (exit $rc, wanted $want_rc and \"$want_text\")"
+        cat "$OUT/example.log"
+    fi
+}
+for suffix in "" _cpp; do
+    IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+        WEBHOOK_URL=http://127.0.0.1:9/hook WEBHOOK_TOKEN=example-token \
+        run_example "example_client$suffix" 0 "set to http://127.0.0.1:9/hook" \
+        "$OUT/example_client$suffix"
+    run_example "example_webhook$suffix (file)" 0 "8 events" "$OUT/example_webhook$suffix" \
+        --token s3cret --authorization "Bearer s3cret" "$IIKO_VECTORS/payloads/multi_all_types.json"
+    run_example "example_webhook$suffix (stdin)" 0 "ProductNotFound" sh -c \
+        "'$OUT/example_webhook$suffix' --token s3cret --authorization s3cret - \
+         < '$IIKO_VECTORS/payloads/delivery_order_error.json'"
+    run_example "example_webhook$suffix (wrong token)" 1 "answer HTTP 401" \
+        "$OUT/example_webhook$suffix" --token s3cret --authorization guess \
+        "$IIKO_VECTORS/payloads/multi_all_types.json"
+done
+echo "examples: $examples_passed passed, $examples_failed failed"
+TOTAL_PASSED=$((TOTAL_PASSED + examples_passed))
+TOTAL_FAILED=$((TOTAL_FAILED + examples_failed))
+
+# ---- 5. valgrind and sanitizers ----
+step "C test under valgrind"
+start_emulator
+run_suite valgrind valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
+    --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
+    "$OUT/test_capi" -huge_bodies -asan_probe
+
+step "C test under AddressSanitizer + UndefinedBehaviorSanitizer"
+# Prove ASan is really on: the binary carries its runtime, and a deliberate
+# heap overflow in the probe case is caught.
+if ! nm "$OUT/test_capi_asan" | grep '__asan_init' >/dev/null; then
+    echo "test_capi_asan is not instrumented by ASan" >&2
+    exit 1
+fi
+if IIKO_BASE_URL=http://127.0.0.1:1 IIKO_ASAN_PROBE=1 "$OUT/test_capi_asan" asan_probe \
+    >"$OUT/asan-probe.log" 2>&1; then
+    echo "the ASan probe was not caught: sanitizers are not active" >&2
+    exit 1
+fi
+grep -q 'heap-buffer-overflow' "$OUT/asan-probe.log" || {
+    cat "$OUT/asan-probe.log" >&2
+    echo "the ASan probe failed without an ASan report" >&2
+    exit 1
+}
+echo "ASan is active (the probe's heap-buffer-overflow was reported)"
+start_emulator
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_suite asan "$OUT/test_capi_asan" -asan_probe
+stop_emulator
+
+# ---- 6. PHP FFI ----
+step "PHP FFI loads the header as it is"
+if php -r 'exit(extension_loaded("ffi") ? 0 : 1);'; then
+    php -d ffi.enable=1 -r '
+        $ffi = FFI::cdef(file_get_contents($argv[1]), $argv[2]);
+        $v = $ffi->iiko_version(); // a const char * comes back as a PHP string
+        if ($v !== $argv[3]) { fwrite(STDERR, "iiko_version() = $v\n"); exit(1); }
+        echo "php: iiko_version() = $v\n";' include/iikocloud.h "$LIBDIR/libiikocloud.so" "$VERSION"
+else
+    echo "php has no FFI extension here; skipped"
+fi
+
+# ---- 7. install ----
+step "make install and pkg-config"
+PREFIX=$OUT/prefix
+rm -rf "$PREFIX"
+make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug CARGO_FLAGS=--locked
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+test "$(pkg-config --modversion iikocloud)" = "$VERSION"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror examples/c/example_webhook.c -o "$OUT/installed_shared" \
+    $(pkg-config --cflags --libs iikocloud) -Wl,-rpath,"$PREFIX/lib"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror examples/c/example_webhook.c -o "$OUT/installed_static" \
+    $(pkg-config --cflags iikocloud) "$PREFIX/lib/libiikocloud.a" \
+    $(pkg-config --static --libs iikocloud | sed 's/-liikocloud//')
+"$OUT/installed_shared" --token t --authorization t "$IIKO_VECTORS/payloads/edge_empty_array.json" >/dev/null
+"$OUT/installed_static" --token t --authorization t "$IIKO_VECTORS/payloads/edge_empty_array.json" >/dev/null
+echo "installed library, header and iikocloud.pc work (shared and static)"
+
+echo
+echo "C API: $TOTAL_PASSED passed, $TOTAL_FAILED failed"
+[ "$TOTAL_FAILED" = 0 ]

@@ -137,8 +137,10 @@ pub struct WebhookSettings {
     /// Receiver URL; `None` when nothing is configured.
     #[serde(default)]
     pub web_hooks_uri: Option<String>,
-    /// The stored auth token (the service returns it in clear; redacted in `Debug`).
-    #[serde(default)]
+    /// The stored auth token (the service returns it in clear). Redacted in
+    /// `Debug` and when this answer is serialized (for logs or dumps); read it
+    /// with [`Secret::expose`].
+    #[serde(default, serialize_with = "crate::secret::serialize_redacted")]
     pub auth_token: Option<Secret>,
     /// The event filter.
     #[serde(default, deserialize_with = "lenient::option")]

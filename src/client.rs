@@ -14,6 +14,7 @@ use crate::models::{
     StopListsResponse, UpdateWebhookSettingsRequest, WebhookSettings,
 };
 use crate::token::{AccessToken, Clock, SystemClock, TokenCache};
+use crate::token_file::{credential_key, TokenFile};
 use crate::Secret;
 
 /// The production address of the service (Russia region).
@@ -180,6 +181,7 @@ pub struct ClientBuilder {
     fallback_token_lifetime: Duration,
     max_response_bytes: u64,
     clock: Option<Arc<dyn Clock>>,
+    token_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for ClientBuilder {
@@ -195,6 +197,7 @@ impl Default for ClientBuilder {
             fallback_token_lifetime: DEFAULT_FALLBACK_TOKEN_LIFETIME,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             clock: None,
+            token_cache_dir: None,
         }
     }
 }
@@ -278,6 +281,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Shares the token with other processes through a file in `dir` (created
+    /// with mode 0700 if missing). For share-nothing runtimes (PHP-FPM,
+    /// gunicorn workers, cron jobs): processes using the same base URL and
+    /// credentials make one token request between them, and a token the
+    /// service refuses is dropped for all of them. The file name is a hash of
+    /// the base URL and credentials; the file holds the token in clear, with
+    /// mode 0600, so keep `dir` private to the service's user.
+    pub fn token_cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.token_cache_dir = Some(dir.into());
+        self
+    }
+
     /// Checks the configuration and builds the client.
     pub fn build(self) -> Result<Client> {
         let credentials = self.credentials.ok_or_else(|| {
@@ -314,6 +329,10 @@ impl ClientBuilder {
             .build()
             .into();
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
+        let token_file = match &self.token_cache_dir {
+            Some(dir) => Some(open_token_dir(dir, &base_url, &credentials)?),
+            None => None,
+        };
         Ok(Client {
             inner: Arc::new(Inner {
                 agent,
@@ -323,11 +342,51 @@ impl ClientBuilder {
                 retries: self.retries,
                 retry_base_delay: self.retry_base_delay,
                 max_response_bytes: self.max_response_bytes,
-                tokens: TokenCache::new(clock, self.refresh_margin, self.fallback_token_lifetime),
+                tokens: TokenCache::new(
+                    clock,
+                    self.refresh_margin,
+                    self.fallback_token_lifetime,
+                    token_file,
+                ),
             }),
             server_timeout: self.server_timeout,
         })
     }
+}
+
+fn open_token_dir(
+    dir: &std::path::Path,
+    base_url: &str,
+    credentials: &Credentials,
+) -> Result<TokenFile> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| {
+        Error::Config(format!(
+            "token cache directory {} cannot be created: {e}",
+            dir.display()
+        ))
+    })?;
+    if !dir.is_dir() {
+        return Err(Error::Config(format!(
+            "token cache directory {} is not a directory",
+            dir.display()
+        )));
+    }
+    let key = match credentials {
+        Credentials::V2 {
+            app_id,
+            client_secret,
+            api_key,
+        } => credential_key(
+            base_url,
+            &["v2", app_id, client_secret.expose(), api_key.expose()],
+        ),
+        Credentials::ApiLogin(login) => credential_key(base_url, &["v1", login.expose()]),
+    };
+    Ok(TokenFile::in_dir(dir, key))
 }
 
 fn check_base_url(url: &str) -> Result<String> {
@@ -449,6 +508,11 @@ impl Client {
     /// expire. Concurrent callers share one token request.
     pub fn access_token(&self) -> Result<AccessToken> {
         self.inner.tokens.get(|| self.fetch_token())
+    }
+
+    /// The token file shared with other processes, if one is configured.
+    pub fn token_cache_file(&self) -> Option<&std::path::Path> {
+        self.inner.tokens.file_path()
     }
 
     /// The cached token, if there is a fresh one; never makes a request.

@@ -8,18 +8,21 @@
 //! The crate contains no `unsafe` code; the C ABI lives in `bindings/c`.
 
 pub mod client;
+pub mod clock;
 pub mod error;
 pub mod models;
 pub mod money;
 pub mod secret;
 pub mod token;
+mod token_file;
 pub mod webhook;
 
 pub use client::{CallOptions, Client, ClientBuilder, Credentials};
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{ApiError, ApiErrorKind, Error, Result, TransportErrorKind};
 pub use money::Money;
 pub use secret::Secret;
-pub use token::{AccessToken, Clock, ManualClock, SystemClock};
+pub use token::AccessToken;
 
 // Compiles the README's Rust samples as doctests, so the README cannot drift.
 #[cfg(doctest)]

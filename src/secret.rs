@@ -61,6 +61,20 @@ pub fn serialize_redacted<S: serde::Serializer>(
     }
 }
 
+impl serde::Serialize for Secret {
+    /// Serializes the value in clear: request bodies need it. Never serialize a
+    /// request for logging.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Secret {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Secret)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,19 +91,5 @@ mod tests {
         }
         let json = serde_json::to_string(&Answer { token: Some(s) }).unwrap();
         assert_eq!(json, r#"{"token":"[redacted]"}"#);
-    }
-}
-
-impl serde::Serialize for Secret {
-    /// Serializes the value in clear: request bodies need it. Never serialize a
-    /// request for logging.
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Secret {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Secret)
     }
 }

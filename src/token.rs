@@ -2,61 +2,15 @@
 
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+pub use crate::clock::{Clock, ManualClock, SystemClock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 
 use crate::error::Result;
+use crate::token_file::TokenFile;
 use crate::Secret;
-
-/// A source of the current time, injectable so tests can move time forward.
-pub trait Clock: Send + Sync + fmt::Debug {
-    /// The current wall-clock time.
-    fn now(&self) -> SystemTime;
-}
-
-/// The system clock.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
-    }
-}
-
-/// A clock that moves only when told to, for tests.
-#[derive(Debug)]
-pub struct ManualClock {
-    now: Mutex<SystemTime>,
-}
-
-impl ManualClock {
-    /// A clock standing at the current system time.
-    pub fn new() -> ManualClock {
-        ManualClock {
-            now: Mutex::new(SystemTime::now()),
-        }
-    }
-
-    /// Moves the clock forward.
-    pub fn advance(&self, by: Duration) {
-        let mut now = lock(&self.now);
-        *now = now.checked_add(by).unwrap_or(*now);
-    }
-}
-
-impl Default for ManualClock {
-    fn default() -> Self {
-        ManualClock::new()
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> SystemTime {
-        *lock(&self.now)
-    }
-}
 
 /// An access token with the time it stops being usable.
 #[derive(Clone, PartialEq, Eq)]
@@ -196,6 +150,8 @@ pub(crate) struct TokenCache {
     clock: Arc<dyn Clock>,
     refresh_margin: Duration,
     fallback_lifetime: Duration,
+    /// Shared with other processes, when configured.
+    file: Option<TokenFile>,
 }
 
 impl TokenCache {
@@ -203,6 +159,7 @@ impl TokenCache {
         clock: Arc<dyn Clock>,
         refresh_margin: Duration,
         fallback_lifetime: Duration,
+        file: Option<TokenFile>,
     ) -> TokenCache {
         TokenCache {
             state: Mutex::new(State::default()),
@@ -210,7 +167,57 @@ impl TokenCache {
             clock,
             refresh_margin,
             fallback_lifetime,
+            file,
         }
+    }
+
+    /// The token file shared with other processes, if any.
+    pub(crate) fn file_path(&self) -> Option<&std::path::Path> {
+        self.file.as_ref().map(TokenFile::path)
+    }
+
+    /// A new token: from the shared file when another process already has a
+    /// fresh one, else from `fetch` under the cross-process lock. A file that
+    /// cannot be used never fails the call: it only costs a token request.
+    fn obtain(&self, fetch: impl FnOnce() -> Result<Secret>) -> Result<AccessToken> {
+        let issue =
+            |value| AccessToken::from_issued(value, self.clock.now(), self.fallback_lifetime);
+        let Some(file) = &self.file else {
+            return fetch().map(issue);
+        };
+        let from_file = || {
+            file.read()
+                .map(|t| AccessToken {
+                    value: t.value,
+                    obtained_at: t.obtained_at,
+                    expires_at: t.expires_at,
+                })
+                .filter(|t| self.is_fresh(t))
+        };
+        if let Some(t) = from_file() {
+            return Ok(t);
+        }
+        let _lock = file
+            .lock()
+            .map_err(|e| {
+                log::warn!(
+                    "token cache file {}: cannot lock ({e}); fetching a token without it",
+                    file.path().display()
+                )
+            })
+            .ok();
+        // Another process may have refreshed while we waited for the lock.
+        if let Some(t) = from_file() {
+            return Ok(t);
+        }
+        let token = fetch().map(issue)?;
+        if let Err(e) = file.write(&token.value, token.obtained_at, token.expires_at) {
+            log::warn!(
+                "token cache file {}: cannot write ({e}); other processes will fetch their own",
+                file.path().display()
+            );
+        }
+        Ok(token)
     }
 
     /// The cached token, without fetching; `None` when there is none or it is
@@ -278,8 +285,7 @@ impl TokenCache {
             }
         }
         let mut finish = Finish(self, None);
-        let result = fetch()
-            .map(|value| AccessToken::from_issued(value, self.clock.now(), self.fallback_lifetime));
+        let result = self.obtain(fetch);
         finish.1 = Some(result.clone());
         drop(finish);
         result
@@ -291,6 +297,15 @@ impl TokenCache {
         let mut state = lock(&self.state);
         if state.current.as_ref().map(|t| t.value == failed.value) == Some(true) {
             state.current = None;
+        }
+        drop(state);
+        if let Some(file) = &self.file {
+            if let Err(e) = file.discard(&failed.value) {
+                log::warn!(
+                    "token cache file {}: cannot drop a refused token ({e})",
+                    file.path().display()
+                );
+            }
         }
     }
 }
@@ -362,6 +377,7 @@ mod tests {
             clock.clone(),
             Duration::from_secs(60),
             Duration::from_secs(3600),
+            None,
         );
         let fetches = AtomicUsize::new(0);
         let fetch = || {
@@ -386,6 +402,7 @@ mod tests {
             Arc::new(SystemClock),
             Duration::from_secs(60),
             Duration::from_secs(3600),
+            None,
         );
         let old = cache.get(|| Ok(Secret::new("one"))).unwrap();
         cache.invalidate(&old);
@@ -400,6 +417,7 @@ mod tests {
             Arc::new(SystemClock),
             Duration::from_secs(60),
             Duration::from_secs(3600),
+            None,
         ));
         let c = cache.clone();
         let r = std::thread::spawn(move || c.get(|| panic!("boom"))).join();

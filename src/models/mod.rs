@@ -6,12 +6,12 @@
 //! failing the whole answer. Requests are checked before sending.
 
 pub mod common;
-pub mod enums;
 pub mod organizations;
 pub mod stop_lists;
 pub mod webhooks;
 
-pub use enums::{DeliveryStatus, OrderItemStatus, OrderStatus};
+/// Enums shared with the webhook events, where they are defined.
+pub use crate::webhook::model::{DeliveryStatus, OrderItemStatus, OrderStatus};
 pub use organizations::{
     ExtendedOrganizationInfo, ExternalData, Organization, OrganizationResponseType,
     OrganizationsRequest, OrganizationsResponse,

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::common::lenient;
-use super::enums::{DeliveryStatus, OrderItemStatus, OrderStatus};
+use crate::webhook::model::{DeliveryStatus, OrderItemStatus, OrderStatus};
 use crate::Secret;
 
 /// Which events the service sends to the webhook (`webHooksFilter`).

@@ -5,62 +5,11 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
+
+pub use crate::clock::{Clock, ManualClock, SystemClock};
 
 use super::event::{Event, EventKey};
-
-/// A source of monotonic time, injectable for tests.
-pub trait Clock: Send + Sync {
-    /// The current instant.
-    fn now(&self) -> Instant;
-}
-
-/// The real monotonic clock.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> Instant {
-        Instant::now()
-    }
-}
-
-/// A clock that moves only when told to, for tests.
-#[derive(Debug)]
-pub struct ManualClock {
-    start: Instant,
-    offset: Mutex<Duration>,
-}
-
-impl ManualClock {
-    /// A clock standing at the moment of its creation.
-    pub fn new() -> ManualClock {
-        ManualClock {
-            start: Instant::now(),
-            offset: Mutex::new(Duration::ZERO),
-        }
-    }
-
-    /// Moves the clock forward.
-    pub fn advance(&self, by: Duration) {
-        let mut offset = self.offset.lock().unwrap_or_else(PoisonError::into_inner);
-        *offset = offset.saturating_add(by);
-    }
-}
-
-impl Default for ManualClock {
-    fn default() -> Self {
-        ManualClock::new()
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> Instant {
-        let offset = *self.offset.lock().unwrap_or_else(PoisonError::into_inner);
-        // Saturate rather than panic far in the future.
-        self.start.checked_add(offset).unwrap_or(self.start)
-    }
-}
 
 /// A 128-bit digest of a key under per-instance random keys: fixed-size
 /// entries, and collisions are out of reach even for crafted input.
@@ -103,7 +52,8 @@ pub struct Deduplicator {
 struct DedupState {
     /// Digest → sequence number of its live queue entry.
     seen: HashMap<Digest, u64>,
-    /// Insertion order; the clock is monotonic, so also age order. Entries
+    /// Insertion order, which is also age order unless the wall clock jumps
+    /// back (then an entry lives a little longer; capacity still bounds it). Entries
     /// whose sequence number no longer matches `seen` are dead (forgotten).
     order: VecDeque<Entry>,
     next_seq: u64,
@@ -111,7 +61,7 @@ struct DedupState {
 
 struct Entry {
     digest: Digest,
-    at: Instant,
+    at: SystemTime,
     seq: u64,
 }
 
@@ -227,9 +177,9 @@ impl Deduplicator {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn expire(&self, state: &mut DedupState, now: Instant) {
+    fn expire(&self, state: &mut DedupState, now: SystemTime) {
         while let Some(front) = state.order.front() {
-            let young = now.saturating_duration_since(front.at) < self.max_age;
+            let young = now.duration_since(front.at).unwrap_or(Duration::ZERO) < self.max_age;
             if young && state.is_live(front) {
                 break;
             }

@@ -48,8 +48,9 @@ int main() {
             client.update_webhook_settings(
                 std::string("{\"organizationId\":\"") + org.id + "\",\"webHooksUri\":\"" +
                 hook_url + "\",\"authToken\":\"" + hook_token + "\"}");
-            client.webhook_settings(org.id); // holds the token in clear: not printed
-            std::cout << "webhook of " << org.id << " set to " << hook_url << "\n";
+            std::cout << "webhook of " << org.id << " set to " << hook_url
+                      << "\n  settings: " << client.webhook_settings(org.id) // token redacted
+                      << "\n";
         }
         return 0;
     } catch (const iiko::Error &e) {

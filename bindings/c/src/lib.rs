@@ -8,6 +8,8 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(test)]
+mod bench;
 pub mod client;
 pub mod error;
 mod ffi;

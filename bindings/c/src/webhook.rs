@@ -11,7 +11,7 @@ use iikocloud_core::webhook::{
 };
 
 use crate::error::{iiko_error, Failure};
-use crate::ffi::{arg_bytes, arg_str, c_string, guard, guard_value, opt_ptr, out_ptr, BoxCastable};
+use crate::ffi::{arg_bytes, arg_str, c_string, guard, guard_value, out_ptr, BoxCastable};
 use crate::status::*;
 
 // --- event types (the values of the core's EventKind codes) ---
@@ -62,53 +62,58 @@ pub const IIKO_ORDERING_UNTRACKED: i32 = 3;
 #[allow(non_camel_case_types)]
 pub struct iiko_events {
     body: ParsedBody,
-    /// C strings of each event, built on first use so parsing costs what the
-    /// Rust parse costs.
+    /// The C strings of each event, each built on first use: parsing costs
+    /// what the Rust parse costs, and reading a field costs one copy of it.
     strings: Box<[OnceLock<Box<EventStrings>>]>,
-    json: Box<[OnceLock<CString>]>,
 }
 
 impl BoxCastable for iiko_events {}
 
-#[derive(Default)]
-struct EventStrings {
-    event_type: Option<CString>,
-    event_time: Option<CString>,
-    organization_id: Option<CString>,
-    correlation_id: Option<CString>,
-    problem: Option<CString>,
-    entity_id: Option<CString>,
-    order_id: Option<CString>,
-    creation_status: Option<CString>,
-    status: Option<CString>,
-    sum: Option<CString>,
-    phone: Option<CString>,
-    error_code: Option<CString>,
-    error_message: Option<CString>,
-    dedup_key: Option<CString>,
+/// A string field of an event, as the C accessors return it.
+#[derive(Clone, Copy)]
+enum Field {
+    EventType,
+    EventTime,
+    OrganizationId,
+    CorrelationId,
+    Problem,
+    EntityId,
+    OrderId,
+    CreationStatus,
+    Status,
+    Sum,
+    Phone,
+    ErrorCode,
+    ErrorMessage,
+    DedupKey,
+    Json,
 }
 
-impl EventStrings {
-    fn of(e: &Event) -> EventStrings {
-        let s = |v: Option<&str>| v.map(c_string);
-        EventStrings {
-            event_type: s(e.event_type()),
-            event_time: s(e.event_time().map(|t| t.raw.as_str())),
-            organization_id: s(e.organization_id()),
-            correlation_id: s(e.correlation_id()),
-            problem: s(e.problem()),
-            entity_id: s(e.entity_id()),
-            order_id: s(e.order_id()),
-            creation_status: s(e.creation_status().map(|c| c.as_str())),
-            status: s(e.status()),
-            sum: e.sum().map(|m| c_string(&m.to_string())),
-            phone: s(e.phone()),
-            error_code: s(e.error_code()),
-            error_message: s(e.error_message()),
-            dedup_key: Some(c_string(e.dedup_key().as_str())),
+const FIELDS: usize = Field::Json as usize + 1;
+
+impl Field {
+    fn compute(self, e: &Event) -> Option<CString> {
+        match self {
+            Field::EventType => e.event_type().map(c_string),
+            Field::EventTime => e.event_time().map(|t| c_string(&t.raw)),
+            Field::OrganizationId => e.organization_id().map(c_string),
+            Field::CorrelationId => e.correlation_id().map(c_string),
+            Field::Problem => e.problem().map(c_string),
+            Field::EntityId => e.entity_id().map(c_string),
+            Field::OrderId => e.order_id().map(c_string),
+            Field::CreationStatus => e.creation_status().map(|c| c_string(c.as_str())),
+            Field::Status => e.status().map(c_string),
+            Field::Sum => e.sum().map(|m| c_string(&m.to_string())),
+            Field::Phone => e.phone().map(c_string),
+            Field::ErrorCode => e.error_code().map(c_string),
+            Field::ErrorMessage => e.error_message().map(c_string),
+            Field::DedupKey => Some(c_string(e.dedup_key().as_str())),
+            Field::Json => Some(c_string(e.raw_json())),
         }
     }
 }
+
+struct EventStrings([OnceLock<Option<CString>>; FIELDS]);
 
 impl iiko_events {
     fn new(body: ParsedBody) -> iiko_events {
@@ -116,7 +121,6 @@ impl iiko_events {
         iiko_events {
             body,
             strings: (0..n).map(|_| OnceLock::new()).collect(),
-            json: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -124,9 +128,15 @@ impl iiko_events {
         self.body.events.get(index)
     }
 
-    fn strings(&self, index: usize) -> Option<&EventStrings> {
+    /// The C string of one field of one event; `None` for a bad index or an
+    /// absent value.
+    fn string(&self, index: usize, field: Field) -> Option<&CString> {
         let event = self.event(index)?;
-        Some(self.strings[index].get_or_init(|| Box::new(EventStrings::of(event))))
+        let slots = self.strings[index]
+            .get_or_init(|| Box::new(EventStrings(std::array::from_fn(|_| OnceLock::new()))));
+        slots.0[field as usize]
+            .get_or_init(|| field.compute(event))
+            .as_ref()
     }
 }
 
@@ -423,15 +433,11 @@ fn kind_code(kind: EventKind) -> i32 {
 ///
 /// # Safety
 /// `events` must be NULL or a live handle.
-unsafe fn event_str(
-    events: *const iiko_events,
-    index: usize,
-    pick: impl FnOnce(&EventStrings) -> &Option<CString>,
-) -> *const c_char {
+unsafe fn event_str(events: *const iiko_events, index: usize, field: Field) -> *const c_char {
     // SAFETY: per the caller.
     unsafe { events.as_ref() }
-        .and_then(|e| e.strings(index))
-        .map_or(std::ptr::null(), |s| opt_ptr(pick(s)))
+        .and_then(|e| e.string(index, field))
+        .map_or(std::ptr::null(), |s| s.as_ptr())
 }
 
 // The string accessors are written out, not generated by a macro: cbindgen
@@ -449,7 +455,7 @@ pub unsafe extern "C" fn iiko_events_type_name(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.event_type) }
+        unsafe { event_str(events, index, Field::EventType) }
     })
 }
 
@@ -465,7 +471,7 @@ pub unsafe extern "C" fn iiko_events_time(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.event_time) }
+        unsafe { event_str(events, index, Field::EventTime) }
     })
 }
 
@@ -480,7 +486,7 @@ pub unsafe extern "C" fn iiko_events_organization_id(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.organization_id) }
+        unsafe { event_str(events, index, Field::OrganizationId) }
     })
 }
 
@@ -495,7 +501,7 @@ pub unsafe extern "C" fn iiko_events_correlation_id(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.correlation_id) }
+        unsafe { event_str(events, index, Field::CorrelationId) }
     })
 }
 
@@ -512,7 +518,7 @@ pub unsafe extern "C" fn iiko_events_problem(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.problem) }
+        unsafe { event_str(events, index, Field::Problem) }
     })
 }
 
@@ -528,7 +534,7 @@ pub unsafe extern "C" fn iiko_events_entity_id(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.entity_id) }
+        unsafe { event_str(events, index, Field::EntityId) }
     })
 }
 
@@ -543,7 +549,7 @@ pub unsafe extern "C" fn iiko_events_order_id(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.order_id) }
+        unsafe { event_str(events, index, Field::OrderId) }
     })
 }
 
@@ -559,7 +565,7 @@ pub unsafe extern "C" fn iiko_events_creation_status(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.creation_status) }
+        unsafe { event_str(events, index, Field::CreationStatus) }
     })
 }
 
@@ -576,7 +582,7 @@ pub unsafe extern "C" fn iiko_events_status(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.status) }
+        unsafe { event_str(events, index, Field::Status) }
     })
 }
 
@@ -593,7 +599,7 @@ pub unsafe extern "C" fn iiko_events_sum(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.sum) }
+        unsafe { event_str(events, index, Field::Sum) }
     })
 }
 
@@ -608,7 +614,7 @@ pub unsafe extern "C" fn iiko_events_phone(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.phone) }
+        unsafe { event_str(events, index, Field::Phone) }
     })
 }
 
@@ -623,7 +629,7 @@ pub unsafe extern "C" fn iiko_events_error_code(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.error_code) }
+        unsafe { event_str(events, index, Field::ErrorCode) }
     })
 }
 
@@ -639,7 +645,7 @@ pub unsafe extern "C" fn iiko_events_error_message(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.error_message) }
+        unsafe { event_str(events, index, Field::ErrorMessage) }
     })
 }
 
@@ -656,7 +662,7 @@ pub unsafe extern "C" fn iiko_events_dedup_key(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        unsafe { event_str(events, index, |s| &s.dedup_key) }
+        unsafe { event_str(events, index, Field::DedupKey) }
     })
 }
 
@@ -672,15 +678,7 @@ pub unsafe extern "C" fn iiko_events_json(
 ) -> *const c_char {
     guard_value(std::ptr::null(), || {
         // SAFETY: per this function's contract.
-        let Some(events) = (unsafe { events.as_ref() }) else {
-            return std::ptr::null();
-        };
-        match events.event(index) {
-            Some(e) => events.json[index]
-                .get_or_init(|| c_string(e.raw_json()))
-                .as_ptr(),
-            None => std::ptr::null(),
-        }
+        unsafe { event_str(events, index, Field::Json) }
     })
 }
 

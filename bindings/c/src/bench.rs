@@ -1,0 +1,149 @@
+//! Webhook parse through the C API against the Rust API, on the same bodies,
+//! in one process. Ignored by default; run it with `scripts/c-bench.sh`
+//! (`cargo test --release -p iikocloud-c --lib bench -- --ignored --nocapture`).
+//!
+//! "parse" is `iiko_webhook_parse` + `iiko_events_free` against
+//! `parse_body_with` + drop. "parse+read" also reads what a POS reads of each
+//! event (type, order id, status, exact sum as text): C accessors against the
+//! Rust accessors with `Money::to_string`.
+
+use std::ffi::CStr;
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use iikocloud_core::webhook::{parse_body_with, ParseOptions};
+
+use crate::webhook::*;
+
+fn bodies() -> Vec<(String, Vec<u8>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let payloads = root.join("tests/vectors/payloads");
+    let mut out = Vec::new();
+    for name in [
+        "delivery_order_update.json",
+        "delivery_order_error.json",
+        "stop_list_update.json",
+        "multi_all_types.json",
+    ] {
+        out.push((
+            name.to_string(),
+            std::fs::read(payloads.join(name)).unwrap(),
+        ));
+    }
+    // 500 delivery events in one body (about 3 MB), as after an outage.
+    let one = std::fs::read_to_string(payloads.join("delivery_order_update.json")).unwrap();
+    let event = one
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim();
+    let many = format!("[{}]", vec![event; 500].join(","));
+    out.push(("500 deliveries".to_string(), many.into_bytes()));
+    // The shared large order of the Rust benchmark, when it is there.
+    if let Ok(large) = std::fs::read(root.join("benches/data/large_webhook.json")) {
+        out.push(("benches/data/large_webhook.json".to_string(), large));
+    }
+    out
+}
+
+/// Median time per run of `f`, over `rounds` rounds of `iters` runs.
+fn measure(rounds: usize, iters: usize, mut f: impl FnMut()) -> Duration {
+    let mut samples: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            start.elapsed() / iters as u32
+        })
+        .collect();
+    samples.sort();
+    samples[rounds / 2]
+}
+
+fn rust_parse(body: &[u8], options: &ParseOptions, read: bool) {
+    let parsed = parse_body_with(black_box(body), options).unwrap();
+    if read {
+        for e in &parsed.events {
+            black_box(e.kind().code());
+            black_box(e.order_id());
+            black_box(e.status());
+            black_box(e.sum().map(|m| m.to_string()));
+        }
+    }
+    drop(black_box(parsed));
+}
+
+fn c_parse(body: &[u8], read: bool) {
+    let mut events = std::ptr::null_mut();
+    // SAFETY: `body` is a live slice; `events` is a writable out-parameter;
+    // the handle is freed once below.
+    unsafe {
+        let status = iiko_webhook_parse(
+            black_box(body.as_ptr()),
+            body.len(),
+            0,
+            0,
+            0,
+            &mut events,
+            std::ptr::null_mut(),
+        );
+        assert_eq!(status, 0);
+        if read {
+            for i in 0..iiko_events_count(events) {
+                black_box(iiko_events_type(events, i));
+                black_box(iiko_events_order_id(events, i));
+                black_box(iiko_events_status(events, i));
+                let sum = iiko_events_sum(events, i);
+                if !sum.is_null() {
+                    black_box(CStr::from_ptr(sum));
+                }
+            }
+        }
+        iiko_events_free(black_box(events));
+    }
+}
+
+#[test]
+#[ignore = "benchmark: run with scripts/c-bench.sh"]
+fn bench_webhook_parse() {
+    let options = ParseOptions::default();
+    println!(
+        "\n{:<34} {:>9} {:>11} {:>11} {:>6}",
+        "body", "bytes", "Rust", "C API", "C/Rust"
+    );
+    let mut worst: f64 = 0.0;
+    for read in [false, true] {
+        println!("-- {}", if read { "parse+read" } else { "parse" });
+        for (name, body) in bodies() {
+            // About 0.2 s per side and body: enough runs for a stable median.
+            let iters = (20_000_000 / body.len().max(1)).clamp(5, 20_000);
+            let rounds = 9;
+            // Warm up both paths, then interleave them so that frequency
+            // changes hit both alike.
+            rust_parse(&body, &options, read);
+            c_parse(&body, read);
+            let mut rust = Vec::new();
+            let mut c = Vec::new();
+            for _ in 0..3 {
+                rust.push(measure(rounds, iters, || rust_parse(&body, &options, read)));
+                c.push(measure(rounds, iters, || c_parse(&body, read)));
+            }
+            rust.sort();
+            c.sort();
+            let (rust, c) = (rust[1], c[1]);
+            let ratio = c.as_secs_f64() / rust.as_secs_f64();
+            worst = worst.max(ratio);
+            println!(
+                "{:<34} {:>9} {:>9.1}µs {:>9.1}µs {:>6.3}",
+                name,
+                body.len(),
+                rust.as_secs_f64() * 1e6,
+                c.as_secs_f64() * 1e6,
+                ratio
+            );
+        }
+    }
+    println!("worst C/Rust ratio: {worst:.3} (target: at most 1.1)");
+}

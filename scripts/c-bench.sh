@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Webhook parse through the C API against the Rust API on the same bodies (in
+# one process, release build). Prints a table and the worst C/Rust ratio; the
+# target is at most 1.1. See bindings/c/src/bench.rs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo test --release --locked -p iikocloud-c --lib bench_webhook_parse -- --ignored --nocapture \
+    --test-threads 1 2>&1 | grep -vE '^(running|test |$)|test result'

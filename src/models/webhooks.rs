@@ -138,9 +138,10 @@ pub struct WebhookSettings {
     #[serde(default)]
     pub web_hooks_uri: Option<String>,
     /// The stored auth token (the service returns it in clear). Redacted in
-    /// `Debug` and when this answer is serialized (for logs or dumps); read it
-    /// with [`Secret::expose`].
-    #[serde(default, serialize_with = "crate::secret::serialize_redacted")]
+    /// `Debug`; read it with [`Secret::expose`]. Serializing this answer
+    /// writes it in clear (bindings hand the data on whole), so never
+    /// serialize it into a log.
+    #[serde(default)]
     pub auth_token: Option<Secret>,
     /// The event filter.
     #[serde(default, deserialize_with = "lenient::option")]

@@ -74,7 +74,8 @@ fn at<'py>(obj: &Bound<'py, PyAny>, key: &str) -> PyResult<Bound<'py, PyAny>> {
 impl NativeClient {
     #[new]
     #[pyo3(signature = (*, app_id=None, client_secret=None, api_key=None, api_login=None,
-        base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None))]
+        base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None,
+        token_cache_dir=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -87,6 +88,7 @@ impl NativeClient {
         client_timeout: Option<f64>,
         retries: Option<u32>,
         max_response_bytes: Option<u64>,
+        token_cache_dir: Option<std::path::PathBuf>,
     ) -> PyResult<NativeClient> {
         guard(py, || {
             logbridge::refresh(py);
@@ -127,6 +129,9 @@ impl NativeClient {
             }
             if let Some(m) = max_response_bytes {
                 b = b.max_response_bytes(m);
+            }
+            if let Some(dir) = token_cache_dir {
+                b = b.token_cache_dir(dir);
             }
             let client = b.clone().build().map_err(|e| to_pyerr(py, &e))?;
             Ok(NativeClient::from_client(b, client))

@@ -4,6 +4,11 @@ exception class with its correlation_id, tokens, secrets, logging."""
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 import logging
 import pickle
 from decimal import Decimal
@@ -252,6 +257,29 @@ def test_token_is_cached_and_refreshed_after_expiry(emu: Emulator) -> None:
     emu.expire_tokens()  # the service now answers 401: one refresh, one retry
     assert client.organizations().organizations
     assert emu.request_count("/api/v2/access_token") == 2
+
+
+def test_token_cache_dir_shares_one_token_between_processes(emu: Emulator, tmp_path: Path) -> None:
+    # Separate interpreters, as gunicorn workers would be: only the file is shared.
+    script = textwrap.dedent(
+        """
+        import sys, iikocloud
+        client = iikocloud.Client(app_id=sys.argv[1], client_secret=sys.argv[2],
+                                  api_key=sys.argv[3], base_url=sys.argv[4],
+                                  token_cache_dir=sys.argv[5])
+        assert client.organizations().organizations
+        """
+    )
+    creds = emu.credentials
+    args = [creds["app_id"], creds["client_secret"], creds["api_key"], emu.url, str(tmp_path)]
+    procs = [subprocess.Popen([sys.executable, "-c", script, *args]) for _ in range(4)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
+    assert emu.request_count("/api/v2/access_token") == 1
+    files = [f for f in os.listdir(tmp_path) if f.endswith(".json")]
+    assert len(files) == 1
+    with open(os.path.join(tmp_path, files[0])) as f:
+        text = f.read()
+    assert creds["client_secret"] not in text and creds["api_key"] not in text
 
 
 def test_api_login_credentials(emu: Emulator) -> None:

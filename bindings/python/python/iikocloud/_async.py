@@ -6,6 +6,7 @@ import asyncio
 import datetime
 import contextvars
 import functools
+import os
 from concurrent.futures import Executor
 from types import TracebackType
 from typing import Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
@@ -55,6 +56,7 @@ class AsyncClient:
         client_timeout: Optional[Seconds] = None,
         retries: int = 2,
         max_response_bytes: Optional[int] = None,
+        token_cache_dir: Optional["os.PathLike[str] | str"] = None,
         executor: Optional[Executor] = None,
     ) -> None:
         self._sync = Client(
@@ -67,6 +69,7 @@ class AsyncClient:
             client_timeout=client_timeout,
             retries=retries,
             max_response_bytes=max_response_bytes,
+            token_cache_dir=token_cache_dir,
         )
         self._executor = executor
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import datetime as _dt
 from types import TracebackType
 from typing import Any, Iterable, Mapping, Optional, Type, Union
@@ -52,6 +54,12 @@ class Client:
     must be longer). Safe calls (the typed ones, and :meth:`call` with
     ``idempotent=True``) are retried ``retries`` times after a transport error
     or a 5xx; nothing is retried after a 429.
+
+    ``token_cache_dir`` shares the token with other processes through a file
+    in that directory (mode 0600, created 0700 if missing): gunicorn or uWSGI
+    workers, Celery workers and cron jobs with the same credentials then make
+    one token request between them, and a token the service refuses is
+    dropped for all of them.
     """
 
     __slots__ = ("_native", "_app_id")
@@ -68,6 +76,7 @@ class Client:
         client_timeout: Optional[Seconds] = None,
         retries: int = 2,
         max_response_bytes: Optional[int] = None,
+        token_cache_dir: Optional["os.PathLike[str] | str"] = None,
     ) -> None:
         self._native: Optional[_native.NativeClient] = _native.NativeClient(
             app_id=app_id,
@@ -79,6 +88,7 @@ class Client:
             client_timeout=_seconds(client_timeout),
             retries=retries,
             max_response_bytes=max_response_bytes,
+            token_cache_dir=token_cache_dir,
         )
         self._app_id = app_id
 

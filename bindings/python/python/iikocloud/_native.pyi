@@ -1,3 +1,4 @@
+import os
 # Stubs of the private native module (checked by mypy.stubtest in scripts/py-test.sh).
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, final
@@ -60,6 +61,7 @@ class NativeClient:
         client_timeout: Optional[float] = None,
         retries: Optional[int] = None,
         max_response_bytes: Optional[int] = None,
+        token_cache_dir: Optional[os.PathLike[str] | str] = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...

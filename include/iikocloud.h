@@ -500,6 +500,21 @@ iiko_status iiko_client_options_set_retries(iiko_client_options *options, uint32
 iiko_status iiko_client_options_set_token_cache(iiko_client_options *options, uint64_t refresh_margin_ms, uint64_t fallback_lifetime_ms, iiko_error **err_out);
 
 /**
+ * Shares the access token with other processes through a file in `dir`
+ * (created with mode 0700 if missing), for share-nothing hosts such as
+ * PHP-FPM workers or cron jobs: processes with the same base URL and
+ * credentials make one token request between them, and a token the service
+ * refuses is dropped for all of them. The file holds the token in clear
+ * (mode 0600): keep `dir` private to the service's user. `dir` is copied; on
+ * Unix any bytes are accepted, elsewhere it must be UTF-8.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread; `dir`
+ * must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_token_cache_dir(iiko_client_options *options, const char *dir, iiko_error **err_out);
+
+/**
  * Sets the largest answer body read, in bytes (default 64 MiB); a larger
  * answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
  * `iiko_client_new`.

@@ -6,13 +6,17 @@
  *
  * Built with -Wall -Wextra -Werror and run natively, under valgrind and under
  * ASan/UBSan by scripts/c-test.sh. */
+#define _DEFAULT_SOURCE /* mkdtemp, getline, DIR */
 #define _POSIX_C_SOURCE 200809L
 
 #include "iikocloud.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -329,6 +333,61 @@ static void test_access_token(void) {
     CHECK(strstr(iiko_error_message(err), "no-such-login") == NULL);
     iiko_error_free(err);
     iiko_client_free(client);
+}
+
+/* Two clients (as two PHP-FPM workers would) share one token through the
+ * token cache directory. */
+static void test_token_cache_dir(void) {
+    char dir[] = "/tmp/iiko-c-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char tokens[2][512] = {{0}};
+    for (int i = 0; i < 2; i++) {
+        iiko_client_options *options = emulator_options();
+        CHECK_STATUS(iiko_client_options_set_token_cache_dir(options, dir, NULL), IIKO_STATUS_OK,
+                     NULL);
+        iiko_client *client = NULL;
+        CHECK_STATUS(iiko_client_new(options, &client, NULL), IIKO_STATUS_OK, NULL);
+        iiko_client_options_free(options);
+        char *token = NULL;
+        iiko_error *err = NULL;
+        CHECK_STATUS(iiko_client_access_token(client, &token, NULL, &err), IIKO_STATUS_OK, err);
+        iiko_error_free(err);
+        if (token != NULL) {
+            snprintf(tokens[i], sizeof tokens[i], "%s", token);
+        }
+        iiko_string_free(token);
+        iiko_client_free(client);
+    }
+    CHECK(tokens[0][0] != '\0');
+    CHECK_STR(tokens[1], tokens[0]);
+
+    /* The directory holds the token file; remove it and the directory. */
+    int files = 0;
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *entry;
+    while (d != NULL && (entry = readdir(d)) != NULL) {
+        if (entry->d_name[0] == '.') {
+            continue;
+        }
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
+        files++;
+        unlink(path);
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    CHECK(files >= 1);
+    rmdir(dir);
+
+    iiko_client_options *options = NULL;
+    CHECK_STATUS(iiko_client_options_new(&options, NULL), IIKO_STATUS_OK, NULL);
+    CHECK_STATUS(iiko_client_options_set_token_cache_dir(options, NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_client_options_set_token_cache_dir(NULL, "/tmp", NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    iiko_client_options_free(options);
 }
 
 static void test_wrong_credentials(void) {
@@ -1426,6 +1485,7 @@ static const test_case cases[] = {
     {"null_arguments", test_null_arguments},
     {"bad_configuration", test_bad_configuration},
     {"access_token", test_access_token},
+    {"token_cache_dir", test_token_cache_dir},
     {"wrong_credentials", test_wrong_credentials},
     {"organizations", test_organizations},
     {"bad_json_arguments", test_bad_json_arguments},

@@ -255,6 +255,54 @@ pub unsafe extern "C" fn iiko_client_options_set_token_cache(
     })
 }
 
+/// Shares the access token with other processes through a file in `dir`
+/// (created with mode 0700 if missing), for share-nothing hosts such as
+/// PHP-FPM workers or cron jobs: processes with the same base URL and
+/// credentials make one token request between them, and a token the service
+/// refuses is dropped for all of them. The file holds the token in clear
+/// (mode 0600): keep `dir` private to the service's user. `dir` is copied; on
+/// Unix any bytes are accepted, elsewhere it must be UTF-8.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread; `dir`
+/// must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_token_cache_dir(
+    options: *mut iiko_client_options,
+    dir: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let dir = unsafe { arg_path(dir, "dir") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.token_cache_dir(dir)) }
+    })
+}
+
+/// Reads a path argument: raw bytes on Unix (paths need not be UTF-8 there),
+/// UTF-8 elsewhere.
+///
+/// # Safety
+/// `ptr` must be NULL or NUL-terminated.
+unsafe fn arg_path(ptr: *const c_char, name: &str) -> Result<std::path::PathBuf, Failure> {
+    if ptr.is_null() {
+        return Err(Failure::null(name));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: non-NULL and NUL-terminated per the caller.
+        let bytes = unsafe { std::ffi::CStr::from_ptr(ptr) }.to_bytes();
+        Ok(std::ffi::OsStr::from_bytes(bytes).into())
+    }
+    #[cfg(not(unix))]
+    {
+        // SAFETY: per the caller.
+        unsafe { arg_str(ptr, name) }.map(Into::into)
+    }
+}
+
 /// Sets the largest answer body read, in bytes (default 64 MiB); a larger
 /// answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
 /// `iiko_client_new`.

@@ -584,8 +584,8 @@ iiko_status iiko_client_organizations(const iiko_client *client, const char *req
  *
  * On success writes the answer as JSON to `*json_out` (yours; free it with
  * `iiko_string_free`): `{"correlationId", "apiLoginName", "webHooksUri",
- * "authToken", "webHooksFilter", …}`. `authToken` reads `"[redacted]"` when
- * one is set: the SDK never hands a stored secret back.
+ * "authToken", "webHooksFilter", …}`. `authToken` is your webhook token in
+ * clear: do not log the JSON.
  *
  * # Safety
  * `client` must be NULL or a live client; `organization_id` must be NULL or

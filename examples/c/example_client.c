@@ -112,9 +112,8 @@ int main(void) {
             err = NULL;
             continue;
         }
-        printf("webhook of %s set to %s\n  settings: %s\n", iiko_organizations_id(orgs, i),
-               hook_url, settings); /* authToken reads "[redacted]" */
-        iiko_string_free(settings);
+        printf("webhook of %s set to %s\n", iiko_organizations_id(orgs, i), hook_url);
+        iiko_string_free(settings); /* holds the token in clear: not printed */
     }
     iiko_organizations_free(orgs);
     iiko_client_free(client);

@@ -74,9 +74,12 @@ impl Failure {
     }
 
     pub(crate) fn invalid_json(name: &str, e: &serde_json::Error) -> Failure {
-        // serde_json's messages name fields and positions, never values of
-        // strings, so a secret in the JSON does not leak into the message.
-        Failure::new(IIKO_STATUS_INVALID_JSON, format!("`{name}`: {e}"))
+        // serde_json quotes a string value it did not expect (`invalid type:
+        // string "..."`); that value could be a credential, so it is left out.
+        Failure::new(
+            IIKO_STATUS_INVALID_JSON,
+            format!("`{name}`: {}", without_string_values(&e.to_string())),
+        )
     }
 
     pub(crate) fn panic(payload: &(dyn Any + Send)) -> Failure {
@@ -138,6 +141,33 @@ impl Failure {
         }
         out
     }
+}
+
+/// Replaces each `string "..."` in a serde_json message with `a string`.
+fn without_string_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("string \"") {
+        out.push_str(&rest[..at]);
+        out.push_str("a string");
+        let value = &rest[at + "string \"".len()..];
+        // The value is Debug-escaped: skip to the first quote not after a backslash.
+        let mut end = value.len();
+        let mut escaped = false;
+        for (i, c) in value.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => {
+                    end = i + 1;
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        rest = &value[end.min(value.len())..];
+    }
+    out.push_str(rest);
+    out
 }
 
 impl From<Error> for Failure {
@@ -318,4 +348,26 @@ pub unsafe extern "C" fn iiko_error_free(error: *mut iiko_error) {
         // SAFETY: per this function's contract.
         unsafe { iiko_error::free(error) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_errors_leave_string_values_out() {
+        let e = serde_json::from_str::<Vec<String>>(r#""s3cret \" tail""#).unwrap_err();
+        let message = Failure::invalid_json("request_json", &e)
+            .into_error()
+            .message_text();
+        assert!(
+            !message.contains("s3cret") && !message.contains("tail"),
+            "{message}"
+        );
+        assert!(message.contains("invalid type: a string"), "{message}");
+        assert_eq!(
+            without_string_values(r#"unknown field `organisationIds`, expected `x`"#),
+            "unknown field `organisationIds`, expected `x`"
+        );
+    }
 }

@@ -92,6 +92,27 @@ enum Field {
 const FIELDS: usize = Field::Json as usize + 1;
 
 impl Field {
+    /// Whether the event has the field: checked before touching the string
+    /// table, so reading an absent field allocates nothing.
+    fn present(self, e: &Event) -> bool {
+        match self {
+            Field::EventType => e.event_type().is_some(),
+            Field::EventTime => e.event_time().is_some(),
+            Field::OrganizationId => e.organization_id().is_some(),
+            Field::CorrelationId => e.correlation_id().is_some(),
+            Field::Problem => e.problem().is_some(),
+            Field::EntityId => e.entity_id().is_some(),
+            Field::OrderId => e.order_id().is_some(),
+            Field::CreationStatus => e.creation_status().is_some(),
+            Field::Status => e.status().is_some(),
+            Field::Sum => e.sum().is_some(),
+            Field::Phone => e.phone().is_some(),
+            Field::ErrorCode => e.error_code().is_some(),
+            Field::ErrorMessage => e.error_message().is_some(),
+            Field::DedupKey | Field::Json => true,
+        }
+    }
+
     fn compute(self, e: &Event) -> Option<CString> {
         match self {
             Field::EventType => e.event_type().map(c_string),
@@ -132,6 +153,9 @@ impl iiko_events {
     /// absent value.
     fn string(&self, index: usize, field: Field) -> Option<&CString> {
         let event = self.event(index)?;
+        if !field.present(event) {
+            return None;
+        }
         let slots = self.strings[index]
             .get_or_init(|| Box::new(EventStrings(std::array::from_fn(|_| OnceLock::new()))));
         slots.0[field as usize]

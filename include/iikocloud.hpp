@@ -191,6 +191,13 @@ class ClientOptions {
                       &err);
         return *this;
     }
+    /** Shares the token with other processes through a file in `dir` (keep it private). */
+    ClientOptions &token_cache_dir(const std::string &dir) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_token_cache_dir(handle_.get(), dir.c_str(), &err),
+                      &err);
+        return *this;
+    }
     ClientOptions &max_response_bytes(uint64_t bytes) {
         iiko_error *err = nullptr;
         detail::check(iiko_client_options_set_max_response_bytes(handle_.get(), bytes, &err), &err);

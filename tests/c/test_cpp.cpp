@@ -5,7 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
+#include <cstdlib> // mkdtemp (POSIX, through glibc's <stdlib.h>)
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -110,6 +110,22 @@ void test_calls() {
     EXPECT(client.stop_lists(std::string("{\"organizationIds\":[\"") + ORG + "\"]}").find(
                "terminalGroupStopLists") != std::string::npos);
     EXPECT(client.call("/api/1/organizations", "{}", true).find(ORG) != std::string::npos);
+}
+
+void test_token_cache_dir() {
+    char dir[] = "/tmp/iiko-cpp-test-XXXXXX";
+    EXPECT(mkdtemp(dir) != nullptr);
+    std::string tokens[2];
+    for (auto &token : tokens) {
+        iiko::ClientOptions options;
+        options.v2("emulator-app", "emulator-secret", "emulator-api-key")
+            .base_url(base_url())
+            .token_cache_dir(dir);
+        token = iiko::Client(options).access_token().value;
+    }
+    EXPECT(!tokens[0].empty() && tokens[0] == tokens[1]);
+    std::string cleanup = std::string("rm -rf '") + dir + "'";
+    EXPECT(std::system(cleanup.c_str()) == 0);
 }
 
 void test_api_errors() {
@@ -244,6 +260,7 @@ int main(int argc, char **argv) {
         {"version", test_version},
         {"configuration_errors", test_configuration_errors},
         {"calls", test_calls},
+        {"token_cache_dir", test_token_cache_dir},
         {"api_errors", test_api_errors},
         {"threads", test_threads},
         {"webhooks", test_webhooks},

@@ -518,9 +518,6 @@ fn events_serialize_to_json() {
     for e in parse_body(&body).expect("parses") {
         let v: Value = serde_json::to_value(&e).expect("serializes");
         assert_eq!(v["kind"], json!(e.kind().as_str()));
-        assert_eq!(
-            v["event_time"],
-            json!(e.event_time().map(|t| t.raw.clone()))
-        );
+        assert_eq!(v["eventTime"], json!(e.event_time().map(|t| t.raw.clone())));
     }
 }

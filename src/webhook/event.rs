@@ -161,6 +161,7 @@ pub enum EventPayload {
 /// the commonly needed values without matching on [`Event::payload`]; they are
 /// also what the C ABI exposes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Event {
     /// The event's kind (derived from `eventType`).
@@ -474,6 +475,12 @@ impl EventKey {
     /// The key text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// A key read back from storage (the text of [`EventKey::as_str`]), for
+    /// de-duplication across restarts.
+    pub fn from_stored(text: impl Into<String>) -> EventKey {
+        EventKey(text.into())
     }
 }
 

@@ -799,8 +799,8 @@ const char *iiko_status_str(iiko_status status);
  *
  * `expected_token`: your token, NUL-terminated (an empty or blank one refuses
  * every request: `IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN`).
- * `authorization`, `authorization_len`: the header value as raw bytes, or NULL
- * when the request has no such header. Look the header up by name
+ * `authorization`, `authorization_len`: the header value as raw bytes (any
+ * bytes, not NUL-terminated), or NULL when the request has no such header. Look the header up by name
  * case-insensitively (or use `iiko_webhook_receive`).
  *
  * Returns `IIKO_STATUS_OK` for an authentic request, else a
@@ -812,13 +812,15 @@ const char *iiko_status_str(iiko_status status);
  * NULL or point to `authorization_len` bytes; `err_out` must be NULL or
  * writable.
  */
-iiko_status iiko_webhook_verify(const char *expected_token, const uint8_t *authorization, size_t authorization_len, iiko_error **err_out);
+iiko_status iiko_webhook_verify(const char *expected_token, const char *authorization, size_t authorization_len, iiko_error **err_out);
 
 /**
  * Parses a webhook body (no verification: for bodies you already verified,
  * or read back from a queue or a file).
  *
- * `body`, `body_len`: the raw request body (NULL only with length 0). Limits:
+ * `body`, `body_len`: the raw request body, any bytes, not NUL-terminated
+ * (NULL only with length 0). `char` rather than `uint8_t` so that PHP's FFI
+ * can pass a PHP string directly. Limits:
  * `max_body_bytes` (0: 16 MiB) and `max_depth` of JSON nesting (0: 64, at most
  * 128). `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
  *
@@ -833,7 +835,7 @@ iiko_status iiko_webhook_verify(const char *expected_token, const uint8_t *autho
  * `body` must be NULL or point to `body_len` readable bytes; the out pointers
  * must be NULL or writable.
  */
-iiko_status iiko_webhook_parse(const uint8_t *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
+iiko_status iiko_webhook_parse(const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
 
 /**
  * Verifies a webhook request, then parses its body: what a webhook endpoint
@@ -854,7 +856,7 @@ iiko_status iiko_webhook_parse(const uint8_t *body, size_t body_len, size_t max_
  * NULL or point to `body_len` bytes; the out pointers must be NULL or
  * writable.
  */
-iiko_status iiko_webhook_receive(const char *expected_token, const char *const *header_names, const char *const *header_values, size_t header_count, const uint8_t *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
+iiko_status iiko_webhook_receive(const char *expected_token, const char *const *header_names, const char *const *header_values, size_t header_count, const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
 
 /**
  * The HTTP status a webhook endpoint should answer for the status of

@@ -467,10 +467,9 @@ class Events {
 inline void webhook_verify(const std::string &expected_token,
                            const std::optional<std::string_view> &authorization) {
     iiko_error *err = nullptr;
-    const uint8_t *value =
-        authorization ? reinterpret_cast<const uint8_t *>(authorization->data()) : nullptr;
+    const char *value = authorization ? authorization->data() : nullptr;
     if (authorization && value == nullptr) {
-        value = reinterpret_cast<const uint8_t *>(""); // a present but empty header
+        value = ""; // a present but empty header
     }
     detail::check(iiko_webhook_verify(expected_token.c_str(), value,
                                       authorization ? authorization->size() : 0, &err),
@@ -481,7 +480,7 @@ inline void webhook_verify(const std::string &expected_token,
 inline Events webhook_parse(std::string_view body, const ParseOptions &options = ParseOptions()) {
     iiko_events *events = nullptr;
     iiko_error *err = nullptr;
-    detail::check(iiko_webhook_parse(reinterpret_cast<const uint8_t *>(body.data()), body.size(),
+    detail::check(iiko_webhook_parse(body.data(), body.size(),
                                      options.max_body_bytes, options.max_depth, options.flags(),
                                      &events, &err),
                   &err);
@@ -504,7 +503,7 @@ inline Events webhook_receive(const std::string &expected_token,
     iiko_error *err = nullptr;
     detail::check(iiko_webhook_receive(expected_token.c_str(), names.data(), values.data(),
                                        headers.size(),
-                                       reinterpret_cast<const uint8_t *>(body.data()), body.size(),
+                                       body.data(), body.size(),
                                        options.max_body_bytes, options.max_depth, options.flags(),
                                        &events, &err),
                   &err);

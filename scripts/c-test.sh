@@ -228,13 +228,23 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 stop_emulator
 
 # ---- 6. PHP FFI ----
-step "PHP FFI loads the header as it is"
+step "PHP FFI loads the header as it is and parses a webhook body"
 if php -r 'exit(extension_loaded("ffi") ? 0 : 1);'; then
     php -d ffi.enable=1 -r '
         $ffi = FFI::cdef(file_get_contents($argv[1]), $argv[2]);
         $v = $ffi->iiko_version(); // a const char * comes back as a PHP string
         if ($v !== $argv[3]) { fwrite(STDERR, "iiko_version() = $v\n"); exit(1); }
-        echo "php: iiko_version() = $v\n";' include/iikocloud.h "$LIBDIR/libiikocloud.so" "$VERSION"
+        // A PHP string goes straight into a (const char *, size_t) body.
+        $body = file_get_contents($argv[4]);
+        $events = $ffi->new("iiko_events*");
+        $st = $ffi->iiko_webhook_parse($body, strlen($body), 0, 0, 0, FFI::addr($events), null);
+        $n = $ffi->iiko_events_count($events);
+        $sum = $ffi->iiko_events_sum($events, 0);
+        $ffi->iiko_events_free($events);
+        if ($st !== 0 || $n !== 8 || $sum !== "1780") { fwrite(STDERR, "parse: $st $n $sum\n"); exit(1); }
+        echo "php: iiko_version() = $v; iiko_webhook_parse: $n events, first sum $sum\n";' \
+        include/iikocloud.h "$LIBDIR/libiikocloud.so" "$VERSION" \
+        "$IIKO_VECTORS/payloads/multi_all_types.json"
 else
     echo "php has no FFI extension here; skipped"
 fi

@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned char *read_all(FILE *f, size_t *len) {
+static char *read_all(FILE *f, size_t *len) {
     size_t cap = 1 << 16, n = 0, got;
-    unsigned char *buf = malloc(cap);
+    char *buf = malloc(cap);
     while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
         if (n == cap) {
-            unsigned char *bigger = realloc(buf, cap *= 2);
+            char *bigger = realloc(buf, cap *= 2);
             if (bigger == NULL) {
                 free(buf);
                 return NULL;
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     size_t len = 0;
-    unsigned char *body = read_all(f, &len);
+    char *body = read_all(f, &len);
     if (f != stdin) {
         fclose(f);
     }

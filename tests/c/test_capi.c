@@ -805,7 +805,7 @@ static iiko_events *parse_file(const char *relative) {
     unsigned char *body = read_vector_file(relative, &len);
     iiko_events *events = NULL;
     iiko_error *err = NULL;
-    CHECK_STATUS(iiko_webhook_parse(body, len, 0, 0, 0, &events, &err), IIKO_STATUS_OK, err);
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, len, 0, 0, 0, &events, &err), IIKO_STATUS_OK, err);
     iiko_error_free(err);
     free(body);
     return events;
@@ -993,7 +993,7 @@ static void run_verify_vector(char **f) {
     unsigned char *token = b64_decode(f[3], &tok_len);
     unsigned char *header = strcmp(f[2], "~") == 0 ? NULL : b64_decode(f[2], &hdr_len);
     iiko_error *err = NULL;
-    iiko_status st = iiko_webhook_verify((const char *)token, header, hdr_len, &err);
+    iiko_status st = iiko_webhook_verify((const char *)token, (const char *)header, hdr_len, &err);
     CHECK_STATUS(st, verify_error_status(f[4]), err);
     if (err != NULL && tok_len >= 4) {
         /* Messages never carry the token. */
@@ -1010,7 +1010,7 @@ static iiko_events *run_parse_vector(char **f) {
     unsigned char *body = vector_body(f[2], &body_len);
     iiko_events *events = NULL;
     iiko_error *err = NULL;
-    iiko_status st = iiko_webhook_parse(body, body_len, (size_t)atoll(f[3]), (size_t)atoll(f[4]),
+    iiko_status st = iiko_webhook_parse((const char *)body, body_len, (size_t)atoll(f[3]), (size_t)atoll(f[4]),
                                         (uint32_t)atoi(f[5]), &events, &err);
     CHECK_STATUS(st, parse_outcome_status(f[6]), err);
     if (st == IIKO_STATUS_OK) {
@@ -1043,7 +1043,7 @@ static void run_receive_vector(char **f, char ***headers, int nheaders) {
     iiko_error *err = NULL;
     iiko_status st = iiko_webhook_receive(
         (const char *)token, (const char *const *)names, (const char *const *)values,
-        (size_t)nheaders, body, body_len, (size_t)atoll(f[4]), (size_t)atoll(f[5]),
+        (size_t)nheaders, (const char *)body, body_len, (size_t)atoll(f[4]), (size_t)atoll(f[5]),
         (uint32_t)atoi(f[6]), &events, &err);
     CHECK_STATUS(st, receive_outcome_status(f[8]), err);
     CHECK(iiko_webhook_http_status(st) == atoi(f[7]));
@@ -1207,11 +1207,11 @@ static void test_webhook_events(void) {
 static void test_webhook_bad_inputs(void) {
     iiko_events *events = SENTINEL;
     iiko_error *err = NULL;
-    const uint8_t body[] = "[]";
+    const char body[] = "[]";
     CHECK_STATUS(iiko_webhook_parse(NULL, 5, 0, 0, 0, &events, NULL), IIKO_STATUS_NULL_ARGUMENT,
                  NULL);
-    CHECK_STATUS(iiko_webhook_parse(body, 2, 0, 0, 0, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
-    CHECK_STATUS(iiko_webhook_parse(body, 2, 0, 0, 0x10, &events, &err),
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, 2, 0, 0, 0, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, 2, 0, 0, 0x10, &events, &err),
                  IIKO_STATUS_INVALID_ARGUMENT, err);
     CHECK_CONTAINS(iiko_error_message(err), "flags");
     iiko_error_free(err);
@@ -1220,16 +1220,16 @@ static void test_webhook_bad_inputs(void) {
     /* NULL with length 0 is the empty body: not JSON. */
     CHECK_STATUS(iiko_webhook_parse(NULL, 0, 0, 0, 0, &events, NULL),
                  IIKO_STATUS_WEBHOOK_BODY_NOT_JSON, NULL);
-    CHECK_STATUS(iiko_webhook_verify(NULL, (const uint8_t *)"x", 1, NULL),
+    CHECK_STATUS(iiko_webhook_verify(NULL, "x", 1, NULL),
                  IIKO_STATUS_NULL_ARGUMENT, NULL);
     CHECK_STATUS(iiko_webhook_verify("s3cret", NULL, 0, NULL),
                  IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION, NULL);
-    CHECK_STATUS(iiko_webhook_verify("s3cret\xff", (const uint8_t *)"x", 1, NULL),
+    CHECK_STATUS(iiko_webhook_verify("s3cret\xff", "x", 1, NULL),
                  IIKO_STATUS_INVALID_UTF8, NULL);
-    CHECK_STATUS(iiko_webhook_verify("s3cret", (const uint8_t *)"Bearer s3cret", 13, NULL),
+    CHECK_STATUS(iiko_webhook_verify("s3cret", "Bearer s3cret", 13, NULL),
                  IIKO_STATUS_OK, NULL);
     /* A verify error carries no HTTP detail. */
-    CHECK_STATUS(iiko_webhook_verify("s3cret", (const uint8_t *)"guess", 5, &err),
+    CHECK_STATUS(iiko_webhook_verify("s3cret", "guess", 5, &err),
                  IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH, NULL);
     CHECK(iiko_error_http_status(err) == 0 && iiko_error_correlation_id(err) == NULL);
     iiko_error_free(err);
@@ -1271,13 +1271,13 @@ static void test_webhook_huge_bodies(void) {
     body[big - 1] = ']';
     iiko_events *events = SENTINEL;
     iiko_error *err = NULL;
-    CHECK_STATUS(iiko_webhook_parse(body, big, 0, 0, 0, &events, &err),
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, big, 0, 0, 0, &events, &err),
                  IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE, err);
     CHECK(events == SENTINEL);
     iiko_error_free(err);
     err = NULL;
     /* The same body with a higher limit parses (whitespace only). */
-    CHECK_STATUS(iiko_webhook_parse(body, big, big, 0, 0, &events, &err), IIKO_STATUS_OK, err);
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, big, big, 0, 0, &events, &err), IIKO_STATUS_OK, err);
     if (events != SENTINEL) {
         CHECK(iiko_events_count(events) == 0);
         iiko_events_free(events);
@@ -1309,7 +1309,7 @@ static void test_webhook_huge_bodies(void) {
         body[at++] = i + 1 < copies ? ',' : ']';
     }
     events = NULL;
-    CHECK_STATUS(iiko_webhook_parse(body, at, at, 0, 0, &events, &err), IIKO_STATUS_OK, err);
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, at, at, 0, 0, &events, &err), IIKO_STATUS_OK, err);
     CHECK(iiko_events_count(events) == copies);
     CHECK_STR(iiko_events_sum(events, copies - 1), "1780");
     iiko_events_free(events);

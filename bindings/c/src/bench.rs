@@ -81,7 +81,7 @@ fn c_parse(body: &[u8], read: bool) {
     // the handle is freed once below.
     unsafe {
         let status = iiko_webhook_parse(
-            black_box(body.as_ptr()),
+            black_box(body.as_ptr().cast()),
             body.len(),
             0,
             0,

@@ -231,8 +231,8 @@ fn verify_failure(e: VerifyError) -> Failure {
 ///
 /// `expected_token`: your token, NUL-terminated (an empty or blank one refuses
 /// every request: `IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN`).
-/// `authorization`, `authorization_len`: the header value as raw bytes, or NULL
-/// when the request has no such header. Look the header up by name
+/// `authorization`, `authorization_len`: the header value as raw bytes (any
+/// bytes, not NUL-terminated), or NULL when the request has no such header. Look the header up by name
 /// case-insensitively (or use `iiko_webhook_receive`).
 ///
 /// Returns `IIKO_STATUS_OK` for an authentic request, else a
@@ -246,7 +246,7 @@ fn verify_failure(e: VerifyError) -> Failure {
 #[no_mangle]
 pub unsafe extern "C" fn iiko_webhook_verify(
     expected_token: *const c_char,
-    authorization: *const u8,
+    authorization: *const c_char,
     authorization_len: usize,
     err_out: *mut *mut iiko_error,
 ) -> iiko_status {
@@ -257,7 +257,7 @@ pub unsafe extern "C" fn iiko_webhook_verify(
             None
         } else {
             // SAFETY: per this function's contract.
-            Some(unsafe { arg_bytes(authorization, authorization_len, "authorization") }?)
+            Some(unsafe { arg_bytes(authorization.cast(), authorization_len, "authorization") }?)
         };
         Verifier::new(expected)
             .verify(value)
@@ -268,7 +268,9 @@ pub unsafe extern "C" fn iiko_webhook_verify(
 /// Parses a webhook body (no verification: for bodies you already verified,
 /// or read back from a queue or a file).
 ///
-/// `body`, `body_len`: the raw request body (NULL only with length 0). Limits:
+/// `body`, `body_len`: the raw request body, any bytes, not NUL-terminated
+/// (NULL only with length 0). `char` rather than `uint8_t` so that PHP's FFI
+/// can pass a PHP string directly. Limits:
 /// `max_body_bytes` (0: 16 MiB) and `max_depth` of JSON nesting (0: 64, at most
 /// 128). `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
 ///
@@ -284,7 +286,7 @@ pub unsafe extern "C" fn iiko_webhook_verify(
 /// must be NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn iiko_webhook_parse(
-    body: *const u8,
+    body: *const c_char,
     body_len: usize,
     max_body_bytes: usize,
     max_depth: usize,
@@ -294,7 +296,7 @@ pub unsafe extern "C" fn iiko_webhook_parse(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let body = unsafe { arg_bytes(body, body_len, "body") }?;
+        let body = unsafe { arg_bytes(body.cast(), body_len, "body") }?;
         let out = out_ptr(events_out, "events_out")?;
         let options = parse_options(max_body_bytes, max_depth, flags)?;
         let parsed = parse_body_with(body, &options).map_err(|e| parse_failure(&e))?;
@@ -327,7 +329,7 @@ pub unsafe extern "C" fn iiko_webhook_receive(
     header_names: *const *const c_char,
     header_values: *const *const c_char,
     header_count: usize,
-    body: *const u8,
+    body: *const c_char,
     body_len: usize,
     max_body_bytes: usize,
     max_depth: usize,
@@ -339,7 +341,7 @@ pub unsafe extern "C" fn iiko_webhook_receive(
         // SAFETY: per this function's contract.
         let expected = unsafe { arg_str(expected_token, "expected_token") }?;
         // SAFETY: per this function's contract.
-        let body = unsafe { arg_bytes(body, body_len, "body") }?;
+        let body = unsafe { arg_bytes(body.cast(), body_len, "body") }?;
         let out = out_ptr(events_out, "events_out")?;
         let options = parse_options(max_body_bytes, max_depth, flags)?;
         let mut headers: Vec<(&[u8], &[u8])> = Vec::with_capacity(header_count);

@@ -36,3 +36,8 @@ step "python: wheel, stub check, pytest (scripts/py-test.sh)"
 step "C ABI: header, C and C++ tests, examples, valgrind, ASan/UBSan, PHP FFI load, install (scripts/c-test.sh)"
 ./scripts/c-test.sh
 # ---- end of the C section ---------------------------------------------------
+
+# ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
+step "README samples (scripts/readme-samples.sh)"
+./scripts/readme-samples.sh
+# ---- end of the README section ----------------------------------------------

@@ -1,7 +1,7 @@
 //! The whole flow against the embedded emulator, with no credentials and no
 //! network: token, organizations, webhook settings and stop lists.
 //!
-//! Run with `cargo run --example demo`.
+//! Run with `cargo run --example quickstart`.
 
 use std::error::Error;
 

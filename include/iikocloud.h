@@ -24,10 +24,11 @@
  *   the same handle. Each type's comment states its rule.
  * - Panics: a bug inside the library is caught at the boundary and reported as
  *   IIKO_STATUS_PANIC (or NULL / 0 from accessors); it never unwinds into your code.
- * - Garbage-collected hosts (PHP, Python): free child handles (organizations, events,
- *   errors, strings) before the client they came from is no longer referenced, and free each
- *   handle exactly once, e.g. from a destructor; the client itself must outlive any call in
- *   flight on another thread.
+ * - Garbage-collected hosts (PHP, Python): free each handle exactly once, from the owning
+ *   object's destructor. Results (organizations, events, errors, strings) do not refer to the
+ *   client and may be freed in any order; free the client only when no call on it is running on
+ *   another thread. After fork(), create a new client in the child; worker processes share a
+ *   token through iiko_client_options_set_token_cache_dir.
  */
 
 

@@ -1115,6 +1115,17 @@ void iiko_deduplicator_free(iiko_deduplicator *dedup);
 iiko_status iiko_deduplicator_first_seen(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_seen_out, iiko_error **err_out);
 
 /**
+ * `iiko_deduplicator_first_seen` for a key text from `iiko_events_dedup_key`,
+ * e.g. read back from your store after a restart: writes 1 to
+ * `*first_seen_out` (and remembers the key) or 0 for a repeat.
+ *
+ * # Safety
+ * `dedup` must be NULL or a live handle; `key` NULL or NUL-terminated; the
+ * out pointers NULL or writable.
+ */
+iiko_status iiko_deduplicator_first_seen_key(const iiko_deduplicator *dedup, const char *key, int32_t *first_seen_out, iiko_error **err_out);
+
+/**
  * Forgets event `index`, so that its next delivery counts as new (e.g. when
  * handling it failed and a resend should be processed).
  *

@@ -533,6 +533,14 @@ class Deduplicator {
                       &err);
         return seen != 0;
     }
+    /** first_seen for a key text stored earlier (Event::dedup_key). */
+    bool first_seen_key(const std::string &key) const {
+        int32_t seen = 0;
+        iiko_error *err = nullptr;
+        detail::check(iiko_deduplicator_first_seen_key(handle_.get(), key.c_str(), &seen, &err),
+                      &err);
+        return seen != 0;
+    }
     void forget(const Event &event) const {
         iiko_error *err = nullptr;
         detail::check(

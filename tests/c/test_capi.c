@@ -1360,6 +1360,25 @@ static void test_deduplicator(void) {
     CHECK_STATUS(iiko_deduplicator_forget(dedup, first, 9, NULL), IIKO_STATUS_INVALID_ARGUMENT,
                  NULL);
     CHECK(iiko_deduplicator_len(NULL) == 0);
+
+    /* Keys stored elsewhere (e.g. across a restart) into a fresh de-duplicator. */
+    iiko_deduplicator *restarted = NULL;
+    CHECK_STATUS(iiko_deduplicator_new(100, 60000, &restarted, NULL), IIKO_STATUS_OK, NULL);
+    const char *stored = iiko_events_dedup_key(first, 3);
+    CHECK_STATUS(iiko_deduplicator_first_seen_key(restarted, stored, &seen, NULL), IIKO_STATUS_OK,
+                 NULL);
+    CHECK(seen == 1);
+    CHECK_STATUS(iiko_deduplicator_first_seen(restarted, again, 3, &seen, NULL), IIKO_STATUS_OK,
+                 NULL);
+    CHECK(seen == 0);
+    CHECK_STATUS(iiko_deduplicator_first_seen_key(restarted, stored, &seen, NULL), IIKO_STATUS_OK,
+                 NULL);
+    CHECK(seen == 0);
+    CHECK_STATUS(iiko_deduplicator_first_seen_key(restarted, NULL, &seen, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_deduplicator_first_seen_key(restarted, "k\xff", &seen, NULL),
+                 IIKO_STATUS_INVALID_UTF8, NULL);
+    iiko_deduplicator_free(restarted);
     iiko_events_free(first);
     iiko_events_free(again);
     iiko_deduplicator_free(dedup);

@@ -229,6 +229,9 @@ void test_webhooks() {
     EXPECT(!dedup.first_seen(received[0]));
     dedup.forget(events[0]);
     EXPECT(dedup.first_seen(received[0]) && dedup.size() == 1);
+    iiko::Deduplicator restarted(100, std::chrono::minutes(10));
+    EXPECT(restarted.first_seen_key(events[1].dedup_key()));
+    EXPECT(!restarted.first_seen(received[1]));
     expect_error(IIKO_STATUS_INVALID_ARGUMENT, [&] { dedup.first_seen(events[99]); });
 
     iiko::OrderingGuard ordering(100);

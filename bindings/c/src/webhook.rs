@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use iikocloud_core::webhook::{
-    parse_body_with, receive, Deduplicator, Event, EventKind, OrderingDecision, OrderingGuard,
-    ParseError, ParseErrorKind, ParseOptions, ParsedBody, ReceiveError, Verifier, VerifyError,
+    parse_body_with, receive, Deduplicator, Event, EventKey, EventKind, OrderingDecision,
+    OrderingGuard, ParseError, ParseErrorKind, ParseOptions, ParsedBody, ReceiveError, Verifier,
+    VerifyError,
 };
 
 use crate::error::{iiko_error, Failure};
@@ -891,6 +892,36 @@ pub unsafe extern "C" fn iiko_deduplicator_first_seen(
         };
         let out = out_ptr(first_seen_out, "first_seen_out")?;
         let first = dedup.inner.first_seen(event);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(i32::from(first)) };
+        Ok(())
+    })
+}
+
+/// `iiko_deduplicator_first_seen` for a key text from `iiko_events_dedup_key`,
+/// e.g. read back from your store after a restart: writes 1 to
+/// `*first_seen_out` (and remembers the key) or 0 for a repeat.
+///
+/// # Safety
+/// `dedup` must be NULL or a live handle; `key` NULL or NUL-terminated; the
+/// out pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_deduplicator_first_seen_key(
+    dedup: *const iiko_deduplicator,
+    key: *const c_char,
+    first_seen_out: *mut i32,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (dedup, key) = unsafe {
+            (
+                iiko_deduplicator::try_ref(dedup, "dedup")?,
+                arg_str(key, "key")?,
+            )
+        };
+        let out = out_ptr(first_seen_out, "first_seen_out")?;
+        let first = dedup.inner.first_seen_key(&EventKey::from_stored(key));
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(i32::from(first)) };
         Ok(())

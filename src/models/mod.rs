@@ -23,3 +23,30 @@ pub use webhooks::{
     CorrelationIdResponse, DeliveryOrderFilter, ReserveFilter, TableOrderFilter,
     UpdateWebhookSettingsRequest, UpdatesFilter, WebHooksFilter, WebhookSettings,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_read_from_json_refuse_unknown_fields() {
+        let r: OrganizationsRequest =
+            serde_json::from_str(r#"{"returnAdditionalInfo":true}"#).unwrap();
+        assert_eq!(r.return_additional_info, Some(true));
+        let e = serde_json::from_str::<OrganizationsRequest>(r#"{"includeDisabeld":true}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("includeDisabeld"), "{e}");
+        assert!(serde_json::from_str::<StopListsRequest>("{}").is_err());
+        let u: UpdateWebhookSettingsRequest = serde_json::from_str(
+            r#"{"organizationId":"o","webHooksUri":"https://x/h","authToken":"t",
+                "webHooksFilter":{"stopListUpdateFilter":{"updates":true}}}"#,
+        )
+        .unwrap();
+        assert_eq!(u.auth_token.unwrap().expose(), "t");
+        assert!(u
+            .web_hooks_filter
+            .unwrap()
+            .stop_list_update_filter
+            .is_some());
+    }
+}

@@ -5,12 +5,14 @@ use serde_json::{Map, Value};
 
 use super::common::lenient;
 
-/// Request of [`Client::organizations`](crate::Client::organizations).
+/// Request of [`Client::organizations`](crate::Client::organizations). Read from
+/// JSON (as the bindings do), unknown fields are refused, so a typo does not
+/// silently drop a filter.
 ///
 /// `OrganizationsRequest::default()` (an empty object on the wire) returns every
 /// organization the API key can see, in the Simple shape.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OrganizationsRequest {
     /// Only these organizations (UUIDs); `None` means all of the key's.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -7,8 +7,8 @@ use super::common::lenient;
 use crate::Money;
 
 /// Request of [`Client::stop_lists`](crate::Client::stop_lists).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StopListsRequest {
     /// Organizations (UUIDs); at least one.
     pub organization_ids: Vec<String>,

@@ -93,8 +93,8 @@ pub struct UpdatesFilter {
 }
 
 /// Request of [`Client::update_webhook_settings`](crate::Client::update_webhook_settings).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateWebhookSettingsRequest {
     /// Organization UUID.
     pub organization_id: String,

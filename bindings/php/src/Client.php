@@ -1,0 +1,502 @@
+<?php
+
+declare(strict_types=1);
+
+namespace IikoCloud;
+
+use FFI;
+use FFI\CData;
+use IikoCloud\Exception\IikoException;
+use IikoCloud\Exception\InvalidInputException;
+
+/**
+ * A blocking client of the iikoCloud (iikoTransport) API.
+ *
+ * Give either the v2 credentials (`appId`, `clientSecret`, `apiKey`) or the
+ * legacy `apiLogin`. The token is fetched on the first call, cached and
+ * refreshed a minute before it expires. PHP starts every request with a new
+ * process state, so an in-memory cache alone would fetch a token per
+ * request: give `tokenCacheDir` to share the token between PHP-FPM workers,
+ * CLI scripts and cron jobs through a file (mode 0600 in a directory created
+ * 0700; keep it private to the service's user). Processes with the same base
+ * URL and credentials then make one token request between them, and a token
+ * the service refuses is dropped for all of them.
+ *
+ * Answers are PHP arrays with the service's own (camelCase) field names, as
+ * json_decode gives them (fractional numbers are floats, large integers
+ * strings); {@see callJson()} gives the exact JSON text. Failures throw a
+ * subclass of {@see IikoException}; messages never contain a secret.
+ *
+ * Safe calls (every typed method; {@see call()} with `idempotent: true`) are
+ * retried after a transport error or a 5xx; nothing is retried after a 429.
+ * A client created before `pcntl_fork()` must not be used in the child:
+ * create a new one there.
+ */
+final class Client
+{
+    /** The production address of the service (Russia region). */
+    public const DEFAULT_BASE_URL = 'https://api-ru.iiko.services';
+    /** IIKO_CALL_IDEMPOTENT (checked against the header by a test). */
+    private const CALL_IDEMPOTENT = 1;
+    private const JSON_OUT = JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
+        | JSON_PRESERVE_ZERO_FRACTION;
+
+    private FFI $ffi;
+    /** The `iiko_client *`; null once closed. */
+    private ?CData $handle = null;
+    private string $baseUrl;
+    private float $timeout;
+    /** The process that created the handle (see fork in the class comment). */
+    private int $pid;
+
+    /**
+     * Creates a client; makes no request. A bad configuration throws here,
+     * not on the first call.
+     *
+     * @param ?string $appId v2 credentials: `appId` from the developer portal
+     * @param ?string $clientSecret v2 credentials: `clientSecret`
+     * @param ?string $apiKey v2 credentials: an `apiKey` from iikoWeb
+     * @param ?string $apiLogin legacy credentials instead of the three above
+     * @param string $baseUrl the service address, e.g. `https://api-eu.iiko.services`
+     * @param float $timeout seconds: the `Timeout` header, how long the service waits for the
+     *                       restaurant terminal before answering 408 (1 s to 1 h, default 15)
+     * @param ?float $clientTimeout seconds the client waits for a whole exchange (default
+     *                              $timeout + 5; it must be longer than $timeout)
+     * @param int $retries how often a safe call is retried after a transport error or a 5xx
+     * @param float $retryBaseDelay seconds before the first retry (doubled each time, with jitter)
+     * @param ?int $maxResponseBytes the largest answer read (default 64 MiB)
+     * @param ?string $tokenCacheDir a directory to share the token with other processes
+     * @param ?float $tokenRefreshMargin seconds before expiry a token is refreshed (default 60)
+     * @param ?float $tokenFallbackLifetime seconds a token without a JWT `exp` is kept (default 3600)
+     * @param ?string $library the path of libiikocloud (default: see {@see Library})
+     * @throws InvalidInputException for a bad configuration
+     * @throws Exception\LibraryException when the library cannot be loaded
+     */
+    public function __construct(
+        ?string $appId = null,
+        #[\SensitiveParameter] ?string $clientSecret = null,
+        #[\SensitiveParameter] ?string $apiKey = null,
+        #[\SensitiveParameter] ?string $apiLogin = null,
+        string $baseUrl = self::DEFAULT_BASE_URL,
+        float $timeout = 15.0,
+        ?float $clientTimeout = null,
+        int $retries = 2,
+        float $retryBaseDelay = 0.25,
+        ?int $maxResponseBytes = null,
+        ?string $tokenCacheDir = null,
+        ?float $tokenRefreshMargin = null,
+        ?float $tokenFallbackLifetime = null,
+        ?string $library = null
+    ) {
+        $this->ffi = Library::ffi($library);
+        $v2 = $appId !== null || $clientSecret !== null || $apiKey !== null;
+        if ($v2 && $apiLogin !== null) {
+            throw new InvalidInputException(
+                'give either appId, clientSecret and apiKey, or apiLogin, not both',
+                Status::INVALID_CONFIG
+            );
+        }
+        if ($retries < 0 || $retries > 0xFFFFFFFF) {
+            throw new InvalidInputException('retries must be 0 or more', Status::INVALID_CONFIG);
+        }
+        $ffi = $this->ffi;
+        $options = $ffi->new('iiko_client_options*');
+        $err = Library::errorOut($ffi);
+        Library::check($ffi, (int) $ffi->iiko_client_options_new(FFI::addr($options), FFI::addr($err)), $err);
+        Library::track(1);
+        try {
+            if ($v2) {
+                $this->set($ffi->iiko_client_options_set_v2(
+                    $options,
+                    Library::cString($appId ?? '', 'appId'),
+                    Library::cString($clientSecret ?? '', 'clientSecret'),
+                    Library::cString($apiKey ?? '', 'apiKey'),
+                    FFI::addr($err)
+                ), $err);
+            } elseif ($apiLogin !== null) {
+                $this->set($ffi->iiko_client_options_set_api_login(
+                    $options,
+                    Library::cString($apiLogin, 'apiLogin'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            $this->set($ffi->iiko_client_options_set_base_url(
+                $options,
+                Library::cString($baseUrl, 'baseUrl'),
+                FFI::addr($err)
+            ), $err);
+            $this->set($ffi->iiko_client_options_set_timeout_ms(
+                $options,
+                self::millis($timeout, 'timeout'),
+                FFI::addr($err)
+            ), $err);
+            if ($clientTimeout !== null) {
+                $this->set($ffi->iiko_client_options_set_client_timeout_ms(
+                    $options,
+                    self::millis($clientTimeout, 'clientTimeout'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            $this->set($ffi->iiko_client_options_set_retries(
+                $options,
+                $retries,
+                self::millis($retryBaseDelay, 'retryBaseDelay'),
+                FFI::addr($err)
+            ), $err);
+            if ($maxResponseBytes !== null) {
+                $this->set($ffi->iiko_client_options_set_max_response_bytes(
+                    $options,
+                    self::nonNegative($maxResponseBytes, 'maxResponseBytes'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            if ($tokenRefreshMargin !== null || $tokenFallbackLifetime !== null) {
+                $this->set($ffi->iiko_client_options_set_token_cache(
+                    $options,
+                    self::millis($tokenRefreshMargin ?? 60.0, 'tokenRefreshMargin'),
+                    self::millis($tokenFallbackLifetime ?? 3600.0, 'tokenFallbackLifetime'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            if ($tokenCacheDir !== null) {
+                $this->set($ffi->iiko_client_options_set_token_cache_dir(
+                    $options,
+                    Library::cString($tokenCacheDir, 'tokenCacheDir'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            $handle = $ffi->new('iiko_client*');
+            $this->set($ffi->iiko_client_new($options, FFI::addr($handle), FFI::addr($err)), $err);
+        } finally {
+            $ffi->iiko_client_options_free($options);
+            Library::track(-1);
+        }
+        $this->handle = $handle;
+        Library::track(1);
+        $this->baseUrl = rtrim($baseUrl, '/');
+        $this->timeout = $timeout;
+        $this->pid = getmypid() ?: 0;
+    }
+
+    /** Frees the native client (see {@see close()}). */
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    /**
+     * Frees the native client now. Calls afterwards throw; closing twice is
+     * harmless.
+     */
+    public function close(): void
+    {
+        if ($this->handle === null) {
+            return;
+        }
+        $handle = $this->handle;
+        $this->handle = null;
+        Library::track(-1);
+        if ($this->pid === (getmypid() ?: 0)) {
+            $this->ffi->iiko_client_free($handle);
+        }
+        // In a forked child the handle shares the parent's sockets: dropping
+        // its connections could disturb the parent's, so it is left alone.
+    }
+
+    /** Whether {@see close()} was called. */
+    public function isClosed(): bool
+    {
+        return $this->handle === null;
+    }
+
+    /** The base URL, without a trailing slash. */
+    public function getBaseUrl(): string
+    {
+        return $this->baseUrl;
+    }
+
+    /** The `Timeout` header this client sends, in seconds. */
+    public function getTimeout(): float
+    {
+        return $this->timeout;
+    }
+
+    /**
+     * A valid access token: the cached one, or a new one when there is none
+     * or it expires within the refresh margin. You rarely need it: every
+     * call gets one itself.
+     *
+     * @throws IikoException
+     */
+    public function accessToken(): AccessToken
+    {
+        $ffi = $this->ffi;
+        $token = $ffi->new('char*');
+        $expires = $ffi->new('int64_t');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_access_token($this->handle(), FFI::addr($token), FFI::addr($expires), FFI::addr($err));
+        Library::check($ffi, $status, $err);
+        return new AccessToken((string) Library::takeString($ffi, $token), (int) $expires->cdata);
+    }
+
+    /**
+     * Organizations the API key can see (`/api/1/organizations`).
+     *
+     * @param ?list<string> $organizationIds only these (UUIDs); null for all
+     * @param ?bool $returnAdditionalInfo true for the Extended shape
+     * @param ?bool $includeDisabled include disabled organizations
+     * @param ?list<string> $returnExternalData keys of external data to return
+     * @return array<string, mixed> the answer: `['correlationId' => …, 'organizations' => [[ 'id' => …, 'name' => …, … ], …]]`
+     * @throws IikoException
+     */
+    public function organizations(
+        ?array $organizationIds = null,
+        ?bool $returnAdditionalInfo = null,
+        ?bool $includeDisabled = null,
+        ?array $returnExternalData = null
+    ): array {
+        $request = self::request([
+            'organizationIds' => self::stringList($organizationIds, 'organizationIds'),
+            'returnAdditionalInfo' => $returnAdditionalInfo,
+            'includeDisabled' => $includeDisabled,
+            'returnExternalData' => self::stringList($returnExternalData, 'returnExternalData'),
+        ]);
+        $ffi = $this->ffi;
+        $orgs = $ffi->new('iiko_organizations*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_organizations($this->handle(), $request, FFI::addr($orgs), FFI::addr($err));
+        Library::check($ffi, $status, $err);
+        Library::track(1);
+        try {
+            $json = (string) $ffi->iiko_organizations_json($orgs);
+        } finally {
+            $ffi->iiko_organizations_free($orgs);
+            Library::track(-1);
+        }
+        return self::decode($json);
+    }
+
+    /**
+     * Webhook settings of an organization (`/api/1/webhooks/settings`).
+     *
+     * @return array<string, mixed> `['correlationId', 'apiLoginName', 'webHooksUri', 'authToken',
+     *                              'webHooksFilter', …]`; `authToken` is your webhook token in clear: do not log it
+     * @throws IikoException
+     */
+    public function webhookSettings(string $organizationId): array
+    {
+        $ffi = $this->ffi;
+        $out = $ffi->new('char*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_webhook_settings(
+            $this->handle(),
+            Library::cString($organizationId, 'organizationId'),
+            FFI::addr($out),
+            FFI::addr($err)
+        );
+        Library::check($ffi, $status, $err);
+        return self::decode((string) Library::takeString($ffi, $out));
+    }
+
+    /**
+     * Sets the webhook of an organization (`/api/1/webhooks/update_settings`).
+     * Choose a long random `$authToken`: the service sends it back as the
+     * `Authorization` header of every delivery.
+     *
+     * @param string $webHooksUri an absolute http(s) URL
+     * @param ?array<string, mixed> $webHooksFilter e.g. `['deliveryOrderFilter' => ['orderStatuses' => ['New'], 'errors' => true]]`
+     * @return array<string, mixed> the answer: `['correlationId' => …]`
+     * @throws IikoException
+     */
+    public function updateWebhookSettings(
+        string $organizationId,
+        string $webHooksUri,
+        #[\SensitiveParameter] ?string $authToken = null,
+        ?array $webHooksFilter = null
+    ): array {
+        $request = self::request([
+            'organizationId' => $organizationId,
+            'webHooksUri' => $webHooksUri,
+            'authToken' => $authToken,
+            'webHooksFilter' => $webHooksFilter === null ? null : self::object($webHooksFilter),
+        ]);
+        $ffi = $this->ffi;
+        $out = $ffi->new('char*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_update_webhook_settings($this->handle(), $request, FFI::addr($out), FFI::addr($err));
+        Library::check($ffi, $status, $err);
+        return self::decode((string) Library::takeString($ffi, $out));
+    }
+
+    /**
+     * Out-of-stock items of organizations (`/api/1/stop_lists`).
+     *
+     * @param list<string> $organizationIds at least one
+     * @param ?bool $returnSize fill `sizeId`
+     * @param ?list<string> $terminalGroupsIds only these terminal groups
+     * @return array<string, mixed> `['correlationId' => …, 'terminalGroupStopLists' => […]]`; balances
+     *                              are floats here, exact in {@see callJson()}
+     * @throws IikoException
+     */
+    public function stopLists(array $organizationIds, ?bool $returnSize = null, ?array $terminalGroupsIds = null): array
+    {
+        $request = self::request([
+            'organizationIds' => self::stringList($organizationIds, 'organizationIds'),
+            'returnSize' => $returnSize,
+            'terminalGroupsIds' => self::stringList($terminalGroupsIds, 'terminalGroupsIds'),
+        ]);
+        $ffi = $this->ffi;
+        $out = $ffi->new('char*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_stop_lists($this->handle(), $request, FFI::addr($out), FFI::addr($err));
+        Library::check($ffi, $status, $err);
+        return self::decode((string) Library::takeString($ffi, $out));
+    }
+
+    /**
+     * Calls any endpoint, e.g. `call('/api/1/nomenclature', ['organizationId' => $id], idempotent: true)`,
+     * with the same token handling, timeouts and errors as the typed calls.
+     * Not retried unless `idempotent: true` says the call is safe to repeat:
+     * many calls create orders.
+     *
+     * @param string $path e.g. `/api/1/nomenclature`
+     * @param array<string, mixed>|object|null $body the JSON object to send (null or [] for `{}`)
+     * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @return array<string, mixed> the decoded answer
+     * @throws IikoException
+     */
+    public function call(string $path, array|object|null $body = null, ?float $timeout = null, bool $idempotent = false): array
+    {
+        $json = $body === null ? null : self::encode(is_array($body) ? self::object($body) : $body);
+        return self::decode($this->callJson($path, $json, $timeout, $idempotent));
+    }
+
+    /**
+     * {@see call()} with the JSON text in and out, e.g. to keep amounts
+     * exact (json_decode reads them as floats).
+     *
+     * @param ?string $bodyJson a JSON object (null for `{}`)
+     * @return string the answer's JSON text
+     * @throws IikoException
+     */
+    public function callJson(string $path, ?string $bodyJson = null, ?float $timeout = null, bool $idempotent = false): string
+    {
+        $ffi = $this->ffi;
+        $out = $ffi->new('char*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_call(
+            $this->handle(),
+            Library::cString($path, 'path'),
+            $bodyJson === null ? null : Library::cString($bodyJson, 'the body'),
+            $timeout === null ? 0 : self::millis($timeout, 'timeout'),
+            $idempotent ? self::CALL_IDEMPOTENT : 0,
+            FFI::addr($out),
+            FFI::addr($err)
+        );
+        Library::check($ffi, $status, $err);
+        return (string) Library::takeString($ffi, $out);
+    }
+
+    /** @return array<string, mixed> what var_dump() shows: no handle, no secret */
+    public function __debugInfo(): array
+    {
+        return ['baseUrl' => $this->baseUrl, 'timeout' => $this->timeout, 'closed' => $this->handle === null];
+    }
+
+    private function handle(): CData
+    {
+        if ($this->handle === null) {
+            throw new IikoException('the client is closed', Status::INVALID_ARGUMENT);
+        }
+        if ($this->pid !== (getmypid() ?: 0)) {
+            throw new IikoException(
+                'this client was created by another process (before a fork): create a new Client in this one',
+                Status::INVALID_ARGUMENT
+            );
+        }
+        return $this->handle;
+    }
+
+    /** Throws for a failed options setter (the options are freed by the caller). */
+    private function set(int $status, CData $err): void
+    {
+        Library::check($this->ffi, $status, $err);
+    }
+
+    private static function millis(float $seconds, string $what): int
+    {
+        if (!is_finite($seconds) || $seconds < 0 || $seconds > 1.0e12) {
+            throw new InvalidInputException(sprintf('%s must be a number of seconds, 0 or more', $what), Status::INVALID_CONFIG);
+        }
+        return (int) round($seconds * 1000);
+    }
+
+    private static function nonNegative(int $value, string $what): int
+    {
+        if ($value < 0) {
+            throw new InvalidInputException(sprintf('%s must be 0 or more', $what), Status::INVALID_CONFIG);
+        }
+        return $value;
+    }
+
+    /**
+     * @param ?array<mixed> $list
+     * @return ?list<string>
+     */
+    private static function stringList(?array $list, string $what): ?array
+    {
+        if ($list === null) {
+            return null;
+        }
+        foreach ($list as $item) {
+            if (!is_string($item)) {
+                throw new InvalidInputException(sprintf('%s must be a list of strings', $what), Status::INVALID_ARGUMENT);
+            }
+        }
+        return array_values($list);
+    }
+
+    /**
+     * A request object without its null fields (absent means "not set").
+     *
+     * @param array<string, mixed> $fields
+     */
+    private static function request(array $fields): string
+    {
+        return self::encode((object) array_filter($fields, static fn ($v): bool => $v !== null));
+    }
+
+    /**
+     * An associative array as a JSON object, also when empty.
+     *
+     * @param array<mixed> $fields
+     */
+    private static function object(array $fields): object
+    {
+        if ($fields !== [] && array_is_list($fields)) {
+            throw new InvalidInputException('a JSON object was expected, not a list', Status::INVALID_JSON);
+        }
+        return (object) $fields;
+    }
+
+    private static function encode(mixed $value): string
+    {
+        try {
+            return json_encode($value, self::JSON_OUT);
+        } catch (\JsonException $e) {
+            // Not the value: it could hold a token.
+            throw new InvalidInputException('the request cannot be written as JSON: ' . $e->getMessage(), Status::INVALID_JSON);
+        }
+    }
+
+    /** @return array<string, mixed> */
+    private static function decode(string $json): array
+    {
+        try {
+            $data = json_decode($json, true, 512, JSON_THROW_ON_ERROR | JSON_BIGINT_AS_STRING);
+        } catch (\JsonException $e) {
+            throw new Exception\DecodeException('the answer is not JSON: ' . $e->getMessage());
+        }
+        return is_array($data) ? $data : ['value' => $data];
+    }
+}

@@ -1,0 +1,152 @@
+<?php
+
+declare(strict_types=1);
+
+namespace IikoCloud;
+
+use FFI;
+use FFI\CData;
+
+/**
+ * One webhook event, read from the body by the C library. Every field is
+ * null when the event does not carry it (or carries `null`, or a value of the
+ * wrong type). Amounts are exact decimal strings, never floats.
+ *
+ * An event the library could not read (not an object, a known type without
+ * an `eventInfo` object, a duplicated key) has {@see $problem} set and keeps
+ * its raw {@see $json} and whatever envelope fields could be read; its
+ * neighbours in the body are unaffected.
+ */
+final class Event
+{
+    /** An {@see EventType} code; treat a code you do not know like EventType::UNKNOWN. */
+    public readonly int $type;
+    /** `eventType` as sent, also for types this SDK does not model (e.g. `"KitchenOrderUpdate"`). */
+    public readonly ?string $typeName;
+    /** `eventTime` as sent (UTC, e.g. `"2025-09-16 16:02:11.877"`). */
+    public readonly ?string $time;
+    /** `eventTime` as milliseconds since the Unix epoch; null when absent or unreadable. */
+    public readonly ?int $timeUnixMs;
+    /** `organizationId`. */
+    public readonly ?string $organizationId;
+    /** `correlationId` of the operation that caused the event (quote it to iiko support). */
+    public readonly ?string $correlationId;
+    /** Why the event could not be read; null for a readable event. */
+    public readonly ?string $problem;
+    /** `eventInfo.id` of an order or reserve event. */
+    public readonly ?string $entityId;
+    /** `eventInfo.id` of a delivery or table order event (null for reserves). */
+    public readonly ?string $orderId;
+    /** `eventInfo.timestamp`: a version that grows with every change of the order or reserve. */
+    public readonly ?int $timestamp;
+    /** `eventInfo.creationStatus`: `Success`, `InProgress`, `Error` or a newer value, as sent. */
+    public readonly ?string $creationStatus;
+    /** `order.status` of deliveries and table orders, `reserve.status` of reserves, as sent. */
+    public readonly ?string $status;
+    /** The order number of a delivery, a table order or a banquet's order. */
+    public readonly ?int $orderNumber;
+    /** The order total as an exact decimal string (`"1780"`, `"12.5"`). */
+    public readonly ?string $sum;
+    /** The customer phone of a delivery, table order or reserve. */
+    public readonly ?string $phone;
+    /** `errorInfo.code` of an `*Error` event (e.g. `"ProductNotFound"`). */
+    public readonly ?string $errorCode;
+    /** `errorInfo.message` of an `*Error` event (or the deprecated `description`). */
+    public readonly ?string $errorMessage;
+    /** A `DeliveryOrderUpdate` announcing a new order (status `New`, `Unconfirmed` or `WaitCooking`). */
+    public readonly bool $isNewDeliveryOrder;
+    /**
+     * A stable key of this event, to drop repeated deliveries: the service
+     * sends no event id. In PHP every request is a new process state, so keep
+     * the keys in your database or cache (e.g. a unique index), not in memory.
+     */
+    public readonly string $dedupKey;
+    /** The event's JSON exactly as it was in the body. */
+    public readonly string $json;
+
+    /**
+     * @internal built by {@see Webhooks} from a parsed body
+     */
+    public function __construct(FFI $ffi, CData $events, int $index)
+    {
+        $this->type = (int) $ffi->iiko_events_type($events, $index);
+        $this->typeName = $ffi->iiko_events_type_name($events, $index);
+        $this->time = $ffi->iiko_events_time($events, $index);
+        $this->organizationId = $ffi->iiko_events_organization_id($events, $index);
+        $this->correlationId = $ffi->iiko_events_correlation_id($events, $index);
+        $this->problem = $ffi->iiko_events_problem($events, $index);
+        $this->entityId = $ffi->iiko_events_entity_id($events, $index);
+        $this->orderId = $ffi->iiko_events_order_id($events, $index);
+        $this->creationStatus = $ffi->iiko_events_creation_status($events, $index);
+        $this->status = $ffi->iiko_events_status($events, $index);
+        $this->sum = $ffi->iiko_events_sum($events, $index);
+        $this->phone = $ffi->iiko_events_phone($events, $index);
+        $this->errorCode = $ffi->iiko_events_error_code($events, $index);
+        $this->errorMessage = $ffi->iiko_events_error_message($events, $index);
+        $this->isNewDeliveryOrder = $ffi->iiko_events_is_new_delivery_order($events, $index) === 1;
+        $this->dedupKey = (string) $ffi->iiko_events_dedup_key($events, $index);
+        $this->json = (string) $ffi->iiko_events_json($events, $index);
+        $number = $ffi->new('int64_t');
+        $this->timeUnixMs = $ffi->iiko_events_time_unix_ms($events, $index, FFI::addr($number)) === 1
+            ? (int) $number->cdata : null;
+        $this->timestamp = $ffi->iiko_events_timestamp($events, $index, FFI::addr($number)) === 1
+            ? (int) $number->cdata : null;
+        $this->orderNumber = $ffi->iiko_events_order_number($events, $index, FFI::addr($number)) === 1
+            ? (int) $number->cdata : null;
+    }
+
+    /** Whether the event could be read ({@see $problem} is null). */
+    public function isValid(): bool
+    {
+        return $this->problem === null;
+    }
+
+    /** The name of {@see $type}: `"DeliveryOrderUpdate"`, …, or `"Unknown"`. */
+    public function kind(): string
+    {
+        return EventType::name($this->type);
+    }
+
+    /** `eventTime` as a UTC date; null when absent or unreadable. */
+    public function dateTime(): ?\DateTimeImmutable
+    {
+        if ($this->timeUnixMs === null) {
+            return null;
+        }
+        $seconds = intdiv($this->timeUnixMs, 1000);
+        $millis = $this->timeUnixMs - $seconds * 1000;
+        if ($millis < 0) {
+            $seconds -= 1;
+            $millis += 1000;
+        }
+        $date = \DateTimeImmutable::createFromFormat(
+            'U.u',
+            sprintf('%d.%06d', $seconds, $millis * 1000),
+            new \DateTimeZone('UTC')
+        );
+        return $date === false ? null : $date;
+    }
+
+    /**
+     * The whole event as a PHP array (json_decode of {@see $json}). Fractional
+     * numbers become floats: read amounts from {@see $sum}. Large integers stay strings.
+     *
+     * @return array<string, mixed>
+     */
+    public function toArray(): array
+    {
+        $data = json_decode($this->json, true, 512, JSON_BIGINT_AS_STRING);
+        return is_array($data) ? $data : [];
+    }
+
+    /**
+     * The raw `eventInfo` as a PHP array; null when absent or not an object.
+     *
+     * @return ?array<string, mixed>
+     */
+    public function eventInfo(): ?array
+    {
+        $info = $this->toArray()['eventInfo'] ?? null;
+        return is_array($info) ? $info : null;
+    }
+}

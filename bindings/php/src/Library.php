@@ -1,0 +1,580 @@
+<?php
+
+declare(strict_types=1);
+
+namespace IikoCloud;
+
+use FFI;
+use FFI\CData;
+use IikoCloud\Exception\ApiException;
+use IikoCloud\Exception\AuthenticationException;
+use IikoCloud\Exception\BadRequestException;
+use IikoCloud\Exception\DecodeException;
+use IikoCloud\Exception\ForbiddenException;
+use IikoCloud\Exception\IikoException;
+use IikoCloud\Exception\InvalidInputException;
+use IikoCloud\Exception\LibraryException;
+use IikoCloud\Exception\NotFoundException;
+use IikoCloud\Exception\RateLimitException;
+use IikoCloud\Exception\ServerException;
+use IikoCloud\Exception\TerminalTimeoutException;
+use IikoCloud\Exception\TransportException;
+use IikoCloud\Exception\WebhookParseException;
+use IikoCloud\Exception\WebhookVerificationException;
+
+/**
+ * Finds and loads libiikocloud (the C library) with PHP's FFI.
+ *
+ * The library is looked for, in this order: the path given to
+ * {@see Client::__construct()} (`library:`) or {@see load()}; the
+ * environment variable `IIKOCLOUD_LIB`; the standard locations
+ * (/usr/local/lib, /usr/lib, the multiarch directory; /opt/homebrew/lib on
+ * macOS); and, when this package runs from a checkout of the repository, its
+ * target/release and target/debug. Its header is `IIKOCLOUD_HEADER`, else
+ * `include/iikocloud.h` next to the library's `lib/` directory (as `make
+ * install` lays them out), else the checkout's `include/iikocloud.h`, else
+ * /usr/local/include or /usr/include.
+ *
+ * Loading parses the header with `FFI::cdef` once per process (under a
+ * millisecond) and checks `iiko_version()` against the header and this
+ * package. Under `ffi.enable=preload` (PHP-FPM's default) `FFI::cdef` is not
+ * allowed in requests: write a preload header with
+ * {@see writePreloadHeader()} and name it in `ffi.preload`; the library is
+ * then taken from FFI scope "iikocloud".
+ */
+final class Library
+{
+    /**
+     * The ABI this package was written for: MAJOR.MINOR while the major
+     * version is 0 (each 0.x minor release may change the ABI), MAJOR after.
+     */
+    public const ABI_VERSION = '0.1';
+    /** Environment variable naming the library file. */
+    public const ENV_LIBRARY = 'IIKOCLOUD_LIB';
+    /** Environment variable naming the header file. */
+    public const ENV_HEADER = 'IIKOCLOUD_HEADER';
+    /** The FFI scope of a header preloaded with `ffi.preload`. */
+    public const SCOPE = 'iikocloud';
+
+    /** @var array<string, FFI> loaded libraries by real path */
+    private static array $loaded = [];
+    /** @var array<string, string> their iiko_version() by real path */
+    private static array $versions = [];
+    /** The library used when none is named; the first one loaded. */
+    private static ?string $defaultPath = null;
+    /** Native handles and strings this package holds (see liveHandles()). */
+    private static int $liveHandles = 0;
+
+    private function __construct()
+    {
+    }
+
+    /**
+     * Loads the library (once per process and path) and makes it the default
+     * of {@see Webhooks} and of clients created without `library:`, when no
+     * default was chosen yet. Returns the path loaded.
+     *
+     * @param ?string $library path of libiikocloud.so / .dylib / iikocloud.dll;
+     *                         null searches as described on the class
+     * @throws LibraryException when FFI is unavailable or the library or header is missing or mismatched
+     */
+    public static function load(?string $library = null): string
+    {
+        if ($library === null && self::$defaultPath !== null) {
+            return self::$defaultPath;
+        }
+        $path = self::locate($library);
+        self::open($path);
+        return $path;
+    }
+
+    /**
+     * The path of the default library (loading it if needed), or
+     * `"ffi-scope:iikocloud"` when it was preloaded.
+     *
+     * @throws LibraryException
+     */
+    public static function path(): string
+    {
+        self::ffi();
+        return (string) self::$defaultPath;
+    }
+
+    /**
+     * `iiko_version()` of the default library, e.g. `"0.1.0"`.
+     *
+     * @throws LibraryException
+     */
+    public static function version(): string
+    {
+        self::ffi();
+        return self::$versions[(string) self::$defaultPath];
+    }
+
+    /**
+     * The library file name on this system: libiikocloud.so, libiikocloud.dylib or iikocloud.dll.
+     */
+    public static function fileName(): string
+    {
+        switch (PHP_OS_FAMILY) {
+            case 'Darwin':
+                return 'libiikocloud.dylib';
+            case 'Windows':
+                return 'iikocloud.dll';
+            default:
+                return 'libiikocloud.so';
+        }
+    }
+
+    /**
+     * Where the library is looked for when no path is given, in order
+     * (`IIKOCLOUD_LIB` first when set).
+     *
+     * @return list<string>
+     */
+    public static function candidates(): array
+    {
+        $name = self::fileName();
+        $found = [];
+        $env = getenv(self::ENV_LIBRARY);
+        if (is_string($env) && $env !== '') {
+            $found[] = $env;
+        }
+        $dirs = ['/usr/local/lib', '/usr/lib'];
+        if (PHP_OS_FAMILY === 'Darwin') {
+            array_unshift($dirs, '/opt/homebrew/lib');
+        } elseif (PHP_OS_FAMILY !== 'Windows') {
+            // Debian and Ubuntu keep libraries in a multiarch directory.
+            $arch = php_uname('m') === 'aarch64' ? 'aarch64-linux-gnu' : php_uname('m') . '-linux-gnu';
+            $dirs[] = '/usr/lib/' . $arch;
+        }
+        foreach ($dirs as $dir) {
+            $found[] = $dir . '/' . $name;
+            if ($name === 'libiikocloud.so') {
+                // An install without the development link has only the SONAME.
+                $found[] = $dir . '/libiikocloud.so.' . self::ABI_VERSION;
+            }
+        }
+        $root = self::checkoutRoot();
+        if ($root !== null) {
+            $found[] = $root . '/target/release/' . $name;
+            $found[] = $root . '/target/debug/' . $name;
+        }
+        return $found;
+    }
+
+    /**
+     * Writes a header for `ffi.preload`: include/iikocloud.h with the
+     * `FFI_SCOPE` and `FFI_LIB` lines PHP needs, for hosts that run under
+     * `ffi.enable=preload` (PHP-FPM's default). Then set in php.ini:
+     * `ffi.enable=preload` and `ffi.preload=<target>`.
+     *
+     * @param string $target the file to write (e.g. /etc/php/iikocloud-ffi.h)
+     * @param ?string $library the library to name in it (searched when null)
+     * @throws LibraryException when the library or header is missing or the file cannot be written
+     */
+    public static function writePreloadHeader(string $target, ?string $library = null): void
+    {
+        $path = self::locate($library);
+        $header = self::readHeader(self::findHeader($path));
+        if (strpbrk($path, "\"\\\n") !== false) {
+            throw new LibraryException(sprintf('cannot name %s in a C string literal: move the library', $path));
+        }
+        $text = sprintf("#define FFI_SCOPE \"%s\"\n#define FFI_LIB \"%s\"\n", self::SCOPE, $path) . $header;
+        if (@file_put_contents($target, $text) !== strlen($text)) {
+            throw new LibraryException(sprintf('cannot write the preload header %s', $target));
+        }
+    }
+
+    /**
+     * The number of native handles and strings this package holds at the
+     * moment: clients, and, only while a call runs, options, errors,
+     * events and strings. A debugging aid: with no client alive it is 0,
+     * whatever was called before (a test checks that nothing leaks).
+     */
+    public static function liveHandles(): int
+    {
+        return self::$liveHandles;
+    }
+
+    /**
+     * The FFI object of a library: the default one when $library is null.
+     *
+     * @internal
+     * @throws LibraryException
+     */
+    public static function ffi(?string $library = null): FFI
+    {
+        if ($library === null) {
+            if (self::$defaultPath !== null) {
+                return self::$loaded[self::$defaultPath];
+            }
+            $scoped = self::preloaded();
+            if ($scoped !== null) {
+                return $scoped;
+            }
+        }
+        return self::open(self::locate($library));
+    }
+
+    /**
+     * Counts handles taken (+1) and freed (-1), for liveHandles().
+     *
+     * @internal
+     */
+    public static function track(int $delta): void
+    {
+        self::$liveHandles += $delta;
+    }
+
+    /**
+     * A new `iiko_error *` out-parameter (NULL).
+     *
+     * @internal
+     */
+    public static function errorOut(FFI $ffi): CData
+    {
+        return $ffi->new('iiko_error*');
+    }
+
+    /**
+     * Throws the exception for a failed status; frees the error either way.
+     *
+     * @internal
+     * @param CData $err the `iiko_error *` filled by the call (or NULL)
+     * @throws IikoException when $status is not Status::OK
+     */
+    public static function check(FFI $ffi, int $status, CData $err): void
+    {
+        if ($status === Status::OK) {
+            return;
+        }
+        throw self::exception($ffi, $status, $err);
+    }
+
+    /**
+     * The exception for a status and its error, which is freed here.
+     *
+     * @internal
+     */
+    public static function exception(FFI $ffi, int $status, CData $err): IikoException
+    {
+        if (FFI::isNull($err)) {
+            return self::makeException($status, (string) $ffi->iiko_status_str($status), []);
+        }
+        self::track(1);
+        try {
+            $bodyLen = $ffi->new('size_t');
+            $bodyPtr = $ffi->iiko_error_body($err, FFI::addr($bodyLen));
+            $retry = (int) $ffi->iiko_error_retry_after_s($err);
+            $detail = [
+                'httpStatus' => (int) $ffi->iiko_error_http_status($err),
+                'description' => $ffi->iiko_error_description($err),
+                'code' => $ffi->iiko_error_api_code($err),
+                'correlationId' => $ffi->iiko_error_correlation_id($err),
+                'path' => $ffi->iiko_error_path($err),
+                'retryAfter' => $retry >= 0 ? $retry : null,
+                'body' => ($bodyPtr === null || FFI::isNull($bodyPtr)) ? '' : FFI::string($bodyPtr, $bodyLen->cdata),
+            ];
+            $message = (string) $ffi->iiko_error_message($err);
+            // The error's own status is authoritative (they are equal today).
+            $status = (int) $ffi->iiko_error_status($err);
+        } finally {
+            $ffi->iiko_error_free($err);
+            self::track(-1);
+        }
+        return self::makeException($status, $message, $detail);
+    }
+
+    /**
+     * Copies a string the library returned through `char **` and frees it.
+     *
+     * @internal
+     * @param CData $out the `char *` written by the call
+     */
+    public static function takeString(FFI $ffi, CData $out): ?string
+    {
+        if (FFI::isNull($out)) {
+            return null;
+        }
+        self::track(1);
+        try {
+            return FFI::string($out);
+        } finally {
+            $ffi->iiko_string_free($out);
+            self::track(-1);
+        }
+    }
+
+    /**
+     * A PHP int as an `int32_t` argument; values out of range become -1 (an unknown code).
+     *
+     * @internal
+     */
+    public static function int32(int $value): int
+    {
+        return ($value < -2147483648 || $value > 2147483647) ? -1 : $value;
+    }
+
+    /**
+     * A string argument passed as a NUL-terminated C string: refuses a NUL
+     * byte inside, which C would read as the end (a token cut short).
+     *
+     * @internal
+     * @throws InvalidInputException
+     */
+    public static function cString(string $value, string $what): string
+    {
+        if (strpos($value, "\0") !== false) {
+            throw new InvalidInputException(sprintf('%s contains a NUL byte', $what), Status::INVALID_ARGUMENT);
+        }
+        return $value;
+    }
+
+    /**
+     * @param array{httpStatus?: int, description?: ?string, code?: ?string, correlationId?: ?string,
+     *              path?: ?string, retryAfter?: ?int, body?: string} $d
+     */
+    private static function makeException(int $status, string $message, array $d): IikoException
+    {
+        $http = $d['httpStatus'] ?? 0;
+        $desc = $d['description'] ?? null;
+        $code = $d['code'] ?? null;
+        $corr = $d['correlationId'] ?? null;
+        $path = $d['path'] ?? null;
+        $body = $d['body'] ?? '';
+        switch (intdiv($status, 100)) {
+            case 1:
+                return new InvalidInputException($message, $status, $corr, $path);
+            case 2:
+                return new TransportException($message, $status, $corr, $path);
+            case 3:
+                $class = [
+                    Status::API_BAD_REQUEST => BadRequestException::class,
+                    Status::API_UNAUTHORIZED => AuthenticationException::class,
+                    Status::API_FORBIDDEN => ForbiddenException::class,
+                    Status::API_NOT_FOUND => NotFoundException::class,
+                    Status::API_TERMINAL_TIMEOUT => TerminalTimeoutException::class,
+                    Status::API_RATE_LIMITED => RateLimitException::class,
+                    Status::API_SERVER => ServerException::class,
+                ][$status] ?? ApiException::class;
+                if ($status === Status::API_DECODE) {
+                    return new DecodeException($message, $status, $http, $corr, $path, $body);
+                }
+                return new $class($message, $status, $http, $desc, $code, $corr, $path, $body, $d['retryAfter'] ?? null);
+            case 4:
+                // 400-409: not authentic; 410-419: authentic but unreadable.
+                return $status % 100 < 10
+                    ? new WebhookVerificationException($message, $status)
+                    : new WebhookParseException($message, $status);
+            default:
+                return new IikoException($message, $status, $corr, $path);
+        }
+    }
+
+    /** Finds the library file, or says where it looked. */
+    private static function locate(?string $library): string
+    {
+        if ($library !== null) {
+            if (!is_file($library)) {
+                throw new LibraryException(sprintf('libiikocloud not found at %s (the library argument)', $library));
+            }
+            return self::real($library);
+        }
+        $env = getenv(self::ENV_LIBRARY);
+        if (is_string($env) && $env !== '' && !is_file($env)) {
+            // A wrong setting is an error, not a reason to load another copy silently.
+            throw new LibraryException(sprintf('libiikocloud not found at %s (%s)', $env, self::ENV_LIBRARY));
+        }
+        $tried = self::candidates();
+        foreach ($tried as $candidate) {
+            if (is_file($candidate)) {
+                return self::real($candidate);
+            }
+        }
+        throw new LibraryException(sprintf(
+            'libiikocloud not found; looked in: %s. Build it (cargo build --release -p iikocloud-c, or '
+            . 'make -C bindings/c install), then set %s to its path or pass library: to the Client',
+            implode(', ', $tried),
+            self::ENV_LIBRARY
+        ));
+    }
+
+    private static function real(string $path): string
+    {
+        $real = realpath($path);
+        return $real === false ? $path : $real;
+    }
+
+    /** The header matching a library file. */
+    private static function findHeader(string $library): string
+    {
+        $env = getenv(self::ENV_HEADER);
+        if (is_string($env) && $env !== '') {
+            if (!is_file($env)) {
+                throw new LibraryException(sprintf('iikocloud.h not found at %s (%s)', $env, self::ENV_HEADER));
+            }
+            return $env;
+        }
+        // Installed (PREFIX/lib + PREFIX/include) first: it matches the library beside it.
+        $candidates = [dirname($library, 2) . '/include/iikocloud.h'];
+        $root = self::checkoutRoot();
+        if ($root !== null) {
+            $candidates[] = $root . '/include/iikocloud.h';
+        }
+        $candidates[] = '/usr/local/include/iikocloud.h';
+        $candidates[] = '/usr/include/iikocloud.h';
+        foreach ($candidates as $candidate) {
+            if (is_file($candidate)) {
+                return $candidate;
+            }
+        }
+        throw new LibraryException(sprintf(
+            'iikocloud.h not found; looked in: %s. Install it with the library or set %s',
+            implode(', ', $candidates),
+            self::ENV_HEADER
+        ));
+    }
+
+    private static function readHeader(string $path): string
+    {
+        $text = @file_get_contents($path);
+        if ($text === false) {
+            throw new LibraryException(sprintf('cannot read %s', $path));
+        }
+        return $text;
+    }
+
+    /** The repository root when this file sits in a checkout (bindings/php/src). */
+    private static function checkoutRoot(): ?string
+    {
+        $root = dirname(__DIR__, 3);
+        return is_file($root . '/include/iikocloud.h') && is_dir($root . '/bindings/c') ? $root : null;
+    }
+
+    /** Loads a located library once per process. */
+    private static function open(string $path): FFI
+    {
+        if (isset(self::$loaded[$path])) {
+            self::$defaultPath ??= $path;
+            return self::$loaded[$path];
+        }
+        self::requireFfi();
+        $headerPath = self::findHeader($path);
+        $header = self::readHeader($headerPath);
+        try {
+            $ffi = FFI::cdef($header, $path);
+        } catch (\FFI\Exception $e) {
+            throw self::loadFailure($e, $path, $headerPath, $header);
+        }
+        self::checkVersion($ffi, $path, $headerPath, $header);
+        self::$loaded[$path] = $ffi;
+        self::$defaultPath ??= $path;
+        return $ffi;
+    }
+
+    /** The library from FFI scope "iikocloud" when a header was preloaded (ffi.preload). */
+    private static function preloaded(): ?FFI
+    {
+        $preload = ini_get('ffi.preload');
+        if (!is_string($preload) || $preload === '' || !extension_loaded('ffi')) {
+            return null;
+        }
+        try {
+            $ffi = FFI::scope(self::SCOPE);
+        } catch (\FFI\Exception $e) {
+            return null;
+        }
+        $path = 'ffi-scope:' . self::SCOPE;
+        self::checkVersion($ffi, $path, $preload, null);
+        self::$loaded[$path] = $ffi;
+        self::$defaultPath = $path;
+        return $ffi;
+    }
+
+    private static function requireFfi(): void
+    {
+        if (!extension_loaded('ffi')) {
+            throw new LibraryException(
+                'the PHP extension FFI is not loaded: install it (Debian: php-cli includes it; '
+                . 'elsewhere php-ffi or --with-ffi) and enable it with extension=ffi'
+            );
+        }
+        $enable = strtolower((string) ini_get('ffi.enable'));
+        if (in_array($enable, ['0', 'false', 'off', 'no', ''], true)) {
+            throw new LibraryException(
+                'PHP FFI is disabled (ffi.enable=' . ini_get('ffi.enable') . '): set ffi.enable=1 in php.ini '
+                . '(or php -d ffi.enable=1), or under ffi.enable=preload load the library with ffi.preload '
+                . '(IikoCloud\\Library::writePreloadHeader)'
+            );
+        }
+    }
+
+    private static function loadFailure(\FFI\Exception $e, string $path, string $headerPath, string $header): LibraryException
+    {
+        $why = $e->getMessage();
+        if (stripos($why, 'ffi.enable') !== false) {
+            return new LibraryException(
+                'PHP FFI is restricted here (ffi.enable=' . ini_get('ffi.enable') . ', SAPI ' . PHP_SAPI . '): '
+                . 'set ffi.enable=1, or keep ffi.enable=preload and name a header written by '
+                . 'IikoCloud\\Library::writePreloadHeader in ffi.preload',
+                $e
+            );
+        }
+        if (preg_match("/Failed resolving C function '([^']+)'/", $why, $m) === 1) {
+            return new LibraryException(sprintf(
+                'the library %s has no %s, which the header %s (version %s) declares: '
+                . 'the library is older than the header; rebuild or reinstall them together',
+                $path,
+                $m[1],
+                $headerPath,
+                self::headerVersion($header) ?? 'unknown'
+            ), $e);
+        }
+        return new LibraryException(sprintf('cannot load %s with the header %s: %s', $path, $headerPath, $why), $e);
+    }
+
+    private static function headerVersion(string $header): ?string
+    {
+        return preg_match('/^#define\s+IIKO_VERSION_STRING\s+"([^"]+)"/m', $header, $m) === 1 ? $m[1] : null;
+    }
+
+    /** PHP cannot see the version macros, so the header text and iiko_version() are compared here. */
+    private static function checkVersion(FFI $ffi, string $path, string $headerPath, ?string $header): void
+    {
+        $version = (string) $ffi->iiko_version();
+        $headerVersion = $header === null ? null : self::headerVersion($header);
+        if ($headerVersion !== null && $headerVersion !== $version) {
+            throw new LibraryException(sprintf(
+                'the library %s is version %s but the header %s is %s: use the header installed with the library (%s)',
+                $path,
+                $version,
+                $headerPath,
+                $headerVersion,
+                self::ENV_HEADER
+            ));
+        }
+        if (!self::compatible($version)) {
+            throw new LibraryException(sprintf(
+                'the library %s is version %s; this PHP package needs ABI %s',
+                $path,
+                $version,
+                self::ABI_VERSION
+            ));
+        }
+        self::$versions[$path] = $version;
+    }
+
+    private static function compatible(string $version): bool
+    {
+        if (preg_match('/^(\d+)\.(\d+)\./', $version, $m) !== 1) {
+            return false;
+        }
+        [$major, $minor] = array_map('intval', explode('.', self::ABI_VERSION));
+        if ($major === 0) {
+            return (int) $m[1] === 0 && (int) $m[2] === $minor;
+        }
+        // From 1.0 on, minor releases only add functions.
+        return (int) $m[1] === $major && (int) $m[2] >= $minor;
+    }
+}

@@ -1,0 +1,296 @@
+<?php
+
+declare(strict_types=1);
+
+namespace IikoCloud;
+
+use FFI;
+use FFI\CData;
+use IikoCloud\Exception\IikoException;
+use IikoCloud\Exception\InvalidInputException;
+use IikoCloud\Exception\WebhookParseException;
+use IikoCloud\Exception\WebhookVerificationException;
+
+/**
+ * Receiving iikoCloud webhooks, from any framework.
+ *
+ * The service POSTs a JSON array of events to your `webHooksUri`, with the
+ * `authToken` you configured as the `Authorization` header. It counts
+ * anything but a prompt 200 as a failed delivery, resends, and finally
+ * blocks a webhook that keeps failing (which stops every event). So:
+ *
+ * 1. call {@see receive()} with the request's headers, raw body and your
+ *    token: it checks the token in constant time and only then parses;
+ * 2. answer {@see Receipt::$status} at once (an authentic but unreadable
+ *    body is answered 200 too: a resend would bring the same bytes; log it);
+ * 3. queue the events and work afterwards; drop repeats by
+ *    {@see Event::$dedupKey}, kept in your database or cache.
+ *
+ * Every method is static and stateless; the library is the default one of
+ * {@see Library}.
+ */
+final class Webhooks
+{
+    /** IIKO_WEBHOOK_REJECT_SINGLE_OBJECT (checked against the header by a test). */
+    private const REJECT_SINGLE_OBJECT = 1;
+    /** The library's largest nesting limit; larger values are lowered to it. */
+    private const MAX_DEPTH_LIMIT = 128;
+
+    private function __construct()
+    {
+    }
+
+    /**
+     * Checks an `Authorization` header value against your `authToken`, in
+     * constant time. The bare token and `Bearer <token>` are both accepted;
+     * an empty or blank expected token refuses everything.
+     *
+     * @param ?string $authorization the header value as received (any bytes), null when the request has none
+     * @param string $expectedToken your webhook token
+     * @throws WebhookVerificationException with getReason() and getHttpStatus() (401, or 500 for an empty token)
+     * @throws InvalidInputException when $expectedToken holds a NUL byte
+     */
+    public static function verify(
+        #[\SensitiveParameter] ?string $authorization,
+        #[\SensitiveParameter] string $expectedToken
+    ): void {
+        $ffi = Library::ffi();
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_webhook_verify(
+            Library::cString($expectedToken, 'the expected webhook token'),
+            $authorization,
+            $authorization === null ? 0 : strlen($authorization),
+            FFI::addr($err)
+        );
+        Library::check($ffi, $status, $err);
+    }
+
+    /**
+     * Parses a webhook body you already verified (or read back from a queue
+     * or a file) into events.
+     *
+     * @param string $body the raw request body (bytes)
+     * @param ?int $maxBodyBytes the largest body accepted (default 16 MiB)
+     * @param ?int $maxDepth the deepest JSON nesting accepted (default 64; above 128 counts as 128)
+     * @param bool $acceptSingleObject read a single event object instead of an array (off-spec) as one event
+     * @return list<Event>
+     * @throws WebhookParseException with getReason() when the body as a whole cannot be read
+     * @throws InvalidInputException for a limit below 1
+     */
+    public static function parse(
+        string $body,
+        ?int $maxBodyBytes = null,
+        ?int $maxDepth = null,
+        bool $acceptSingleObject = true
+    ): array {
+        $ffi = Library::ffi();
+        $events = $ffi->new('iiko_events*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_webhook_parse(
+            $body,
+            strlen($body),
+            self::limit($maxBodyBytes, 'maxBodyBytes'),
+            self::depth($maxDepth),
+            $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
+            FFI::addr($events),
+            FFI::addr($err)
+        );
+        Library::check($ffi, $status, $err);
+        return self::readEvents($ffi, $events);
+    }
+
+    /**
+     * Verifies a webhook request, then parses its body: what an endpoint
+     * calls for each request. Never throws for a bad request: the receipt
+     * holds the status to answer, the events and the error.
+     *
+     * @param array<int|string, mixed> $headers the request headers, in any of the shapes frameworks give:
+     *        `['Authorization' => 'tok']`, `['authorization' => ['tok']]` (Symfony, Laravel, PSR-7
+     *        getHeaders()), or `[['Authorization', 'tok'], …]` pairs. Names are matched
+     *        case-insensitively; two Authorization values are refused as malformed.
+     * @param string $body the raw request body (`file_get_contents('php://input')`)
+     * @param string $expectedToken your webhook token (the `authToken` you configured)
+     * @throws InvalidInputException for an unusable header array or limit, or a NUL byte in $expectedToken
+     */
+    public static function receive(
+        #[\SensitiveParameter] array $headers,
+        string $body,
+        #[\SensitiveParameter] string $expectedToken,
+        ?int $maxBodyBytes = null,
+        ?int $maxDepth = null,
+        bool $acceptSingleObject = true
+    ): Receipt {
+        $ffi = Library::ffi();
+        $pairs = self::headerPairs($headers);
+        $count = count($pairs);
+        $names = null;
+        $values = null;
+        $keep = [];
+        if ($count > 0) {
+            $names = $ffi->new("const char*[$count]");
+            $values = $ffi->new("const char*[$count]");
+            foreach ($pairs as $i => [$name, $value]) {
+                $names[$i] = self::cText($ffi, $name, $keep);
+                $values[$i] = self::cText($ffi, $value, $keep);
+            }
+        }
+        $events = $ffi->new('iiko_events*');
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_webhook_receive(
+            Library::cString($expectedToken, 'the expected webhook token'),
+            $names,
+            $values,
+            $count,
+            $body,
+            strlen($body),
+            self::limit($maxBodyBytes, 'maxBodyBytes'),
+            self::depth($maxDepth),
+            $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
+            FFI::addr($events),
+            FFI::addr($err)
+        );
+        $answer = (int) $ffi->iiko_webhook_http_status($status);
+        if ($status !== Status::OK) {
+            return new Receipt($answer, [], Library::exception($ffi, $status, $err));
+        }
+        return new Receipt($answer, self::readEvents($ffi, $events), null);
+    }
+
+    /**
+     * The HTTP status a webhook endpoint answers for a status code: 200 for
+     * OK and for an authentic but unreadable body (410-414), 401 for a
+     * missing, malformed or wrong token, 500 otherwise.
+     */
+    public static function httpStatus(int $status): int
+    {
+        return (int) Library::ffi()->iiko_webhook_http_status(Library::int32($status));
+    }
+
+    /**
+     * The request headers from `$_SERVER` (`HTTP_*`, `CONTENT_TYPE`,
+     * `CONTENT_LENGTH`), for hosts without getallheaders(). Apache with CGI
+     * may hide `Authorization` as `REDIRECT_HTTP_AUTHORIZATION`; it is used
+     * when `HTTP_AUTHORIZATION` is absent.
+     *
+     * @param array<string, mixed> $server usually $_SERVER
+     * @return array<string, string> names like `Content-Type`
+     */
+    public static function headersFromServer(array $server): array
+    {
+        $headers = [];
+        foreach ($server as $key => $value) {
+            if (!is_string($key) || !is_scalar($value)) {
+                continue;
+            }
+            if (strncmp($key, 'HTTP_', 5) === 0) {
+                $name = substr($key, 5);
+            } elseif ($key === 'CONTENT_TYPE' || $key === 'CONTENT_LENGTH') {
+                $name = $key;
+            } else {
+                continue;
+            }
+            $headers[str_replace(' ', '-', ucwords(strtolower(str_replace('_', ' ', $name))))] = (string) $value;
+        }
+        if (!isset($headers['Authorization']) && isset($server['REDIRECT_HTTP_AUTHORIZATION'])
+            && is_scalar($server['REDIRECT_HTTP_AUTHORIZATION'])) {
+            $headers['Authorization'] = (string) $server['REDIRECT_HTTP_AUTHORIZATION'];
+        }
+        return $headers;
+    }
+
+    /**
+     * Reads every event of a parsed body into PHP objects and frees the handle.
+     *
+     * @return list<Event>
+     */
+    private static function readEvents(FFI $ffi, CData $events): array
+    {
+        Library::track(1);
+        try {
+            $list = [];
+            $count = (int) $ffi->iiko_events_count($events);
+            for ($i = 0; $i < $count; $i++) {
+                $list[] = new Event($ffi, $events, $i);
+            }
+            return $list;
+        } finally {
+            $ffi->iiko_events_free($events);
+            Library::track(-1);
+        }
+    }
+
+    /**
+     * Flattens the accepted header shapes into [name, value] pairs, in order.
+     *
+     * @param array<int|string, mixed> $headers
+     * @return list<array{0: string, 1: string}>
+     */
+    private static function headerPairs(array $headers): array
+    {
+        $pairs = [];
+        foreach ($headers as $key => $value) {
+            if (is_int($key)) {
+                if (!is_array($value) || count($value) !== 2 || !array_is_list($value)) {
+                    throw new InvalidInputException(
+                        'a header list entry must be a [name, value] pair',
+                        Status::INVALID_ARGUMENT
+                    );
+                }
+                [$key, $value] = $value;
+                if (!is_string($key)) {
+                    throw new InvalidInputException('a header name must be a string', Status::INVALID_ARGUMENT);
+                }
+            }
+            foreach (is_array($value) ? $value : [$value] as $one) {
+                if ($one === null) {
+                    continue;
+                }
+                if (!is_scalar($one)) {
+                    throw new InvalidInputException(
+                        sprintf('the value of header %s is not a string', $key),
+                        Status::INVALID_ARGUMENT
+                    );
+                }
+                $pairs[] = [$key, (string) $one];
+            }
+        }
+        return $pairs;
+    }
+
+    /**
+     * A header name or value as a C string kept alive in $keep for the call.
+     *
+     * @param list<CData> $keep
+     */
+    private static function cText(FFI $ffi, string $text, array &$keep): CData
+    {
+        // C strings end at NUL; a NUL read as the end could turn
+        // "token\0junk" into an accepted "token". Any control byte in the
+        // header makes the library refuse it as malformed, so NUL is given
+        // to it as another control byte (\x01) instead.
+        $text = str_replace("\0", "\x01", $text);
+        $length = strlen($text);
+        $buffer = $ffi->new('char[' . ($length + 1) . ']');
+        if ($length > 0) {
+            FFI::memcpy($buffer, $text, $length);
+        }
+        $keep[] = $buffer;
+        return $ffi->cast('const char*', FFI::addr($buffer));
+    }
+
+    private static function limit(?int $value, string $what): int
+    {
+        if ($value === null) {
+            return 0; // the library's default
+        }
+        if ($value < 1) {
+            throw new InvalidInputException(sprintf('%s must be at least 1', $what), Status::INVALID_ARGUMENT);
+        }
+        return $value;
+    }
+
+    private static function depth(?int $maxDepth): int
+    {
+        return min(self::limit($maxDepth, 'maxDepth'), self::MAX_DEPTH_LIMIT);
+    }
+}

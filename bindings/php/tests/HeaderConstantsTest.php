@@ -1,0 +1,150 @@
+<?php
+
+declare(strict_types=1);
+
+namespace IikoCloud\Tests;
+
+use IikoCloud\Client;
+use IikoCloud\Exception;
+use IikoCloud\EventType;
+use IikoCloud\Exception\IikoException;
+use IikoCloud\Library;
+use IikoCloud\Status;
+use IikoCloud\Tests\Support\TestCase;
+use IikoCloud\Webhooks;
+
+/**
+ * PHP cannot see the header's #defines, so the package mirrors them; these
+ * tests read include/iikocloud.h and check every mirrored value.
+ */
+final class HeaderConstantsTest extends TestCase
+{
+    /** @return array<string, int> the integer #defines of the header */
+    private static function defines(): array
+    {
+        $header = (string) file_get_contents(dirname(__DIR__, 3) . '/include/iikocloud.h');
+        preg_match_all('/^#define\s+(IIKO_[A-Z0-9_]+)\s+(-?\d+)\s*$/m', $header, $m, PREG_SET_ORDER);
+        $defines = [];
+        foreach ($m as [, $name, $value]) {
+            $defines[$name] = (int) $value;
+        }
+        return $defines;
+    }
+
+    /**
+     * @return array<string, int> the header's constants of a group, without the prefix
+     */
+    private static function group(string $prefix): array
+    {
+        $found = [];
+        foreach (self::defines() as $name => $value) {
+            if (strncmp($name, $prefix, strlen($prefix)) === 0) {
+                $found[substr($name, strlen($prefix))] = $value;
+            }
+        }
+        return $found;
+    }
+
+    public function testStatusMirrorsEveryStatusOfTheHeader(): void
+    {
+        $header = self::group('IIKO_STATUS_');
+        self::assertGreaterThan(30, count($header));
+        $php = (new \ReflectionClass(Status::class))->getConstants();
+        ksort($header);
+        ksort($php);
+        self::assertSame($header, $php);
+    }
+
+    public function testEventTypeMirrorsEveryEventOfTheHeader(): void
+    {
+        $header = self::group('IIKO_EVENT_');
+        $php = (new \ReflectionClass(EventType::class))->getConstants();
+        unset($php['NAMES']);
+        ksort($header);
+        ksort($php);
+        self::assertSame($header, $php);
+        self::assertSame('DeliveryOrderUpdate', EventType::name(EventType::DELIVERY_ORDER_UPDATE));
+        self::assertSame('PersonalShift', EventType::name(EventType::PERSONAL_SHIFT));
+        self::assertSame('Unknown', EventType::name(99));
+    }
+
+    public function testFlagsMatchTheHeader(): void
+    {
+        $defines = self::defines();
+        self::assertSame(
+            $defines['IIKO_CALL_IDEMPOTENT'],
+            (new \ReflectionClassConstant(Client::class, 'CALL_IDEMPOTENT'))->getValue()
+        );
+        self::assertSame(
+            $defines['IIKO_WEBHOOK_REJECT_SINGLE_OBJECT'],
+            (new \ReflectionClassConstant(Webhooks::class, 'REJECT_SINGLE_OBJECT'))->getValue()
+        );
+    }
+
+    public function testAbiVersionMatchesTheHeaderAndTheLibrary(): void
+    {
+        $defines = self::defines();
+        $abi = $defines['IIKO_VERSION_MAJOR'] === 0
+            ? '0.' . $defines['IIKO_VERSION_MINOR']
+            : (string) $defines['IIKO_VERSION_MAJOR'];
+        self::assertSame($abi, Library::ABI_VERSION);
+        $cargo = (string) file_get_contents(dirname(__DIR__, 3) . '/Cargo.toml');
+        self::assertSame(1, preg_match('/^version = "([^"]+)"/m', $cargo, $m));
+        self::assertSame($m[1], Library::version());
+    }
+
+    public function testDescribeNamesAnyCode(): void
+    {
+        self::assertStringStartsWith('IIKO_STATUS_API_RATE_LIMITED', Status::describe(Status::API_RATE_LIMITED));
+        self::assertStringStartsWith('IIKO_STATUS_OK', Status::describe(Status::OK));
+        self::assertNotSame('', Status::describe(12345));
+        self::assertNotSame('', Status::describe(PHP_INT_MAX));
+    }
+
+    public function testEveryStatusMapsToItsExceptionClass(): void
+    {
+        $ffi = Library::ffi();
+        $expected = [
+            1 => Exception\InvalidInputException::class,
+            2 => Exception\TransportException::class,
+            3 => Exception\ApiException::class,
+            4 => IikoException::class,
+            9 => IikoException::class,
+        ];
+        foreach ((new \ReflectionClass(Status::class))->getConstants() as $name => $code) {
+            if ($code === Status::OK) {
+                continue;
+            }
+            $e = Library::exception($ffi, $code, Library::errorOut($ffi));
+            // A 2xx answer that cannot be read is not an error answer of the service.
+            $class = $code === Status::API_DECODE ? Exception\DecodeException::class : $expected[intdiv($code, 100)];
+            self::assertInstanceOf($class, $e, $name);
+            self::assertSame($code, $e->getStatus(), $name);
+            self::assertSame($code, $e->getCode(), $name);
+            self::assertNotSame('', $e->getMessage(), $name);
+        }
+        self::assertInstanceOf(
+            Exception\WebhookVerificationException::class,
+            Library::exception($ffi, Status::WEBHOOK_TOKEN_MISMATCH, Library::errorOut($ffi))
+        );
+        self::assertInstanceOf(
+            Exception\WebhookParseException::class,
+            Library::exception($ffi, Status::WEBHOOK_BODY_NOT_JSON, Library::errorOut($ffi))
+        );
+        self::assertInstanceOf(
+            Exception\DecodeException::class,
+            Library::exception($ffi, Status::API_DECODE, Library::errorOut($ffi))
+        );
+    }
+
+    public function testThePanicBoundaryBecomesAnIikoException(): void
+    {
+        $ffi = Library::ffi();
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_debug_force_panic(\FFI::addr($err));
+        self::assertSame(Status::PANIC, $status);
+        $e = Library::exception($ffi, $status, $err);
+        self::assertSame(IikoException::class, get_class($e));
+        self::assertSame(Status::PANIC, $e->getStatus());
+    }
+}

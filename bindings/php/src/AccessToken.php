@@ -23,12 +23,8 @@ final class AccessToken
     /** The expiry as a UTC date. */
     public function expiresAt(): \DateTimeImmutable
     {
-        $date = \DateTimeImmutable::createFromFormat(
-            'U',
-            (string) intdiv($this->expiresAtMs, 1000),
-            new \DateTimeZone('UTC')
-        );
-        return $date === false ? new \DateTimeImmutable('@0') : $date;
+        $date = \DateTimeImmutable::createFromFormat('U', (string) intdiv($this->expiresAtMs, 1000));
+        return ($date === false ? new \DateTimeImmutable('@0') : $date)->setTimezone(new \DateTimeZone('UTC'));
     }
 
     /** @return array<string, mixed> what var_dump() shows: never the token */

@@ -119,12 +119,9 @@ final class Event
             $seconds -= 1;
             $millis += 1000;
         }
-        $date = \DateTimeImmutable::createFromFormat(
-            'U.u',
-            sprintf('%d.%06d', $seconds, $millis * 1000),
-            new \DateTimeZone('UTC')
-        );
-        return $date === false ? null : $date;
+        // A Unix time parses as "+00:00"; the zone is set to name it UTC.
+        $date = \DateTimeImmutable::createFromFormat('U.u', sprintf('%d.%06d', $seconds, $millis * 1000));
+        return $date === false ? null : $date->setTimezone(new \DateTimeZone('UTC'));
     }
 
     /**

@@ -4,9 +4,9 @@ use std::ffi::c_char;
 use std::time::{Duration, UNIX_EPOCH};
 
 use iikocloud_core::models::{
-    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
+    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest,
 };
-use iikocloud_core::{CallOptions, Client, ClientBuilder, Secret};
+use iikocloud_core::{CallOptions, Client, ClientBuilder};
 use serde::Deserialize;
 
 use crate::error::{iiko_error, Failure};
@@ -418,16 +418,6 @@ pub unsafe extern "C" fn iiko_client_access_token(
     })
 }
 
-/// Request JSON of `iiko_client_organizations`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct OrganizationsRequestJson {
-    organization_ids: Option<Vec<String>>,
-    return_additional_info: Option<bool>,
-    include_disabled: Option<bool>,
-    return_external_data: Option<Vec<String>>,
-}
-
 /// Organizations the API key can see (`POST /api/1/organizations`).
 ///
 /// `request_json` is the request body as UTF-8 JSON, e.g.
@@ -459,15 +449,7 @@ pub unsafe extern "C" fn iiko_client_organizations(
         let out = out_ptr(organizations_out, "organizations_out")?;
         let request = match json {
             None => OrganizationsRequest::default(),
-            Some(json) => {
-                let r: OrganizationsRequestJson = parse_request(json, "request_json")?;
-                OrganizationsRequest {
-                    organization_ids: r.organization_ids,
-                    return_additional_info: r.return_additional_info,
-                    include_disabled: r.include_disabled,
-                    return_external_data: r.return_external_data,
-                }
-            }
+            Some(json) => parse_request(json, "request_json")?,
         };
         let response = client.organizations(&request)?;
         let handle = iiko_organizations::new(&response, to_json(&response)?);
@@ -510,16 +492,6 @@ pub unsafe extern "C" fn iiko_client_webhook_settings(
     })
 }
 
-/// Request JSON of `iiko_client_update_webhook_settings`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct UpdateWebhookSettingsJson {
-    organization_id: String,
-    web_hooks_uri: String,
-    auth_token: Option<String>,
-    web_hooks_filter: Option<WebHooksFilter>,
-}
-
 /// Sets the webhook of an organization (`POST /api/1/webhooks/update_settings`).
 ///
 /// `request_json`: `{"organizationId":"…","webHooksUri":"https://…",
@@ -544,13 +516,7 @@ pub unsafe extern "C" fn iiko_client_update_webhook_settings(
         // SAFETY: per this function's contract.
         let (client, json) =
             unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
-        let r: UpdateWebhookSettingsJson = parse_request(json, "request_json")?;
-        let request = UpdateWebhookSettingsRequest {
-            organization_id: r.organization_id,
-            web_hooks_uri: r.web_hooks_uri,
-            auth_token: r.auth_token.map(Secret::new),
-            web_hooks_filter: r.web_hooks_filter,
-        };
+        let request: UpdateWebhookSettingsRequest = parse_request(json, "request_json")?;
         let answer = client.update_webhook_settings(&request)?;
         if !json_out.is_null() {
             let json = to_json(&answer)?;
@@ -559,15 +525,6 @@ pub unsafe extern "C" fn iiko_client_update_webhook_settings(
         }
         Ok(())
     })
-}
-
-/// Request JSON of `iiko_client_stop_lists`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct StopListsRequestJson {
-    organization_ids: Vec<String>,
-    return_size: Option<bool>,
-    terminal_groups_ids: Option<Vec<String>>,
 }
 
 /// Out-of-stock items (`POST /api/1/stop_lists`).
@@ -593,10 +550,7 @@ pub unsafe extern "C" fn iiko_client_stop_lists(
         let (client, json) =
             unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
         let out = out_ptr(json_out, "json_out")?;
-        let r: StopListsRequestJson = parse_request(json, "request_json")?;
-        let mut request = StopListsRequest::new(r.organization_ids);
-        request.return_size = r.return_size;
-        request.terminal_groups_ids = r.terminal_groups_ids;
+        let request: StopListsRequest = parse_request(json, "request_json")?;
         let json = to_json(&client.stop_lists(&request)?)?;
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(owned_c_string(&json)) };

@@ -27,16 +27,16 @@ final class Php
     }
 
     /**
-     * Runs `php -r $code` (with the package autoloaded) and waits.
+     * Runs `php -r $code` (with the package autoloaded unless $autoload is false) and waits.
      *
      * @param array<string, string|false> $env changes to the environment (false removes a variable)
      * @param array<string, string> $ini
      * @return array{0: int, 1: string, 2: string} exit status, stdout, stderr
      */
-    public static function run(string $code, array $env = [], array $ini = [], array $args = []): array
+    public static function run(string $code, array $env = [], array $ini = [], bool $autoload = true): array
     {
-        $prelude = 'require ' . var_export(dirname(__DIR__, 2) . '/autoload.php', true) . ';';
-        $command = array_merge(self::command($ini), ['-r', $prelude . $code, '--'], $args);
+        $prelude = $autoload ? 'require ' . var_export(dirname(__DIR__, 2) . '/autoload.php', true) . ';' : '';
+        $command = array_merge(self::command($ini), ['-r', $prelude . $code]);
         $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, null, self::env($env));
         if (!is_resource($process)) {
             throw new \RuntimeException('cannot start php');

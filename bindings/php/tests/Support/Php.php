@@ -31,12 +31,13 @@ final class Php
      *
      * @param array<string, string|false> $env changes to the environment (false removes a variable)
      * @param array<string, string> $ini
+     * @param list<string> $args the script's $argv[1...]
      * @return array{0: int, 1: string, 2: string} exit status, stdout, stderr
      */
-    public static function run(string $code, array $env = [], array $ini = [], bool $autoload = true): array
+    public static function run(string $code, array $env = [], array $ini = [], bool $autoload = true, array $args = []): array
     {
         $prelude = $autoload ? 'require ' . var_export(dirname(__DIR__, 2) . '/autoload.php', true) . ';' : '';
-        $command = array_merge(self::command($ini), ['-r', $prelude . $code]);
+        $command = array_merge(self::command($ini), ['-r', $prelude . $code, '--'], $args);
         $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, null, self::env($env));
         if (!is_resource($process)) {
             throw new \RuntimeException('cannot start php');

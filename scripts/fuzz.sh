@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Fuzzing (cargo fuzz, libFuzzer + AddressSanitizer) of the webhook body
+# parser, the Authorization verifier and the C entry points that take bytes.
+# See docs/reliability.md.
+#
+#   ./scripts/fuzz.sh                        # every target, FUZZ_SECONDS (20) each
+#   FUZZ_SECONDS=3600 ./scripts/fuzz.sh      # the longer run
+#   ./scripts/fuzz.sh webhook_verify c_api   # some targets only
+#
+# First replays every saved crash (fuzz/regressions/<target>/) and the seeds
+# through the same checks on the stable toolchain. Then builds the targets and
+# runs each for a bounded time, seeded with tests/vectors/payloads and
+# fuzz/seeds/<target>; new inputs go to fuzz/corpus/<target> (not committed).
+# A crash is copied to fuzz/regressions/<target>/ and the script fails: fix the
+# bug, then commit that file, and the replay keeps it fixed.
+#
+# cargo fuzz needs nightly-only flags (-Zsanitizer); with only a stable
+# toolchain, RUSTC_BOOTSTRAP=1 lets the stable compiler accept them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SECONDS_EACH=${FUZZ_SECONDS:-20}
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(webhook_parse webhook_verify c_api)
+LOGS=$ROOT/target/fuzz-logs
+mkdir -p "$LOGS"
+
+step() { printf '\n==> [fuzz] %s\n' "$*"; }
+
+# libFuzzer is C++, built by libfuzzer-sys with the system compiler.
+if ! command -v g++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then
+    step "installing g++"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq g++ >/dev/null
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    step "installing cargo-fuzz"
+    cargo install cargo-fuzz --locked --quiet
+fi
+
+step "replaying saved crashes and seeds (stable toolchain)"
+cargo test --quiet --locked --manifest-path fuzz/Cargo.toml -p iikocloud-fuzz-checks \
+    --target-dir "$ROOT/target/fuzz-replay"
+
+step "building the fuzz targets (release, ASan, debug assertions)"
+cd fuzz
+export RUSTC_BOOTSTRAP=1
+for t in "${TARGETS[@]}"; do
+    cargo fuzz build --debug-assertions --target-dir "$ROOT/target/fuzz" "$t" >/dev/null
+done
+
+failed=()
+for t in "${TARGETS[@]}"; do
+    step "$t for ${SECONDS_EACH} s"
+    mkdir -p "corpus/$t" "seeds/$t" "regressions/$t"
+    log=$LOGS/$t.log
+    rc=0
+    # -timeout: an input running 10 s is a hang, reported like a crash.
+    cargo fuzz run --debug-assertions --target-dir "$ROOT/target/fuzz" "$t" \
+        "corpus/$t" "$ROOT/tests/vectors/payloads" "seeds/$t" -- \
+        -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 >"$log" 2>&1 || rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    corpus=$(find "corpus/$t" -type f | wc -l)
+    if [ "$rc" = 0 ]; then
+        echo "$t: ${runs:-?} executions in ${SECONDS_EACH} s, no crash (corpus: $corpus inputs)"
+    else
+        grep -E 'panicked|ERROR: |SUMMARY|Test unit written' "$log" | head -20 || tail -30 "$log"
+        for f in artifacts/"$t"/*; do
+            [ -f "$f" ] || continue
+            cp "$f" "regressions/$t/"
+            echo "saved $f as fuzz/regressions/$t/$(basename "$f")"
+        done
+        echo "$t: CRASH after ${runs:-?} executions (exit $rc); full log: $log"
+        failed+=("$t")
+    fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz: crashes in ${failed[*]}" >&2
+    exit 1
+fi

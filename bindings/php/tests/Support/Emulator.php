@@ -115,7 +115,8 @@ final class Emulator
      */
     public static function post(string $path, mixed $body = null): mixed
     {
-        return self::send('POST', $path, $body === null ? '{}' : json_encode($body, JSON_THROW_ON_ERROR));
+        // Control bodies are JSON objects: an empty PHP array is sent as {}.
+        return self::send('POST', $path, $body === null || $body === [] ? '{}' : json_encode($body, JSON_THROW_ON_ERROR));
     }
 
     private static function send(string $method, string $path, ?string $body): mixed

@@ -117,7 +117,7 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let result = if (n + i as u64) % 2 == 0 {
+                    let result = if (n + i as u64).is_multiple_of(2) {
                         client
                             .organizations(&OrganizationsRequest::default())
                             .map(|_| ())

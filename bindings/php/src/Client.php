@@ -53,7 +53,13 @@ final class Client
      * Creates a client; makes no request. A bad configuration throws here,
      * not on the first call.
      *
-     * @param ?string $appId v2 credentials: `appId` from the developer portal
+     * Give the settings as named arguments, `new Client(appId: …, clientSecret: …, apiKey: …)`,
+     * or as one array with the same keys, `new Client(['appId' => …, 'tokenCacheDir' => …])`.
+     * In the array an unknown key is refused (a typo would otherwise drop a setting), and
+     * `false`, which getenv() returns for an unset variable, counts as not given.
+     *
+     * @param array<string, mixed>|string|null $appId v2 credentials: `appId` from the developer
+     *                                               portal; or every setting as an array
      * @param ?string $clientSecret v2 credentials: `clientSecret`
      * @param ?string $apiKey v2 credentials: an `apiKey` from iikoWeb
      * @param ?string $apiLogin legacy credentials instead of the three above
@@ -73,7 +79,7 @@ final class Client
      * @throws Exception\LibraryException when the library cannot be loaded
      */
     public function __construct(
-        ?string $appId = null,
+        #[\SensitiveParameter] array|string|null $appId = null,
         #[\SensitiveParameter] ?string $clientSecret = null,
         #[\SensitiveParameter] ?string $apiKey = null,
         #[\SensitiveParameter] ?string $apiLogin = null,
@@ -88,6 +94,22 @@ final class Client
         ?float $tokenFallbackLifetime = null,
         ?string $library = null
     ) {
+        if (is_array($appId)) {
+            if (func_num_args() > 1) {
+                throw new InvalidInputException(
+                    'give the settings either as one array or as named arguments, not both',
+                    Status::INVALID_CONFIG
+                );
+            }
+            try {
+                // Named arguments from the array: PHP checks each type.
+                $this->__construct(...self::options($appId));
+            } catch (\TypeError $e) {
+                // PHP's message names the parameter and the types, never the value.
+                throw new InvalidInputException('a client option has the wrong type: ' . $e->getMessage(), Status::INVALID_CONFIG);
+            }
+            return;
+        }
         $this->ffi = Library::ffi($library);
         $v2 = $appId !== null || $clientSecret !== null || $apiKey !== null;
         if ($v2 && $apiLogin !== null) {
@@ -421,6 +443,40 @@ final class Client
     private function set(int $status, CData $err): void
     {
         Library::check($this->ffi, $status, $err);
+    }
+
+    /**
+     * The constructor's array form as named arguments.
+     *
+     * @param array<mixed> $options
+     * @return array<string, mixed>
+     */
+    private static function options(array $options): array
+    {
+        $names = [];
+        foreach ((new \ReflectionMethod(self::class, '__construct'))->getParameters() as $parameter) {
+            $names[$parameter->getName()] = $parameter->getType();
+        }
+        $named = [];
+        foreach ($options as $key => $value) {
+            if (!is_string($key) || !isset($names[$key])) {
+                throw new InvalidInputException(
+                    sprintf('unknown client option %s; the options are: %s', var_export($key, true), implode(', ', array_keys($names))),
+                    Status::INVALID_CONFIG
+                );
+            }
+            if ($key === 'appId' && is_array($value)) {
+                throw new InvalidInputException('the client option appId must be a string', Status::INVALID_CONFIG);
+            }
+            if ($value === false && $names[$key] !== null && $names[$key]->allowsNull()) {
+                continue;
+            }
+            if (is_int($value) && in_array((string) $names[$key], ['float', '?float'], true)) {
+                $value = (float) $value;
+            }
+            $named[$key] = $value;
+        }
+        return $named;
     }
 
     private static function millis(float $seconds, string $what): int

@@ -6,7 +6,9 @@ namespace IikoCloud\Tests;
 
 use IikoCloud\Client;
 use IikoCloud\Exception\IikoException;
+use IikoCloud\Exception\InvalidInputException;
 use IikoCloud\Exception\ServerException;
+use IikoCloud\Status;
 use IikoCloud\Tests\Support\Emulator;
 use IikoCloud\Tests\Support\TestCase;
 
@@ -162,6 +164,39 @@ final class ClientTest extends TestCase
         );
         self::assertSame(Emulator::url(), $client->getBaseUrl());
         self::assertCount(2, $client->organizations()['organizations']);
+    }
+
+    public function testSettingsAsOneArray(): void
+    {
+        $client = new Client([
+            'appId' => Emulator::APP_ID,
+            'clientSecret' => Emulator::CLIENT_SECRET,
+            'apiKey' => Emulator::API_KEY,
+            'baseUrl' => Emulator::url(),
+            'timeout' => 20, // an int is taken as seconds too
+            'tokenCacheDir' => false, // getenv() of an unset variable: not given
+        ]);
+        self::assertSame(20.0, $client->getTimeout());
+        self::assertCount(2, $client->organizations()['organizations']);
+
+        $refused = [
+            'a typo' => [['apiLogin' => 'x', 'tokenCachDir' => '/tmp'], 'unknown client option \'tokenCachDir\''],
+            'a list' => [['x'], 'unknown client option 0'],
+            'a wrong type' => [['apiLogin' => 'x', 'timeout' => '15'], '($timeout) must be of type float, string given'],
+            'a nested array' => [['appId' => ['x']], 'appId must be a string'],
+        ];
+        foreach ($refused as $name => [$options, $message]) {
+            try {
+                new Client($options);
+                self::fail("$name: accepted");
+            } catch (InvalidInputException $e) {
+                self::assertStringContainsString($message, $e->getMessage(), $name);
+                self::assertSame(Status::INVALID_CONFIG, $e->getStatus(), $name);
+            }
+        }
+        $this->expectException(InvalidInputException::class);
+        $this->expectExceptionMessage('not both');
+        new Client(['apiLogin' => 'x'], Emulator::CLIENT_SECRET);
     }
 
     public function testCloseAndDebugInfoShowNoSecret(): void

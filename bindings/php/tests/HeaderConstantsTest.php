@@ -10,6 +10,7 @@ use IikoCloud\EventType;
 use IikoCloud\Exception\IikoException;
 use IikoCloud\Library;
 use IikoCloud\Status;
+use IikoCloud\Tests\Support\Php;
 use IikoCloud\Tests\Support\TestCase;
 use IikoCloud\Webhooks;
 
@@ -139,12 +140,15 @@ final class HeaderConstantsTest extends TestCase
 
     public function testThePanicBoundaryBecomesAnIikoException(): void
     {
-        $ffi = Library::ffi();
-        $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_debug_force_panic(\FFI::addr($err));
-        self::assertSame(Status::PANIC, $status);
-        $e = Library::exception($ffi, $status, $err);
-        self::assertSame(IikoException::class, get_class($e));
-        self::assertSame(Status::PANIC, $e->getStatus());
+        // In a child process: the library prints the panic to stderr.
+        [$exit, $out, $err] = Php::run(
+            '$ffi = IikoCloud\Library::ffi(); $err = IikoCloud\Library::errorOut($ffi);'
+            . '$e = IikoCloud\Library::exception($ffi, $ffi->iiko_debug_force_panic(FFI::addr($err)), $err);'
+            . 'echo get_class($e), " ", $e->getStatus(), " ", IikoCloud\Library::liveHandles();',
+            ['RUST_BACKTRACE' => '0']
+        );
+        self::assertSame(0, $exit, $err);
+        self::assertSame(IikoException::class . ' ' . Status::PANIC . ' 0', $out);
+        self::assertStringContainsString('iiko_debug_force_panic was called', $err);
     }
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The PHP binding (bindings/php, examples/php), run by scripts/test.sh (or
+# alone: ./scripts/php-test.sh). Safe to run again.
+#
+#  1. installs php-cli and phpunit with apt-get when missing (Debian's php-cli
+#     includes FFI);
+#  2. builds libiikocloud (package iikocloud-c) and the emulator (a no-op
+#     when they are up to date);
+#  3. starts the emulator on a free port, stopped again on exit;
+#  4. runs PHPUnit with -d ffi.enable=1 on bindings/php/tests: every Client
+#     method and error, the shared webhook vectors, the library loader, leaks,
+#     8 processes sharing one token, and examples/php/receiver.php under php -S.
+#
+#   PHP_PROFILE=release ./scripts/php-test.sh   # test an optimized library
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PROFILE=${PHP_PROFILE:-debug}
+OUT=$ROOT/target/php-test
+mkdir -p "$OUT"
+
+step() { printf '\n==> [php] %s\n' "$*"; }
+
+# ---- 1. tools ----
+missing=()
+command -v php >/dev/null 2>&1 || missing+=(php-cli)
+command -v phpunit >/dev/null 2>&1 || missing+=(phpunit)
+if ((${#missing[@]})); then
+    step "installing ${missing[*]}"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! php -m | grep -qix ffi; then
+    echo "this php has no FFI extension (php -m); Debian's php-cli includes it" >&2
+    exit 1
+fi
+echo "$(php -r 'echo "PHP ", PHP_VERSION;'), $(phpunit --version | head -1)"
+
+# ---- 2. build ----
+step "building libiikocloud ($PROFILE) and the emulator"
+flags=(--locked)
+[ "$PROFILE" = release ] && flags+=(--release)
+cargo build "${flags[@]}" -p iikocloud-c
+cargo build --locked -p iikocloud-emulator
+export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
+
+# ---- 3. emulator ----
+EMULATOR_PID=""
+stop_emulator() {
+    if [ -n "$EMULATOR_PID" ]; then
+        kill "$EMULATOR_PID" 2>/dev/null || true
+        wait "$EMULATOR_PID" 2>/dev/null || true
+        EMULATOR_PID=""
+    fi
+}
+trap stop_emulator EXIT
+"$ROOT/target/debug/iikocloud-emulator" --port 0 >"$OUT/emulator.log" 2>&1 &
+EMULATOR_PID=$!
+for _ in $(seq 600); do # up to 30 s on a loaded machine
+    grep -q 'listening on http://' "$OUT/emulator.log" && break
+    sleep 0.05
+done
+IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$OUT/emulator.log" | head -1)
+if [ -z "$IIKO_BASE_URL" ]; then
+    cat "$OUT/emulator.log" >&2
+    echo "the emulator did not start" >&2
+    exit 1
+fi
+export IIKO_BASE_URL
+
+# ---- 4. PHPUnit ----
+step "phpunit (bindings/php/tests) against $IIKO_BASE_URL"
+# The panic-boundary test panics on purpose; keep its report to one line.
+export RUST_BACKTRACE=0
+php -d ffi.enable=1 "$(command -v phpunit)" -c bindings/php/phpunit.xml.dist

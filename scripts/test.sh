@@ -41,3 +41,8 @@ step "C ABI: header, C and C++ tests, examples, valgrind, ASan/UBSan, PHP FFI lo
 step "README samples (scripts/readme-samples.sh)"
 ./scripts/readme-samples.sh
 # ---- end of the README section ----------------------------------------------
+
+# ---- PHP binding (bindings/php, examples/php) -------------------------------
+step "PHP: PHPUnit against the emulator, receiver under php -S, 8 processes sharing a token (scripts/php-test.sh)"
+./scripts/php-test.sh
+# ---- end of the PHP section -------------------------------------------------

@@ -100,6 +100,27 @@ final class Webhooks
     }
 
     /**
+     * One event from its JSON, e.g. {@see Event::$json} stored or queued
+     * after {@see receive()}.
+     *
+     * @throws WebhookParseException when $json is not one JSON value
+     */
+    public static function parseEvent(string $json): Event
+    {
+        // The library reads bodies: wrap the event in one, and insist on one
+        // event, so that text like `1],[2` is not taken for two.
+        try {
+            $events = self::parse('[' . $json . ']');
+        } catch (WebhookParseException $e) {
+            throw new WebhookParseException('the event is not JSON: ' . $e->getMessage(), $e->getStatus());
+        }
+        if (count($events) !== 1) {
+            throw new WebhookParseException('the text holds ' . count($events) . ' JSON values, not one event', Status::WEBHOOK_BODY_NOT_JSON);
+        }
+        return $events[0];
+    }
+
+    /**
      * Verifies a webhook request, then parses its body: what an endpoint
      * calls for each request. Never throws for a bad request: the receipt
      * holds the status to answer, the events and the error.

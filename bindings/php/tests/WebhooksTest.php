@@ -172,6 +172,18 @@ final class WebhooksTest extends TestCase
         self::assertNull($broken->eventInfo());
     }
 
+    public function testParseEventReadsAStoredEvent(): void
+    {
+        foreach (Webhooks::parse(self::payload('multi_all_types.json')) as $event) {
+            $again = Webhooks::parseEvent($event->json);
+            self::assertEquals($event, $again);
+        }
+        foreach (['1],[2', '1,2', '', '{', '[]]'] as $text) {
+            $this->assertParseFails('invalid_json', fn () => Webhooks::parseEvent($text));
+        }
+        self::assertFalse(Webhooks::parseEvent('42')->isValid(), 'a value that is not an object is an unreadable event');
+    }
+
     public function testHttpStatusForEveryCode(): void
     {
         self::assertSame(200, Webhooks::httpStatus(Status::OK));

@@ -145,8 +145,7 @@ final class Library
             array_unshift($dirs, '/opt/homebrew/lib');
         } elseif (PHP_OS_FAMILY !== 'Windows') {
             // Debian and Ubuntu keep libraries in a multiarch directory.
-            $arch = php_uname('m') === 'aarch64' ? 'aarch64-linux-gnu' : php_uname('m') . '-linux-gnu';
-            $dirs[] = '/usr/lib/' . $arch;
+            $dirs[] = '/usr/lib/' . php_uname('m') . '-linux-gnu';
         }
         foreach ($dirs as $dir) {
             $found[] = $dir . '/' . $name;

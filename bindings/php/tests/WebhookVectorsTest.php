@@ -50,19 +50,19 @@ final class WebhookVectorsTest extends TestCase
     }
 
     /** @return array<string, array{0: array<string, mixed>}> */
-    public function verifyCases(): array
+    public static function verifyCases(): array
     {
         return self::cases('verify');
     }
 
     /** @return array<string, array{0: array<string, mixed>}> */
-    public function parseCases(): array
+    public static function parseCases(): array
     {
         return self::cases('parse');
     }
 
     /** @return array<string, array{0: array<string, mixed>}> */
-    public function receiveCases(): array
+    public static function receiveCases(): array
     {
         return self::cases('receive');
     }

@@ -766,6 +766,11 @@ fn transport_error(path: &str, e: ureq::Error, limit: u64) -> Error {
         ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => {
             TransportErrorKind::Tls
         }
+        // std reports a failed getaddrinfo as an uncategorized io::Error with
+        // this text; ureq passes it on as is.
+        ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+            TransportErrorKind::Dns
+        }
         ureq::Error::Io(io) => match io.kind() {
             Io::TimedOut | Io::WouldBlock => TransportErrorKind::Timeout,
             Io::ConnectionRefused

@@ -586,6 +586,28 @@ fn connection_refused_is_a_connect_error() {
 }
 
 #[test]
+fn an_unknown_host_is_a_dns_error() {
+    let client = Client::builder()
+        .base_url("http://no-such-host.invalid")
+        .api_login("x")
+        .retries(0)
+        .build()
+        .unwrap();
+    let e = client.access_token().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Transport {
+                kind: TransportErrorKind::Dns,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("could not resolve the host"), "{e}");
+}
+
+#[test]
 fn malformed_or_mistyped_success_bodies_are_decode_errors() {
     let emu = Emulator::start_default().unwrap();
     let client = builder(&emu).retries(0).build().unwrap();

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The reliability suite (docs/reliability.md), run by scripts/test.sh or alone:
+#
+#  1. the fault matrix and the secrets test (tests/fault_matrix.rs,
+#     tests/secrets.rs); scripts/test.sh already ran them in `cargo test
+#     --workspace` and says so with IIKO_WORKSPACE_TESTS_RAN=1, so they are
+#     not run twice;
+#  2. load across token expiry (tests/load.rs, ignored in a plain cargo test):
+#     LOAD_SECONDS (default 20) of 8 threads with 2 s tokens;
+#  3. fuzzing (scripts/fuzz.sh): each target for FUZZ_SECONDS (default 20);
+#  4. the secret scan of the Python and C suites' output (scripts/secret-scan.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> [reliability] %s\n' "$*"; }
+
+if [ "${IIKO_WORKSPACE_TESTS_RAN:-0}" != 1 ]; then
+    step "fault matrix and secrets (cargo test)"
+    cargo test --locked --test fault_matrix --test secrets
+fi
+
+step "load: 8 threads for ${LOAD_SECONDS:-20} s across token expiry (tests/load.rs)"
+LOAD_SECONDS=${LOAD_SECONDS:-20} cargo test --locked --test load -- --ignored --nocapture
+
+step "fuzzing, ${FUZZ_SECONDS:-20} s per target (scripts/fuzz.sh)"
+./scripts/fuzz.sh
+
+step "secret scan of the Python and C output (scripts/secret-scan.sh)"
+./scripts/secret-scan.sh

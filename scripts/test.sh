@@ -29,12 +29,14 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 # ---- Python package (bindings/python, examples/python) ----------------------
 step "python: wheel, stub check, pytest (scripts/py-test.sh)"
-./scripts/py-test.sh
+mkdir -p target/reliability # output saved for scripts/secret-scan.sh
+./scripts/py-test.sh 2>&1 | tee target/reliability/py-test.log
 # ---- end of the Python section ----------------------------------------------
 
 # ---- C ABI (bindings/c, include/, examples/c, examples/cpp, tests/c) --------
 step "C ABI: header, C and C++ tests, examples, valgrind, ASan/UBSan, PHP FFI load, install (scripts/c-test.sh)"
-./scripts/c-test.sh
+mkdir -p target/reliability # output saved for scripts/secret-scan.sh
+./scripts/c-test.sh 2>&1 | tee target/reliability/c-test.log
 # ---- end of the C section ---------------------------------------------------
 
 # ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
@@ -46,3 +48,9 @@ step "README samples (scripts/readme-samples.sh)"
 step "PHP: PHPUnit against the emulator, receiver under php -S, 8 processes sharing a token (scripts/php-test.sh)"
 ./scripts/php-test.sh
 # ---- end of the PHP section -------------------------------------------------
+
+# ---- Reliability (fuzz, fault matrix, load, secrets: docs/reliability.md) ---
+# The fault matrix and secrets tests ran in `cargo test --workspace` above.
+step "reliability: load across token expiry, fuzzing, secret scan of the Python and C output (scripts/reliability.sh)"
+IIKO_WORKSPACE_TESTS_RAN=1 ./scripts/reliability.sh
+# ---- end of the reliability section -----------------------------------------

@@ -621,7 +621,23 @@ impl Client {
             authorized: false,
             server_timeout: self.server_timeout,
         })?;
-        let parsed: TokenAnswer = decode(path, &answer)?;
+        // A token answer's body is the token: an error must not carry it.
+        let parsed: TokenAnswer = decode(path, &answer).map_err(|e| match e {
+            Error::Decode {
+                path,
+                status,
+                message,
+                correlation_id,
+                ..
+            } => Error::Decode {
+                path,
+                status,
+                message,
+                correlation_id,
+                body: String::new(),
+            },
+            other => other,
+        })?;
         match parsed.token {
             Some(t) if !t.trim().is_empty() => Ok(Secret::new(t)),
             _ => Err(Error::Decode {
@@ -838,11 +854,13 @@ fn api_error(path: &str, answer: &Answer) -> Error {
 
 fn decode<T: DeserializeOwned>(path: &str, answer: &Answer) -> Result<T> {
     serde_json::from_slice(&answer.body).map_err(|e| {
+        // serde quotes offending values; in an answer they may be tokens.
+        let message = crate::error::without_quoted_values(&e.to_string());
         let not_json = answer
             .content_type
             .as_deref()
             .is_some_and(|c| !c.to_ascii_lowercase().contains("json"));
-        let mut message = e.to_string();
+        let mut message = message;
         if not_json {
             message.push_str(&format!(
                 " (Content-Type was {:?}, not JSON)",

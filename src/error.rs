@@ -62,7 +62,9 @@ impl ApiErrorKind {
 }
 
 /// An error answer from the service, with everything it said.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// `Debug` prints the body's length, not the body: answers can carry tokens.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: u16,
@@ -103,8 +105,10 @@ pub enum TransportErrorKind {
 /// The error type of every client call.
 ///
 /// `Clone`, so that every thread that waited for one failed token request gets
-/// the same error.
-#[derive(Clone, Debug)]
+/// the same error. `Debug` and `Display` never print a response body (it can
+/// carry an access token or a webhook `authToken`); the bodies stay readable in
+/// their fields.
+#[derive(Clone)]
 #[non_exhaustive]
 pub enum Error {
     /// The service answered with an error status.
@@ -137,6 +141,93 @@ pub enum Error {
     InvalidInput(String),
     /// The client configuration is unusable.
     Config(String),
+}
+
+struct BodyLen<'a>(&'a str);
+
+impl fmt::Debug for BodyLen<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} bytes>", self.0.len())
+    }
+}
+
+impl fmt::Debug for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiError")
+            .field("status", &self.status)
+            .field("kind", &self.kind)
+            .field("path", &self.path)
+            .field("error_description", &self.error_description)
+            .field("error_code", &self.error_code)
+            .field("correlation_id", &self.correlation_id)
+            .field("retry_after", &self.retry_after)
+            .field("body", &BodyLen(&self.body))
+            .finish()
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Api(e) => f.debug_tuple("Api").field(e).finish(),
+            Error::Transport {
+                kind,
+                path,
+                message,
+                source,
+            } => f
+                .debug_struct("Transport")
+                .field("kind", kind)
+                .field("path", path)
+                .field("message", message)
+                .field("source", source)
+                .finish(),
+            Error::Decode {
+                path,
+                status,
+                message,
+                correlation_id,
+                body,
+            } => f
+                .debug_struct("Decode")
+                .field("path", path)
+                .field("status", status)
+                .field("message", message)
+                .field("correlation_id", correlation_id)
+                .field("body", &BodyLen(body))
+                .finish(),
+            Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(m).finish(),
+            Error::Config(m) => f.debug_tuple("Config").field(m).finish(),
+        }
+    }
+}
+
+/// Removes the quoted values serde puts in its messages (`invalid type:
+/// string "..."`), which may be secrets; field names (in backticks) stay.
+pub(crate) fn without_quoted_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut in_quotes = false;
+    let mut escaped = false;
+    for c in message.chars() {
+        if in_quotes {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_quotes = false;
+                out.push_str("\"…\"");
+            }
+        } else if c == '"' {
+            in_quotes = true;
+        } else {
+            out.push(c);
+        }
+    }
+    if in_quotes {
+        out.push_str("\"…");
+    }
+    out
 }
 
 /// Result alias of the client.
@@ -272,5 +363,50 @@ impl std::error::Error for Error {
 impl From<ApiError> for Error {
     fn from(e: ApiError) -> Self {
         Error::Api(Box::new(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_values_are_removed_from_messages() {
+        assert_eq!(
+            without_quoted_values(r#"invalid type: string "sk_\"live", expected u64 at line 1"#),
+            r#"invalid type: string "…", expected u64 at line 1"#
+        );
+        assert_eq!(
+            without_quoted_values("missing field `token` at line 1 column 2"),
+            "missing field `token` at line 1 column 2"
+        );
+        assert_eq!(without_quoted_values(r#"cut "abc"#), r#"cut "…"#);
+    }
+
+    #[test]
+    fn debug_never_prints_bodies() {
+        let e = Error::Decode {
+            path: "/p".into(),
+            status: 200,
+            message: "m".into(),
+            correlation_id: None,
+            body: r#"{"token":"secret-token"}"#.into(),
+        };
+        let d = format!("{e:?} {e}");
+        assert!(
+            !d.contains("secret-token") && d.contains("<24 bytes>"),
+            "{d}"
+        );
+        let a = Error::from(ApiError {
+            status: 500,
+            kind: ApiErrorKind::Server,
+            path: "/p".into(),
+            error_description: None,
+            error_code: None,
+            correlation_id: None,
+            retry_after: None,
+            body: "secret-body".into(),
+        });
+        assert!(!format!("{a:?} {a}").contains("secret-body"));
     }
 }

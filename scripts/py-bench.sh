@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark of the Python package (not part of ./scripts/test.sh): builds a
-# release wheel, installs it with the competitors (requests, iikocloudapi from
-# PyPI) in a separate environment under target/, and prints a Markdown table.
+# release wheel, installs it with the competitors (requests, httpx, orjson,
+# iikocloudapi from PyPI) in a separate environment under target/, and prints
+# Markdown tables: bindings/python/bench/bench.py, then the comparisons with
+# orjson and httpx below (each table's ratios come from one run). Used by
+# scripts/bench-report.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +13,8 @@ VENV=target/py-bench-venv
 WHEELS=target/py-wheels-release
 
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" requests
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" requests \
+    httpx orjson
 # iikocloudapi needs Python 3.11+; without it that column says "not installed".
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check iikocloudapi ||
     echo "iikocloudapi not installed; its column is skipped" >&2
@@ -20,3 +24,75 @@ rm -rf "$WHEELS"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     "$WHEELS"/iikocloud-*.whl
 cd target && ../"$VENV"/bin/python ../bindings/python/bench/bench.py
+
+# orjson and httpx, measured beside iikocloud in the same process, with the
+# helpers of bench.py so the method is the same.
+echo
+../"$VENV"/bin/python - <<'PYEOF'
+import sys
+sys.path.insert(0, "../bindings/python/bench")
+import bench  # noqa: E402
+import json, threading  # noqa: E401,E402
+import httpx, orjson, requests  # noqa: E401,E402
+import iikocloud  # noqa: E402
+from iikocloud import webhooks  # noqa: E402
+from iikocloud.testing import API_KEY, APP_ID, CLIENT_SECRET, Emulator  # noqa: E402
+
+try:
+    from iikocloudapi import parse_webhook
+except ImportError:
+    parse_webhook = None
+
+def ratio(theirs, ours):
+    return f"{bench.fmt_us(theirs)} ({theirs / ours:.2f}x)"
+
+print("| webhook body (time per parse; ratio = their time / iikocloud's) | iikocloud parse "
+      "| json.loads | orjson.loads | iikocloudapi parse_webhook |")
+print("|---|---|---|---|---|")
+small = (bench.VECTORS / "delivery_order_update.json").read_bytes()
+big = bench.large_body()
+for name, body in ((f"small ({len(small):,} B)", small), (f"large ({len(big):,} B)", big)):
+    ours = bench.per_call(lambda: webhooks.parse(body))
+    loads = bench.per_call(lambda: json.loads(body))
+    oj = bench.per_call(lambda: orjson.loads(body))
+    api = bench.per_call(lambda: parse_webhook(body)) if parse_webhook else None
+    print(f"| {name} | {bench.fmt_us(ours)} | {ratio(loads, ours)} | {ratio(oj, ours)} | "
+          f"{ratio(api, ours) if api else 'not installed'} |")
+
+print()
+print("| /api/1/organizations, calls/s (ratio = iikocloud / theirs) | iikocloud Client.organizations "
+      "| requests.Session | httpx.Client |")
+print("|---|---|---|---|")
+with Emulator() as emu:
+    url = emu.url
+    client = iikocloud.Client(**emu.credentials)
+    token = requests.post(f"{url}/api/v2/access_token",
+                          json={"appId": APP_ID, "clientSecret": CLIENT_SECRET, "apiKey": API_KEY},
+                          timeout=20).json()["token"]
+    headers = {"Authorization": f"Bearer {token}", "Timeout": "15"}
+    local = threading.local()
+
+    def session(kind):
+        s = getattr(local, kind, None)
+        if s is None:
+            s = requests.Session() if kind == "requests" else httpx.Client(timeout=20)
+            setattr(local, kind, s)
+        return s
+
+    def with_requests():
+        r = session("requests").post(f"{url}/api/1/organizations", json={}, headers=headers, timeout=20)
+        r.raise_for_status()
+        return r.json()
+
+    def with_httpx():
+        r = session("httpx").post(f"{url}/api/1/organizations", json={}, headers=headers)
+        r.raise_for_status()
+        return r.json()
+
+    for threads in (1, 4):
+        ours = bench.calls_per_second(client.organizations, threads=threads)
+        req = bench.calls_per_second(with_requests, threads=threads)
+        hx = bench.calls_per_second(with_httpx, threads=threads)
+        print(f"| {threads} thread{'s' if threads > 1 else ''} | {ours:,.0f} | "
+              f"{req:,.0f} ({ours / req:.2f}x) | {hx:,.0f} ({ours / hx:.2f}x) |")
+PYEOF

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Regenerates BENCHMARKS.md: every benchmark of the repository in one run, with
+# the machine it ran on. Not part of ./scripts/test.sh (about 10 to 15 minutes
+# on 2 cores, most of it release builds). Run it by hand on a quiet machine:
+#
+#   ./scripts/bench-report.sh            # writes BENCHMARKS.md
+#   BENCH_OUT=/tmp/b.md ./scripts/bench-report.sh
+#
+# Sections: Rust webhook parse against serde_json::Value (criterion), the cost
+# of a token-cache hit (criterion), the C API against the Rust API
+# (scripts/c-bench.sh), Python against json.loads, orjson, iikocloudapi,
+# requests and httpx (scripts/py-bench.sh), PHP FFI against json_decode (when
+# bindings/php and php with FFI are there), and the sizes of the stripped
+# shared library and the wheel. Ratios compare numbers from the same run;
+# absolute times only say what this machine did.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT_MD=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+WORK=$ROOT/target/bench-report
+CRITERION=${CARGO_TARGET_DIR:-$ROOT/target}/criterion
+mkdir -p "$WORK"
+
+step() { printf '\n==> [bench] %s\n' "$*" >&2; }
+
+need=()
+command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
+command -v strip >/dev/null 2>&1 || need+=(binutils)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
+if ((${#need[@]})); then
+    step "installing ${need[*]}"
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# ---- the machine ----
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+RAM=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+OS="$(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)"
+RUSTC=$(rustc --version)
+DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+# ---- Rust: criterion ----
+step "criterion: webhook_parse and token_cache (release)"
+rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache
+cargo bench --locked --bench webhook_parse -- --warm-up-time 1 --measurement-time 3 \
+    >"$WORK/webhook_parse.txt" 2>&1
+cargo bench --locked --bench token_cache -- --warm-up-time 1 --measurement-time 3 \
+    >"$WORK/token_cache.txt" 2>&1
+python3 - "$CRITERION" >"$WORK/rust.md" <<'PYEOF'
+import json, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+
+def mean_ns(group, fn):
+    d = root / group / fn / "new"
+    est = json.loads((d / "estimates.json").read_text())
+    bench = json.loads((d / "benchmark.json").read_text())
+    return est["mean"]["point_estimate"], (bench.get("throughput") or {}).get("Bytes")
+
+print("| body | typed parse (iikocloud) | serde_json::Value | typed / Value |")
+print("|---|---|---|---|")
+for size in ("small", "large"):
+    group = f"webhook_parse_{size}"
+    t_ns, n = mean_ns(group, "typed")
+    v_ns, _ = mean_ns(group, "serde_json_value")
+    mbs = lambda ns: n / (ns * 1e-9) / 1e6
+    print(f"| {size} ({n:,} B) | {mbs(t_ns):,.0f} MB/s ({t_ns / 1000:,.1f} µs) "
+          f"| {mbs(v_ns):,.0f} MB/s ({v_ns / 1000:,.1f} µs) | {mbs(t_ns) / mbs(v_ns):.2f}x |")
+print()
+hit, _ = mean_ns("token_cache", "hit")
+hit4, _ = mean_ns("token_cache", "hit_4_threads")
+print("| token-cache hit (`Client::access_token`, warm) | time per call |")
+print("|---|---|")
+print(f"| 1 thread | {hit:,.0f} ns |")
+print(f"| 4 threads on one client | {hit4:,.0f} ns |")
+PYEOF
+
+# ---- C API against the Rust API ----
+step "C API against the Rust API (scripts/c-bench.sh)"
+./scripts/c-bench.sh 2>&1 | grep -vE '^ *(Compiling|Finished|Running|Blocking|Updating|Downloaded?) ' >"$WORK/c.md"
+
+# ---- Python ----
+step "Python (scripts/py-bench.sh)"
+./scripts/py-bench.sh >"$WORK/py.md" 2>"$WORK/py.err" || {
+    cat "$WORK/py.err" >&2
+    exit 1
+}
+
+# ---- sizes ----
+step "release shared library and sizes"
+cargo build --release --locked -p iikocloud-c >/dev/null 2>&1
+cp target/release/libiikocloud.so "$WORK/libiikocloud.so"
+strip "$WORK/libiikocloud.so"
+SO_RAW=$(stat -c %s target/release/libiikocloud.so)
+SO=$(stat -c %s "$WORK/libiikocloud.so")
+WHEEL_FILE=$(ls target/py-wheels-release/iikocloud-*.whl | head -1)
+WHEEL=$(stat -c %s "$WHEEL_FILE")
+
+# ---- PHP FFI ----
+PHP_MD="not measured: bindings/php or php with the FFI extension is not there."
+# (grep without -q: an early exit would end php with SIGPIPE, and pipefail
+# would call the whole test false.)
+if [ -d bindings/php ] && command -v php >/dev/null 2>&1 && php -m | grep -ix ffi >/dev/null; then
+    step "PHP FFI parse against json_decode"
+    PHP_MD=$(IIKOCLOUD_LIB=$ROOT/target/release/libiikocloud.so php -d ffi.enable=1 -r '
+        require $argv[1] . "/bindings/php/autoload.php";
+        $small = file_get_contents($argv[1] . "/tests/vectors/payloads/delivery_order_update.json");
+        $large = file_get_contents($argv[1] . "/benches/data/large_webhook.json");
+        // Best time per call over 5 rounds of at least 0.2 s each.
+        function per_call(callable $f): float {
+            $n = 1;
+            while (true) {
+                $t = hrtime(true); for ($i = 0; $i < $n; $i++) { $f(); } $t = hrtime(true) - $t;
+                if ($t >= 2e8 || $n > 1000000) break;
+                $n *= 2;
+            }
+            $best = INF;
+            for ($r = 0; $r < 5; $r++) {
+                $t = hrtime(true); for ($i = 0; $i < $n; $i++) { $f(); } $t = hrtime(true) - $t;
+                $best = min($best, $t / $n);
+            }
+            return $best / 1000; // µs
+        }
+        printf("PHP %s\n\n", PHP_VERSION);
+        echo "| webhook body | IikoCloud\\Webhooks::parse (FFI) | json_decode (assoc) | parse / json_decode |\n|---|---|---|---|\n";
+        foreach (["small" => $small, "large" => $large] as $name => $body) {
+            $ours = per_call(fn() => IikoCloud\Webhooks::parse($body));
+            $theirs = per_call(fn() => json_decode($body, true, 512, JSON_THROW_ON_ERROR));
+            printf("| %s (%s B) | %s µs | %s µs | %.2fx |\n", $name, number_format(strlen($body)),
+                number_format($ours, 1), number_format($theirs, 1), $ours / $theirs);
+        }' "$ROOT" 2>&1) || PHP_MD="not measured: the PHP run failed: $PHP_MD"
+fi
+
+# Bytes with thousands separators, and MiB.
+human_size() { awk -v b="$1" 'BEGIN { s = sprintf("%d", b); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } printf "%s%s B (%.1f MiB)", s, o, b / 1048576 }'; }
+
+# ---- BENCHMARKS.md ----
+step "writing $OUT_MD"
+{
+    cat <<EOF
+# Benchmarks
+
+Regenerated by \`./scripts/bench-report.sh\` on $DATE. Every ratio compares
+numbers measured in the same run on the same machine; absolute times are only
+indicative (a shared 2-core machine may have had other work).
+
+| machine | |
+|---|---|
+| CPU | $CPU ($(nproc) cores visible) |
+| RAM | $RAM |
+| OS | $OS |
+| Rust | $RUSTC |
+| Python | $(python3 --version 2>&1) |
+
+## Rust: webhook parse and the token cache
+
+\`cargo bench --bench webhook_parse\`: the typed parse of a webhook body
+against parsing the same bytes into an untyped \`serde_json::Value\` (MB/s of
+body, mean of criterion's samples). \`cargo bench --bench token_cache\`: what
+every call pays to get the cached token.
+
+EOF
+    cat "$WORK/rust.md"
+    cat <<'EOF'
+
+## C API against the Rust API
+
+`./scripts/c-bench.sh`: `iiko_webhook_parse` + `iiko_events_free` (and reading
+the fields a POS reads) against the Rust API on the same bodies, one process,
+release build.
+
+```
+EOF
+    cat "$WORK/c.md"
+    cat <<'EOF'
+```
+
+## Python
+
+`./scripts/py-bench.sh`: the release wheel against `json.loads`, `orjson`, the
+`iikocloudapi` package, `requests` and `httpx`, on the same bodies and the
+same in-process emulator.
+
+EOF
+    cat "$WORK/py.md"
+    cat <<EOF
+
+## PHP FFI
+
+$PHP_MD
+
+## Sizes
+
+| artifact | size |
+|---|---|
+| \`libiikocloud.so\`, release, stripped | $(human_size "$SO") |
+| \`libiikocloud.so\`, release, as built (\`debug = 1\` in the profile) | $(human_size "$SO_RAW") |
+| wheel \`$(basename "$WHEEL_FILE")\` (as \`maturin build --release\` makes it) | $(human_size "$WHEEL") |
+EOF
+} >"$OUT_MD"
+echo "wrote $OUT_MD" >&2

@@ -40,8 +40,11 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 
 step "replaying saved crashes and seeds (stable toolchain)"
+# The root target directory: the debug build of the core and its
+# dependencies from `cargo test --workspace` is reused (fuzz/Cargo.lock pins
+# the same versions as Cargo.lock).
 cargo test --quiet --locked --manifest-path fuzz/Cargo.toml -p iikocloud-fuzz-checks \
-    --target-dir "$ROOT/target/fuzz-replay"
+    --target-dir "$ROOT/target"
 
 step "building the fuzz targets (release, ASan, debug assertions)"
 cd fuzz

@@ -31,6 +31,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "python: wheel, stub check, pytest (scripts/py-test.sh)"
 mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 ./scripts/py-test.sh 2>&1 | tee target/reliability/py-test.log
+step "python: the same suite on an optimized (release) wheel"
+PY_PROFILE=release ./scripts/py-test.sh 2>&1 | tee target/reliability/py-test-release.log
 # ---- end of the Python section ----------------------------------------------
 
 # ---- C ABI (bindings/c, include/, examples/c, examples/cpp, tests/c) --------

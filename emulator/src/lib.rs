@@ -268,6 +268,12 @@ impl Emulator {
         self.shared.log.clear();
     }
 
+    /// Returns the request log and empties it in one step, so no record
+    /// slips in between (for long runs that must not keep a growing log).
+    pub fn take_requests(&self) -> Vec<RequestRecord> {
+        self.shared.log.take()
+    }
+
     // ----- faults -----
 
     /// Arms a fault (appended after those already armed; the first match wins).

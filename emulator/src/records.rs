@@ -104,4 +104,8 @@ impl RequestLog {
     pub(crate) fn clear(&self) {
         lock(&self.inner).1.clear();
     }
+
+    pub(crate) fn take(&self) -> Vec<RequestRecord> {
+        std::mem::take(&mut lock(&self.inner).1)
+    }
 }

@@ -29,7 +29,31 @@ impl Money {
     }
 
     /// Reads the shortest round-trip form of a double as an exact decimal.
+    ///
+    /// Ordinary amounts (|v| < 1e10, up to 4 decimals) skip the text round
+    /// trip: the first scale `s` at which `m / 10^s` (correctly rounded, `m`
+    /// and `10^s` exact in f64) gives back `v` yields exactly the digits of
+    /// the shortest form, since candidates at one scale are 10^-4 apart while
+    /// an ulp is below 2e-6. Everything else takes the general path; a
+    /// property test checks that both agree.
     pub fn from_f64(value: f64) -> Option<Money> {
+        const POW10: [f64; 5] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
+        if value.is_finite() && value.abs() < 1e10 {
+            for (scale, &p) in (0u32..).zip(POW10.iter()) {
+                let m = (value * p).round();
+                if m / p == value {
+                    // |m| < 1e14, so the cast is exact.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let mantissa = m as i64;
+                    return Some(Money(Decimal::new(mantissa, scale).normalize()));
+                }
+            }
+        }
+        Money::from_f64_text(value)
+    }
+
+    /// The general path: the shortest round-trip text of the double, parsed.
+    fn from_f64_text(value: f64) -> Option<Money> {
         if !value.is_finite() {
             return None;
         }
@@ -139,6 +163,46 @@ mod tests {
         assert_eq!(m.to_string(), "1000");
         let m: Money = serde_json::from_str("18446744073709551615").unwrap();
         assert_eq!(m.to_string(), "18446744073709551615");
+    }
+
+    #[test]
+    fn fast_path_matches_the_text_path() {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.3,
+            1780.0,
+            1250.5,
+            -122.0,
+            99.99,
+            0.0001,
+            0.00015,
+            12345.6789,
+            9_999_999_999.99,
+            1e10,
+            1e-7,
+            0.30000000000000004,
+            55.751244,
+            f64::NAN,
+        ] {
+            assert_eq!(Money::from_f64(v), Money::from_f64_text(v), "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_matches_the_text_path_on_any_double(bits in proptest::num::u64::ANY) {
+            let v = f64::from_bits(bits);
+            proptest::prop_assert_eq!(Money::from_f64(v), Money::from_f64_text(v));
+        }
+
+        #[test]
+        fn fast_path_matches_on_money_like_values(cents in -10_000_000_000_000i64..10_000_000_000_000, scale in 0u32..5) {
+            let v = cents as f64 / 10f64.powi(scale as i32);
+            proptest::prop_assert_eq!(Money::from_f64(v), Money::from_f64_text(v));
+        }
     }
 
     #[test]

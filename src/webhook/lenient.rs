@@ -158,7 +158,7 @@ impl Lenient for Money {
         Ok(match scalar(d)? {
             Scalar::I64(v) => Some(Money::from(v)),
             Scalar::U64(v) => Some(Money(Decimal::from(v))),
-            Scalar::F64(v) => money_from_f64(v),
+            Scalar::F64(v) => Money::from_f64(v),
             Scalar::Str(s) => s.parse().ok(),
             _ => None,
         })
@@ -178,33 +178,6 @@ impl Lenient for LocalTime {
             _ => None,
         })
     }
-}
-
-/// [`Money::from_f64`] without the string round trip for ordinary amounts.
-///
-/// For |v| < 1e10 and up to 4 decimals, the first scale `s` at which
-/// `m / 10^s` (correctly rounded, `m` and `10^s` exact in f64) gives back `v`
-/// yields exactly the digits of the shortest round-trip form: the candidates at
-/// one scale are 10^-4 apart while an ulp is below 2e-6, so at most one of them
-/// round-trips. Everything else takes the exact general path. A property test
-/// checks this against `Money::from_f64`.
-pub(crate) fn money_from_f64(v: f64) -> Option<Money> {
-    const POW10: [f64; 5] = [1.0, 10.0, 100.0, 1_000.0, 10_000.0];
-    if v.is_finite() && v.abs() < 1e10 {
-        for (scale, &p) in (0u32..).zip(POW10.iter()) {
-            let m = (v * p).round();
-            if m / p == v {
-                // |m| < 1e14, so the cast is exact.
-                #[allow(clippy::cast_possible_truncation)]
-                let mantissa = m as i64;
-                if mantissa == 0 {
-                    return Some(Money(Decimal::ZERO));
-                }
-                return Some(Money(Decimal::new(mantissa, scale)));
-            }
-        }
-    }
-    Money::from_f64(v)
 }
 
 /// Reads a modelled object: any non-object value becomes `None`.
@@ -383,41 +356,5 @@ impl<'de, T: Lenient> Visitor<'de> for ListVisitor<T> {
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::str::FromStr;
-
-    #[test]
-    fn fast_money_matches_the_general_path() {
-        for v in [
-            0.0,
-            -0.0,
-            1.0,
-            0.1,
-            0.3,
-            1780.0,
-            1250.5,
-            -122.0,
-            99.99,
-            0.0001,
-            0.00015,
-            12345.6789,
-            9_999_999_999.99,
-            1e10,
-            1e-7,
-            0.30000000000000004,
-            55.751244,
-        ] {
-            assert_eq!(money_from_f64(v), Money::from_f64(v), "{v}");
-        }
-        assert_eq!(
-            money_from_f64(0.1).unwrap(),
-            Money::from_str("0.1").unwrap()
-        );
-        assert_eq!(money_from_f64(f64::NAN), None);
     }
 }

@@ -4,8 +4,8 @@
 //! (405), `Content-Type` (400), `Authorization` (401 missing/unknown/expired,
 //! 400 malformed), body size (413), JSON syntax and object shape (400), fields (400).
 
+use iikocloud_http_server::Request;
 use serde_json::{json, Map, Value};
-use tiny_http::Request;
 
 use crate::fixtures::{ApiKeyFixture, OrganizationFixture};
 use crate::server::{header, read_body, Auth, Reply};
@@ -62,7 +62,7 @@ pub(crate) fn is_json_content_type(value: &str) -> bool {
 /// Handles one API request (no fault applied).
 pub(crate) fn process(
     shared: &Shared,
-    rq: &mut Request,
+    rq: &Request,
     method: &str,
     path: &str,
     auth: &Auth,
@@ -104,7 +104,7 @@ pub(crate) fn process(
         Err((413, msg)) => return Reply::error(413, "PAYLOAD_TOO_LARGE", msg, cid),
         Err((_, msg)) => return Reply::bad_request(msg, cid),
     };
-    let body: Value = match serde_json::from_slice(&raw) {
+    let body: Value = match serde_json::from_slice(raw) {
         Ok(v) => v,
         Err(e) => return Reply::bad_request(format!("Malformed JSON: {e}"), cid),
     };

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use iikocloud_http_server::Request;
 use serde_json::{json, Map, Value};
-use tiny_http::Request;
 
 use crate::faults::Fault;
 use crate::fixtures::StopListItem;
@@ -28,16 +28,16 @@ fn ok(mut fields: Value) -> Reply {
 }
 
 /// The body as a JSON value; an empty body counts as `{}`.
-fn body_json(rq: &mut Request) -> Result<Value, Reply> {
+fn body_json(rq: &Request) -> Result<Value, Reply> {
     let raw = read_body(rq).map_err(|(s, m)| fail(s, "BAD_REQUEST", m))?;
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
-    serde_json::from_slice(&raw)
+    serde_json::from_slice(raw)
         .map_err(|e| fail(400, "BAD_REQUEST", format!("Malformed JSON: {e}")))
 }
 
-fn body_object(rq: &mut Request) -> Result<Map<String, Value>, Reply> {
+fn body_object(rq: &Request) -> Result<Map<String, Value>, Reply> {
     match body_json(rq)? {
         Value::Object(o) => Ok(o),
         _ => Err(fail(400, "BAD_REQUEST", "The body must be a JSON object")),
@@ -184,7 +184,7 @@ fn events_reply(result: Result<Vec<Value>, crate::EmulatorError>) -> Reply {
     }
 }
 
-fn trigger(shared: &Shared, what: &str, rq: &mut Request) -> Result<Reply, Reply> {
+fn trigger(shared: &Shared, what: &str, rq: &Request) -> Result<Reply, Reply> {
     let body = body_object(rq)?;
     let reply = match what {
         "delivery-order" => {
@@ -280,7 +280,7 @@ fn trigger(shared: &Shared, what: &str, rq: &mut Request) -> Result<Reply, Reply
     Ok(reply)
 }
 
-fn wait_deliveries(shared: &Shared, rq: &mut Request) -> Result<Reply, Reply> {
+fn wait_deliveries(shared: &Shared, rq: &Request) -> Result<Reply, Reply> {
     let body = body_object(rq)?;
     let count = body
         .get("count")
@@ -308,8 +308,8 @@ fn wait_deliveries(shared: &Shared, rq: &mut Request) -> Result<Reply, Reply> {
     Ok(Reply::json(200, json!({"ok": reached, "count": seen})))
 }
 
-fn route(shared: &Shared, rq: &mut Request, path: &str, url: &str) -> Result<Reply, Reply> {
-    let method = rq.method().as_str().to_string();
+fn route(shared: &Shared, rq: &Request, path: &str, url: &str) -> Result<Reply, Reply> {
+    let method = rq.method.clone();
     let sub = path
         .trim_start_matches("/_emulator")
         .trim_start_matches('/');
@@ -384,7 +384,7 @@ fn route(shared: &Shared, rq: &mut Request, path: &str, url: &str) -> Result<Rep
 }
 
 /// Handles one `/_emulator/...` request.
-pub(crate) fn handle(shared: &Shared, rq: &mut Request, path: &str, url: &str) -> Reply {
+pub(crate) fn handle(shared: &Shared, rq: &Request, path: &str, url: &str) -> Reply {
     route(shared, rq, path, url).unwrap_or_else(|reply| reply)
 }
 

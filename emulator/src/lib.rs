@@ -1,6 +1,8 @@
 //! Local emulator of the iikoCloud (iikoTransport) API, for tests and demos.
 //!
-//! A real HTTP server on loopback (tiny_http) that issues JWT-shaped tokens,
+//! A real HTTP server on loopback (hyper, on a small runtime of its own: the
+//! caller needs none; idle keep-alive connections never hold up a request)
+//! that issues JWT-shaped tokens,
 //! serves organizations, webhook settings and stop lists from fixture data,
 //! injects faults on demand, logs every request, and delivers webhook events
 //! with retries, filters and blocking.
@@ -25,7 +27,6 @@ mod control;
 mod error;
 mod faults;
 mod fixtures;
-mod front;
 mod records;
 mod server;
 mod sink;
@@ -35,10 +36,10 @@ mod util;
 mod webhooks;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use iikocloud_http_server::{Server, ServerConfig};
 
 use serde_json::Value;
 
@@ -48,6 +49,8 @@ pub use fixtures::{
     ApiKeyFixture, AppFixture, ExternalDataEntry, Fixtures, OrganizationFixture, StopListItem,
     TerminalGroupFixture, DEFAULT_FIXTURES_JSON,
 };
+/// Connection and request limits of the emulator's HTTP server.
+pub use iikocloud_http_server::Limits as HttpLimits;
 pub use records::RequestRecord;
 pub use sink::{SinkRequest, WebhookSink};
 pub use state::OrderHandle;
@@ -98,6 +101,8 @@ pub struct EmulatorConfig {
     pub token_ttl: Duration,
     /// Webhook delivery timing (default [`DeliveryConfig::default`]).
     pub delivery: DeliveryConfig,
+    /// Limits of the HTTP server (default [`EmulatorConfig::default_http_limits`]).
+    pub http: HttpLimits,
 }
 
 impl Default for EmulatorConfig {
@@ -107,11 +112,30 @@ impl Default for EmulatorConfig {
             fixtures: Fixtures::default_data(),
             token_ttl: Duration::from_secs(3600),
             delivery: DeliveryConfig::default(),
+            http: EmulatorConfig::default_http_limits(),
         }
     }
 }
 
 impl EmulatorConfig {
+    /// The server's defaults, with room for the control endpoint that waits
+    /// up to 60 s for deliveries, and a short drain on stop (delays injected
+    /// with [`FaultKind::Delay`] are cut short by a stop anyway).
+    pub fn default_http_limits() -> HttpLimits {
+        HttpLimits {
+            max_body_bytes: server::MAX_BODY,
+            request_timeout: Duration::from_secs(90),
+            shutdown_grace: Duration::from_secs(2),
+            ..HttpLimits::default()
+        }
+    }
+
+    /// Sets the HTTP server's limits.
+    pub fn http_limits(mut self, limits: HttpLimits) -> Self {
+        self.http = limits;
+        self
+    }
+
     /// Sets the token lifetime.
     pub fn token_ttl(mut self, ttl: Duration) -> Self {
         self.token_ttl = ttl;
@@ -159,50 +183,34 @@ impl EmulatorConfig {
 pub struct Emulator {
     shared: Arc<state::Shared>,
     addr: SocketAddr,
-    server: Arc<tiny_http::Server>,
-    stopping: Arc<AtomicBool>,
-    threads: Vec<JoinHandle<()>>,
+    /// `None` once stopped.
+    server: Option<Server>,
 }
 
 impl Emulator {
     /// Starts an emulator with `config`.
     pub fn start(config: EmulatorConfig) -> std::io::Result<Emulator> {
-        // tiny_http serves on an internal loopback port; the public port is the
-        // relay in `front`, which can drop connections for `ConnectionReset`.
-        let server =
-            tiny_http::Server::http((Ipv4Addr::LOCALHOST, 0)).map_err(std::io::Error::other)?;
-        let backend = server
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| std::io::Error::other("internal server has no IP address"))?;
-        let server = Arc::new(server);
-        let (front, front_thread) = front::Front::start(config.bind, backend)?;
-        let addr = front.local_addr();
         let hub = Arc::new(webhooks::Hub::new(config.delivery));
         let shared = Arc::new(state::Shared::new(
             config.fixtures,
             tokens::TokenStore::new(config.token_ttl),
             hub,
-            front,
         ));
-        let stopping = Arc::new(AtomicBool::new(false));
-        let loop_thread = {
-            let (server, shared, stopping) = (
-                Arc::clone(&server),
-                Arc::clone(&shared),
-                Arc::clone(&stopping),
-            );
-            std::thread::Builder::new()
-                .name("emu-server".into())
-                .spawn(move || server::run(server, shared, stopping))?
+        let server = {
+            let shared = Arc::clone(&shared);
+            Server::start(
+                ServerConfig::loopback("emu")
+                    .bind(config.bind)
+                    .limits(config.http),
+                move |rq, ctx| server::serve(&shared, rq, ctx),
+            )?
         };
+        let addr = server.addr();
         log::info!("iikocloud emulator listening on {addr}");
         Ok(Emulator {
             shared,
             addr,
-            server,
-            stopping,
-            threads: vec![front_thread, loop_thread],
+            server: Some(server),
         })
     }
 
@@ -240,15 +248,12 @@ impl Emulator {
     }
 
     fn shutdown(&mut self) {
-        if self.stopping.swap(true, Ordering::SeqCst) {
+        let Some(server) = self.server.take() else {
             return;
-        }
+        };
         self.shared.hub.stop();
-        self.shared.front.shutdown();
-        self.server.unblock();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
+        // Answers what is in flight, closes idle connections and the port.
+        server.shutdown();
     }
 
     // ----- request log -----

@@ -1,14 +1,11 @@
-//! The HTTP side: the tiny_http receive loop, one thread per request, replies.
+//! The HTTP side: one request in, one reply out (the server is
+//! `iikocloud-http-server`; this module only speaks the emulator's rules).
 
-use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread;
 use std::time::SystemTime;
 
+use iikocloud_http_server::{self as http, BodyError, Context, Request, Response};
 use serde_json::{json, Value};
-use tiny_http::{Header, Request, Response};
 
 use crate::faults::{take_fault, FaultKind};
 use crate::records::RequestRecord;
@@ -18,7 +15,7 @@ use crate::util::{lock, new_uuid};
 use crate::{api, control};
 
 /// Largest request body read; bigger bodies get 413.
-pub(crate) const MAX_BODY: u64 = 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 1024 * 1024;
 
 /// What to send back.
 pub(crate) enum Reply {
@@ -75,6 +72,33 @@ impl Reply {
         Reply::error(400, "BAD_REQUEST", description, cid)
     }
 
+    fn into_http(self) -> http::Reply {
+        let response = match self {
+            Reply::Json {
+                status,
+                body,
+                retry_after,
+            } => {
+                let r = Response::with_body(
+                    status,
+                    "application/json; charset=utf-8",
+                    body.to_string(),
+                );
+                match retry_after {
+                    Some(secs) => r.header("Retry-After", secs.to_string()),
+                    None => r,
+                }
+            }
+            Reply::Raw {
+                status,
+                content_type,
+                body,
+            } => Response::with_body(status, content_type, body),
+            Reply::Reset => return http::Reply::Close,
+        };
+        http::Reply::Respond(response)
+    }
+
     fn status(&self) -> u16 {
         match self {
             Reply::Json { status, .. } | Reply::Raw { status, .. } => *status,
@@ -94,24 +118,17 @@ impl Reply {
 }
 
 /// First value of a request header.
-pub(crate) fn header(rq: &Request, name: &'static str) -> Option<String> {
-    rq.headers()
-        .iter()
-        .find(|h| h.field.equiv(name))
-        .map(|h| h.value.as_str().to_string())
+pub(crate) fn header(rq: &Request, name: &str) -> Option<String> {
+    rq.header(name).map(str::to_string)
 }
 
-/// Reads the body, at most [`MAX_BODY`] bytes.
-pub(crate) fn read_body(rq: &mut Request) -> Result<Vec<u8>, (u16, String)> {
-    let mut buf = Vec::new();
-    rq.as_reader()
-        .take(MAX_BODY + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| (400, format!("cannot read the request body: {e}")))?;
-    if buf.len() as u64 > MAX_BODY {
-        return Err((413, format!("request body larger than {MAX_BODY} bytes")));
+/// The body, at most [`MAX_BODY`] bytes (the server stops reading there).
+pub(crate) fn read_body(rq: &Request) -> Result<&[u8], (u16, String)> {
+    match &rq.body {
+        Ok(b) => Ok(b),
+        Err(e @ BodyError::TooLarge { .. }) => Err((413, e.to_string())),
+        Err(e) => Err((400, e.to_string())),
     }
-    Ok(buf)
 }
 
 /// The `Authorization` header as the emulator sees it.
@@ -139,37 +156,12 @@ pub(crate) fn parse_auth(value: Option<&str>) -> Auth {
     }
 }
 
-/// Runs the receive loop until `stopping` is set and the server is unblocked.
-pub(crate) fn run(server: Arc<tiny_http::Server>, shared: Arc<Shared>, stopping: Arc<AtomicBool>) {
-    loop {
-        let rq = match server.recv() {
-            Ok(rq) => rq,
-            Err(_) if stopping.load(Ordering::SeqCst) => return,
-            Err(e) => {
-                log::warn!("receive failed: {e}");
-                if stopping.load(Ordering::SeqCst) {
-                    return;
-                }
-                continue;
-            }
-        };
-        let shared = Arc::clone(&shared);
-        // One thread per request: a delayed answer must not hold up the others.
-        let spawned = thread::Builder::new()
-            .name("emu-request".into())
-            .spawn(move || serve(&shared, rq));
-        if let Err(e) = spawned {
-            log::warn!("cannot spawn request thread: {e}");
-        }
-    }
-}
-
-fn serve(shared: &Shared, mut rq: Request) {
-    let url = rq.url().to_string();
-    let path = url.split('?').next().unwrap_or("").to_string();
+/// Answers one request: control endpoints, or the API with faults applied.
+pub(crate) fn serve(shared: &Shared, rq: Request, ctx: &Context) -> http::Reply {
+    let path = rq.path().to_string();
     if path == "/_emulator" || path.starts_with("/_emulator/") {
         let reply = catch_unwind(AssertUnwindSafe(|| {
-            control::handle(shared, &mut rq, &path, &url)
+            control::handle(shared, &rq, &path, &rq.target)
         }))
         .unwrap_or_else(|_| {
             Reply::json(
@@ -177,12 +169,11 @@ fn serve(shared: &Shared, mut rq: Request) {
                 json!({"error": "PANIC", "errorDescription": "control handler panicked"}),
             )
         });
-        send(rq, reply, shared);
-        return;
+        return reply.into_http();
     }
 
     let cid = new_uuid();
-    let method = rq.method().as_str().to_string();
+    let method = rq.method.clone();
     let auth = parse_auth(header(&rq, "Authorization").as_deref());
     let authorized = match &auth {
         Auth::Bearer(t) => matches!(lock(&shared.tokens).check(t), TokenCheck::Valid(_)),
@@ -204,8 +195,8 @@ fn serve(shared: &Shared, mut rq: Request) {
     });
 
     let reply = catch_unwind(AssertUnwindSafe(|| match fault {
-        None => api::process(shared, &mut rq, &method, &path, &auth, &cid),
-        Some(kind) => apply_fault(shared, &mut rq, kind, &method, &path, &auth, &cid),
+        None => api::process(shared, &rq, &method, &path, &auth, &cid),
+        Some(kind) => apply_fault(shared, &rq, ctx, kind, &method, &path, &auth, &cid),
     }))
     .unwrap_or_else(|_| {
         log::warn!("handler for {path} panicked");
@@ -227,12 +218,14 @@ fn serve(shared: &Shared, mut rq: Request) {
         .log
         .finish(id, status, answered_cid, reply.error_code());
     log::debug!("{method} {path} -> {status}");
-    send(rq, reply, shared);
+    reply.into_http()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn apply_fault(
     shared: &Shared,
-    rq: &mut Request,
+    rq: &Request,
+    ctx: &Context,
     kind: FaultKind,
     method: &str,
     path: &str,
@@ -241,7 +234,8 @@ fn apply_fault(
 ) -> Reply {
     match kind {
         FaultKind::Delay(d) => {
-            thread::sleep(d);
+            // Cut short by shutdown, so stopping never waits for a delay.
+            ctx.sleep(d);
             api::process(shared, rq, method, path, auth, cid)
         }
         FaultKind::Status(code) => {
@@ -280,54 +274,6 @@ fn apply_fault(
         FaultKind::Unauthorized => {
             Reply::error(401, "INVALID_TOKEN", "Injected fault: token rejected", cid)
         }
-    }
-}
-
-fn header_line(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
-fn send(rq: Request, reply: Reply, shared: &Shared) {
-    let (status, content_type, body, retry_after) = match reply {
-        Reply::Json {
-            status,
-            body,
-            retry_after,
-        } => (
-            status,
-            "application/json; charset=utf-8",
-            body.to_string(),
-            retry_after,
-        ),
-        Reply::Raw {
-            status,
-            content_type,
-            body,
-        } => (status, content_type, body, None),
-        Reply::Reset => {
-            let closed = rq
-                .remote_addr()
-                .is_some_and(|peer| shared.front.reset(*peer));
-            if !closed {
-                log::warn!("connection to reset was not found");
-            }
-            // Dropping the request makes tiny_http write a 500 into the socket
-            // we just closed; nothing reaches the client.
-            drop(rq);
-            return;
-        }
-    };
-    let mut response = Response::from_string(body).with_status_code(status);
-    if let Some(h) = header_line("Content-Type", content_type) {
-        response.add_header(h);
-    }
-    if let Some(secs) = retry_after {
-        if let Some(h) = header_line("Retry-After", &secs.to_string()) {
-            response.add_header(h);
-        }
-    }
-    if let Err(e) = rq.respond(response) {
-        log::debug!("could not send the answer: {e}");
     }
 }
 

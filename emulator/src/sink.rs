@@ -6,10 +6,11 @@
 //! own: the closure is the receiver under test, the sink is the plumbing.
 
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime};
+
+use iikocloud_http_server::{Limits, Reply, Response, Server, ServerConfig};
 
 use crate::util::lock;
 
@@ -55,10 +56,8 @@ struct SinkState {
 /// handled on its own thread, so a slow handler does not hold up the next.
 /// Stops on drop.
 pub struct WebhookSink {
-    server: Arc<tiny_http::Server>,
-    addr: SocketAddr,
+    server: Server,
     state: Arc<SinkState>,
-    thread: Option<JoinHandle<()>>,
 }
 
 impl WebhookSink {
@@ -67,36 +66,26 @@ impl WebhookSink {
     where
         F: Fn(&SinkRequest) -> u16 + Send + Sync + 'static,
     {
-        let server = tiny_http::Server::http((Ipv4Addr::LOCALHOST, 0)).map_err(io::Error::other)?;
-        let addr = server
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| io::Error::other("sink has no IP address"))?;
-        let server = Arc::new(server);
         let state = Arc::new(SinkState {
             log: Mutex::new(Vec::new()),
             arrived: Condvar::new(),
         });
         let handler: Arc<Handler> = Arc::new(handler);
-        let thread = {
-            let (server, state) = (Arc::clone(&server), Arc::clone(&state));
-            thread::Builder::new()
-                .name("emu-sink".into())
-                .spawn(move || {
-                    while let Ok(rq) = server.recv() {
-                        let (state, handler) = (Arc::clone(&state), Arc::clone(&handler));
-                        let _ = thread::Builder::new()
-                            .name("emu-sink-request".into())
-                            .spawn(move || serve(rq, &state, &*handler));
-                    }
-                })?
+        let limits = Limits {
+            // Webhook bodies may be large; the SDK's parser allows 16 MiB.
+            max_body_bytes: 64 * 1024 * 1024,
+            // Tests stop sinks with slow handlers; do not wait long for them.
+            shutdown_grace: Duration::from_secs(1),
+            ..Limits::default()
         };
-        Ok(WebhookSink {
-            server,
-            addr,
-            state,
-            thread: Some(thread),
-        })
+        let server = {
+            let state = Arc::clone(&state);
+            Server::start(
+                ServerConfig::loopback("emu-sink").limits(limits),
+                move |rq, _| serve(rq, &state, &*handler),
+            )?
+        };
+        Ok(WebhookSink { server, state })
     }
 
     /// A sink that answers every request with `status`.
@@ -106,12 +95,12 @@ impl WebhookSink {
 
     /// The URL to put in `webHooksUri`: `http://127.0.0.1:PORT/webhook`.
     pub fn url(&self) -> String {
-        format!("http://{}/webhook", self.addr)
+        format!("http://{}/webhook", self.server.addr())
     }
 
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.server.addr()
     }
 
     /// Requests received so far (recorded before the handler runs).
@@ -144,23 +133,13 @@ impl WebhookSink {
     }
 }
 
-fn serve(mut rq: tiny_http::Request, state: &SinkState, handler: &Handler) {
-    let mut body = Vec::new();
-    let _ = rq.as_reader().read_to_end(&mut body);
+fn serve(rq: iikocloud_http_server::Request, state: &SinkState, handler: &Handler) -> Reply {
     let request = SinkRequest {
-        method: rq.method().as_str().to_string(),
-        url: rq.url().to_string(),
-        headers: rq
-            .headers()
-            .iter()
-            .map(|h| {
-                (
-                    h.field.as_str().as_str().to_string(),
-                    h.value.as_str().to_string(),
-                )
-            })
-            .collect(),
-        body,
+        method: rq.method,
+        url: rq.target,
+        headers: rq.headers,
+        // A body over 64 MiB or broken off is recorded as empty.
+        body: rq.body.unwrap_or_default(),
         at: SystemTime::now(),
     };
     lock(&state.log).push(request.clone());
@@ -168,22 +147,13 @@ fn serve(mut rq: tiny_http::Request, state: &SinkState, handler: &Handler) {
     // A panicking handler answers 500, like a crashing receiver would.
     let status =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(&request))).unwrap_or(500);
-    let _ = rq.respond(tiny_http::Response::empty(status));
-}
-
-impl Drop for WebhookSink {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+    Reply::Respond(Response::empty(status))
 }
 
 impl std::fmt::Debug for WebhookSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WebhookSink")
-            .field("addr", &self.addr)
+            .field("addr", &self.server.addr())
             .finish()
     }
 }

@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 use crate::error::EmulatorError;
 use crate::faults::Fault;
 use crate::fixtures::{Fixtures, StopListItem, TerminalGroupFixture};
-use crate::front::Front;
 use crate::records::RequestLog;
 use crate::tokens::TokenStore;
 use crate::util::{format_utc, lock, new_uuid, unix_millis};
@@ -80,16 +79,10 @@ pub(crate) struct Shared {
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
     pub(crate) hub: Arc<Hub>,
-    pub(crate) front: Arc<Front>,
 }
 
 impl Shared {
-    pub(crate) fn new(
-        fixtures: Fixtures,
-        tokens: TokenStore,
-        hub: Arc<Hub>,
-        front: Arc<Front>,
-    ) -> Shared {
+    pub(crate) fn new(fixtures: Fixtures, tokens: TokenStore, hub: Arc<Hub>) -> Shared {
         let world = World::new(&fixtures);
         Shared {
             fixtures,
@@ -98,7 +91,6 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             world: Mutex::new(world),
             hub,
-            front,
         }
     }
 

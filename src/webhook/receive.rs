@@ -140,6 +140,29 @@ impl Receiver {
             .map_err(ReceiveError::Unauthorized)?;
         parse_body_with(body, &self.options).map_err(ReceiveError::Unparseable)
     }
+
+    /// What [`receive`](Receiver::receive) decides for a body the server
+    /// stopped reading at its size limit: verified like any other request,
+    /// then refused as [`ParseError::TooLarge`] of at least `size` bytes, so
+    /// [`http_status`] answers as it would for the whole body.
+    pub fn receive_oversized<I, N, V>(
+        &self,
+        headers: I,
+        size: usize,
+    ) -> Result<ParsedBody, ReceiveError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.verifier
+            .verify_headers(headers)
+            .map_err(ReceiveError::Unauthorized)?;
+        Err(ReceiveError::Unparseable(ParseError::TooLarge {
+            size,
+            limit: self.options.max_body_bytes(),
+        }))
+    }
 }
 
 /// [`Receiver::receive`] without keeping a receiver: verifies `headers`
@@ -159,4 +182,21 @@ where
         .verify_headers(headers)
         .map_err(ReceiveError::Unauthorized)?;
     parse_body_with(body, options).map_err(ReceiveError::Unparseable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oversized_body_is_answered_as_the_whole_body_would_be() {
+        let receiver =
+            Receiver::new("s3cret").with_options(ParseOptions::default().with_max_body_bytes(10));
+        let whole = receiver.receive([("Authorization", "s3cret")], &[b' '; 11]);
+        let cut = receiver.receive_oversized([("Authorization", "s3cret")], 11);
+        assert_eq!(http_status(&cut), http_status(&whole));
+        assert_eq!(cut.unwrap_err().name(), "unparseable:too_large");
+        let forged = receiver.receive_oversized([("Authorization", "other")], 11);
+        assert_eq!(http_status(&forged), 401);
+    }
 }

@@ -8,10 +8,9 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::sync::mpsc::{self, Receiver as Channel};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use iikocloud::models::{OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest};
@@ -25,7 +24,10 @@ use serde_json::{json, Value};
 
 use crate::args::{DemoArgs, GlobalOpts};
 use crate::exit::Failure;
-use crate::hooks::{describe, short, type_name, Delivery, Endpoint, Outcome, Verdict};
+use crate::hooks::{
+    describe, receiver_limits, short, type_name, Delivery, Endpoint, Outcome, Verdict,
+};
+use iikocloud_http_server::{Reply, Response, Server, ServerConfig};
 
 /// How long to wait for one webhook delivery before the step fails.
 const EVENT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -85,48 +87,36 @@ impl Steps {
     }
 }
 
-/// The in-process webhook receiver: a tiny_http server whose thread hands
+/// The in-process webhook receiver: an HTTP server whose handler hands
 /// every handled request to the demo over a channel.
 struct LocalReceiver {
-    server: Arc<tiny_http::Server>,
-    addr: SocketAddr,
+    server: Server,
     deliveries: Channel<Delivery>,
-    thread: Option<JoinHandle<()>>,
 }
 
 impl LocalReceiver {
     fn start(token: &str) -> std::io::Result<LocalReceiver> {
-        let server =
-            tiny_http::Server::http((Ipv4Addr::LOCALHOST, 0)).map_err(std::io::Error::other)?;
-        let addr = server
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| std::io::Error::other("receiver has no IP address"))?;
-        let server = Arc::new(server);
         let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
         let endpoint = Endpoint::new(token.into());
-        let thread = {
-            let server = Arc::clone(&server);
-            std::thread::Builder::new()
-                .name("demo-receiver".into())
-                .spawn(move || {
-                    while let Ok(rq) = server.recv() {
-                        if tx.send(endpoint.serve(rq)).is_err() {
-                            break;
-                        }
-                    }
-                })?
-        };
+        let server = Server::start(
+            ServerConfig::loopback("demo-receiver").limits(receiver_limits(&endpoint)),
+            move |rq, _| {
+                let delivery = endpoint.serve(rq);
+                let status = delivery.status;
+                // The demo may have finished with its receiver; answer anyway.
+                let _ = tx.lock().unwrap_or_else(|p| p.into_inner()).send(delivery);
+                Reply::Respond(Response::empty(status))
+            },
+        )?;
         Ok(LocalReceiver {
             server,
-            addr,
             deliveries: rx,
-            thread: Some(thread),
         })
     }
 
     fn url(&self) -> String {
-        format!("http://{}{HOOK_PATH}", self.addr)
+        format!("http://{}{HOOK_PATH}", self.server.addr())
     }
 
     /// The next request the receiver handled.
@@ -157,15 +147,6 @@ impl LocalReceiver {
             ))),
             Outcome::Refused(e) => Err(steps.fail(format!("the receiver refused a delivery: {e}"))),
             other => Err(steps.fail(format!("unexpected request: {other:?}"))),
-        }
-    }
-}
-
-impl Drop for LocalReceiver {
-    fn drop(&mut self) {
-        self.server.unblock();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }
@@ -406,7 +387,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     })?;
 
     println!("   a request with a wrong Authorization header:");
-    let status = post_forged(receiver.addr).map_err(|e| steps.fail(e))?;
+    let status = post_forged(receiver.server.addr()).map_err(|e| steps.fail(e))?;
     let d = receiver.next(&steps)?;
     let rejected = matches!(
         d.outcome,

@@ -2,8 +2,12 @@
 //! and the receiving endpoint the demo uses too.
 
 use std::io::Read;
-use std::net::SocketAddr;
+use std::net::ToSocketAddrs;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
+
+use iikocloud_http_server::{BodyError, Limits, Reply, Request, Response, Server, ServerConfig};
 
 use iikocloud::webhook::{
     http_status, parse_body, verify_authorization, Deduplicator, Event, EventKind, EventPayload,
@@ -106,13 +110,23 @@ impl Endpoint {
         }
     }
 
-    /// Reads one request, answers it at once with the status the SDK says,
-    /// then judges its events (after answering, as the SDK recommends).
-    pub fn serve(&self, mut rq: tiny_http::Request) -> Delivery {
-        let method = rq.method().as_str().to_owned();
-        let path = rq.url().to_owned();
+    /// The largest body the HTTP server should read for this endpoint; a
+    /// longer one reaches [`Endpoint::serve`] as [`BodyError::TooLarge`].
+    pub fn max_body_bytes(&self) -> usize {
+        self.receiver.options().max_body_bytes()
+    }
+
+    /// Judges one request with the status the SDK says and its events'
+    /// verdicts (in-memory look-ups, so answering is not held up).
+    pub fn serve(&self, rq: Request) -> Delivery {
+        let Request {
+            method,
+            target: path,
+            headers,
+            body,
+            ..
+        } = rq;
         if !method.eq_ignore_ascii_case("POST") {
-            let _ = rq.respond(tiny_http::Response::empty(405));
             return Delivery {
                 status: 405,
                 outcome: Outcome::WrongMethod,
@@ -120,25 +134,12 @@ impl Endpoint {
                 path,
             };
         }
-        // One byte over the limit is enough for the parser to report
-        // `too_large`; never buffer more than that.
-        let limit = self.receiver.options().max_body_bytes() as u64 + 1;
-        let mut body = Vec::new();
-        let read = rq.as_reader().take(limit).read_to_end(&mut body);
-        let headers: Vec<(String, String)> = rq
-            .headers()
-            .iter()
-            .map(|h| {
-                (
-                    h.field.as_str().as_str().to_owned(),
-                    h.value.as_str().to_owned(),
-                )
-            })
-            .collect();
-        let result = match read {
-            Ok(_) => self.receiver.receive(headers, &body),
-            Err(_) => {
-                let _ = rq.respond(tiny_http::Response::empty(400));
+        let result = match body {
+            Ok(body) => self.receiver.receive(headers, &body),
+            Err(BodyError::TooLarge { limit }) => self
+                .receiver
+                .receive_oversized(headers, limit.saturating_add(1)),
+            Err(BodyError::Broken(_)) => {
                 return Delivery {
                     method,
                     path,
@@ -148,7 +149,6 @@ impl Endpoint {
             }
         };
         let status = http_status(&result);
-        let _ = rq.respond(tiny_http::Response::empty(status));
         let outcome = match result {
             Ok(parsed) => Outcome::Events(
                 parsed
@@ -389,36 +389,70 @@ pub fn listen(g: &GlobalOpts, a: &ListenArgs) -> Result<(), Failure> {
              every delivery",
         ));
     }
-    let server = tiny_http::Server::http((a.host.as_str(), a.port))
-        .map_err(|e| Failure::failed(format!("cannot listen on {}:{}: {e}", a.host, a.port)))?;
-    let addr: SocketAddr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| Failure::failed("the listener has no IP address"))?;
-    let url = format!("http://{addr}");
+    let bind = (a.host.as_str(), a.port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| Failure::failed(format!("cannot resolve {}:{}", a.host, a.port)))?;
+    let endpoint = Endpoint::new(a.token.clone());
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let done_tx = Mutex::new(done_tx);
+    let answered = AtomicU64::new(0);
+    let printing = Mutex::new(());
+    let (json_out, count) = (g.json, a.count);
+    let server = Server::start(
+        ServerConfig::loopback("webhook-listen")
+            .bind(bind)
+            .limits(receiver_limits(&endpoint)),
+        move |rq, _| {
+            let n = answered.fetch_add(1, Ordering::SeqCst) + 1;
+            if count.is_some_and(|max| n > max) {
+                // Past --count while stopping: the service will resend.
+                return Reply::Respond(Response::empty(503));
+            }
+            let delivery = endpoint.serve(rq);
+            {
+                let _one_at_a_time = printing.lock().unwrap_or_else(|p| p.into_inner());
+                if json_out {
+                    match delivery_json(&delivery) {
+                        Ok(v) => println!("{v}"),
+                        Err(e) => eprintln!("{}", e.message),
+                    }
+                } else {
+                    print_delivery(&delivery);
+                }
+            }
+            if count.is_some_and(|max| n >= max) {
+                let _ = done_tx.lock().unwrap_or_else(|p| p.into_inner()).send(());
+            }
+            Reply::Respond(Response::empty(delivery.status))
+        },
+    )
+    .map_err(|e| Failure::failed(format!("cannot listen on {}:{}: {e}", a.host, a.port)))?;
+    let url = format!("http://{}", server.addr());
     if g.json {
         println!("{}", json!({ "listening": url }));
     } else {
         println!("listening on {url} (POST to any path; Ctrl-C to stop)");
         println!("answering as the SDK says: 200 for events (and for unreadable bodies), 401 for a wrong token");
     }
-    let endpoint = Endpoint::new(a.token.clone());
     if a.count == Some(0) {
         return Ok(());
     }
-    for (i, rq) in server.incoming_requests().enumerate() {
-        let delivery = endpoint.serve(rq);
-        if g.json {
-            println!("{}", delivery_json(&delivery)?);
-        } else {
-            print_delivery(&delivery);
-        }
-        let answered = i as u64 + 1;
-        if a.count.is_some_and(|n| answered >= n) {
-            break;
-        }
-    }
+    // Without --count nothing sends: this waits until Ctrl-C ends the process.
+    let _ = done_rx.recv();
+    // Answers what is still in flight before exiting.
+    server.shutdown();
     Ok(())
+}
+
+/// The HTTP server's limits for a webhook endpoint: bodies up to the
+/// parser's limit, everything else as the server's defaults.
+pub fn receiver_limits(endpoint: &Endpoint) -> Limits {
+    Limits {
+        max_body_bytes: endpoint.max_body_bytes(),
+        ..Limits::default()
+    }
 }
 
 fn print_delivery(d: &Delivery) {

@@ -7,8 +7,11 @@
 #     not run twice;
 #  2. load across token expiry (tests/load.rs, ignored in a plain cargo test):
 #     LOAD_SECONDS (default 20) of 8 threads with 2 s tokens;
-#  3. fuzzing (scripts/fuzz.sh): each target for FUZZ_SECONDS (default 20);
-#  4. the secret scan of the Python and C suites' output (scripts/secret-scan.sh).
+#  3. soak of the HTTP servers (emulator/tests/soak.rs, cli/tests/listen_soak.rs):
+#     SOAK_SECONDS (default 20; 4 in the plain cargo test) of idle and busy
+#     keep-alive clients and bursts of new connections;
+#  4. fuzzing (scripts/fuzz.sh): each target for FUZZ_SECONDS (default 20);
+#  5. the secret scan of the Python and C suites' output (scripts/secret-scan.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +24,10 @@ fi
 
 step "load: 8 threads for ${LOAD_SECONDS:-20} s across token expiry (tests/load.rs)"
 LOAD_SECONDS=${LOAD_SECONDS:-20} cargo test --locked --test load -- --ignored --nocapture
+
+step "soak: emulator and webhook listen, ${SOAK_SECONDS:-20} s each"
+SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test --locked -p iikocloud-emulator --test soak -- --nocapture
+SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test --locked -p iikocloud-cli --test listen_soak -- --nocapture
 
 step "fuzzing, ${FUZZ_SECONDS:-20} s per target (scripts/fuzz.sh)"
 ./scripts/fuzz.sh

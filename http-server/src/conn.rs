@@ -39,13 +39,18 @@ struct Tracked {
     last_traffic: AtomicU64,
     /// Requests received and not yet answered.
     in_flight: AtomicUsize,
+    /// 1 + milliseconds since the epoch of the first byte of a request head
+    /// not yet complete; 0 when none is arriving.
+    head_started: AtomicU64,
     /// Asks the connection to close once idle (room for a new one).
     evict: Notify,
 }
 
 impl Tracked {
+    /// No request in flight and none arriving.
     fn is_idle(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
+            && self.head_started.load(Ordering::Acquire) == 0
     }
 }
 
@@ -81,6 +86,7 @@ impl Registry {
         let tracked = Arc::new(Tracked {
             last_traffic: AtomicU64::new(self.now_ms()),
             in_flight: AtomicUsize::new(0),
+            head_started: AtomicU64::new(0),
             evict: Notify::new(),
         });
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
@@ -116,10 +122,10 @@ struct Metered {
 }
 
 impl Metered {
-    fn touch(&self) {
-        self.tracked
-            .last_traffic
-            .store(self.registry.now_ms(), Ordering::Relaxed);
+    fn touch(&self) -> u64 {
+        let now = self.registry.now_ms();
+        self.tracked.last_traffic.store(now, Ordering::Relaxed);
+        now
     }
 }
 
@@ -132,7 +138,16 @@ impl AsyncRead for Metered {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            self.touch();
+            let now = self.touch();
+            // Bytes while no request is in flight begin the next head.
+            if self.tracked.in_flight.load(Ordering::Acquire) == 0 {
+                let _ = self.tracked.head_started.compare_exchange(
+                    0,
+                    now.saturating_add(1),
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            }
         }
         polled
     }
@@ -181,16 +196,19 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Shared) {
     };
     let limits = Arc::clone(&shared.limits);
     let mut builder = http1::Builder::new();
+    // hyper's header timer starts when it waits for the next head, so on a
+    // keep-alive connection it would close idle connections too; the loop
+    // below times only heads that have begun to arrive.
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
+        .header_read_timeout(None)
         .keep_alive(keep_alive);
     let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
 
     let mut stop = shared.stop.watch.subscribe();
-    let check_every =
-        (limits.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
+    let check_every = (limits.idle_timeout.min(limits.header_read_timeout) / 4)
+        .clamp(Duration::from_millis(20), Duration::from_secs(1));
     let mut tick = tokio::time::interval(check_every);
     let mut closing = false;
     loop {
@@ -212,13 +230,21 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Shared) {
                 }
             }
             _ = tick.tick(), if !closing => {
-                let quiet_ms = shared
-                    .registry
-                    .now_ms()
-                    .saturating_sub(tracked.last_traffic.load(Ordering::Relaxed));
-                if tracked.is_idle() && Duration::from_millis(quiet_ms) >= limits.idle_timeout {
-                    connection.as_mut().graceful_shutdown();
-                    closing = true;
+                let now = shared.registry.now_ms();
+                let head = tracked.head_started.load(Ordering::Acquire);
+                if head != 0 && tracked.in_flight.load(Ordering::Acquire) == 0 {
+                    let waited = Duration::from_millis(now.saturating_sub(head - 1));
+                    if waited >= limits.header_read_timeout {
+                        // A head that never completes: drop it, no answer owed.
+                        log::debug!("request head from {peer} incomplete after {waited:?}; closed");
+                        break;
+                    }
+                } else if tracked.is_idle() {
+                    let quiet = now.saturating_sub(tracked.last_traffic.load(Ordering::Relaxed));
+                    if Duration::from_millis(quiet) >= limits.idle_timeout {
+                        connection.as_mut().graceful_shutdown();
+                        closing = true;
+                    }
                 }
             }
         }
@@ -248,6 +274,7 @@ async fn answer(
     shared: Shared,
     tracked: Arc<Tracked>,
 ) -> Result<hyper::Response<Full<Bytes>>, CloseConnection> {
+    tracked.head_started.store(0, Ordering::Release);
     let _in_flight = InFlight::enter(tracked);
     let limit = shared.limits.request_timeout;
     match tokio::time::timeout(limit, run_handler(rq, peer, &shared)).await {

@@ -225,6 +225,26 @@ fn headers_that_never_finish_are_cut_off() {
 }
 
 #[test]
+fn the_header_timeout_does_not_close_idle_keep_alive_connections() {
+    // hyper's own header timer would: it starts when the next head is awaited.
+    let limits = Limits {
+        header_read_timeout: Duration::from_millis(200),
+        idle_timeout: Duration::from_secs(10),
+        ..Limits::default()
+    };
+    let server = Server::start(config(limits), |_, _| ok("again")).unwrap();
+    let mut s = connect(server.addr());
+    assert_eq!(exchange(&mut s, "/", "").map(|a| a.0), Some(200));
+    thread::sleep(Duration::from_millis(800));
+    assert_eq!(exchange(&mut s, "/", ""), Some((200, "again".into())));
+    // A head begun and never finished on the same connection is still cut off.
+    s.write_all(b"POST / HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let t = Instant::now();
+    assert!(closed_by_server(&mut s));
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+}
+
+#[test]
 fn close_reply_drops_the_connection_without_an_answer() {
     let server = Server::start(config(Limits::default()), |rq, _| {
         if rq.path() == "/reset" {

@@ -166,3 +166,97 @@ def test_async_cancellation_returns_at_once_and_the_request_completes(emu: Emula
     assert asyncio.run(main()) < 0.6
     served = [r for r in emu.requests() if r["path"] == ORGS]
     assert served and served[-1]["status"] == 200
+
+
+def test_an_idle_keep_alive_connection_never_stalls_concurrent_calls() -> None:
+    """The scenario that stalled the emulator on tiny_http: one client keeps
+    an idle connection open, then 8 threads of another call at once while
+    every answer is delayed by 0.3 s. Some calls waited the whole client
+    timeout (4.6 s). Every call must now answer in about the delay."""
+    delay, margin, threads = 0.3, 0.7, 8
+    for trial in range(15):
+        with Emulator() as emu:
+            idle = emu.client()
+            idle.organizations()  # its connection now sits idle in the pool
+            busy = emu.client(timeout=2, client_timeout=4)
+            busy.ensure_token()
+            emu.inject(ORGS, "delay", delay=delay, times=threads)
+            took: list = []
+            start = threading.Barrier(threads)
+
+            def call() -> None:
+                start.wait()
+                t = time.monotonic()
+                busy.organizations()
+                took.append(time.monotonic() - t)
+
+            workers = [threading.Thread(target=call) for _ in range(threads)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join(timeout=30)
+            assert len(took) == threads, f"trial {trial}: {len(took)} calls finished"
+            assert max(took) < delay + margin, f"trial {trial}: {sorted(took)}"
+            idle.close()
+
+
+def test_async_client_runs_far_more_calls_at_once_than_the_default_executor(emu: Emulator) -> None:
+    """The loop's default executor has cpu + 4 threads: 64 calls of 0.3 s
+    would take 0.3 s times 64 / 6 there. The client's own pool runs them
+    together."""
+    calls, delay = 64, 0.3
+
+    async def main() -> float:
+        async with emu.async_client() as client:
+            await client.ensure_token()
+            emu.inject(ORGS, "delay", delay=delay, times=calls)
+            started = time.monotonic()
+            results = await asyncio.gather(*(client.organizations() for _ in range(calls)))
+            assert len(results) == calls
+            return time.monotonic() - started
+
+    elapsed = asyncio.run(main())
+    assert elapsed < delay * 4, elapsed
+
+
+def test_async_client_max_workers_bounds_calls_in_flight(emu: Emulator) -> None:
+    calls, delay, workers = 8, 0.3, 2
+
+    async def main() -> float:
+        async with emu.async_client(max_workers=workers) as client:
+            await client.ensure_token()
+            emu.inject(ORGS, "delay", delay=delay, times=calls)
+            started = time.monotonic()
+            await asyncio.gather(*(client.organizations() for _ in range(calls)))
+            return time.monotonic() - started
+
+    # 8 calls, 2 at a time: at least 4 rounds of the delay.
+    assert asyncio.run(main()) >= delay * calls / workers * 0.95
+
+
+def test_async_client_views_share_the_pool_until_the_last_closes(emu: Emulator) -> None:
+    async def main() -> None:
+        client = emu.async_client(max_workers=4)
+        view = client.with_timeout(5)
+        await client.aclose()
+        # The view still works: the pool stays while a handle shares it.
+        assert (await view.organizations()).organizations
+        await view.aclose()
+        with pytest.raises(iikocloud.IikoError):
+            await view.organizations()
+        with pytest.raises(iikocloud.IikoError):
+            await client.organizations()
+
+    asyncio.run(main())
+
+
+def test_async_client_worker_options_are_checked() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with pytest.raises(ValueError, match="max_workers"):
+        iikocloud.AsyncClient(api_login="x", max_workers=0)
+    with pytest.raises(TypeError, match="max_workers"):
+        iikocloud.AsyncClient(api_login="x", max_workers=2.5)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(2) as pool:
+        with pytest.raises(ValueError, match="not both"):
+            iikocloud.AsyncClient(api_login="x", executor=pool, max_workers=4)

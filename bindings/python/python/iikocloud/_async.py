@@ -7,7 +7,8 @@ import datetime
 import contextvars
 import functools
 import os
-from concurrent.futures import Executor
+import threading
+from concurrent.futures import Executor, ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
 
@@ -20,29 +21,92 @@ from .models import (
     WebhookSettings,
 )
 
-__all__ = ["AsyncClient"]
+__all__ = ["AsyncClient", "DEFAULT_MAX_WORKERS"]
 
 _T = TypeVar("_T")
+
+#: Calls one :class:`AsyncClient` (and the views made from it) runs at once
+#: by default. Each call in flight waits in a thread with the GIL released,
+#: so a few hundred cost memory for their stacks and nothing else.
+DEFAULT_MAX_WORKERS: int = 256
+
+
+class _Workers:
+    """The threads of one client and its views: started on demand (idle
+    threads are reused), shut down when the last handle sharing them closes."""
+
+    __slots__ = ("_max", "_lock", "_pool", "_handles")
+
+    def __init__(self, max_workers: int) -> None:
+        self._max = max_workers
+        self._lock = threading.Lock()
+        self._pool: Optional[ThreadPoolExecutor] = None
+        self._handles = 1
+
+    def executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    max_workers=self._max, thread_name_prefix="iikocloud-async"
+                )
+            return self._pool
+
+    def share(self) -> "_Workers":
+        with self._lock:
+            self._handles += 1
+        return self
+
+    def release(self) -> None:
+        with self._lock:
+            self._handles -= 1
+            pool = self._pool if self._handles == 0 else None
+            if pool is not None:
+                self._pool = None
+        if pool is not None:
+            # Calls still running finish in their threads; nothing waits here.
+            pool.shutdown(wait=False)
+
+
+def _check_max_workers(max_workers: object) -> int:
+    if isinstance(max_workers, bool) or not isinstance(max_workers, int):
+        raise TypeError(f"max_workers must be an int, not {type(max_workers).__name__}")
+    if max_workers < 1:
+        raise ValueError(f"max_workers must be at least 1, not {max_workers}")
+    return max_workers
+
+
+def _workers_for(executor: Optional[Executor], max_workers: Optional[int]) -> Optional[_Workers]:
+    if executor is not None:
+        if max_workers is not None:
+            raise ValueError("give executor or max_workers, not both")
+        return None
+    return _Workers(DEFAULT_MAX_WORKERS if max_workers is None else _check_max_workers(max_workers))
 
 
 class AsyncClient:
     """The :class:`Client` for asyncio code (FastAPI, aiohttp): the same
     methods, as coroutines.
 
-    Each call runs the blocking core in a worker thread (``executor``, or the
-    event loop's default executor), so the loop never blocks; the GIL is
-    released during the network wait. Arguments are the same as
-    :class:`Client`'s.
+    Each call runs the blocking core in a thread of the client's own pool, so
+    the loop never blocks; the GIL is released during the network wait. Up to
+    ``max_workers`` calls (default :data:`DEFAULT_MAX_WORKERS`, 256) are in
+    flight at once; more wait for a free thread. The pool is the client's, not
+    the event loop's default executor (``cpu + 4`` threads), so fanning out
+    over many organizations is not capped by the loop's other work. Threads
+    start on demand and stop when the client and its views are closed. Pass
+    ``executor`` to use an executor of your own instead. The other arguments
+    are the same as :class:`Client`'s.
 
     Cancellation: cancelling a call (``task.cancel()``, ``asyncio.wait_for``
     timing out) returns control at once and drops the result, but the HTTP
     request already sent runs to completion in its thread; it is not
     aborted. A cancelled call that creates something (an order) may therefore
     still create it. Mark such calls with your own id and check before
-    retrying. The client's timeouts bound how long the thread stays busy.
+    retrying. The client's timeouts bound how long the thread stays busy
+    (and taken from the pool).
     """
 
-    __slots__ = ("_sync", "_executor")
+    __slots__ = ("_sync", "_executor", "_workers")
 
     def __init__(
         self,
@@ -58,7 +122,9 @@ class AsyncClient:
         max_response_bytes: Optional[int] = None,
         token_cache_dir: Optional["os.PathLike[str] | str"] = None,
         executor: Optional[Executor] = None,
+        max_workers: Optional[int] = None,
     ) -> None:
+        workers = _workers_for(executor, max_workers)
         self._sync = Client(
             app_id=app_id,
             client_secret=client_secret,
@@ -72,13 +138,27 @@ class AsyncClient:
             token_cache_dir=token_cache_dir,
         )
         self._executor = executor
+        self._workers = workers
 
     @classmethod
-    def from_client(cls, client: Client, executor: Optional[Executor] = None) -> "AsyncClient":
-        """An async view of a blocking client, sharing its connections and token."""
+    def from_client(
+        cls,
+        client: Client,
+        executor: Optional[Executor] = None,
+        max_workers: Optional[int] = None,
+    ) -> "AsyncClient":
+        """An async view of a blocking client, sharing its connections and
+        token, with a thread pool of its own (see the class)."""
+        return cls._view(client, executor, _workers_for(executor, max_workers))
+
+    @classmethod
+    def _view(
+        cls, client: Client, executor: Optional[Executor], workers: Optional[_Workers]
+    ) -> "AsyncClient":
         self = cls.__new__(cls)
         self._sync = client
         self._executor = executor
+        self._workers = workers
         return self
 
     @property
@@ -99,14 +179,20 @@ class AsyncClient:
     def with_timeout(self, timeout: Seconds) -> "AsyncClient":
         """A client with another ``Timeout`` header, sharing this one's
         connections and token."""
-        return AsyncClient.from_client(self._sync.with_timeout(timeout), self._executor)
+        sync = self._sync.with_timeout(timeout)
+        workers = None if self._workers is None else self._workers.share()
+        return AsyncClient._view(sync, self._executor, workers)
 
     async def _run(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        if self._sync.closed:
+            # Raises the closed client's error at once; no I/O, no thread.
+            return fn(*args, **kwargs)
         loop = asyncio.get_running_loop()
         # Like asyncio.to_thread: context variables reach the worker thread.
         ctx = contextvars.copy_context()
         call = functools.partial(ctx.run, fn, *args, **kwargs)
-        return await loop.run_in_executor(self._executor, call)
+        executor = self._executor if self._workers is None else self._workers.executor()
+        return await loop.run_in_executor(executor, call)
 
     async def organizations(
         self,
@@ -188,7 +274,11 @@ class AsyncClient:
         return self._sync.token_expires_at()
 
     async def aclose(self) -> None:
-        """Releases this handle (see :meth:`Client.close`)."""
+        """Releases this handle (see :meth:`Client.close`); the thread pool
+        stops when the last handle sharing it is closed. Calls in flight
+        finish in their threads."""
+        if not self._sync.closed and self._workers is not None:
+            self._workers.release()
         self._sync.close()
 
     @property

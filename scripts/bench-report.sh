@@ -7,7 +7,8 @@
 #   BENCH_OUT=/tmp/b.md ./scripts/bench-report.sh
 #
 # Sections: Rust webhook parse against serde_json::Value (criterion), the cost
-# of a token-cache hit (criterion), the C API against the Rust API
+# of a token-cache hit (criterion), the HTTP servers (emulator and webhook
+# listen: requests/s and latency at 1, 16, 64 connections), the C API against the Rust API
 # (scripts/c-bench.sh), Python against json.loads, orjson, iikocloudapi,
 # requests and httpx (scripts/py-bench.sh), PHP FFI against json_decode (when
 # bindings/php and php with FFI are there), and the sizes of the stripped
@@ -76,6 +77,10 @@ print("|---|---|")
 print(f"| 1 thread | {hit:,.0f} ns |")
 print(f"| 4 threads on one client | {hit4:,.0f} ns |")
 PYEOF
+
+# ---- HTTP servers: the emulator and webhook listen ----
+step "HTTP servers: requests/s and latency at 1, 16, 64 connections (release)"
+cargo bench --locked -p iikocloud-cli --bench http_servers 2>/dev/null | grep '^|' >"$WORK/http.md"
 
 # ---- C API against the Rust API ----
 step "C API against the Rust API (scripts/c-bench.sh)"
@@ -164,6 +169,32 @@ every call pays to get the cached token.
 EOF
     cat "$WORK/rust.md"
     cat <<'EOF'
+
+## HTTP servers: the emulator and `webhook listen`
+
+`cargo bench -p iikocloud-cli --bench http_servers`: N keep-alive
+connections, each sending its next request as soon as the answer arrives,
+for 3 s per row (`BENCH_SECONDS`); the emulator answers an authorized
+`POST /api/1/organizations`, `webhook listen` a 9.6 KB `DeliveryOrderUpdate`
+body. The load threads share the 2 cores with the server.
+
+EOF
+    cat "$WORK/http.md"
+    cat <<'EOF'
+
+Before the move to hyper (tiny_http, a thread per connection from a pool;
+`webhook listen` handled one request at a time), same bench, same machine,
+2026-11-23. The 3 s maxima are connections left waiting in tiny_http's pool
+queue behind threads held by other keep-alive connections:
+
+| server | connections | requests/s | p50 ms | p99 ms | max ms | requests | errors |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| emulator | 1 | 7856 | 0.12 | 0.23 | 4.27 | 23576 | 0 |
+| emulator | 16 | 10781 | 1.32 | 4.04 | 9.86 | 32387 | 0 |
+| emulator | 64 | 9731 | 6.20 | 11.45 | 3016.66 | 29355 | 0 |
+| webhook listen | 1 | 9906 | 0.10 | 0.14 | 4.24 | 29724 | 0 |
+| webhook listen | 16 | 12790 | 0.38 | 0.59 | 2999.52 | 38399 | 0 |
+| webhook listen | 64 | 12124 | 5.32 | 6.48 | 9.19 | 36455 | 0 |
 
 ## C API against the Rust API
 

@@ -96,3 +96,5 @@ with Emulator() as emu:
         print(f"| {threads} thread{'s' if threads > 1 else ''} | {ours:,.0f} | "
               f"{req:,.0f} ({ours / req:.2f}x) | {hx:,.0f} ({ours / hx:.2f}x) |")
 PYEOF
+echo
+../"$VENV"/bin/python ../bindings/python/bench/fanout.py

@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: a small HTTP client over ureq and a
-//! webhook receiver over tiny_http.
+//! webhook receiver (the emulator's `WebhookSink`).
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::collections::VecDeque;

@@ -590,10 +590,10 @@ impl Client {
         decode(path, &answer)
     }
 
-    fn typed<T: DeserializeOwned>(
+    pub(crate) fn typed<T: DeserializeOwned>(
         &self,
         path: &str,
-        request: &impl Serialize,
+        request: &(impl Serialize + ?Sized),
         idempotent: bool,
     ) -> Result<T> {
         let body = serde_json::to_vec(request).map_err(|e| Error::invalid(e.to_string()))?;

@@ -141,6 +141,60 @@ pub enum Error {
     InvalidInput(String),
     /// The client configuration is unusable.
     Config(String),
+    /// A command followed with [`Client::wait_command`](crate::Client::wait_command)
+    /// failed, ran out of time or expired.
+    Command(Box<CommandError>),
+}
+
+/// How a followed command ended without success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CommandErrorKind {
+    /// The service reports the command failed (`state: Error`).
+    Failed,
+    /// Still in progress when the wait ran out; it may yet finish.
+    TimedOut,
+    /// The service no longer knows the `correlationId` (HTTP 410).
+    Expired,
+}
+
+/// A command that did not succeed, with what the service said.
+#[derive(Clone, Debug)]
+pub struct CommandError {
+    /// How it ended.
+    pub kind: CommandErrorKind,
+    /// The command's `correlationId`.
+    pub correlation_id: String,
+    /// `errorReason` of a failed command.
+    pub reason: Option<String>,
+    /// `exception` of a failed command, as sent.
+    pub exception: Option<serde_json::Value>,
+    /// How long the client waited.
+    pub waited: Duration,
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cid = &self.correlation_id;
+        match self.kind {
+            CommandErrorKind::Failed => {
+                write!(f, "command {cid} failed")?;
+                if let Some(r) = &self.reason {
+                    write!(f, ": {r}")?;
+                }
+                Ok(())
+            }
+            CommandErrorKind::TimedOut => write!(
+                f,
+                "command {cid} still in progress after {:.1} s; it may yet finish",
+                self.waited.as_secs_f64()
+            ),
+            CommandErrorKind::Expired => write!(
+                f,
+                "command {cid} is no longer known to the service (HTTP 410)"
+            ),
+        }
+    }
 }
 
 struct BodyLen<'a>(&'a str);
@@ -198,6 +252,7 @@ impl fmt::Debug for Error {
                 .finish(),
             Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(m).finish(),
             Error::Config(m) => f.debug_tuple("Config").field(m).finish(),
+            Error::Command(e) => f.debug_tuple("Command").field(e).finish(),
         }
     }
 }
@@ -345,6 +400,7 @@ impl fmt::Display for Error {
             }
             Error::InvalidInput(m) => write!(f, "invalid input: {m}"),
             Error::Config(m) => write!(f, "invalid client configuration: {m}"),
+            Error::Command(e) => fmt::Display::fmt(e, f),
         }
     }
 }

@@ -7,6 +7,7 @@
 //!
 //! The crate contains no `unsafe` code; the C ABI lives in `bindings/c`.
 
+pub mod api;
 pub mod client;
 pub mod clock;
 pub mod error;
@@ -19,7 +20,9 @@ pub mod webhook;
 
 pub use client::{CallOptions, Client, ClientBuilder, Credentials};
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use error::{ApiError, ApiErrorKind, Error, Result, TransportErrorKind};
+pub use error::{
+    ApiError, ApiErrorKind, CommandError, CommandErrorKind, Error, Result, TransportErrorKind,
+};
 pub use money::Money;
 pub use secret::Secret;
 pub use token::AccessToken;

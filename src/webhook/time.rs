@@ -66,6 +66,30 @@ impl LocalTime {
     }
 }
 
+impl LocalTime {
+    /// A time to send: written as the service expects, `yyyy-MM-dd HH:mm:ss.fff`.
+    pub fn from_naive(t: NaiveDateTime) -> LocalTime {
+        LocalTime {
+            raw: t.format("%Y-%m-%d %H:%M:%S%.3f").to_string(),
+            local: Some(t),
+        }
+    }
+}
+
+impl From<NaiveDateTime> for LocalTime {
+    fn from(t: NaiveDateTime) -> LocalTime {
+        LocalTime::from_naive(t)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LocalTime {
+    /// Any string is kept; see [`LocalTime::local`] for whether it parsed.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Ok(LocalTime::parse(&raw))
+    }
+}
+
 impl fmt::Display for LocalTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.raw)

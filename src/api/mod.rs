@@ -1,0 +1,120 @@
+//! Every operation of the official document, typed.
+//!
+//! [`models`] and the resource groups are generated (`codegen/`) from
+//! `spec/operations.json`, a facts-only snapshot of iiko's OpenAPI document
+//! written by `scripts/spec-snapshot.py`. Reach them from a client:
+//!
+//! ```no_run
+//! # fn demo(client: &iikocloud::Client) -> iikocloud::Result<()> {
+//! use iikocloud::api::models::terminals::TerminalGroupsRequest;
+//!
+//! let groups = client.api().terminal_groups().get(&TerminalGroupsRequest {
+//!     organization_ids: Some(vec!["441e1320-3f58-4702-9f9e-aa34cdef9c04".into()]),
+//!     ..Default::default()
+//! })?;
+//! println!("{} organizations", groups.terminal_groups.unwrap_or_default().len());
+//! # Ok(()) }
+//! ```
+//!
+//! Names follow the path after its version prefix: `/api/1/deliveries/create`
+//! is `client.api().deliveries().create(&request)`; a path that is a call and
+//! a group of calls at once (`terminal_groups`, `terminal_groups/is_alive`)
+//! is the group's `get`. Answers are read leniently: every field is an
+//! `Option` (the service sends `null` where the document says required),
+//! unknown fields are kept in `extra`, enums keep unknown values, unions keep
+//! unknown variants as JSON. Requests are checked before anything is sent
+//! ([`Validate`]): a violation is [`Error::InvalidInput`] naming the field path,
+//! e.g. `order.items[2].amount: must be at least 0`. Commands are never
+//! retried; reads are.
+
+pub mod models;
+mod ops;
+pub mod support;
+mod validate;
+mod wait;
+
+pub use ops::*;
+pub use validate::{Validate, Validator};
+pub use wait::WaitOptions;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::{Client, Error, Result};
+
+/// What the snapshot says about one operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperationInfo {
+    /// Dotted name, e.g. `deliveries.create`.
+    pub name: &'static str,
+    /// HTTP method (`POST` for all but one).
+    pub method: &'static str,
+    /// Path, e.g. `/api/1/deliveries/create`.
+    pub path: &'static str,
+    /// Which edition of the document it comes from (`official`).
+    pub edition: &'static str,
+    /// The API key's restriction group that must allow it, when stated.
+    pub restriction_group: Option<&'static str>,
+    /// Answers a `correlationId` whose outcome [`Client::wait_command`] follows.
+    pub command: bool,
+    /// Only reads, so the client may repeat it after a transport error or 5xx.
+    pub safe_to_retry: bool,
+    /// Deprecated in the document.
+    pub deprecated: bool,
+    /// The success status it answers (200, or 201 for some creates).
+    pub success_status: u16,
+}
+
+/// Looks an operation up by its dotted name.
+pub fn operation(name: &str) -> Option<&'static OperationInfo> {
+    OPERATIONS
+        .binary_search_by(|o| o.name.cmp(name))
+        .ok()
+        .map(|i| &OPERATIONS[i])
+}
+
+/// The body of an operation that takes none: `{}`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoBody;
+
+impl Serialize for NoBody {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        s.serialize_map(Some(0))?.end()
+    }
+}
+
+impl Validate for NoBody {
+    fn validate_at(&self, _v: &mut Validator) {}
+}
+
+impl Validate for serde_json::Value {
+    fn validate_at(&self, v: &mut Validator) {
+        if !self.is_object() {
+            v.fail("the body must be a JSON object");
+        }
+    }
+}
+
+impl Client {
+    /// Every operation of the official document, by resource group.
+    pub fn api(&self) -> Api<'_> {
+        Api { client: self }
+    }
+
+    /// Checks `request`, sends it to `op` and reads the typed answer.
+    pub(crate) fn operation<Q, R>(&self, op: &OperationInfo, request: &Q) -> Result<R>
+    where
+        Q: Serialize + Validate + ?Sized,
+        R: DeserializeOwned,
+    {
+        request.validate()?;
+        if op.method != "POST" {
+            return Err(Error::invalid(format!(
+                "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
+                op.name, op.method
+            )));
+        }
+        self.typed(op.path, request, op.safe_to_retry)
+    }
+}

@@ -1,0 +1,37 @@
+//! Helpers the generated code calls (unions on a discriminator field).
+
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// Serializes a union variant: its fields, with the discriminator `tag` set
+/// to `value` whatever the variant's own field says.
+pub fn serialize_tagged<S: Serializer, T: Serialize>(
+    s: S,
+    tag: &str,
+    value: &str,
+    inner: &T,
+) -> Result<S::Ok, S::Error> {
+    let mut v = serde_json::to_value(inner).map_err(serde::ser::Error::custom)?;
+    if let Value::Object(map) = &mut v {
+        map.insert(tag.to_string(), Value::String(value.to_string()));
+    }
+    v.serialize(s)
+}
+
+/// Reads a union variant from the JSON already buffered for its tag.
+pub fn from_value<T: DeserializeOwned, E: serde::de::Error>(value: Value) -> Result<T, E> {
+    serde_json::from_value(value).map_err(E::custom)
+}
+
+/// Reads a request given as JSON into its typed form, for `call_by_name`.
+pub fn request_from_json<T: DeserializeOwned>(name: &str, request: &Value) -> crate::Result<T> {
+    serde_json::from_value(request.clone())
+        .map_err(|e| crate::Error::invalid(format!("{name}: the request does not fit: {e}")))
+}
+
+/// Writes a typed answer back as JSON, for `call_by_name`.
+pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
+    serde_json::to_value(answer)
+        .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
+}

@@ -18,6 +18,10 @@ fi
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+step "generated code matches the official document (spec snapshot, codegen)"
+python3 scripts/spec-snapshot.py --check
+cargo run --locked --quiet -p iikocloud-codegen -- --check
+
 step "cargo clippy (all targets, -D warnings)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

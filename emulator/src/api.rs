@@ -7,6 +7,7 @@
 use iikocloud_http_server::Request;
 use serde_json::{json, Map, Value};
 
+use crate::catalogue::catalogue;
 use crate::fixtures::{ApiKeyFixture, OrganizationFixture};
 use crate::server::{header, read_body, Auth, Reply};
 use crate::state::Shared;
@@ -14,8 +15,10 @@ use crate::tokens::TokenCheck;
 use crate::util::{is_absolute_http_url, is_uuid, lock};
 use crate::webhooks::{filter, WebhookSettings};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Route {
+    /// Any other operation of the snapshot: checked and answered from its schema.
+    Catalogue(&'static Value),
     TokenV2,
     TokenV1,
     Organizations,
@@ -33,7 +36,7 @@ impl Route {
             "/api/1/webhooks/update_settings" => Route::UpdateWebhookSettings,
             "/api/1/webhooks/settings" => Route::WebhookSettings,
             "/api/1/stop_lists" => Route::StopLists,
-            _ => return None,
+            other => Route::Catalogue(catalogue().operation(other)?),
         })
     }
 
@@ -118,10 +121,26 @@ pub(crate) fn process(
         (Route::UpdateWebhookSettings, Some(key)) => update_settings(shared, key, &body, cid),
         (Route::WebhookSettings, Some(key)) => webhook_settings(shared, key, &body, cid),
         (Route::StopLists, Some(key)) => stop_lists(shared, key, &body, cid),
+        (Route::Catalogue(op), Some(_)) => return answer_from_schema(op, &body, cid),
         // Token-protected routes always have a key here.
         (_, None) => Err("missing API key".to_string()),
     };
     result.unwrap_or_else(|msg| Reply::bad_request(msg, cid))
+}
+
+/// An operation without a handler of its own: 400 naming the field that does
+/// not fit the request schema, else an answer made up from the response schema.
+fn answer_from_schema(op: &Value, body: &Body, cid: &str) -> Reply {
+    let cat = catalogue();
+    let body = Value::Object(body.clone());
+    if let Err(msg) = cat.check_request(op, &body) {
+        return Reply::bad_request(msg, cid);
+    }
+    let status = op["success_status"]
+        .as_u64()
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(200);
+    Reply::json(status, cat.answer(op, cid, &body))
 }
 
 /// Resolves the bearer token to its API key record.

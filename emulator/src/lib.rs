@@ -23,6 +23,7 @@
 //! format and the delivery rules are described in the crate's README.
 
 mod api;
+mod catalogue;
 mod control;
 mod error;
 mod faults;
@@ -86,6 +87,14 @@ pub const DEFAULT_TERMINAL_GROUP_ID: &str = "7b668cda-784b-4938-bd54-cd2bd147a44
 pub const DEFAULT_SECOND_TERMINAL_GROUP_ID: &str = "c5d9e7e0-1e9a-4d0f-8b5c-e81d3157a6a3";
 /// Terminal group of [`SECOND_ORGANIZATION_ID`] (one item, balance 3.5).
 pub const SECOND_TERMINAL_GROUP_ID: &str = "2ac14e94-79af-43b0-b843-4d4266edcd2f";
+
+/// A request body that fits the schema of the operation at `path` (POST),
+/// made up deterministically from the snapshot (`spec/operations.json`), for
+/// tests that call every operation. `None` for a path the snapshot lacks.
+pub fn example_request(path: &str) -> Option<Value> {
+    let cat = catalogue::catalogue();
+    cat.operation(path).map(|op| cat.example_request(op))
+}
 
 /// Default port of the binary.
 pub const DEFAULT_PORT: u16 = 8787;

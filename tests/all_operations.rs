@@ -1,0 +1,268 @@
+//! Every operation of the snapshot, against the emulator over loopback: the
+//! typed call succeeds, and the emulator's answer validates against the
+//! official document's own schema (read from `../shared/spec`, converted from
+//! OpenAPI 3.0 to JSON Schema 2020-12) with the `jsonschema` crate.
+
+use std::collections::HashSet;
+
+use iikocloud::api::{call_by_name, OPERATIONS};
+use iikocloud::{CallOptions, Client, Error};
+use iikocloud_emulator::{
+    example_request, Emulator, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET,
+};
+use serde_json::{json, Map, Value};
+
+const OFFICIAL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/spec/iikocloud.openapi.json"
+);
+
+fn client(emu: &Emulator) -> Client {
+    Client::builder()
+        .base_url(emu.url())
+        .v2(DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET, DEFAULT_API_KEY)
+        .retries(0)
+        .build()
+        .expect("client")
+}
+
+/// The document's non-standard type names, as JSON Schema types.
+fn standard_type(t: &str) -> Option<Value> {
+    Some(match t {
+        "bool" => json!({"type": "boolean"}),
+        "float" => json!({"type": "number"}),
+        "int" | "integer <int32>" | "integer <int64>" => json!({"type": "integer"}),
+        "uuid" | "enum" => json!({"type": "string"}),
+        "Array of strings <uuid>" => json!({"type": "array", "items": {"type": "string"}}),
+        other if other.starts_with("constant string '") => {
+            json!({"const": other["constant string '".len()..other.len() - 1]})
+        }
+        _ => return None,
+    })
+}
+
+/// OpenAPI 3.0 to JSON Schema 2020-12: `nullable`, the odd type names, and
+/// `additionalProperties: false` moved off inheritance bases (a base that
+/// forbids extra properties would refuse every derived object).
+fn convert(s: &Value, bases: &HashSet<String>, name: Option<&str>) -> Value {
+    match s {
+        Value::Object(o) => {
+            let mut out = Map::new();
+            for (k, v) in o {
+                match k.as_str() {
+                    "nullable" | "discriminator" | "example" | "x-identifier" => {}
+                    "properties" => {
+                        let props: Map<String, Value> = v
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(pk, pv)| (pk.clone(), convert(pv, bases, None)))
+                            .collect();
+                        out.insert(k.clone(), Value::Object(props));
+                    }
+                    "additionalProperties" if v == &Value::Bool(false) => {
+                        let is_base = name.is_some_and(|n| bases.contains(n));
+                        if !is_base {
+                            let key = if o.contains_key("allOf") {
+                                "unevaluatedProperties"
+                            } else {
+                                "additionalProperties"
+                            };
+                            out.insert(key.into(), Value::Bool(false));
+                        }
+                    }
+                    "type" => match v.as_str().and_then(standard_type) {
+                        Some(Value::Object(t)) => out.extend(t),
+                        _ => {
+                            out.insert(k.clone(), v.clone());
+                        }
+                    },
+                    "$ref" => {
+                        out.insert(k.clone(), json!(encode_ref(v.as_str().unwrap_or_default())));
+                    }
+                    _ => {
+                        out.insert(k.clone(), convert(v, bases, None));
+                    }
+                }
+            }
+            if o.get("nullable") == Some(&Value::Bool(true)) {
+                return json!({"anyOf": [Value::Object(out), {"type": "null"}]});
+            }
+            Value::Object(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|v| convert(v, bases, None)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Schema names like ``Wrapper`1[[...]]`` are not valid in a URI fragment:
+/// percent-encode them (JSON pointers are resolved after decoding).
+fn encode_ref(r: &str) -> String {
+    let Some(name) = r.strip_prefix("#/components/schemas/") else {
+        return r.to_string();
+    };
+    let mut out = String::from("#/components/schemas/");
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+struct Official {
+    components: Value,
+    doc: Value,
+}
+
+impl Official {
+    fn load() -> Official {
+        let text = std::fs::read_to_string(OFFICIAL).unwrap_or_else(|e| {
+            panic!(
+                "{OFFICIAL}: {e} (the official document sits in shared/spec beside the checkout)"
+            )
+        });
+        let doc: Value = serde_json::from_str(&text).expect("official document");
+        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        // Schemas other schemas extend with allOf.
+        let mut bases = HashSet::new();
+        for s in schemas.values() {
+            for part in s["allOf"].as_array().into_iter().flatten() {
+                if let Some(r) = part["$ref"].as_str() {
+                    bases.insert(r.rsplit('/').next().unwrap_or_default().to_string());
+                }
+            }
+        }
+        let converted: Map<String, Value> = schemas
+            .iter()
+            .map(|(k, v)| (k.clone(), convert(v, &bases, Some(k))))
+            .collect();
+        Official {
+            components: json!({ "schemas": converted }),
+            doc,
+        }
+    }
+
+    /// The converted schema of an operation's success answer.
+    fn response_schema(&self, path: &str, method: &str, status: u16) -> Value {
+        let op = &self.doc["paths"][path][method.to_ascii_lowercase()];
+        let s = &op["responses"][status.to_string()]["content"]["application/json"]["schema"];
+        let mut root = match convert(s, &HashSet::new(), None) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        root.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
+        root.insert("components".into(), self.components.clone());
+        Value::Object(root)
+    }
+}
+
+#[test]
+fn every_operation_answers_typed_and_fits_the_official_schema() {
+    let emu = Emulator::start_default().expect("emulator");
+    let client = client(&emu);
+    let official = Official::load();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for op in OPERATIONS.iter() {
+        if op.method != "POST" || op.path.ends_with("/access_token") {
+            continue; // the GET form is deprecated; tokens are the client's own business
+        }
+        let request = example_request(op.path)
+            .unwrap_or_else(|| panic!("{}: the emulator does not know it", op.name));
+        // Typed: the request read into its type, checked, sent; the answer
+        // read into its type.
+        if let Err(e) = call_by_name(&client, op.name, &request) {
+            failures.push(format!("{} (typed): {e}", op.name));
+            continue;
+        }
+        // Raw: the same request, the emulator's bytes checked against the
+        // document.
+        let answer = match client.call(op.path, &request, &CallOptions::default()) {
+            Ok(a) => a,
+            Err(e) => {
+                failures.push(format!("{} (raw): {e}", op.name));
+                continue;
+            }
+        };
+        let schema = official.response_schema(op.path, op.method, op.success_status);
+        let validator = match jsonschema::draft202012::options()
+            .should_validate_formats(true)
+            .build(&schema)
+        {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: schema does not compile: {e}", op.name));
+                continue;
+            }
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(&answer)
+            .take(3)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        if !errors.is_empty() {
+            failures.push(format!("{}: {}", op.name, errors.join("; ")));
+        }
+        checked += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} operations failed:\n{}",
+        failures.len(),
+        checked,
+        failures.join("\n")
+    );
+    assert!(checked >= 220, "only {checked} operations checked");
+}
+
+#[test]
+fn invalid_requests_are_refused_before_sending_with_the_field_path() {
+    let emu = Emulator::start_default().expect("emulator");
+    let client = client(&emu);
+    let mut request = example_request("/api/1/deliveries/create").expect("known");
+    request["organizationId"] = json!("not-a-uuid");
+    let before = emu.requests().len();
+    let e = call_by_name(&client, "deliveries.create", &request).unwrap_err();
+    assert!(matches!(e, Error::InvalidInput(_)), "{e:?}");
+    assert!(
+        e.to_string().contains("organizationId: must be a UUID"),
+        "{e}"
+    );
+    // Nothing reached the network (not even a token request).
+    assert_eq!(emu.requests().len(), before);
+
+    let mut request = example_request("/api/1/deliveries/create").expect("known");
+    request["order"]["items"][0]["amount"] = json!(-1);
+    let e = call_by_name(&client, "deliveries.create", &request).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("order.items[0].amount: must be at least 0"),
+        "{e}"
+    );
+    let e = call_by_name(&client, "no.such.operation", &json!({})).unwrap_err();
+    assert!(e.to_string().contains("no operation named"), "{e}");
+}
+
+#[test]
+fn the_emulator_refuses_a_request_that_does_not_fit_naming_the_field() {
+    let emu = Emulator::start_default().expect("emulator");
+    let client = client(&emu);
+    let e = client
+        .call(
+            "/api/1/terminal_groups",
+            &json!({"organizationIds": ["nope"]}),
+            &CallOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(e.http_status(), Some(400), "{e}");
+    assert!(
+        e.to_string().contains("organizationIds[0]: must be a UUID"),
+        "{e}"
+    );
+}

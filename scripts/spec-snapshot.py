@@ -64,6 +64,12 @@ WRITE_SEGMENTS = re.compile(
 
 
 def short(name: str) -> str:
+    # .NET generic instances, e.g. "Common.RmsItemsResponseWrapper`1[[iikoTransport.
+    # PublicApi.Contracts.Address.City, iikoTransport.PublicApi.Contracts, Version=...]]",
+    # are named "Common.RmsItemsResponseWrapperOfCity".
+    m = re.match(r"^(.*?)`\d+\[\[([^,\]]+)", name)
+    if m:
+        return short(m.group(1)) + "Of" + m.group(2).rsplit(".", 1)[-1]
     for p in PREFIXES:
         if name.startswith(p):
             return name[len(p):]

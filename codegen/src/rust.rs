@@ -89,6 +89,29 @@ impl<'a> Spec<'a> {
         Ok(out)
     }
 
+    /// Discriminator fields of the unions `name` derives from: the enum
+    /// variant carries them, so the variant's struct leaves them out.
+    fn inherited_tags(&self, name: &str) -> Vec<String> {
+        let mut tags = Vec::new();
+        let mut current = name.to_string();
+        let mut seen = HashSet::new();
+        while let Ok(s) = self.schema(&current) {
+            if !seen.insert(current.clone()) {
+                break;
+            }
+            if current != name && s["kind"] == "union" {
+                if let Some(t) = s["discriminator"].as_str() {
+                    tags.push(t.to_string());
+                }
+            }
+            match s["base"].as_str() {
+                Some(b) => current = b.to_string(),
+                None => break,
+            }
+        }
+        tags
+    }
+
     /// Schemas a value of `name` holds directly (not through a list or map),
     /// so that a type containing itself through them gets a `Box`.
     fn direct_refs(&self, name: &str) -> Vec<String> {
@@ -290,7 +313,12 @@ fn doc_line(name: &str, kind: &str) -> String {
 
 fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), String> {
     let place = Place::of(name);
-    let fields = spec.fields(name)?;
+    let tags = spec.inherited_tags(name);
+    let fields: Vec<&Value> = spec
+        .fields(name)?
+        .into_iter()
+        .filter(|f| !tags.iter().any(|t| f["name"].as_str() == Some(t)))
+        .collect();
     let names = field_names(&fields);
     out.push_str(&doc_line(name, "object"));
     out.push_str(
@@ -477,8 +505,9 @@ fn gen_union(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), String
         };
         writeln!(
             out,
-            "            Some({}) => crate::api::support::from_value(value).map({wrap}),",
-            lit(value)
+            "            Some({}) => crate::api::support::variant(value, {}).map({wrap}),",
+            lit(value),
+            lit(tag)
         )
         .unwrap();
     }

@@ -36,16 +36,16 @@ pub mod address {
     /// `Address.CitiesResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct CitiesResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `cities` (required).
-    #[serde(rename = "cities", default)]
-    pub cities: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::address::city_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `cities` (required).
+        #[serde(rename = "cities", default)]
+        pub cities: Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfCity>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for CitiesResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -157,16 +157,16 @@ pub mod address {
     /// `Address.RegionsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct RegionsResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `regions` (required).
-    #[serde(rename = "regions", default)]
-    pub regions: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::address::region_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `regions` (required).
+        #[serde(rename = "regions", default)]
+        pub regions: Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfRegion>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for RegionsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -12688,9 +12688,6 @@ pub mod commands {
     /// `Commands.ErrorCommandStatus` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ErrorCommandStatus {
-        /// `state` (required).
-        #[serde(rename = "state", default)]
-        pub state: Option<String>,
         /// `exception`.
         #[serde(rename = "exception", default, skip_serializing_if = "Option::is_none")]
         pub exception: Option<serde_json::Value>,
@@ -12707,9 +12704,7 @@ pub mod commands {
     }
 
     impl crate::api::Validate for ErrorCommandStatus {
-        fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("state", self.state.is_some());
-        }
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
     /// `Commands.GetCommandStatusRequest` (object in the official document).
@@ -12765,9 +12760,11 @@ pub mod commands {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
             match value.get("state").and_then(serde_json::Value::as_str) {
-                Some("Error") => crate::api::support::from_value(value).map(Self::Error),
-                Some("InProgress") => crate::api::support::from_value(value).map(Self::InProgress),
-                Some("Success") => crate::api::support::from_value(value).map(Self::Success),
+                Some("Error") => crate::api::support::variant(value, "state").map(Self::Error),
+                Some("InProgress") => {
+                    crate::api::support::variant(value, "state").map(Self::InProgress)
+                }
+                Some("Success") => crate::api::support::variant(value, "state").map(Self::Success),
                 _ => Ok(Self::Unknown(value)),
             }
         }
@@ -12787,35 +12784,25 @@ pub mod commands {
     /// `Commands.InProgressCommandStatus` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct InProgressCommandStatus {
-        /// `state` (required).
-        #[serde(rename = "state", default)]
-        pub state: Option<String>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
     impl crate::api::Validate for InProgressCommandStatus {
-        fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("state", self.state.is_some());
-        }
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
     /// `Commands.SuccessCommandStatus` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct SuccessCommandStatus {
-        /// `state` (required).
-        #[serde(rename = "state", default)]
-        pub state: Option<String>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
     impl crate::api::Validate for SuccessCommandStatus {
-        fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("state", self.state.is_some());
-        }
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 }
 /// Schemas of the `common` namespace.
@@ -12901,6 +12888,236 @@ pub mod common {
         }
     }
 
+    /// `Common.RmsItemsResponseWrapperOfActiveCourierLocation` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfActiveCourierLocation {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::employees::ActiveCourierLocation>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfActiveCourierLocation {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfCity` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfCity {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::address::City>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfCity {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfCourierLocations` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfCourierLocations {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::employees::CourierLocations>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfCourierLocations {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfDiscountCardTypeInfo` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfDiscountCardTypeInfo {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::discounts::DiscountCardTypeInfo>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfDiscountCardTypeInfo {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfEmployee` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfEmployee {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::employees::Employee>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfEmployee {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfEmployeeWithCheckedRole` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfEmployeeWithCheckedRole {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::employees::EmployeeWithCheckedRole>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfEmployeeWithCheckedRole {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfOrderType` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfOrderType {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::order_types::OrderType>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfOrderType {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfRegion` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfRegion {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::address::Region>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfRegion {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfTerminalGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfTerminalGroup {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::terminals::TerminalGroup>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfTerminalGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Common.RmsItemsResponseWrapperOfTerminalGroupStopList` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct RmsItemsResponseWrapperOfTerminalGroupStopList {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::stop_lists::TerminalGroupStopList>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for RmsItemsResponseWrapperOfTerminalGroupStopList {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.uuid("organizationId", self.organization_id.as_deref());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     crate::open_enum! {
     /// `Common.SortDirection` (enum in the official document).
     pub enum SortDirection {
@@ -12914,546 +13131,6 @@ pub mod common {
     impl crate::api::Validate for SortDirection {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
-    }
-
-    /// Schemas of `rms_items_response_wrapper_1_iiko_transport`.
-    pub mod rms_items_response_wrapper_1_iiko_transport {
-        /// Schemas of `public_api`.
-        pub mod public_api {
-            /// Schemas of `contracts`.
-            pub mod contracts {
-                /// Schemas of `address`.
-                pub mod address {
-                    /// Schemas of `city_iiko_transport`.
-                    pub mod city_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Address.City, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items:
-                                                Option<Vec<crate::api::models::address::City>>,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    /// Schemas of `region_iiko_transport`.
-                    pub mod region_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Address.Region, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items:
-                                                Option<Vec<crate::api::models::address::Region>>,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                /// Schemas of `discounts`.
-                pub mod discounts {
-                    /// Schemas of `discount_card_type_info_iiko_transport`.
-                    pub mod discount_card_type_info_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Discounts.DiscountCardTypeInfo, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-    /// `organizationId` (required).
-    #[serde(rename = "organizationId", default)]
-    pub organization_id: Option<String>,
-    /// `items` (required).
-    #[serde(rename = "items", default)]
-    pub items: Option<Vec<crate::api::models::discounts::DiscountCardTypeInfo>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                /// Schemas of `employees`.
-                pub mod employees {
-                    /// Schemas of `active_courier_location_iiko_transport`.
-                    pub mod active_courier_location_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Employees.ActiveCourierLocation, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-    /// `organizationId` (required).
-    #[serde(rename = "organizationId", default)]
-    pub organization_id: Option<String>,
-    /// `items` (required).
-    #[serde(rename = "items", default)]
-    pub items: Option<Vec<crate::api::models::employees::ActiveCourierLocation>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    /// Schemas of `courier_locations_iiko_transport`.
-                    pub mod courier_locations_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Employees.CourierLocations, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items: Option<
-                                                Vec<
-                                                    crate::api::models::employees::CourierLocations,
-                                                >,
-                                            >,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    /// Schemas of `employee_iiko_transport`.
-                    pub mod employee_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Employees.Employee, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items: Option<
-                                                Vec<crate::api::models::employees::Employee>,
-                                            >,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    /// Schemas of `employee_with_checked_role_iiko_transport`.
-                    pub mod employee_with_checked_role_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Employees.EmployeeWithCheckedRole, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-    /// `organizationId` (required).
-    #[serde(rename = "organizationId", default)]
-    pub organization_id: Option<String>,
-    /// `items` (required).
-    #[serde(rename = "items", default)]
-    pub items: Option<Vec<crate::api::models::employees::EmployeeWithCheckedRole>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                /// Schemas of `order_types`.
-                pub mod order_types {
-                    /// Schemas of `order_type_iiko_transport`.
-                    pub mod order_type_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.OrderTypes.OrderType, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items: Option<
-                                                Vec<crate::api::models::order_types::OrderType>,
-                                            >,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                /// Schemas of `stop_lists`.
-                pub mod stop_lists {
-                    /// Schemas of `terminal_group_stop_list_iiko_transport`.
-                    pub mod terminal_group_stop_list_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.StopLists.TerminalGroupStopList, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-    /// `organizationId` (required).
-    #[serde(rename = "organizationId", default)]
-    pub organization_id: Option<String>,
-    /// `items` (required).
-    #[serde(rename = "items", default)]
-    pub items: Option<Vec<crate::api::models::stop_lists::TerminalGroupStopList>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                /// Schemas of `terminals`.
-                pub mod terminals {
-                    /// Schemas of `terminal_group_iiko_transport`.
-                    pub mod terminal_group_iiko_transport {
-                        /// Schemas of `public_api`.
-                        pub mod public_api {
-                            /// Schemas of `contracts_version_9`.
-                            pub mod contracts_version_9 {
-                                /// Schemas of `n7`.
-                                pub mod n7 {
-                                    /// Schemas of `n5`.
-                                    pub mod n5 {
-                                        /// `Common.RmsItemsResponseWrapper`1[[iikoTransport.PublicApi.Contracts.Terminals.TerminalGroup, iikoTransport.PublicApi.Contracts, Version=9.7.5.2, Culture=neutral, PublicKeyToken=null]]` (object in the official document).
-                                        #[derive(
-                                            Clone,
-                                            Debug,
-                                            Default,
-                                            PartialEq,
-                                            serde::Serialize,
-                                            serde::Deserialize,
-                                        )]
-                                        pub struct N2CultureNeutralPublicKeyTokenNull {
-                                            /// `organizationId` (required).
-                                            #[serde(rename = "organizationId", default)]
-                                            pub organization_id: Option<String>,
-                                            /// `items` (required).
-                                            #[serde(rename = "items", default)]
-                                            pub items: Option<
-                                                Vec<crate::api::models::terminals::TerminalGroup>,
-                                            >,
-                                            /// Fields this version does not know, kept as sent.
-                                            #[serde(flatten)]
-                                            pub extra: serde_json::Map<String, serde_json::Value>,
-                                        }
-
-                                        impl crate::api::Validate for N2CultureNeutralPublicKeyTokenNull {
-                                            fn validate_at(&self, v: &mut crate::api::Validator) {
-                                                v.required(
-                                                    "organizationId",
-                                                    self.organization_id.is_some(),
-                                                );
-                                                v.uuid(
-                                                    "organizationId",
-                                                    self.organization_id.as_deref(),
-                                                );
-                                                v.required("items", self.items.is_some());
-                                                v.each("items", self.items.as_deref());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 }
 /// Schemas of the `customer` namespace.
@@ -13918,9 +13595,6 @@ pub mod customer {
     /// `Customer.GetCustomerInfoByCardNumberRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetCustomerInfoByCardNumberRequest {
-        /// `type` (required).
-        #[serde(rename = "type", default)]
-        pub r#type: Option<String>,
         /// `organizationId`.
         #[serde(
             rename = "organizationId",
@@ -13942,7 +13616,6 @@ pub mod customer {
 
     impl crate::api::Validate for GetCustomerInfoByCardNumberRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("type", self.r#type.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
         }
     }
@@ -13950,9 +13623,6 @@ pub mod customer {
     /// `Customer.GetCustomerInfoByCardTrackRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetCustomerInfoByCardTrackRequest {
-        /// `type` (required).
-        #[serde(rename = "type", default)]
-        pub r#type: Option<String>,
         /// `organizationId`.
         #[serde(
             rename = "organizationId",
@@ -13970,7 +13640,6 @@ pub mod customer {
 
     impl crate::api::Validate for GetCustomerInfoByCardTrackRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("type", self.r#type.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
         }
     }
@@ -13978,9 +13647,6 @@ pub mod customer {
     /// `Customer.GetCustomerInfoByEmailRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetCustomerInfoByEmailRequest {
-        /// `type` (required).
-        #[serde(rename = "type", default)]
-        pub r#type: Option<String>,
         /// `organizationId`.
         #[serde(
             rename = "organizationId",
@@ -13998,7 +13664,6 @@ pub mod customer {
 
     impl crate::api::Validate for GetCustomerInfoByEmailRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("type", self.r#type.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
         }
     }
@@ -14006,9 +13671,6 @@ pub mod customer {
     /// `Customer.GetCustomerInfoByIdRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetCustomerInfoByIdRequest {
-        /// `type` (required).
-        #[serde(rename = "type", default)]
-        pub r#type: Option<String>,
         /// `organizationId`.
         #[serde(
             rename = "organizationId",
@@ -14026,7 +13688,6 @@ pub mod customer {
 
     impl crate::api::Validate for GetCustomerInfoByIdRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("type", self.r#type.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
         }
     }
@@ -14034,9 +13695,6 @@ pub mod customer {
     /// `Customer.GetCustomerInfoByPhoneRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetCustomerInfoByPhoneRequest {
-        /// `type` (required).
-        #[serde(rename = "type", default)]
-        pub r#type: Option<String>,
         /// `organizationId`.
         #[serde(
             rename = "organizationId",
@@ -14054,7 +13712,6 @@ pub mod customer {
 
     impl crate::api::Validate for GetCustomerInfoByPhoneRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("type", self.r#type.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
         }
     }
@@ -14097,11 +13754,15 @@ pub mod customer {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
             match value.get("type").and_then(serde_json::Value::as_str) {
-                Some("cardNumber") => crate::api::support::from_value(value).map(Self::CardNumber),
-                Some("cardTrack") => crate::api::support::from_value(value).map(Self::CardTrack),
-                Some("email") => crate::api::support::from_value(value).map(Self::Email),
-                Some("id") => crate::api::support::from_value(value).map(Self::Id),
-                Some("phone") => crate::api::support::from_value(value).map(Self::Phone),
+                Some("cardNumber") => {
+                    crate::api::support::variant(value, "type").map(Self::CardNumber)
+                }
+                Some("cardTrack") => {
+                    crate::api::support::variant(value, "type").map(Self::CardTrack)
+                }
+                Some("email") => crate::api::support::variant(value, "type").map(Self::Email),
+                Some("id") => crate::api::support::variant(value, "type").map(Self::Id),
+                Some("phone") => crate::api::support::variant(value, "type").map(Self::Phone),
                 _ => Ok(Self::Unknown(value)),
             }
         }
@@ -14547,9 +14208,6 @@ pub mod deliveries {
         /// `Deliveries.Common.CardPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct CardPaymentAdditionalData {
-            /// `type` (required).
-            #[serde(rename = "type", default)]
-            pub r#type: Option<String>,
             /// `number`.
             #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
             pub number: Option<String>,
@@ -14569,9 +14227,7 @@ pub mod deliveries {
         }
 
         impl crate::api::Validate for CardPaymentAdditionalData {
-            fn validate_at(&self, v: &mut crate::api::Validator) {
-                v.required("type", self.r#type.is_some());
-            }
+            fn validate_at(&self, _v: &mut crate::api::Validator) {}
         }
 
         /// `Deliveries.Common.ChequeAdditionalInfo` (object in the official document).
@@ -14704,9 +14360,6 @@ pub mod deliveries {
         /// `Deliveries.Common.ExternalPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct ExternalPaymentAdditionalData {
-            /// `type` (required).
-            #[serde(rename = "type", default)]
-            pub r#type: Option<String>,
             /// `customData` (required).
             #[serde(rename = "customData", default)]
             pub custom_data: Option<String>,
@@ -14717,7 +14370,6 @@ pub mod deliveries {
 
         impl crate::api::Validate for ExternalPaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
-                v.required("type", self.r#type.is_some());
                 v.required("customData", self.custom_data.is_some());
             }
         }
@@ -14765,9 +14417,6 @@ pub mod deliveries {
         /// `Deliveries.Common.LoyaltyCardPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct LoyaltyCardPaymentAdditionalData {
-            /// `type` (required).
-            #[serde(rename = "type", default)]
-            pub r#type: Option<String>,
             /// `credential` (required).
             #[serde(rename = "credential", default)]
             pub credential: Option<String>,
@@ -14781,7 +14430,6 @@ pub mod deliveries {
 
         impl crate::api::Validate for LoyaltyCardPaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
-                v.required("type", self.r#type.is_some());
                 v.required("credential", self.credential.is_some());
                 v.required("searchScope", self.search_scope.is_some());
             }
@@ -14836,10 +14484,12 @@ pub mod deliveries {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                 match value.get("type").and_then(serde_json::Value::as_str) {
-                    Some("Card") => crate::api::support::from_value(value).map(Self::Card),
-                    Some("External") => crate::api::support::from_value(value).map(Self::External),
+                    Some("Card") => crate::api::support::variant(value, "type").map(Self::Card),
+                    Some("External") => {
+                        crate::api::support::variant(value, "type").map(Self::External)
+                    }
                     Some("LoyaltyCard") => {
-                        crate::api::support::from_value(value).map(Self::LoyaltyCard)
+                        crate::api::support::variant(value, "type").map(Self::LoyaltyCard)
                     }
                     _ => Ok(Self::Unknown(value)),
                 }
@@ -16441,8 +16091,10 @@ pub mod deliveries {
                 fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("city") => crate::api::support::from_value(value).map(Self::City),
-                        Some("legacy") => crate::api::support::from_value(value).map(Self::Legacy),
+                        Some("city") => crate::api::support::variant(value, "type").map(Self::City),
+                        Some("legacy") => {
+                            crate::api::support::variant(value, "type").map(Self::Legacy)
+                        }
                         _ => Ok(Self::Unknown(value)),
                     }
                 }
@@ -16461,9 +16113,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.AddressCity` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct AddressCity {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `line1` (required).
                 #[serde(rename = "line1", default)]
                 pub line1: Option<String>,
@@ -16489,7 +16138,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for AddressCity {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("line1", self.line1.is_some());
                     v.length("line1", self.line1.as_deref(), Some(0), Some(250));
                     v.length("flat", self.flat.as_deref(), Some(0), Some(10));
@@ -16503,9 +16151,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.AddressLegacy` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct AddressLegacy {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `street` (required).
                 #[serde(rename = "street", default)]
                 pub street: Option<crate::api::models::deliveries::request::create_order::Street>,
@@ -16540,7 +16185,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for AddressLegacy {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("street", self.street.is_some());
                     v.nested("street", self.street.as_ref());
                     v.length("index", self.index.as_deref(), Some(0), Some(10));
@@ -16557,9 +16201,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.AnonymousCustomer` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct AnonymousCustomer {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `name` (required).
                 #[serde(rename = "name", default)]
                 pub name: Option<String>,
@@ -16570,7 +16211,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for AnonymousCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("name", self.name.is_some());
                 }
             }
@@ -16578,9 +16218,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.CardPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CardPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `sum` (required).
                 #[serde(rename = "sum", default)]
                 pub sum: Option<crate::Money>,
@@ -16622,7 +16259,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CardPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
                     v.required("paymentTypeId", self.payment_type_id.is_some());
@@ -16637,9 +16273,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.CardTipsPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CardTipsPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `tipsTypeId`.
                 #[serde(
                     rename = "tipsTypeId",
@@ -16688,7 +16321,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CardTipsPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.uuid("tipsTypeId", self.tips_type_id.as_deref());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
@@ -16704,9 +16336,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.CashPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CashPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `sum` (required).
                 #[serde(rename = "sum", default)]
                 pub sum: Option<crate::Money>,
@@ -16745,7 +16374,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CashPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
                     v.required("paymentTypeId", self.payment_type_id.is_some());
@@ -16760,9 +16388,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.CashTipsPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CashTipsPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `tipsTypeId`.
                 #[serde(
                     rename = "tipsTypeId",
@@ -16808,7 +16433,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CashTipsPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.uuid("tipsTypeId", self.tips_type_id.as_deref());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
@@ -16902,9 +16526,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.CompoundOrderItem` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CompoundOrderItem {
-    /// `type` (required).
-    #[serde(rename = "type", default)]
-    pub r#type: Option<String>,
     /// `amount` (required).
     #[serde(rename = "amount", default)]
     pub amount: Option<crate::Money>,
@@ -16933,7 +16554,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CompoundOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("amount", self.amount.is_some());
                     v.money_range("amount", self.amount.as_ref(), Some("0"), Some("999.999"));
                     v.uuid("productSizeId", self.product_size_id.as_deref());
@@ -17010,10 +16630,10 @@ pub mod deliveries {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
                         Some("one-time") => {
-                            crate::api::support::from_value(value).map(Self::OneTime)
+                            crate::api::support::variant(value, "type").map(Self::OneTime)
                         }
                         Some("regular") => {
-                            crate::api::support::from_value(value).map(Self::Regular)
+                            crate::api::support::variant(value, "type").map(Self::Regular)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -17294,9 +16914,9 @@ pub mod deliveries {
                 fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("RMS") => crate::api::support::from_value(value).map(Self::RMS),
+                        Some("RMS") => crate::api::support::variant(value, "type").map(Self::RMS),
                         Some("iikoCard") => {
-                            crate::api::support::from_value(value).map(Self::IikoCard)
+                            crate::api::support::variant(value, "type").map(Self::IikoCard)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -17409,9 +17029,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.ExternalPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ExternalPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `sum` (required).
                 #[serde(rename = "sum", default)]
                 pub sum: Option<crate::Money>,
@@ -17450,7 +17067,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ExternalPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
                     v.required("paymentTypeId", self.payment_type_id.is_some());
@@ -17465,9 +17081,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.ExternalTipsPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ExternalTipsPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `tipsTypeId`.
                 #[serde(
                     rename = "tipsTypeId",
@@ -17513,7 +17126,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ExternalTipsPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.uuid("tipsTypeId", self.tips_type_id.as_deref());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
@@ -17553,9 +17165,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.IikoCardDiscount` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct IikoCardDiscount {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `programId` (required).
                 #[serde(rename = "programId", default)]
                 pub program_id: Option<String>,
@@ -17576,7 +17185,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for IikoCardDiscount {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("programId", self.program_id.is_some());
                     v.uuid("programId", self.program_id.as_deref());
                     v.required("programName", self.program_name.is_some());
@@ -17614,9 +17222,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.LoyaltyCardPayment` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct LoyaltyCardPayment {
-                /// `paymentTypeKind` (required).
-                #[serde(rename = "paymentTypeKind", default)]
-                pub payment_type_kind: Option<String>,
                 /// `sum` (required).
                 #[serde(rename = "sum", default)]
                 pub sum: Option<crate::Money>,
@@ -17655,7 +17260,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for LoyaltyCardPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("paymentTypeKind", self.payment_type_kind.is_some());
                     v.required("sum", self.sum.is_some());
                     v.money_range("sum", self.sum.as_ref(), Some("0"), Some("10000000000"));
                     v.required("paymentTypeId", self.payment_type_id.is_some());
@@ -17967,10 +17571,10 @@ pub mod deliveries {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
                         Some("Compound") => {
-                            crate::api::support::from_value(value).map(Self::Compound)
+                            crate::api::support::variant(value, "type").map(Self::Compound)
                         }
                         Some("Product") => {
-                            crate::api::support::from_value(value).map(Self::Product)
+                            crate::api::support::variant(value, "type").map(Self::Product)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -18052,13 +17656,17 @@ pub mod deliveries {
                         .get("paymentTypeKind")
                         .and_then(serde_json::Value::as_str)
                     {
-                        Some("Card") => crate::api::support::from_value(value).map(Self::Card),
-                        Some("Cash") => crate::api::support::from_value(value).map(Self::Cash),
-                        Some("External") => {
-                            crate::api::support::from_value(value).map(Self::External)
+                        Some("Card") => {
+                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Card)
                         }
+                        Some("Cash") => {
+                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Cash)
+                        }
+                        Some("External") => crate::api::support::variant(value, "paymentTypeKind")
+                            .map(Self::External),
                         Some("LoyaltyCard") => {
-                            crate::api::support::from_value(value).map(Self::LoyaltyCard)
+                            crate::api::support::variant(value, "paymentTypeKind")
+                                .map(Self::LoyaltyCard)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -18080,9 +17688,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.ProductOrderItem` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ProductOrderItem {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `amount` (required).
                 #[serde(rename = "amount", default)]
                 pub amount: Option<crate::Money>,
@@ -18129,7 +17734,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ProductOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("amount", self.amount.is_some());
                     v.money_range("amount", self.amount.as_ref(), Some("0"), Some("999.999"));
                     v.uuid("productSizeId", self.product_size_id.as_deref());
@@ -18146,9 +17750,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.RegularCustomer` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct RegularCustomer {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `id`.
                 #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
                 pub id: Option<String>,
@@ -18191,7 +17792,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for RegularCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.uuid("id", self.id.as_deref());
                     v.length("name", self.name.as_deref(), Some(0), Some(60));
                     v.length("surname", self.surname.as_deref(), Some(0), Some(60));
@@ -18203,9 +17803,6 @@ pub mod deliveries {
             /// `Deliveries.Request.CreateOrder.RmsDiscount` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct RmsDiscount {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `discountTypeId` (required).
                 #[serde(rename = "discountTypeId", default)]
                 pub discount_type_id: Option<String>,
@@ -18226,7 +17823,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for RmsDiscount {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("discountTypeId", self.discount_type_id.is_some());
                     v.uuid("discountTypeId", self.discount_type_id.as_deref());
                     v.uuids("selectivePositions", self.selective_positions.as_deref());
@@ -18313,11 +17909,14 @@ pub mod deliveries {
                         .get("paymentTypeKind")
                         .and_then(serde_json::Value::as_str)
                     {
-                        Some("Card") => crate::api::support::from_value(value).map(Self::Card),
-                        Some("Cash") => crate::api::support::from_value(value).map(Self::Cash),
-                        Some("External") => {
-                            crate::api::support::from_value(value).map(Self::External)
+                        Some("Card") => {
+                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Card)
                         }
+                        Some("Cash") => {
+                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Cash)
+                        }
+                        Some("External") => crate::api::support::variant(value, "paymentTypeKind")
+                            .map(Self::External),
                         _ => Ok(Self::Unknown(value)),
                     }
                 }
@@ -18538,9 +18137,6 @@ pub mod deliveries {
             /// `Deliveries.Request.UpdateOrder.ChangeServiceTypeDeliveryByClient` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ChangeServiceTypeDeliveryByClient {
-                /// `newServiceType` (required).
-                #[serde(rename = "newServiceType", default)]
-                pub new_service_type: Option<String>,
                 /// `organizationId` (required).
                 #[serde(rename = "organizationId", default)]
                 pub organization_id: Option<String>,
@@ -18554,7 +18150,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ChangeServiceTypeDeliveryByClient {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("newServiceType", self.new_service_type.is_some());
                     v.required("organizationId", self.organization_id.is_some());
                     v.uuid("organizationId", self.organization_id.as_deref());
                     v.required("orderId", self.order_id.is_some());
@@ -18565,9 +18160,6 @@ pub mod deliveries {
             /// `Deliveries.Request.UpdateOrder.ChangeServiceTypeDeliveryByCourier` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ChangeServiceTypeDeliveryByCourier {
-                /// `newServiceType` (required).
-                #[serde(rename = "newServiceType", default)]
-                pub new_service_type: Option<String>,
                 /// `organizationId` (required).
                 #[serde(rename = "organizationId", default)]
                 pub organization_id: Option<String>,
@@ -18585,7 +18177,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ChangeServiceTypeDeliveryByCourier {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("newServiceType", self.new_service_type.is_some());
                     v.required("organizationId", self.organization_id.is_some());
                     v.uuid("organizationId", self.organization_id.as_deref());
                     v.required("orderId", self.order_id.is_some());
@@ -18634,10 +18225,12 @@ pub mod deliveries {
                         .and_then(serde_json::Value::as_str)
                     {
                         Some("DeliveryByClient") => {
-                            crate::api::support::from_value(value).map(Self::DeliveryByClient)
+                            crate::api::support::variant(value, "newServiceType")
+                                .map(Self::DeliveryByClient)
                         }
                         Some("DeliveryByCourier") => {
-                            crate::api::support::from_value(value).map(Self::DeliveryByCourier)
+                            crate::api::support::variant(value, "newServiceType")
+                                .map(Self::DeliveryByCourier)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -18862,9 +18455,6 @@ pub mod deliveries {
             /// `Deliveries.Response.Order.AnonymousCustomer` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct AnonymousCustomer {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `name` (required).
                 #[serde(rename = "name", default)]
                 pub name: Option<String>,
@@ -18875,7 +18465,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for AnonymousCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("name", self.name.is_some());
                 }
             }
@@ -19006,9 +18595,6 @@ pub mod deliveries {
             /// `Deliveries.Response.Order.CompoundOrderItem` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct CompoundOrderItem {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `status` (required).
                 #[serde(rename = "status", default)]
                 pub status:
@@ -19074,7 +18660,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for CompoundOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("status", self.status.is_some());
                     v.nested("deleted", self.deleted.as_ref());
                     v.required("amount", self.amount.is_some());
@@ -19240,10 +18825,10 @@ pub mod deliveries {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
                         Some("one-time") => {
-                            crate::api::support::from_value(value).map(Self::OneTime)
+                            crate::api::support::variant(value, "type").map(Self::OneTime)
                         }
                         Some("regular") => {
-                            crate::api::support::from_value(value).map(Self::Regular)
+                            crate::api::support::variant(value, "type").map(Self::Regular)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -20110,13 +19695,13 @@ pub mod deliveries {
                     let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
                     match value.get("type").and_then(serde_json::Value::as_str) {
                         Some("Compound") => {
-                            crate::api::support::from_value(value).map(Self::Compound)
+                            crate::api::support::variant(value, "type").map(Self::Compound)
                         }
                         Some("Product") => {
-                            crate::api::support::from_value(value).map(Self::Product)
+                            crate::api::support::variant(value, "type").map(Self::Product)
                         }
                         Some("Service") => {
-                            crate::api::support::from_value(value).map(Self::Service)
+                            crate::api::support::variant(value, "type").map(Self::Service)
                         }
                         _ => Ok(Self::Unknown(value)),
                     }
@@ -20464,9 +20049,6 @@ pub mod deliveries {
             /// `Deliveries.Response.Order.ProductOrderItem` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ProductOrderItem {
-    /// `type` (required).
-    #[serde(rename = "type", default)]
-    pub r#type: Option<String>,
     /// `status` (required).
     #[serde(rename = "status", default)]
     pub status: Option<crate::api::models::deliveries::response::order::OrderItemStatus>,
@@ -20522,7 +20104,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ProductOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("status", self.status.is_some());
                     v.nested("deleted", self.deleted.as_ref());
                     v.required("amount", self.amount.is_some());
@@ -20586,9 +20167,6 @@ pub mod deliveries {
             /// `Deliveries.Response.Order.RegularCustomer` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct RegularCustomer {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `id` (required).
                 #[serde(rename = "id", default)]
                 pub id: Option<String>,
@@ -20628,7 +20206,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for RegularCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("id", self.id.is_some());
                     v.uuid("id", self.id.as_deref());
                     v.required("name", self.name.is_some());
@@ -20661,9 +20238,6 @@ pub mod deliveries {
             /// `Deliveries.Response.Order.ServiceOrderItem` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
             pub struct ServiceOrderItem {
-                /// `type` (required).
-                #[serde(rename = "type", default)]
-                pub r#type: Option<String>,
                 /// `status` (required).
                 #[serde(rename = "status", default)]
                 pub status:
@@ -20709,7 +20283,6 @@ pub mod deliveries {
 
             impl crate::api::Validate for ServiceOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
-                    v.required("type", self.r#type.is_some());
                     v.required("status", self.status.is_some());
                     v.nested("deleted", self.deleted.as_ref());
                     v.required("amount", self.amount.is_some());
@@ -21682,16 +21255,17 @@ pub mod discounts {
     /// `Discounts.DiscountsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct DiscountsResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `discounts` (required).
-    #[serde(rename = "discounts", default)]
-    pub discounts: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::discounts::discount_card_type_info_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `discounts` (required).
+        #[serde(rename = "discounts", default)]
+        pub discounts:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfDiscountCardTypeInfo>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for DiscountsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -21797,16 +21371,17 @@ pub mod employees {
     /// `Employees.ActiveCourierLocationsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ActiveCourierLocationsResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `activeCourierLocations` (required).
-    #[serde(rename = "activeCourierLocations", default)]
-    pub active_courier_locations: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::employees::active_courier_location_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `activeCourierLocations` (required).
+        #[serde(rename = "activeCourierLocations", default)]
+        pub active_courier_locations:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfActiveCourierLocation>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for ActiveCourierLocationsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -21948,16 +21523,17 @@ pub mod employees {
     /// `Employees.CourierLocationsByTimeOffsetResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct CourierLocationsByTimeOffsetResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `courierLocations` (required).
-    #[serde(rename = "courierLocations", default)]
-    pub courier_locations: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::employees::courier_locations_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `courierLocations` (required).
+        #[serde(rename = "courierLocations", default)]
+        pub courier_locations:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfCourierLocations>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for CourierLocationsByTimeOffsetResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -22200,16 +21776,16 @@ pub mod employees {
     /// `Employees.EmployeesResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct EmployeesResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `employees` (required).
-    #[serde(rename = "employees", default)]
-    pub employees: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::employees::employee_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `employees` (required).
+        #[serde(rename = "employees", default)]
+        pub employees: Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfEmployee>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for EmployeesResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -22223,16 +21799,18 @@ pub mod employees {
     /// `Employees.EmployeesWithRoleSignResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct EmployeesWithRoleSignResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `employeesWithCheckRoles` (required).
-    #[serde(rename = "employeesWithCheckRoles", default)]
-    pub employees_with_check_roles: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::employees::employee_with_checked_role_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `employeesWithCheckRoles` (required).
+        #[serde(rename = "employeesWithCheckRoles", default)]
+        pub employees_with_check_roles: Option<
+            Vec<crate::api::models::common::RmsItemsResponseWrapperOfEmployeeWithCheckedRole>,
+        >,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for EmployeesWithRoleSignResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -25429,9 +25007,6 @@ pub mod notifications {
     /// `Notifications.OrderAttentionNotificationRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct OrderAttentionNotificationRequest {
-        /// `messageType` (required).
-        #[serde(rename = "messageType", default)]
-        pub message_type: Option<String>,
         /// `organizationId` (required).
         #[serde(rename = "organizationId", default)]
         pub organization_id: Option<String>,
@@ -25451,7 +25026,6 @@ pub mod notifications {
 
     impl crate::api::Validate for OrderAttentionNotificationRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("messageType", self.message_type.is_some());
             v.required("organizationId", self.organization_id.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
             v.required("orderSource", self.order_source.is_some());
@@ -25486,7 +25060,7 @@ pub mod notifications {
             let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
             match value.get("messageType").and_then(serde_json::Value::as_str) {
                 Some("order_attention") => {
-                    crate::api::support::from_value(value).map(Self::OrderAttention)
+                    crate::api::support::variant(value, "messageType").map(Self::OrderAttention)
                 }
                 _ => Ok(Self::Unknown(value)),
             }
@@ -25581,16 +25155,17 @@ pub mod order_types {
     /// `OrderTypes.OrderTypesResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct OrderTypesResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `orderTypes` (required).
-    #[serde(rename = "orderTypes", default)]
-    pub order_types: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::order_types::order_type_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `orderTypes` (required).
+        #[serde(rename = "orderTypes", default)]
+        pub order_types:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfOrderType>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for OrderTypesResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -26097,9 +25672,6 @@ pub mod organizations {
     /// `Organizations.ExtendedOrganizationInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ExtendedOrganizationInfo {
-        /// `responseType` (required).
-        #[serde(rename = "responseType", default)]
-        pub response_type: Option<String>,
         /// `id` (required).
         #[serde(rename = "id", default)]
         pub id: Option<String>,
@@ -26202,7 +25774,6 @@ pub mod organizations {
 
     impl crate::api::Validate for ExtendedOrganizationInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("responseType", self.response_type.is_some());
             v.required("id", self.id.is_some());
             v.uuid("id", self.id.as_deref());
             v.each("externalData", self.external_data.as_deref());
@@ -26348,8 +25919,12 @@ pub mod organizations {
                 .get("responseType")
                 .and_then(serde_json::Value::as_str)
             {
-                Some("Extended") => crate::api::support::from_value(value).map(Self::Extended),
-                Some("Simple") => crate::api::support::from_value(value).map(Self::Simple),
+                Some("Extended") => {
+                    crate::api::support::variant(value, "responseType").map(Self::Extended)
+                }
+                Some("Simple") => {
+                    crate::api::support::variant(value, "responseType").map(Self::Simple)
+                }
                 _ => Ok(Self::Unknown(value)),
             }
         }
@@ -26678,9 +26253,6 @@ pub mod organizations {
     /// `Organizations.SimpleOrganizationInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct SimpleOrganizationInfo {
-        /// `responseType` (required).
-        #[serde(rename = "responseType", default)]
-        pub response_type: Option<String>,
         /// `id` (required).
         #[serde(rename = "id", default)]
         pub id: Option<String>,
@@ -26704,7 +26276,6 @@ pub mod organizations {
 
     impl crate::api::Validate for SimpleOrganizationInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
-            v.required("responseType", self.response_type.is_some());
             v.required("id", self.id.is_some());
             v.uuid("id", self.id.as_deref());
             v.each("externalData", self.external_data.as_deref());
@@ -28971,16 +28542,17 @@ pub mod stop_lists {
     /// `StopLists.StopListsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct StopListsResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `terminalGroupStopLists` (required).
-    #[serde(rename = "terminalGroupStopLists", default)]
-    pub terminal_group_stop_lists: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::stop_lists::terminal_group_stop_list_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `terminalGroupStopLists` (required).
+        #[serde(rename = "terminalGroupStopLists", default)]
+        pub terminal_group_stop_lists:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfTerminalGroupStopList>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for StopListsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -30089,19 +29661,21 @@ pub mod terminals {
     /// `Terminals.TerminalGroupsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct TerminalGroupsResponse {
-    /// `correlationId` (required).
-    #[serde(rename = "correlationId", default)]
-    pub correlation_id: Option<String>,
-    /// `terminalGroups` (required).
-    #[serde(rename = "terminalGroups", default)]
-    pub terminal_groups: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::terminals::terminal_group_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// `terminalGroupsInSleep` (required).
-    #[serde(rename = "terminalGroupsInSleep", default)]
-    pub terminal_groups_in_sleep: Option<Vec<crate::api::models::common::rms_items_response_wrapper_1_iiko_transport::public_api::contracts::terminals::terminal_group_iiko_transport::public_api::contracts_version_9::n7::n5::N2CultureNeutralPublicKeyTokenNull>>,
-    /// Fields this version does not know, kept as sent.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// `terminalGroups` (required).
+        #[serde(rename = "terminalGroups", default)]
+        pub terminal_groups:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfTerminalGroup>>,
+        /// `terminalGroupsInSleep` (required).
+        #[serde(rename = "terminalGroupsInSleep", default)]
+        pub terminal_groups_in_sleep:
+            Option<Vec<crate::api::models::common::RmsItemsResponseWrapperOfTerminalGroup>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
 
     impl crate::api::Validate for TerminalGroupsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {

@@ -19,8 +19,15 @@ pub fn serialize_tagged<S: Serializer, T: Serialize>(
     v.serialize(s)
 }
 
-/// Reads a union variant from the JSON already buffered for its tag.
-pub fn from_value<T: DeserializeOwned, E: serde::de::Error>(value: Value) -> Result<T, E> {
+/// Reads a union variant from the JSON already buffered for its tag; the
+/// tag itself is the enum variant, so it is taken out first.
+pub fn variant<T: DeserializeOwned, E: serde::de::Error>(
+    mut value: Value,
+    tag: &str,
+) -> Result<T, E> {
+    if let Value::Object(map) = &mut value {
+        map.remove(tag);
+    }
     serde_json::from_value(value).map_err(E::custom)
 }
 

@@ -5,6 +5,8 @@
 //! 400 malformed), body size (413), JSON syntax and object shape (400), fields (400).
 
 use iikocloud_http_server::Request;
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
@@ -64,7 +66,7 @@ pub(crate) fn is_json_content_type(value: &str) -> bool {
 
 /// Handles one API request (no fault applied).
 pub(crate) fn process(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     rq: &Request,
     method: &str,
     path: &str,
@@ -121,7 +123,9 @@ pub(crate) fn process(
         (Route::UpdateWebhookSettings, Some(key)) => update_settings(shared, key, &body, cid),
         (Route::WebhookSettings, Some(key)) => webhook_settings(shared, key, &body, cid),
         (Route::StopLists, Some(key)) => stop_lists(shared, key, &body, cid),
-        (Route::Catalogue(op), Some(_)) => return answer_from_schema(op, &body, cid),
+        (Route::Catalogue(op), Some(key)) => {
+            return answer_from_schema(shared, key, op, &body, cid)
+        }
         // Token-protected routes always have a key here.
         (_, None) => Err("missing API key".to_string()),
     };
@@ -130,12 +134,21 @@ pub(crate) fn process(
 
 /// An operation without a handler of its own: 400 naming the field that does
 /// not fit the request schema, else an answer made up from the response schema.
-fn answer_from_schema(op: &Value, body: &Body, cid: &str) -> Reply {
+fn answer_from_schema(
+    shared: &Arc<Shared>,
+    key: &ApiKeyFixture,
+    op: &Value,
+    body: &Body,
+    cid: &str,
+) -> Reply {
     let cat = catalogue();
-    let body = Value::Object(body.clone());
-    if let Err(msg) = cat.check_request(op, &body) {
+    if let Err(msg) = cat.check_request(op, &Value::Object(body.clone())) {
         return Reply::bad_request(msg, cid);
     }
+    if let Some(reply) = crate::flows::handle(shared, key, op, body, cid) {
+        return reply;
+    }
+    let body = Value::Object(body.clone());
     let status = op["success_status"]
         .as_u64()
         .and_then(|s| u16::try_from(s).ok())

@@ -254,6 +254,17 @@ impl Catalogue {
         }
     }
 
+    /// A made-up value of a named schema.
+    pub(crate) fn make(&self, schema: &str) -> Value {
+        let mut made = Maker {
+            cat: self,
+            cid: EXAMPLE_ID,
+            request: &Value::Null,
+            counter: 0,
+        };
+        made.named(schema, 1)
+    }
+
     /// A made-up answer that fits the operation's response schema.
     pub(crate) fn answer(&self, op: &Value, cid: &str, request: &Value) -> Value {
         let mut made = Maker {
@@ -326,21 +337,22 @@ impl Maker<'_> {
         if let Some(first) = t["enum"].as_array().and_then(|e| e.first()) {
             return first.clone();
         }
+        // Echo the organization asked about, as the service would; an
+        // example request names the fixtures' own (some families type it
+        // as a plain string, not a UUID).
+        if field == "organizationId" || field == "organizationIds" {
+            if let Some(o) = self.request["organizationId"]
+                .as_str()
+                .or_else(|| self.request["organizationIds"][0].as_str())
+            {
+                return json!(o);
+            }
+            return json!(crate::DEFAULT_ORGANIZATION_ID);
+        }
         match t["format"].as_str() {
             Some("uuid") => {
                 if field == "correlationId" {
                     return json!(self.cid);
-                }
-                // Echo the organization asked about, as the service would;
-                // an example request names the fixtures' own.
-                if field == "organizationId" || field == "organizationIds" {
-                    if let Some(o) = self.request["organizationId"]
-                        .as_str()
-                        .or_else(|| self.request["organizationIds"][0].as_str())
-                    {
-                        return json!(o);
-                    }
-                    return json!(crate::DEFAULT_ORGANIZATION_ID);
                 }
                 if field == "terminalGroupId"
                     || field == "terminalGroupsIds"

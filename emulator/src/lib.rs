@@ -28,6 +28,7 @@ mod control;
 mod error;
 mod faults;
 mod fixtures;
+mod flows;
 mod records;
 mod server;
 mod sink;
@@ -50,6 +51,7 @@ pub use fixtures::{
     ApiKeyFixture, AppFixture, ExternalDataEntry, Fixtures, OrganizationFixture, StopListItem,
     TerminalGroupFixture, DEFAULT_FIXTURES_JSON,
 };
+pub use flows::MENU_PRODUCTS;
 /// Connection and request limits of the emulator's HTTP server.
 pub use iikocloud_http_server::Limits as HttpLimits;
 pub use records::RequestRecord;

@@ -2,6 +2,7 @@
 //! `iikocloud-http-server`; this module only speaks the emulator's rules).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use iikocloud_http_server::{self as http, BodyError, Context, Request, Response};
@@ -157,7 +158,7 @@ pub(crate) fn parse_auth(value: Option<&str>) -> Auth {
 }
 
 /// Answers one request: control endpoints, or the API with faults applied.
-pub(crate) fn serve(shared: &Shared, rq: Request, ctx: &Context) -> http::Reply {
+pub(crate) fn serve(shared: &Arc<Shared>, rq: Request, ctx: &Context) -> http::Reply {
     let path = rq.path().to_string();
     if path == "/_emulator" || path.starts_with("/_emulator/") {
         let reply = catch_unwind(AssertUnwindSafe(|| {
@@ -223,7 +224,7 @@ pub(crate) fn serve(shared: &Shared, rq: Request, ctx: &Context) -> http::Reply 
 
 #[allow(clippy::too_many_arguments)]
 fn apply_fault(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     rq: &Request,
     ctx: &Context,
     kind: FaultKind,

@@ -21,6 +21,11 @@ struct StoredOrder {
     pos_id: String,
     external_number: String,
     order: Value,
+    number: i64,
+    timestamp: i64,
+    /// `InProgress` until its creation command finishes, then `Success` or `Error`.
+    creation_status: &'static str,
+    error_info: Value,
 }
 
 /// Mutable business data: stop lists and orders.
@@ -78,6 +83,7 @@ pub(crate) struct Shared {
     pub(crate) log: RequestLog,
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
+    pub(crate) commands: Mutex<crate::flows::Commands>,
     pub(crate) hub: Arc<Hub>,
 }
 
@@ -90,6 +96,7 @@ impl Shared {
             log: RequestLog::default(),
             faults: Mutex::new(Vec::new()),
             world: Mutex::new(world),
+            commands: Mutex::new(Default::default()),
             hub,
         }
     }
@@ -99,6 +106,7 @@ impl Shared {
         self.log.clear();
         lock(&self.faults).clear();
         *lock(&self.world) = World::new(&self.fixtures);
+        *lock(&self.commands) = Default::default();
         self.hub.reset();
     }
 
@@ -136,18 +144,23 @@ impl Shared {
         let tg = self.first_terminal_group(&world, &org);
         let now = SystemTime::now();
         let order = events::new_delivery_order(number, &tg, now);
+        let timestamp = world.next_timestamp();
         let stored = StoredOrder {
             organization_id: org.clone(),
             pos_id: new_uuid(),
             external_number: format!("EMU-{number}"),
             order,
+            number,
+            timestamp,
+            creation_status: "Success",
+            error_info: Value::Null,
         };
         let head = InfoHead {
             id: &id,
             pos_id: Some(&stored.pos_id),
             external_number: Some(&stored.external_number),
             organization_id: &org,
-            timestamp: world.next_timestamp(),
+            timestamp,
         };
         let info = events::order_info(&head, "Success", Value::Null, stored.order.clone());
         let event = events::envelope("DeliveryOrderUpdate", &org, info);
@@ -177,6 +190,7 @@ impl Shared {
             .get_mut(&order_id.to_ascii_lowercase())
             .ok_or_else(|| EmulatorError::UnknownOrder(order_id.to_string()))?;
         events::apply_delivery_status(&mut stored.order, status, SystemTime::now());
+        stored.timestamp = timestamp;
         let org = stored.organization_id.clone();
         let head = InfoHead {
             id: &order_id.to_ascii_lowercase(),
@@ -187,6 +201,201 @@ impl Shared {
         };
         let info = events::order_info(&head, "Success", Value::Null, stored.order.clone());
         let event = events::envelope("DeliveryOrderUpdate", &org, info);
+        Ok(self.emit(&org, vec![event]))
+    }
+
+    /// Stores a delivery order created through the API, still in progress;
+    /// returns its `orderInfo`. An id already taken is refused, which is what
+    /// makes a resend with the same `order.id` safe.
+    pub(crate) fn begin_delivery_creation(
+        &self,
+        organization_id: &str,
+        order_id: &str,
+        terminal_group_id: Option<&str>,
+        request: &Value,
+    ) -> Result<Value, EmulatorError> {
+        let org = self.check_org(organization_id)?;
+        let mut world = lock(&self.world);
+        if world.orders.contains_key(order_id) {
+            return Err(EmulatorError::InvalidArgument(format!(
+                "Order with id {order_id} already exists"
+            )));
+        }
+        let number = world.next_number();
+        let tg = match terminal_group_id {
+            Some(tg) => tg.to_ascii_lowercase(),
+            None => self.first_terminal_group(&world, &org),
+        };
+        let now = SystemTime::now();
+        let mut order = events::new_delivery_order(number, &tg, now);
+        fill_from_request(&mut order, request);
+        let timestamp = world.next_timestamp();
+        let external_number = request["externalNumber"]
+            .as_str()
+            .map_or_else(|| format!("EMU-{number}"), str::to_string);
+        let head = InfoHead {
+            id: order_id,
+            pos_id: None,
+            external_number: Some(&external_number),
+            organization_id: &org,
+            timestamp,
+        };
+        let info = events::order_info(&head, "InProgress", Value::Null, Value::Null);
+        world.orders.insert(
+            order_id.to_string(),
+            StoredOrder {
+                organization_id: org,
+                pos_id: new_uuid(),
+                external_number,
+                order,
+                number,
+                timestamp,
+                creation_status: "InProgress",
+                error_info: Value::Null,
+            },
+        );
+        Ok(info)
+    }
+
+    /// Finishes an API-created order: `Success` with a `DeliveryOrderUpdate`,
+    /// or, for an unknown product, `Error` with a `DeliveryOrderError`.
+    pub(crate) fn finish_delivery_creation(&self, order_id: &str, unknown_product: Option<&str>) {
+        let mut world = lock(&self.world);
+        let timestamp = world.next_timestamp();
+        let Some(stored) = world.orders.get_mut(order_id) else {
+            return;
+        };
+        stored.timestamp = timestamp;
+        let org = stored.organization_id.clone();
+        let (event_type, order) = match unknown_product {
+            None => {
+                stored.creation_status = "Success";
+                ("DeliveryOrderUpdate", stored.order.clone())
+            }
+            Some(product) => {
+                stored.creation_status = "Error";
+                let mut info = events::error_info("ProductNotFound");
+                info["message"] = json!(format!("Product {product} not found."));
+                info["description"] = info["message"].clone();
+                stored.error_info = info;
+                ("DeliveryOrderError", Value::Null)
+            }
+        };
+        let head = InfoHead {
+            id: order_id,
+            pos_id: (stored.creation_status == "Success").then_some(stored.pos_id.as_str()),
+            external_number: Some(&stored.external_number),
+            organization_id: &org,
+            timestamp,
+        };
+        let info = events::order_info(
+            &head,
+            stored.creation_status,
+            stored.error_info.clone(),
+            order,
+        );
+        let event = events::envelope(event_type, &org, info);
+        self.emit(&org, vec![event]);
+    }
+
+    /// `orderInfo` of the organization's delivery orders that `pick` selects
+    /// (by id and POS id), oldest first.
+    pub(crate) fn delivery_orders(
+        &self,
+        organization_id: &str,
+        pick: impl Fn(&str, Option<&str>) -> bool,
+    ) -> Vec<Value> {
+        let world = lock(&self.world);
+        let mut found: Vec<(&String, &StoredOrder)> = world
+            .orders
+            .iter()
+            .filter(|(_, o)| o.organization_id.eq_ignore_ascii_case(organization_id))
+            .filter(|(id, o)| {
+                let pos = (o.creation_status == "Success").then_some(o.pos_id.as_str());
+                pick(id, pos)
+            })
+            .collect();
+        found.sort_by_key(|(_, o)| o.number);
+        found
+            .into_iter()
+            .map(|(id, o)| {
+                let success = o.creation_status == "Success";
+                let head = InfoHead {
+                    id,
+                    pos_id: success.then_some(o.pos_id.as_str()),
+                    external_number: Some(&o.external_number),
+                    organization_id: &o.organization_id,
+                    timestamp: o.timestamp,
+                };
+                let order = if success {
+                    o.order.clone()
+                } else {
+                    Value::Null
+                };
+                events::order_info(&head, o.creation_status, o.error_info.clone(), order)
+            })
+            .collect()
+    }
+
+    /// The latest order revision (`maxRevision`).
+    pub(crate) fn revision(&self) -> i64 {
+        lock(&self.world).last_timestamp
+    }
+
+    /// Whether the organization has this terminal group.
+    pub(crate) fn has_terminal_group(
+        &self,
+        organization_id: &str,
+        terminal_group_id: &str,
+    ) -> bool {
+        let world = lock(&self.world);
+        world.stop_lists.iter().any(|(org, groups)| {
+            org.eq_ignore_ascii_case(organization_id)
+                && groups
+                    .iter()
+                    .any(|g| g.id.eq_ignore_ascii_case(terminal_group_id))
+        })
+    }
+
+    /// Applies a stop-list command and sends `StopListUpdate`.
+    pub(crate) fn apply_stop_list_change(
+        &self,
+        organization_id: &str,
+        terminal_group_id: &str,
+        change: crate::flows::StopListChange,
+    ) -> Result<Vec<Value>, EmulatorError> {
+        use crate::flows::StopListChange;
+        let org = self.check_org(organization_id)?;
+        let mut world = lock(&self.world);
+        let group = world
+            .stop_lists
+            .entry(org.clone())
+            .or_default()
+            .iter_mut()
+            .find(|g| g.id.eq_ignore_ascii_case(terminal_group_id))
+            .ok_or_else(|| EmulatorError::UnknownTerminalGroup(terminal_group_id.to_string()))?;
+        match change {
+            StopListChange::Add(items) => {
+                for item in items {
+                    group.stop_list.retain(|i| {
+                        !(i.product_id == item.product_id && i.size_id == item.size_id)
+                    });
+                    group.stop_list.push(item);
+                }
+            }
+            StopListChange::Remove(keys) => group.stop_list.retain(|i| {
+                !keys
+                    .iter()
+                    .any(|(p, s)| *p == i.product_id && *s == i.size_id)
+            }),
+            StopListChange::Clear => group.stop_list.clear(),
+        }
+        let tg_id = group.id.clone();
+        let event = events::envelope(
+            "StopListUpdate",
+            &org,
+            events::stop_list_info(std::slice::from_ref(&tg_id)),
+        );
         Ok(self.emit(&org, vec![event]))
     }
 
@@ -399,4 +608,47 @@ impl Shared {
             .collect();
         json!({"organizationId": organization_id, "items": items})
     }
+}
+
+/// Writes what a create request says into the emulated order: its items
+/// (menu names and prices), sum, payments, phone and comment.
+fn fill_from_request(order: &mut Value, request: &Value) {
+    let mut sum = 0.0;
+    let mut items = Vec::new();
+    for item in request["items"].as_array().into_iter().flatten() {
+        let Some(product) = item["productId"].as_str() else {
+            continue;
+        };
+        let menu = crate::flows::MENU_PRODUCTS
+            .iter()
+            .find(|(id, _, _)| id.eq_ignore_ascii_case(product));
+        let name = menu.map_or("Unknown product", |m| m.1);
+        let price = item["price"].as_f64().or(menu.map(|m| m.2)).unwrap_or(0.0);
+        let amount = item["amount"].as_f64().unwrap_or(1.0);
+        let cost = (price * amount * 100.0).round() / 100.0;
+        sum += cost;
+        items.push(events::product_item(
+            "Added",
+            &product.to_ascii_lowercase(),
+            name,
+            json!(amount),
+            json!(price),
+            json!(cost),
+        ));
+    }
+    let sum = (sum * 100.0).round() / 100.0;
+    order["items"] = Value::Array(items);
+    order["sum"] = json!(sum);
+    order["payments"] = if request["payments"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty())
+    {
+        json!([events::cash_payment(json!(sum))])
+    } else {
+        json!([])
+    };
+    if let Some(phone) = request["phone"].as_str() {
+        order["phone"] = json!(phone);
+    }
+    order["comment"] = request.get("comment").cloned().unwrap_or(Value::Null);
 }

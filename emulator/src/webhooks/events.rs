@@ -72,7 +72,7 @@ pub(crate) fn order_info(
     })
 }
 
-fn product_item(
+pub(crate) fn product_item(
     status: &str,
     product_id: &str,
     name: &str,
@@ -101,7 +101,7 @@ fn product_item(
     })
 }
 
-fn cash_payment(sum: Value) -> Value {
+pub(crate) fn cash_payment(sum: Value) -> Value {
     json!({
         "paymentType": {"id": "8f210347-60d0-4bd1-a6b7-cd70fb82d08d", "name": "Cash", "kind": "Cash"},
         "sum": sum,

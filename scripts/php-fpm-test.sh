@@ -108,6 +108,7 @@ cleanup() {
     exit "$status"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM # through cleanup, so nothing started here outlives the script
 
 if [ "$(id -u)" = 0 ]; then
     # As Debian's service runs it: a root master, workers as www-data.

@@ -8,8 +8,10 @@
 #     when they are up to date);
 #  3. starts the emulator on a free port, stopped again on exit;
 #  4. runs PHPUnit with -d ffi.enable=1 on bindings/php/tests: every Client
-#     method and error, the shared webhook vectors, the library loader, leaks,
-#     8 processes sharing one token, and examples/php/receiver.php under php -S.
+#     method and error, the shared webhook vectors, the library loader and the
+#     preload files, leaks, 8 processes sharing one token, and examples/php
+#     (receiver.php and organizations.php under php -S). PHP-FPM behind nginx
+#     is scripts/php-fpm-test.sh.
 #
 #   PHP_PROFILE=release ./scripts/php-test.sh   # test an optimized library
 set -euo pipefail

@@ -53,6 +53,8 @@ step "README samples (scripts/readme-samples.sh)"
 # ---- PHP binding (bindings/php, examples/php) -------------------------------
 step "PHP: PHPUnit against the emulator, receiver under php -S, 8 processes sharing a token (scripts/php-test.sh)"
 ./scripts/php-test.sh
+step "PHP under PHP-FPM and nginx: preload recipe, client page under load, webhooks of 8 organizations (scripts/php-fpm-test.sh)"
+./scripts/php-fpm-test.sh
 # ---- end of the PHP section -------------------------------------------------
 
 # ---- Reliability (fuzz, fault matrix, load, secrets: docs/reliability.md) ---

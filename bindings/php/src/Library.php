@@ -37,10 +37,12 @@ use IikoCloud\Exception\WebhookVerificationException;
  *
  * Loading parses the header with `FFI::cdef` once per process (under a
  * millisecond) and checks `iiko_version()` against the header and this
- * package. Under `ffi.enable=preload` (PHP-FPM's default) `FFI::cdef` is not
- * allowed in requests: write a preload header with
- * {@see writePreloadHeader()} and name it in `ffi.preload`; the library is
- * then taken from FFI scope "iikocloud".
+ * package. Under `ffi.enable=preload` (the default of PHP-FPM and mod_php)
+ * PHP allows FFI only in code compiled by `opcache.preload`: preload this
+ * package with its preload.php, and name a header written by
+ * {@see writePreloadHeader()} in `ffi.preload` so the library is bound once
+ * at start-up (FFI scope "iikocloud"). {@see writePreload()} writes the
+ * header and the php.ini lines of both.
  */
 final class Library
 {
@@ -55,6 +57,9 @@ final class Library
     public const ENV_HEADER = 'IIKOCLOUD_HEADER';
     /** The FFI scope of a header preloaded with `ffi.preload`. */
     public const SCOPE = 'iikocloud';
+    /** File names written by writePreload() in its directory. */
+    public const PRELOAD_HEADER = 'iikocloud-ffi.h';
+    public const PRELOAD_INI = 'iikocloud.ini';
 
     /** @var array<string, FFI> loaded libraries by real path */
     private static array $loaded = [];
@@ -83,6 +88,8 @@ final class Library
         if ($library === null && self::$defaultPath !== null) {
             return self::$defaultPath;
         }
+        // Before the search: a restricted FFI is the problem to report, not where the library is.
+        self::requireFfi();
         $path = self::locate($library);
         self::open($path);
         return $path;
@@ -176,13 +183,87 @@ final class Library
     {
         $path = self::locate($library);
         $header = self::readHeader(self::findHeader($path));
-        if (strpbrk($path, "\"\\\n") !== false) {
+        if (strpbrk($path, "\"\\\n\r") !== false) {
             throw new LibraryException(sprintf('cannot name %s in a C string literal: move the library', $path));
         }
         $text = sprintf("#define FFI_SCOPE \"%s\"\n#define FFI_LIB \"%s\"\n", self::SCOPE, $path) . $header;
         if (@file_put_contents($target, $text) !== strlen($text)) {
             throw new LibraryException(sprintf('cannot write the preload header %s', $target));
         }
+    }
+
+    /**
+     * Writes what PHP-FPM and mod_php need under `ffi.enable=preload`, into
+     * $directory (created when missing): the FFI header of
+     * {@see writePreloadHeader()} as `iikocloud-ffi.h`, and `iikocloud.ini`
+     * with the four php.ini lines that use it:
+     *
+     *     ffi.enable=preload
+     *     ffi.preload=<directory>/iikocloud-ffi.h
+     *     opcache.preload=<this package>/preload.php
+     *     opcache.preload_user=www-data
+     *
+     * Link or copy the ini into the SAPI's conf.d (e.g.
+     * /etc/php/8.2/fpm/conf.d/50-iikocloud.ini) and reload PHP-FPM. Run it
+     * again, then reload, after upgrading the library or this package.
+     * The library is loaded first, so a library that does not match its
+     * header or this package is refused before anything is written.
+     *
+     * @param string $directory where to write the two files
+     * @param ?string $library the library to name (searched when null)
+     * @param string $user `opcache.preload_user`: the user preloading runs as
+     *                     when the master process runs as root (the pool's user)
+     * @return string the path of the ini file written
+     * @throws LibraryException when the library cannot be loaded or a file cannot be written
+     */
+    public static function writePreload(string $directory, ?string $library = null, string $user = 'www-data'): string
+    {
+        if (preg_match('/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/', $user) !== 1) {
+            throw new LibraryException(sprintf('%s is not a user name for opcache.preload_user', var_export($user, true)));
+        }
+        self::iniValue($directory); // refused before anything is created
+        $path = self::locate($library);
+        self::open($path);
+        if (!is_dir($directory) && !@mkdir($directory, 0755, true) && !is_dir($directory)) {
+            throw new LibraryException(sprintf('cannot create the directory %s', $directory));
+        }
+        $directory = self::real($directory);
+        $header = $directory . '/' . self::PRELOAD_HEADER;
+        $script = self::preloadScript();
+        $ini = sprintf(
+            "; Written by IikoCloud\\Library::writePreload for libiikocloud %s (%s).\n"
+            . "; Write it again and reload PHP-FPM (or Apache) after upgrading the library or the package.\n"
+            . "; Under ffi.enable=preload only preloaded code may use FFI:\n"
+            . "ffi.enable=preload\n"
+            . "; binds the library once, at start-up (FFI scope \"%s\")\n"
+            . "ffi.preload=%s\n"
+            . "; compiles the IikoCloud classes at start-up. A site with a preload script of its own names\n"
+            . "; that script here instead and adds this line to it: require %s;\n"
+            . "opcache.preload=%s\n"
+            . "; preloading runs as this user when the master runs as root: the pool's user\n"
+            . "opcache.preload_user=%s\n",
+            self::$versions[$path],
+            $path,
+            self::SCOPE,
+            self::iniValue($header),
+            var_export($script, true),
+            self::iniValue($script),
+            $user
+        );
+        self::writePreloadHeader($header, $path);
+        $target = $directory . '/' . self::PRELOAD_INI;
+        if (@file_put_contents($target, $ini) !== strlen($ini)) {
+            throw new LibraryException(sprintf('cannot write %s', $target));
+        }
+        return $target;
+    }
+
+    /**
+     * The `opcache.preload` script of this package (preload.php beside src/).
+     */
+    public static function preloadScript(): string
+    {
+        return self::real(dirname(__DIR__) . '/preload.php');
     }
 
     /**
@@ -204,10 +285,12 @@ final class Library
      */
     public static function ffi(?string $library = null): FFI
     {
+        if ($library === null && self::$defaultPath !== null) {
+            return self::$loaded[self::$defaultPath];
+        }
+        // Before the search: a restricted FFI is the problem to report, not where the library is.
+        self::requireFfi();
         if ($library === null) {
-            if (self::$defaultPath !== null) {
-                return self::$loaded[self::$defaultPath];
-            }
             $scoped = self::preloaded();
             if ($scoped !== null) {
                 return $scoped;
@@ -393,10 +476,24 @@ final class Library
         }
         throw new LibraryException(sprintf(
             'libiikocloud not found; looked in: %s. Build it (cargo build --release -p iikocloud-c, or '
-            . 'make -C bindings/c install), then set %s to its path or pass library: to the Client',
+            . 'make -C bindings/c install), then set %s to its path or pass library: to the Client%s',
             implode(', ', $tried),
-            self::ENV_LIBRARY
+            self::ENV_LIBRARY,
+            // FPM starts workers with an empty environment (clear_env), so an exported variable is not seen.
+            PHP_SAPI === 'fpm-fcgi'
+                ? sprintf(' (PHP-FPM clears the environment: set env[%s] in the pool, or ffi.preload=<a header written by %s::writePreload>)', self::ENV_LIBRARY, self::class)
+                : ''
         ));
+    }
+
+    /** A path as a php.ini value (quoted: a path may hold characters the ini syntax reads). */
+    private static function iniValue(string $path): string
+    {
+        // Inside double quotes the ini syntax still reads ", \ and ${...}.
+        if (strpbrk($path, "\"\\$\n\r") !== false) {
+            throw new LibraryException(sprintf('cannot name %s in php.ini: move it to a plainer path', $path));
+        }
+        return '"' . $path . '"';
     }
 
     private static function real(string $path): string
@@ -503,22 +600,68 @@ final class Library
         if (in_array($enable, ['0', 'false', 'off', 'no', ''], true)) {
             throw new LibraryException(
                 'PHP FFI is disabled (ffi.enable=' . ini_get('ffi.enable') . '): set ffi.enable=1 in php.ini '
-                . '(or php -d ffi.enable=1), or under ffi.enable=preload load the library with ffi.preload '
-                . '(IikoCloud\\Library::writePreloadHeader)'
+                . '(or php -d ffi.enable=1), or ffi.enable=preload with the lines written by '
+                . 'IikoCloud\\Library::writePreload'
             );
         }
+        if ($enable === 'preload' && PHP_SAPI !== 'cli' && !self::ffiAllowedHere()) {
+            throw self::restricted(null);
+        }
+    }
+
+    /**
+     * Whether PHP lets this class use FFI: under ffi.enable=preload outside
+     * the CLI only code compiled by opcache.preload may, and only PHP knows
+     * whether this class was, so ask it with the cheapest restricted call.
+     */
+    private static function ffiAllowedHere(): bool
+    {
+        try {
+            FFI::type('int');
+            return true;
+        } catch (\FFI\Exception $e) {
+            return false;
+        }
+    }
+
+    /**
+     * The error for ffi.enable=preload when this package was not preloaded,
+     * naming the php.ini line that is missing (or wrong).
+     */
+    private static function restricted(?\Throwable $previous): LibraryException
+    {
+        $script = self::preloadScript();
+        $preload = (string) ini_get('opcache.preload');
+        if (!extension_loaded('Zend OPcache')) {
+            $fix = 'Missing php.ini line: zend_extension=opcache (preloading needs OPcache), then opcache.preload=' . $script;
+        } elseif (!filter_var(ini_get('opcache.enable'), FILTER_VALIDATE_BOOLEAN)) {
+            $fix = 'Missing php.ini line: opcache.enable=1 (preloading needs OPcache)';
+        } elseif ($preload === '') {
+            $fix = 'Missing php.ini line: opcache.preload=' . $script
+                . " (and opcache.preload_user=<the pool's user> when the master process runs as root)";
+        } elseif (self::real($preload) === $script) {
+            // Only possible when preloading skipped our classes: PHP logged why.
+            $fix = sprintf('opcache.preload=%s is set but did not preload %s: see the warnings in the PHP-FPM log', $preload, dirname(__DIR__));
+        } else {
+            $fix = sprintf('opcache.preload=%s does not preload this package: add the line require %s; to that script', $preload, var_export($script, true));
+        }
+        return new LibraryException(sprintf(
+            'PHP FFI is restricted to preloaded code here (ffi.enable=%s, SAPI %s) and the IikoCloud classes were not preloaded. '
+            . '%s. php %s DIR writes every line needed into DIR/%s; reload PHP-FPM (or Apache) after changing php.ini. '
+            . 'Or set ffi.enable=1',
+            (string) ini_get('ffi.enable'),
+            PHP_SAPI,
+            $fix,
+            self::real(dirname(__DIR__) . '/bin/iikocloud-preload'),
+            self::PRELOAD_INI
+        ), $previous);
     }
 
     private static function loadFailure(\FFI\Exception $e, string $path, string $headerPath, string $header): LibraryException
     {
         $why = $e->getMessage();
         if (stripos($why, 'ffi.enable') !== false) {
-            return new LibraryException(
-                'PHP FFI is restricted here (ffi.enable=' . ini_get('ffi.enable') . ', SAPI ' . PHP_SAPI . '): '
-                . 'set ffi.enable=1, or keep ffi.enable=preload and name a header written by '
-                . 'IikoCloud\\Library::writePreloadHeader in ffi.preload',
-                $e
-            );
+            return self::restricted($e);
         }
         if (preg_match("/Failed resolving C function '([^']+)'/", $why, $m) === 1) {
             return new LibraryException(sprintf(

@@ -143,4 +143,108 @@ final class LibraryTest extends TestCase
             self::removeDir($dir);
         }
     }
+
+    public function testWritePreloadWritesTheHeaderAndTheIniLines(): void
+    {
+        $dir = self::tempDir('write-preload');
+        try {
+            $ini = Library::writePreload($dir . '/etc', null, 'www-data');
+            self::assertSame(realpath($dir . '/etc') . '/' . Library::PRELOAD_INI, $ini);
+            $header = dirname($ini) . '/' . Library::PRELOAD_HEADER;
+            self::assertStringStartsWith(
+                "#define FFI_SCOPE \"iikocloud\"\n#define FFI_LIB \"" . Library::path() . "\"\n",
+                (string) file_get_contents($header)
+            );
+            // What PHP reads from it: the quoting must survive the ini syntax.
+            self::assertSame([
+                'ffi.enable' => 'preload',
+                'ffi.preload' => $header,
+                'opcache.preload' => Library::preloadScript(),
+                'opcache.preload_user' => 'www-data',
+            ], parse_ini_file($ini));
+            self::assertSame(dirname(__DIR__) . '/preload.php', Library::preloadScript());
+            self::assertStringContainsString("require '" . Library::preloadScript() . "';", (string) file_get_contents($ini));
+        } finally {
+            self::removeDir($dir);
+        }
+    }
+
+    public function testWritePreloadRefusesWhatCannotBeWritten(): void
+    {
+        $dir = self::tempDir('write-preload-bad');
+        try {
+            foreach (["www data", "www-data\nffi.enable=1", ''] as $user) {
+                try {
+                    Library::writePreload($dir, null, $user);
+                    self::fail('accepted the user ' . var_export($user, true));
+                } catch (LibraryException $e) {
+                    self::assertStringContainsString('opcache.preload_user', $e->getMessage());
+                }
+            }
+            try {
+                Library::writePreload($dir . '/with"quote');
+                self::fail('accepted a directory the ini syntax cannot name');
+            } catch (LibraryException $e) {
+                self::assertStringContainsString('cannot name', $e->getMessage());
+            }
+            self::assertSame([], glob($dir . '/*') ?: [], 'nothing written or created');
+        } finally {
+            self::removeDir($dir);
+        }
+    }
+
+    public function testThePreloadScriptCompilesEveryClass(): void
+    {
+        $classes = [];
+        foreach (glob(dirname(__DIR__) . '/src/{,Exception/}*.php', GLOB_BRACE) ?: [] as $file) {
+            $classes[] = 'IikoCloud\\' . str_replace('/', '\\', substr($file, strlen(dirname(__DIR__) . '/src/'), -4));
+        }
+        self::assertGreaterThan(20, count($classes));
+        if (!extension_loaded('Zend OPcache')) {
+            self::markTestSkipped('OPcache is not loaded in this PHP');
+        }
+        // No autoloader: whatever exists was preloaded. (opcache.preload_user
+        // only counts when running as root, where it must be set.)
+        $code = 'foreach (' . var_export($classes, true) . ' as $c) { if (!class_exists($c, false)) { echo "missing $c\n"; } } echo "done";';
+        [$exit, $out, $err] = Php::run($code, [], [
+            'opcache.enable' => '1',
+            'opcache.enable_cli' => '1',
+            'opcache.preload' => Library::preloadScript(),
+            'opcache.preload_user' => 'root',
+        ], false);
+        self::assertSame(0, $exit, $err);
+        self::assertSame('done', $out);
+        self::assertSame('', $err, 'no preloading warning');
+    }
+
+    public function testTheCommandWritesThePreloadFiles(): void
+    {
+        $dir = self::tempDir('preload-command');
+        $command = static function (array $args): array {
+            $bin = dirname(__DIR__) . '/bin/iikocloud-preload';
+            $process = proc_open(array_merge(Php::command(), [$bin], $args), [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+            self::assertIsResource($process);
+            $out = (string) stream_get_contents($pipes[1]);
+            $err = (string) stream_get_contents($pipes[2]);
+            fclose($pipes[1]);
+            fclose($pipes[2]);
+            return [proc_close($process), $out, $err];
+        };
+        try {
+            [$exit, $out, $err] = $command([$dir, '--user=nginx', '--library=' . Library::path()]);
+            self::assertSame(0, $exit, $err);
+            self::assertStringStartsWith('wrote ' . realpath($dir) . '/iikocloud.ini', $out);
+            self::assertStringContainsString('systemctl reload php', $out);
+            self::assertSame('nginx', parse_ini_file($dir . '/iikocloud.ini')['opcache.preload_user']);
+
+            [$exit, , $err] = $command([$dir, '--library=/nonexistent/libiikocloud.so']);
+            self::assertSame(1, $exit);
+            self::assertStringContainsString('libiikocloud not found at /nonexistent/libiikocloud.so', $err);
+            [$exit, , $err] = $command(['--frobnicate']);
+            self::assertSame(2, $exit);
+            self::assertStringContainsString('usage: iikocloud-preload DIRECTORY', $err);
+        } finally {
+            self::removeDir($dir);
+        }
+    }
 }

@@ -13,12 +13,22 @@ use std::sync::mpsc::{self, Receiver as Channel};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use iikocloud::api::models::deliveries::request::create_order::{
+    DeliveryOrder, OrderItem, ProductOrderItem,
+};
+use iikocloud::api::models::deliveries::request::update_order::ConfirmDeliveryRequest;
+use iikocloud::api::models::deliveries::request::{
+    CloseDeliveryOrderRequest, CreateOrderRequest, OrdersByIdRequest, UpdateDeliveryStatusRequest,
+};
+use iikocloud::api::models::stop_lists::{AddProductsToStopListItem, AddProductsToStopListRequest};
+use iikocloud::api::WaitOptions;
 use iikocloud::models::{OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest};
 use iikocloud::webhook::{Event, EventKind, ReceiveError, VerifyError};
 use iikocloud::Client;
+use iikocloud::{CommandErrorKind, Money};
 use iikocloud_emulator::{
     DeliveryConfig, DeliveryOutcome, Emulator, EmulatorConfig, DEFAULT_API_KEY, DEFAULT_APP_ID,
-    DEFAULT_CLIENT_SECRET,
+    DEFAULT_CLIENT_SECRET, MENU_PRODUCTS,
 };
 use serde_json::{json, Value};
 
@@ -52,9 +62,9 @@ const STEPS: [&str; 9] = [
     "Get an access token",
     "List the organizations",
     "Point the webhook at a local receiver",
-    "Follow a delivery order through its lifecycle",
-    "Receive an order error",
-    "Receive a stop-list change, then fetch the stop lists",
+    "Create a delivery order through the API and follow it to Closed",
+    "Create an order with a product the menu lacks: the command fails",
+    "Put a product on the stop list, then fetch the stop lists",
     "Keep out repeats, late versions and forgeries",
     "Let a token expire: the client refreshes it unnoticed",
 ];
@@ -149,6 +159,97 @@ impl LocalReceiver {
             other => Err(steps.fail(format!("unexpected request: {other:?}"))),
         }
     }
+}
+
+/// A product id no menu has.
+const UNKNOWN_PRODUCT: &str = "00000000-0000-4000-8000-00000000dead";
+
+/// A create request for one product, two portions, with the order id set by
+/// the caller (so a timeout can be followed by a look-up instead of a resend).
+fn delivery_request(org: &str, order_id: &str, product: &str) -> CreateOrderRequest {
+    CreateOrderRequest {
+        organization_id: Some(org.to_string()),
+        order: Some(DeliveryOrder {
+            id: Some(order_id.to_string()),
+            phone: Some("+79161234567".into()),
+            items: Some(vec![OrderItem::Product(ProductOrderItem {
+                product_id: Some(product.to_string()),
+                amount: Some(Money::from(2)),
+                // The menu's price, or any price for a product it lacks.
+                price: MENU_PRODUCTS
+                    .iter()
+                    .find(|(id, _, _)| *id == product)
+                    .map_or(Some(Money::from(100)), |(_, _, p)| Money::from_f64(*p)),
+                ..Default::default()
+            })]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Moves the order to `status`: through the API where the service has an
+/// operation for it, else as the kitchen would (the emulator plays it).
+fn move_order(
+    client: &Client,
+    emu: &Emulator,
+    org: &str,
+    order_id: &str,
+    status: &str,
+) -> Result<&'static str, Failure> {
+    let deliveries = client.api().deliveries();
+    let (answer, how) = match status {
+        "WaitCooking" => (
+            deliveries.confirm(&ConfirmDeliveryRequest {
+                organization_id: Some(org.into()),
+                order_id: Some(order_id.into()),
+                ..Default::default()
+            })?,
+            "deliveries.confirm",
+        ),
+        "Waiting" | "OnWay" | "Delivered" => (
+            deliveries.update_order_delivery_status(&UpdateDeliveryStatusRequest {
+                organization_id: Some(org.into()),
+                order_id: Some(order_id.into()),
+                delivery_status: Some(
+                    status
+                        .parse()
+                        .unwrap_or_else(|e: std::convert::Infallible| match e {}),
+                ),
+                ..Default::default()
+            })?,
+            "deliveries.update_order_delivery_status",
+        ),
+        "Closed" => (
+            deliveries.close(&CloseDeliveryOrderRequest {
+                organization_id: Some(org.into()),
+                order_id: Some(order_id.into()),
+                ..Default::default()
+            })?,
+            "deliveries.close",
+        ),
+        _ => {
+            emu.set_delivery_status(order_id, status)
+                .map_err(|e| Failure::failed(e.to_string()))?;
+            return Ok("the kitchen (played by the emulator)");
+        }
+    };
+    let cid = answer.correlation_id.unwrap_or_default();
+    client.wait_command(org, &cid, &WaitOptions::default())?;
+    Ok(how)
+}
+
+/// A random version-4 UUID.
+fn random_uuid() -> String {
+    let hex = random_token();
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
 }
 
 /// A 128-bit random hex token from the standard library's randomly keyed
@@ -271,27 +372,37 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     println!("   each line below is one request: '<-' the status the receiver answered, the event");
     println!("   it verified and parsed, and '=>' what it decided");
 
-    // 5. A delivery order from Unconfirmed to Closed.
+    // 5. A delivery order created through the API, followed to Closed.
     steps.next();
-    let order = emu
-        .create_delivery_order(&org.id)
-        .map_err(|e| steps.fail(e))?;
+    let order_id = random_uuid();
+    let created = client.api().deliveries().create(&delivery_request(
+        &org.id,
+        &order_id,
+        MENU_PRODUCTS[0].0,
+    ))?;
+    let cid = created.correlation_id.clone().unwrap_or_default();
     println!(
-        "   the emulator creates order #{} and moves it through {} statuses",
-        order.number,
-        LIFECYCLE.len()
+        "   deliveries.create: order {} accepted, creation InProgress (command {})",
+        short(&order_id),
+        short(&cid)
+    );
+    let t = Instant::now();
+    client.wait_command(&org.id, &cid, &WaitOptions::default())?;
+    println!(
+        "   commands/status: Success after {} ms (the client polls with growing pauses)",
+        t.elapsed().as_millis()
     );
     let mut expected = vec!["Unconfirmed"];
     expected.extend(LIFECYCLE);
     for (i, status) in expected.iter().enumerate() {
         if i > 0 {
-            emu.set_delivery_status(&order.id, status)
-                .map_err(|e| steps.fail(e))?;
+            let how = move_order(&client, &emu, &org.id, &order_id, status)?;
+            println!("   {status}: {how}");
         }
         let (event, verdict) = receiver.next_event(&steps)?;
         steps.check(
             event.kind() == EventKind::DeliveryOrderUpdate
-                && event.order_id() == Some(order.id.as_str())
+                && event.order_id() == Some(order_id.as_str())
                 && event.status() == Some(*status)
                 && verdict == Verdict::New,
             || format!("expected a new DeliveryOrderUpdate with status {status}"),
@@ -302,11 +413,45 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
             })?;
         }
     }
+    let read_back = client
+        .api()
+        .deliveries()
+        .by_id(&OrdersByIdRequest {
+            organization_id: Some(org.id.clone()),
+            order_ids: Some(vec![order_id.clone()]),
+            ..Default::default()
+        })?
+        .orders
+        .unwrap_or_default();
+    let final_status = read_back
+        .first()
+        .and_then(|o| o.order.as_ref())
+        .and_then(|o| o.status.as_ref())
+        .map(|s| s.as_str().to_string());
+    steps.check(final_status.as_deref() == Some("Closed"), || {
+        format!("deliveries.by_id read the order back as {final_status:?}, not Closed")
+    })?;
+    println!("   deliveries.by_id reads it back: Closed");
 
-    // 6. An order error.
+    // 6. An order error: a product the menu does not have.
     steps.next();
-    emu.trigger_delivery_error(&org.id, "ProductNotFound")
-        .map_err(|e| steps.fail(e))?;
+    let failed = client.api().deliveries().create(&delivery_request(
+        &org.id,
+        &random_uuid(),
+        UNKNOWN_PRODUCT,
+    ))?;
+    let outcome = client.wait_command(
+        &org.id,
+        failed.correlation_id.as_deref().unwrap_or_default(),
+        &WaitOptions::default(),
+    );
+    let reason = match &outcome {
+        Err(iikocloud::Error::Command(c)) if c.kind == CommandErrorKind::Failed => {
+            c.reason.clone().unwrap_or_default()
+        }
+        other => return Err(steps.fail(format!("expected the command to fail, got {other:?}"))),
+    };
+    println!("   an order with a product the menu lacks: the command fails ({reason})");
     let (event, verdict) = receiver.next_event(&steps)?;
     steps.check(
         event.kind() == EventKind::DeliveryOrderError
@@ -330,8 +475,31 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
         Ok((products.len(), products))
     };
     let (before, before_products) = count_items(&client)?;
-    emu.trigger_stop_list_change(&org.id)
-        .map_err(|e| steps.fail(e))?;
+    let terminal_group = emu
+        .fixtures()
+        .organization(&org.id)
+        .and_then(|o| o.terminal_groups.first())
+        .map(|g| g.id.clone())
+        .ok_or_else(|| steps.fail("the organization has no terminal group"))?;
+    let added = client
+        .api()
+        .stop_lists()
+        .add(&AddProductsToStopListRequest {
+            organization_id: Some(org.id.clone()),
+            terminal_group_id: Some(terminal_group),
+            items: Some(vec![AddProductsToStopListItem {
+                product_id: Some(MENU_PRODUCTS[2].0.to_string()),
+                balance: Some(Money::from(0)),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        })?;
+    client.wait_command(
+        &org.id,
+        added.correlation_id.as_deref().unwrap_or_default(),
+        &WaitOptions::default(),
+    )?;
+    println!("   stop_lists.add: {} is out of stock", MENU_PRODUCTS[2].1);
     let (event, verdict) = receiver.next_event(&steps)?;
     steps.check(
         event.kind() == EventKind::StopListUpdate && verdict == Verdict::New,
@@ -356,13 +524,13 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     let first_body = emu
         .deliveries()
         .into_iter()
-        .find(|r| r.outcome == DeliveryOutcome::Delivered && r.body.contains(&order.id))
+        .find(|r| r.outcome == DeliveryOutcome::Delivered && r.body.contains(&order_id))
         .map(|r| r.body_json())
         .ok_or_else(|| steps.fail("the emulator logged no delivery of the order"))?;
     println!(
         "   the first order event is delivered again, as the service does when a 200 is lost:"
     );
-    emu.send_raw(&org.id, first_body)
+    emu.send_raw(&org.id, first_body.clone())
         .map_err(|e| steps.fail(e))?;
     let (_, verdict) = receiver.next_event(&steps)?;
     steps.check(verdict == Verdict::Duplicate, || {
@@ -370,9 +538,8 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     })?;
 
     println!("   an older version of the order (lower eventInfo.timestamp) arrives late:");
-    let mut late = order
-        .events
-        .first()
+    let mut late = first_body
+        .get(0)
         .cloned()
         .ok_or_else(|| steps.fail("the order has no event"))?;
     let first_ts = late["eventInfo"]["timestamp"]

@@ -828,9 +828,9 @@ fn demo_runs_every_step_and_prints_no_secret() {
         "2. Get an access token",
         "3. List the organizations",
         "4. Point the webhook at a local receiver",
-        "5. Follow a delivery order through its lifecycle",
-        "6. Receive an order error",
-        "7. Receive a stop-list change, then fetch the stop lists",
+        "5. Create a delivery order through the API and follow it to Closed",
+        "6. Create an order with a product the menu lacks: the command fails",
+        "7. Put a product on the stop list, then fetch the stop lists",
         "8. Keep out repeats, late versions and forgeries",
         "9. Let a token expire: the client refreshes it unnoticed",
         "All 9 steps passed",
@@ -842,6 +842,11 @@ fn demo_runs_every_step_and_prints_no_secret() {
         );
     }
     for seen in [
+        "deliveries.create: order",
+        "commands/status: Success",
+        "deliveries.by_id reads it back: Closed",
+        "the command fails (ProductNotFound)",
+        "stop_lists.add:",
         "duplicate -> dropped",
         "stale",
         "<- 401",

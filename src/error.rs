@@ -163,7 +163,8 @@ pub enum CommandErrorKind {
 pub struct CommandError {
     /// How it ended.
     pub kind: CommandErrorKind,
-    /// The command's `correlationId`.
+    /// The command's `correlationId` (the order's id when the answer that
+    /// carried it was lost and the order itself was followed).
     pub correlation_id: String,
     /// `errorReason` of a failed command.
     pub reason: Option<String>,

@@ -15,9 +15,9 @@ use iikocloud::api::models::stop_lists::{AddProductsToStopListItem, AddProductsT
 use iikocloud::api::WaitOptions;
 use iikocloud::{Client, CommandErrorKind, Error, Money};
 use iikocloud_emulator::{
-    DeliveryConfig, Emulator, EmulatorConfig, WebhookSink, DEFAULT_API_KEY, DEFAULT_APP_ID,
-    DEFAULT_CLIENT_SECRET, DEFAULT_ORGANIZATION_ID as ORG, DEFAULT_TERMINAL_GROUP_ID,
-    MENU_PRODUCTS,
+    DeliveryConfig, Emulator, EmulatorConfig, Fault, FaultKind, WebhookSink, DEFAULT_API_KEY,
+    DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET, DEFAULT_ORGANIZATION_ID as ORG,
+    DEFAULT_TERMINAL_GROUP_ID, MENU_PRODUCTS,
 };
 use serde_json::Value;
 
@@ -268,4 +268,107 @@ fn stop_list_commands_change_the_stop_lists_and_send_updates() {
     assert!(listed.iter().any(|p| p == product), "{listed:?}");
     assert!(sink.wait_for_requests(1, Duration::from_secs(5)));
     assert_eq!(event_types(&sink), ["StopListUpdate"]);
+}
+
+fn count_orders(client: &Client) -> usize {
+    client
+        .api()
+        .deliveries()
+        .by_revision(
+            &iikocloud::api::models::deliveries::request::OrdersByRevisionRequest {
+                organization_ids: Some(vec![ORG.into()]),
+                start_revision: Some(0),
+                ..Default::default()
+            },
+        )
+        .expect("by_revision")
+        .orders_by_organizations
+        .unwrap_or_default()
+        .iter()
+        .map(|o| o.orders.as_ref().map_or(0, Vec::len))
+        .sum()
+}
+
+const CREATE: &str = "/api/1/deliveries/create";
+
+#[test]
+fn an_order_sent_without_an_id_gets_one() {
+    let (_emu, client, _sink) = setup();
+    let mut request = order_request("x", MENU_PRODUCTS[0].0);
+    request.order.as_mut().unwrap().id = None;
+    let answer = client.api().deliveries().create(&request).expect("create");
+    let id = answer.order_info.and_then(|i| i.id).expect("an id");
+    assert!(uuid_like(&id), "{id}");
+}
+
+fn uuid_like(s: &str) -> bool {
+    s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4
+}
+
+#[test]
+fn a_lost_answer_after_the_order_was_made_does_not_make_a_second() {
+    let (emu, client, _sink) = setup();
+    emu.inject(Fault::new(CREATE, FaultKind::AnswerLost, 1));
+    let mut request = order_request("x", MENU_PRODUCTS[0].0);
+    request.order.as_mut().unwrap().id = None;
+    let info = client
+        .create_delivery_order(&mut request, &WaitOptions::default())
+        .expect("created once");
+    let id = request
+        .order
+        .as_ref()
+        .and_then(|o| o.id.clone())
+        .expect("the id stays with the caller");
+    assert_eq!(info.id.as_deref(), Some(id.as_str()));
+    assert_eq!(
+        info.creation_status.as_ref().map(|s| s.as_str()),
+        Some("Success")
+    );
+    // Looked up, not sent again.
+    assert_eq!(emu.request_count(CREATE), 1);
+    assert_eq!(count_orders(&client), 1);
+}
+
+#[test]
+fn a_create_lost_before_it_arrived_is_sent_once_more_with_the_same_id() {
+    let (emu, client, _sink) = setup();
+    emu.inject(Fault::new(CREATE, FaultKind::ConnectionReset, 1));
+    let mut request = order_request("6d2c5e04-7f81-4293-b4b5-2a3b4c5d6e7f", MENU_PRODUCTS[0].0);
+    let info = client
+        .create_delivery_order(&mut request, &WaitOptions::default())
+        .expect("created on the resend");
+    assert_eq!(
+        info.id.as_deref(),
+        Some("6d2c5e04-7f81-4293-b4b5-2a3b4c5d6e7f")
+    );
+    assert_eq!(emu.request_count(CREATE), 2);
+    assert_eq!(count_orders(&client), 1);
+}
+
+#[test]
+fn commands_are_never_retried_and_reads_are() {
+    let (emu, client, _sink) = setup();
+    emu.inject(Fault::new(CREATE, FaultKind::Status(503), 1));
+    let err = client
+        .api()
+        .deliveries()
+        .create(&order_request(
+            "7e3d6f15-8092-43a4-85c6-3b4c5d6e7f80",
+            MENU_PRODUCTS[0].0,
+        ))
+        .unwrap_err();
+    assert_eq!(err.http_status(), Some(503));
+    assert_eq!(emu.request_count(CREATE), 1, "a command is sent once");
+    let by_id = "/api/1/deliveries/by_id";
+    emu.inject(Fault::new(by_id, FaultKind::Status(503), 1));
+    client
+        .api()
+        .deliveries()
+        .by_id(&OrdersByIdRequest {
+            organization_id: Some(ORG.into()),
+            order_ids: Some(vec!["7e3d6f15-8092-43a4-85c6-3b4c5d6e7f80".into()]),
+            ..Default::default()
+        })
+        .expect("a read is retried after a 503");
+    assert_eq!(emu.request_count(by_id), 2);
 }

@@ -24,6 +24,9 @@ pub enum FaultKind {
     WrongContentType,
     /// Answer 401 `INVALID_TOKEN` even though the token is valid.
     Unauthorized,
+    /// Handle the request as usual (an order is created, a command starts),
+    /// then close the connection without answering: the answer is lost.
+    AnswerLost,
 }
 
 impl FaultKind {
@@ -37,6 +40,7 @@ impl FaultKind {
             FaultKind::MalformedBody => "malformed_body",
             FaultKind::WrongContentType => "wrong_content_type",
             FaultKind::Unauthorized => "unauthorized",
+            FaultKind::AnswerLost => "answer_lost",
         }
     }
 }
@@ -141,6 +145,7 @@ impl Fault {
             "malformed_body" => FaultKind::MalformedBody,
             "wrong_content_type" => FaultKind::WrongContentType,
             "unauthorized" => FaultKind::Unauthorized,
+            "answer_lost" => FaultKind::AnswerLost,
             other => return Err(format!("unknown fault kind {other:?}")),
         };
         Ok(Fault { path, kind, times })

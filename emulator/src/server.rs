@@ -272,6 +272,10 @@ fn apply_fault(
             content_type: "text/plain; charset=utf-8",
             body: format!("iikocloud emulator: injected wrong content type (correlationId {cid})"),
         },
+        FaultKind::AnswerLost => {
+            let _done = api::process(shared, rq, method, path, auth, cid);
+            Reply::Reset
+        }
         FaultKind::Unauthorized => {
             Reply::error(401, "INVALID_TOKEN", "Injected fault: token rejected", cid)
         }

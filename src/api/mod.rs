@@ -25,15 +25,20 @@
 //! unknown variants as JSON. Requests are checked before anything is sent
 //! ([`Validate`]): a violation is [`Error::InvalidInput`] naming the field path,
 //! e.g. `order.items[2].amount: must be at least 0`. Commands are never
-//! retried; reads are.
+//! retried; reads are. Follow a command with [`Client::wait_command`];
+//! create delivery orders with [`Client::create_delivery_order`], which
+//! never creates one twice (an order sent without `order.id` gets a fresh
+//! one in any case).
 
 pub mod models;
 mod ops;
+mod safe;
 pub mod support;
 mod validate;
 mod wait;
 
 pub use ops::*;
+pub use safe::new_order_id;
 pub use validate::{Validate, Validator};
 pub use wait::WaitOptions;
 
@@ -114,6 +119,14 @@ impl Client {
                 "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
                 op.name, op.method
             )));
+        }
+        if safe::ORDER_CREATES.contains(&op.name) {
+            // An order always goes out with an id, so any answer (or a
+            // look-up after a lost one) can name it.
+            let mut body =
+                serde_json::to_value(request).map_err(|e| Error::invalid(e.to_string()))?;
+            safe::fill_order_id(&mut body);
+            return self.typed(op.path, &body, op.safe_to_retry);
         }
         self.typed(op.path, request, op.safe_to_retry)
     }

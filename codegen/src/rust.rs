@@ -788,6 +788,26 @@ fn gen_ops(spec: &Spec<'_>, operations: &[Value]) -> Result<String, String> {
         )
         .unwrap();
     }
+    out.push_str("        other => Err(crate::Error::invalid(format!(\"no operation named {other:?}\"))),\n    }\n}\n\n");
+
+    // The same reading and checking without sending: what would go out.
+    out.push_str("/// Reads `request` into the request type of the operation `name`, checks\n/// it, and writes it back as the JSON the client would send; nothing is\n/// sent. A malformed or invalid request is [`crate::Error::InvalidInput`].\npub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    match name {\n");
+    for op in &ops {
+        let raw = op.raw;
+        let body = match raw.get("request").filter(|r| !r.is_null()) {
+            Some(req) => {
+                let req_ty = rust_type(spec, req)?;
+                format!("crate::api::support::prepare::<{req_ty}>(name, request)")
+            }
+            None => "crate::api::support::prepare::<crate::api::NoBody>(name, request)".to_string(),
+        };
+        writeln!(
+            out,
+            "        {} => {body},",
+            lit(raw["name"].as_str().unwrap_or_default())
+        )
+        .unwrap();
+    }
     out.push_str("        other => Err(crate::Error::invalid(format!(\"no operation named {other:?}\"))),\n    }\n}\n");
     Ok(out)
 }

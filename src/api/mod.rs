@@ -89,6 +89,14 @@ impl Serialize for NoBody {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for NoBody {
+    /// Any JSON object (its fields are ignored: the operation takes none).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let _ = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        Ok(NoBody)
+    }
+}
+
 impl Validate for NoBody {
     fn validate_at(&self, _v: &mut Validator) {}
 }

@@ -42,3 +42,13 @@ pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
     serde_json::to_value(answer)
         .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
 }
+
+/// Reads, checks and writes back a request, for `prepare_request`.
+pub fn prepare<T>(name: &str, request: &Value) -> crate::Result<Value>
+where
+    T: DeserializeOwned + Serialize + crate::api::Validate,
+{
+    let typed: T = request_from_json(name, request)?;
+    typed.validate()?;
+    to_json(name, typed)
+}

@@ -192,8 +192,11 @@ impl Snapshot {
     }
 }
 
+/// An operation's name, its example request, break sites and text fields.
+type Case = (&'static str, Value, Vec<Site>, Vec<Text>);
+
 /// Operations that take a body, with their example, break sites and texts.
-fn cases() -> Vec<(&'static str, Value, Vec<Site>, Vec<Text>)> {
+fn cases() -> Vec<Case> {
     let snap = Snapshot::load();
     let ops = snap.spec["operations"]
         .as_array()
@@ -279,8 +282,7 @@ proptest! {
     }
 }
 
-fn cases_cached() -> &'static [(&'static str, Value, Vec<Site>, Vec<Text>)] {
-    static CASES: std::sync::OnceLock<Vec<(&'static str, Value, Vec<Site>, Vec<Text>)>> =
-        std::sync::OnceLock::new();
+fn cases_cached() -> &'static [Case] {
+    static CASES: std::sync::OnceLock<Vec<Case>> = std::sync::OnceLock::new();
     CASES.get_or_init(cases)
 }

@@ -26,7 +26,7 @@ fi
 
 step "python tools (maturin, pytest, mypy, flask, fastapi, httpx)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx
+    "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"
 
 step "building the wheel ($PROFILE)"
 rm -rf "$WHEELS"

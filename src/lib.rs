@@ -12,6 +12,7 @@ pub mod clock;
 pub mod error;
 pub mod models;
 pub mod money;
+pub mod network;
 pub mod secret;
 pub mod token;
 mod token_file;
@@ -21,6 +22,7 @@ pub use client::{CallOptions, Client, ClientBuilder, Credentials};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{ApiError, ApiErrorKind, Error, Result, TransportErrorKind};
 pub use money::Money;
+pub use network::TrustRoots;
 pub use secret::Secret;
 pub use token::AccessToken;
 

@@ -348,17 +348,18 @@ pub unsafe extern "C" fn iiko_client_options_set_trust_roots(
     err_out: *mut *mut iiko_error,
 ) -> iiko_status {
     guard(err_out, || {
-        let trust =
-            match which {
-                IIKO_TRUST_SYSTEM => iikocloud_core::TrustRoots::System,
-                IIKO_TRUST_BUNDLED => iikocloud_core::TrustRoots::Bundled,
-                other => return Err(Failure::new(
+        let trust = match which {
+            IIKO_TRUST_SYSTEM => iikocloud_core::TrustRoots::System,
+            IIKO_TRUST_BUNDLED => iikocloud_core::TrustRoots::Bundled,
+            other => {
+                return Err(Failure::new(
                     IIKO_STATUS_INVALID_ARGUMENT,
                     format!(
                         "trust roots must be IIKO_TRUST_SYSTEM or IIKO_TRUST_BUNDLED, got {other}"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         // SAFETY: per this function's contract.
         unsafe { update(options, |b| b.trust_roots(trust)) }
     })

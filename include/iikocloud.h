@@ -56,6 +56,19 @@
 #define IIKO_CALL_IDEMPOTENT 1
 
 /**
+ * `iiko_client_options_set_trust_roots`: the operating system's trust store
+ * (default; the bundled Mozilla roots where the system has none). On Linux
+ * it honours `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+ */
+#define IIKO_TRUST_SYSTEM 0
+
+/**
+ * `iiko_client_options_set_trust_roots`: only the Mozilla roots bundled in
+ * the library, whatever the system trusts.
+ */
+#define IIKO_TRUST_BUNDLED 1
+
+/**
  * `iiko_events_type`: an event type this SDK does not model (e.g.
  * `KitchenOrderUpdate`), or no `eventType`; read `iiko_events_type_name`.
  */
@@ -251,7 +264,9 @@ typedef int32_t iiko_status;
 #define IIKO_STATUS_TRANSPORT_CONNECT 201
 
 /**
- * TLS failed (certificate, handshake).
+ * TLS failed: the message names the host and the reason in words (an
+ * unknown authority: add its root with `iiko_client_options_set_ca_file` or
+ * install it in the system store; an expired certificate; a name mismatch).
  */
 #define IIKO_STATUS_TRANSPORT_TLS 202
 
@@ -270,6 +285,12 @@ typedef int32_t iiko_status;
  * `max_response_bytes` option.
  */
 #define IIKO_STATUS_TRANSPORT_OTHER 205
+
+/**
+ * The proxy refused the tunnel (407: wrong or missing proxy credentials;
+ * 403; 502) or could not be reached.
+ */
+#define IIKO_STATUS_TRANSPORT_PROXY 206
 
 /**
  * HTTP 400: the service rejected the request; see the error's description.
@@ -514,6 +535,54 @@ iiko_status iiko_client_options_set_token_cache(iiko_client_options *options, ui
  * must be NULL or NUL-terminated.
  */
 iiko_status iiko_client_options_set_token_cache_dir(iiko_client_options *options, const char *dir, iiko_error **err_out);
+
+/**
+ * Also trusts the root certificates in the PEM file at `path`, on top of
+ * the roots chosen with `iiko_client_options_set_trust_roots` (a corporate
+ * TLS-inspecting proxy's root, a national or a private CA). The path is
+ * copied; the file is read by `iiko_client_new`, which fails with
+ * `IIKO_STATUS_INVALID_CONFIG` when it cannot be read or holds no
+ * certificate. The system store is read once per process and shared.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread; `path`
+ * must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_ca_file(iiko_client_options *options, const char *path, iiko_error **err_out);
+
+/**
+ * Chooses the roots that verify the service: `IIKO_TRUST_SYSTEM` (default)
+ * or `IIKO_TRUST_BUNDLED`. Verification is always on. Any other value fails
+ * with `IIKO_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread.
+ */
+iiko_status iiko_client_options_set_trust_roots(iiko_client_options *options, int32_t which, iiko_error **err_out);
+
+/**
+ * Sends requests through a proxy: `"http://host:port"` or
+ * `"https://host:port"`, with optional `user:password@` (percent-encode `@`,
+ * `:` and `/` in them). Calls tunnel with CONNECT; TLS to the service stays
+ * end to end. Without it `HTTPS_PROXY`/`ALL_PROXY`/`HTTP_PROXY` apply. The
+ * URL is a secret: messages show only its host and port. Checked by
+ * `iiko_client_new`; a refusing proxy gives `IIKO_STATUS_TRANSPORT_PROXY`.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread; `url`
+ * must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_proxy(iiko_client_options *options, const char *url, iiko_error **err_out);
+
+/**
+ * Hosts reached without the proxy, comma-separated: `"example.com"`,
+ * `".example.com"` (subdomains) or `"*"`; replaces `NO_PROXY`.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread; `hosts`
+ * must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_no_proxy(iiko_client_options *options, const char *hosts, iiko_error **err_out);
 
 /**
  * Sets the largest answer body read, in bytes (default 64 MiB); a larger

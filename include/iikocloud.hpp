@@ -204,6 +204,34 @@ class ClientOptions {
         return *this;
     }
 
+    /// Also trust the roots in this PEM file (on top of the system store).
+    ClientOptions &ca_file(const std::string &path) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_ca_file(handle_.get(), path.c_str(), &err), &err);
+        return *this;
+    }
+
+    /// IIKO_TRUST_SYSTEM (default) or IIKO_TRUST_BUNDLED.
+    ClientOptions &trust_roots(int32_t which) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_trust_roots(handle_.get(), which, &err), &err);
+        return *this;
+    }
+
+    /// http://[user:password@]host:port; the password is never shown.
+    ClientOptions &proxy(const std::string &url) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_proxy(handle_.get(), url.c_str(), &err), &err);
+        return *this;
+    }
+
+    /// Hosts reached without the proxy, comma-separated.
+    ClientOptions &no_proxy(const std::string &hosts) {
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_options_set_no_proxy(handle_.get(), hosts.c_str(), &err), &err);
+        return *this;
+    }
+
     const iiko_client_options *get() const noexcept { return handle_.get(); }
 
   private:

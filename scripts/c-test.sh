@@ -27,7 +27,8 @@ step() { printf '\n==> [c] %s\n' "$*"; }
 
 # ---- 1. tools ----
 missing=()
-for tool in gcc:gcc g++:g++ make:make valgrind:valgrind pkg-config:pkg-config jq:jq php:php-cli; do
+for tool in gcc:gcc g++:g++ make:make valgrind:valgrind pkg-config:pkg-config jq:jq php:php-cli \
+    openssl:openssl python3:python3; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then
@@ -77,6 +78,7 @@ gcc "${CFLAGS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
 gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_capi.c -o "$OUT/test_capi_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
+gcc "${CFLAGS[@]}" tests/c/test_network.c -o "$OUT/test_network" "${SHARED[@]}"
 g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
 for src in examples/c/*.c; do
     gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
@@ -196,6 +198,18 @@ done
 echo "examples: $examples_passed passed, $examples_failed failed"
 TOTAL_PASSED=$((TOTAL_PASSED + examples_passed))
 TOTAL_FAILED=$((TOTAL_FAILED + examples_failed))
+
+step "C test over HTTPS with ca_file and a proxy (scripts/tls-fixture.sh)"
+# shellcheck source=scripts/tls-fixture.sh
+. scripts/tls-fixture.sh
+tls_fixture_start "$OUT/tls" till c-proxy-pw-7d2a
+trap 'tls_fixture_stop; stop_emulator' EXIT
+run_suite network "$OUT/test_network"
+if ! grep -q '^tunnel 127.0.0.1:' "$IIKO_TLS_PROXY_LOG"; then
+    echo "[network] no call went through the proxy" >&2
+    TOTAL_FAILED=$((TOTAL_FAILED + 1))
+fi
+tls_fixture_stop
 
 # ---- 5. valgrind and sanitizers ----
 step "C test under valgrind"

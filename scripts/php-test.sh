@@ -27,6 +27,8 @@ step() { printf '\n==> [php] %s\n' "$*"; }
 missing=()
 command -v php >/dev/null 2>&1 || missing+=(php-cli)
 command -v phpunit >/dev/null 2>&1 || missing+=(phpunit)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
@@ -70,6 +72,12 @@ if [ -z "$IIKO_BASE_URL" ]; then
     exit 1
 fi
 export IIKO_BASE_URL
+# The same emulator over HTTPS with a test root, and a CONNECT proxy
+# (tests/NetworkTest.php).
+# shellcheck source=scripts/tls-fixture.sh
+. scripts/tls-fixture.sh
+tls_fixture_start "$OUT/tls" till php-proxy-pw-9b3f
+trap 'tls_fixture_stop; stop_emulator' EXIT
 
 # ---- 4. PHPUnit ----
 step "phpunit (bindings/php/tests) against $IIKO_BASE_URL"

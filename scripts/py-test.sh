@@ -24,6 +24,12 @@ if [ ! -x "$VENV/bin/python" ]; then
     fi
 fi
 
+# The network tests make a test CA with the openssl command.
+if ! command -v openssl >/dev/null 2>&1; then
+    step "installing openssl"
+    apt-get update -qq && apt-get install -y -qq openssl >/dev/null
+fi
+
 step "python tools (maturin, pytest, mypy, flask, fastapi, httpx)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
     "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"

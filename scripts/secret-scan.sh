@@ -27,6 +27,7 @@ SECRETS=(
     top-secret wrong-secret login-xyz-secret very-secret-webhook-token-123
     receiver-token-0123456789 another-token-0123456789 tok-123456
     s3cret example-token probe-S3KR1T
+    c-proxy-pw-7d2a py-proxy-pw-5c1e php-proxy-pw-9b3f
 )
 JWT='eyJ[A-Za-z0-9_-]{8,}'
 

@@ -13,6 +13,7 @@ use crate::models::{
     CorrelationIdResponse, OrganizationsRequest, OrganizationsResponse, StopListsRequest,
     StopListsResponse, UpdateWebhookSettingsRequest, WebhookSettings,
 };
+use crate::network::{self, ProxySetting, TrustRoots};
 use crate::token::{AccessToken, Clock, SystemClock, TokenCache};
 use crate::token_file::{credential_key, TokenFile};
 use crate::Secret;
@@ -182,6 +183,10 @@ pub struct ClientBuilder {
     max_response_bytes: u64,
     clock: Option<Arc<dyn Clock>>,
     token_cache_dir: Option<std::path::PathBuf>,
+    trust: TrustRoots,
+    ca_file: Option<std::path::PathBuf>,
+    proxy: Option<Secret>,
+    no_proxy: Option<String>,
 }
 
 impl Default for ClientBuilder {
@@ -198,6 +203,10 @@ impl Default for ClientBuilder {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             clock: None,
             token_cache_dir: None,
+            trust: TrustRoots::System,
+            ca_file: None,
+            proxy: None,
+            no_proxy: None,
         }
     }
 }
@@ -293,6 +302,42 @@ impl ClientBuilder {
         self
     }
 
+    /// Which roots verify the service's certificate: the system store
+    /// (default; the bundled Mozilla roots where the system has none) or only
+    /// the bundled roots. Verification is always on.
+    pub fn trust_roots(mut self, trust: TrustRoots) -> Self {
+        self.trust = trust;
+        self
+    }
+
+    /// Trusts the root certificates in this PEM file too, on top of
+    /// [`trust_roots`](Self::trust_roots): a corporate TLS-inspecting proxy's
+    /// root, a national root CA, a staging service's private CA. A file that
+    /// cannot be read or holds no certificate fails [`build`](Self::build).
+    pub fn ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.ca_file = Some(path.into());
+        self
+    }
+
+    /// Sends requests through this proxy: `http://host:port` or
+    /// `https://host:port`, with optional `user:password@` (percent-encode
+    /// `@`, `:` and `/` in them). The client tunnels with `CONNECT`; TLS to
+    /// the service stays end to end. Without it the environment's
+    /// `HTTPS_PROXY`/`ALL_PROXY`/`HTTP_PROXY` (and `NO_PROXY`) apply. The URL is
+    /// kept as a secret: `Debug`, logs and errors show only its host and port.
+    pub fn proxy(mut self, url: impl Into<Secret>) -> Self {
+        self.proxy = Some(url.into());
+        self
+    }
+
+    /// Hosts reached without the proxy, comma-separated: `example.com` (that
+    /// host), `.example.com` (its subdomains), `*` (all). Replaces
+    /// `NO_PROXY`; applies to the explicit or the environment's proxy.
+    pub fn no_proxy(mut self, hosts: impl Into<String>) -> Self {
+        self.no_proxy = Some(hosts.into());
+        self
+    }
+
     /// Checks the configuration and builds the client.
     pub fn build(self) -> Result<Client> {
         let credentials = self.credentials.ok_or_else(|| {
@@ -320,7 +365,12 @@ impl ClientBuilder {
         if self.max_response_bytes == 0 {
             return Err(Error::Config("max_response_bytes must be above 0".into()));
         }
+        let roots = network::root_certs(self.trust, self.ca_file.as_deref())?;
+        let proxy = network::proxy_setting(self.proxy.as_ref(), self.no_proxy.as_deref())?;
+        let proxied = network::proxied(&proxy, &base_url);
         let agent: ureq::Agent = ureq::Agent::config_builder()
+            .tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build())
+            .proxy(proxy.proxy.clone())
             .http_status_as_error(false)
             .user_agent(USER_AGENT)
             .max_redirects(0)
@@ -333,9 +383,18 @@ impl ClientBuilder {
             Some(dir) => Some(open_token_dir(dir, &base_url, &credentials)?),
             None => None,
         };
+        let host = base_url
+            .parse::<ureq::http::Uri>()
+            .ok()
+            .and_then(|u| u.host().map(str::to_owned))
+            .unwrap_or_default();
         Ok(Client {
             inner: Arc::new(Inner {
                 agent,
+                host,
+                proxy: proxied.then_some(proxy),
+                trust: self.trust,
+                ca_file: self.ca_file,
                 base_url,
                 credentials,
                 client_timeout_margin: client_timeout - self.server_timeout,
@@ -415,6 +474,13 @@ fn check_base_url(url: &str) -> Result<String> {
 
 struct Inner {
     agent: ureq::Agent,
+    /// The service's host, for TLS messages.
+    host: String,
+    /// The proxy requests go through, if any (none when `no_proxy` covers the
+    /// host).
+    proxy: Option<ProxySetting>,
+    trust: TrustRoots,
+    ca_file: Option<std::path::PathBuf>,
     base_url: String,
     credentials: Credentials,
     client_timeout_margin: Duration,
@@ -453,6 +519,9 @@ impl fmt::Debug for Client {
             .field("credentials", &self.inner.credentials)
             .field("timeout", &self.server_timeout)
             .field("retries", &self.inner.retries)
+            .field("trust", &self.inner.trust)
+            .field("ca_file", &network::show_path(&self.inner.ca_file))
+            .field("proxy", &self.inner.proxy)
             .finish_non_exhaustive()
     }
 }
@@ -679,7 +748,7 @@ impl Client {
                     self.backoff(call.path, attempt, &format!("HTTP {}", answer.status));
                 }
                 Ok(answer) => return Err(api_error(call.path, &answer)),
-                Err(e) if retryable => {
+                Err(e) if retryable && worth_retrying(&e) => {
                     attempt += 1;
                     self.backoff(call.path, attempt, &e.to_string());
                 }
@@ -760,7 +829,7 @@ impl Client {
                 Ok(answer)
             }
             Err(e) => {
-                let error = transport_error(call.path, e, self.inner.max_response_bytes);
+                let error = transport_error(call.path, e, &self.inner);
                 log::debug!("POST {} failed in {elapsed} ms: {error}", call.path);
                 Err(error)
             }
@@ -773,9 +842,63 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
     value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
-fn transport_error(path: &str, e: ureq::Error, limit: u64) -> Error {
+/// A certificate or a proxy's refusal will not change on a retry.
+fn worth_retrying(e: &Error) -> bool {
+    match e {
+        Error::Transport {
+            kind: TransportErrorKind::Tls,
+            ..
+        } => false,
+        Error::Transport {
+            kind: TransportErrorKind::Proxy,
+            source: Some(s),
+            ..
+        } => !matches!(
+            s.downcast_ref::<ureq::Error>(),
+            Some(ureq::Error::ConnectProxyFailed(_))
+        ),
+        _ => true,
+    }
+}
+
+/// The rustls error behind a failed handshake: ureq passes it on as is, or
+/// (from the handshake's I/O) wrapped in an `io::Error`.
+fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
+    match e {
+        ureq::Error::Rustls(r) => Some(r),
+        ureq::Error::Io(io) => io.get_ref()?.downcast_ref::<rustls::Error>(),
+        _ => None,
+    }
+}
+
+/// Words for a proxy's refusal, from ureq's "proxy server responded 407/..."
+fn proxy_refusal(label: &str, reason: &str) -> String {
+    let status: Option<u16> = reason
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|part| part.len() == 3)
+        .and_then(|part| part.parse().ok());
+    match status {
+        Some(407) => format!(
+            "the proxy {label} asks for credentials (HTTP 407): check the user and password \
+             in the proxy URL"
+        ),
+        Some(403) => format!(
+            "the proxy {label} refused the connection (HTTP 403): ask its administrator to \
+             allow this host"
+        ),
+        Some(s) => format!("the proxy {label} could not open a tunnel to the service (HTTP {s})"),
+        None => format!("the proxy {label} failed: {reason}"),
+    }
+}
+
+fn transport_error(path: &str, e: ureq::Error, inner: &Inner) -> Error {
     use std::io::ErrorKind as Io;
+    let limit = inner.max_response_bytes;
+    let proxy_label = inner.proxy.as_ref().and_then(|p| p.label.as_deref());
+    let tls = rustls_error(&e).map(|r| network::tls_words(&inner.host, r));
     let kind = match &e {
+        _ if tls.is_some() => TransportErrorKind::Tls,
+        ureq::Error::ConnectProxyFailed(_) => TransportErrorKind::Proxy,
         ureq::Error::Timeout(_) => TransportErrorKind::Timeout,
         ureq::Error::HostNotFound => TransportErrorKind::Dns,
         ureq::Error::ConnectionFailed => TransportErrorKind::Connect,
@@ -798,7 +921,23 @@ fn transport_error(path: &str, e: ureq::Error, limit: u64) -> Error {
         ureq::Error::Protocol(_) => TransportErrorKind::Io,
         _ => TransportErrorKind::Other,
     };
+    // With a proxy in use the only host this client resolves and connects
+    // to is the proxy: a failure there is the proxy's.
+    let kind = match (kind, proxy_label) {
+        (TransportErrorKind::Dns | TransportErrorKind::Connect, Some(_)) => {
+            TransportErrorKind::Proxy
+        }
+        (kind, _) => kind,
+    };
     let message = match &e {
+        _ if tls.is_some() => tls.unwrap_or_default(),
+        ureq::Error::ConnectProxyFailed(reason) => {
+            proxy_refusal(proxy_label.unwrap_or("in use"), reason)
+        }
+        other if kind == TransportErrorKind::Proxy => format!(
+            "the proxy {} could not be reached: {other}; check the proxy address",
+            proxy_label.unwrap_or("in use")
+        ),
         ureq::Error::BodyExceedsLimit(_) => {
             format!("the response is larger than the {limit}-byte limit (max_response_bytes)")
         }

@@ -92,8 +92,13 @@ pub enum TransportErrorKind {
     Dns,
     /// The TCP connection could not be made (refused, unreachable).
     Connect,
-    /// TLS failed (certificate, handshake).
+    /// TLS failed (certificate, handshake); the message says why in words and
+    /// what to do (an unknown authority, an expired certificate, a name
+    /// mismatch).
     Tls,
+    /// The proxy refused the tunnel (407 wrong or missing credentials, 403,
+    /// 502 it could not reach the service) or could not be reached itself.
+    Proxy,
     /// The client-side timeout ran out.
     Timeout,
     /// The connection broke mid-exchange, or the peer spoke broken HTTP.
@@ -373,6 +378,7 @@ impl fmt::Display for Error {
                     TransportErrorKind::Dns => "could not resolve the host",
                     TransportErrorKind::Connect => "could not connect",
                     TransportErrorKind::Tls => "TLS failed",
+                    TransportErrorKind::Proxy => "the proxy failed",
                     TransportErrorKind::Timeout => "timed out",
                     TransportErrorKind::Io => "connection failed",
                     TransportErrorKind::Other => "request failed",

@@ -13,6 +13,7 @@ pub mod clock;
 pub mod error;
 pub mod models;
 pub mod money;
+pub mod network;
 pub mod secret;
 pub mod token;
 mod token_file;
@@ -24,6 +25,7 @@ pub use error::{
     ApiError, ApiErrorKind, CommandError, CommandErrorKind, Error, Result, TransportErrorKind,
 };
 pub use money::Money;
+pub use network::TrustRoots;
 pub use secret::Secret;
 pub use token::AccessToken;
 

@@ -32,6 +32,18 @@ impl Conn {
         if let Some(secs) = opts.timeout {
             builder = builder.timeout(Duration::from_secs(secs));
         }
+        if let Some(path) = &opts.ca_file {
+            builder = builder.ca_file(path);
+        }
+        if opts.trust == "bundled" {
+            builder = builder.trust_roots(iikocloud::TrustRoots::Bundled);
+        }
+        if let Some(proxy) = &opts.proxy {
+            builder = builder.proxy(proxy.clone());
+        }
+        if let Some(hosts) = &opts.no_proxy {
+            builder = builder.no_proxy(hosts.clone());
+        }
         Ok(Conn {
             client: builder.build()?,
             host: host_of(&opts.base_url),

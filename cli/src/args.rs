@@ -113,6 +113,28 @@ pub struct ConnOpts {
     /// Timeout header in seconds: how long the service waits for the restaurant terminal (default 15).
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: Option<u64>,
+    /// Also trust the root certificates in this PEM file (a corporate or private CA), on top of the system store.
+    #[arg(
+        long,
+        env = "IIKO_CA_FILE",
+        hide_env_values = true,
+        value_name = "FILE"
+    )]
+    pub ca_file: Option<PathBuf>,
+    /// Roots that verify the service: the operating system's store (default; honours SSL_CERT_FILE and SSL_CERT_DIR) or only the bundled Mozilla roots.
+    #[arg(long, env = "IIKO_TRUST", hide_env_values = true, value_name = "WHICH", default_value = "system", value_parser = ["system", "bundled"])]
+    pub trust: String,
+    /// Proxy, http://[USER:PASSWORD@]HOST:PORT (or https://); default: HTTPS_PROXY/ALL_PROXY/HTTP_PROXY. The password is never printed.
+    #[arg(long, env = "IIKO_PROXY", hide_env_values = true, value_name = "URL", value_parser = secret)]
+    pub proxy: Option<Secret>,
+    /// Hosts reached without the proxy, comma-separated (host, .domain or *); replaces NO_PROXY.
+    #[arg(
+        long,
+        env = "IIKO_NO_PROXY",
+        hide_env_values = true,
+        value_name = "HOSTS"
+    )]
+    pub no_proxy: Option<String>,
 }
 
 fn secret(s: &str) -> Result<Secret, String> {
@@ -275,6 +297,12 @@ pub struct EmulatorArgs {
     /// Consecutive failed delivery attempts that block a webhook (0 = never).
     #[arg(long, value_name = "N", default_value_t = 12)]
     pub webhook_block_after: u32,
+    /// Serve HTTPS with this PEM certificate chain (leaf first), to test your TLS and proxy setup.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// `demo`.

@@ -51,6 +51,13 @@ pub fn run(_g: &GlobalOpts, a: &EmulatorArgs) -> Result<(), Failure> {
             retry_delays: delays(&a.webhook_retry_delays)?,
             block_after_failures: a.webhook_block_after,
         });
+    let mut config = config;
+    if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+        config.tls = Some(
+            iikocloud_emulator::TlsIdentity::from_pem_files(cert, key)
+                .map_err(|e| Failure::usage(format!("--tls-cert/--tls-key: {e}")))?,
+        );
+    }
     let emu = Emulator::start(config)
         .map_err(|e| Failure::failed(format!("cannot start the emulator on {bind}: {e}")))?;
     let mut out = std::io::stdout().lock();

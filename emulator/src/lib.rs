@@ -54,6 +54,8 @@ pub use fixtures::{
 pub use flows::MENU_PRODUCTS;
 /// Connection and request limits of the emulator's HTTP server.
 pub use iikocloud_http_server::Limits as HttpLimits;
+/// A certificate and key for serving HTTPS ([`EmulatorConfig::tls`]).
+pub use iikocloud_http_server::{TlsError, TlsIdentity};
 pub use records::RequestRecord;
 pub use sink::{SinkRequest, WebhookSink};
 pub use state::OrderHandle;
@@ -114,6 +116,9 @@ pub struct EmulatorConfig {
     pub delivery: DeliveryConfig,
     /// Limits of the HTTP server (default [`EmulatorConfig::default_http_limits`]).
     pub http: HttpLimits,
+    /// Serve HTTPS with this certificate and key (default: plain HTTP), to
+    /// test a client's trust and proxy setup end to end.
+    pub tls: Option<TlsIdentity>,
 }
 
 impl Default for EmulatorConfig {
@@ -124,6 +129,7 @@ impl Default for EmulatorConfig {
             token_ttl: Duration::from_secs(3600),
             delivery: DeliveryConfig::default(),
             http: EmulatorConfig::default_http_limits(),
+            tls: None,
         }
     }
 }
@@ -144,6 +150,12 @@ impl EmulatorConfig {
     /// Sets the HTTP server's limits.
     pub fn http_limits(mut self, limits: HttpLimits) -> Self {
         self.http = limits;
+        self
+    }
+
+    /// Serves HTTPS with `identity`; [`Emulator::url`] then starts with `https://`.
+    pub fn tls(mut self, identity: TlsIdentity) -> Self {
+        self.tls = Some(identity);
         self
     }
 
@@ -194,6 +206,8 @@ impl EmulatorConfig {
 pub struct Emulator {
     shared: Arc<state::Shared>,
     addr: SocketAddr,
+    /// Serving HTTPS.
+    tls: bool,
     /// `None` once stopped.
     server: Option<Server>,
 }
@@ -207,20 +221,23 @@ impl Emulator {
             tokens::TokenStore::new(config.token_ttl),
             hub,
         ));
+        let tls = config.tls.is_some();
         let server = {
             let shared = Arc::clone(&shared);
-            Server::start(
-                ServerConfig::loopback("emu")
-                    .bind(config.bind)
-                    .limits(config.http),
-                move |rq, ctx| server::serve(&shared, rq, ctx),
-            )?
+            let mut server_config = ServerConfig::loopback("emu")
+                .bind(config.bind)
+                .limits(config.http);
+            server_config.tls = config.tls;
+            Server::start(server_config, move |rq, ctx| {
+                server::serve(&shared, rq, ctx)
+            })?
         };
         let addr = server.addr();
         log::info!("iikocloud emulator listening on {addr}");
         Ok(Emulator {
             shared,
             addr,
+            tls,
             server: Some(server),
         })
     }
@@ -231,7 +248,8 @@ impl Emulator {
     }
 
     /// Base URL without a trailing slash, e.g. `http://127.0.0.1:40123`
-    /// (loopback when bound to an unspecified address).
+    /// (`https://` when serving TLS; loopback when bound to an unspecified
+    /// address).
     pub fn url(&self) -> String {
         let mut a = self.addr;
         if a.ip().is_unspecified() {
@@ -240,7 +258,8 @@ impl Emulator {
                 SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
             });
         }
-        format!("http://{a}")
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{a}")
     }
 
     /// The address actually bound.

@@ -1,7 +1,7 @@
 //! `iikocloud-emulator` binary: runs the emulator until killed.
 //!
 //! Prints exactly one line to stdout, `iikocloud emulator listening on
-//! http://HOST:PORT`, so scripts can read the address; everything else goes to
+//! http://HOST:PORT` (`https://` with `--tls-cert`), so scripts can read the address; everything else goes to
 //! stderr. Tokens and secrets are never printed.
 
 use std::io::Write;
@@ -41,6 +41,12 @@ struct Args {
     /// Consecutive failed delivery attempts that block a webhook (0 = never).
     #[arg(long, value_name = "N", default_value_t = 12)]
     webhook_block_after: u32,
+    /// Serve HTTPS with this PEM certificate chain (leaf first); needs --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Log every request and delivery to stderr.
     #[arg(short, long)]
     verbose: bool,
@@ -112,6 +118,13 @@ fn run(args: Args) -> Result<(), String> {
             retry_delays: parse_delays(&args.webhook_retry_delays)?,
             block_after_failures: args.webhook_block_after,
         });
+    let mut config = config;
+    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        config.tls = Some(
+            iikocloud_emulator::TlsIdentity::from_pem_files(cert, key)
+                .map_err(|e| format!("--tls-cert/--tls-key: {e}"))?,
+        );
+    }
     let emu = Emulator::start(config).map_err(|e| format!("cannot start: {e}"))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "iikocloud emulator listening on {}", emu.url())

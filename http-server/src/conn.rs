@@ -31,6 +31,7 @@ pub(crate) struct Shared {
     pub(crate) handler: Arc<Handler>,
     pub(crate) stop: Arc<Stop>,
     pub(crate) registry: Arc<Registry>,
+    pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// The state of one open connection, as the registry sees it.
@@ -185,13 +186,40 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Shared) {
     // Request/response traffic: Nagle would only add latency.
     let _ = stream.set_nodelay(true);
     let (id, tracked, keep_alive) = shared.registry.admit(shared.limits.max_connections);
-    let io = TokioIo::new(Metered {
+    let metered = Metered {
         inner: stream,
         tracked: Arc::clone(&tracked),
         registry: Arc::clone(&shared.registry),
-    });
+    };
+    match shared.tls.clone() {
+        None => drive(metered, peer, &shared, &tracked, keep_alive).await,
+        Some(acceptor) => {
+            // The handshake counts as a head: bounded by the header timeout,
+            // so a client that connects and says nothing cannot hold a task.
+            let limit = shared.limits.header_read_timeout;
+            match tokio::time::timeout(limit, acceptor.accept(metered)).await {
+                Ok(Ok(tls)) => drive(tls, peer, &shared, &tracked, keep_alive).await,
+                Ok(Err(e)) => log::debug!("TLS handshake with {peer} failed: {e}"),
+                Err(_) => log::debug!("TLS handshake with {peer} not done after {limit:?}"),
+            }
+        }
+    }
+    shared.registry.remove(id);
+}
+
+/// Serves HTTP/1 on an established stream (plain or TLS) until it closes.
+async fn drive<S>(
+    stream: S,
+    peer: SocketAddr,
+    shared: &Shared,
+    tracked: &Arc<Tracked>,
+    keep_alive: bool,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let io = TokioIo::new(stream);
     let service = {
-        let (shared, tracked) = (shared.clone(), Arc::clone(&tracked));
+        let (shared, tracked) = (shared.clone(), Arc::clone(tracked));
         service_fn(move |rq| answer(rq, peer, shared.clone(), Arc::clone(&tracked)))
     };
     let limits = Arc::clone(&shared.limits);
@@ -249,7 +277,6 @@ pub(crate) async fn serve(stream: TcpStream, peer: SocketAddr, shared: Shared) {
             }
         }
     }
-    shared.registry.remove(id);
 }
 
 /// Counts a request as in flight until dropped.

@@ -11,6 +11,8 @@
 //!   at [`Limits::max_connections`] the longest idle one makes room for a new one;
 //! - reading a body and running the handler are bounded by
 //!   [`Limits::request_timeout`]: past it the request is answered 503;
+//! - with [`ServerConfig::tls`] it serves HTTPS (rustls; the handshake is
+//!   bounded by [`Limits::header_read_timeout`]);
 //! - [`Server::shutdown`] (or drop) stops accepting, closes idle connections,
 //!   wakes handlers sleeping in [`Context::sleep`] and lets requests in flight
 //!   finish within [`Limits::shutdown_grace`].
@@ -33,6 +35,7 @@
 
 mod conn;
 mod message;
+mod tls;
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener as StdListener};
@@ -45,6 +48,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 pub use message::{BodyError, Reply, Request, Response};
+pub use tls::{TlsError, TlsIdentity};
 
 /// Handles one request; runs on a blocking thread, so it may sleep or wait.
 pub type Handler = dyn Fn(Request, &Context) -> Reply + Send + Sync + 'static;
@@ -100,6 +104,8 @@ pub struct ServerConfig {
     pub name: String,
     /// Resource limits.
     pub limits: Limits,
+    /// Serve HTTPS with this certificate and key (default: plain HTTP).
+    pub tls: Option<TlsIdentity>,
 }
 
 impl ServerConfig {
@@ -109,12 +115,19 @@ impl ServerConfig {
             bind: SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)),
             name: name.to_string(),
             limits: Limits::default(),
+            tls: None,
         }
     }
 
     /// Sets the address.
     pub fn bind(mut self, addr: SocketAddr) -> ServerConfig {
         self.bind = addr;
+        self
+    }
+
+    /// Serves HTTPS with `identity`.
+    pub fn tls(mut self, identity: TlsIdentity) -> ServerConfig {
+        self.tls = Some(identity);
         self
     }
 
@@ -216,6 +229,10 @@ impl Server {
             handler: Arc::new(handler),
             stop: Arc::clone(&stop),
             registry: Arc::clone(&connections),
+            tls: config
+                .tls
+                .as_ref()
+                .map(|t| tokio_rustls::TlsAcceptor::from(Arc::clone(&t.config))),
         };
         // Converting the listener needs the runtime's context: done inside.
         let listener = {

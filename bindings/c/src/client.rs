@@ -303,6 +303,112 @@ unsafe fn arg_path(ptr: *const c_char, name: &str) -> Result<std::path::PathBuf,
     }
 }
 
+/// `iiko_client_options_set_trust_roots`: the operating system's trust store
+/// (default; the bundled Mozilla roots where the system has none). On Linux
+/// it honours `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+pub const IIKO_TRUST_SYSTEM: i32 = 0;
+/// `iiko_client_options_set_trust_roots`: only the Mozilla roots bundled in
+/// the library, whatever the system trusts.
+pub const IIKO_TRUST_BUNDLED: i32 = 1;
+
+/// Also trusts the root certificates in the PEM file at `path`, on top of
+/// the roots chosen with `iiko_client_options_set_trust_roots` (a corporate
+/// TLS-inspecting proxy's root, a national or a private CA). The path is
+/// copied; the file is read by `iiko_client_new`, which fails with
+/// `IIKO_STATUS_INVALID_CONFIG` when it cannot be read or holds no
+/// certificate. The system store is read once per process and shared.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread; `path`
+/// must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_ca_file(
+    options: *mut iiko_client_options,
+    path: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let path = unsafe { arg_path(path, "path") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.ca_file(path)) }
+    })
+}
+
+/// Chooses the roots that verify the service: `IIKO_TRUST_SYSTEM` (default)
+/// or `IIKO_TRUST_BUNDLED`. Verification is always on. Any other value fails
+/// with `IIKO_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_trust_roots(
+    options: *mut iiko_client_options,
+    which: i32,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        let trust = match which {
+            IIKO_TRUST_SYSTEM => iikocloud_core::TrustRoots::System,
+            IIKO_TRUST_BUNDLED => iikocloud_core::TrustRoots::Bundled,
+            other => {
+                return Err(Failure::new(
+                    IIKO_STATUS_INVALID_ARGUMENT,
+                    format!(
+                        "trust roots must be IIKO_TRUST_SYSTEM or IIKO_TRUST_BUNDLED, got {other}"
+                    ),
+                ))
+            }
+        };
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.trust_roots(trust)) }
+    })
+}
+
+/// Sends requests through a proxy: `"http://host:port"` or
+/// `"https://host:port"`, with optional `user:password@` (percent-encode `@`,
+/// `:` and `/` in them). Calls tunnel with CONNECT; TLS to the service stays
+/// end to end. Without it `HTTPS_PROXY`/`ALL_PROXY`/`HTTP_PROXY` apply. The
+/// URL is a secret: messages show only its host and port. Checked by
+/// `iiko_client_new`; a refusing proxy gives `IIKO_STATUS_TRANSPORT_PROXY`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread; `url`
+/// must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_proxy(
+    options: *mut iiko_client_options,
+    url: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let url = unsafe { arg_str(url, "url") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.proxy(url)) }
+    })
+}
+
+/// Hosts reached without the proxy, comma-separated: `"example.com"`,
+/// `".example.com"` (subdomains) or `"*"`; replaces `NO_PROXY`.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread; `hosts`
+/// must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_no_proxy(
+    options: *mut iiko_client_options,
+    hosts: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let hosts = unsafe { arg_str(hosts, "hosts") }?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.no_proxy(hosts)) }
+    })
+}
+
 /// Sets the largest answer body read, in bytes (default 64 MiB); a larger
 /// answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
 /// `iiko_client_new`.

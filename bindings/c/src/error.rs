@@ -195,6 +195,7 @@ pub(crate) fn core_status(e: &Error) -> iiko_status {
             TransportErrorKind::Tls => IIKO_STATUS_TRANSPORT_TLS,
             TransportErrorKind::Timeout => IIKO_STATUS_TRANSPORT_TIMEOUT,
             TransportErrorKind::Io => IIKO_STATUS_TRANSPORT_IO,
+            TransportErrorKind::Proxy => IIKO_STATUS_TRANSPORT_PROXY,
             _ => IIKO_STATUS_TRANSPORT_OTHER,
         },
         Error::Decode { .. } => IIKO_STATUS_API_DECODE,

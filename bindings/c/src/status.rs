@@ -37,7 +37,9 @@ pub const IIKO_STATUS_INVALID_CONFIG: iiko_status = 104;
 pub const IIKO_STATUS_TRANSPORT_DNS: iiko_status = 200;
 /// The TCP connection could not be made.
 pub const IIKO_STATUS_TRANSPORT_CONNECT: iiko_status = 201;
-/// TLS failed (certificate, handshake).
+/// TLS failed: the message names the host and the reason in words (an
+/// unknown authority: add its root with `iiko_client_options_set_ca_file` or
+/// install it in the system store; an expired certificate; a name mismatch).
 pub const IIKO_STATUS_TRANSPORT_TLS: iiko_status = 202;
 /// The client-side timeout ran out.
 pub const IIKO_STATUS_TRANSPORT_TIMEOUT: iiko_status = 203;
@@ -46,6 +48,9 @@ pub const IIKO_STATUS_TRANSPORT_IO: iiko_status = 204;
 /// Any other transport failure, e.g. an answer larger than the
 /// `max_response_bytes` option.
 pub const IIKO_STATUS_TRANSPORT_OTHER: iiko_status = 205;
+/// The proxy refused the tunnel (407: wrong or missing proxy credentials;
+/// 403; 502) or could not be reached.
+pub const IIKO_STATUS_TRANSPORT_PROXY: iiko_status = 206;
 
 // --- 300-399: the service's answer ---
 
@@ -136,6 +141,9 @@ pub(crate) fn status_text(status: iiko_status) -> &'static std::ffi::CStr {
         }
         IIKO_STATUS_TRANSPORT_IO => c"IIKO_STATUS_TRANSPORT_IO: the connection failed",
         IIKO_STATUS_TRANSPORT_OTHER => c"IIKO_STATUS_TRANSPORT_OTHER: the request failed",
+        IIKO_STATUS_TRANSPORT_PROXY => {
+            c"IIKO_STATUS_TRANSPORT_PROXY: the proxy refused or could not be reached"
+        }
         IIKO_STATUS_API_BAD_REQUEST => {
             c"IIKO_STATUS_API_BAD_REQUEST: the service refused the request (HTTP 400)"
         }

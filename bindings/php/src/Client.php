@@ -75,6 +75,13 @@ final class Client
      * @param ?float $tokenRefreshMargin seconds before expiry a token is refreshed (default 60)
      * @param ?float $tokenFallbackLifetime seconds a token without a JWT `exp` is kept (default 3600)
      * @param ?string $library the path of libiikocloud (default: see {@see Library})
+     * @param ?string $caFile a PEM file of extra roots to trust (a corporate or private CA), on
+     *                       top of the system store; unreadable or empty fails here
+     * @param string $trust `system` (default: the OS store, honouring SSL_CERT_FILE) or
+     *                      `bundled` (only the Mozilla roots in the library)
+     * @param ?string $proxy `http://[user:password@]host:port`; PHP-FPM clears the environment,
+     *                       so give it here rather than relying on HTTPS_PROXY. Never shown.
+     * @param ?string $noProxy hosts reached without the proxy, comma-separated
      * @throws InvalidInputException for a bad configuration
      * @throws Exception\LibraryException when the library cannot be loaded
      */
@@ -92,7 +99,11 @@ final class Client
         ?string $tokenCacheDir = null,
         ?float $tokenRefreshMargin = null,
         ?float $tokenFallbackLifetime = null,
-        ?string $library = null
+        ?string $library = null,
+        ?string $caFile = null,
+        string $trust = 'system',
+        #[\SensitiveParameter] ?string $proxy = null,
+        ?string $noProxy = null
     ) {
         if (is_array($appId)) {
             if (func_num_args() > 1) {
@@ -184,6 +195,32 @@ final class Client
                 $this->set($ffi->iiko_client_options_set_token_cache_dir(
                     $options,
                     Library::cString($tokenCacheDir, 'tokenCacheDir'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            if ($caFile !== null) {
+                $this->set($ffi->iiko_client_options_set_ca_file(
+                    $options,
+                    Library::cString($caFile, 'caFile'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            $which = ['system' => 0, 'bundled' => 1][$trust] ?? null;
+            if ($which === null) {
+                throw new InvalidInputException('trust must be "system" or "bundled"', Status::INVALID_CONFIG);
+            }
+            $this->set($ffi->iiko_client_options_set_trust_roots($options, $which, FFI::addr($err)), $err);
+            if ($proxy !== null) {
+                $this->set($ffi->iiko_client_options_set_proxy(
+                    $options,
+                    Library::cString($proxy, 'proxy'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            if ($noProxy !== null) {
+                $this->set($ffi->iiko_client_options_set_no_proxy(
+                    $options,
+                    Library::cString($noProxy, 'noProxy'),
                     FFI::addr($err)
                 ), $err);
             }

@@ -19,6 +19,8 @@ use IikoCloud\Exception\RateLimitException;
 use IikoCloud\Exception\ServerException;
 use IikoCloud\Exception\TerminalTimeoutException;
 use IikoCloud\Exception\TransportException;
+use IikoCloud\Exception\TlsException;
+use IikoCloud\Exception\ProxyException;
 use IikoCloud\Exception\WebhookParseException;
 use IikoCloud\Exception\WebhookVerificationException;
 
@@ -429,7 +431,11 @@ final class Library
             case 1:
                 return new InvalidInputException($message, $status, $corr, $path);
             case 2:
-                return new TransportException($message, $status, $corr, $path);
+                return match ($status) {
+                    Status::TRANSPORT_TLS => new TlsException($message, $status, $corr, $path),
+                    Status::TRANSPORT_PROXY => new ProxyException($message, $status, $corr, $path),
+                    default => new TransportException($message, $status, $corr, $path),
+                };
             case 3:
                 $class = [
                     Status::API_BAD_REQUEST => BadRequestException::class,

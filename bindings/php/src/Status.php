@@ -42,6 +42,8 @@ final class Status
     public const TRANSPORT_IO = 204;
     /** Any other transport failure, e.g. an answer larger than maxResponseBytes. */
     public const TRANSPORT_OTHER = 205;
+    /** The proxy refused the tunnel (407, 403, 502) or could not be reached. */
+    public const TRANSPORT_PROXY = 206;
 
     /** HTTP 400: the service rejected the request. */
     public const API_BAD_REQUEST = 300;

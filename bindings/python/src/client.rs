@@ -75,7 +75,7 @@ impl NativeClient {
     #[new]
     #[pyo3(signature = (*, app_id=None, client_secret=None, api_key=None, api_login=None,
         base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None,
-        token_cache_dir=None))]
+        token_cache_dir=None, ca_file=None, trust=None, proxy=None, no_proxy=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -89,6 +89,10 @@ impl NativeClient {
         retries: Option<u32>,
         max_response_bytes: Option<u64>,
         token_cache_dir: Option<std::path::PathBuf>,
+        ca_file: Option<std::path::PathBuf>,
+        trust: Option<String>,
+        proxy: Option<String>,
+        no_proxy: Option<String>,
     ) -> PyResult<NativeClient> {
         guard(py, || {
             logbridge::refresh(py);
@@ -132,6 +136,25 @@ impl NativeClient {
             }
             if let Some(dir) = token_cache_dir {
                 b = b.token_cache_dir(dir);
+            }
+            if let Some(path) = ca_file {
+                b = b.ca_file(path);
+            }
+            match trust.as_deref() {
+                None | Some("system") => {}
+                Some("bundled") => b = b.trust_roots(iikocloud::TrustRoots::Bundled),
+                Some(other) => {
+                    return Err(invalid_input(
+                        py,
+                        &format!("trust must be \"system\" or \"bundled\", got {other:?}"),
+                    ))
+                }
+            }
+            if let Some(url) = proxy {
+                b = b.proxy(Secret::new(url));
+            }
+            if let Some(hosts) = no_proxy {
+                b = b.no_proxy(hosts);
             }
             let client = b.clone().build().map_err(|e| to_pyerr(py, &e))?;
             Ok(NativeClient::from_client(b, client))

@@ -80,13 +80,16 @@ fn events(r: Result<Vec<Value>, iikocloud_emulator::EmulatorError>) -> Outcome<V
 #[pymethods]
 impl NativeEmulator {
     #[new]
-    #[pyo3(signature = (*, token_ttl=None, fixtures_json=None, fast_delivery=true, port=0))]
+    #[pyo3(signature = (*, token_ttl=None, fixtures_json=None, fast_delivery=true, port=0,
+        tls_cert=None, tls_key=None))]
     fn new(
         py: Python<'_>,
         token_ttl: Option<f64>,
         fixtures_json: Option<String>,
         fast_delivery: bool,
         port: u16,
+        tls_cert: Option<std::path::PathBuf>,
+        tls_key: Option<std::path::PathBuf>,
     ) -> PyResult<NativeEmulator> {
         guard(py, || {
             logbridge::refresh(py);
@@ -103,6 +106,20 @@ impl NativeEmulator {
                 config = config.delivery(DeliveryConfig::fast());
             }
             config.bind.set_port(port);
+            match (tls_cert, tls_key) {
+                (Some(cert), Some(key)) => {
+                    let identity = iikocloud_emulator::TlsIdentity::from_pem_files(&cert, &key)
+                        .map_err(|e| invalid_input(py, &format!("tls_cert/tls_key: {e}")))?;
+                    config = config.tls(identity);
+                }
+                (None, None) => {}
+                _ => {
+                    return Err(invalid_input(
+                        py,
+                        "give both tls_cert and tls_key, or neither",
+                    ))
+                }
+            }
             let emu = py.detach(|| Emulator::start(config)).map_err(|e| {
                 simple(py, "IikoError", &format!("the emulator did not start: {e}"))
             })?;

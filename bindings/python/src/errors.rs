@@ -75,11 +75,16 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
                 TransportErrorKind::Tls => "tls",
                 TransportErrorKind::Timeout => "timeout",
                 TransportErrorKind::Io => "io",
+                TransportErrorKind::Proxy => "proxy",
                 _ => "other",
             };
             kw.set_item("kind", kind)?;
             kw.set_item("path", path)?;
-            "TransportError"
+            match kind {
+                "tls" => "TlsError",
+                "proxy" => "ProxyError",
+                _ => "TransportError",
+            }
         }
         Error::Decode {
             path,

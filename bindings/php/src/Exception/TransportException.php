@@ -20,9 +20,10 @@ class TransportException extends IikoException
         Status::TRANSPORT_TLS => 'tls',
         Status::TRANSPORT_TIMEOUT => 'timeout',
         Status::TRANSPORT_IO => 'io',
+        Status::TRANSPORT_PROXY => 'proxy',
     ];
 
-    /** One of `dns`, `connect`, `tls`, `timeout`, `io`, `other`. */
+    /** One of `dns`, `connect`, `tls`, `proxy`, `timeout`, `io`, `other`. */
     public function getKind(): string
     {
         return self::KINDS[$this->getStatus()] ?? 'other';

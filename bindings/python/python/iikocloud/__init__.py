@@ -29,6 +29,8 @@ from ._errors import (
     ServerError,
     TerminalTimeoutError,
     TransportError,
+    TlsError,
+    ProxyError,
     WebhookParseError,
     WebhookVerificationError,
 )
@@ -50,6 +52,8 @@ __all__ = [
     "ServerError",
     "TerminalTimeoutError",
     "TransportError",
+    "TlsError",
+    "ProxyError",
     "WebhookParseError",
     "WebhookVerificationError",
     "models",

@@ -121,6 +121,10 @@ class AsyncClient:
         retries: int = 2,
         max_response_bytes: Optional[int] = None,
         token_cache_dir: Optional["os.PathLike[str] | str"] = None,
+        ca_file: Optional["os.PathLike[str] | str"] = None,
+        trust: str = "system",
+        proxy: Optional[str] = None,
+        no_proxy: Optional[str] = None,
         executor: Optional[Executor] = None,
         max_workers: Optional[int] = None,
     ) -> None:
@@ -136,6 +140,10 @@ class AsyncClient:
             retries=retries,
             max_response_bytes=max_response_bytes,
             token_cache_dir=token_cache_dir,
+            ca_file=ca_file,
+            trust=trust,
+            proxy=proxy,
+            no_proxy=no_proxy,
         )
         self._executor = executor
         self._workers = workers

@@ -60,6 +60,15 @@ class Client:
     workers, Celery workers and cron jobs with the same credentials then make
     one token request between them, and a token the service refuses is
     dropped for all of them.
+
+    The service's certificate is verified against the system trust store
+    (``trust="system"``, the default; it honours ``SSL_CERT_FILE`` and
+    ``SSL_CERT_DIR``) or only the bundled Mozilla roots (``trust="bundled"``);
+    ``ca_file`` adds the roots of a PEM file (a corporate or private CA).
+    ``proxy`` (``http://[user:password@]host:port``) carries the calls, with
+    ``no_proxy`` (comma-separated hosts) bypassing it; without it
+    ``HTTPS_PROXY``/``NO_PROXY`` apply. The proxy password never appears in
+    ``repr``, logs or errors.
     """
 
     __slots__ = ("_native", "_app_id")
@@ -77,6 +86,10 @@ class Client:
         retries: int = 2,
         max_response_bytes: Optional[int] = None,
         token_cache_dir: Optional["os.PathLike[str] | str"] = None,
+        ca_file: Optional["os.PathLike[str] | str"] = None,
+        trust: str = "system",
+        proxy: Optional[str] = None,
+        no_proxy: Optional[str] = None,
     ) -> None:
         self._native: Optional[_native.NativeClient] = _native.NativeClient(
             app_id=app_id,
@@ -89,6 +102,10 @@ class Client:
             retries=retries,
             max_response_bytes=max_response_bytes,
             token_cache_dir=token_cache_dir,
+            ca_file=ca_file,
+            trust=trust,
+            proxy=proxy,
+            no_proxy=no_proxy,
         )
         self._app_id = app_id
 

@@ -21,6 +21,8 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "TransportError",
+    "TlsError",
+    "ProxyError",
     "DecodeError",
     "InvalidInputError",
     "WebhookVerificationError",
@@ -124,7 +126,8 @@ class ServerError(ApiError):
 
 class TransportError(IikoError):
     """No HTTP answer: DNS, connection, TLS, client timeout or a broken
-    connection. ``kind`` is one of ``"dns"``, ``"connect"``, ``"tls"``,
+    connection. ``kind`` is one of ``"dns"``, ``"connect"``, ``"tls"``
+    (raised as :class:`TlsError`), ``"proxy"`` (:class:`ProxyError`),
     ``"timeout"``, ``"io"``, ``"other"``."""
 
     kind: str
@@ -139,6 +142,19 @@ class TransportError(IikoError):
     def is_timeout(self) -> bool:
         """Whether the client timeout ran out."""
         return self.kind == "timeout"
+
+
+class TlsError(TransportError):
+    """TLS failed (``kind == "tls"``). The message names the host and the
+    reason in words: a certificate issued by an unknown authority (give its
+    root with ``ca_file=``, or install it in the system store), an expired
+    certificate, or one that does not name the host."""
+
+
+class ProxyError(TransportError):
+    """The proxy failed (``kind == "proxy"``): it refused the tunnel (407:
+    wrong or missing proxy credentials; 403; 502) or could not be reached.
+    The message shows the proxy's host and port, never its password."""
 
 
 class DecodeError(IikoError):
@@ -188,6 +204,8 @@ for _cls in (
     RateLimitError,
     ServerError,
     TransportError,
+    TlsError,
+    ProxyError,
     DecodeError,
     InvalidInputError,
     WebhookVerificationError,

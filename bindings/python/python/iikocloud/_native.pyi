@@ -62,6 +62,10 @@ class NativeClient:
         retries: Optional[int] = None,
         max_response_bytes: Optional[int] = None,
         token_cache_dir: Optional[os.PathLike[str] | str] = None,
+        ca_file: Optional[os.PathLike[str] | str] = None,
+        trust: Optional[str] = None,
+        proxy: Optional[str] = None,
+        no_proxy: Optional[str] = None,
     ) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...
@@ -110,6 +114,8 @@ class NativeEmulator:
         fixtures_json: Optional[str] = None,
         fast_delivery: bool = True,
         port: int = 0,
+        tls_cert: Optional[os.PathLike[str] | str] = None,
+        tls_key: Optional[os.PathLike[str] | str] = None,
     ) -> NativeEmulator: ...
     @property
     def url(self) -> str: ...

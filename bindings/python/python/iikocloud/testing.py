@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json as _json
+import os
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Type, Union
 
@@ -78,6 +79,8 @@ class Emulator:
     emulator's fixture format). ``fast_delivery`` (default) uses short webhook
     delivery timeouts and retry delays (1 s timeout, retries after 0.1, 0.2,
     0.4 s) so tests of receivers run quickly. ``port`` 0 picks a free port.
+    ``tls_cert`` and ``tls_key`` (PEM files) make it serve HTTPS, to test a
+    client's ``ca_file`` and ``proxy`` setup end to end.
     """
 
     __slots__ = ("_n",)
@@ -89,6 +92,8 @@ class Emulator:
         fixtures: Union[Mapping[str, Any], str, None] = None,
         fast_delivery: bool = True,
         port: int = 0,
+        tls_cert: Optional["os.PathLike[str] | str"] = None,
+        tls_key: Optional["os.PathLike[str] | str"] = None,
     ) -> None:
         fixtures_json = fixtures if isinstance(fixtures, (str, type(None))) else _json.dumps(fixtures)
         self._n = _native.NativeEmulator(
@@ -96,6 +101,8 @@ class Emulator:
             fixtures_json=fixtures_json,
             fast_delivery=fast_delivery,
             port=port,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
         )
 
     # ----- lifecycle -----

@@ -44,11 +44,13 @@ DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 # ---- Rust: criterion ----
 step "criterion: webhook_parse and token_cache (release)"
-rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache
+rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/api_parse_*
 cargo bench --locked --bench webhook_parse -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/webhook_parse.txt" 2>&1
 cargo bench --locked --bench token_cache -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/token_cache.txt" 2>&1
+cargo bench --locked --bench api_parse -- --warm-up-time 1 --measurement-time 3 \
+    >"$WORK/api_parse.txt" 2>&1
 python3 - "$CRITERION" >"$WORK/rust.md" <<'PYEOF'
 import json, sys
 from pathlib import Path
@@ -72,10 +74,20 @@ for size in ("small", "large"):
 print()
 hit, _ = mean_ns("token_cache", "hit")
 hit4, _ = mean_ns("token_cache", "hit_4_threads")
+group = "api_parse_by_id_200_orders"
+t_ns, n = mean_ns(group, "typed")
+v_ns, _ = mean_ns(group, "serde_json_value")
+mbs = lambda ns: n / (ns * 1e-9) / 1e6
+api_rows = (f"| `deliveries/by_id` answer, 200 orders ({n:,} B) | {mbs(t_ns):,.0f} MB/s "
+            f"| {mbs(v_ns):,.0f} MB/s | {mbs(t_ns) / mbs(v_ns):.2f}x |")
 print("| token-cache hit (`Client::access_token`, warm) | time per call |")
 print("|---|---|")
 print(f"| 1 thread | {hit:,.0f} ns |")
 print(f"| 4 threads on one client | {hit4:,.0f} ns |")
+print()
+print("| answer | typed (`api::models`) | serde_json::Value | typed / Value |")
+print("|---|---|---|---|")
+print(api_rows)
 PYEOF
 
 # ---- HTTP servers: the emulator and webhook listen ----

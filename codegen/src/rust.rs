@@ -185,6 +185,14 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
     })
 }
 
+/// Fields that carry credentials or tokens: typed as `Secret`, so `Debug`
+/// never prints them.
+const SECRET_FIELDS: [&str; 5] = ["authToken", "token", "apiLogin", "apiKey", "clientSecret"];
+
+fn is_secret(f: &Value) -> bool {
+    f["type"]["type"] == "string" && SECRET_FIELDS.contains(&f["name"].as_str().unwrap_or_default())
+}
+
 /// Unique snake-case field names for the wire names of one struct.
 fn field_names(fields: &[&Value]) -> Vec<String> {
     let mut used: HashSet<String> = HashSet::from(["extra".to_string()]);
@@ -235,6 +243,23 @@ fn field_checks(
     let mut out = String::new();
     if f["required"] == true && f["nullable"] != true {
         writeln!(out, "v.required({wire}, {access}.is_some());").unwrap();
+    }
+    if is_secret(f) {
+        // Only the length of a secret is checked; its text never reaches a message.
+        if t.get("minLength").is_some() || t.get("maxLength").is_some() {
+            let min = t["minLength"]
+                .as_u64()
+                .map_or("None".into(), |n| format!("Some({n})"));
+            let max = t["maxLength"]
+                .as_u64()
+                .map_or("None".into(), |n| format!("Some({n})"));
+            writeln!(
+                out,
+                "v.length({wire}, {access}.as_ref().map(crate::Secret::expose), {min}, {max});"
+            )
+            .unwrap();
+        }
+        return Ok(out);
     }
     if let Some(r) = t["ref"].as_str() {
         if !matches!(spec.kind(r)?, "enum" | "int_enum") {
@@ -328,7 +353,11 @@ fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), Strin
     let mut checks = String::new();
     for (f, rust_name) in fields.iter().zip(&names) {
         let wire = f["name"].as_str().unwrap_or_default();
-        let mut ty = rust_type(spec, &f["type"])?;
+        let mut ty = if is_secret(f) {
+            "crate::Secret".to_string()
+        } else {
+            rust_type(spec, &f["type"])?
+        };
         let boxed = f["type"]["ref"]
             .as_str()
             .is_some_and(|r| spec.reaches(r, name));

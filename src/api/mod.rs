@@ -139,3 +139,27 @@ impl Client {
         self.typed(op.path, request, op.safe_to_retry)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::models::web_hooks::{GetWebHookSettingsResponse, UpdateWebHookSettingsRequest};
+    use crate::Secret;
+
+    #[test]
+    fn credentials_in_generated_models_never_show_in_debug() {
+        let request = UpdateWebHookSettingsRequest {
+            auth_token: Some(Secret::new("hook-token-3f9a")),
+            ..Default::default()
+        };
+        let answer: GetWebHookSettingsResponse =
+            serde_json::from_str(r#"{"authToken":"hook-token-3f9a","apiLoginName":"x"}"#)
+                .expect("reads");
+        for shown in [format!("{request:?}"), format!("{answer:?}")] {
+            assert!(!shown.contains("hook-token-3f9a"), "{shown}");
+        }
+        // The wire still carries it.
+        assert!(serde_json::to_string(&request)
+            .expect("writes")
+            .contains("hook-token-3f9a"));
+    }
+}

@@ -390,7 +390,7 @@ pub mod auth {
     pub struct GetAccessTokenRequest {
         /// `apiLogin` (required).
         #[serde(rename = "apiLogin", default)]
-        pub api_login: Option<String>,
+        pub api_login: Option<crate::Secret>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
@@ -410,7 +410,7 @@ pub mod auth {
         pub correlation_id: Option<String>,
         /// `token` (required).
         #[serde(rename = "token", default)]
-        pub token: Option<String>,
+        pub token: Option<crate::Secret>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
@@ -429,13 +429,13 @@ pub mod auth {
     pub struct GetAccessTokenV2Request {
         /// `apiKey` (required).
         #[serde(rename = "apiKey", default)]
-        pub api_key: Option<String>,
+        pub api_key: Option<crate::Secret>,
         /// `appId` (required).
         #[serde(rename = "appId", default)]
         pub app_id: Option<String>,
         /// `clientSecret` (required).
         #[serde(rename = "clientSecret", default)]
-        pub client_secret: Option<String>,
+        pub client_secret: Option<crate::Secret>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
@@ -458,7 +458,7 @@ pub mod auth {
         pub correlation_id: Option<String>,
         /// `token` (required).
         #[serde(rename = "token", default)]
-        pub token: Option<String>,
+        pub token: Option<crate::Secret>,
         /// Fields this version does not know, kept as sent.
         #[serde(flatten)]
         pub extra: serde_json::Map<String, serde_json::Value>,
@@ -29869,7 +29869,7 @@ pub mod web_hooks {
         pub web_hooks_uri: Option<String>,
         /// `authToken`.
         #[serde(rename = "authToken", default, skip_serializing_if = "Option::is_none")]
-        pub auth_token: Option<String>,
+        pub auth_token: Option<crate::Secret>,
         /// `webHooksFilter`.
         #[serde(
             rename = "webHooksFilter",
@@ -30142,7 +30142,7 @@ pub mod web_hooks {
         pub web_hooks_uri: Option<String>,
         /// `authToken`.
         #[serde(rename = "authToken", default, skip_serializing_if = "Option::is_none")]
-        pub auth_token: Option<String>,
+        pub auth_token: Option<crate::Secret>,
         /// `webHooksFilter`.
         #[serde(
             rename = "webHooksFilter",

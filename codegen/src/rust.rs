@@ -230,6 +230,22 @@ fn opt_lit(v: &Value) -> String {
     }
 }
 
+/// The length check of a string field, when the document bounds it.
+fn length_check(wire: &str, value: &str, t: &Value) -> String {
+    if t.get("minLength").is_none() && t.get("maxLength").is_none() {
+        return String::new();
+    }
+    let bound = |k: &str| {
+        t[k].as_u64()
+            .map_or("None".into(), |n| format!("Some({n})"))
+    };
+    format!(
+        "v.length({wire}, {value}, {}, {});\n",
+        bound("minLength"),
+        bound("maxLength")
+    )
+}
+
 /// The checks of one field, as calls on the `Validator` `v`.
 fn field_checks(
     spec: &Spec<'_>,
@@ -246,19 +262,11 @@ fn field_checks(
     }
     if is_secret(f) {
         // Only the length of a secret is checked; its text never reaches a message.
-        if t.get("minLength").is_some() || t.get("maxLength").is_some() {
-            let min = t["minLength"]
-                .as_u64()
-                .map_or("None".into(), |n| format!("Some({n})"));
-            let max = t["maxLength"]
-                .as_u64()
-                .map_or("None".into(), |n| format!("Some({n})"));
-            writeln!(
-                out,
-                "v.length({wire}, {access}.as_ref().map(crate::Secret::expose), {min}, {max});"
-            )
-            .unwrap();
-        }
+        out.push_str(&length_check(
+            &wire,
+            &format!("{access}.as_ref().map(crate::Secret::expose)"),
+            t,
+        ));
         return Ok(out);
     }
     if let Some(r) = t["ref"].as_str() {
@@ -280,15 +288,7 @@ fn field_checks(
             if t["format"] == "local-date-time" {
                 writeln!(out, "v.local_time({wire}, {access}.as_ref());").unwrap();
             }
-            if t.get("minLength").is_some() || t.get("maxLength").is_some() {
-                let min = t["minLength"]
-                    .as_u64()
-                    .map_or("None".into(), |n| format!("Some({n})"));
-                let max = t["maxLength"]
-                    .as_u64()
-                    .map_or("None".into(), |n| format!("Some({n})"));
-                writeln!(out, "v.length({wire}, {access}.as_deref(), {min}, {max});").unwrap();
-            }
+            out.push_str(&length_check(&wire, &format!("{access}.as_deref()"), t));
             if let Some(values) = t["enum"].as_array() {
                 let list: Vec<String> = values.iter().filter_map(Value::as_str).map(lit).collect();
                 writeln!(
@@ -299,19 +299,17 @@ fn field_checks(
                 .unwrap();
             }
         }
-        "number" if t.get("minimum").is_some() || t.get("maximum").is_some() => {
+        kind @ ("number" | "integer")
+            if t.get("minimum").is_some() || t.get("maximum").is_some() =>
+        {
+            let (check, value) = if kind == "number" {
+                ("money_range", format!("{access}.as_ref()"))
+            } else {
+                ("int_range", access.clone())
+            };
             writeln!(
                 out,
-                "v.money_range({wire}, {access}.as_ref(), {}, {});",
-                opt_lit(&t["minimum"]),
-                opt_lit(&t["maximum"])
-            )
-            .unwrap();
-        }
-        "integer" if t.get("minimum").is_some() || t.get("maximum").is_some() => {
-            writeln!(
-                out,
-                "v.int_range({wire}, {access}, {}, {});",
+                "v.{check}({wire}, {value}, {}, {});",
                 opt_lit(&t["minimum"]),
                 opt_lit(&t["maximum"])
             )

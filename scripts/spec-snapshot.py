@@ -2,7 +2,7 @@
 """Derives spec/operations.json, the facts-only snapshot the code generator
 (codegen/) reads, from iiko's OpenAPI documents.
 
-    scripts/spec-snapshot.py                      # ../shared/spec/iikocloud.openapi.json
+    scripts/spec-snapshot.py                      # both documents in ../shared/spec
     scripts/spec-snapshot.py --check              # fail if spec/operations.json differs
     scripts/spec-snapshot.py DOC [DOC ...]        # several editions; the first wins per path
 
@@ -27,7 +27,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DOCS = [ROOT.parent / "shared" / "spec" / "iikocloud.openapi.json"]
+SPEC_DIR = ROOT.parent / "shared" / "spec"
+# The official snapshot first (it wins wherever both have a path or a schema
+# name), then the newer edition's 104 back-office paths.
+DEFAULT_DOCS = [SPEC_DIR / "iikocloud.openapi.json", SPEC_DIR / "iikocloud.newer-edition.openapi.json"]
 OUT = ROOT / "spec" / "operations.json"
 
 PREFIXES = (
@@ -54,7 +57,7 @@ READ_SEGMENTS = re.compile(
     r"regions|cities|organizations|nomenclature|menu|terminal_groups|stop_lists|cancel_causes|"
     r"order_types|discounts|payment_types|removal_types|tips_types|marketing_sources|couriers|"
     r"active_location|delivery_restrictions|allowed|combo|program|counteragents|get_.*|check_.*|"
-    r"cancel_causes|.*_report.*)$"
+    r"cancel_causes|.*_report.*|tree|assembled|prepared)$"
 )
 WRITE_SEGMENTS = re.compile(
     r"(create|update|add|cancel|close|change|delete|confirm|print|send|awake|clock|lock|save|"
@@ -255,6 +258,13 @@ def disambiguate(operations: list[dict]) -> None:
             if o["method"] != "POST":
                 o["name"] = f"{name}_{o['method'].lower()}"
         posts = [o for o in same if o["method"] == "POST"]
+        # `/api/menu/v3/by_id` beside `/api/2/menu/by_id`: the family-versioned
+        # path keeps its version where it stands (`menu.v3.by_id`).
+        for o in posts if len(posts) > 1 else []:
+            parts = [p for p in o["path"].split("/") if p][1:]
+            if len(parts) > 2 and re.fullmatch(r"v\d+", parts[1]):
+                o["name"] = ".".join(re.sub(r"[^A-Za-z0-9_]", "_", p).lower() for p in parts)
+        posts = [o for o in posts if o["name"] == name]
         if len(posts) > 1:
             def version(o: dict) -> int:
                 m = re.search(r"/v?(\d+)/", o["path"])
@@ -288,7 +298,10 @@ def main(argv: list[str]) -> int:
             "edition": edition,
             "sha256": hashlib.sha256(doc_path.read_bytes()).hexdigest(),
         })
-        snap.components.update(doc.get("components", {}).get("schemas", {}))
+        # Schema names are global; of two documents declaring one name (six
+        # back-office schemas, differing only in nullability), the first wins.
+        for full, schema in doc.get("components", {}).get("schemas", {}).items():
+            snap.components.setdefault(full, schema)
         for path, item in doc["paths"].items():
             for method, op in item.items():
                 if method not in ("get", "post", "put", "delete", "patch"):

@@ -957,6 +957,7 @@ struct ErrorFields {
     correlation_id: Option<String>,
     description: Option<String>,
     code: Option<String>,
+    details: Option<String>,
 }
 
 fn error_fields(body: &[u8]) -> ErrorFields {
@@ -973,6 +974,7 @@ fn error_fields(body: &[u8]) -> ErrorFields {
         correlation_id: text("correlationId"),
         description: text("errorDescription").or_else(|| text("message")),
         code: text("error").or_else(|| text("code")),
+        details: text("details"),
     }
 }
 
@@ -985,6 +987,7 @@ fn api_error(path: &str, answer: &Answer) -> Error {
         path: path.to_owned(),
         error_description: fields.description,
         error_code: fields.code,
+        details: fields.details,
         correlation_id: fields.correlation_id,
         retry_after: answer.retry_after,
         body: String::from_utf8_lossy(&answer.body).into_owned(),
@@ -1156,6 +1159,11 @@ mod tests {
         );
         let f = error_fields(br#"{"message":"m","details":null}"#);
         assert_eq!(f.description.as_deref(), Some("m"));
+        assert!(f.details.is_none());
+        let f = error_fields(br#"{"message":"m","details":"name: required"}"#);
+        assert_eq!(f.details.as_deref(), Some("name: required"));
+        let f = error_fields(br#"{"message":"m","details":{"field":"name"}}"#);
+        assert_eq!(f.details.as_deref(), Some(r#"{"field":"name"}"#));
         let f = error_fields(b"<html>502 Bad Gateway</html>");
         assert!(f.description.is_none());
         assert_eq!(parse_retry_after(" 7 "), Some(Duration::from_secs(7)));

@@ -76,6 +76,9 @@ pub struct ApiError {
     pub error_description: Option<String>,
     /// `error`, the service's short error code.
     pub error_code: Option<String>,
+    /// `details` of the back-office families' error shape `{message, details}`
+    /// (the JSON text of it when it is not a string).
+    pub details: Option<String>,
     /// `correlationId`, to quote to iiko support.
     pub correlation_id: Option<String>,
     /// `Retry-After` of a 429, when present and readable.
@@ -219,6 +222,7 @@ impl fmt::Debug for ApiError {
             .field("path", &self.path)
             .field("error_description", &self.error_description)
             .field("error_code", &self.error_code)
+            .field("details", &self.details)
             .field("correlation_id", &self.correlation_id)
             .field("retry_after", &self.retry_after)
             .field("body", &BodyLen(&self.body))

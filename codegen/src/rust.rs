@@ -643,6 +643,9 @@ fn op_doc(op: &Value) -> String {
     if op["deprecated"] == true {
         doc.push_str("///\n/// Deprecated in the official document.\n");
     }
+    if op["edition"] == "newer" {
+        doc.push_str("///\n/// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):\n/// any 2xx answer is success, and errors carry `{message, details}`.\n");
+    }
     doc
 }
 

@@ -474,6 +474,460 @@ pub mod auth {
 }
 /// Schemas of the `backoffice` namespace.
 pub mod backoffice {
+    /// `Account` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Account {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isCustomTransactionsAllowed`.
+        #[serde(
+            rename = "isCustomTransactionsAllowed",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_custom_transactions_allowed: Option<bool>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isSystemAccount`.
+        #[serde(
+            rename = "isSystemAccount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_system_account: Option<bool>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `startBalanceDate`.
+        #[serde(
+            rename = "startBalanceDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub start_balance_date: Option<String>,
+        /// `startBalanceSum`.
+        #[serde(
+            rename = "startBalanceSum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub start_balance_sum: Option<crate::Money>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Account {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountCreateRequest {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `description` (required).
+        #[serde(rename = "description", default)]
+        pub description: Option<String>,
+        /// `isCustomTransactionsAllowed`.
+        #[serde(
+            rename = "isCustomTransactionsAllowed",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_custom_transactions_allowed: Option<bool>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `startBalanceDate` (required).
+        #[serde(rename = "startBalanceDate", default)]
+        pub start_balance_date: Option<String>,
+        /// `startBalanceSum` (required).
+        #[serde(rename = "startBalanceSum", default)]
+        pub start_balance_sum: Option<crate::Money>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("description", self.description.is_some());
+            v.required("name", self.name.is_some());
+            v.required("startBalanceDate", self.start_balance_date.is_some());
+            v.required("startBalanceSum", self.start_balance_sum.is_some());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `AccountDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountDeleteRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountDeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `AccountDeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountDeleteResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountDeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountGetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountGetRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountGetRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `AccountListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountListRequest {
+        /// `filters` (required).
+        #[serde(rename = "filters", default)]
+        pub filters: Option<Vec<crate::api::models::backoffice::AccountFilter>>,
+        /// `limit` (required).
+        #[serde(rename = "limit", default)]
+        pub limit: Option<i64>,
+        /// `offset` (required).
+        #[serde(rename = "offset", default)]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("filters", self.filters.is_some());
+            v.each("filters", self.filters.as_deref());
+            v.required("limit", self.limit.is_some());
+            v.required("offset", self.offset.is_some());
+        }
+    }
+
+    /// `AccountListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountListResponse {
+        /// `accounts`.
+        #[serde(rename = "accounts", default, skip_serializing_if = "Option::is_none")]
+        pub accounts: Option<Vec<crate::api::models::backoffice::Account>>,
+        /// `count`.
+        #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+        pub count: Option<i64>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("accounts", self.accounts.as_deref());
+        }
+    }
+
+    /// `AccountPostingListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountPostingListRequest {
+        /// `accountId`.
+        #[serde(rename = "accountId", default, skip_serializing_if = "Option::is_none")]
+        pub account_id: Option<String>,
+        /// `counteragentId`.
+        #[serde(
+            rename = "counteragentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub counteragent_id: Option<String>,
+        /// `from`.
+        #[serde(rename = "from", default, skip_serializing_if = "Option::is_none")]
+        pub from: Option<String>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// `to`.
+        #[serde(rename = "to", default, skip_serializing_if = "Option::is_none")]
+        pub to: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountPostingListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountPostingListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountPostingListResponse {
+        /// `accountId`.
+        #[serde(rename = "accountId", default, skip_serializing_if = "Option::is_none")]
+        pub account_id: Option<String>,
+        /// `canEdit`.
+        #[serde(rename = "canEdit", default, skip_serializing_if = "Option::is_none")]
+        pub can_edit: Option<bool>,
+        /// `openingBalanceAmount`.
+        #[serde(
+            rename = "openingBalanceAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub opening_balance_amount: Option<crate::Money>,
+        /// `periodChangeAmount`.
+        #[serde(
+            rename = "periodChangeAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub period_change_amount: Option<crate::Money>,
+        /// `postings`.
+        #[serde(rename = "postings", default, skip_serializing_if = "Option::is_none")]
+        pub postings: Option<Vec<crate::api::models::backoffice::Posting>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountPostingListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("postings", self.postings.as_deref());
+        }
+    }
+
+    /// `AccountResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountResponse {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isCustomTransactionsAllowed`.
+        #[serde(
+            rename = "isCustomTransactionsAllowed",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_custom_transactions_allowed: Option<bool>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isSystemAccount`.
+        #[serde(
+            rename = "isSystemAccount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_system_account: Option<bool>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `startBalanceDate`.
+        #[serde(
+            rename = "startBalanceDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub start_balance_date: Option<String>,
+        /// `startBalanceSum`.
+        #[serde(
+            rename = "startBalanceSum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub start_balance_sum: Option<crate::Money>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountRestoreRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountRestoreRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `restoreDescendants` (required).
+        #[serde(rename = "restoreDescendants", default)]
+        pub restore_descendants: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountRestoreRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("restoreDescendants", self.restore_descendants.is_some());
+        }
+    }
+
+    /// `AccountRestoreResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountRestoreResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `restoreDescendants`.
+        #[serde(
+            rename = "restoreDescendants",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restore_descendants: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountRestoreResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `AccountTransactionsListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct AccountTransactionsListRequest {
@@ -530,6 +984,154 @@ pub mod backoffice {
         }
     }
 
+    /// `AccountTypeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountTypeListRequest {
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountTypeListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountUpdateRequest {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `description` (required).
+        #[serde(rename = "description", default)]
+        pub description: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `startBalanceDate` (required).
+        #[serde(rename = "startBalanceDate", default)]
+        pub start_balance_date: Option<String>,
+        /// `startBalanceSum` (required).
+        #[serde(rename = "startBalanceSum", default)]
+        pub start_balance_sum: Option<crate::Money>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("description", self.description.is_some());
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.required("startBalanceDate", self.start_balance_date.is_some());
+            v.required("startBalanceSum", self.start_balance_sum.is_some());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `AccountingCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountingCategory {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountingCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountingCategoryGetByIDRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountingCategoryGetByIDRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountingCategoryGetByIDRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountingCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountingCategoryListRequest {
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountingCategoryListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AccountingCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AccountingCategoryListResponse {
+        /// `entities`.
+        #[serde(rename = "entities", default, skip_serializing_if = "Option::is_none")]
+        pub entities: Option<Vec<crate::api::models::backoffice::AccountingCategory>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AccountingCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("entities", self.entities.as_deref());
+        }
+    }
+
     /// `AccountingTransactionUserResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct AccountingTransactionUserResponse {
@@ -556,6 +1158,30 @@ pub mod backoffice {
     }
 
     impl crate::api::Validate for AccountingTransactionUserResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AllergenGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AllergenGroup {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AllergenGroup {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
@@ -653,6 +1279,1201 @@ pub mod backoffice {
 
     impl crate::api::Validate for AllergenGroupDto4 {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AllergenGroupFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AllergenGroupFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AllergenGroupFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AllergenGroupListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AllergenGroupListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::AllergenGroupFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AllergenGroupListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `AllergenGroupListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AllergenGroupListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AllergenGroup>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AllergenGroupListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `AmountUnit` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AmountUnit {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AmountUnit {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AmountUnitFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AmountUnitFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AmountUnitFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AmountUnitListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AmountUnitListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::AmountUnitFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AmountUnitListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `AmountUnitListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AmountUnitListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AmountUnit>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AmountUnitListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `AssembledRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssembledRequest {
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssembledRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AssemblyChartCommonResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartCommonResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartCommonResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AssemblyChartItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartItem {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `packageCount`.
+        #[serde(
+            rename = "packageCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_count: Option<crate::Money>,
+        /// `packageTypeId`.
+        #[serde(
+            rename = "packageTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_type_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeId`.
+        #[serde(
+            rename = "productSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_id: Option<String>,
+        /// `quantityIn`.
+        #[serde(
+            rename = "quantityIn",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in: Option<crate::Money>,
+        /// `quantityIn1`.
+        #[serde(
+            rename = "quantityIn1",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in1: Option<crate::Money>,
+        /// `quantityIn2`.
+        #[serde(
+            rename = "quantityIn2",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in2: Option<crate::Money>,
+        /// `quantityIn3`.
+        #[serde(
+            rename = "quantityIn3",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in3: Option<crate::Money>,
+        /// `quantityMiddle`.
+        #[serde(
+            rename = "quantityMiddle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_middle: Option<crate::Money>,
+        /// `quantityOut`.
+        #[serde(
+            rename = "quantityOut",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out: Option<crate::Money>,
+        /// `quantityOut1`.
+        #[serde(
+            rename = "quantityOut1",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out1: Option<crate::Money>,
+        /// `quantityOut2`.
+        #[serde(
+            rename = "quantityOut2",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out2: Option<crate::Money>,
+        /// `quantityOut3`.
+        #[serde(
+            rename = "quantityOut3",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out3: Option<crate::Money>,
+        /// `sortWeight`.
+        #[serde(
+            rename = "sortWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sort_weight: Option<i64>,
+        /// `storeSpecification`.
+        #[serde(
+            rename = "storeSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_specification: Option<crate::api::models::backoffice::StoreSpecification>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("storeSpecification", self.store_specification.as_ref());
+        }
+    }
+
+    /// `AssemblyChartItemResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartItemResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `packageCount`.
+        #[serde(
+            rename = "packageCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_count: Option<crate::Money>,
+        /// `packageTypeId`.
+        #[serde(
+            rename = "packageTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_type_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeId`.
+        #[serde(
+            rename = "productSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_id: Option<String>,
+        /// `quantityIn`.
+        #[serde(
+            rename = "quantityIn",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in: Option<crate::Money>,
+        /// `quantityIn1`.
+        #[serde(
+            rename = "quantityIn1",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in1: Option<crate::Money>,
+        /// `quantityIn2`.
+        #[serde(
+            rename = "quantityIn2",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in2: Option<crate::Money>,
+        /// `quantityIn3`.
+        #[serde(
+            rename = "quantityIn3",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in3: Option<crate::Money>,
+        /// `quantityMiddle`.
+        #[serde(
+            rename = "quantityMiddle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_middle: Option<crate::Money>,
+        /// `quantityOut`.
+        #[serde(
+            rename = "quantityOut",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out: Option<crate::Money>,
+        /// `quantityOut1`.
+        #[serde(
+            rename = "quantityOut1",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out1: Option<crate::Money>,
+        /// `quantityOut2`.
+        #[serde(
+            rename = "quantityOut2",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out2: Option<crate::Money>,
+        /// `quantityOut3`.
+        #[serde(
+            rename = "quantityOut3",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out3: Option<crate::Money>,
+        /// `sortWeight`.
+        #[serde(
+            rename = "sortWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sort_weight: Option<crate::Money>,
+        /// `storeSpecification`.
+        #[serde(
+            rename = "storeSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_specification: Option<crate::api::models::backoffice::StoreSpecification>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartItemResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("storeSpecification", self.store_specification.as_ref());
+        }
+    }
+
+    /// `AssemblyChartListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartListRequest {
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `dateTo`.
+        #[serde(rename = "dateTo", default, skip_serializing_if = "Option::is_none")]
+        pub date_to: Option<String>,
+        /// `includeDeletedProducts`.
+        #[serde(
+            rename = "includeDeletedProducts",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_deleted_products: Option<bool>,
+        /// `includePreparedCharts`.
+        #[serde(
+            rename = "includePreparedCharts",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_prepared_charts: Option<bool>,
+        /// `knownRevision`.
+        #[serde(
+            rename = "knownRevision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub known_revision: Option<i64>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AssemblyChartListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartListResponse {
+        /// `deletedAssemblyChartIds`.
+        #[serde(
+            rename = "deletedAssemblyChartIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub deleted_assembly_chart_ids: Option<Vec<String>>,
+        /// `deletedPreparedChartIds`.
+        #[serde(
+            rename = "deletedPreparedChartIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub deleted_prepared_chart_ids: Option<Vec<String>>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AssemblyChartResponse>>,
+        /// `knownRevision`.
+        #[serde(
+            rename = "knownRevision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub known_revision: Option<i64>,
+        /// `preparedCharts`.
+        #[serde(
+            rename = "preparedCharts",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub prepared_charts: Option<Vec<crate::api::models::backoffice::PreparedChartDto>>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+            v.each("preparedCharts", self.prepared_charts.as_deref());
+        }
+    }
+
+    /// `AssemblyChartResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AssemblyChartResponse {
+        /// `appearance`.
+        #[serde(
+            rename = "appearance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub appearance: Option<String>,
+        /// `assembledQuantity`.
+        #[serde(
+            rename = "assembledQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembled_quantity: Option<crate::Money>,
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `dateTo`.
+        #[serde(rename = "dateTo", default, skip_serializing_if = "Option::is_none")]
+        pub date_to: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `directWriteoffStoreSpecification`.
+        #[serde(
+            rename = "directWriteoffStoreSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub direct_writeoff_store_specification:
+            Option<crate::api::models::backoffice::StoreSpecification>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AssemblyChartItemResponse>>,
+        /// `organoleptic`.
+        #[serde(
+            rename = "organoleptic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organoleptic: Option<String>,
+        /// `outputComment`.
+        #[serde(
+            rename = "outputComment",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub output_comment: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeAssemblyStrategy`.
+        #[serde(
+            rename = "productSizeAssemblyStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_assembly_strategy: Option<String>,
+        /// `technologyDescription`.
+        #[serde(
+            rename = "technologyDescription",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub technology_description: Option<String>,
+        /// `writeoffStrategy`.
+        #[serde(
+            rename = "writeoffStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub writeoff_strategy: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AssemblyChartResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested(
+                "directWriteoffStoreSpecification",
+                self.direct_writeoff_store_specification.as_ref(),
+            );
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `AttendanceCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceCreateRequest {
+        /// `attendanceTypeId`.
+        #[serde(
+            rename = "attendanceTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance_type_id: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `employeeId` (required).
+        #[serde(rename = "employeeId", default)]
+        pub employee_id: Option<String>,
+        /// `endAt` (required).
+        #[serde(rename = "endAt", default)]
+        pub end_at: Option<String>,
+        /// `isConfirmedManually`.
+        #[serde(
+            rename = "isConfirmedManually",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_confirmed_manually: Option<bool>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `personalEndAt`.
+        #[serde(
+            rename = "personalEndAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_end_at: Option<String>,
+        /// `personalStartAt`.
+        #[serde(
+            rename = "personalStartAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_start_at: Option<String>,
+        /// `roleId` (required).
+        #[serde(rename = "roleId", default)]
+        pub role_id: Option<String>,
+        /// `startAt` (required).
+        #[serde(rename = "startAt", default)]
+        pub start_at: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("employeeId", self.employee_id.is_some());
+            v.required("endAt", self.end_at.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("roleId", self.role_id.is_some());
+            v.required("startAt", self.start_at.is_some());
+        }
+    }
+
+    /// `AttendanceCreateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceCreateResponse {
+        /// `attendance`.
+        #[serde(
+            rename = "attendance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance: Option<crate::api::models::backoffice::AttendanceResponse>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceCreateResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("attendance", self.attendance.as_ref());
+        }
+    }
+
+    /// `AttendanceDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceDeleteRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceDeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `AttendanceDeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceDeleteResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceDeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AttendanceListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceListRequest {
+        /// `attendanceTypeIds`.
+        #[serde(
+            rename = "attendanceTypeIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance_type_ids: Option<Vec<String>>,
+        /// `employeeIds`.
+        #[serde(
+            rename = "employeeIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub employee_ids: Option<Vec<String>>,
+        /// `endAt` (required).
+        #[serde(rename = "endAt", default)]
+        pub end_at: Option<String>,
+        /// `isClosed`.
+        #[serde(rename = "isClosed", default, skip_serializing_if = "Option::is_none")]
+        pub is_closed: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `shouldIncludePaymentDetails`.
+        #[serde(
+            rename = "shouldIncludePaymentDetails",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub should_include_payment_details: Option<bool>,
+        /// `startAt` (required).
+        #[serde(rename = "startAt", default)]
+        pub start_at: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("endAt", self.end_at.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("startAt", self.start_at.is_some());
+        }
+    }
+
+    /// `AttendanceListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AttendanceResponse>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `AttendanceResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceResponse {
+        /// `attendanceTypeCode`.
+        #[serde(
+            rename = "attendanceTypeCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance_type_code: Option<String>,
+        /// `attendanceTypeId`.
+        #[serde(
+            rename = "attendanceTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance_type_id: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `employeeId`.
+        #[serde(
+            rename = "employeeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub employee_id: Option<String>,
+        /// `endAt`.
+        #[serde(rename = "endAt", default, skip_serializing_if = "Option::is_none")]
+        pub end_at: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isClosed`.
+        #[serde(rename = "isClosed", default, skip_serializing_if = "Option::is_none")]
+        pub is_closed: Option<bool>,
+        /// `isConfirmedManually`.
+        #[serde(
+            rename = "isConfirmedManually",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_confirmed_manually: Option<bool>,
+        /// `modifiedByUserId`.
+        #[serde(
+            rename = "modifiedByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_by_user_id: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `organizationName`.
+        #[serde(
+            rename = "organizationName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_name: Option<String>,
+        /// `paymentDetails`.
+        #[serde(
+            rename = "paymentDetails",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub payment_details: Option<crate::api::models::backoffice::PaymentDetails>,
+        /// `personalEndAt`.
+        #[serde(
+            rename = "personalEndAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_end_at: Option<String>,
+        /// `personalStartAt`.
+        #[serde(
+            rename = "personalStartAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_start_at: Option<String>,
+        /// `roleId`.
+        #[serde(rename = "roleId", default, skip_serializing_if = "Option::is_none")]
+        pub role_id: Option<String>,
+        /// `startAt`.
+        #[serde(rename = "startAt", default, skip_serializing_if = "Option::is_none")]
+        pub start_at: Option<String>,
+        /// `updatedAt`.
+        #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+        pub updated_at: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("paymentDetails", self.payment_details.as_ref());
+        }
+    }
+
+    /// `AttendanceTypeItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceTypeItem {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isPresence`.
+        #[serde(
+            rename = "isPresence",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_presence: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `payRate`.
+        #[serde(rename = "payRate", default, skip_serializing_if = "Option::is_none")]
+        pub pay_rate: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceTypeItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AttendanceTypeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceTypeListRequest {
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceTypeListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `AttendanceTypeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceTypeListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AttendanceTypeItem>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceTypeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `AttendanceUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceUpdateRequest {
+        /// `attendanceTypeId` (required).
+        #[serde(rename = "attendanceTypeId", default)]
+        pub attendance_type_id: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `employeeId` (required).
+        #[serde(rename = "employeeId", default)]
+        pub employee_id: Option<String>,
+        /// `endAt` (required).
+        #[serde(rename = "endAt", default)]
+        pub end_at: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `isConfirmedManually` (required).
+        #[serde(rename = "isConfirmedManually", default)]
+        pub is_confirmed_manually: Option<bool>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `personalEndAt`.
+        #[serde(
+            rename = "personalEndAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_end_at: Option<String>,
+        /// `personalStartAt`.
+        #[serde(
+            rename = "personalStartAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_start_at: Option<String>,
+        /// `roleId` (required).
+        #[serde(rename = "roleId", default)]
+        pub role_id: Option<String>,
+        /// `startAt` (required).
+        #[serde(rename = "startAt", default)]
+        pub start_at: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("attendanceTypeId", self.attendance_type_id.is_some());
+            v.required("employeeId", self.employee_id.is_some());
+            v.required("endAt", self.end_at.is_some());
+            v.required("id", self.id.is_some());
+            v.required("isConfirmedManually", self.is_confirmed_manually.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("roleId", self.role_id.is_some());
+            v.required("startAt", self.start_at.is_some());
+        }
+    }
+
+    /// `AttendanceUpdateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct AttendanceUpdateResponse {
+        /// `attendance`.
+        #[serde(
+            rename = "attendance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attendance: Option<crate::api::models::backoffice::AttendanceResponse>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for AttendanceUpdateResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("attendance", self.attendance.as_ref());
+        }
+    }
+
+    /// `BalanceItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct BalanceItem {
+        /// `accountId`.
+        #[serde(rename = "accountId", default, skip_serializing_if = "Option::is_none")]
+        pub account_id: Option<String>,
+        /// `balanceAmount`.
+        #[serde(
+            rename = "balanceAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub balance_amount: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for BalanceItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `BalanceSheetListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct BalanceSheetListRequest {
+        /// `balanceAt`.
+        #[serde(rename = "balanceAt", default, skip_serializing_if = "Option::is_none")]
+        pub balance_at: Option<String>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for BalanceSheetListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `BalanceSheetListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct BalanceSheetListResponse {
+        /// `balanceAt`.
+        #[serde(rename = "balanceAt", default, skip_serializing_if = "Option::is_none")]
+        pub balance_at: Option<String>,
+        /// `balances`.
+        #[serde(rename = "balances", default, skip_serializing_if = "Option::is_none")]
+        pub balances: Option<Vec<crate::api::models::backoffice::BalanceItem>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for BalanceSheetListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("balances", self.balances.as_deref());
+        }
     }
 
     /// `BarcodeDto` (object in the official document).
@@ -815,6 +2636,33 @@ pub mod backoffice {
         }
     }
 
+    /// `BarcodeInfo` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct BarcodeInfo {
+        /// `barcode` (required).
+        #[serde(rename = "barcode", default)]
+        pub barcode: Option<String>,
+        /// `container`.
+        #[serde(rename = "container", default, skip_serializing_if = "Option::is_none")]
+        pub container: Option<String>,
+        /// `productFiscalCode`.
+        #[serde(
+            rename = "productFiscalCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_fiscal_code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for BarcodeInfo {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("barcode", self.barcode.is_some());
+        }
+    }
+
     /// `BarcodeItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct BarcodeItem {
@@ -894,6 +2742,599 @@ pub mod backoffice {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
+    /// `CashFlowCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategory {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CashFlowCategoryCascadeResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryCascadeResponse {
+        /// `affectedIds`.
+        #[serde(
+            rename = "affectedIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub affected_ids: Option<Vec<String>>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryCascadeResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CashFlowCategoryCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryCreateRequest {
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("code", self.code.is_some());
+            v.required("name", self.name.is_some());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `CashFlowCategoryDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryDeleteRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryDeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `CashFlowCategoryFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CashFlowCategoryGetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryGetRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryGetRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `CashFlowCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryListRequest {
+        /// `filters` (required).
+        #[serde(rename = "filters", default)]
+        pub filters: Option<Vec<crate::api::models::backoffice::CashFlowCategoryFilter>>,
+        /// `limit` (required).
+        #[serde(rename = "limit", default)]
+        pub limit: Option<i64>,
+        /// `offset` (required).
+        #[serde(rename = "offset", default)]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("filters", self.filters.is_some());
+            v.each("filters", self.filters.as_deref());
+            v.required("limit", self.limit.is_some());
+            v.required("offset", self.offset.is_some());
+        }
+    }
+
+    /// `CashFlowCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryListResponse {
+        /// `cashFlowCategories`.
+        #[serde(
+            rename = "cashFlowCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cash_flow_categories: Option<Vec<crate::api::models::backoffice::CashFlowCategory>>,
+        /// `count`.
+        #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+        pub count: Option<i64>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("cashFlowCategories", self.cash_flow_categories.as_deref());
+        }
+    }
+
+    /// `CashFlowCategoryResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryResponse {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CashFlowCategoryRestoreRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryRestoreRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `restoreDescendants` (required).
+        #[serde(rename = "restoreDescendants", default)]
+        pub restore_descendants: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryRestoreRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("restoreDescendants", self.restore_descendants.is_some());
+        }
+    }
+
+    /// `CashFlowCategoryUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashFlowCategoryUpdateRequest {
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashFlowCategoryUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("code", self.code.is_some());
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `CashRegisterListItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashRegisterListItem {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `number`.
+        #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
+        pub number: Option<String>,
+        /// `status`.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<String>,
+        /// `terminalGroupIds`.
+        #[serde(
+            rename = "terminalGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub terminal_group_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashRegisterListItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CashRegisterListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashRegisterListRequest {
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `search`.
+        #[serde(rename = "search", default, skip_serializing_if = "Option::is_none")]
+        pub search: Option<String>,
+        /// `terminalGroupIds`.
+        #[serde(
+            rename = "terminalGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub terminal_group_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashRegisterListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `CashRegisterListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CashRegisterListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::CashRegisterListItem>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CashRegisterListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `ChartOfAccount` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ChartOfAccount {
+        /// `accountGroup`.
+        #[serde(
+            rename = "accountGroup",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_group: Option<String>,
+        /// `accountType`.
+        #[serde(
+            rename = "accountType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_type: Option<String>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isCustomTransactionsAllowed`.
+        #[serde(
+            rename = "isCustomTransactionsAllowed",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_custom_transactions_allowed: Option<bool>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isSystemAccount`.
+        #[serde(
+            rename = "isSystemAccount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_system_account: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentAccountId`.
+        #[serde(
+            rename = "parentAccountId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_account_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ChartOfAccount {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ChartOfAccountsListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ChartOfAccountsListRequest {
+        /// `accountType`.
+        #[serde(
+            rename = "accountType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_type: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ChartOfAccountsListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ChartOfAccountsListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ChartOfAccountsListResponse {
+        /// `accounts`.
+        #[serde(rename = "accounts", default, skip_serializing_if = "Option::is_none")]
+        pub accounts: Option<Vec<crate::api::models::backoffice::ChartOfAccount>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ChartOfAccountsListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("accounts", self.accounts.as_deref());
+        }
+    }
+
+    /// `ChartTreeNodeDto` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ChartTreeNodeDto {
+        /// `assembledQuantity`.
+        #[serde(
+            rename = "assembledQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembled_quantity: Option<crate::Money>,
+        /// `hasChart`.
+        #[serde(rename = "hasChart", default, skip_serializing_if = "Option::is_none")]
+        pub has_chart: Option<bool>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ChartTreeNodeDto>>,
+        /// `packageCount`.
+        #[serde(
+            rename = "packageCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_count: Option<crate::Money>,
+        /// `packageTypeId`.
+        #[serde(
+            rename = "packageTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub package_type_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeAssemblyStrategy`.
+        #[serde(
+            rename = "productSizeAssemblyStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_assembly_strategy: Option<String>,
+        /// `quantityIn`.
+        #[serde(
+            rename = "quantityIn",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_in: Option<crate::Money>,
+        /// `quantityMiddle`.
+        #[serde(
+            rename = "quantityMiddle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_middle: Option<crate::Money>,
+        /// `quantityOut`.
+        #[serde(
+            rename = "quantityOut",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub quantity_out: Option<crate::Money>,
+        /// `writeoffStrategy`.
+        #[serde(
+            rename = "writeoffStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub writeoff_strategy: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ChartTreeNodeDto {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     /// `ComboCategoryDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ComboCategoryDto {
@@ -966,6 +3407,80 @@ pub mod backoffice {
             v.required("id", self.id.is_some());
             v.uuid("id", self.id.as_deref());
             v.each("combos", self.combos.as_deref());
+        }
+    }
+
+    /// `ComboComponentGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ComboComponentGroup {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `isMainGroup`.
+        #[serde(
+            rename = "isMainGroup",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_main_group: Option<bool>,
+        /// `skipStep`.
+        #[serde(rename = "skipStep", default, skip_serializing_if = "Option::is_none")]
+        pub skip_step: Option<bool>,
+        /// `products`.
+        #[serde(rename = "products", default, skip_serializing_if = "Option::is_none")]
+        pub products: Option<Vec<crate::api::models::backoffice::ComboComponentProduct>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ComboComponentGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.each("products", self.products.as_deref());
+        }
+    }
+
+    /// `ComboComponentProduct` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ComboComponentProduct {
+        /// `productId` (required).
+        #[serde(rename = "productId", default)]
+        pub product_id: Option<String>,
+        /// `sizePrices`.
+        #[serde(
+            rename = "sizePrices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub size_prices: Option<Vec<crate::api::models::backoffice::ComboSizePrice>>,
+        /// `forbiddenModifiers`.
+        #[serde(
+            rename = "forbiddenModifiers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub forbidden_modifiers: Option<Vec<String>>,
+        /// `priceModificationAmount`.
+        #[serde(
+            rename = "priceModificationAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_modification_amount: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ComboComponentProduct {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("productId", self.product_id.is_some());
+            v.each("sizePrices", self.size_prices.as_deref());
         }
     }
 
@@ -1552,6 +4067,44 @@ pub mod backoffice {
         }
     }
 
+    /// `ComboSize` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ComboSize {
+        /// `sizeId` (required).
+        #[serde(rename = "sizeId", default)]
+        pub size_id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `shortName`.
+        #[serde(rename = "shortName", default, skip_serializing_if = "Option::is_none")]
+        pub short_name: Option<String>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ComboSize {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("sizeId", self.size_id.is_some());
+            v.required("name", self.name.is_some());
+            v.nested("image", self.image.as_ref());
+        }
+    }
+
     /// `ComboSizeDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ComboSizeDto {
@@ -1649,6 +4202,330 @@ pub mod backoffice {
             v.nested("buttonImage", self.button_image.as_ref());
             v.required("shortName", self.short_name.is_some());
         }
+    }
+
+    /// `ComboSizePrice` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ComboSizePrice {
+        /// `comboSizeId` (required).
+        #[serde(rename = "comboSizeId", default)]
+        pub combo_size_id: Option<String>,
+        /// `productSizeId`.
+        #[serde(
+            rename = "productSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_id: Option<String>,
+        /// `price`.
+        #[serde(rename = "price", default, skip_serializing_if = "Option::is_none")]
+        pub price: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ComboSizePrice {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("comboSizeId", self.combo_size_id.is_some());
+        }
+    }
+
+    /// `Conception` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Conception {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Conception {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ConceptionGetByIDRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ConceptionGetByIDRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ConceptionGetByIDRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ConceptionListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ConceptionListRequest {
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ConceptionListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ConceptionListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ConceptionListResponse {
+        /// `entities`.
+        #[serde(rename = "entities", default, skip_serializing_if = "Option::is_none")]
+        pub entities: Option<Vec<crate::api::models::backoffice::Conception>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ConceptionListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("entities", self.entities.as_deref());
+        }
+    }
+
+    /// `Container` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Container {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Container {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ContainerFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ContainerFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ContainerFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ContainerListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ContainerListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::ContainerFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ContainerListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ContainerListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ContainerListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::Container>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ContainerListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `CorporationSettings` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CorporationSettings {
+        /// `crmId`.
+        #[serde(rename = "crmId", default, skip_serializing_if = "Option::is_none")]
+        pub crm_id: Option<String>,
+        /// `currency`.
+        #[serde(rename = "currency", default, skip_serializing_if = "Option::is_none")]
+        pub currency: Option<serde_json::Value>,
+        /// `defaultDeviationAction`.
+        #[serde(
+            rename = "defaultDeviationAction",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_deviation_action: Option<String>,
+        /// `defaultDistributionAlgorithm`.
+        #[serde(
+            rename = "defaultDistributionAlgorithm",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_distribution_algorithm: Option<String>,
+        /// `deleteZeroProductionOrderItems`.
+        #[serde(
+            rename = "deleteZeroProductionOrderItems",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub delete_zero_production_order_items: Option<bool>,
+        /// `deleted`.
+        #[serde(rename = "deleted", default, skip_serializing_if = "Option::is_none")]
+        pub deleted: Option<bool>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `documentSettings`.
+        #[serde(
+            rename = "documentSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_settings: Option<serde_json::Value>,
+        /// `gln`.
+        #[serde(rename = "gln", default, skip_serializing_if = "Option::is_none")]
+        pub gln: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `localId`.
+        #[serde(rename = "localId", default, skip_serializing_if = "Option::is_none")]
+        pub local_id: Option<String>,
+        /// `moneyPrecision`.
+        #[serde(
+            rename = "moneyPrecision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub money_precision: Option<i64>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parent`.
+        #[serde(rename = "parent", default, skip_serializing_if = "Option::is_none")]
+        pub parent: Option<String>,
+        /// `personalDataProcessingSettings`.
+        #[serde(
+            rename = "personalDataProcessingSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub personal_data_processing_settings: Option<serde_json::Value>,
+        /// `roundCostForGuests`.
+        #[serde(
+            rename = "roundCostForGuests",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub round_cost_for_guests: Option<bool>,
+        /// `roundPricePerUnitForGuests`.
+        #[serde(
+            rename = "roundPricePerUnitForGuests",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub round_price_per_unit_for_guests: Option<bool>,
+        /// `vatAccounting`.
+        #[serde(
+            rename = "vatAccounting",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub vat_accounting: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CorporationSettings {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
     /// `CostPriceItem` (object in the official document).
@@ -1769,6 +4646,233 @@ pub mod backoffice {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
+    /// `CreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CreateRequest {
+        /// `appearance`.
+        #[serde(
+            rename = "appearance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub appearance: Option<String>,
+        /// `assembledQuantity`.
+        #[serde(
+            rename = "assembledQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembled_quantity: Option<crate::Money>,
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `dateTo` (required).
+        #[serde(rename = "dateTo", default)]
+        pub date_to: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `directWriteoffStoreSpecification`.
+        #[serde(
+            rename = "directWriteoffStoreSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub direct_writeoff_store_specification:
+            Option<crate::api::models::backoffice::StoreSpecification>,
+        /// `franchiseMasterId`.
+        #[serde(
+            rename = "franchiseMasterId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_master_id: Option<String>,
+        /// `franchiseOriginalId`.
+        #[serde(
+            rename = "franchiseOriginalId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_original_id: Option<String>,
+        /// `franchiseUniqueId`.
+        #[serde(
+            rename = "franchiseUniqueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_unique_id: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AssemblyChartItem>>,
+        /// `organoleptic`.
+        #[serde(
+            rename = "organoleptic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organoleptic: Option<String>,
+        /// `outputComment`.
+        #[serde(
+            rename = "outputComment",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub output_comment: Option<String>,
+        /// `picture`.
+        #[serde(rename = "picture", default, skip_serializing_if = "Option::is_none")]
+        pub picture: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeAssemblyStrategy`.
+        #[serde(
+            rename = "productSizeAssemblyStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_assembly_strategy: Option<String>,
+        /// `technologyDescription`.
+        #[serde(
+            rename = "technologyDescription",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub technology_description: Option<String>,
+        /// `versionCompatibility`.
+        #[serde(
+            rename = "versionCompatibility",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub version_compatibility: Option<String>,
+        /// `writeoffStrategy`.
+        #[serde(
+            rename = "writeoffStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub writeoff_strategy: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("dateTo", self.date_to.is_some());
+            v.nested(
+                "directWriteoffStoreSpecification",
+                self.direct_writeoff_store_specification.as_ref(),
+            );
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `CustomCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CustomCategory {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CustomCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CustomCategoryFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CustomCategoryFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CustomCategoryFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `CustomCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CustomCategoryListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::CustomCategoryFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CustomCategoryListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `CustomCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CustomCategoryListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::CustomCategory>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CustomCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     /// `CustomerTagGroup` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct CustomerTagGroup {
@@ -1865,6 +4969,27 @@ pub mod backoffice {
         }
     }
 
+    /// `CustomerTagGroupItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct CustomerTagGroupItem {
+        /// `customerTagGroupId` (required).
+        #[serde(rename = "customerTagGroupId", default)]
+        pub customer_tag_group_id: Option<String>,
+        /// `selectedTagIds` (required).
+        #[serde(rename = "selectedTagIds", default)]
+        pub selected_tag_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for CustomerTagGroupItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("customerTagGroupId", self.customer_tag_group_id.is_some());
+            v.required("selectedTagIds", self.selected_tag_ids.is_some());
+        }
+    }
+
     /// `CustomerTagItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct CustomerTagItem {
@@ -1926,6 +5051,21 @@ pub mod backoffice {
             v.required("id", self.id.is_some());
             v.required("name", self.name.is_some());
         }
+    }
+
+    /// `DeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct DeleteRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for DeleteRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
     /// `DisassembleDocumentCreateItem` (object in the official document).
@@ -2475,6 +5615,517 @@ pub mod backoffice {
         }
     }
 
+    /// `EmployeeCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeCreateRequest {
+        /// `cardNumber`.
+        #[serde(
+            rename = "cardNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub card_number: Option<String>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `email`.
+        #[serde(rename = "email", default, skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        /// `firstName`.
+        #[serde(rename = "firstName", default, skip_serializing_if = "Option::is_none")]
+        pub first_name: Option<String>,
+        /// `hireDate`.
+        #[serde(rename = "hireDate", default, skip_serializing_if = "Option::is_none")]
+        pub hire_date: Option<String>,
+        /// `lastName`.
+        #[serde(rename = "lastName", default, skip_serializing_if = "Option::is_none")]
+        pub last_name: Option<String>,
+        /// `mainOrganizationId` (required).
+        #[serde(rename = "mainOrganizationId", default)]
+        pub main_organization_id: Option<String>,
+        /// `mainRoleId`.
+        #[serde(
+            rename = "mainRoleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub main_role_id: Option<String>,
+        /// `middleName`.
+        #[serde(
+            rename = "middleName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub middle_name: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `note`.
+        #[serde(rename = "note", default, skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// `phone`.
+        #[serde(rename = "phone", default, skip_serializing_if = "Option::is_none")]
+        pub phone: Option<String>,
+        /// `responsibleForOrganizationIds`.
+        #[serde(
+            rename = "responsibleForOrganizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub responsible_for_organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("code", self.code.is_some());
+            v.required("mainOrganizationId", self.main_organization_id.is_some());
+        }
+    }
+
+    /// `EmployeeFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeeFireRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeFireRequest {
+        /// `ids` (required).
+        #[serde(rename = "ids", default)]
+        pub ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeFireRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("ids", self.ids.is_some());
+        }
+    }
+
+    /// `EmployeeFireResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeFireResponse {
+        /// `firedIds`.
+        #[serde(rename = "firedIds", default, skip_serializing_if = "Option::is_none")]
+        pub fired_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeFireResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeeGetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeGetRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeGetRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `EmployeeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeListRequest {
+        /// `fields`.
+        #[serde(rename = "fields", default, skip_serializing_if = "Option::is_none")]
+        pub fields: Option<Vec<String>>,
+        /// `filters` (required).
+        #[serde(rename = "filters", default)]
+        pub filters: Option<Vec<crate::api::models::backoffice::EmployeeFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("filters", self.filters.is_some());
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `EmployeePositionDTO` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeePositionDTO {
+        /// `canWorkBySubstitutedCard`.
+        #[serde(
+            rename = "canWorkBySubstitutedCard",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_work_by_substituted_card: Option<bool>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `paymentPerHour`.
+        #[serde(
+            rename = "paymentPerHour",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub payment_per_hour: Option<crate::Money>,
+        /// `scheduleType`.
+        #[serde(
+            rename = "scheduleType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub schedule_type: Option<String>,
+        /// `steadySalary`.
+        #[serde(
+            rename = "steadySalary",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub steady_salary: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeePositionDTO {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeePositionFilterItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeePositionFilterItem {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeePositionFilterItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeePositionResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeePositionResponse {
+        /// `canWorkBySubstitutedCard`.
+        #[serde(
+            rename = "canWorkBySubstitutedCard",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_work_by_substituted_card: Option<bool>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `paymentPerHour`.
+        #[serde(
+            rename = "paymentPerHour",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub payment_per_hour: Option<crate::Money>,
+        /// `scheduleType`.
+        #[serde(
+            rename = "scheduleType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub schedule_type: Option<String>,
+        /// `steadySalary`.
+        #[serde(
+            rename = "steadySalary",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub steady_salary: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeePositionResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeeResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeResponse {
+        /// `cardNumber`.
+        #[serde(
+            rename = "cardNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub card_number: Option<String>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `email`.
+        #[serde(rename = "email", default, skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        /// `fireDate`.
+        #[serde(rename = "fireDate", default, skip_serializing_if = "Option::is_none")]
+        pub fire_date: Option<String>,
+        /// `firstName`.
+        #[serde(rename = "firstName", default, skip_serializing_if = "Option::is_none")]
+        pub first_name: Option<String>,
+        /// `hireDate`.
+        #[serde(rename = "hireDate", default, skip_serializing_if = "Option::is_none")]
+        pub hire_date: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isFired`.
+        #[serde(rename = "isFired", default, skip_serializing_if = "Option::is_none")]
+        pub is_fired: Option<bool>,
+        /// `isSystem`.
+        #[serde(rename = "isSystem", default, skip_serializing_if = "Option::is_none")]
+        pub is_system: Option<bool>,
+        /// `lastName`.
+        #[serde(rename = "lastName", default, skip_serializing_if = "Option::is_none")]
+        pub last_name: Option<String>,
+        /// `mainOrganizationId`.
+        #[serde(
+            rename = "mainOrganizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub main_organization_id: Option<String>,
+        /// `mainRoleId`.
+        #[serde(
+            rename = "mainRoleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub main_role_id: Option<String>,
+        /// `middleName`.
+        #[serde(
+            rename = "middleName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub middle_name: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `note`.
+        #[serde(rename = "note", default, skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// `phone`.
+        #[serde(rename = "phone", default, skip_serializing_if = "Option::is_none")]
+        pub phone: Option<String>,
+        /// `responsibleForOrganizationIds`.
+        #[serde(
+            rename = "responsibleForOrganizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub responsible_for_organization_ids: Option<Vec<String>>,
+        /// `roleIds`.
+        #[serde(rename = "roleIds", default, skip_serializing_if = "Option::is_none")]
+        pub role_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeeRestoreRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeRestoreRequest {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeRestoreRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
+    /// `EmployeeRestoreResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeRestoreResponse {
+        /// `restoredIds`.
+        #[serde(
+            rename = "restoredIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restored_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeRestoreResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EmployeeUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EmployeeUpdateRequest {
+        /// `cardNumber`.
+        #[serde(
+            rename = "cardNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub card_number: Option<String>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `email`.
+        #[serde(rename = "email", default, skip_serializing_if = "Option::is_none")]
+        pub email: Option<String>,
+        /// `firstName`.
+        #[serde(rename = "firstName", default, skip_serializing_if = "Option::is_none")]
+        pub first_name: Option<String>,
+        /// `hireDate`.
+        #[serde(rename = "hireDate", default, skip_serializing_if = "Option::is_none")]
+        pub hire_date: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `lastName`.
+        #[serde(rename = "lastName", default, skip_serializing_if = "Option::is_none")]
+        pub last_name: Option<String>,
+        /// `mainOrganizationId`.
+        #[serde(
+            rename = "mainOrganizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub main_organization_id: Option<String>,
+        /// `mainRoleId`.
+        #[serde(
+            rename = "mainRoleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub main_role_id: Option<String>,
+        /// `middleName`.
+        #[serde(
+            rename = "middleName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub middle_name: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `note`.
+        #[serde(rename = "note", default, skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// `phone`.
+        #[serde(rename = "phone", default, skip_serializing_if = "Option::is_none")]
+        pub phone: Option<String>,
+        /// `responsibleForOrganizationIds`.
+        #[serde(
+            rename = "responsibleForOrganizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub responsible_for_organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EmployeeUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+        }
+    }
+
     /// `ErrorResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ErrorResponse {
@@ -2490,6 +6141,215 @@ pub mod backoffice {
     }
 
     impl crate::api::Validate for ErrorResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EventAttributeDoc` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventAttributeDoc {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventAttributeDoc {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EventGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventGroup {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `eventTypes`.
+        #[serde(
+            rename = "eventTypes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub event_types: Option<Vec<crate::api::models::backoffice::EventType>>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("eventTypes", self.event_types.as_deref());
+        }
+    }
+
+    /// `EventListItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventListItem {
+        /// `attributes`.
+        #[serde(
+            rename = "attributes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub attributes: Option<Vec<crate::api::models::backoffice::EventAttributeDoc>>,
+        /// `eventType`.
+        #[serde(rename = "eventType", default, skip_serializing_if = "Option::is_none")]
+        pub event_type: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `occurredAt`.
+        #[serde(
+            rename = "occurredAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub occurred_at: Option<String>,
+        /// `source`.
+        #[serde(rename = "source", default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventListItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("attributes", self.attributes.as_deref());
+        }
+    }
+
+    /// `EventListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventListRequest {
+        /// `eventTypes`.
+        #[serde(
+            rename = "eventTypes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub event_types: Option<Vec<String>>,
+        /// `fromRevision`.
+        #[serde(
+            rename = "fromRevision",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub from_revision: Option<i64>,
+        /// `fromTime`.
+        #[serde(rename = "fromTime", default, skip_serializing_if = "Option::is_none")]
+        pub from_time: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `toTime`.
+        #[serde(rename = "toTime", default, skip_serializing_if = "Option::is_none")]
+        pub to_time: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EventListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::EventListItem>>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `EventMetadataListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventMetadataListRequest {
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventMetadataListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `EventMetadataListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventMetadataListResponse {
+        /// `eventGroups`.
+        #[serde(
+            rename = "eventGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub event_groups: Option<Vec<crate::api::models::backoffice::EventGroup>>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventMetadataListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("eventGroups", self.event_groups.as_deref());
+        }
+    }
+
+    /// `EventType` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct EventType {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `severity`.
+        #[serde(rename = "severity", default, skip_serializing_if = "Option::is_none")]
+        pub severity: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for EventType {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
@@ -4896,6 +8756,27 @@ pub mod backoffice {
         }
     }
 
+    /// `FilterCondition` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct FilterCondition {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for FilterCondition {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `GetByIDRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct GetByIDRequest {
@@ -5021,6 +8902,845 @@ pub mod backoffice {
     impl crate::api::Validate for GetCounteragentsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.each("counteragents", self.counteragents.as_deref());
+        }
+    }
+
+    /// `GetIncomePlanRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetIncomePlanRequest {
+        /// `dateFrom` (required).
+        #[serde(rename = "dateFrom", default)]
+        pub date_from: Option<String>,
+        /// `dateTo` (required).
+        #[serde(rename = "dateTo", default)]
+        pub date_to: Option<String>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetIncomePlanRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("dateFrom", self.date_from.is_some());
+            v.required("dateTo", self.date_to.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `GetIncomePlanResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetIncomePlanResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::IncomePlanItem>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetIncomePlanResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `GetLicenseListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetLicenseListRequest {
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetLicenseListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `GetLicenseListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetLicenseListResponse {
+        /// `organizationLicenses` (required).
+        #[serde(rename = "organizationLicenses", default)]
+        pub organization_licenses:
+            Option<Vec<crate::api::models::backoffice::OrganizationLicenseInfo>>,
+        /// `correlationId` (required).
+        #[serde(rename = "correlationId", default)]
+        pub correlation_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetLicenseListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationLicenses", self.organization_licenses.is_some());
+            v.each(
+                "organizationLicenses",
+                self.organization_licenses.as_deref(),
+            );
+            v.required("correlationId", self.correlation_id.is_some());
+        }
+    }
+
+    /// `GetOlapColumnsRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetOlapColumnsRequest {
+        /// `reportType` (required).
+        #[serde(rename = "reportType", default)]
+        pub report_type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetOlapColumnsRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("reportType", self.report_type.is_some());
+        }
+    }
+
+    /// `GetOlapReportRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetOlapReportRequest {
+        /// `aggregateFields` (required).
+        #[serde(rename = "aggregateFields", default)]
+        pub aggregate_fields: Option<Vec<String>>,
+        /// `buildSummary`.
+        #[serde(
+            rename = "buildSummary",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub build_summary: Option<bool>,
+        /// `filters` (required).
+        #[serde(rename = "filters", default)]
+        pub filters: Option<Vec<crate::api::models::backoffice::OlapFilterDoc>>,
+        /// `groupByColFields`.
+        #[serde(
+            rename = "groupByColFields",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub group_by_col_fields: Option<Vec<String>>,
+        /// `groupByRowFields`.
+        #[serde(
+            rename = "groupByRowFields",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub group_by_row_fields: Option<Vec<String>>,
+        /// `reportType` (required).
+        #[serde(rename = "reportType", default)]
+        pub report_type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetOlapReportRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("aggregateFields", self.aggregate_fields.is_some());
+            v.required("filters", self.filters.is_some());
+            v.each("filters", self.filters.as_deref());
+            v.required("reportType", self.report_type.is_some());
+        }
+    }
+
+    /// `GetOlapReportResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetOlapReportResponse {
+        /// `data`.
+        #[serde(rename = "data", default, skip_serializing_if = "Option::is_none")]
+        pub data: Option<Vec<serde_json::Map<String, serde_json::Value>>>,
+        /// `summary`.
+        #[serde(rename = "summary", default, skip_serializing_if = "Option::is_none")]
+        pub summary: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetOlapReportResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `GetPositionRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetPositionRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `revisionFrom`.
+        #[serde(
+            rename = "revisionFrom",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub revision_from: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetPositionRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `GetPriceListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetPriceListRequest {
+        /// `counteragentId` (required).
+        #[serde(rename = "counteragentId", default)]
+        pub counteragent_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetPriceListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("counteragentId", self.counteragent_id.is_some());
+        }
+    }
+
+    /// `GetPriceListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetPriceListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::PriceListItem>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetPriceListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `GetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct GetRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for GetRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `Image` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Image {
+        /// `url` (required).
+        #[serde(rename = "url", default)]
+        pub url: Option<String>,
+        /// `hash`.
+        #[serde(rename = "hash", default, skip_serializing_if = "Option::is_none")]
+        pub hash: Option<String>,
+        /// `updatedAt`.
+        #[serde(rename = "updatedAt", default, skip_serializing_if = "Option::is_none")]
+        pub updated_at: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Image {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("url", self.url.is_some());
+        }
+    }
+
+    /// `IncomePlanItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomePlanItem {
+        /// `date`.
+        #[serde(rename = "date", default, skip_serializing_if = "Option::is_none")]
+        pub date: Option<String>,
+        /// `planValue`.
+        #[serde(rename = "planValue", default, skip_serializing_if = "Option::is_none")]
+        pub plan_value: Option<crate::Money>,
+        /// `valueType`.
+        #[serde(rename = "valueType", default, skip_serializing_if = "Option::is_none")]
+        pub value_type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomePlanItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `IncomingInventoryCreateFirstStepItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryCreateFirstStepItem {
+        /// `amount` (required).
+        #[serde(rename = "amount", default)]
+        pub amount: Option<crate::Money>,
+        /// `amountUnit`.
+        #[serde(
+            rename = "amountUnit",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `num` (required).
+        #[serde(rename = "num", default)]
+        pub num: Option<i64>,
+        /// `product` (required).
+        #[serde(rename = "product", default)]
+        pub product: Option<String>,
+        /// `productSize`.
+        #[serde(
+            rename = "productSize",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryCreateFirstStepItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("amount", self.amount.is_some());
+            v.required("num", self.num.is_some());
+            v.required("product", self.product.is_some());
+        }
+    }
+
+    /// `IncomingInventoryCreateItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryCreateItem {
+        /// `amount` (required).
+        #[serde(rename = "amount", default)]
+        pub amount: Option<crate::Money>,
+        /// `amountUnit`.
+        #[serde(
+            rename = "amountUnit",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `containerCount`.
+        #[serde(
+            rename = "containerCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_count: Option<crate::Money>,
+        /// `containerId`.
+        #[serde(
+            rename = "containerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_id: Option<String>,
+        /// `isDisassembled`.
+        #[serde(
+            rename = "isDisassembled",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_disassembled: Option<bool>,
+        /// `num` (required).
+        #[serde(rename = "num", default)]
+        pub num: Option<i64>,
+        /// `product` (required).
+        #[serde(rename = "product", default)]
+        pub product: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryCreateItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("amount", self.amount.is_some());
+            v.required("num", self.num.is_some());
+            v.required("product", self.product.is_some());
+        }
+    }
+
+    /// `IncomingInventoryCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryCreateRequest {
+        /// `accountShortage`.
+        #[serde(
+            rename = "accountShortage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_shortage: Option<String>,
+        /// `accountSurplus`.
+        #[serde(
+            rename = "accountSurplus",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_surplus: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `conception`.
+        #[serde(
+            rename = "conception",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub conception: Option<String>,
+        /// `date` (required).
+        #[serde(rename = "date", default)]
+        pub date: Option<String>,
+        /// `documentId`.
+        #[serde(
+            rename = "documentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_id: Option<String>,
+        /// `isAutomatic`.
+        #[serde(
+            rename = "isAutomatic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_automatic: Option<bool>,
+        /// `isEditable`.
+        #[serde(
+            rename = "isEditable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_editable: Option<bool>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::backoffice::IncomingInventoryCreateItem>>,
+        /// `itemsFirstStep` (required).
+        #[serde(rename = "itemsFirstStep", default)]
+        pub items_first_step:
+            Option<Vec<crate::api::models::backoffice::IncomingInventoryCreateFirstStepItem>>,
+        /// `number`.
+        #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
+        pub number: Option<String>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `store` (required).
+        #[serde(rename = "store", default)]
+        pub store: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("date", self.date.is_some());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+            v.required("itemsFirstStep", self.items_first_step.is_some());
+            v.each("itemsFirstStep", self.items_first_step.as_deref());
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("store", self.store.is_some());
+        }
+    }
+
+    /// `IncomingInventoryGetFirstItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryGetFirstItem {
+        /// `amount`.
+        #[serde(rename = "amount", default, skip_serializing_if = "Option::is_none")]
+        pub amount: Option<crate::Money>,
+        /// `amountUnit`.
+        #[serde(
+            rename = "amountUnit",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `num`.
+        #[serde(rename = "num", default, skip_serializing_if = "Option::is_none")]
+        pub num: Option<i64>,
+        /// `product`.
+        #[serde(rename = "product", default, skip_serializing_if = "Option::is_none")]
+        pub product: Option<String>,
+        /// `productSize`.
+        #[serde(
+            rename = "productSize",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size: Option<String>,
+        /// `turnover`.
+        #[serde(rename = "turnover", default, skip_serializing_if = "Option::is_none")]
+        pub turnover: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryGetFirstItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `IncomingInventoryGetItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryGetItem {
+        /// `amount`.
+        #[serde(rename = "amount", default, skip_serializing_if = "Option::is_none")]
+        pub amount: Option<crate::Money>,
+        /// `amountUnit`.
+        #[serde(
+            rename = "amountUnit",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `containerCount`.
+        #[serde(
+            rename = "containerCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_count: Option<crate::Money>,
+        /// `containerId`.
+        #[serde(
+            rename = "containerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_id: Option<String>,
+        /// `containerName`.
+        #[serde(
+            rename = "containerName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_name: Option<String>,
+        /// `count`.
+        #[serde(rename = "count", default, skip_serializing_if = "Option::is_none")]
+        pub count: Option<crate::Money>,
+        /// `countGross`.
+        #[serde(
+            rename = "countGross",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub count_gross: Option<crate::Money>,
+        /// `currentActualAmount`.
+        #[serde(
+            rename = "currentActualAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub current_actual_amount: Option<crate::Money>,
+        /// `isDisassembled`.
+        #[serde(
+            rename = "isDisassembled",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_disassembled: Option<bool>,
+        /// `num`.
+        #[serde(rename = "num", default, skip_serializing_if = "Option::is_none")]
+        pub num: Option<i64>,
+        /// `product`.
+        #[serde(rename = "product", default, skip_serializing_if = "Option::is_none")]
+        pub product: Option<String>,
+        /// `recalculationDate`.
+        #[serde(
+            rename = "recalculationDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub recalculation_date: Option<String>,
+        /// `recalculationNumber`.
+        #[serde(
+            rename = "recalculationNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub recalculation_number: Option<i64>,
+        /// `status`.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<String>,
+        /// `turnover`.
+        #[serde(rename = "turnover", default, skip_serializing_if = "Option::is_none")]
+        pub turnover: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryGetItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `IncomingInventoryGetResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryGetResponse {
+        /// `accountShortage`.
+        #[serde(
+            rename = "accountShortage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_shortage: Option<String>,
+        /// `accountSurplus`.
+        #[serde(
+            rename = "accountSurplus",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_surplus: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `conception`.
+        #[serde(
+            rename = "conception",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub conception: Option<String>,
+        /// `currentStep`.
+        #[serde(
+            rename = "currentStep",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub current_step: Option<i64>,
+        /// `date`.
+        #[serde(rename = "date", default, skip_serializing_if = "Option::is_none")]
+        pub date: Option<String>,
+        /// `dateCreated`.
+        #[serde(
+            rename = "dateCreated",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub date_created: Option<String>,
+        /// `dateModified`.
+        #[serde(
+            rename = "dateModified",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub date_modified: Option<String>,
+        /// `documentId`.
+        #[serde(
+            rename = "documentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_id: Option<String>,
+        /// `isAutomatic`.
+        #[serde(
+            rename = "isAutomatic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_automatic: Option<bool>,
+        /// `isEditable`.
+        #[serde(
+            rename = "isEditable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_editable: Option<bool>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::IncomingInventoryGetItem>>,
+        /// `itemsFirstStep`.
+        #[serde(
+            rename = "itemsFirstStep",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub items_first_step:
+            Option<Vec<crate::api::models::backoffice::IncomingInventoryGetFirstItem>>,
+        /// `number`.
+        #[serde(rename = "number", default, skip_serializing_if = "Option::is_none")]
+        pub number: Option<String>,
+        /// `registerTurnover`.
+        #[serde(
+            rename = "registerTurnover",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub register_turnover: Option<bool>,
+        /// `status`.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<String>,
+        /// `store`.
+        #[serde(rename = "store", default, skip_serializing_if = "Option::is_none")]
+        pub store: Option<String>,
+        /// `userCreated`.
+        #[serde(
+            rename = "userCreated",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub user_created: Option<String>,
+        /// `userModified`.
+        #[serde(
+            rename = "userModified",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub user_modified: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryGetResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+            v.each("itemsFirstStep", self.items_first_step.as_deref());
+        }
+    }
+
+    /// `IncomingInventorySaveResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventorySaveResponse {
+        /// `documentId`.
+        #[serde(
+            rename = "documentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_id: Option<String>,
+        /// `documentNumber`.
+        #[serde(
+            rename = "documentNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_number: Option<String>,
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventorySaveResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `IncomingInventoryUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct IncomingInventoryUpdateRequest {
+        /// `accountShortage`.
+        #[serde(
+            rename = "accountShortage",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_shortage: Option<String>,
+        /// `accountSurplus`.
+        #[serde(
+            rename = "accountSurplus",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub account_surplus: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `conception`.
+        #[serde(
+            rename = "conception",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub conception: Option<String>,
+        /// `date` (required).
+        #[serde(rename = "date", default)]
+        pub date: Option<String>,
+        /// `documentId` (required).
+        #[serde(rename = "documentId", default)]
+        pub document_id: Option<String>,
+        /// `isAutomatic`.
+        #[serde(
+            rename = "isAutomatic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_automatic: Option<bool>,
+        /// `isEditable`.
+        #[serde(
+            rename = "isEditable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_editable: Option<bool>,
+        /// `items` (required).
+        #[serde(rename = "items", default)]
+        pub items: Option<Vec<crate::api::models::backoffice::IncomingInventoryCreateItem>>,
+        /// `itemsFirstStep` (required).
+        #[serde(rename = "itemsFirstStep", default)]
+        pub items_first_step:
+            Option<Vec<crate::api::models::backoffice::IncomingInventoryCreateFirstStepItem>>,
+        /// `number` (required).
+        #[serde(rename = "number", default)]
+        pub number: Option<String>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `store` (required).
+        #[serde(rename = "store", default)]
+        pub store: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for IncomingInventoryUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("date", self.date.is_some());
+            v.required("documentId", self.document_id.is_some());
+            v.required("items", self.items.is_some());
+            v.each("items", self.items.as_deref());
+            v.required("itemsFirstStep", self.items_first_step.is_some());
+            v.each("itemsFirstStep", self.items_first_step.as_deref());
+            v.required("number", self.number.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("store", self.store.is_some());
         }
     }
 
@@ -7307,6 +12027,245 @@ pub mod backoffice {
         }
     }
 
+    /// `InventoryPaymentType` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct InventoryPaymentType {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for InventoryPaymentType {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `Item` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Item {
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `sizePrices`.
+        #[serde(
+            rename = "sizePrices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub size_prices: Option<Vec<crate::api::models::backoffice::MenuSizePrice>>,
+        /// `modifierGroups`.
+        #[serde(
+            rename = "modifierGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_groups: Option<Vec<crate::api::models::backoffice::ModifierGroup>>,
+        /// `allergenGroupIds`.
+        #[serde(
+            rename = "allergenGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_group_ids: Option<Vec<String>>,
+        /// `labels`.
+        #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<Vec<String>>,
+        /// `tags`.
+        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
+        /// `itemType`.
+        #[serde(rename = "itemType", default, skip_serializing_if = "Option::is_none")]
+        pub item_type: Option<String>,
+        /// `comboId`.
+        #[serde(rename = "comboId", default, skip_serializing_if = "Option::is_none")]
+        pub combo_id: Option<String>,
+        /// `sortOrder`.
+        #[serde(rename = "sortOrder", default, skip_serializing_if = "Option::is_none")]
+        pub sort_order: Option<crate::Money>,
+        /// `sizes`.
+        #[serde(rename = "sizes", default, skip_serializing_if = "Option::is_none")]
+        pub sizes: Option<Vec<crate::api::models::backoffice::ComboSize>>,
+        /// `menuItemId`.
+        #[serde(
+            rename = "menuItemId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub menu_item_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Item {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("name", self.name.is_some());
+            v.each("sizePrices", self.size_prices.as_deref());
+            v.each("modifierGroups", self.modifier_groups.as_deref());
+            v.each("sizes", self.sizes.as_deref());
+        }
+    }
+
+    /// `ItemCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ItemCategory {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ItemCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ItemCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ItemCategoryListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::FilterCondition>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ItemCategoryListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ItemCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ItemCategoryListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ItemCategory>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ItemCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `ItemsGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ItemsGroup {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `labels`.
+        #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<Vec<String>>,
+        /// `tags`.
+        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// `scheduleId`.
+        #[serde(
+            rename = "scheduleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub schedule_id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::Item>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ItemsGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.nested("image", self.image.as_ref());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     /// `LabelDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct LabelDto {
@@ -7361,6 +12320,101 @@ pub mod backoffice {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
+    /// `LicenseItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct LicenseItem {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `moduleId` (required).
+        #[serde(rename = "moduleId", default)]
+        pub module_id: Option<String>,
+        /// `licenseStart`.
+        #[serde(
+            rename = "licenseStart",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub license_start: Option<String>,
+        /// `expires`.
+        #[serde(rename = "expires", default, skip_serializing_if = "Option::is_none")]
+        pub expires: Option<String>,
+        /// `quantity` (required).
+        #[serde(rename = "quantity", default)]
+        pub quantity: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for LicenseItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("moduleId", self.module_id.is_some());
+            v.required("quantity", self.quantity.is_some());
+        }
+    }
+
+    /// `ListPositionsRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ListPositionsRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::EmployeePositionFilterItem>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `revisionFrom`.
+        #[serde(
+            rename = "revisionFrom",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub revision_from: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ListPositionsRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ListPositionsResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ListPositionsResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::EmployeePositionDTO>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ListPositionsResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     /// `ListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct ListRequest {
@@ -7383,6 +12437,800 @@ pub mod backoffice {
             v.required("from", self.from.is_some());
             v.required("organizationId", self.organization_id.is_some());
             v.required("to", self.to.is_some());
+        }
+    }
+
+    /// `MeasureUnit` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MeasureUnit {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `fullName`.
+        #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MeasureUnit {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MeasureUnitGetByIDRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MeasureUnitGetByIDRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MeasureUnitGetByIDRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MeasureUnitListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MeasureUnitListRequest {
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MeasureUnitListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MeasureUnitListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MeasureUnitListResponse {
+        /// `entities`.
+        #[serde(rename = "entities", default, skip_serializing_if = "Option::is_none")]
+        pub entities: Option<Vec<crate::api::models::backoffice::MeasureUnit>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MeasureUnitListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("entities", self.entities.as_deref());
+        }
+    }
+
+    crate::open_enum! {
+    /// `MeasureUnitType` (enum in the official document).
+    pub enum MeasureUnitType {
+        /// `GRAM`.
+        GRAM = "GRAM",
+        /// `KILOGRAM`.
+        KILOGRAM = "KILOGRAM",
+        /// `MILLILITER`.
+        MILLILITER = "MILLILITER",
+        /// `LITER`.
+        LITER = "LITER",
+    }
+    }
+
+    impl crate::api::Validate for MeasureUnitType {
+        // An unknown value is the caller's deliberate choice: the service may know it.
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MenuAllergenGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuAllergenGroup {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuAllergenGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.required("code", self.code.is_some());
+        }
+    }
+
+    /// `MenuCombo` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuCombo {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `sku` (required).
+        #[serde(rename = "sku", default)]
+        pub sku: Option<String>,
+        /// `priceStrategy`.
+        #[serde(
+            rename = "priceStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_strategy: Option<crate::api::models::backoffice::PriceStrategy>,
+        /// `componentGroups`.
+        #[serde(
+            rename = "componentGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub component_groups: Option<Vec<crate::api::models::backoffice::ComboComponentGroup>>,
+        /// `labels`.
+        #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<Vec<String>>,
+        /// `tags`.
+        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuCombo {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("sku", self.sku.is_some());
+            v.each("componentGroups", self.component_groups.as_deref());
+        }
+    }
+
+    /// `MenuModifier` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuModifier {
+        /// `sku` (required).
+        #[serde(rename = "sku", default)]
+        pub sku: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `restrictions`.
+        #[serde(
+            rename = "restrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restrictions: Option<crate::api::models::backoffice::Restrictions>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// `weight`.
+        #[serde(rename = "weight", default, skip_serializing_if = "Option::is_none")]
+        pub weight: Option<crate::Money>,
+        /// `measureUnitType`.
+        #[serde(
+            rename = "measureUnitType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub measure_unit_type: Option<crate::api::models::backoffice::MeasureUnitType>,
+        /// `sizePrices`.
+        #[serde(
+            rename = "sizePrices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub size_prices: Option<Vec<crate::api::models::backoffice::SizePriceShort>>,
+        /// `nutritions`.
+        #[serde(
+            rename = "nutritions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutritions: Option<crate::api::models::backoffice::Nutritions>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `independentQuantity`.
+        #[serde(
+            rename = "independentQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub independent_quantity: Option<bool>,
+        /// `productCategoryId`.
+        #[serde(
+            rename = "productCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_category_id: Option<String>,
+        /// `customerTagGroups`.
+        #[serde(
+            rename = "customerTagGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub customer_tag_groups: Option<Vec<crate::api::models::backoffice::CustomerTagGroupItem>>,
+        /// `outerEanCode`.
+        #[serde(
+            rename = "outerEanCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_ean_code: Option<String>,
+        /// `isMarked`.
+        #[serde(rename = "isMarked", default, skip_serializing_if = "Option::is_none")]
+        pub is_marked: Option<bool>,
+        /// `paymentSubjectCode`.
+        #[serde(
+            rename = "paymentSubjectCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub payment_subject_code: Option<String>,
+        /// `barcodes`.
+        #[serde(rename = "barcodes", default, skip_serializing_if = "Option::is_none")]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::BarcodeInfo>>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `allergenGroupIds`.
+        #[serde(
+            rename = "allergenGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_group_ids: Option<Vec<String>>,
+        /// `labels`.
+        #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<Vec<String>>,
+        /// `tags`.
+        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuModifier {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("sku", self.sku.is_some());
+            v.required("id", self.id.is_some());
+            v.nested("restrictions", self.restrictions.as_ref());
+            v.nested("image", self.image.as_ref());
+            v.each("sizePrices", self.size_prices.as_deref());
+            v.nested("nutritions", self.nutritions.as_ref());
+            v.each("customerTagGroups", self.customer_tag_groups.as_deref());
+            v.each("barcodes", self.barcodes.as_deref());
+        }
+    }
+
+    crate::open_enum! {
+    /// `MenuOrderItemType` (enum in the official document).
+    pub enum MenuOrderItemType {
+        /// `Product`.
+        Product = "Product",
+        /// `Compound`.
+        Compound = "Compound",
+    }
+    }
+
+    impl crate::api::Validate for MenuOrderItemType {
+        // An unknown value is the caller's deliberate choice: the service may know it.
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MenuRequestV3` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuRequestV3 {
+        /// `externalMenuId` (required).
+        #[serde(rename = "externalMenuId", default)]
+        pub external_menu_id: Option<String>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `priceCategoryId`.
+        #[serde(
+            rename = "priceCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_category_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuRequestV3 {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("externalMenuId", self.external_menu_id.is_some());
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `MenuSection` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuSection {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuSection {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MenuSectionFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuSectionFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuSectionFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `MenuSectionListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuSectionListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::MenuSectionFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuSectionListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `MenuSectionListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuSectionListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::MenuSection>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuSectionListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `MenuSizePrice` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuSizePrice {
+        /// `sizeId`.
+        #[serde(rename = "sizeId", default, skip_serializing_if = "Option::is_none")]
+        pub size_id: Option<String>,
+        /// `sizeName`.
+        #[serde(rename = "sizeName", default, skip_serializing_if = "Option::is_none")]
+        pub size_name: Option<String>,
+        /// `sizeCode`.
+        #[serde(rename = "sizeCode", default, skip_serializing_if = "Option::is_none")]
+        pub size_code: Option<String>,
+        /// `isDefault`.
+        #[serde(rename = "isDefault", default, skip_serializing_if = "Option::is_none")]
+        pub is_default: Option<bool>,
+        /// `price`.
+        #[serde(rename = "price", default, skip_serializing_if = "Option::is_none")]
+        pub price: Option<crate::Money>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `weight`.
+        #[serde(rename = "weight", default, skip_serializing_if = "Option::is_none")]
+        pub weight: Option<crate::Money>,
+        /// `nutritions`.
+        #[serde(
+            rename = "nutritions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutritions: Option<crate::api::models::backoffice::Nutritions>,
+        /// `measureUnitType`.
+        #[serde(
+            rename = "measureUnitType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub measure_unit_type: Option<crate::api::models::backoffice::MeasureUnitType>,
+        /// `sku`.
+        #[serde(rename = "sku", default, skip_serializing_if = "Option::is_none")]
+        pub sku: Option<String>,
+        /// `menuItemSizeId`.
+        #[serde(
+            rename = "menuItemSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub menu_item_size_id: Option<String>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuSizePrice {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("image", self.image.as_ref());
+            v.nested("nutritions", self.nutritions.as_ref());
+        }
+    }
+
+    /// `MenuTaxCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuTaxCategory {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `percentage` (required).
+        #[serde(rename = "percentage", default)]
+        pub percentage: Option<crate::Money>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuTaxCategory {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.required("percentage", self.percentage.is_some());
+        }
+    }
+
+    /// `MenuV3` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct MenuV3 {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// `products`.
+        #[serde(rename = "products", default, skip_serializing_if = "Option::is_none")]
+        pub products: Option<Vec<crate::api::models::backoffice::Product>>,
+        /// `combos`.
+        #[serde(rename = "combos", default, skip_serializing_if = "Option::is_none")]
+        pub combos: Option<Vec<crate::api::models::backoffice::MenuCombo>>,
+        /// `modifiers`.
+        #[serde(rename = "modifiers", default, skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<Vec<crate::api::models::backoffice::MenuModifier>>,
+        /// `taxCategories`.
+        #[serde(
+            rename = "taxCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_categories: Option<Vec<crate::api::models::backoffice::MenuTaxCategory>>,
+        /// `productCategories`.
+        #[serde(
+            rename = "productCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_categories: Option<Vec<crate::api::models::backoffice::ProductCategory>>,
+        /// `allergenGroups`.
+        #[serde(
+            rename = "allergenGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_groups: Option<Vec<crate::api::models::backoffice::MenuAllergenGroup>>,
+        /// `customerTagGroups`.
+        #[serde(
+            rename = "customerTagGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub customer_tag_groups: Option<Vec<crate::api::models::backoffice::CustomerTagGroup>>,
+        /// `schedules`.
+        #[serde(rename = "schedules", default, skip_serializing_if = "Option::is_none")]
+        pub schedules: Option<Vec<crate::api::models::backoffice::Schedule>>,
+        /// `overrideTaxCategories`.
+        #[serde(
+            rename = "overrideTaxCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub override_tax_categories:
+            Option<Vec<crate::api::models::backoffice::TaxCategoryOverride>>,
+        /// `itemsGroups`.
+        #[serde(
+            rename = "itemsGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub items_groups: Option<Vec<crate::api::models::backoffice::ItemsGroup>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for MenuV3 {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.nested("image", self.image.as_ref());
+            v.each("products", self.products.as_deref());
+            v.each("combos", self.combos.as_deref());
+            v.each("modifiers", self.modifiers.as_deref());
+            v.each("taxCategories", self.tax_categories.as_deref());
+            v.each("productCategories", self.product_categories.as_deref());
+            v.each("allergenGroups", self.allergen_groups.as_deref());
+            v.each("customerTagGroups", self.customer_tag_groups.as_deref());
+            v.each("schedules", self.schedules.as_deref());
+            v.each(
+                "overrideTaxCategories",
+                self.override_tax_categories.as_deref(),
+            );
+            v.each("itemsGroups", self.items_groups.as_deref());
+        }
+    }
+
+    /// `ModifierGroup` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierGroup {
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `restrictions`.
+        #[serde(
+            rename = "restrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restrictions: Option<crate::api::models::backoffice::Restrictions>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ModifierItem>>,
+        /// `splittable`.
+        #[serde(
+            rename = "splittable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub splittable: Option<bool>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `childModifiersHaveMinMaxRestrictions`.
+        #[serde(
+            rename = "childModifiersHaveMinMaxRestrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers_have_min_max_restrictions: Option<bool>,
+        /// `sku`.
+        #[serde(rename = "sku", default, skip_serializing_if = "Option::is_none")]
+        pub sku: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierGroup {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("name", self.name.is_some());
+            v.nested("restrictions", self.restrictions.as_ref());
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `ModifierItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierItem {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `restrictions`.
+        #[serde(
+            rename = "restrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restrictions: Option<crate::api::models::backoffice::Restrictions>,
+        /// `isHidden`.
+        #[serde(rename = "isHidden", default, skip_serializing_if = "Option::is_none")]
+        pub is_hidden: Option<bool>,
+        /// `buttonImageUrl`.
+        #[serde(
+            rename = "buttonImageUrl",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub button_image_url: Option<String>,
+        /// `image`.
+        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<crate::api::models::backoffice::Image>,
+        /// `weight`.
+        #[serde(rename = "weight", default, skip_serializing_if = "Option::is_none")]
+        pub weight: Option<crate::Money>,
+        /// `measureUnitType`.
+        #[serde(
+            rename = "measureUnitType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub measure_unit_type: Option<crate::api::models::backoffice::MeasureUnitType>,
+        /// `tags`.
+        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.nested("restrictions", self.restrictions.as_ref());
+            v.nested("image", self.image.as_ref());
         }
     }
 
@@ -7742,6 +13590,3925 @@ pub mod backoffice {
         }
     }
 
+    /// `ModifierSchema` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierSchema {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierSchema {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ModifierSchemaFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierSchemaFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierSchemaFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ModifierSchemaListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierSchemaListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::ModifierSchemaFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierSchemaListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ModifierSchemaListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ModifierSchemaListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ModifierSchema>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ModifierSchemaListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `NomenclatureCategoryCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryCreateRequest {
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryCreateRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryDeleteRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryDeleteRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryListRequest {
+        /// `ids`.
+        #[serde(rename = "ids", default, skip_serializing_if = "Option::is_none")]
+        pub ids: Option<Vec<String>>,
+        /// `includeDeleted`.
+        #[serde(
+            rename = "includeDeleted",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::NomenclatureCategoryResponse>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `NomenclatureCategoryResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryRestoreRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryRestoreRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryRestoreRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryUpdateRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryUpdateRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureCategoryWriteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureCategoryWriteResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureCategoryWriteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupCreateRequest {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupCustomCategory>>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `groupArticle`.
+        #[serde(
+            rename = "groupArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub group_article: Option<String>,
+        /// `groupId`.
+        #[serde(rename = "groupId", default, skip_serializing_if = "Option::is_none")]
+        pub group_id: Option<String>,
+        /// `includeInReport`.
+        #[serde(
+            rename = "includeInReport",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_in_report: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `position`.
+        #[serde(rename = "position", default, skip_serializing_if = "Option::is_none")]
+        pub position: Option<i64>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `visibilityFilter`.
+        #[serde(
+            rename = "visibilityFilter",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub visibility_filter:
+            Option<crate::api::models::backoffice::NomenclatureGroupOrganizationFilter>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("code", self.code.is_some());
+            v.nested("color", self.color.as_ref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.required("name", self.name.is_some());
+            v.nested("visibilityFilter", self.visibility_filter.as_ref());
+        }
+    }
+
+    /// `NomenclatureGroupCreateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupCreateResponse {
+        /// `groupId`.
+        #[serde(rename = "groupId", default, skip_serializing_if = "Option::is_none")]
+        pub group_id: Option<String>,
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupCreateResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupCustomCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupCustomCategory {
+        /// `categoryListId`.
+        #[serde(
+            rename = "categoryListId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_list_id: Option<String>,
+        /// `categoryValueId`.
+        #[serde(
+            rename = "categoryValueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_value_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupCustomCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupDeleteRequest {
+        /// `groupIds` (required).
+        #[serde(rename = "groupIds", default)]
+        pub group_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupDeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("groupIds", self.group_ids.is_some());
+        }
+    }
+
+    /// `NomenclatureGroupDeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupDeleteResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupDeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupListRequest {
+        /// `filters` (required).
+        #[serde(rename = "filters", default)]
+        pub filters: Option<Vec<crate::api::models::backoffice::NomenclatureGroupFilter>>,
+        /// `limit` (required).
+        #[serde(rename = "limit", default)]
+        pub limit: Option<i64>,
+        /// `offset` (required).
+        #[serde(rename = "offset", default)]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("filters", self.filters.is_some());
+            v.each("filters", self.filters.as_deref());
+            v.required("limit", self.limit.is_some());
+            v.required("offset", self.offset.is_some());
+        }
+    }
+
+    /// `NomenclatureGroupListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupListResponse {
+        /// `groups`.
+        #[serde(rename = "groups", default, skip_serializing_if = "Option::is_none")]
+        pub groups: Option<Vec<crate::api::models::backoffice::NomenclatureGroupResponse>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("groups", self.groups.as_deref());
+        }
+    }
+
+    /// `NomenclatureGroupMarkupSetting` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupMarkupSetting {
+        /// `markupPercent`.
+        #[serde(
+            rename = "markupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_percent: Option<crate::Money>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupMarkupSetting {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `NomenclatureGroupOrganizationFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupOrganizationFilter {
+        /// `isExcluding`.
+        #[serde(
+            rename = "isExcluding",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_excluding: Option<bool>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupOrganizationFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupRGBColor` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupRGBColor {
+        /// `blue`.
+        #[serde(rename = "blue", default, skip_serializing_if = "Option::is_none")]
+        pub blue: Option<i64>,
+        /// `green`.
+        #[serde(rename = "green", default, skip_serializing_if = "Option::is_none")]
+        pub green: Option<i64>,
+        /// `red`.
+        #[serde(rename = "red", default, skip_serializing_if = "Option::is_none")]
+        pub red: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupRGBColor {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupResponse {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `createdByUserId`.
+        #[serde(
+            rename = "createdByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub created_by_user_id: Option<String>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupCustomCategory>>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `franchiseMasterId`.
+        #[serde(
+            rename = "franchiseMasterId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_master_id: Option<String>,
+        /// `franchiseUniqueId`.
+        #[serde(
+            rename = "franchiseUniqueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_unique_id: Option<String>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `groupArticle`.
+        #[serde(
+            rename = "groupArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub group_article: Option<String>,
+        /// `groupId`.
+        #[serde(rename = "groupId", default, skip_serializing_if = "Option::is_none")]
+        pub group_id: Option<String>,
+        /// `includeInReport`.
+        #[serde(
+            rename = "includeInReport",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_in_report: Option<bool>,
+        /// `isChainRoot`.
+        #[serde(
+            rename = "isChainRoot",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_chain_root: Option<bool>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `lastModifyNodeId`.
+        #[serde(
+            rename = "lastModifyNodeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub last_modify_node_id: Option<String>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `modifiedByUserId`.
+        #[serde(
+            rename = "modifiedByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_by_user_id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `position`.
+        #[serde(rename = "position", default, skip_serializing_if = "Option::is_none")]
+        pub position: Option<i64>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `system`.
+        #[serde(rename = "system", default, skip_serializing_if = "Option::is_none")]
+        pub system: Option<bool>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `visibilityFilter`.
+        #[serde(
+            rename = "visibilityFilter",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub visibility_filter:
+            Option<crate::api::models::backoffice::NomenclatureGroupOrganizationFilter>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("color", self.color.as_ref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.nested("visibilityFilter", self.visibility_filter.as_ref());
+        }
+    }
+
+    /// `NomenclatureGroupStoreBalanceLevel` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupStoreBalanceLevel {
+        /// `storeId` (required).
+        #[serde(rename = "storeId", default)]
+        pub store_id: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<crate::Money>,
+        /// `valueAssigned`.
+        #[serde(
+            rename = "valueAssigned",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub value_assigned: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupStoreBalanceLevel {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("storeId", self.store_id.is_some());
+        }
+    }
+
+    /// `NomenclatureGroupUndeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupUndeleteRequest {
+        /// `groupIds` (required).
+        #[serde(rename = "groupIds", default)]
+        pub group_ids: Option<Vec<String>>,
+        /// `recursively`.
+        #[serde(
+            rename = "recursively",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub recursively: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupUndeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("groupIds", self.group_ids.is_some());
+        }
+    }
+
+    /// `NomenclatureGroupUndeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupUndeleteResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupUndeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureGroupUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupUpdateRequest {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupCustomCategory>>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureGroupRGBColor>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `groupArticle`.
+        #[serde(
+            rename = "groupArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub group_article: Option<String>,
+        /// `groupId` (required).
+        #[serde(rename = "groupId", default)]
+        pub group_id: Option<String>,
+        /// `includeInReport`.
+        #[serde(
+            rename = "includeInReport",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_in_report: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureGroupStoreBalanceLevel>>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `parentId`.
+        #[serde(rename = "parentId", default, skip_serializing_if = "Option::is_none")]
+        pub parent_id: Option<String>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `visibilityFilter`.
+        #[serde(
+            rename = "visibilityFilter",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub visibility_filter:
+            Option<crate::api::models::backoffice::NomenclatureGroupOrganizationFilter>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("code", self.code.is_some());
+            v.nested("color", self.color.as_ref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.required("groupId", self.group_id.is_some());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.required("name", self.name.is_some());
+            v.nested("visibilityFilter", self.visibility_filter.as_ref());
+        }
+    }
+
+    /// `NomenclatureGroupUpdateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureGroupUpdateResponse {
+        /// `groupId`.
+        #[serde(rename = "groupId", default, skip_serializing_if = "Option::is_none")]
+        pub group_id: Option<String>,
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureGroupUpdateResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductBarcode` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductBarcode {
+        /// `barcode` (required).
+        #[serde(rename = "barcode", default)]
+        pub barcode: Option<String>,
+        /// `containerId`.
+        #[serde(
+            rename = "containerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_id: Option<String>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductBarcode {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("barcode", self.barcode.is_some());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `NomenclatureProductChildModifier` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductChildModifier {
+        /// `childModifiers`.
+        #[serde(
+            rename = "childModifiers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductChildModifier>>,
+        /// `childModifiersHaveMinMaxRestrictions`.
+        #[serde(
+            rename = "childModifiersHaveMinMaxRestrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers_have_min_max_restrictions: Option<bool>,
+        /// `defaultAmount`.
+        #[serde(
+            rename = "defaultAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_amount: Option<i64>,
+        /// `freeOfChargeAmount`.
+        #[serde(
+            rename = "freeOfChargeAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub free_of_charge_amount: Option<i64>,
+        /// `hideIfDefaultAmount`.
+        #[serde(
+            rename = "hideIfDefaultAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hide_if_default_amount: Option<bool>,
+        /// `maximumAmount`.
+        #[serde(
+            rename = "maximumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_amount: Option<i64>,
+        /// `minimumAmount`.
+        #[serde(
+            rename = "minimumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_amount: Option<i64>,
+        /// `modifierId`.
+        #[serde(
+            rename = "modifierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_id: Option<String>,
+        /// `required`.
+        #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        /// `splittable`.
+        #[serde(
+            rename = "splittable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub splittable: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductChildModifier {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("childModifiers", self.child_modifiers.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductContainer` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductContainer {
+        /// `containerId`.
+        #[serde(
+            rename = "containerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_id: Option<String>,
+        /// `containerWeight`.
+        #[serde(
+            rename = "containerWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_weight: Option<crate::Money>,
+        /// `franchiseMasterId`.
+        #[serde(
+            rename = "franchiseMasterId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_master_id: Option<String>,
+        /// `franchiseUniqueId`.
+        #[serde(
+            rename = "franchiseUniqueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_unique_id: Option<String>,
+        /// `fullContainerWeight`.
+        #[serde(
+            rename = "fullContainerWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub full_container_weight: Option<crate::Money>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `lineNumber`.
+        #[serde(
+            rename = "lineNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub line_number: Option<String>,
+        /// `maxContainerWeight`.
+        #[serde(
+            rename = "maxContainerWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub max_container_weight: Option<crate::Money>,
+        /// `minContainerWeight`.
+        #[serde(
+            rename = "minContainerWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub min_container_weight: Option<crate::Money>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `quantity`.
+        #[serde(rename = "quantity", default, skip_serializing_if = "Option::is_none")]
+        pub quantity: Option<crate::Money>,
+        /// `useInFront`.
+        #[serde(
+            rename = "useInFront",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_in_front: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductContainer {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductCreateRequest {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `alcoholClass`.
+        #[serde(
+            rename = "alcoholClass",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub alcohol_class: Option<String>,
+        /// `allergenGroupIds`.
+        #[serde(
+            rename = "allergenGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_group_ids: Option<Vec<String>>,
+        /// `amountIndependentOfParentAmount`.
+        #[serde(
+            rename = "amountIndependentOfParentAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_independent_of_parent_amount: Option<bool>,
+        /// `amountUnitId` (required).
+        #[serde(rename = "amountUnitId", default)]
+        pub amount_unit_id: Option<String>,
+        /// `barcodes`.
+        #[serde(rename = "barcodes", default, skip_serializing_if = "Option::is_none")]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::NomenclatureProductBarcode>>,
+        /// `canBuyFromCashdesk`.
+        #[serde(
+            rename = "canBuyFromCashdesk",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_buy_from_cashdesk: Option<bool>,
+        /// `canChangeAmountCookedDish`.
+        #[serde(
+            rename = "canChangeAmountCookedDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_change_amount_cooked_dish: Option<bool>,
+        /// `canSetOpenPrice`.
+        #[serde(
+            rename = "canSetOpenPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_set_open_price: Option<bool>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `chequePrintable`.
+        #[serde(
+            rename = "chequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cheque_printable: Option<bool>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `coldLossPercent`.
+        #[serde(
+            rename = "coldLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cold_loss_percent: Option<crate::Money>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `containers`.
+        #[serde(
+            rename = "containers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub containers: Option<Vec<crate::api::models::backoffice::NomenclatureProductContainer>>,
+        /// `cookWithMainDish`.
+        #[serde(
+            rename = "cookWithMainDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cook_with_main_dish: Option<bool>,
+        /// `cookingTimeNormal`.
+        #[serde(
+            rename = "cookingTimeNormal",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_normal: Option<i64>,
+        /// `cookingTimePeak`.
+        #[serde(
+            rename = "cookingTimePeak",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_peak: Option<i64>,
+        /// `cookingType`.
+        #[serde(
+            rename = "cookingType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_type: Option<String>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductCustomCategory>>,
+        /// `defaultContainerId`.
+        #[serde(
+            rename = "defaultContainerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_container_id: Option<String>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultIncludedInMenu`.
+        #[serde(
+            rename = "defaultIncludedInMenu",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_included_in_menu: Option<bool>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `defaultSalePrice`.
+        #[serde(
+            rename = "defaultSalePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_sale_price: Option<crate::Money>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `descriptionEnglish`.
+        #[serde(
+            rename = "descriptionEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description_english: Option<String>,
+        /// `disabledProductSizeIds`.
+        #[serde(
+            rename = "disabledProductSizeIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub disabled_product_size_ids: Option<Vec<String>>,
+        /// `egaisAlcCode`.
+        #[serde(
+            rename = "egaisAlcCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub egais_alc_code: Option<String>,
+        /// `estimatedPurchasePrice`.
+        #[serde(
+            rename = "estimatedPurchasePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub estimated_purchase_price: Option<crate::Money>,
+        /// `excludedSectionIds`.
+        #[serde(
+            rename = "excludedSectionIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub excluded_section_ids: Option<Vec<String>>,
+        /// `expirationDate`.
+        #[serde(
+            rename = "expirationDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub expiration_date: Option<i64>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `fullName`.
+        #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
+        /// `fullNameEnglish`.
+        #[serde(
+            rename = "fullNameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub full_name_english: Option<String>,
+        /// `gtin`.
+        #[serde(rename = "gtin", default, skip_serializing_if = "Option::is_none")]
+        pub gtin: Option<String>,
+        /// `hotLossPercent`.
+        #[serde(
+            rename = "hotLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hot_loss_percent: Option<crate::Money>,
+        /// `images`.
+        #[serde(rename = "images", default, skip_serializing_if = "Option::is_none")]
+        pub images: Option<Vec<crate::api::models::backoffice::NomenclatureProductImage>>,
+        /// `invoiceSupplierId`.
+        #[serde(
+            rename = "invoiceSupplierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub invoice_supplier_id: Option<String>,
+        /// `isCalculateUnitWeight`.
+        #[serde(
+            rename = "isCalculateUnitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_calculate_unit_weight: Option<bool>,
+        /// `isDishOfDay`.
+        #[serde(
+            rename = "isDishOfDay",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_dish_of_day: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `isFlyerProgram`.
+        #[serde(
+            rename = "isFlyerProgram",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_flyer_program: Option<bool>,
+        /// `isNotInStoreMovement`.
+        #[serde(
+            rename = "isNotInStoreMovement",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_not_in_store_movement: Option<bool>,
+        /// `isNutritionValueAutoCalculated`.
+        #[serde(
+            rename = "isNutritionValueAutoCalculated",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_nutrition_value_auto_calculated: Option<bool>,
+        /// `isPercentageOfAlcoholApplicable`.
+        #[serde(
+            rename = "isPercentageOfAlcoholApplicable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_percentage_of_alcohol_applicable: Option<bool>,
+        /// `isTimePayProduct`.
+        #[serde(
+            rename = "isTimePayProduct",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_time_pay_product: Option<bool>,
+        /// `itemCategoryId`.
+        #[serde(
+            rename = "itemCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub item_category_id: Option<String>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumTimePayProductDurationMinutes`.
+        #[serde(
+            rename = "minimumTimePayProductDurationMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_time_pay_product_duration_minutes: Option<i64>,
+        /// `modifierSchemaId`.
+        #[serde(
+            rename = "modifierSchemaId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_id: Option<String>,
+        /// `modifierSchemaRedefinitions`.
+        #[serde(
+            rename = "modifierSchemaRedefinitions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_redefinitions: Option<
+            Vec<crate::api::models::backoffice::NomenclatureProductModifierSchemaRedefinition>,
+        >,
+        /// `modifiers`.
+        #[serde(rename = "modifiers", default, skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<Vec<crate::api::models::backoffice::NomenclatureProductModifier>>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `nameEnglish`.
+        #[serde(
+            rename = "nameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_english: Option<String>,
+        /// `nameKitchen`.
+        #[serde(
+            rename = "nameKitchen",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_kitchen: Option<String>,
+        /// `nutritionValues`.
+        #[serde(
+            rename = "nutritionValues",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutrition_values:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductNutritionValue>>,
+        /// `outerEconomicActivityNomenclatureCode`.
+        #[serde(
+            rename = "outerEconomicActivityNomenclatureCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_economic_activity_nomenclature_code: Option<String>,
+        /// `parentGroupId`.
+        #[serde(
+            rename = "parentGroupId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_group_id: Option<String>,
+        /// `percentageOfAlcohol`.
+        #[serde(
+            rename = "percentageOfAlcohol",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub percentage_of_alcohol: Option<crate::Money>,
+        /// `placeTypeId`.
+        #[serde(
+            rename = "placeTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub place_type_id: Option<String>,
+        /// `position`.
+        #[serde(rename = "position", default, skip_serializing_if = "Option::is_none")]
+        pub position: Option<i64>,
+        /// `prechequePrintable`.
+        #[serde(
+            rename = "prechequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub precheque_printable: Option<bool>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `printOnAdd`.
+        #[serde(
+            rename = "printOnAdd",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub print_on_add: Option<bool>,
+        /// `producerIds`.
+        #[serde(
+            rename = "producerIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub producer_ids: Option<Vec<String>>,
+        /// `productArticle`.
+        #[serde(
+            rename = "productArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_article: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productScaleId`.
+        #[serde(
+            rename = "productScaleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_scale_id: Option<String>,
+        /// `productSizeFactors`.
+        #[serde(
+            rename = "productSizeFactors",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_factors:
+            Option<crate::api::models::backoffice::NomenclatureProductSizeFactors>,
+        /// `productTagIds`.
+        #[serde(
+            rename = "productTagIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_tag_ids: Option<Vec<String>>,
+        /// `productTypeForCooking`.
+        #[serde(
+            rename = "productTypeForCooking",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_type_for_cooking: Option<String>,
+        /// `rateSchedule`.
+        #[serde(
+            rename = "rateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub rate_schedule: Option<crate::api::models::backoffice::NomenclatureProductRateSchedule>,
+        /// `relativeRateSchedule`.
+        #[serde(
+            rename = "relativeRateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub relative_rate_schedule: Option<bool>,
+        /// `sourceNature`.
+        #[serde(
+            rename = "sourceNature",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub source_nature: Option<String>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `timePayProductDurationStepMinutes`.
+        #[serde(
+            rename = "timePayProductDurationStepMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub time_pay_product_duration_step_minutes: Option<i64>,
+        /// `transferType`.
+        #[serde(
+            rename = "transferType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub transfer_type: Option<String>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// `unitCapacity`.
+        #[serde(
+            rename = "unitCapacity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_capacity: Option<crate::Money>,
+        /// `unitWeight`.
+        #[serde(
+            rename = "unitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_weight: Option<crate::Money>,
+        /// `useBalanceForInventory`.
+        #[serde(
+            rename = "useBalanceForInventory",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_inventory: Option<bool>,
+        /// `useBalanceForSell`.
+        #[serde(
+            rename = "useBalanceForSell",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_sell: Option<bool>,
+        /// `useDefaultCookingTime`.
+        #[serde(
+            rename = "useDefaultCookingTime",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_default_cooking_time: Option<bool>,
+        /// `useRangeForInvoices`.
+        #[serde(
+            rename = "useRangeForInvoices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_range_for_invoices: Option<bool>,
+        /// `uzFiscalCode`.
+        #[serde(
+            rename = "uzFiscalCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub uz_fiscal_code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("amountUnitId", self.amount_unit_id.is_some());
+            v.each("barcodes", self.barcodes.as_deref());
+            v.required("code", self.code.is_some());
+            v.nested("color", self.color.as_ref());
+            v.each("containers", self.containers.as_deref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.each("images", self.images.as_deref());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "modifierSchemaRedefinitions",
+                self.modifier_schema_redefinitions.as_deref(),
+            );
+            v.each("modifiers", self.modifiers.as_deref());
+            v.required("name", self.name.is_some());
+            v.each("nutritionValues", self.nutrition_values.as_deref());
+            v.nested("productSizeFactors", self.product_size_factors.as_ref());
+            v.nested("rateSchedule", self.rate_schedule.as_ref());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `NomenclatureProductCreateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductCreateResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// `productArticle`.
+        #[serde(
+            rename = "productArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_article: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductCreateResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductCustomCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductCustomCategory {
+        /// `categoryListId`.
+        #[serde(
+            rename = "categoryListId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_list_id: Option<String>,
+        /// `categoryValueId`.
+        #[serde(
+            rename = "categoryValueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_value_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductCustomCategory {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductDayTime` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductDayTime {
+        /// `minutes`.
+        #[serde(rename = "minutes", default, skip_serializing_if = "Option::is_none")]
+        pub minutes: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductDayTime {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductDeleteRequest {
+        /// `productIds` (required).
+        #[serde(rename = "productIds", default)]
+        pub product_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductDeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("productIds", self.product_ids.is_some());
+        }
+    }
+
+    /// `NomenclatureProductDeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductDeleteResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductDeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductImage` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductImage {
+        /// `endAt`.
+        #[serde(rename = "endAt", default, skip_serializing_if = "Option::is_none")]
+        pub end_at: Option<String>,
+        /// `imageId`.
+        #[serde(rename = "imageId", default, skip_serializing_if = "Option::is_none")]
+        pub image_id: Option<String>,
+        /// `startAt`.
+        #[serde(rename = "startAt", default, skip_serializing_if = "Option::is_none")]
+        pub start_at: Option<String>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductImage {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::NomenclatureProductFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::NomenclatureProductResponse>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductMarkupSetting` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductMarkupSetting {
+        /// `markupPercent`.
+        #[serde(
+            rename = "markupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_percent: Option<crate::Money>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductMarkupSetting {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `NomenclatureProductModifier` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductModifier {
+        /// `childModifiers`.
+        #[serde(
+            rename = "childModifiers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductChildModifier>>,
+        /// `childModifiersHaveMinMaxRestrictions`.
+        #[serde(
+            rename = "childModifiersHaveMinMaxRestrictions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers_have_min_max_restrictions: Option<bool>,
+        /// `defaultAmount`.
+        #[serde(
+            rename = "defaultAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_amount: Option<i64>,
+        /// `freeOfChargeAmount`.
+        #[serde(
+            rename = "freeOfChargeAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub free_of_charge_amount: Option<i64>,
+        /// `hideIfDefaultAmount`.
+        #[serde(
+            rename = "hideIfDefaultAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hide_if_default_amount: Option<bool>,
+        /// `maximumAmount`.
+        #[serde(
+            rename = "maximumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_amount: Option<i64>,
+        /// `minimumAmount`.
+        #[serde(
+            rename = "minimumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_amount: Option<i64>,
+        /// `modifierId`.
+        #[serde(
+            rename = "modifierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_id: Option<String>,
+        /// `required`.
+        #[serde(rename = "required", default, skip_serializing_if = "Option::is_none")]
+        pub required: Option<bool>,
+        /// `splittable`.
+        #[serde(
+            rename = "splittable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub splittable: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductModifier {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("childModifiers", self.child_modifiers.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductModifierSchemaRedefinition` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductModifierSchemaRedefinition {
+        /// `childModifiers`.
+        #[serde(
+            rename = "childModifiers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub child_modifiers:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductChildModifier>>,
+        /// `defaultAmount`.
+        #[serde(
+            rename = "defaultAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_amount: Option<i64>,
+        /// `freeOfChargeAmount`.
+        #[serde(
+            rename = "freeOfChargeAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub free_of_charge_amount: Option<i64>,
+        /// `maximumAmount`.
+        #[serde(
+            rename = "maximumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_amount: Option<i64>,
+        /// `minimumAmount`.
+        #[serde(
+            rename = "minimumAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_amount: Option<i64>,
+        /// `modifierId`.
+        #[serde(
+            rename = "modifierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductModifierSchemaRedefinition {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("childModifiers", self.child_modifiers.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductNutritionValue` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductNutritionValue {
+        /// `carbohydrateAmount`.
+        #[serde(
+            rename = "carbohydrateAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub carbohydrate_amount: Option<crate::Money>,
+        /// `energyAmount`.
+        #[serde(
+            rename = "energyAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub energy_amount: Option<crate::Money>,
+        /// `fatAmount`.
+        #[serde(rename = "fatAmount", default, skip_serializing_if = "Option::is_none")]
+        pub fat_amount: Option<crate::Money>,
+        /// `nutritionComponents`.
+        #[serde(
+            rename = "nutritionComponents",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutrition_components: Option<std::collections::BTreeMap<String, crate::Money>>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// `productSizeId`.
+        #[serde(
+            rename = "productSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_id: Option<String>,
+        /// `proteinAmount`.
+        #[serde(
+            rename = "proteinAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub protein_amount: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductNutritionValue {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductRGBColor` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductRGBColor {
+        /// `blue`.
+        #[serde(rename = "blue", default, skip_serializing_if = "Option::is_none")]
+        pub blue: Option<i64>,
+        /// `green`.
+        #[serde(rename = "green", default, skip_serializing_if = "Option::is_none")]
+        pub green: Option<i64>,
+        /// `red`.
+        #[serde(rename = "red", default, skip_serializing_if = "Option::is_none")]
+        pub red: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductRGBColor {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductRate` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductRate {
+        /// `intervals`.
+        #[serde(rename = "intervals", default, skip_serializing_if = "Option::is_none")]
+        pub intervals: Option<Vec<crate::api::models::backoffice::NomenclatureProductRateInterval>>,
+        /// `serviceRate`.
+        #[serde(
+            rename = "serviceRate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub service_rate: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductRate {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("intervals", self.intervals.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductRateInterval` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductRateInterval {
+        /// `begin`.
+        #[serde(rename = "begin", default, skip_serializing_if = "Option::is_none")]
+        pub begin: Option<crate::api::models::backoffice::NomenclatureProductDayTime>,
+        /// `dayOfWeek`.
+        #[serde(rename = "dayOfWeek", default, skip_serializing_if = "Option::is_none")]
+        pub day_of_week: Option<String>,
+        /// `end`.
+        #[serde(rename = "end", default, skip_serializing_if = "Option::is_none")]
+        pub end: Option<crate::api::models::backoffice::NomenclatureProductDayTime>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductRateInterval {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("begin", self.begin.as_ref());
+            v.nested("end", self.end.as_ref());
+        }
+    }
+
+    /// `NomenclatureProductRateSchedule` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductRateSchedule {
+        /// `rates`.
+        #[serde(rename = "rates", default, skip_serializing_if = "Option::is_none")]
+        pub rates: Option<Vec<crate::api::models::backoffice::NomenclatureProductRate>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductRateSchedule {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("rates", self.rates.as_deref());
+        }
+    }
+
+    /// `NomenclatureProductResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductResponse {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `alcoholClass`.
+        #[serde(
+            rename = "alcoholClass",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub alcohol_class: Option<String>,
+        /// `allergenGroupIds`.
+        #[serde(
+            rename = "allergenGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_group_ids: Option<Vec<String>>,
+        /// `amountIndependentOfParentAmount`.
+        #[serde(
+            rename = "amountIndependentOfParentAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_independent_of_parent_amount: Option<bool>,
+        /// `amountUnitId`.
+        #[serde(
+            rename = "amountUnitId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit_id: Option<String>,
+        /// `assemblyChartModifiedAt`.
+        #[serde(
+            rename = "assemblyChartModifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembly_chart_modified_at: Option<String>,
+        /// `barcodes`.
+        #[serde(rename = "barcodes", default, skip_serializing_if = "Option::is_none")]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::NomenclatureProductBarcode>>,
+        /// `canBuyFromCashdesk`.
+        #[serde(
+            rename = "canBuyFromCashdesk",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_buy_from_cashdesk: Option<bool>,
+        /// `canChangeAmountCookedDish`.
+        #[serde(
+            rename = "canChangeAmountCookedDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_change_amount_cooked_dish: Option<bool>,
+        /// `canSetOpenPrice`.
+        #[serde(
+            rename = "canSetOpenPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_set_open_price: Option<bool>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `chequePrintable`.
+        #[serde(
+            rename = "chequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cheque_printable: Option<bool>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `coldLossPercent`.
+        #[serde(
+            rename = "coldLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cold_loss_percent: Option<crate::Money>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `containers`.
+        #[serde(
+            rename = "containers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub containers: Option<Vec<crate::api::models::backoffice::NomenclatureProductContainer>>,
+        /// `cookWithMainDish`.
+        #[serde(
+            rename = "cookWithMainDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cook_with_main_dish: Option<bool>,
+        /// `cookingTimeNormal`.
+        #[serde(
+            rename = "cookingTimeNormal",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_normal: Option<i64>,
+        /// `cookingTimePeak`.
+        #[serde(
+            rename = "cookingTimePeak",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_peak: Option<i64>,
+        /// `cookingType`.
+        #[serde(
+            rename = "cookingType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_type: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `createdByUserId`.
+        #[serde(
+            rename = "createdByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub created_by_user_id: Option<String>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductCustomCategory>>,
+        /// `defaultContainerId`.
+        #[serde(
+            rename = "defaultContainerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_container_id: Option<String>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultIncludedInMenu`.
+        #[serde(
+            rename = "defaultIncludedInMenu",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_included_in_menu: Option<bool>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `defaultSalePrice`.
+        #[serde(
+            rename = "defaultSalePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_sale_price: Option<crate::Money>,
+        /// `deletedAt`.
+        #[serde(rename = "deletedAt", default, skip_serializing_if = "Option::is_none")]
+        pub deleted_at: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `descriptionEnglish`.
+        #[serde(
+            rename = "descriptionEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description_english: Option<String>,
+        /// `disabledFields`.
+        #[serde(
+            rename = "disabledFields",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub disabled_fields: Option<Vec<String>>,
+        /// `disabledProductSizeIds`.
+        #[serde(
+            rename = "disabledProductSizeIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub disabled_product_size_ids: Option<Vec<String>>,
+        /// `egaisAlcCode`.
+        #[serde(
+            rename = "egaisAlcCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub egais_alc_code: Option<String>,
+        /// `estimatedPurchasePrice`.
+        #[serde(
+            rename = "estimatedPurchasePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub estimated_purchase_price: Option<crate::Money>,
+        /// `excludedSectionIds`.
+        #[serde(
+            rename = "excludedSectionIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub excluded_section_ids: Option<Vec<String>>,
+        /// `expirationDate`.
+        #[serde(
+            rename = "expirationDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub expiration_date: Option<i64>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `franchiseMasterId`.
+        #[serde(
+            rename = "franchiseMasterId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_master_id: Option<String>,
+        /// `franchiseUniqueId`.
+        #[serde(
+            rename = "franchiseUniqueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_unique_id: Option<String>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `fullName`.
+        #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
+        /// `fullNameEnglish`.
+        #[serde(
+            rename = "fullNameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub full_name_english: Option<String>,
+        /// `gtin`.
+        #[serde(rename = "gtin", default, skip_serializing_if = "Option::is_none")]
+        pub gtin: Option<String>,
+        /// `hotLossPercent`.
+        #[serde(
+            rename = "hotLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hot_loss_percent: Option<crate::Money>,
+        /// `images`.
+        #[serde(rename = "images", default, skip_serializing_if = "Option::is_none")]
+        pub images: Option<Vec<crate::api::models::backoffice::NomenclatureProductImage>>,
+        /// `invoiceSupplierId`.
+        #[serde(
+            rename = "invoiceSupplierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub invoice_supplier_id: Option<String>,
+        /// `isCalculateUnitWeight`.
+        #[serde(
+            rename = "isCalculateUnitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_calculate_unit_weight: Option<bool>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `isDishOfDay`.
+        #[serde(
+            rename = "isDishOfDay",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_dish_of_day: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `isFlyerProgram`.
+        #[serde(
+            rename = "isFlyerProgram",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_flyer_program: Option<bool>,
+        /// `isNotInStoreMovement`.
+        #[serde(
+            rename = "isNotInStoreMovement",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_not_in_store_movement: Option<bool>,
+        /// `isNutritionValueAutoCalculated`.
+        #[serde(
+            rename = "isNutritionValueAutoCalculated",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_nutrition_value_auto_calculated: Option<bool>,
+        /// `isPercentageOfAlcoholApplicable`.
+        #[serde(
+            rename = "isPercentageOfAlcoholApplicable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_percentage_of_alcohol_applicable: Option<bool>,
+        /// `isTimePayProduct`.
+        #[serde(
+            rename = "isTimePayProduct",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_time_pay_product: Option<bool>,
+        /// `itemCategoryId`.
+        #[serde(
+            rename = "itemCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub item_category_id: Option<String>,
+        /// `lastModifyNodeId`.
+        #[serde(
+            rename = "lastModifyNodeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub last_modify_node_id: Option<String>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumTimePayProductDurationMinutes`.
+        #[serde(
+            rename = "minimumTimePayProductDurationMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_time_pay_product_duration_minutes: Option<i64>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `modifiedByUserId`.
+        #[serde(
+            rename = "modifiedByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_by_user_id: Option<String>,
+        /// `modifierSchemaId`.
+        #[serde(
+            rename = "modifierSchemaId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_id: Option<String>,
+        /// `modifierSchemaRedefinitions`.
+        #[serde(
+            rename = "modifierSchemaRedefinitions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_redefinitions: Option<
+            Vec<crate::api::models::backoffice::NomenclatureProductModifierSchemaRedefinition>,
+        >,
+        /// `modifiers`.
+        #[serde(rename = "modifiers", default, skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<Vec<crate::api::models::backoffice::NomenclatureProductModifier>>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `nameEnglish`.
+        #[serde(
+            rename = "nameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_english: Option<String>,
+        /// `nameKitchen`.
+        #[serde(
+            rename = "nameKitchen",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_kitchen: Option<String>,
+        /// `nutritionValues`.
+        #[serde(
+            rename = "nutritionValues",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutrition_values:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductNutritionValue>>,
+        /// `outerEconomicActivityNomenclatureCode`.
+        #[serde(
+            rename = "outerEconomicActivityNomenclatureCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_economic_activity_nomenclature_code: Option<String>,
+        /// `parentGroupId`.
+        #[serde(
+            rename = "parentGroupId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_group_id: Option<String>,
+        /// `percentageOfAlcohol`.
+        #[serde(
+            rename = "percentageOfAlcohol",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub percentage_of_alcohol: Option<crate::Money>,
+        /// `placeTypeId`.
+        #[serde(
+            rename = "placeTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub place_type_id: Option<String>,
+        /// `position`.
+        #[serde(rename = "position", default, skip_serializing_if = "Option::is_none")]
+        pub position: Option<i64>,
+        /// `prechequePrintable`.
+        #[serde(
+            rename = "prechequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub precheque_printable: Option<bool>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `printOnAdd`.
+        #[serde(
+            rename = "printOnAdd",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub print_on_add: Option<bool>,
+        /// `producerIds`.
+        #[serde(
+            rename = "producerIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub producer_ids: Option<Vec<String>>,
+        /// `productArticle`.
+        #[serde(
+            rename = "productArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_article: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productScaleId`.
+        #[serde(
+            rename = "productScaleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_scale_id: Option<String>,
+        /// `productSizeFactors`.
+        #[serde(
+            rename = "productSizeFactors",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_factors:
+            Option<crate::api::models::backoffice::NomenclatureProductSizeFactors>,
+        /// `productTagIds`.
+        #[serde(
+            rename = "productTagIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_tag_ids: Option<Vec<String>>,
+        /// `productTypeForCooking`.
+        #[serde(
+            rename = "productTypeForCooking",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_type_for_cooking: Option<String>,
+        /// `rateSchedule`.
+        #[serde(
+            rename = "rateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub rate_schedule: Option<crate::api::models::backoffice::NomenclatureProductRateSchedule>,
+        /// `relativeRateSchedule`.
+        #[serde(
+            rename = "relativeRateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub relative_rate_schedule: Option<bool>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `sourceNature`.
+        #[serde(
+            rename = "sourceNature",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub source_nature: Option<String>,
+        /// `system`.
+        #[serde(rename = "system", default, skip_serializing_if = "Option::is_none")]
+        pub system: Option<bool>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `timePayProductDurationStepMinutes`.
+        #[serde(
+            rename = "timePayProductDurationStepMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub time_pay_product_duration_step_minutes: Option<i64>,
+        /// `transferType`.
+        #[serde(
+            rename = "transferType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub transfer_type: Option<String>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// `unitCapacity`.
+        #[serde(
+            rename = "unitCapacity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_capacity: Option<crate::Money>,
+        /// `unitWeight`.
+        #[serde(
+            rename = "unitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_weight: Option<crate::Money>,
+        /// `useBalanceForInventory`.
+        #[serde(
+            rename = "useBalanceForInventory",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_inventory: Option<bool>,
+        /// `useBalanceForSell`.
+        #[serde(
+            rename = "useBalanceForSell",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_sell: Option<bool>,
+        /// `useDefaultCookingTime`.
+        #[serde(
+            rename = "useDefaultCookingTime",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_default_cooking_time: Option<bool>,
+        /// `useRangeForInvoices`.
+        #[serde(
+            rename = "useRangeForInvoices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_range_for_invoices: Option<bool>,
+        /// `uzFiscalCode`.
+        #[serde(
+            rename = "uzFiscalCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub uz_fiscal_code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("barcodes", self.barcodes.as_deref());
+            v.nested("color", self.color.as_ref());
+            v.each("containers", self.containers.as_deref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.each("images", self.images.as_deref());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "modifierSchemaRedefinitions",
+                self.modifier_schema_redefinitions.as_deref(),
+            );
+            v.each("modifiers", self.modifiers.as_deref());
+            v.each("nutritionValues", self.nutrition_values.as_deref());
+            v.nested("productSizeFactors", self.product_size_factors.as_ref());
+            v.nested("rateSchedule", self.rate_schedule.as_ref());
+        }
+    }
+
+    /// `NomenclatureProductSizeFactors` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductSizeFactors {
+        /// `factors`.
+        #[serde(rename = "factors", default, skip_serializing_if = "Option::is_none")]
+        pub factors:
+            Option<std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductSizeFactors {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductStoreBalanceLevel` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductStoreBalanceLevel {
+        /// `storeId` (required).
+        #[serde(rename = "storeId", default)]
+        pub store_id: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<crate::Money>,
+        /// `valueAssigned`.
+        #[serde(
+            rename = "valueAssigned",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub value_assigned: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductStoreBalanceLevel {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("storeId", self.store_id.is_some());
+        }
+    }
+
+    /// `NomenclatureProductUndeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUndeleteRequest {
+        /// `productIds` (required).
+        #[serde(rename = "productIds", default)]
+        pub product_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUndeleteRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("productIds", self.product_ids.is_some());
+        }
+    }
+
+    /// `NomenclatureProductUndeleteResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUndeleteResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUndeleteResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductUpdateBarcodesRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUpdateBarcodesRequest {
+        /// `barcodes` (required).
+        #[serde(rename = "barcodes", default)]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::NomenclatureProductBarcode>>,
+        /// `productId` (required).
+        #[serde(rename = "productId", default)]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUpdateBarcodesRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("barcodes", self.barcodes.is_some());
+            v.each("barcodes", self.barcodes.as_deref());
+            v.required("productId", self.product_id.is_some());
+        }
+    }
+
+    /// `NomenclatureProductUpdateBarcodesResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUpdateBarcodesResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUpdateBarcodesResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `NomenclatureProductUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUpdateRequest {
+        /// `accountingCategoryId`.
+        #[serde(
+            rename = "accountingCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub accounting_category_id: Option<String>,
+        /// `alcoholClass`.
+        #[serde(
+            rename = "alcoholClass",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub alcohol_class: Option<String>,
+        /// `allergenGroupIds`.
+        #[serde(
+            rename = "allergenGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allergen_group_ids: Option<Vec<String>>,
+        /// `amountIndependentOfParentAmount`.
+        #[serde(
+            rename = "amountIndependentOfParentAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_independent_of_parent_amount: Option<bool>,
+        /// `amountUnitId` (required).
+        #[serde(rename = "amountUnitId", default)]
+        pub amount_unit_id: Option<String>,
+        /// `barcodes`.
+        #[serde(rename = "barcodes", default, skip_serializing_if = "Option::is_none")]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::NomenclatureProductBarcode>>,
+        /// `canBuyFromCashdesk`.
+        #[serde(
+            rename = "canBuyFromCashdesk",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_buy_from_cashdesk: Option<bool>,
+        /// `canChangeAmountCookedDish`.
+        #[serde(
+            rename = "canChangeAmountCookedDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_change_amount_cooked_dish: Option<bool>,
+        /// `canSetOpenPrice`.
+        #[serde(
+            rename = "canSetOpenPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_set_open_price: Option<bool>,
+        /// `categoryId`.
+        #[serde(
+            rename = "categoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub category_id: Option<String>,
+        /// `chequePrintable`.
+        #[serde(
+            rename = "chequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cheque_printable: Option<bool>,
+        /// `code` (required).
+        #[serde(rename = "code", default)]
+        pub code: Option<String>,
+        /// `coldLossPercent`.
+        #[serde(
+            rename = "coldLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cold_loss_percent: Option<crate::Money>,
+        /// `color`.
+        #[serde(rename = "color", default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `containers`.
+        #[serde(
+            rename = "containers",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub containers: Option<Vec<crate::api::models::backoffice::NomenclatureProductContainer>>,
+        /// `cookWithMainDish`.
+        #[serde(
+            rename = "cookWithMainDish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cook_with_main_dish: Option<bool>,
+        /// `cookingTimeNormal`.
+        #[serde(
+            rename = "cookingTimeNormal",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_normal: Option<i64>,
+        /// `cookingTimePeak`.
+        #[serde(
+            rename = "cookingTimePeak",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_time_peak: Option<i64>,
+        /// `cookingType`.
+        #[serde(
+            rename = "cookingType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cooking_type: Option<String>,
+        /// `customCategories`.
+        #[serde(
+            rename = "customCategories",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_categories:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductCustomCategory>>,
+        /// `defaultContainerId`.
+        #[serde(
+            rename = "defaultContainerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_container_id: Option<String>,
+        /// `defaultCourse`.
+        #[serde(
+            rename = "defaultCourse",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_course: Option<i64>,
+        /// `defaultIncludedInMenu`.
+        #[serde(
+            rename = "defaultIncludedInMenu",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_included_in_menu: Option<bool>,
+        /// `defaultMaximumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMaximumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_maximum_store_balance_level: Option<crate::Money>,
+        /// `defaultMinimumStoreBalanceLevel`.
+        #[serde(
+            rename = "defaultMinimumStoreBalanceLevel",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_minimum_store_balance_level: Option<crate::Money>,
+        /// `defaultSalePrice`.
+        #[serde(
+            rename = "defaultSalePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_sale_price: Option<crate::Money>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `descriptionEnglish`.
+        #[serde(
+            rename = "descriptionEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description_english: Option<String>,
+        /// `disabledProductSizeIds`.
+        #[serde(
+            rename = "disabledProductSizeIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub disabled_product_size_ids: Option<Vec<String>>,
+        /// `egaisAlcCode`.
+        #[serde(
+            rename = "egaisAlcCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub egais_alc_code: Option<String>,
+        /// `estimatedPurchasePrice`.
+        #[serde(
+            rename = "estimatedPurchasePrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub estimated_purchase_price: Option<crate::Money>,
+        /// `excludedSectionIds`.
+        #[serde(
+            rename = "excludedSectionIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub excluded_section_ids: Option<Vec<String>>,
+        /// `expirationDate`.
+        #[serde(
+            rename = "expirationDate",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub expiration_date: Option<i64>,
+        /// `fontColor`.
+        #[serde(rename = "fontColor", default, skip_serializing_if = "Option::is_none")]
+        pub font_color: Option<crate::api::models::backoffice::NomenclatureProductRGBColor>,
+        /// `frontImageId`.
+        #[serde(
+            rename = "frontImageId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub front_image_id: Option<String>,
+        /// `fullName`.
+        #[serde(rename = "fullName", default, skip_serializing_if = "Option::is_none")]
+        pub full_name: Option<String>,
+        /// `fullNameEnglish`.
+        #[serde(
+            rename = "fullNameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub full_name_english: Option<String>,
+        /// `gtin`.
+        #[serde(rename = "gtin", default, skip_serializing_if = "Option::is_none")]
+        pub gtin: Option<String>,
+        /// `hotLossPercent`.
+        #[serde(
+            rename = "hotLossPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hot_loss_percent: Option<crate::Money>,
+        /// `images`.
+        #[serde(rename = "images", default, skip_serializing_if = "Option::is_none")]
+        pub images: Option<Vec<crate::api::models::backoffice::NomenclatureProductImage>>,
+        /// `invoiceSupplierId`.
+        #[serde(
+            rename = "invoiceSupplierId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub invoice_supplier_id: Option<String>,
+        /// `isCalculateUnitWeight`.
+        #[serde(
+            rename = "isCalculateUnitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_calculate_unit_weight: Option<bool>,
+        /// `isDishOfDay`.
+        #[serde(
+            rename = "isDishOfDay",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_dish_of_day: Option<bool>,
+        /// `isFixedPrice`.
+        #[serde(
+            rename = "isFixedPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_fixed_price: Option<bool>,
+        /// `isFlyerProgram`.
+        #[serde(
+            rename = "isFlyerProgram",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_flyer_program: Option<bool>,
+        /// `isNotInStoreMovement`.
+        #[serde(
+            rename = "isNotInStoreMovement",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_not_in_store_movement: Option<bool>,
+        /// `isNutritionValueAutoCalculated`.
+        #[serde(
+            rename = "isNutritionValueAutoCalculated",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_nutrition_value_auto_calculated: Option<bool>,
+        /// `isPercentageOfAlcoholApplicable`.
+        #[serde(
+            rename = "isPercentageOfAlcoholApplicable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_percentage_of_alcohol_applicable: Option<bool>,
+        /// `isTimePayProduct`.
+        #[serde(
+            rename = "isTimePayProduct",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_time_pay_product: Option<bool>,
+        /// `itemCategoryId`.
+        #[serde(
+            rename = "itemCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub item_category_id: Option<String>,
+        /// `markupSettings`.
+        #[serde(
+            rename = "markupSettings",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub markup_settings:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductMarkupSetting>>,
+        /// `maximumStoreBalanceLevels`.
+        #[serde(
+            rename = "maximumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumStoreBalanceLevels`.
+        #[serde(
+            rename = "minimumStoreBalanceLevels",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_store_balance_levels:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductStoreBalanceLevel>>,
+        /// `minimumTimePayProductDurationMinutes`.
+        #[serde(
+            rename = "minimumTimePayProductDurationMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_time_pay_product_duration_minutes: Option<i64>,
+        /// `modifierSchemaId`.
+        #[serde(
+            rename = "modifierSchemaId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_id: Option<String>,
+        /// `modifierSchemaRedefinitions`.
+        #[serde(
+            rename = "modifierSchemaRedefinitions",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_redefinitions: Option<
+            Vec<crate::api::models::backoffice::NomenclatureProductModifierSchemaRedefinition>,
+        >,
+        /// `modifiers`.
+        #[serde(rename = "modifiers", default, skip_serializing_if = "Option::is_none")]
+        pub modifiers: Option<Vec<crate::api::models::backoffice::NomenclatureProductModifier>>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `nameEnglish`.
+        #[serde(
+            rename = "nameEnglish",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_english: Option<String>,
+        /// `nameKitchen`.
+        #[serde(
+            rename = "nameKitchen",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub name_kitchen: Option<String>,
+        /// `nutritionValues`.
+        #[serde(
+            rename = "nutritionValues",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub nutrition_values:
+            Option<Vec<crate::api::models::backoffice::NomenclatureProductNutritionValue>>,
+        /// `outerEconomicActivityNomenclatureCode`.
+        #[serde(
+            rename = "outerEconomicActivityNomenclatureCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_economic_activity_nomenclature_code: Option<String>,
+        /// `parentGroupId`.
+        #[serde(
+            rename = "parentGroupId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_group_id: Option<String>,
+        /// `percentageOfAlcohol`.
+        #[serde(
+            rename = "percentageOfAlcohol",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub percentage_of_alcohol: Option<crate::Money>,
+        /// `placeTypeId`.
+        #[serde(
+            rename = "placeTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub place_type_id: Option<String>,
+        /// `position`.
+        #[serde(rename = "position", default, skip_serializing_if = "Option::is_none")]
+        pub position: Option<i64>,
+        /// `prechequePrintable`.
+        #[serde(
+            rename = "prechequePrintable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub precheque_printable: Option<bool>,
+        /// `priceMarkupPercent`.
+        #[serde(
+            rename = "priceMarkupPercent",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub price_markup_percent: Option<crate::Money>,
+        /// `printOnAdd`.
+        #[serde(
+            rename = "printOnAdd",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub print_on_add: Option<bool>,
+        /// `producerIds`.
+        #[serde(
+            rename = "producerIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub producer_ids: Option<Vec<String>>,
+        /// `productArticle`.
+        #[serde(
+            rename = "productArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_article: Option<String>,
+        /// `productId` (required).
+        #[serde(rename = "productId", default)]
+        pub product_id: Option<String>,
+        /// `productScaleId`.
+        #[serde(
+            rename = "productScaleId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_scale_id: Option<String>,
+        /// `productSizeFactors`.
+        #[serde(
+            rename = "productSizeFactors",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_factors:
+            Option<crate::api::models::backoffice::NomenclatureProductSizeFactors>,
+        /// `productTagIds`.
+        #[serde(
+            rename = "productTagIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_tag_ids: Option<Vec<String>>,
+        /// `productTypeForCooking`.
+        #[serde(
+            rename = "productTypeForCooking",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_type_for_cooking: Option<String>,
+        /// `rateSchedule`.
+        #[serde(
+            rename = "rateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub rate_schedule: Option<crate::api::models::backoffice::NomenclatureProductRateSchedule>,
+        /// `relativeRateSchedule`.
+        #[serde(
+            rename = "relativeRateSchedule",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub relative_rate_schedule: Option<bool>,
+        /// `sourceNature`.
+        #[serde(
+            rename = "sourceNature",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub source_nature: Option<String>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// `timePayProductDurationStepMinutes`.
+        #[serde(
+            rename = "timePayProductDurationStepMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub time_pay_product_duration_step_minutes: Option<i64>,
+        /// `transferType`.
+        #[serde(
+            rename = "transferType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub transfer_type: Option<String>,
+        /// `type` (required).
+        #[serde(rename = "type", default)]
+        pub r#type: Option<String>,
+        /// `unitCapacity`.
+        #[serde(
+            rename = "unitCapacity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_capacity: Option<crate::Money>,
+        /// `unitWeight`.
+        #[serde(
+            rename = "unitWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub unit_weight: Option<crate::Money>,
+        /// `useBalanceForInventory`.
+        #[serde(
+            rename = "useBalanceForInventory",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_inventory: Option<bool>,
+        /// `useBalanceForSell`.
+        #[serde(
+            rename = "useBalanceForSell",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_sell: Option<bool>,
+        /// `useDefaultCookingTime`.
+        #[serde(
+            rename = "useDefaultCookingTime",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_default_cooking_time: Option<bool>,
+        /// `useRangeForInvoices`.
+        #[serde(
+            rename = "useRangeForInvoices",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_range_for_invoices: Option<bool>,
+        /// `uzFiscalCode`.
+        #[serde(
+            rename = "uzFiscalCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub uz_fiscal_code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("amountUnitId", self.amount_unit_id.is_some());
+            v.each("barcodes", self.barcodes.as_deref());
+            v.required("code", self.code.is_some());
+            v.nested("color", self.color.as_ref());
+            v.each("containers", self.containers.as_deref());
+            v.each("customCategories", self.custom_categories.as_deref());
+            v.nested("fontColor", self.font_color.as_ref());
+            v.each("images", self.images.as_deref());
+            v.each("markupSettings", self.markup_settings.as_deref());
+            v.each(
+                "maximumStoreBalanceLevels",
+                self.maximum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "minimumStoreBalanceLevels",
+                self.minimum_store_balance_levels.as_deref(),
+            );
+            v.each(
+                "modifierSchemaRedefinitions",
+                self.modifier_schema_redefinitions.as_deref(),
+            );
+            v.each("modifiers", self.modifiers.as_deref());
+            v.required("name", self.name.is_some());
+            v.each("nutritionValues", self.nutrition_values.as_deref());
+            v.required("productId", self.product_id.is_some());
+            v.nested("productSizeFactors", self.product_size_factors.as_ref());
+            v.nested("rateSchedule", self.rate_schedule.as_ref());
+            v.required("type", self.r#type.is_some());
+        }
+    }
+
+    /// `NomenclatureProductUpdateResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct NomenclatureProductUpdateResponse {
+        /// `message`.
+        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// `productArticle`.
+        #[serde(
+            rename = "productArticle",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_article: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for NomenclatureProductUpdateResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `NutritionInfoDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct NutritionInfoDto {
@@ -8092,6 +17859,252 @@ pub mod backoffice {
 
     impl crate::api::Validate for NutritionInfoDto8 {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `Nutritions` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Nutritions {
+        /// `fats`.
+        #[serde(rename = "fats", default, skip_serializing_if = "Option::is_none")]
+        pub fats: Option<crate::Money>,
+        /// `proteins`.
+        #[serde(rename = "proteins", default, skip_serializing_if = "Option::is_none")]
+        pub proteins: Option<crate::Money>,
+        /// `carbs`.
+        #[serde(rename = "carbs", default, skip_serializing_if = "Option::is_none")]
+        pub carbs: Option<crate::Money>,
+        /// `energy`.
+        #[serde(rename = "energy", default, skip_serializing_if = "Option::is_none")]
+        pub energy: Option<crate::Money>,
+        /// `saturatedFattyAcid`.
+        #[serde(
+            rename = "saturatedFattyAcid",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub saturated_fatty_acid: Option<crate::Money>,
+        /// `salt`.
+        #[serde(rename = "salt", default, skip_serializing_if = "Option::is_none")]
+        pub salt: Option<crate::Money>,
+        /// `sugar`.
+        #[serde(rename = "sugar", default, skip_serializing_if = "Option::is_none")]
+        pub sugar: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Nutritions {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OlapFilterDoc` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OlapFilterDoc {
+        /// `filterType` (required).
+        #[serde(rename = "filterType", default)]
+        pub filter_type: Option<String>,
+        /// `from`.
+        #[serde(rename = "from", default, skip_serializing_if = "Option::is_none")]
+        pub from: Option<serde_json::Value>,
+        /// `includeHigh`.
+        #[serde(
+            rename = "includeHigh",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_high: Option<bool>,
+        /// `includeLow`.
+        #[serde(
+            rename = "includeLow",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_low: Option<bool>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `periodType`.
+        #[serde(
+            rename = "periodType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub period_type: Option<String>,
+        /// `to`.
+        #[serde(rename = "to", default, skip_serializing_if = "Option::is_none")]
+        pub to: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OlapFilterDoc {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("filterType", self.filter_type.is_some());
+            v.required("name", self.name.is_some());
+        }
+    }
+
+    /// `OlapPresetReportRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OlapPresetReportRequest {
+        /// `dateFrom` (required).
+        #[serde(rename = "dateFrom", default)]
+        pub date_from: Option<String>,
+        /// `dateTo` (required).
+        #[serde(rename = "dateTo", default)]
+        pub date_to: Option<String>,
+        /// `presetId` (required).
+        #[serde(rename = "presetId", default)]
+        pub preset_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OlapPresetReportRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("dateFrom", self.date_from.is_some());
+            v.required("dateTo", self.date_to.is_some());
+            v.required("presetId", self.preset_id.is_some());
+        }
+    }
+
+    /// `OlapPresetsListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OlapPresetsListRequest {
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OlapPresetsListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OrganizationLicenseInfo` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OrganizationLicenseInfo {
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `licenses` (required).
+        #[serde(rename = "licenses", default)]
+        pub licenses: Option<Vec<crate::api::models::backoffice::LicenseItem>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OrganizationLicenseInfo {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+            v.required("licenses", self.licenses.is_some());
+            v.each("licenses", self.licenses.as_deref());
+        }
+    }
+
+    /// `OrganizationRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OrganizationRequest {
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OrganizationRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OuterEconomicActivityNomenclatureCode` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OuterEconomicActivityNomenclatureCode {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `outerEanCode`.
+        #[serde(
+            rename = "outerEanCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_ean_code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OuterEconomicActivityNomenclatureCode {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OuterEconomicActivityNomenclatureCodeGetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OuterEconomicActivityNomenclatureCodeGetRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OuterEconomicActivityNomenclatureCodeGetRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OuterEconomicActivityNomenclatureCodeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OuterEconomicActivityNomenclatureCodeListRequest {
+        /// `includeDeleted`.
+        #[serde(
+            rename = "includeDeleted",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OuterEconomicActivityNomenclatureCodeListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `OuterEconomicActivityNomenclatureCodeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct OuterEconomicActivityNomenclatureCodeListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items:
+            Option<Vec<crate::api::models::backoffice::OuterEconomicActivityNomenclatureCode>>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for OuterEconomicActivityNomenclatureCodeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
     }
 
     /// `OutgoingInvoice` (object in the official document).
@@ -9194,6 +19207,147 @@ pub mod backoffice {
         }
     }
 
+    /// `PaymentDetails` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PaymentDetails {
+        /// `otherPaymentsSum`.
+        #[serde(
+            rename = "otherPaymentsSum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub other_payments_sum: Option<crate::Money>,
+        /// `overtimePaidMinutes`.
+        #[serde(
+            rename = "overtimePaidMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub overtime_paid_minutes: Option<i64>,
+        /// `overtimePaymentSum`.
+        #[serde(
+            rename = "overtimePaymentSum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub overtime_payment_sum: Option<crate::Money>,
+        /// `regularPaidMinutes`.
+        #[serde(
+            rename = "regularPaidMinutes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub regular_paid_minutes: Option<i64>,
+        /// `regularPaymentSum`.
+        #[serde(
+            rename = "regularPaymentSum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub regular_payment_sum: Option<crate::Money>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PaymentDetails {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PaymentTypeGetByIDRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PaymentTypeGetByIDRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PaymentTypeGetByIDRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PaymentTypeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PaymentTypeListRequest {
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PaymentTypeListRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PaymentTypeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PaymentTypeListResponse {
+        /// `entities`.
+        #[serde(rename = "entities", default, skip_serializing_if = "Option::is_none")]
+        pub entities: Option<Vec<crate::api::models::backoffice::InventoryPaymentType>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PaymentTypeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("entities", self.entities.as_deref());
+        }
+    }
+
+    /// `Period` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Period {
+        /// `from` (required).
+        #[serde(rename = "from", default)]
+        pub from: Option<String>,
+        /// `to` (required).
+        #[serde(rename = "to", default)]
+        pub to: Option<String>,
+        /// `weekDays` (required).
+        #[serde(rename = "weekDays", default)]
+        pub week_days: Option<Vec<crate::api::models::backoffice::WeekDay>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Period {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("from", self.from.is_some());
+            v.required("to", self.to.is_some());
+            v.required("weekDays", self.week_days.is_some());
+        }
+    }
+
     /// `PeriodScheduleDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct PeriodScheduleDto {
@@ -9269,6 +19423,367 @@ pub mod backoffice {
         }
     }
 
+    /// `PlaceType` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PlaceType {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PlaceType {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PlaceTypeFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PlaceTypeFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PlaceTypeFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PlaceTypeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PlaceTypeListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::PlaceTypeFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PlaceTypeListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `PlaceTypeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PlaceTypeListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::PlaceType>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PlaceTypeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Posting` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Posting {
+        /// `balanceAmount`.
+        #[serde(
+            rename = "balanceAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub balance_amount: Option<crate::Money>,
+        /// `canEdit`.
+        #[serde(rename = "canEdit", default, skip_serializing_if = "Option::is_none")]
+        pub can_edit: Option<bool>,
+        /// `cashFlowCategoryId`.
+        #[serde(
+            rename = "cashFlowCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cash_flow_category_id: Option<String>,
+        /// `cashOrderNumber`.
+        #[serde(
+            rename = "cashOrderNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub cash_order_number: Option<String>,
+        /// `comment`.
+        #[serde(rename = "comment", default, skip_serializing_if = "Option::is_none")]
+        pub comment: Option<String>,
+        /// `conceptionId`.
+        #[serde(
+            rename = "conceptionId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub conception_id: Option<String>,
+        /// `correspondingAccountId`.
+        #[serde(
+            rename = "correspondingAccountId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub corresponding_account_id: Option<String>,
+        /// `counteragentId`.
+        #[serde(
+            rename = "counteragentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub counteragent_id: Option<String>,
+        /// `createdAt`.
+        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
+        /// `departmentId`.
+        #[serde(
+            rename = "departmentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub department_id: Option<String>,
+        /// `documentAt`.
+        #[serde(
+            rename = "documentAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_at: Option<String>,
+        /// `documentId`.
+        #[serde(
+            rename = "documentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_id: Option<String>,
+        /// `documentNumber`.
+        #[serde(
+            rename = "documentNumber",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub document_number: Option<String>,
+        /// `isCreditSide`.
+        #[serde(
+            rename = "isCreditSide",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_credit_side: Option<bool>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `modifiedByUserId`.
+        #[serde(
+            rename = "modifiedByUserId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_by_user_id: Option<String>,
+        /// `postedAt`.
+        #[serde(rename = "postedAt", default, skip_serializing_if = "Option::is_none")]
+        pub posted_at: Option<String>,
+        /// `postingAmount`.
+        #[serde(
+            rename = "postingAmount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub posting_amount: Option<crate::Money>,
+        /// `postingId`.
+        #[serde(rename = "postingId", default, skip_serializing_if = "Option::is_none")]
+        pub posting_id: Option<String>,
+        /// `postingType`.
+        #[serde(
+            rename = "postingType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub posting_type: Option<String>,
+        /// `secondaryCounteragentId`.
+        #[serde(
+            rename = "secondaryCounteragentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub secondary_counteragent_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Posting {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `PreparedChartDto` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PreparedChartDto {
+        /// `assembledQuantity`.
+        #[serde(
+            rename = "assembledQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembled_quantity: Option<crate::Money>,
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `dateTo`.
+        #[serde(rename = "dateTo", default, skip_serializing_if = "Option::is_none")]
+        pub date_to: Option<String>,
+        /// `directWriteoffStoreSpecification`.
+        #[serde(
+            rename = "directWriteoffStoreSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub direct_writeoff_store_specification:
+            Option<crate::api::models::backoffice::StoreSpecification>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::PreparedChartItemDto>>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeAssemblyStrategy`.
+        #[serde(
+            rename = "productSizeAssemblyStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_assembly_strategy: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PreparedChartDto {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested(
+                "directWriteoffStoreSpecification",
+                self.direct_writeoff_store_specification.as_ref(),
+            );
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `PreparedChartItemDto` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PreparedChartItemDto {
+        /// `amount`.
+        #[serde(rename = "amount", default, skip_serializing_if = "Option::is_none")]
+        pub amount: Option<crate::Money>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeId`.
+        #[serde(
+            rename = "productSizeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_id: Option<String>,
+        /// `sortWeight`.
+        #[serde(
+            rename = "sortWeight",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub sort_weight: Option<crate::Money>,
+        /// `storeSpecification`.
+        #[serde(
+            rename = "storeSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_specification: Option<crate::api::models::backoffice::StoreSpecification>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PreparedChartItemDto {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("storeSpecification", self.store_specification.as_ref());
+        }
+    }
+
+    /// `PreparedRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PreparedRequest {
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PreparedRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `PriceItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct PriceItem {
@@ -9291,6 +19806,347 @@ pub mod backoffice {
             v.required("amountFactor", self.amount_factor.is_some());
             v.required("productId", self.product_id.is_some());
             v.required("storeId", self.store_id.is_some());
+        }
+    }
+
+    /// `PriceListItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct PriceListItem {
+        /// `allowablePriceDeviation`.
+        #[serde(
+            rename = "allowablePriceDeviation",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub allowable_price_deviation: Option<crate::Money>,
+        /// `containerId`.
+        #[serde(
+            rename = "containerId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub container_id: Option<String>,
+        /// `nativeProductCode`.
+        #[serde(
+            rename = "nativeProductCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub native_product_code: Option<String>,
+        /// `nativeProductId`.
+        #[serde(
+            rename = "nativeProductId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub native_product_id: Option<String>,
+        /// `nativeProductName`.
+        #[serde(
+            rename = "nativeProductName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub native_product_name: Option<String>,
+        /// `nativeProductNum`.
+        #[serde(
+            rename = "nativeProductNum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub native_product_num: Option<String>,
+        /// `price`.
+        #[serde(rename = "price", default, skip_serializing_if = "Option::is_none")]
+        pub price: Option<crate::Money>,
+        /// `supplierProductCode`.
+        #[serde(
+            rename = "supplierProductCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supplier_product_code: Option<String>,
+        /// `supplierProductId`.
+        #[serde(
+            rename = "supplierProductId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supplier_product_id: Option<String>,
+        /// `supplierProductName`.
+        #[serde(
+            rename = "supplierProductName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supplier_product_name: Option<String>,
+        /// `supplierProductNum`.
+        #[serde(
+            rename = "supplierProductNum",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub supplier_product_num: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for PriceListItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    crate::open_enum! {
+    /// `PriceStrategy` (enum in the official document).
+    pub enum PriceStrategy {
+        /// `BY_COMPONENT`.
+        BYCOMPONENT = "BY_COMPONENT",
+        /// `FIXED`.
+        FIXED = "FIXED",
+    }
+    }
+
+    impl crate::api::Validate for PriceStrategy {
+        // An unknown value is the caller's deliberate choice: the service may know it.
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `Producer` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Producer {
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Producer {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProducerFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProducerFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProducerFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProducerListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProducerListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::ProducerFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProducerListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ProducerListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProducerListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::Producer>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProducerListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Product` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Product {
+        /// `sku` (required).
+        #[serde(rename = "sku", default)]
+        pub sku: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `modifierSchemaId`.
+        #[serde(
+            rename = "modifierSchemaId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_id: Option<String>,
+        /// `modifierSchemaName`.
+        #[serde(
+            rename = "modifierSchemaName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modifier_schema_name: Option<String>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<crate::api::models::backoffice::ProductType>,
+        /// `splittable`.
+        #[serde(
+            rename = "splittable",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub splittable: Option<bool>,
+        /// `canSetOpenPrice`.
+        #[serde(
+            rename = "canSetOpenPrice",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub can_set_open_price: Option<bool>,
+        /// `useBalanceForSell`.
+        #[serde(
+            rename = "useBalanceForSell",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub use_balance_for_sell: Option<bool>,
+        /// `measureUnit`.
+        #[serde(
+            rename = "measureUnit",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub measure_unit: Option<String>,
+        /// `productCategoryId`.
+        #[serde(
+            rename = "productCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_category_id: Option<String>,
+        /// `customerTagGroups`.
+        #[serde(
+            rename = "customerTagGroups",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub customer_tag_groups: Option<Vec<crate::api::models::backoffice::CustomerTagGroupItem>>,
+        /// `paymentSubjectCode`.
+        #[serde(
+            rename = "paymentSubjectCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub payment_subject_code: Option<String>,
+        /// `outerEanCode`.
+        #[serde(
+            rename = "outerEanCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub outer_ean_code: Option<String>,
+        /// `isMarked`.
+        #[serde(rename = "isMarked", default, skip_serializing_if = "Option::is_none")]
+        pub is_marked: Option<bool>,
+        /// `barcodes`.
+        #[serde(rename = "barcodes", default, skip_serializing_if = "Option::is_none")]
+        pub barcodes: Option<Vec<crate::api::models::backoffice::BarcodeInfo>>,
+        /// `orderItemType`.
+        #[serde(
+            rename = "orderItemType",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub order_item_type: Option<crate::api::models::backoffice::MenuOrderItemType>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Product {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("sku", self.sku.is_some());
+            v.required("id", self.id.is_some());
+            v.each("customerTagGroups", self.customer_tag_groups.as_deref());
+            v.each("barcodes", self.barcodes.as_deref());
+        }
+    }
+
+    /// `ProductCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductCategory {
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductCategory {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("name", self.name.is_some());
+            v.required("id", self.id.is_some());
         }
     }
 
@@ -9364,6 +20220,445 @@ pub mod backoffice {
             v.required("id", self.id.is_some());
             v.required("name", self.name.is_some());
         }
+    }
+
+    /// `ProductScaleListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductScaleListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ProductScaleResponse>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductScaleListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `ProductScaleResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductScaleResponse {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `productSizes`.
+        #[serde(
+            rename = "productSizes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_sizes: Option<Vec<crate::api::models::backoffice::ProductSizeResponse>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductScaleResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("productSizes", self.product_sizes.as_deref());
+        }
+    }
+
+    /// `ProductSize` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSize {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSize {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeCreateFields` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeCreateFields {
+        /// `default`.
+        #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+        pub default: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `priority`.
+        #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
+        pub priority: Option<i64>,
+        /// `shortName`.
+        #[serde(rename = "shortName", default, skip_serializing_if = "Option::is_none")]
+        pub short_name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeCreateFields {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeCreateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeCreateRequest {
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `productSizes`.
+        #[serde(
+            rename = "productSizes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_sizes: Option<Vec<crate::api::models::backoffice::ProductSizeCreateFields>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeCreateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("productSizes", self.product_sizes.as_deref());
+        }
+    }
+
+    /// `ProductSizeDeleteRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeDeleteRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeDeleteRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeGetRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeGetRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeGetRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::ProductSizeFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ProductSizeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ProductSize>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `ProductSizeResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeResponse {
+        /// `default`.
+        #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+        pub default: Option<bool>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `priority`.
+        #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
+        pub priority: Option<i64>,
+        /// `shortName`.
+        #[serde(rename = "shortName", default, skip_serializing_if = "Option::is_none")]
+        pub short_name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeUpdateFields` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeUpdateFields {
+        /// `default`.
+        #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
+        pub default: Option<bool>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `priority`.
+        #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
+        pub priority: Option<i64>,
+        /// `shortName`.
+        #[serde(rename = "shortName", default, skip_serializing_if = "Option::is_none")]
+        pub short_name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeUpdateFields {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductSizeUpdateRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductSizeUpdateRequest {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `productSizes`.
+        #[serde(
+            rename = "productSizes",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_sizes: Option<Vec<crate::api::models::backoffice::ProductSizeUpdateFields>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductSizeUpdateRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("productSizes", self.product_sizes.as_deref());
+        }
+    }
+
+    /// `ProductTag` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductTag {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductTag {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductTagFilter` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductTagFilter {
+        /// `field`.
+        #[serde(rename = "field", default, skip_serializing_if = "Option::is_none")]
+        pub field: Option<String>,
+        /// `op`.
+        #[serde(rename = "op", default, skip_serializing_if = "Option::is_none")]
+        pub op: Option<String>,
+        /// `value`.
+        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
+        pub value: Option<serde_json::Value>,
+        /// `values`.
+        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<serde_json::Value>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductTagFilter {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `ProductTagListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductTagListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::ProductTagFilter>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductTagListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `ProductTagListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct ProductTagListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::ProductTag>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for ProductTagListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    crate::open_enum! {
+    /// `ProductType` (enum in the official document).
+    pub enum ProductType {
+        /// `DISH`.
+        DISH = "DISH",
+        /// `GOODS`.
+        GOODS = "GOODS",
+        /// `SERVICE`.
+        SERVICE = "SERVICE",
+        /// `COMBO`.
+        COMBO = "COMBO",
+        /// `PREPARED`.
+        PREPARED = "PREPARED",
+    }
+    }
+
+    impl crate::api::Validate for ProductType {
+        // An unknown value is the caller's deliberate choice: the service may know it.
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
     /// `ProductionDocumentCreateItem` (object in the official document).
@@ -9811,6 +21106,53 @@ pub mod backoffice {
     ///
     /// Documented values: 0, 1, 2, 3, 4.
     pub type ProgramType = i64;
+
+    /// `Restrictions` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Restrictions {
+        /// `minQuantity`.
+        #[serde(
+            rename = "minQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub min_quantity: Option<crate::Money>,
+        /// `maxQuantity`.
+        #[serde(
+            rename = "maxQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub max_quantity: Option<crate::Money>,
+        /// `freeQuantity`.
+        #[serde(
+            rename = "freeQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub free_quantity: Option<crate::Money>,
+        /// `defaultQuantity`.
+        #[serde(
+            rename = "defaultQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub default_quantity: Option<crate::Money>,
+        /// `hideIfDefaultQuantity`.
+        #[serde(
+            rename = "hideIfDefaultQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub hide_if_default_quantity: Option<bool>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Restrictions {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
 
     /// `RetrieveExternalMenuRequestDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -10984,6 +22326,161 @@ pub mod backoffice {
         }
     }
 
+    /// `SaveRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct SaveRequest {
+        /// `appearance`.
+        #[serde(
+            rename = "appearance",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub appearance: Option<String>,
+        /// `assembledQuantity`.
+        #[serde(
+            rename = "assembledQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub assembled_quantity: Option<crate::Money>,
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `dateTo` (required).
+        #[serde(rename = "dateTo", default)]
+        pub date_to: Option<String>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `directWriteoffStoreSpecification`.
+        #[serde(
+            rename = "directWriteoffStoreSpecification",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub direct_writeoff_store_specification:
+            Option<crate::api::models::backoffice::StoreSpecification>,
+        /// `franchiseMasterId`.
+        #[serde(
+            rename = "franchiseMasterId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_master_id: Option<String>,
+        /// `franchiseOriginalId`.
+        #[serde(
+            rename = "franchiseOriginalId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_original_id: Option<String>,
+        /// `franchiseUniqueId`.
+        #[serde(
+            rename = "franchiseUniqueId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub franchise_unique_id: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::AssemblyChartItem>>,
+        /// `organoleptic`.
+        #[serde(
+            rename = "organoleptic",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organoleptic: Option<String>,
+        /// `outputComment`.
+        #[serde(
+            rename = "outputComment",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub output_comment: Option<String>,
+        /// `picture`.
+        #[serde(rename = "picture", default, skip_serializing_if = "Option::is_none")]
+        pub picture: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `productSizeAssemblyStrategy`.
+        #[serde(
+            rename = "productSizeAssemblyStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_size_assembly_strategy: Option<String>,
+        /// `technologyDescription`.
+        #[serde(
+            rename = "technologyDescription",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub technology_description: Option<String>,
+        /// `versionCompatibility`.
+        #[serde(
+            rename = "versionCompatibility",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub version_compatibility: Option<String>,
+        /// `writeoffStrategy`.
+        #[serde(
+            rename = "writeoffStrategy",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub writeoff_strategy: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for SaveRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("dateTo", self.date_to.is_some());
+            v.nested(
+                "directWriteoffStoreSpecification",
+                self.direct_writeoff_store_specification.as_ref(),
+            );
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Schedule` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Schedule {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// `periods` (required).
+        #[serde(rename = "periods", default)]
+        pub periods: Option<Vec<crate::api::models::backoffice::Period>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Schedule {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+            v.required("periods", self.periods.is_some());
+            v.each("periods", self.periods.as_deref());
+        }
+    }
+
     /// `SelectedCustomerTag` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct SelectedCustomerTag {
@@ -11256,6 +22753,440 @@ pub mod backoffice {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
+    /// `SizePriceShort` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct SizePriceShort {
+        /// `sizeId`.
+        #[serde(rename = "sizeId", default, skip_serializing_if = "Option::is_none")]
+        pub size_id: Option<String>,
+        /// `price`.
+        #[serde(rename = "price", default, skip_serializing_if = "Option::is_none")]
+        pub price: Option<crate::Money>,
+        /// `taxCategoryId`.
+        #[serde(
+            rename = "taxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub tax_category_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for SizePriceShort {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `StockBalanceDetails` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StockBalanceDetails {
+        /// `amountUnitId`.
+        #[serde(
+            rename = "amountUnitId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit_id: Option<String>,
+        /// `amountUnitName`.
+        #[serde(
+            rename = "amountUnitName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub amount_unit_name: Option<String>,
+        /// `maximumQuantity`.
+        #[serde(
+            rename = "maximumQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub maximum_quantity: Option<crate::Money>,
+        /// `minimumQuantity`.
+        #[serde(
+            rename = "minimumQuantity",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub minimum_quantity: Option<crate::Money>,
+        /// `parentGroupId`.
+        #[serde(
+            rename = "parentGroupId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_group_id: Option<String>,
+        /// `parentGroupName`.
+        #[serde(
+            rename = "parentGroupName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub parent_group_name: Option<String>,
+        /// `productName`.
+        #[serde(
+            rename = "productName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_name: Option<String>,
+        /// `storeDisplayName`.
+        #[serde(
+            rename = "storeDisplayName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_display_name: Option<String>,
+        /// `storeName`.
+        #[serde(rename = "storeName", default, skip_serializing_if = "Option::is_none")]
+        pub store_name: Option<String>,
+        /// `storeParentId`.
+        #[serde(
+            rename = "storeParentId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_parent_id: Option<String>,
+        /// `storeParentName`.
+        #[serde(
+            rename = "storeParentName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub store_parent_name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StockBalanceDetails {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `StockBalanceItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StockBalanceItem {
+        /// `costSum`.
+        #[serde(rename = "costSum", default, skip_serializing_if = "Option::is_none")]
+        pub cost_sum: Option<crate::Money>,
+        /// `details`.
+        #[serde(rename = "details", default, skip_serializing_if = "Option::is_none")]
+        pub details: Option<crate::api::models::backoffice::StockBalanceDetails>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// `quantity`.
+        #[serde(rename = "quantity", default, skip_serializing_if = "Option::is_none")]
+        pub quantity: Option<crate::Money>,
+        /// `storeId`.
+        #[serde(rename = "storeId", default, skip_serializing_if = "Option::is_none")]
+        pub store_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StockBalanceItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.nested("details", self.details.as_ref());
+        }
+    }
+
+    /// `StockBalanceListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StockBalanceListRequest {
+        /// `balanceAt` (required).
+        #[serde(rename = "balanceAt", default)]
+        pub balance_at: Option<String>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `productGroupIds`.
+        #[serde(
+            rename = "productGroupIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_group_ids: Option<Vec<String>>,
+        /// `productIds`.
+        #[serde(
+            rename = "productIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub product_ids: Option<Vec<String>>,
+        /// `shouldIncludeDetails`.
+        #[serde(
+            rename = "shouldIncludeDetails",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub should_include_details: Option<bool>,
+        /// `storeIds`.
+        #[serde(rename = "storeIds", default, skip_serializing_if = "Option::is_none")]
+        pub store_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StockBalanceListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("balanceAt", self.balance_at.is_some());
+        }
+    }
+
+    /// `StockBalanceListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StockBalanceListResponse {
+        /// `balanceAt`.
+        #[serde(rename = "balanceAt", default, skip_serializing_if = "Option::is_none")]
+        pub balance_at: Option<String>,
+        /// `currencyCode`.
+        #[serde(
+            rename = "currencyCode",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub currency_code: Option<String>,
+        /// `generatedAt`.
+        #[serde(
+            rename = "generatedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub generated_at: Option<String>,
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::StockBalanceItem>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StockBalanceListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `Store` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct Store {
+        /// `address`.
+        #[serde(rename = "address", default, skip_serializing_if = "Option::is_none")]
+        pub address: Option<String>,
+        /// `code`.
+        #[serde(rename = "code", default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
+        /// `customTransactionsAllowed`.
+        #[serde(
+            rename = "customTransactionsAllowed",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub custom_transactions_allowed: Option<bool>,
+        /// `deleted`.
+        #[serde(rename = "deleted", default, skip_serializing_if = "Option::is_none")]
+        pub deleted: Option<bool>,
+        /// `description`.
+        #[serde(
+            rename = "description",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub description: Option<String>,
+        /// `externalStoreGuid`.
+        #[serde(
+            rename = "externalStoreGuid",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub external_store_guid: Option<String>,
+        /// `gln`.
+        #[serde(rename = "gln", default, skip_serializing_if = "Option::is_none")]
+        pub gln: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `modifiedAt`.
+        #[serde(
+            rename = "modifiedAt",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub modified_at: Option<String>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `parent`.
+        #[serde(rename = "parent", default, skip_serializing_if = "Option::is_none")]
+        pub parent: Option<String>,
+        /// `representativeSupplier`.
+        #[serde(
+            rename = "representativeSupplier",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub representative_supplier: Option<String>,
+        /// `revision`.
+        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
+        pub revision: Option<i64>,
+        /// `systemAccount`.
+        #[serde(
+            rename = "systemAccount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub system_account: Option<bool>,
+        /// `type`.
+        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for Store {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `StoreListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StoreListResponse {
+        /// `stores`.
+        #[serde(rename = "stores", default, skip_serializing_if = "Option::is_none")]
+        pub stores: Option<Vec<crate::api::models::backoffice::Store>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StoreListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("stores", self.stores.as_deref());
+        }
+    }
+
+    /// `StoreSpecification` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StoreSpecification {
+        /// `inverse`.
+        #[serde(rename = "inverse", default, skip_serializing_if = "Option::is_none")]
+        pub inverse: Option<bool>,
+        /// `organizationIds`.
+        #[serde(
+            rename = "organizationIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StoreSpecification {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `StoresListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct StoresListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::FilterCondition>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for StoresListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `SwaggerEmployeeListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct SwaggerEmployeeListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::EmployeeResponse>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for SwaggerEmployeeListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
     /// `TagDto` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct TagDto {
@@ -11307,6 +23238,48 @@ pub mod backoffice {
     }
 
     impl crate::api::Validate for TagDto3 {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `TagItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TagItem {
+        /// `id` (required).
+        #[serde(rename = "id", default)]
+        pub id: Option<String>,
+        /// `name` (required).
+        #[serde(rename = "name", default)]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TagItem {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("id", self.id.is_some());
+            v.required("name", self.name.is_some());
+        }
+    }
+
+    /// `TaxCategory` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TaxCategory {
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isDeleted`.
+        #[serde(rename = "isDeleted", default, skip_serializing_if = "Option::is_none")]
+        pub is_deleted: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TaxCategory {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
@@ -11391,6 +23364,182 @@ pub mod backoffice {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
             v.required("name", self.name.is_some());
+        }
+    }
+
+    /// `TaxCategoryListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TaxCategoryListRequest {
+        /// `filters`.
+        #[serde(rename = "filters", default, skip_serializing_if = "Option::is_none")]
+        pub filters: Option<Vec<crate::api::models::backoffice::FilterCondition>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TaxCategoryListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("filters", self.filters.as_deref());
+        }
+    }
+
+    /// `TaxCategoryListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TaxCategoryListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::TaxCategory>>,
+        /// `limit`.
+        #[serde(rename = "limit", default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
+        /// `offset`.
+        #[serde(rename = "offset", default, skip_serializing_if = "Option::is_none")]
+        pub offset: Option<i64>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TaxCategoryListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `TaxCategoryOverride` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TaxCategoryOverride {
+        /// `orderTypeId`.
+        #[serde(
+            rename = "orderTypeId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub order_type_id: Option<String>,
+        /// `baseTaxCategoryId`.
+        #[serde(
+            rename = "baseTaxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub base_tax_category_id: Option<String>,
+        /// `newTaxCategoryId`.
+        #[serde(
+            rename = "newTaxCategoryId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub new_tax_category_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TaxCategoryOverride {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `TerminalListItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TerminalListItem {
+        /// `computerName`.
+        #[serde(
+            rename = "computerName",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub computer_name: Option<String>,
+        /// `id`.
+        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        /// `isAnonymous`.
+        #[serde(
+            rename = "isAnonymous",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub is_anonymous: Option<bool>,
+        /// `name`.
+        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+        /// `restaurantSectionIds`.
+        #[serde(
+            rename = "restaurantSectionIds",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub restaurant_section_ids: Option<Vec<String>>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TerminalListItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `TerminalListRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TerminalListRequest {
+        /// `includeAnonymous`.
+        #[serde(
+            rename = "includeAnonymous",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub include_anonymous: Option<bool>,
+        /// `organizationId` (required).
+        #[serde(rename = "organizationId", default)]
+        pub organization_id: Option<String>,
+        /// `search`.
+        #[serde(rename = "search", default, skip_serializing_if = "Option::is_none")]
+        pub search: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TerminalListRequest {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.required("organizationId", self.organization_id.is_some());
+        }
+    }
+
+    /// `TerminalListResponse` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TerminalListResponse {
+        /// `items`.
+        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
+        pub items: Option<Vec<crate::api::models::backoffice::TerminalListItem>>,
+        /// `totalCount`.
+        #[serde(
+            rename = "totalCount",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub total_count: Option<i64>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TerminalListResponse {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("items", self.items.as_deref());
         }
     }
 
@@ -12037,6 +24186,31 @@ pub mod backoffice {
         }
     }
 
+    /// `TreeRequest` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub struct TreeRequest {
+        /// `dateFrom`.
+        #[serde(rename = "dateFrom", default, skip_serializing_if = "Option::is_none")]
+        pub date_from: Option<String>,
+        /// `organizationId`.
+        #[serde(
+            rename = "organizationId",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub organization_id: Option<String>,
+        /// `productId`.
+        #[serde(rename = "productId", default, skip_serializing_if = "Option::is_none")]
+        pub product_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        #[serde(flatten)]
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    impl crate::api::Validate for TreeRequest {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `UpdateProductBarcodesRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
     pub struct UpdateProductBarcodesRequest {
@@ -12079,6 +24253,31 @@ pub mod backoffice {
     }
 
     impl crate::api::Validate for UpdateProductBarcodesResponse {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    crate::open_enum! {
+    /// `WeekDay` (enum in the official document).
+    pub enum WeekDay {
+        /// `monday`.
+        Monday = "monday",
+        /// `tuesday`.
+        Tuesday = "tuesday",
+        /// `wednesday`.
+        Wednesday = "wednesday",
+        /// `thursday`.
+        Thursday = "thursday",
+        /// `friday`.
+        Friday = "friday",
+        /// `saturday`.
+        Saturday = "saturday",
+        /// `sunday`.
+        Sunday = "sunday",
+    }
+    }
+
+    impl crate::api::Validate for WeekDay {
+        // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 

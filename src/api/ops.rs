@@ -7,8 +7,8 @@
 use crate::api::OperationInfo;
 use crate::Result;
 
-/// Every operation of the snapshot, in name order (225 in all).
-pub static OPERATIONS: [OperationInfo; 225] = [
+/// Every operation of the snapshot, in name order (329 in all).
+pub static OPERATIONS: [OperationInfo; 329] = [
     OperationInfo {
         name: "access_token",
         method: "POST",
@@ -516,6 +516,61 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "employees.attendance.create",
+        method: "POST",
+        path: "/api/employees/v1/attendance/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.attendance.delete",
+        method: "POST",
+        path: "/api/employees/v1/attendance/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.attendance.list",
+        method: "POST",
+        path: "/api/employees/v1/attendance/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.attendance.update",
+        method: "POST",
+        path: "/api/employees/v1/attendance/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.attendance_type.list",
+        method: "POST",
+        path: "/api/employees/v1/attendance-type/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "employees.couriers",
         method: "POST",
         path: "/api/1/employees/couriers",
@@ -571,11 +626,99 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "employees.employee.create",
+        method: "POST",
+        path: "/api/employees/v1/employee/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.employee.fire",
+        method: "POST",
+        path: "/api/employees/v1/employee/fire",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.employee.get",
+        method: "POST",
+        path: "/api/employees/v1/employee/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.employee.list",
+        method: "POST",
+        path: "/api/employees/v1/employee/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.employee.restore",
+        method: "POST",
+        path: "/api/employees/v1/employee/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.employee.update",
+        method: "POST",
+        path: "/api/employees/v1/employee/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "employees.info",
         method: "POST",
         path: "/api/1/employees/info",
         edition: "official",
         restriction_group: Some("Employees: dictionaries"),
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.positions.get",
+        method: "POST",
+        path: "/api/employees/v1/positions/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "employees.positions.list",
+        method: "POST",
+        path: "/api/employees/v1/positions/list",
+        edition: "newer",
+        restriction_group: None,
         command: false,
         safe_to_retry: true,
         deprecated: false,
@@ -626,10 +769,186 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "finance.account.create",
+        method: "POST",
+        path: "/api/finance/v1/account/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account.delete",
+        method: "POST",
+        path: "/api/finance/v1/account/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account.get",
+        method: "POST",
+        path: "/api/finance/v1/account/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account.list",
+        method: "POST",
+        path: "/api/finance/v1/account/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account.restore",
+        method: "POST",
+        path: "/api/finance/v1/account/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account.update",
+        method: "POST",
+        path: "/api/finance/v1/account/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account_posting.list",
+        method: "POST",
+        path: "/api/finance/v1/account-posting/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "finance.account_transactions.list",
         method: "POST",
         path: "/api/finance/v1/account_transactions/list",
         edition: "official",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.account_type.list",
+        method: "POST",
+        path: "/api/finance/v1/account-type/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.balance_sheet.list",
+        method: "POST",
+        path: "/api/finance/v1/balance-sheet/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.create",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.delete",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.get",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.list",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.restore",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.cash_flow_category.update",
+        method: "POST",
+        path: "/api/finance/v1/cash-flow-category/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "finance.chart_of_accounts.list",
+        method: "POST",
+        path: "/api/finance/v1/chart-of-accounts/list",
+        edition: "newer",
         restriction_group: None,
         command: false,
         safe_to_retry: true,
@@ -725,6 +1044,17 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "finance.item_category.list",
+        method: "POST",
+        path: "/api/finance/v1/item-category/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "finance.outgoing_service.cancel",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/cancel",
@@ -802,6 +1132,61 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "finance.tax_category.list",
+        method: "POST",
+        path: "/api/finance/v1/tax-category/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.accounting_categories.get",
+        method: "POST",
+        path: "/api/inventory/v1/accounting_categories/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.accounting_categories.list",
+        method: "POST",
+        path: "/api/inventory/v1/accounting_categories/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.conceptions.get",
+        method: "POST",
+        path: "/api/inventory/v1/conceptions/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.conceptions.list",
+        method: "POST",
+        path: "/api/inventory/v1/conceptions/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "inventory.costings.calculate",
         method: "POST",
         path: "/api/inventory/v1/costings/calculate",
@@ -817,6 +1202,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         method: "POST",
         path: "/api/inventory/v1/counteragents",
         edition: "official",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.counteragents.list",
+        method: "POST",
+        path: "/api/inventory/v1/counteragents/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.counteragents.pricelist.list",
+        method: "POST",
+        path: "/api/inventory/v1/counteragents/pricelist/list",
+        edition: "newer",
         restriction_group: None,
         command: false,
         safe_to_retry: true,
@@ -894,6 +1301,83 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/update",
         edition: "official",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.cancel",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/cancel",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.create",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.get",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.list",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.post",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/post",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.unpost",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/unpost",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.incoming_inventory.update",
+        method: "POST",
+        path: "/api/inventory/v1/incoming_inventory/update",
+        edition: "newer",
         restriction_group: None,
         command: false,
         safe_to_retry: false,
@@ -1154,6 +1638,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "inventory.measure_units.get",
+        method: "POST",
+        path: "/api/inventory/v1/measure_units/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.measure_units.list",
+        method: "POST",
+        path: "/api/inventory/v1/measure_units/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "inventory.nomenclature.update_barcodes",
         method: "POST",
         path: "/api/inventory/v1/nomenclature/update_barcodes",
@@ -1161,6 +1667,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         restriction_group: None,
         command: false,
         safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.organizations.settings.list",
+        method: "POST",
+        path: "/api/inventory/v1/organizations/settings/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.organizations.tree",
+        method: "POST",
+        path: "/api/inventory/v1/organizations/tree",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
         deprecated: false,
         success_status: 200,
     },
@@ -1260,6 +1788,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         restriction_group: None,
         command: false,
         safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.payment_types.get",
+        method: "POST",
+        path: "/api/inventory/v1/payment_types/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.payment_types.list",
+        method: "POST",
+        path: "/api/inventory/v1/payment_types/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
         deprecated: false,
         success_status: 200,
     },
@@ -1495,6 +2045,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "inventory.stock_balance.list",
+        method: "POST",
+        path: "/api/inventory/v1/stock_balance/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "inventory.stores.list",
+        method: "POST",
+        path: "/api/inventory/v1/stores/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "inventory.transformation_document.cancel",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/cancel",
@@ -1645,6 +2217,17 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         restriction_group: None,
         command: false,
         safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "licenses.list",
+        method: "POST",
+        path: "/api/licenses/v2/list",
+        edition: "newer",
+        restriction_group: Some("Data: licenses"),
+        command: false,
+        safe_to_retry: true,
         deprecated: false,
         success_status: 200,
     },
@@ -1979,11 +2562,473 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "menu.v3.by_id",
+        method: "POST",
+        path: "/api/menu/v3/by_id",
+        edition: "newer",
+        restriction_group: Some("Data: menu"),
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "nomenclature",
         method: "POST",
         path: "/api/1/nomenclature",
         edition: "official",
         restriction_group: Some("Data: menu"),
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.allergen_group.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/allergen-group/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.amount_unit.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/amount-unit/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.assembled",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/assembled",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.create",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.delete",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.get",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.list",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.prepared",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/prepared",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.tree",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/tree",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.assembly_chart.update",
+        method: "POST",
+        path: "/api/nomenclature/v2/assembly-chart/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.container.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/container/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.custom_category.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/custom-category/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.group.create",
+        method: "POST",
+        path: "/api/nomenclature/v2/group/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.group.delete",
+        method: "POST",
+        path: "/api/nomenclature/v2/group/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.group.list",
+        method: "POST",
+        path: "/api/nomenclature/v2/group/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.group.restore",
+        method: "POST",
+        path: "/api/nomenclature/v2/group/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.group.update",
+        method: "POST",
+        path: "/api/nomenclature/v2/group/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.menu.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/menu/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.modifier_schema.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/modifier-schema/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.nomenclature.category.create",
+        method: "POST",
+        path: "/api/nomenclature/v1/nomenclature/category/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.nomenclature.category.delete",
+        method: "POST",
+        path: "/api/nomenclature/v1/nomenclature/category/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.nomenclature.category.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/nomenclature/category/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.nomenclature.category.restore",
+        method: "POST",
+        path: "/api/nomenclature/v1/nomenclature/category/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.nomenclature.category.update",
+        method: "POST",
+        path: "/api/nomenclature/v1/nomenclature/category/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.outer_economic_activity_nomenclature_codes.get",
+        method: "POST",
+        path: "/api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.outer_economic_activity_nomenclature_codes.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.place_type.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/place-type/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.producer.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/producer/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.create",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.delete",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.list",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.restore",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/restore",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.update",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product.update_barcodes",
+        method: "POST",
+        path: "/api/nomenclature/v2/product/update_barcodes",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_scale.create",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-scale/create",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_scale.delete",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-scale/delete",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_scale.get",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-scale/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_scale.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-scale/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_scale.update",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-scale/update",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: false,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_size.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-size/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "nomenclature.product_tag.list",
+        method: "POST",
+        path: "/api/nomenclature/v1/product-tag/list",
+        edition: "newer",
+        restriction_group: None,
         command: false,
         safe_to_retry: true,
         deprecated: false,
@@ -2188,6 +3233,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "platform.events.list",
+        method: "POST",
+        path: "/api/platform/v1/events/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "platform.events.metadata.list",
+        method: "POST",
+        path: "/api/platform/v1/events/metadata/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "regions",
         method: "POST",
         path: "/api/1/regions",
@@ -2204,6 +3271,61 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         path: "/api/1/removal_types",
         edition: "official",
         restriction_group: Some("Data: dictionaries"),
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "reporting.income_plan.list",
+        method: "POST",
+        path: "/api/reporting/v1/income-plan/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "reporting.olap.columns.get",
+        method: "POST",
+        path: "/api/reporting/v1/olap/columns/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "reporting.olap.get",
+        method: "POST",
+        path: "/api/reporting/v1/olap/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "reporting.olap.presets.get",
+        method: "POST",
+        path: "/api/reporting/v1/olap/presets/get",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "reporting.olap.presets.list",
+        method: "POST",
+        path: "/api/reporting/v1/olap/presets/list",
+        edition: "newer",
+        restriction_group: None,
         command: false,
         safe_to_retry: true,
         deprecated: false,
@@ -2452,6 +3574,28 @@ pub static OPERATIONS: [OperationInfo; 225] = [
         success_status: 200,
     },
     OperationInfo {
+        name: "terminals.cash_registers.list",
+        method: "POST",
+        path: "/api/terminals/v1/cash-registers/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
+        name: "terminals.terminals.list",
+        method: "POST",
+        path: "/api/terminals/v1/terminals/list",
+        edition: "newer",
+        restriction_group: None,
+        command: false,
+        safe_to_retry: true,
+        deprecated: false,
+        success_status: 200,
+    },
+    OperationInfo {
         name: "tips_types",
         method: "POST",
         path: "/api/1/tips_types",
@@ -2542,6 +3686,13 @@ impl<'c> Api<'c> {
         }
     }
 
+    /// The `licenses` group.
+    pub fn licenses(&self) -> Licenses<'c> {
+        Licenses {
+            client: self.client,
+        }
+    }
+
     /// The `loyalty` group.
     pub fn loyalty(&self) -> Loyalty<'c> {
         Loyalty {
@@ -2552,6 +3703,13 @@ impl<'c> Api<'c> {
     /// The `menu` group.
     pub fn menu(&self) -> Menu<'c> {
         Menu {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature` group.
+    pub fn nomenclature(&self) -> Nomenclature<'c> {
+        Nomenclature {
             client: self.client,
         }
     }
@@ -2573,6 +3731,20 @@ impl<'c> Api<'c> {
     /// The `organizations` group.
     pub fn organizations(&self) -> Organizations<'c> {
         Organizations {
+            client: self.client,
+        }
+    }
+
+    /// The `platform` group.
+    pub fn platform(&self) -> Platform<'c> {
+        Platform {
+            client: self.client,
+        }
+    }
+
+    /// The `reporting` group.
+    pub fn reporting(&self) -> Reporting<'c> {
+        Reporting {
             client: self.client,
         }
     }
@@ -2601,6 +3773,13 @@ impl<'c> Api<'c> {
     /// The `terminal_groups` group.
     pub fn terminal_groups(&self) -> TerminalGroups<'c> {
         TerminalGroups {
+            client: self.client,
+        }
+    }
+
+    /// The `terminals` group.
+    pub fn terminals(&self) -> Terminals<'c> {
+        Terminals {
             client: self.client,
         }
     }
@@ -2679,19 +3858,7 @@ impl<'c> Api<'c> {
         &self,
         request: &crate::api::models::marketing_sources::MarketingSourcesRequest,
     ) -> Result<crate::api::models::marketing_sources::MarketingSourcesResponse> {
-        self.client.operation(&OPERATIONS[176], request)
-    }
-
-    /// `nomenclature`: `POST /api/1/nomenclature`.
-    ///
-    /// Restriction group: `Data: menu`.
-    ///
-    /// Only reads: retried after a transport error or a 5xx.
-    pub fn nomenclature(
-        &self,
-        request: &crate::api::models::nomenclature::NomenclatureRequest,
-    ) -> Result<crate::api::models::nomenclature::NomenclatureResponse> {
-        self.client.operation(&OPERATIONS[179], request)
+        self.client.operation(&OPERATIONS[229], request)
     }
 
     /// `organizations_get`: `GET /api/1/organizations`.
@@ -2704,7 +3871,7 @@ impl<'c> Api<'c> {
     pub fn organizations_get(
         &self,
     ) -> Result<crate::api::models::organizations::GetSimpleOrganizationsResponse> {
-        self.client.operation(&OPERATIONS[196], &crate::api::NoBody)
+        self.client.operation(&OPERATIONS[291], &crate::api::NoBody)
     }
 
     /// `payment_types`: `POST /api/1/payment_types`.
@@ -2716,7 +3883,7 @@ impl<'c> Api<'c> {
         &self,
         request: &crate::api::models::payment_types::PaymentTypesRequest,
     ) -> Result<crate::api::models::payment_types::PaymentTypesResponse> {
-        self.client.operation(&OPERATIONS[197], request)
+        self.client.operation(&OPERATIONS[292], request)
     }
 
     /// `regions`: `POST /api/1/regions`.
@@ -2728,7 +3895,7 @@ impl<'c> Api<'c> {
         &self,
         request: &crate::api::models::address::RegionsRequest,
     ) -> Result<crate::api::models::address::RegionsResponse> {
-        self.client.operation(&OPERATIONS[198], request)
+        self.client.operation(&OPERATIONS[295], request)
     }
 
     /// `removal_types`: `POST /api/1/removal_types`.
@@ -2740,7 +3907,7 @@ impl<'c> Api<'c> {
         &self,
         request: &crate::api::models::removal_types::RemovalTypesRequest,
     ) -> Result<crate::api::models::removal_types::RemovalTypesResponse> {
-        self.client.operation(&OPERATIONS[199], request)
+        self.client.operation(&OPERATIONS[296], request)
     }
 
     /// `tips_types`: `POST /api/1/tips_types`.
@@ -2749,7 +3916,7 @@ impl<'c> Api<'c> {
     ///
     /// Only reads: retried after a transport error or a 5xx.
     pub fn tips_types(&self) -> Result<crate::api::models::tips_types::TipsTypesResponse> {
-        self.client.operation(&OPERATIONS[222], &crate::api::NoBody)
+        self.client.operation(&OPERATIONS[326], &crate::api::NoBody)
     }
 }
 
@@ -3361,9 +4528,37 @@ pub struct Employees<'c> {
 }
 
 impl<'c> Employees<'c> {
+    /// The `employees.attendance` group.
+    pub fn attendance(&self) -> EmployeesAttendance<'c> {
+        EmployeesAttendance {
+            client: self.client,
+        }
+    }
+
+    /// The `employees.attendance_type` group.
+    pub fn attendance_type(&self) -> EmployeesAttendanceType<'c> {
+        EmployeesAttendanceType {
+            client: self.client,
+        }
+    }
+
     /// The `employees.couriers` group.
     pub fn couriers(&self) -> EmployeesCouriers<'c> {
         EmployeesCouriers {
+            client: self.client,
+        }
+    }
+
+    /// The `employees.employee` group.
+    pub fn employee(&self) -> EmployeesEmployee<'c> {
+        EmployeesEmployee {
+            client: self.client,
+        }
+    }
+
+    /// The `employees.positions` group.
+    pub fn positions(&self) -> EmployeesPositions<'c> {
+        EmployeesPositions {
             client: self.client,
         }
     }
@@ -3391,7 +4586,88 @@ impl<'c> Employees<'c> {
         &self,
         request: &crate::api::models::employees::EmployeeInfoRequest,
     ) -> Result<crate::api::models::employees::EmployeeInfoResponse> {
-        self.client.operation(&OPERATIONS[51], request)
+        self.client.operation(&OPERATIONS[62], request)
+    }
+}
+
+/// The `employees.attendance` operations.
+#[derive(Clone, Copy)]
+pub struct EmployeesAttendance<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> EmployeesAttendance<'c> {
+    /// `employees.attendance.create`: `POST /api/employees/v1/attendance/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::AttendanceCreateRequest,
+    ) -> Result<crate::api::models::backoffice::AttendanceCreateResponse> {
+        self.client.operation(&OPERATIONS[46], request)
+    }
+
+    /// `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::AttendanceDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::AttendanceDeleteResponse> {
+        self.client.operation(&OPERATIONS[47], request)
+    }
+
+    /// `employees.attendance.list`: `POST /api/employees/v1/attendance/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AttendanceListRequest,
+    ) -> Result<crate::api::models::backoffice::AttendanceListResponse> {
+        self.client.operation(&OPERATIONS[48], request)
+    }
+
+    /// `employees.attendance.update`: `POST /api/employees/v1/attendance/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::AttendanceUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::AttendanceUpdateResponse> {
+        self.client.operation(&OPERATIONS[49], request)
+    }
+}
+
+/// The `employees.attendance_type` operations.
+#[derive(Clone, Copy)]
+pub struct EmployeesAttendanceType<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> EmployeesAttendanceType<'c> {
+    /// `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AttendanceTypeListRequest,
+    ) -> Result<crate::api::models::backoffice::AttendanceTypeListResponse> {
+        self.client.operation(&OPERATIONS[50], request)
     }
 }
 
@@ -3425,7 +4701,7 @@ impl<'c> EmployeesCouriers<'c> {
         &self,
         request: &crate::api::models::employees::CouriersAndCheckRoleRequest,
     ) -> Result<crate::api::models::employees::EmployeesWithRoleSignResponse> {
-        self.client.operation(&OPERATIONS[49], request)
+        self.client.operation(&OPERATIONS[54], request)
     }
 
     /// `employees.couriers`: `POST /api/1/employees/couriers`.
@@ -3437,7 +4713,7 @@ impl<'c> EmployeesCouriers<'c> {
         &self,
         request: &crate::api::models::employees::CouriersRequest,
     ) -> Result<crate::api::models::employees::EmployeesResponse> {
-        self.client.operation(&OPERATIONS[46], request)
+        self.client.operation(&OPERATIONS[51], request)
     }
 }
 
@@ -3457,7 +4733,7 @@ impl<'c> EmployeesCouriersActiveLocation<'c> {
         &self,
         request: &crate::api::models::employees::ActiveCourierLocationsByTerminalGroupRequest,
     ) -> Result<crate::api::models::employees::ActiveCourierLocationsResponse> {
-        self.client.operation(&OPERATIONS[48], request)
+        self.client.operation(&OPERATIONS[53], request)
     }
 
     /// `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location`.
@@ -3469,7 +4745,7 @@ impl<'c> EmployeesCouriersActiveLocation<'c> {
         &self,
         request: &crate::api::models::employees::CouriersRequest,
     ) -> Result<crate::api::models::employees::ActiveCourierLocationsResponse> {
-        self.client.operation(&OPERATIONS[47], request)
+        self.client.operation(&OPERATIONS[52], request)
     }
 }
 
@@ -3489,7 +4765,127 @@ impl<'c> EmployeesCouriersLocations<'c> {
         &self,
         request: &crate::api::models::employees::CourierLocationsByTimeOffsetRequest,
     ) -> Result<crate::api::models::employees::CourierLocationsByTimeOffsetResponse> {
-        self.client.operation(&OPERATIONS[50], request)
+        self.client.operation(&OPERATIONS[55], request)
+    }
+}
+
+/// The `employees.employee` operations.
+#[derive(Clone, Copy)]
+pub struct EmployeesEmployee<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> EmployeesEmployee<'c> {
+    /// `employees.employee.create`: `POST /api/employees/v1/employee/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeCreateRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeeResponse> {
+        self.client.operation(&OPERATIONS[56], request)
+    }
+
+    /// `employees.employee.fire`: `POST /api/employees/v1/employee/fire`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn fire(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeFireRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeeFireResponse> {
+        self.client.operation(&OPERATIONS[57], request)
+    }
+
+    /// `employees.employee.get`: `POST /api/employees/v1/employee/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeGetRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeeResponse> {
+        self.client.operation(&OPERATIONS[58], request)
+    }
+
+    /// `employees.employee.list`: `POST /api/employees/v1/employee/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeListRequest,
+    ) -> Result<crate::api::models::backoffice::SwaggerEmployeeListResponse> {
+        self.client.operation(&OPERATIONS[59], request)
+    }
+
+    /// `employees.employee.restore`: `POST /api/employees/v1/employee/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeRestoreRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeeRestoreResponse> {
+        self.client.operation(&OPERATIONS[60], request)
+    }
+
+    /// `employees.employee.update`: `POST /api/employees/v1/employee/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::EmployeeUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeeResponse> {
+        self.client.operation(&OPERATIONS[61], request)
+    }
+}
+
+/// The `employees.positions` operations.
+#[derive(Clone, Copy)]
+pub struct EmployeesPositions<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> EmployeesPositions<'c> {
+    /// `employees.positions.get`: `POST /api/employees/v1/positions/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetPositionRequest,
+    ) -> Result<crate::api::models::backoffice::EmployeePositionResponse> {
+        self.client.operation(&OPERATIONS[63], request)
+    }
+
+    /// `employees.positions.list`: `POST /api/employees/v1/positions/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ListPositionsRequest,
+    ) -> Result<crate::api::models::backoffice::ListPositionsResponse> {
+        self.client.operation(&OPERATIONS[64], request)
     }
 }
 
@@ -3509,7 +4905,7 @@ impl<'c> EmployeesShift<'c> {
         &self,
         request: &crate::api::models::employees::OpenPersonalSessionRequest,
     ) -> Result<crate::api::models::employees::ChangePersonalSessionResponse> {
-        self.client.operation(&OPERATIONS[52], request)
+        self.client.operation(&OPERATIONS[65], request)
     }
 
     /// `employees.shift.clockout`: `POST /api/1/employees/shift/clockout`.
@@ -3521,7 +4917,7 @@ impl<'c> EmployeesShift<'c> {
         &self,
         request: &crate::api::models::employees::ClosePersonalSessionRequest,
     ) -> Result<crate::api::models::employees::ChangePersonalSessionResponse> {
-        self.client.operation(&OPERATIONS[53], request)
+        self.client.operation(&OPERATIONS[66], request)
     }
 
     /// `employees.shift.is_open`: `POST /api/1/employees/shift/is_open`.
@@ -3533,7 +4929,7 @@ impl<'c> EmployeesShift<'c> {
         &self,
         request: &crate::api::models::employees::GetPersonalSessionInfoRequest,
     ) -> Result<crate::api::models::employees::GetPersonalSessionInfoResponse> {
-        self.client.operation(&OPERATIONS[54], request)
+        self.client.operation(&OPERATIONS[67], request)
     }
 }
 
@@ -3553,7 +4949,7 @@ impl<'c> EmployeesShifts<'c> {
         &self,
         request: &crate::api::models::employees::GetTerminalGroupsOfEmployeeRequest,
     ) -> Result<crate::api::models::employees::GetTerminalGroupsOfEmployeeResponse> {
-        self.client.operation(&OPERATIONS[55], request)
+        self.client.operation(&OPERATIONS[68], request)
     }
 }
 
@@ -3564,9 +4960,51 @@ pub struct Finance<'c> {
 }
 
 impl<'c> Finance<'c> {
+    /// The `finance.account` group.
+    pub fn account(&self) -> FinanceAccount<'c> {
+        FinanceAccount {
+            client: self.client,
+        }
+    }
+
+    /// The `finance.account_posting` group.
+    pub fn account_posting(&self) -> FinanceAccountPosting<'c> {
+        FinanceAccountPosting {
+            client: self.client,
+        }
+    }
+
     /// The `finance.account_transactions` group.
     pub fn account_transactions(&self) -> FinanceAccountTransactions<'c> {
         FinanceAccountTransactions {
+            client: self.client,
+        }
+    }
+
+    /// The `finance.account_type` group.
+    pub fn account_type(&self) -> FinanceAccountType<'c> {
+        FinanceAccountType {
+            client: self.client,
+        }
+    }
+
+    /// The `finance.balance_sheet` group.
+    pub fn balance_sheet(&self) -> FinanceBalanceSheet<'c> {
+        FinanceBalanceSheet {
+            client: self.client,
+        }
+    }
+
+    /// The `finance.cash_flow_category` group.
+    pub fn cash_flow_category(&self) -> FinanceCashFlowCategory<'c> {
+        FinanceCashFlowCategory {
+            client: self.client,
+        }
+    }
+
+    /// The `finance.chart_of_accounts` group.
+    pub fn chart_of_accounts(&self) -> FinanceChartOfAccounts<'c> {
+        FinanceChartOfAccounts {
             client: self.client,
         }
     }
@@ -3585,11 +5023,132 @@ impl<'c> Finance<'c> {
         }
     }
 
+    /// The `finance.item_category` group.
+    pub fn item_category(&self) -> FinanceItemCategory<'c> {
+        FinanceItemCategory {
+            client: self.client,
+        }
+    }
+
     /// The `finance.outgoing_service` group.
     pub fn outgoing_service(&self) -> FinanceOutgoingService<'c> {
         FinanceOutgoingService {
             client: self.client,
         }
+    }
+
+    /// The `finance.tax_category` group.
+    pub fn tax_category(&self) -> FinanceTaxCategory<'c> {
+        FinanceTaxCategory {
+            client: self.client,
+        }
+    }
+}
+
+/// The `finance.account` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceAccount<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceAccount<'c> {
+    /// `finance.account.create`: `POST /api/finance/v1/account/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::AccountCreateRequest,
+    ) -> Result<crate::api::models::backoffice::AccountResponse> {
+        self.client.operation(&OPERATIONS[69], request)
+    }
+
+    /// `finance.account.delete`: `POST /api/finance/v1/account/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::AccountDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::AccountDeleteResponse> {
+        self.client.operation(&OPERATIONS[70], request)
+    }
+
+    /// `finance.account.get`: `POST /api/finance/v1/account/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::AccountGetRequest,
+    ) -> Result<crate::api::models::backoffice::AccountResponse> {
+        self.client.operation(&OPERATIONS[71], request)
+    }
+
+    /// `finance.account.list`: `POST /api/finance/v1/account/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AccountListRequest,
+    ) -> Result<crate::api::models::backoffice::AccountListResponse> {
+        self.client.operation(&OPERATIONS[72], request)
+    }
+
+    /// `finance.account.restore`: `POST /api/finance/v1/account/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::AccountRestoreRequest,
+    ) -> Result<crate::api::models::backoffice::AccountRestoreResponse> {
+        self.client.operation(&OPERATIONS[73], request)
+    }
+
+    /// `finance.account.update`: `POST /api/finance/v1/account/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::AccountUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::AccountResponse> {
+        self.client.operation(&OPERATIONS[74], request)
+    }
+}
+
+/// The `finance.account_posting` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceAccountPosting<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceAccountPosting<'c> {
+    /// `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AccountPostingListRequest,
+    ) -> Result<crate::api::models::backoffice::AccountPostingListResponse> {
+        self.client.operation(&OPERATIONS[75], request)
     }
 }
 
@@ -3607,7 +5166,156 @@ impl<'c> FinanceAccountTransactions<'c> {
         &self,
         request: &crate::api::models::backoffice::AccountTransactionsListRequest,
     ) -> Result<crate::api::models::backoffice::AccountTransactionsResponse> {
-        self.client.operation(&OPERATIONS[56], request)
+        self.client.operation(&OPERATIONS[76], request)
+    }
+}
+
+/// The `finance.account_type` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceAccountType<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceAccountType<'c> {
+    /// `finance.account_type.list`: `POST /api/finance/v1/account-type/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AccountTypeListRequest,
+    ) -> Result<serde_json::Value> {
+        self.client.operation(&OPERATIONS[77], request)
+    }
+}
+
+/// The `finance.balance_sheet` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceBalanceSheet<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceBalanceSheet<'c> {
+    /// `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::BalanceSheetListRequest,
+    ) -> Result<crate::api::models::backoffice::BalanceSheetListResponse> {
+        self.client.operation(&OPERATIONS[78], request)
+    }
+}
+
+/// The `finance.cash_flow_category` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceCashFlowCategory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceCashFlowCategory<'c> {
+    /// `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryCreateRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryResponse> {
+        self.client.operation(&OPERATIONS[79], request)
+    }
+
+    /// `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryCascadeResponse> {
+        self.client.operation(&OPERATIONS[80], request)
+    }
+
+    /// `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryGetRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryResponse> {
+        self.client.operation(&OPERATIONS[81], request)
+    }
+
+    /// `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryListResponse> {
+        self.client.operation(&OPERATIONS[82], request)
+    }
+
+    /// `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryRestoreRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryCascadeResponse> {
+        self.client.operation(&OPERATIONS[83], request)
+    }
+
+    /// `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::CashFlowCategoryUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::CashFlowCategoryResponse> {
+        self.client.operation(&OPERATIONS[84], request)
+    }
+}
+
+/// The `finance.chart_of_accounts` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceChartOfAccounts<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceChartOfAccounts<'c> {
+    /// `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ChartOfAccountsListRequest,
+    ) -> Result<crate::api::models::backoffice::ChartOfAccountsListResponse> {
+        self.client.operation(&OPERATIONS[85], request)
     }
 }
 
@@ -3625,7 +5333,7 @@ impl<'c> FinanceDocumentTransactions<'c> {
         &self,
         request: &crate::api::models::backoffice::DocumentTransactionsListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::DocumentTransactionItem>> {
-        self.client.operation(&OPERATIONS[57], request)
+        self.client.operation(&OPERATIONS[86], request)
     }
 }
 
@@ -3643,7 +5351,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[58], request)
+        self.client.operation(&OPERATIONS[87], request)
     }
 
     /// `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create`.
@@ -3653,7 +5361,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingServiceCreateRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[59], request)
+        self.client.operation(&OPERATIONS[88], request)
     }
 
     /// `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get`.
@@ -3663,7 +5371,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceGetResponse> {
-        self.client.operation(&OPERATIONS[60], request)
+        self.client.operation(&OPERATIONS[89], request)
     }
 
     /// `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list`.
@@ -3673,7 +5381,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::IncomingServiceListItem>> {
-        self.client.operation(&OPERATIONS[61], request)
+        self.client.operation(&OPERATIONS[90], request)
     }
 
     /// `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post`.
@@ -3683,7 +5391,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[62], request)
+        self.client.operation(&OPERATIONS[91], request)
     }
 
     /// `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost`.
@@ -3693,7 +5401,7 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[63], request)
+        self.client.operation(&OPERATIONS[92], request)
     }
 
     /// `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update`.
@@ -3703,7 +5411,28 @@ impl<'c> FinanceIncomingService<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingServiceUpdateRequest,
     ) -> Result<crate::api::models::backoffice::IncomingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[64], request)
+        self.client.operation(&OPERATIONS[93], request)
+    }
+}
+
+/// The `finance.item_category` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceItemCategory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceItemCategory<'c> {
+    /// `finance.item_category.list`: `POST /api/finance/v1/item-category/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ItemCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::ItemCategoryListResponse> {
+        self.client.operation(&OPERATIONS[94], request)
     }
 }
 
@@ -3721,7 +5450,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[65], request)
+        self.client.operation(&OPERATIONS[95], request)
     }
 
     /// `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create`.
@@ -3731,7 +5460,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::OutgoingServiceCreateRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[66], request)
+        self.client.operation(&OPERATIONS[96], request)
     }
 
     /// `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get`.
@@ -3741,7 +5470,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceGetResponse> {
-        self.client.operation(&OPERATIONS[67], request)
+        self.client.operation(&OPERATIONS[97], request)
     }
 
     /// `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list`.
@@ -3751,7 +5480,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::OutgoingServiceListItem>> {
-        self.client.operation(&OPERATIONS[68], request)
+        self.client.operation(&OPERATIONS[98], request)
     }
 
     /// `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post`.
@@ -3761,7 +5490,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[69], request)
+        self.client.operation(&OPERATIONS[99], request)
     }
 
     /// `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost`.
@@ -3771,7 +5500,7 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[70], request)
+        self.client.operation(&OPERATIONS[100], request)
     }
 
     /// `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update`.
@@ -3781,7 +5510,28 @@ impl<'c> FinanceOutgoingService<'c> {
         &self,
         request: &crate::api::models::backoffice::OutgoingServiceUpdateRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingServiceSaveResponse> {
-        self.client.operation(&OPERATIONS[71], request)
+        self.client.operation(&OPERATIONS[101], request)
+    }
+}
+
+/// The `finance.tax_category` operations.
+#[derive(Clone, Copy)]
+pub struct FinanceTaxCategory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> FinanceTaxCategory<'c> {
+    /// `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::TaxCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::TaxCategoryListResponse> {
+        self.client.operation(&OPERATIONS[102], request)
     }
 }
 
@@ -3792,6 +5542,20 @@ pub struct Inventory<'c> {
 }
 
 impl<'c> Inventory<'c> {
+    /// The `inventory.accounting_categories` group.
+    pub fn accounting_categories(&self) -> InventoryAccountingCategories<'c> {
+        InventoryAccountingCategories {
+            client: self.client,
+        }
+    }
+
+    /// The `inventory.conceptions` group.
+    pub fn conceptions(&self) -> InventoryConceptions<'c> {
+        InventoryConceptions {
+            client: self.client,
+        }
+    }
+
     /// The `inventory.costings` group.
     pub fn costings(&self) -> InventoryCostings<'c> {
         InventoryCostings {
@@ -3799,9 +5563,23 @@ impl<'c> Inventory<'c> {
         }
     }
 
+    /// The `inventory.counteragents` group.
+    pub fn counteragents(&self) -> InventoryCounteragents<'c> {
+        InventoryCounteragents {
+            client: self.client,
+        }
+    }
+
     /// The `inventory.disassemble_document` group.
     pub fn disassemble_document(&self) -> InventoryDisassembleDocument<'c> {
         InventoryDisassembleDocument {
+            client: self.client,
+        }
+    }
+
+    /// The `inventory.incoming_inventory` group.
+    pub fn incoming_inventory(&self) -> InventoryIncomingInventory<'c> {
+        InventoryIncomingInventory {
             client: self.client,
         }
     }
@@ -3827,6 +5605,13 @@ impl<'c> Inventory<'c> {
         }
     }
 
+    /// The `inventory.measure_units` group.
+    pub fn measure_units(&self) -> InventoryMeasureUnits<'c> {
+        InventoryMeasureUnits {
+            client: self.client,
+        }
+    }
+
     /// The `inventory.nomenclature` group.
     pub fn nomenclature(&self) -> InventoryNomenclature<'c> {
         InventoryNomenclature {
@@ -3834,9 +5619,23 @@ impl<'c> Inventory<'c> {
         }
     }
 
+    /// The `inventory.organizations` group.
+    pub fn organizations(&self) -> InventoryOrganizations<'c> {
+        InventoryOrganizations {
+            client: self.client,
+        }
+    }
+
     /// The `inventory.outgoing_invoice` group.
     pub fn outgoing_invoice(&self) -> InventoryOutgoingInvoice<'c> {
         InventoryOutgoingInvoice {
+            client: self.client,
+        }
+    }
+
+    /// The `inventory.payment_types` group.
+    pub fn payment_types(&self) -> InventoryPaymentTypes<'c> {
+        InventoryPaymentTypes {
             client: self.client,
         }
     }
@@ -3862,6 +5661,20 @@ impl<'c> Inventory<'c> {
         }
     }
 
+    /// The `inventory.stock_balance` group.
+    pub fn stock_balance(&self) -> InventoryStockBalance<'c> {
+        InventoryStockBalance {
+            client: self.client,
+        }
+    }
+
+    /// The `inventory.stores` group.
+    pub fn stores(&self) -> InventoryStores<'c> {
+        InventoryStores {
+            client: self.client,
+        }
+    }
+
     /// The `inventory.transformation_document` group.
     pub fn transformation_document(&self) -> InventoryTransformationDocument<'c> {
         InventoryTransformationDocument {
@@ -3875,15 +5688,73 @@ impl<'c> Inventory<'c> {
             client: self.client,
         }
     }
+}
 
-    /// `inventory.counteragents`: `POST /api/inventory/v1/counteragents`.
+/// The `inventory.accounting_categories` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryAccountingCategories<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryAccountingCategories<'c> {
+    /// `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
-    pub fn counteragents(
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
         &self,
-        request: &crate::api::models::backoffice::GetCounteragentsRequest,
-    ) -> Result<crate::api::models::backoffice::GetCounteragentsResponse> {
-        self.client.operation(&OPERATIONS[73], request)
+        request: &crate::api::models::backoffice::AccountingCategoryGetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::AccountingCategory> {
+        self.client.operation(&OPERATIONS[103], request)
+    }
+
+    /// `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AccountingCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::AccountingCategoryListResponse> {
+        self.client.operation(&OPERATIONS[104], request)
+    }
+}
+
+/// The `inventory.conceptions` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryConceptions<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryConceptions<'c> {
+    /// `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::ConceptionGetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::Conception> {
+        self.client.operation(&OPERATIONS[105], request)
+    }
+
+    /// `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ConceptionListRequest,
+    ) -> Result<crate::api::models::backoffice::ConceptionListResponse> {
+        self.client.operation(&OPERATIONS[106], request)
     }
 }
 
@@ -3901,7 +5772,66 @@ impl<'c> InventoryCostings<'c> {
         &self,
         request: &crate::api::models::backoffice::GetCostPricesRequest,
     ) -> Result<crate::api::models::backoffice::GetCostPricesResponse> {
-        self.client.operation(&OPERATIONS[72], request)
+        self.client.operation(&OPERATIONS[107], request)
+    }
+}
+
+/// The `inventory.counteragents` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryCounteragents<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryCounteragents<'c> {
+    /// The `inventory.counteragents.pricelist` group.
+    pub fn pricelist(&self) -> InventoryCounteragentsPricelist<'c> {
+        InventoryCounteragentsPricelist {
+            client: self.client,
+        }
+    }
+
+    /// `inventory.counteragents`: `POST /api/inventory/v1/counteragents`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetCounteragentsRequest,
+    ) -> Result<crate::api::models::backoffice::GetCounteragentsResponse> {
+        self.client.operation(&OPERATIONS[108], request)
+    }
+
+    /// `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::GetCounteragentsRequest,
+    ) -> Result<crate::api::models::backoffice::GetCounteragentsResponse> {
+        self.client.operation(&OPERATIONS[109], request)
+    }
+}
+
+/// The `inventory.counteragents.pricelist` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryCounteragentsPricelist<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryCounteragentsPricelist<'c> {
+    /// `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::GetPriceListRequest,
+    ) -> Result<crate::api::models::backoffice::GetPriceListResponse> {
+        self.client.operation(&OPERATIONS[110], request)
     }
 }
 
@@ -3919,7 +5849,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[74], request)
+        self.client.operation(&OPERATIONS[111], request)
     }
 
     /// `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create`.
@@ -3929,7 +5859,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::DisassembleDocumentCreateRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[75], request)
+        self.client.operation(&OPERATIONS[112], request)
     }
 
     /// `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get`.
@@ -3939,7 +5869,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentGetResponse> {
-        self.client.operation(&OPERATIONS[76], request)
+        self.client.operation(&OPERATIONS[113], request)
     }
 
     /// `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list`.
@@ -3949,7 +5879,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::DisassembleDocumentListItem>> {
-        self.client.operation(&OPERATIONS[77], request)
+        self.client.operation(&OPERATIONS[114], request)
     }
 
     /// `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post`.
@@ -3959,7 +5889,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[78], request)
+        self.client.operation(&OPERATIONS[115], request)
     }
 
     /// `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost`.
@@ -3969,7 +5899,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[79], request)
+        self.client.operation(&OPERATIONS[116], request)
     }
 
     /// `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update`.
@@ -3979,7 +5909,106 @@ impl<'c> InventoryDisassembleDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::DisassembleDocumentUpdateRequest,
     ) -> Result<crate::api::models::backoffice::DisassembleDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[80], request)
+        self.client.operation(&OPERATIONS[117], request)
+    }
+}
+
+/// The `inventory.incoming_inventory` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryIncomingInventory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryIncomingInventory<'c> {
+    /// `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn cancel(
+        &self,
+        request: &crate::api::models::backoffice::GetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventorySaveResponse> {
+        self.client.operation(&OPERATIONS[118], request)
+    }
+
+    /// `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::IncomingInventoryCreateRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventorySaveResponse> {
+        self.client.operation(&OPERATIONS[119], request)
+    }
+
+    /// `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventoryGetResponse> {
+        self.client.operation(&OPERATIONS[120], request)
+    }
+
+    /// `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ListRequest,
+    ) -> Result<serde_json::Value> {
+        self.client.operation(&OPERATIONS[121], request)
+    }
+
+    /// `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn post(
+        &self,
+        request: &crate::api::models::backoffice::GetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventorySaveResponse> {
+        self.client.operation(&OPERATIONS[122], request)
+    }
+
+    /// `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn unpost(
+        &self,
+        request: &crate::api::models::backoffice::GetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventorySaveResponse> {
+        self.client.operation(&OPERATIONS[123], request)
+    }
+
+    /// `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::IncomingInventoryUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::IncomingInventorySaveResponse> {
+        self.client.operation(&OPERATIONS[124], request)
     }
 }
 
@@ -4011,7 +6040,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[81], request)
+        self.client.operation(&OPERATIONS[125], request)
     }
 
     /// `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create`.
@@ -4021,7 +6050,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingInvoiceRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[82], request)
+        self.client.operation(&OPERATIONS[126], request)
     }
 
     /// `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get`.
@@ -4031,7 +6060,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoice> {
-        self.client.operation(&OPERATIONS[83], request)
+        self.client.operation(&OPERATIONS[127], request)
     }
 
     /// `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list`.
@@ -4041,7 +6070,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::IncomingInvoice>> {
-        self.client.operation(&OPERATIONS[84], request)
+        self.client.operation(&OPERATIONS[128], request)
     }
 
     /// `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post`.
@@ -4051,7 +6080,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[87], request)
+        self.client.operation(&OPERATIONS[131], request)
     }
 
     /// `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost`.
@@ -4061,7 +6090,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[88], request)
+        self.client.operation(&OPERATIONS[132], request)
     }
 
     /// `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update`.
@@ -4071,7 +6100,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingInvoiceRequest,
     ) -> Result<crate::api::models::backoffice::IncomingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[89], request)
+        self.client.operation(&OPERATIONS[133], request)
     }
 }
 
@@ -4089,7 +6118,7 @@ impl<'c> InventoryIncomingInvoiceModify<'c> {
         &self,
         request: &crate::api::models::backoffice::PayRequest,
     ) -> Result<crate::api::models::backoffice::AccountingTransactionUserResponse> {
-        self.client.operation(&OPERATIONS[85], request)
+        self.client.operation(&OPERATIONS[129], request)
     }
 }
 
@@ -4107,7 +6136,7 @@ impl<'c> InventoryIncomingInvoicePatch<'c> {
         &self,
         request: &crate::api::models::backoffice::SetPaymentDateRequest,
     ) -> Result<crate::api::models::backoffice::SetPaymentDateResponse> {
-        self.client.operation(&OPERATIONS[86], request)
+        self.client.operation(&OPERATIONS[130], request)
     }
 }
 
@@ -4125,7 +6154,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[90], request)
+        self.client.operation(&OPERATIONS[134], request)
     }
 
     /// `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create`.
@@ -4135,7 +6164,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingReturnedInvoiceCreateRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[91], request)
+        self.client.operation(&OPERATIONS[135], request)
     }
 
     /// `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get`.
@@ -4145,7 +6174,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceGetResponse> {
-        self.client.operation(&OPERATIONS[92], request)
+        self.client.operation(&OPERATIONS[136], request)
     }
 
     /// `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list`.
@@ -4155,7 +6184,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::IncomingReturnedInvoiceListItem>> {
-        self.client.operation(&OPERATIONS[93], request)
+        self.client.operation(&OPERATIONS[137], request)
     }
 
     /// `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post`.
@@ -4165,7 +6194,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[94], request)
+        self.client.operation(&OPERATIONS[138], request)
     }
 
     /// `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost`.
@@ -4175,7 +6204,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[95], request)
+        self.client.operation(&OPERATIONS[139], request)
     }
 
     /// `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update`.
@@ -4185,7 +6214,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::IncomingReturnedInvoiceUpdateRequest,
     ) -> Result<crate::api::models::backoffice::IncomingReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[96], request)
+        self.client.operation(&OPERATIONS[140], request)
     }
 }
 
@@ -4203,7 +6232,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferSaveResponse> {
-        self.client.operation(&OPERATIONS[97], request)
+        self.client.operation(&OPERATIONS[141], request)
     }
 
     /// `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create`.
@@ -4213,7 +6242,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::InternalTransferCreateRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferSaveResponse> {
-        self.client.operation(&OPERATIONS[98], request)
+        self.client.operation(&OPERATIONS[142], request)
     }
 
     /// `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get`.
@@ -4223,7 +6252,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferGetResponse> {
-        self.client.operation(&OPERATIONS[99], request)
+        self.client.operation(&OPERATIONS[143], request)
     }
 
     /// `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list`.
@@ -4233,7 +6262,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::InternalTransferListItem>> {
-        self.client.operation(&OPERATIONS[100], request)
+        self.client.operation(&OPERATIONS[144], request)
     }
 
     /// `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post`.
@@ -4243,7 +6272,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferSaveResponse> {
-        self.client.operation(&OPERATIONS[101], request)
+        self.client.operation(&OPERATIONS[145], request)
     }
 
     /// `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost`.
@@ -4253,7 +6282,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferSaveResponse> {
-        self.client.operation(&OPERATIONS[102], request)
+        self.client.operation(&OPERATIONS[146], request)
     }
 
     /// `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update`.
@@ -4263,7 +6292,41 @@ impl<'c> InventoryInternalTransfer<'c> {
         &self,
         request: &crate::api::models::backoffice::InternalTransferUpdateRequest,
     ) -> Result<crate::api::models::backoffice::InternalTransferSaveResponse> {
-        self.client.operation(&OPERATIONS[103], request)
+        self.client.operation(&OPERATIONS[147], request)
+    }
+}
+
+/// The `inventory.measure_units` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryMeasureUnits<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryMeasureUnits<'c> {
+    /// `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::MeasureUnitGetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::MeasureUnit> {
+        self.client.operation(&OPERATIONS[148], request)
+    }
+
+    /// `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::MeasureUnitListRequest,
+    ) -> Result<crate::api::models::backoffice::MeasureUnitListResponse> {
+        self.client.operation(&OPERATIONS[149], request)
     }
 }
 
@@ -4281,7 +6344,56 @@ impl<'c> InventoryNomenclature<'c> {
         &self,
         request: &crate::api::models::backoffice::UpdateProductBarcodesRequest,
     ) -> Result<crate::api::models::backoffice::UpdateProductBarcodesResponse> {
-        self.client.operation(&OPERATIONS[104], request)
+        self.client.operation(&OPERATIONS[150], request)
+    }
+}
+
+/// The `inventory.organizations` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryOrganizations<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryOrganizations<'c> {
+    /// The `inventory.organizations.settings` group.
+    pub fn settings(&self) -> InventoryOrganizationsSettings<'c> {
+        InventoryOrganizationsSettings {
+            client: self.client,
+        }
+    }
+
+    /// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn tree(
+        &self,
+        request: &crate::api::models::backoffice::OrganizationRequest,
+    ) -> Result<serde_json::Value> {
+        self.client.operation(&OPERATIONS[152], request)
+    }
+}
+
+/// The `inventory.organizations.settings` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryOrganizationsSettings<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryOrganizationsSettings<'c> {
+    /// `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::OrganizationRequest,
+    ) -> Result<crate::api::models::backoffice::CorporationSettings> {
+        self.client.operation(&OPERATIONS[151], request)
     }
 }
 
@@ -4313,7 +6425,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[105], request)
+        self.client.operation(&OPERATIONS[153], request)
     }
 
     /// `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create`.
@@ -4323,7 +6435,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::OutgoingInvoiceRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[106], request)
+        self.client.operation(&OPERATIONS[154], request)
     }
 
     /// `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get`.
@@ -4333,7 +6445,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoice> {
-        self.client.operation(&OPERATIONS[107], request)
+        self.client.operation(&OPERATIONS[155], request)
     }
 
     /// `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list`.
@@ -4343,7 +6455,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::OutgoingInvoice>> {
-        self.client.operation(&OPERATIONS[108], request)
+        self.client.operation(&OPERATIONS[156], request)
     }
 
     /// `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post`.
@@ -4353,7 +6465,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[111], request)
+        self.client.operation(&OPERATIONS[159], request)
     }
 
     /// `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost`.
@@ -4363,7 +6475,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[112], request)
+        self.client.operation(&OPERATIONS[160], request)
     }
 
     /// `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update`.
@@ -4373,7 +6485,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::OutgoingInvoiceRequest,
     ) -> Result<crate::api::models::backoffice::OutgoingInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[113], request)
+        self.client.operation(&OPERATIONS[161], request)
     }
 }
 
@@ -4391,7 +6503,7 @@ impl<'c> InventoryOutgoingInvoiceModify<'c> {
         &self,
         request: &crate::api::models::backoffice::PayOutgoingInvoiceRequest,
     ) -> Result<crate::api::models::backoffice::AccountingTransactionUserResponse> {
-        self.client.operation(&OPERATIONS[109], request)
+        self.client.operation(&OPERATIONS[157], request)
     }
 }
 
@@ -4409,7 +6521,41 @@ impl<'c> InventoryOutgoingInvoicePatch<'c> {
         &self,
         request: &crate::api::models::backoffice::SetPaymentDateOutgoingRequest,
     ) -> Result<crate::api::models::backoffice::SetPaymentDateOutgoingResponse> {
-        self.client.operation(&OPERATIONS[110], request)
+        self.client.operation(&OPERATIONS[158], request)
+    }
+}
+
+/// The `inventory.payment_types` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryPaymentTypes<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryPaymentTypes<'c> {
+    /// `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::PaymentTypeGetByIDRequest,
+    ) -> Result<crate::api::models::backoffice::InventoryPaymentType> {
+        self.client.operation(&OPERATIONS[162], request)
+    }
+
+    /// `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::PaymentTypeListRequest,
+    ) -> Result<crate::api::models::backoffice::PaymentTypeListResponse> {
+        self.client.operation(&OPERATIONS[163], request)
     }
 }
 
@@ -4427,7 +6573,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[114], request)
+        self.client.operation(&OPERATIONS[164], request)
     }
 
     /// `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create`.
@@ -4437,7 +6583,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ProductionDocumentCreateRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[115], request)
+        self.client.operation(&OPERATIONS[165], request)
     }
 
     /// `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get`.
@@ -4447,7 +6593,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentGetResponse> {
-        self.client.operation(&OPERATIONS[116], request)
+        self.client.operation(&OPERATIONS[166], request)
     }
 
     /// `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list`.
@@ -4457,7 +6603,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::ProductionDocumentListItem>> {
-        self.client.operation(&OPERATIONS[117], request)
+        self.client.operation(&OPERATIONS[167], request)
     }
 
     /// `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post`.
@@ -4467,7 +6613,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[118], request)
+        self.client.operation(&OPERATIONS[168], request)
     }
 
     /// `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost`.
@@ -4477,7 +6623,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[119], request)
+        self.client.operation(&OPERATIONS[169], request)
     }
 
     /// `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update`.
@@ -4487,7 +6633,7 @@ impl<'c> InventoryProductionDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ProductionDocumentUpdateRequest,
     ) -> Result<crate::api::models::backoffice::ProductionDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[120], request)
+        self.client.operation(&OPERATIONS[170], request)
     }
 }
 
@@ -4505,7 +6651,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[121], request)
+        self.client.operation(&OPERATIONS[171], request)
     }
 
     /// `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create`.
@@ -4515,7 +6661,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ReturnedInvoiceCreateRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[122], request)
+        self.client.operation(&OPERATIONS[172], request)
     }
 
     /// `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get`.
@@ -4525,7 +6671,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceGetResponse> {
-        self.client.operation(&OPERATIONS[123], request)
+        self.client.operation(&OPERATIONS[173], request)
     }
 
     /// `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list`.
@@ -4535,7 +6681,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::ReturnedInvoiceListItem>> {
-        self.client.operation(&OPERATIONS[124], request)
+        self.client.operation(&OPERATIONS[174], request)
     }
 
     /// `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post`.
@@ -4545,7 +6691,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[125], request)
+        self.client.operation(&OPERATIONS[175], request)
     }
 
     /// `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost`.
@@ -4555,7 +6701,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[126], request)
+        self.client.operation(&OPERATIONS[176], request)
     }
 
     /// `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update`.
@@ -4565,7 +6711,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         &self,
         request: &crate::api::models::backoffice::ReturnedInvoiceUpdateRequest,
     ) -> Result<crate::api::models::backoffice::ReturnedInvoiceSaveResponse> {
-        self.client.operation(&OPERATIONS[127], request)
+        self.client.operation(&OPERATIONS[177], request)
     }
 }
 
@@ -4583,7 +6729,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[128], request)
+        self.client.operation(&OPERATIONS[178], request)
     }
 
     /// `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create`.
@@ -4593,7 +6739,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::SalesDocumentCreateRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[129], request)
+        self.client.operation(&OPERATIONS[179], request)
     }
 
     /// `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get`.
@@ -4603,7 +6749,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentGetResponse> {
-        self.client.operation(&OPERATIONS[130], request)
+        self.client.operation(&OPERATIONS[180], request)
     }
 
     /// `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list`.
@@ -4613,7 +6759,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::SalesDocumentListItem>> {
-        self.client.operation(&OPERATIONS[131], request)
+        self.client.operation(&OPERATIONS[181], request)
     }
 
     /// `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post`.
@@ -4623,7 +6769,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[132], request)
+        self.client.operation(&OPERATIONS[182], request)
     }
 
     /// `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost`.
@@ -4633,7 +6779,7 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[133], request)
+        self.client.operation(&OPERATIONS[183], request)
     }
 
     /// `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update`.
@@ -4643,7 +6789,49 @@ impl<'c> InventorySalesDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::SalesDocumentUpdateRequest,
     ) -> Result<crate::api::models::backoffice::SalesDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[134], request)
+        self.client.operation(&OPERATIONS[184], request)
+    }
+}
+
+/// The `inventory.stock_balance` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryStockBalance<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryStockBalance<'c> {
+    /// `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::StockBalanceListRequest,
+    ) -> Result<crate::api::models::backoffice::StockBalanceListResponse> {
+        self.client.operation(&OPERATIONS[185], request)
+    }
+}
+
+/// The `inventory.stores` operations.
+#[derive(Clone, Copy)]
+pub struct InventoryStores<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> InventoryStores<'c> {
+    /// `inventory.stores.list`: `POST /api/inventory/v1/stores/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::StoresListRequest,
+    ) -> Result<crate::api::models::backoffice::StoreListResponse> {
+        self.client.operation(&OPERATIONS[186], request)
     }
 }
 
@@ -4661,7 +6849,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[135], request)
+        self.client.operation(&OPERATIONS[187], request)
     }
 
     /// `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create`.
@@ -4671,7 +6859,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::TransformationDocumentCreateRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[136], request)
+        self.client.operation(&OPERATIONS[188], request)
     }
 
     /// `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get`.
@@ -4681,7 +6869,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentGetResponse> {
-        self.client.operation(&OPERATIONS[137], request)
+        self.client.operation(&OPERATIONS[189], request)
     }
 
     /// `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list`.
@@ -4691,7 +6879,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::TransformationDocumentListItem>> {
-        self.client.operation(&OPERATIONS[138], request)
+        self.client.operation(&OPERATIONS[190], request)
     }
 
     /// `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post`.
@@ -4701,7 +6889,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[139], request)
+        self.client.operation(&OPERATIONS[191], request)
     }
 
     /// `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost`.
@@ -4711,7 +6899,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[140], request)
+        self.client.operation(&OPERATIONS[192], request)
     }
 
     /// `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update`.
@@ -4721,7 +6909,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::TransformationDocumentUpdateRequest,
     ) -> Result<crate::api::models::backoffice::TransformationDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[141], request)
+        self.client.operation(&OPERATIONS[193], request)
     }
 }
 
@@ -4739,7 +6927,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[142], request)
+        self.client.operation(&OPERATIONS[194], request)
     }
 
     /// `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create`.
@@ -4749,7 +6937,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::WriteoffDocumentCreateRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[143], request)
+        self.client.operation(&OPERATIONS[195], request)
     }
 
     /// `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get`.
@@ -4759,7 +6947,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentGetResponse> {
-        self.client.operation(&OPERATIONS[144], request)
+        self.client.operation(&OPERATIONS[196], request)
     }
 
     /// `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list`.
@@ -4769,7 +6957,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::ListRequest,
     ) -> Result<Vec<crate::api::models::backoffice::WriteoffDocumentListItem>> {
-        self.client.operation(&OPERATIONS[145], request)
+        self.client.operation(&OPERATIONS[197], request)
     }
 
     /// `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post`.
@@ -4779,7 +6967,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[146], request)
+        self.client.operation(&OPERATIONS[198], request)
     }
 
     /// `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost`.
@@ -4789,7 +6977,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::GetByIDRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[147], request)
+        self.client.operation(&OPERATIONS[199], request)
     }
 
     /// `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update`.
@@ -4799,7 +6987,30 @@ impl<'c> InventoryWriteoffDocument<'c> {
         &self,
         request: &crate::api::models::backoffice::WriteoffDocumentUpdateRequest,
     ) -> Result<crate::api::models::backoffice::WriteoffDocumentSaveResponse> {
-        self.client.operation(&OPERATIONS[148], request)
+        self.client.operation(&OPERATIONS[200], request)
+    }
+}
+
+/// The `licenses` operations.
+#[derive(Clone, Copy)]
+pub struct Licenses<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> Licenses<'c> {
+    /// `licenses.list`: `POST /api/licenses/v2/list`.
+    ///
+    /// Restriction group: `Data: licenses`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::GetLicenseListRequest,
+    ) -> Result<crate::api::models::backoffice::GetLicenseListResponse> {
+        self.client.operation(&OPERATIONS[201], request)
     }
 }
 
@@ -4862,7 +7073,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::loyalty_result::CalculateCheckinRequest,
     ) -> Result<crate::api::models::loyalty_result::CalculateCheckinResponse> {
-        self.client.operation(&OPERATIONS[149], request)
+        self.client.operation(&OPERATIONS[202], request)
     }
 
     /// `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility`.
@@ -4872,7 +7083,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::notification::SmsSendingPossibilityRequest,
     ) -> Result<crate::api::models::notification::SmsSendingPossibilityResponse> {
-        self.client.operation(&OPERATIONS[150], request)
+        self.client.operation(&OPERATIONS[203], request)
     }
 
     /// `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status`.
@@ -4882,7 +7093,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::notification::CheckSmsStatusRequest,
     ) -> Result<crate::api::models::notification::CheckSmsStatusResponse> {
-        self.client.operation(&OPERATIONS[151], request)
+        self.client.operation(&OPERATIONS[204], request)
     }
 
     /// `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers`.
@@ -4892,7 +7103,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::customer::DeleteCustomersRequest,
     ) -> Result<crate::api::models::customer::DeleteCustomersResponse> {
-        self.client.operation(&OPERATIONS[169], request)
+        self.client.operation(&OPERATIONS[222], request)
     }
 
     /// `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters`.
@@ -4902,7 +7113,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::loyalty_result::GetCountersRequest,
     ) -> Result<crate::api::models::loyalty_result::GetCountersResponse> {
-        self.client.operation(&OPERATIONS[170], request)
+        self.client.operation(&OPERATIONS[223], request)
     }
 
     /// `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition`.
@@ -4914,7 +7125,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::common::GetByOrganizationIdRequest,
     ) -> Result<crate::api::models::loyalty_result::GetManualConditionsResponse> {
-        self.client.operation(&OPERATIONS[171], request)
+        self.client.operation(&OPERATIONS[224], request)
     }
 
     /// `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program`.
@@ -4926,7 +7137,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::organization::GetProgramsRequest,
     ) -> Result<crate::api::models::organization::GetProgramsResponse> {
-        self.client.operation(&OPERATIONS[174], request)
+        self.client.operation(&OPERATIONS[227], request)
     }
 
     /// `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers`.
@@ -4936,7 +7147,7 @@ impl<'c> LoyaltyIiko<'c> {
         &self,
         request: &crate::api::models::customer::RestoreCustomersRequest,
     ) -> Result<crate::api::models::customer::RestoreCustomersResponse> {
-        self.client.operation(&OPERATIONS[175], request)
+        self.client.operation(&OPERATIONS[228], request)
     }
 }
 
@@ -4956,7 +7167,7 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         &self,
         request: &crate::api::models::loyalty_result::NotActivatedCouponRequest,
     ) -> Result<crate::api::models::loyalty_result::NotActivatedCouponResponse> {
-        self.client.operation(&OPERATIONS[152], request)
+        self.client.operation(&OPERATIONS[205], request)
     }
 
     /// `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info`.
@@ -4968,7 +7179,7 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         &self,
         request: &crate::api::models::loyalty_result::CouponInfoRequest,
     ) -> Result<crate::api::models::loyalty_result::CouponInfoResponse> {
-        self.client.operation(&OPERATIONS[153], request)
+        self.client.operation(&OPERATIONS[206], request)
     }
 
     /// `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series`.
@@ -4980,7 +7191,7 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         &self,
         request: &crate::api::models::loyalty_result::SeriesWithNotActivatedCouponsRequest,
     ) -> Result<crate::api::models::loyalty_result::SeriesWithNotActivatedCouponsResponse> {
-        self.client.operation(&OPERATIONS[154], request)
+        self.client.operation(&OPERATIONS[207], request)
     }
 }
 
@@ -5028,7 +7239,7 @@ impl<'c> LoyaltyIikoCustomer<'c> {
         &self,
         request: &crate::api::models::customer::CreateOrUpdateCustomerRequest,
     ) -> Result<crate::api::models::customer::CreateOrUpdateCustomerResponse> {
-        self.client.operation(&OPERATIONS[157], request)
+        self.client.operation(&OPERATIONS[210], request)
     }
 
     /// `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info`.
@@ -5040,7 +7251,7 @@ impl<'c> LoyaltyIikoCustomer<'c> {
         &self,
         request: &crate::api::models::customer::GetCustomerInfoRequest,
     ) -> Result<crate::api::models::customer::GetCustomerInfoResponse> {
-        self.client.operation(&OPERATIONS[158], request)
+        self.client.operation(&OPERATIONS[211], request)
     }
 }
 
@@ -5060,7 +7271,7 @@ impl<'c> LoyaltyIikoCustomerCard<'c> {
         &self,
         request: &crate::api::models::customer::AddMagnetCardRequest,
     ) -> Result<crate::api::models::customer::AddMagnetCardResponse> {
-        self.client.operation(&OPERATIONS[155], request)
+        self.client.operation(&OPERATIONS[208], request)
     }
 
     /// `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove`.
@@ -5072,7 +7283,7 @@ impl<'c> LoyaltyIikoCustomerCard<'c> {
         &self,
         request: &crate::api::models::customer::DeleteMagnetCardRequest,
     ) -> Result<crate::api::models::customer::DeleteMagnetCardResponse> {
-        self.client.operation(&OPERATIONS[156], request)
+        self.client.operation(&OPERATIONS[209], request)
     }
 }
 
@@ -5092,7 +7303,7 @@ impl<'c> LoyaltyIikoCustomerProgram<'c> {
         &self,
         request: &crate::api::models::customer::AddCustomerToProgramRequest,
     ) -> Result<crate::api::models::customer::AddCustomerToProgramResponse> {
-        self.client.operation(&OPERATIONS[159], request)
+        self.client.operation(&OPERATIONS[212], request)
     }
 }
 
@@ -5112,7 +7323,7 @@ impl<'c> LoyaltyIikoCustomerTransactions<'c> {
         &self,
         request: &crate::api::models::report::GetTransactionsReportByPeriodRequest,
     ) -> Result<crate::api::models::report::GetTransactionsReportByPeriodResponse> {
-        self.client.operation(&OPERATIONS[160], request)
+        self.client.operation(&OPERATIONS[213], request)
     }
 
     /// `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision`.
@@ -5124,7 +7335,7 @@ impl<'c> LoyaltyIikoCustomerTransactions<'c> {
         &self,
         request: &crate::api::models::report::GetTransactionsReportByRevisionRequest,
     ) -> Result<crate::api::models::report::GetTransactionsReportByRevisionResponse> {
-        self.client.operation(&OPERATIONS[161], request)
+        self.client.operation(&OPERATIONS[214], request)
     }
 }
 
@@ -5144,7 +7355,7 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         &self,
         request: &crate::api::models::customer::CancelHoldMoneyRequest,
     ) -> Result<crate::api::models::customer::CancelHoldMoneyResponse> {
-        self.client.operation(&OPERATIONS[162], request)
+        self.client.operation(&OPERATIONS[215], request)
     }
 
     /// `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff`.
@@ -5156,7 +7367,7 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         &self,
         request: &crate::api::models::customer::ChangeUserBalanceRequest,
     ) -> Result<crate::api::models::organization::WithdrawUserBalanceResponse> {
-        self.client.operation(&OPERATIONS[163], request)
+        self.client.operation(&OPERATIONS[216], request)
     }
 
     /// `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold`.
@@ -5168,7 +7379,7 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         &self,
         request: &crate::api::models::customer::HoldMoneyRequest,
     ) -> Result<crate::api::models::customer::HoldMoneyResponse> {
-        self.client.operation(&OPERATIONS[164], request)
+        self.client.operation(&OPERATIONS[217], request)
     }
 
     /// `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup`.
@@ -5180,7 +7391,7 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         &self,
         request: &crate::api::models::customer::ChangeUserBalanceRequest,
     ) -> Result<crate::api::models::organization::RefillUserBalanceResponse> {
-        self.client.operation(&OPERATIONS[165], request)
+        self.client.operation(&OPERATIONS[218], request)
     }
 }
 
@@ -5200,7 +7411,7 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         &self,
         request: &crate::api::models::customer::ChangeCategoryForCustomerRequest,
     ) -> Result<crate::api::models::customer::ChangeCategoryForCustomerResponse> {
-        self.client.operation(&OPERATIONS[167], request)
+        self.client.operation(&OPERATIONS[220], request)
     }
 
     /// `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category`.
@@ -5212,7 +7423,7 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         &self,
         request: &crate::api::models::customer::GetCategoriesRequest,
     ) -> Result<crate::api::models::customer::GetCategoriesResponse> {
-        self.client.operation(&OPERATIONS[166], request)
+        self.client.operation(&OPERATIONS[219], request)
     }
 
     /// `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove`.
@@ -5224,7 +7435,7 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         &self,
         request: &crate::api::models::customer::ChangeCategoryForCustomerRequest,
     ) -> Result<crate::api::models::customer::ChangeCategoryForCustomerResponse> {
-        self.client.operation(&OPERATIONS[168], request)
+        self.client.operation(&OPERATIONS[221], request)
     }
 }
 
@@ -5244,7 +7455,7 @@ impl<'c> LoyaltyIikoMessage<'c> {
         &self,
         request: &crate::api::models::notification::SendEmailRequest,
     ) -> Result<crate::api::models::notification::SendEmailResponse> {
-        self.client.operation(&OPERATIONS[172], request)
+        self.client.operation(&OPERATIONS[225], request)
     }
 
     /// `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms`.
@@ -5256,7 +7467,7 @@ impl<'c> LoyaltyIikoMessage<'c> {
         &self,
         request: &crate::api::models::notification::SendSmsRequest,
     ) -> Result<crate::api::models::notification::SendSmsResponse> {
-        self.client.operation(&OPERATIONS[173], request)
+        self.client.operation(&OPERATIONS[226], request)
     }
 }
 
@@ -5267,6 +7478,13 @@ pub struct Menu<'c> {
 }
 
 impl<'c> Menu<'c> {
+    /// The `menu.v3` group.
+    pub fn v3(&self) -> MenuV3<'c> {
+        MenuV3 {
+            client: self.client,
+        }
+    }
+
     /// `menu.by_id`: `POST /api/2/menu/by_id`.
     ///
     /// Restriction group: `Data: menu`.
@@ -5276,7 +7494,7 @@ impl<'c> Menu<'c> {
         &self,
         request: &crate::api::models::nomenclature::MenuRequest,
     ) -> Result<serde_json::Value> {
-        self.client.operation(&OPERATIONS[178], request)
+        self.client.operation(&OPERATIONS[231], request)
     }
 
     /// `menu`: `POST /api/2/menu`.
@@ -5285,7 +7503,841 @@ impl<'c> Menu<'c> {
     ///
     /// Only reads: retried after a transport error or a 5xx.
     pub fn get(&self) -> Result<crate::api::models::nomenclature::MenusDataResponse> {
-        self.client.operation(&OPERATIONS[177], &crate::api::NoBody)
+        self.client.operation(&OPERATIONS[230], &crate::api::NoBody)
+    }
+}
+
+/// The `menu.v3` operations.
+#[derive(Clone, Copy)]
+pub struct MenuV3<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> MenuV3<'c> {
+    /// `menu.v3.by_id`: `POST /api/menu/v3/by_id`.
+    ///
+    /// Restriction group: `Data: menu`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn by_id(
+        &self,
+        request: &crate::api::models::backoffice::MenuRequestV3,
+    ) -> Result<crate::api::models::backoffice::MenuV3> {
+        self.client.operation(&OPERATIONS[232], request)
+    }
+}
+
+/// The `nomenclature` operations.
+#[derive(Clone, Copy)]
+pub struct Nomenclature<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> Nomenclature<'c> {
+    /// The `nomenclature.allergen_group` group.
+    pub fn allergen_group(&self) -> NomenclatureAllergenGroup<'c> {
+        NomenclatureAllergenGroup {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.amount_unit` group.
+    pub fn amount_unit(&self) -> NomenclatureAmountUnit<'c> {
+        NomenclatureAmountUnit {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.assembly_chart` group.
+    pub fn assembly_chart(&self) -> NomenclatureAssemblyChart<'c> {
+        NomenclatureAssemblyChart {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.container` group.
+    pub fn container(&self) -> NomenclatureContainer<'c> {
+        NomenclatureContainer {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.custom_category` group.
+    pub fn custom_category(&self) -> NomenclatureCustomCategory<'c> {
+        NomenclatureCustomCategory {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.group` group.
+    pub fn group(&self) -> NomenclatureGroup<'c> {
+        NomenclatureGroup {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.menu` group.
+    pub fn menu(&self) -> NomenclatureMenu<'c> {
+        NomenclatureMenu {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.modifier_schema` group.
+    pub fn modifier_schema(&self) -> NomenclatureModifierSchema<'c> {
+        NomenclatureModifierSchema {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.nomenclature` group.
+    pub fn nomenclature(&self) -> NomenclatureNomenclature<'c> {
+        NomenclatureNomenclature {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.outer_economic_activity_nomenclature_codes` group.
+    pub fn outer_economic_activity_nomenclature_codes(
+        &self,
+    ) -> NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
+        NomenclatureOuterEconomicActivityNomenclatureCodes {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.place_type` group.
+    pub fn place_type(&self) -> NomenclaturePlaceType<'c> {
+        NomenclaturePlaceType {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.producer` group.
+    pub fn producer(&self) -> NomenclatureProducer<'c> {
+        NomenclatureProducer {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.product` group.
+    pub fn product(&self) -> NomenclatureProduct<'c> {
+        NomenclatureProduct {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.product_scale` group.
+    pub fn product_scale(&self) -> NomenclatureProductScale<'c> {
+        NomenclatureProductScale {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.product_size` group.
+    pub fn product_size(&self) -> NomenclatureProductSize<'c> {
+        NomenclatureProductSize {
+            client: self.client,
+        }
+    }
+
+    /// The `nomenclature.product_tag` group.
+    pub fn product_tag(&self) -> NomenclatureProductTag<'c> {
+        NomenclatureProductTag {
+            client: self.client,
+        }
+    }
+
+    /// `nomenclature`: `POST /api/1/nomenclature`.
+    ///
+    /// Restriction group: `Data: menu`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    pub fn get(
+        &self,
+        request: &crate::api::models::nomenclature::NomenclatureRequest,
+    ) -> Result<crate::api::models::nomenclature::NomenclatureResponse> {
+        self.client.operation(&OPERATIONS[233], request)
+    }
+}
+
+/// The `nomenclature.allergen_group` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureAllergenGroup<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureAllergenGroup<'c> {
+    /// `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AllergenGroupListRequest,
+    ) -> Result<crate::api::models::backoffice::AllergenGroupListResponse> {
+        self.client.operation(&OPERATIONS[234], request)
+    }
+}
+
+/// The `nomenclature.amount_unit` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureAmountUnit<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureAmountUnit<'c> {
+    /// `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AmountUnitListRequest,
+    ) -> Result<crate::api::models::backoffice::AmountUnitListResponse> {
+        self.client.operation(&OPERATIONS[235], request)
+    }
+}
+
+/// The `nomenclature.assembly_chart` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureAssemblyChart<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureAssemblyChart<'c> {
+    /// `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn assembled(
+        &self,
+        request: &crate::api::models::backoffice::AssembledRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartResponse> {
+        self.client.operation(&OPERATIONS[236], request)
+    }
+
+    /// `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::CreateRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartCommonResponse> {
+        self.client.operation(&OPERATIONS[237], request)
+    }
+
+    /// `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::DeleteRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartCommonResponse> {
+        self.client.operation(&OPERATIONS[238], request)
+    }
+
+    /// `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartResponse> {
+        self.client.operation(&OPERATIONS[239], request)
+    }
+
+    /// `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::AssemblyChartListRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartListResponse> {
+        self.client.operation(&OPERATIONS[240], request)
+    }
+
+    /// `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn prepared(
+        &self,
+        request: &crate::api::models::backoffice::PreparedRequest,
+    ) -> Result<crate::api::models::backoffice::PreparedChartDto> {
+        self.client.operation(&OPERATIONS[241], request)
+    }
+
+    /// `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn tree(
+        &self,
+        request: &crate::api::models::backoffice::TreeRequest,
+    ) -> Result<crate::api::models::backoffice::ChartTreeNodeDto> {
+        self.client.operation(&OPERATIONS[242], request)
+    }
+
+    /// `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::SaveRequest,
+    ) -> Result<crate::api::models::backoffice::AssemblyChartCommonResponse> {
+        self.client.operation(&OPERATIONS[243], request)
+    }
+}
+
+/// The `nomenclature.container` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureContainer<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureContainer<'c> {
+    /// `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ContainerListRequest,
+    ) -> Result<crate::api::models::backoffice::ContainerListResponse> {
+        self.client.operation(&OPERATIONS[244], request)
+    }
+}
+
+/// The `nomenclature.custom_category` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureCustomCategory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureCustomCategory<'c> {
+    /// `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::CustomCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::CustomCategoryListResponse> {
+        self.client.operation(&OPERATIONS[245], request)
+    }
+}
+
+/// The `nomenclature.group` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureGroup<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureGroup<'c> {
+    /// `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureGroupCreateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureGroupCreateResponse> {
+        self.client.operation(&OPERATIONS[246], request)
+    }
+
+    /// `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureGroupDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureGroupDeleteResponse> {
+        self.client.operation(&OPERATIONS[247], request)
+    }
+
+    /// `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureGroupListRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureGroupListResponse> {
+        self.client.operation(&OPERATIONS[248], request)
+    }
+
+    /// `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureGroupUndeleteRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureGroupUndeleteResponse> {
+        self.client.operation(&OPERATIONS[249], request)
+    }
+
+    /// `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureGroupUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureGroupUpdateResponse> {
+        self.client.operation(&OPERATIONS[250], request)
+    }
+}
+
+/// The `nomenclature.menu` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureMenu<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureMenu<'c> {
+    /// `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::MenuSectionListRequest,
+    ) -> Result<crate::api::models::backoffice::MenuSectionListResponse> {
+        self.client.operation(&OPERATIONS[251], request)
+    }
+}
+
+/// The `nomenclature.modifier_schema` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureModifierSchema<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureModifierSchema<'c> {
+    /// `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ModifierSchemaListRequest,
+    ) -> Result<crate::api::models::backoffice::ModifierSchemaListResponse> {
+        self.client.operation(&OPERATIONS[252], request)
+    }
+}
+
+/// The `nomenclature.nomenclature` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureNomenclature<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureNomenclature<'c> {
+    /// The `nomenclature.nomenclature.category` group.
+    pub fn category(&self) -> NomenclatureNomenclatureCategory<'c> {
+        NomenclatureNomenclatureCategory {
+            client: self.client,
+        }
+    }
+}
+
+/// The `nomenclature.nomenclature.category` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureNomenclatureCategory<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureNomenclatureCategory<'c> {
+    /// `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureCategoryCreateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureCategoryWriteResponse> {
+        self.client.operation(&OPERATIONS[253], request)
+    }
+
+    /// `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureCategoryDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureCategoryWriteResponse> {
+        self.client.operation(&OPERATIONS[254], request)
+    }
+
+    /// `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureCategoryListRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureCategoryListResponse> {
+        self.client.operation(&OPERATIONS[255], request)
+    }
+
+    /// `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureCategoryRestoreRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureCategoryWriteResponse> {
+        self.client.operation(&OPERATIONS[256], request)
+    }
+
+    /// `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureCategoryUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureCategoryWriteResponse> {
+        self.client.operation(&OPERATIONS[257], request)
+    }
+}
+
+/// The `nomenclature.outer_economic_activity_nomenclature_codes` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
+    /// `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeGetRequest,
+    ) -> Result<crate::api::models::backoffice::OuterEconomicActivityNomenclatureCode> {
+        self.client.operation(&OPERATIONS[258], request)
+    }
+
+    /// `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeListRequest,
+    ) -> Result<crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeListResponse>
+    {
+        self.client.operation(&OPERATIONS[259], request)
+    }
+}
+
+/// The `nomenclature.place_type` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclaturePlaceType<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclaturePlaceType<'c> {
+    /// `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::PlaceTypeListRequest,
+    ) -> Result<crate::api::models::backoffice::PlaceTypeListResponse> {
+        self.client.operation(&OPERATIONS[260], request)
+    }
+}
+
+/// The `nomenclature.producer` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureProducer<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureProducer<'c> {
+    /// `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ProducerListRequest,
+    ) -> Result<crate::api::models::backoffice::ProducerListResponse> {
+        self.client.operation(&OPERATIONS[261], request)
+    }
+}
+
+/// The `nomenclature.product` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureProduct<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureProduct<'c> {
+    /// `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductCreateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductCreateResponse> {
+        self.client.operation(&OPERATIONS[262], request)
+    }
+
+    /// `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductDeleteResponse> {
+        self.client.operation(&OPERATIONS[263], request)
+    }
+
+    /// `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductListRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductListResponse> {
+        self.client.operation(&OPERATIONS[264], request)
+    }
+
+    /// `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn restore(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductUndeleteRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductUndeleteResponse> {
+        self.client.operation(&OPERATIONS[265], request)
+    }
+
+    /// `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductUpdateResponse> {
+        self.client.operation(&OPERATIONS[266], request)
+    }
+
+    /// `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update_barcodes(
+        &self,
+        request: &crate::api::models::backoffice::NomenclatureProductUpdateBarcodesRequest,
+    ) -> Result<crate::api::models::backoffice::NomenclatureProductUpdateBarcodesResponse> {
+        self.client.operation(&OPERATIONS[267], request)
+    }
+}
+
+/// The `nomenclature.product_scale` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureProductScale<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureProductScale<'c> {
+    /// `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn create(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeCreateRequest,
+    ) -> Result<crate::api::models::backoffice::ProductScaleResponse> {
+        self.client.operation(&OPERATIONS[268], request)
+    }
+
+    /// `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn delete(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeDeleteRequest,
+    ) -> Result<crate::api::models::backoffice::ProductScaleResponse> {
+        self.client.operation(&OPERATIONS[269], request)
+    }
+
+    /// `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeGetRequest,
+    ) -> Result<crate::api::models::backoffice::ProductScaleResponse> {
+        self.client.operation(&OPERATIONS[270], request)
+    }
+
+    /// `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeListRequest,
+    ) -> Result<crate::api::models::backoffice::ProductScaleListResponse> {
+        self.client.operation(&OPERATIONS[271], request)
+    }
+
+    /// `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update`.
+    ///
+    /// Changes data: never retried by the client.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn update(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeUpdateRequest,
+    ) -> Result<crate::api::models::backoffice::ProductScaleResponse> {
+        self.client.operation(&OPERATIONS[272], request)
+    }
+}
+
+/// The `nomenclature.product_size` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureProductSize<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureProductSize<'c> {
+    /// `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ProductSizeListRequest,
+    ) -> Result<crate::api::models::backoffice::ProductSizeListResponse> {
+        self.client.operation(&OPERATIONS[273], request)
+    }
+}
+
+/// The `nomenclature.product_tag` operations.
+#[derive(Clone, Copy)]
+pub struct NomenclatureProductTag<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> NomenclatureProductTag<'c> {
+    /// `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::ProductTagListRequest,
+    ) -> Result<crate::api::models::backoffice::ProductTagListResponse> {
+        self.client.operation(&OPERATIONS[274], request)
     }
 }
 
@@ -5307,7 +8359,7 @@ impl<'c> Notifications<'c> {
         &self,
         request: &crate::api::models::notifications::SendNotificationRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[180], request)
+        self.client.operation(&OPERATIONS[275], request)
     }
 }
 
@@ -5329,7 +8381,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::AddCustomerToTableOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[181], request)
+        self.client.operation(&OPERATIONS[276], request)
     }
 
     /// `order.add_items`: `POST /api/1/order/add_items`.
@@ -5343,7 +8395,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::AddItemsToTableOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[182], request)
+        self.client.operation(&OPERATIONS[277], request)
     }
 
     /// `order.add_payments`: `POST /api/1/order/add_payments`.
@@ -5357,7 +8409,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::orders::common::AddOrderPaymentsRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[183], request)
+        self.client.operation(&OPERATIONS[278], request)
     }
 
     /// `order.by_id`: `POST /api/1/order/by_id`.
@@ -5369,7 +8421,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::GetTableOrdersByIdRequest,
     ) -> Result<crate::api::models::table_orders::response::TableOrdersResponse> {
-        self.client.operation(&OPERATIONS[184], request)
+        self.client.operation(&OPERATIONS[279], request)
     }
 
     /// `order.by_table`: `POST /api/1/order/by_table`.
@@ -5381,7 +8433,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::GetTableOrdersByTableRequest,
     ) -> Result<crate::api::models::table_orders::response::TableOrdersResponse> {
-        self.client.operation(&OPERATIONS[185], request)
+        self.client.operation(&OPERATIONS[280], request)
     }
 
     /// `order.cancel`: `POST /api/1/order/cancel`.
@@ -5393,7 +8445,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::deliveries::request::CancelTableOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[186], request)
+        self.client.operation(&OPERATIONS[281], request)
     }
 
     /// `order.change_external_data`: `POST /api/1/order/change_external_data`.
@@ -5407,7 +8459,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::deliveries::request::update_order::ChangeExternalDataRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[187], request)
+        self.client.operation(&OPERATIONS[282], request)
     }
 
     /// `order.change_payments`: `POST /api/1/order/change_payments`.
@@ -5421,7 +8473,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::deliveries::request::update_order::ChangePaymentsRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[188], request)
+        self.client.operation(&OPERATIONS[283], request)
     }
 
     /// `order.close`: `POST /api/1/order/close`.
@@ -5435,7 +8487,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::deliveries::request::CloseTableOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[189], request)
+        self.client.operation(&OPERATIONS[284], request)
     }
 
     /// `order.create`: `POST /api/1/order/create`.
@@ -5449,7 +8501,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::CreateTableOrderRequest,
     ) -> Result<crate::api::models::table_orders::response::TableOrderResponse> {
-        self.client.operation(&OPERATIONS[190], request)
+        self.client.operation(&OPERATIONS[285], request)
     }
 
     /// `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder`.
@@ -5463,7 +8515,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::InitTableOrderByPosOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[191], request)
+        self.client.operation(&OPERATIONS[286], request)
     }
 
     /// `order.init_by_table`: `POST /api/1/order/init_by_table`.
@@ -5477,7 +8529,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::table_orders::request::InitTableOrderRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[192], request)
+        self.client.operation(&OPERATIONS[287], request)
     }
 
     /// `order.print_bill`: `POST /api/1/order/print_bill`.
@@ -5489,7 +8541,7 @@ impl<'c> Order<'c> {
         &self,
         request: &crate::api::models::deliveries::request::PrintBillRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[193], request)
+        self.client.operation(&OPERATIONS[288], request)
     }
 }
 
@@ -5509,7 +8561,7 @@ impl<'c> Organizations<'c> {
         &self,
         request: &crate::api::models::organizations::GetOrganizationsRequest,
     ) -> Result<crate::api::models::organizations::GetOrganizationsResponse> {
-        self.client.operation(&OPERATIONS[194], request)
+        self.client.operation(&OPERATIONS[289], request)
     }
 
     /// `organizations.settings`: `POST /api/1/organizations/settings`.
@@ -5521,7 +8573,204 @@ impl<'c> Organizations<'c> {
         &self,
         request: &crate::api::models::organizations::OrganizationsSettingsRequest,
     ) -> Result<crate::api::models::organizations::OrganizationsSettingsResponse> {
-        self.client.operation(&OPERATIONS[195], request)
+        self.client.operation(&OPERATIONS[290], request)
+    }
+}
+
+/// The `platform` operations.
+#[derive(Clone, Copy)]
+pub struct Platform<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> Platform<'c> {
+    /// The `platform.events` group.
+    pub fn events(&self) -> PlatformEvents<'c> {
+        PlatformEvents {
+            client: self.client,
+        }
+    }
+}
+
+/// The `platform.events` operations.
+#[derive(Clone, Copy)]
+pub struct PlatformEvents<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> PlatformEvents<'c> {
+    /// The `platform.events.metadata` group.
+    pub fn metadata(&self) -> PlatformEventsMetadata<'c> {
+        PlatformEventsMetadata {
+            client: self.client,
+        }
+    }
+
+    /// `platform.events.list`: `POST /api/platform/v1/events/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::EventListRequest,
+    ) -> Result<crate::api::models::backoffice::EventListResponse> {
+        self.client.operation(&OPERATIONS[293], request)
+    }
+}
+
+/// The `platform.events.metadata` operations.
+#[derive(Clone, Copy)]
+pub struct PlatformEventsMetadata<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> PlatformEventsMetadata<'c> {
+    /// `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::EventMetadataListRequest,
+    ) -> Result<crate::api::models::backoffice::EventMetadataListResponse> {
+        self.client.operation(&OPERATIONS[294], request)
+    }
+}
+
+/// The `reporting` operations.
+#[derive(Clone, Copy)]
+pub struct Reporting<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> Reporting<'c> {
+    /// The `reporting.income_plan` group.
+    pub fn income_plan(&self) -> ReportingIncomePlan<'c> {
+        ReportingIncomePlan {
+            client: self.client,
+        }
+    }
+
+    /// The `reporting.olap` group.
+    pub fn olap(&self) -> ReportingOlap<'c> {
+        ReportingOlap {
+            client: self.client,
+        }
+    }
+}
+
+/// The `reporting.income_plan` operations.
+#[derive(Clone, Copy)]
+pub struct ReportingIncomePlan<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> ReportingIncomePlan<'c> {
+    /// `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::GetIncomePlanRequest,
+    ) -> Result<crate::api::models::backoffice::GetIncomePlanResponse> {
+        self.client.operation(&OPERATIONS[297], request)
+    }
+}
+
+/// The `reporting.olap` operations.
+#[derive(Clone, Copy)]
+pub struct ReportingOlap<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> ReportingOlap<'c> {
+    /// The `reporting.olap.columns` group.
+    pub fn columns(&self) -> ReportingOlapColumns<'c> {
+        ReportingOlapColumns {
+            client: self.client,
+        }
+    }
+
+    /// The `reporting.olap.presets` group.
+    pub fn presets(&self) -> ReportingOlapPresets<'c> {
+        ReportingOlapPresets {
+            client: self.client,
+        }
+    }
+
+    /// `reporting.olap.get`: `POST /api/reporting/v1/olap/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetOlapReportRequest,
+    ) -> Result<crate::api::models::backoffice::GetOlapReportResponse> {
+        self.client.operation(&OPERATIONS[299], request)
+    }
+}
+
+/// The `reporting.olap.columns` operations.
+#[derive(Clone, Copy)]
+pub struct ReportingOlapColumns<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> ReportingOlapColumns<'c> {
+    /// `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::GetOlapColumnsRequest,
+    ) -> Result<serde_json::Value> {
+        self.client.operation(&OPERATIONS[298], request)
+    }
+}
+
+/// The `reporting.olap.presets` operations.
+#[derive(Clone, Copy)]
+pub struct ReportingOlapPresets<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> ReportingOlapPresets<'c> {
+    /// `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn get(
+        &self,
+        request: &crate::api::models::backoffice::OlapPresetReportRequest,
+    ) -> Result<crate::api::models::backoffice::GetOlapReportResponse> {
+        self.client.operation(&OPERATIONS[300], request)
+    }
+
+    /// `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::OlapPresetsListRequest,
+    ) -> Result<serde_json::Value> {
+        self.client.operation(&OPERATIONS[301], request)
     }
 }
 
@@ -5543,7 +8792,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::AddOrderItemsToBanquetRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[200], request)
+        self.client.operation(&OPERATIONS[302], request)
     }
 
     /// `reserve.add_payments`: `POST /api/1/reserve/add_payments`.
@@ -5557,7 +8806,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::AddOrderPaymentsToBanquetRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[201], request)
+        self.client.operation(&OPERATIONS[303], request)
     }
 
     /// `reserve.available_organizations`: `POST /api/1/reserve/available_organizations`.
@@ -5569,7 +8818,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::organizations::GetOrganizationsRequest,
     ) -> Result<crate::api::models::organizations::GetOrganizationsResponse> {
-        self.client.operation(&OPERATIONS[202], request)
+        self.client.operation(&OPERATIONS[304], request)
     }
 
     /// `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections`.
@@ -5581,7 +8830,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::GetRestaurantSectionsRequest,
     ) -> Result<crate::api::models::reserves::GetRestaurantSectionsResponse> {
-        self.client.operation(&OPERATIONS[203], request)
+        self.client.operation(&OPERATIONS[305], request)
     }
 
     /// `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups`.
@@ -5593,7 +8842,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::terminals::GetTerminalGroupsByOrganizationsRequest,
     ) -> Result<crate::api::models::terminals::TerminalGroupsResponse> {
-        self.client.operation(&OPERATIONS[204], request)
+        self.client.operation(&OPERATIONS[306], request)
     }
 
     /// `reserve.cancel`: `POST /api/1/reserve/cancel`.
@@ -5607,7 +8856,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::CancelReserveRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[205], request)
+        self.client.operation(&OPERATIONS[307], request)
     }
 
     /// `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time`.
@@ -5619,7 +8868,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::ChangeReserveEstimatedStartTimeRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[206], request)
+        self.client.operation(&OPERATIONS[308], request)
     }
 
     /// `reserve.change_items`: `POST /api/1/reserve/change_items`.
@@ -5631,7 +8880,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::ChangeBanquetOrderItemsRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[207], request)
+        self.client.operation(&OPERATIONS[309], request)
     }
 
     /// `reserve.change_tables`: `POST /api/1/reserve/change_tables`.
@@ -5643,7 +8892,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::ChangeReserveTablesRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[208], request)
+        self.client.operation(&OPERATIONS[310], request)
     }
 
     /// `reserve.create`: `POST /api/1/reserve/create`.
@@ -5657,7 +8906,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::CreateReserveRequest,
     ) -> Result<crate::api::models::reserves::ReserveResponse> {
-        self.client.operation(&OPERATIONS[209], request)
+        self.client.operation(&OPERATIONS[311], request)
     }
 
     /// `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload`.
@@ -5669,7 +8918,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::GetRestaurantSectionsWorkloadRequest,
     ) -> Result<crate::api::models::reserves::GetRestaurantSectionsWorkloadResponse> {
-        self.client.operation(&OPERATIONS[210], request)
+        self.client.operation(&OPERATIONS[312], request)
     }
 
     /// `reserve.status_by_id`: `POST /api/1/reserve/status_by_id`.
@@ -5681,7 +8930,7 @@ impl<'c> Reserve<'c> {
         &self,
         request: &crate::api::models::reserves::ReservesByIdRequest,
     ) -> Result<crate::api::models::reserves::ReservesResponse> {
-        self.client.operation(&OPERATIONS[211], request)
+        self.client.operation(&OPERATIONS[313], request)
     }
 }
 
@@ -5703,7 +8952,7 @@ impl<'c> StopLists<'c> {
         &self,
         request: &crate::api::models::stop_lists::AddProductsToStopListRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[213], request)
+        self.client.operation(&OPERATIONS[315], request)
     }
 
     /// `stop_lists.check`: `POST /api/1/stop_lists/check`.
@@ -5715,7 +8964,7 @@ impl<'c> StopLists<'c> {
         &self,
         request: &crate::api::models::stop_lists::CheckStopListRequest,
     ) -> Result<crate::api::models::stop_lists::CheckStopListResponse> {
-        self.client.operation(&OPERATIONS[214], request)
+        self.client.operation(&OPERATIONS[316], request)
     }
 
     /// `stop_lists.clear`: `POST /api/1/stop_lists/clear`.
@@ -5729,7 +8978,7 @@ impl<'c> StopLists<'c> {
         &self,
         request: &crate::api::models::stop_lists::ClearStopListRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[215], request)
+        self.client.operation(&OPERATIONS[317], request)
     }
 
     /// `stop_lists`: `POST /api/1/stop_lists`.
@@ -5741,7 +8990,7 @@ impl<'c> StopLists<'c> {
         &self,
         request: &crate::api::models::stop_lists::StopListsRequest,
     ) -> Result<crate::api::models::stop_lists::StopListsResponse> {
-        self.client.operation(&OPERATIONS[212], request)
+        self.client.operation(&OPERATIONS[314], request)
     }
 
     /// `stop_lists.remove`: `POST /api/1/stop_lists/remove`.
@@ -5755,7 +9004,7 @@ impl<'c> StopLists<'c> {
         &self,
         request: &crate::api::models::stop_lists::RemoveProductsFromStopListRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[216], request)
+        self.client.operation(&OPERATIONS[318], request)
     }
 }
 
@@ -5775,7 +9024,7 @@ impl<'c> Streets<'c> {
         &self,
         request: &crate::api::models::address::StreetsByCityRequest,
     ) -> Result<crate::api::models::address::StreetsResponse> {
-        self.client.operation(&OPERATIONS[217], request)
+        self.client.operation(&OPERATIONS[319], request)
     }
 
     /// `streets.by_id`: `POST /api/1/streets/by_id`.
@@ -5787,7 +9036,7 @@ impl<'c> Streets<'c> {
         &self,
         request: &crate::api::models::address::StreetsByIdRequest,
     ) -> Result<crate::api::models::address::StreetsByIdResponse> {
-        self.client.operation(&OPERATIONS[218], request)
+        self.client.operation(&OPERATIONS[320], request)
     }
 }
 
@@ -5807,7 +9056,7 @@ impl<'c> TerminalGroups<'c> {
         &self,
         request: &crate::api::models::terminals::AwakeTerminalGroupsRequest,
     ) -> Result<crate::api::models::terminals::AwakeTerminalGroupsResponse> {
-        self.client.operation(&OPERATIONS[220], request)
+        self.client.operation(&OPERATIONS[322], request)
     }
 
     /// `terminal_groups`: `POST /api/1/terminal_groups`.
@@ -5819,7 +9068,7 @@ impl<'c> TerminalGroups<'c> {
         &self,
         request: &crate::api::models::terminals::TerminalGroupsRequest,
     ) -> Result<crate::api::models::terminals::TerminalGroupsResponse> {
-        self.client.operation(&OPERATIONS[219], request)
+        self.client.operation(&OPERATIONS[321], request)
     }
 
     /// `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive`.
@@ -5831,7 +9080,71 @@ impl<'c> TerminalGroups<'c> {
         &self,
         request: &crate::api::models::terminals::TerminalGroupsIsAliveRequest,
     ) -> Result<crate::api::models::terminals::TerminalGroupsIsAliveResponse> {
-        self.client.operation(&OPERATIONS[221], request)
+        self.client.operation(&OPERATIONS[323], request)
+    }
+}
+
+/// The `terminals` operations.
+#[derive(Clone, Copy)]
+pub struct Terminals<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> Terminals<'c> {
+    /// The `terminals.cash_registers` group.
+    pub fn cash_registers(&self) -> TerminalsCashRegisters<'c> {
+        TerminalsCashRegisters {
+            client: self.client,
+        }
+    }
+
+    /// The `terminals.terminals` group.
+    pub fn terminals(&self) -> TerminalsTerminals<'c> {
+        TerminalsTerminals {
+            client: self.client,
+        }
+    }
+}
+
+/// The `terminals.cash_registers` operations.
+#[derive(Clone, Copy)]
+pub struct TerminalsCashRegisters<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> TerminalsCashRegisters<'c> {
+    /// `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::CashRegisterListRequest,
+    ) -> Result<crate::api::models::backoffice::CashRegisterListResponse> {
+        self.client.operation(&OPERATIONS[324], request)
+    }
+}
+
+/// The `terminals.terminals` operations.
+#[derive(Clone, Copy)]
+pub struct TerminalsTerminals<'c> {
+    pub(crate) client: &'c crate::Client,
+}
+
+impl<'c> TerminalsTerminals<'c> {
+    /// `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list`.
+    ///
+    /// Only reads: retried after a transport error or a 5xx.
+    ///
+    /// From the newer edition of the document (`iikocloud.newer-edition.openapi.json`):
+    /// any 2xx answer is success, and errors carry `{message, details}`.
+    pub fn list(
+        &self,
+        request: &crate::api::models::backoffice::TerminalListRequest,
+    ) -> Result<crate::api::models::backoffice::TerminalListResponse> {
+        self.client.operation(&OPERATIONS[325], request)
     }
 }
 
@@ -5851,7 +9164,7 @@ impl<'c> Webhooks<'c> {
         &self,
         request: &crate::api::models::web_hooks::GetWebHookSettingsRequest,
     ) -> Result<crate::api::models::web_hooks::GetWebHookSettingsResponse> {
-        self.client.operation(&OPERATIONS[223], request)
+        self.client.operation(&OPERATIONS[327], request)
     }
 
     /// `webhooks.update_settings`: `POST /api/1/webhooks/update_settings`.
@@ -5865,7 +9178,7 @@ impl<'c> Webhooks<'c> {
         &self,
         request: &crate::api::models::web_hooks::UpdateWebHookSettingsRequest,
     ) -> Result<crate::api::models::common::CorrelationIdResponse> {
-        self.client.operation(&OPERATIONS[224], request)
+        self.client.operation(&OPERATIONS[328], request)
     }
 }
 
@@ -6114,6 +9427,31 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.discounts(&request)?)
         }
+        "employees.attendance.create" => {
+            let request: crate::api::models::backoffice::AttendanceCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().attendance().create(&request)?)
+        }
+        "employees.attendance.delete" => {
+            let request: crate::api::models::backoffice::AttendanceDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().attendance().delete(&request)?)
+        }
+        "employees.attendance.list" => {
+            let request: crate::api::models::backoffice::AttendanceListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().attendance().list(&request)?)
+        }
+        "employees.attendance.update" => {
+            let request: crate::api::models::backoffice::AttendanceUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().attendance().update(&request)?)
+        }
+        "employees.attendance_type.list" => {
+            let request: crate::api::models::backoffice::AttendanceTypeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().attendance_type().list(&request)?)
+        }
         "employees.couriers" => {
             let request: crate::api::models::employees::CouriersRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -6153,10 +9491,50 @@ pub fn call_by_name(
                     .by_time_offset(&request)?,
             )
         }
+        "employees.employee.create" => {
+            let request: crate::api::models::backoffice::EmployeeCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().create(&request)?)
+        }
+        "employees.employee.fire" => {
+            let request: crate::api::models::backoffice::EmployeeFireRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().fire(&request)?)
+        }
+        "employees.employee.get" => {
+            let request: crate::api::models::backoffice::EmployeeGetRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().get(&request)?)
+        }
+        "employees.employee.list" => {
+            let request: crate::api::models::backoffice::EmployeeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().list(&request)?)
+        }
+        "employees.employee.restore" => {
+            let request: crate::api::models::backoffice::EmployeeRestoreRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().restore(&request)?)
+        }
+        "employees.employee.update" => {
+            let request: crate::api::models::backoffice::EmployeeUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().employee().update(&request)?)
+        }
         "employees.info" => {
             let request: crate::api::models::employees::EmployeeInfoRequest =
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.employees().info(&request)?)
+        }
+        "employees.positions.get" => {
+            let request: crate::api::models::backoffice::GetPositionRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().positions().get(&request)?)
+        }
+        "employees.positions.list" => {
+            let request: crate::api::models::backoffice::ListPositionsRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.employees().positions().list(&request)?)
         }
         "employees.shift.clockin" => {
             let request: crate::api::models::employees::OpenPersonalSessionRequest =
@@ -6178,10 +9556,93 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.employees().shifts().by_courier(&request)?)
         }
+        "finance.account.create" => {
+            let request: crate::api::models::backoffice::AccountCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().create(&request)?)
+        }
+        "finance.account.delete" => {
+            let request: crate::api::models::backoffice::AccountDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().delete(&request)?)
+        }
+        "finance.account.get" => {
+            let request: crate::api::models::backoffice::AccountGetRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().get(&request)?)
+        }
+        "finance.account.list" => {
+            let request: crate::api::models::backoffice::AccountListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().list(&request)?)
+        }
+        "finance.account.restore" => {
+            let request: crate::api::models::backoffice::AccountRestoreRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().restore(&request)?)
+        }
+        "finance.account.update" => {
+            let request: crate::api::models::backoffice::AccountUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account().update(&request)?)
+        }
+        "finance.account_posting.list" => {
+            let request: crate::api::models::backoffice::AccountPostingListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account_posting().list(&request)?)
+        }
         "finance.account_transactions.list" => {
             let request: crate::api::models::backoffice::AccountTransactionsListRequest =
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.finance().account_transactions().list(&request)?)
+        }
+        "finance.account_type.list" => {
+            let request: crate::api::models::backoffice::AccountTypeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().account_type().list(&request)?)
+        }
+        "finance.balance_sheet.list" => {
+            let request: crate::api::models::backoffice::BalanceSheetListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().balance_sheet().list(&request)?)
+        }
+        "finance.cash_flow_category.create" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().cash_flow_category().create(&request)?)
+        }
+        "finance.cash_flow_category.delete" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().cash_flow_category().delete(&request)?)
+        }
+        "finance.cash_flow_category.get" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryGetRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().cash_flow_category().get(&request)?)
+        }
+        "finance.cash_flow_category.list" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().cash_flow_category().list(&request)?)
+        }
+        "finance.cash_flow_category.restore" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryRestoreRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.finance().cash_flow_category().restore(&request)?,
+            )
+        }
+        "finance.cash_flow_category.update" => {
+            let request: crate::api::models::backoffice::CashFlowCategoryUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().cash_flow_category().update(&request)?)
+        }
+        "finance.chart_of_accounts.list" => {
+            let request: crate::api::models::backoffice::ChartOfAccountsListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().chart_of_accounts().list(&request)?)
         }
         "finance.document_transactions.list" => {
             let request: crate::api::models::backoffice::DocumentTransactionsListRequest =
@@ -6226,6 +9687,11 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.finance().incoming_service().update(&request)?)
         }
+        "finance.item_category.list" => {
+            let request: crate::api::models::backoffice::ItemCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().item_category().list(&request)?)
+        }
         "finance.outgoing_service.cancel" => {
             let request: crate::api::models::backoffice::GetByIDRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -6261,6 +9727,37 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.finance().outgoing_service().update(&request)?)
         }
+        "finance.tax_category.list" => {
+            let request: crate::api::models::backoffice::TaxCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.finance().tax_category().list(&request)?)
+        }
+        "inventory.accounting_categories.get" => {
+            let request: crate::api::models::backoffice::AccountingCategoryGetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().accounting_categories().get(&request)?,
+            )
+        }
+        "inventory.accounting_categories.list" => {
+            let request: crate::api::models::backoffice::AccountingCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().accounting_categories().list(&request)?,
+            )
+        }
+        "inventory.conceptions.get" => {
+            let request: crate::api::models::backoffice::ConceptionGetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().conceptions().get(&request)?)
+        }
+        "inventory.conceptions.list" => {
+            let request: crate::api::models::backoffice::ConceptionListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().conceptions().list(&request)?)
+        }
         "inventory.costings.calculate" => {
             let request: crate::api::models::backoffice::GetCostPricesRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -6269,7 +9766,20 @@ pub fn call_by_name(
         "inventory.counteragents" => {
             let request: crate::api::models::backoffice::GetCounteragentsRequest =
                 crate::api::support::request_from_json(name, request)?;
-            crate::api::support::to_json(name, api.inventory().counteragents(&request)?)
+            crate::api::support::to_json(name, api.inventory().counteragents().get(&request)?)
+        }
+        "inventory.counteragents.list" => {
+            let request: crate::api::models::backoffice::GetCounteragentsRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().counteragents().list(&request)?)
+        }
+        "inventory.counteragents.pricelist.list" => {
+            let request: crate::api::models::backoffice::GetPriceListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().counteragents().pricelist().list(&request)?,
+            )
         }
         "inventory.disassemble_document.cancel" => {
             let request: crate::api::models::backoffice::GetByIDRequest =
@@ -6325,6 +9835,53 @@ pub fn call_by_name(
             crate::api::support::to_json(
                 name,
                 api.inventory().disassemble_document().update(&request)?,
+            )
+        }
+        "inventory.incoming_inventory.cancel" => {
+            let request: crate::api::models::backoffice::GetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().incoming_inventory().cancel(&request)?,
+            )
+        }
+        "inventory.incoming_inventory.create" => {
+            let request: crate::api::models::backoffice::IncomingInventoryCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().incoming_inventory().create(&request)?,
+            )
+        }
+        "inventory.incoming_inventory.get" => {
+            let request: crate::api::models::backoffice::GetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().incoming_inventory().get(&request)?)
+        }
+        "inventory.incoming_inventory.list" => {
+            let request: crate::api::models::backoffice::ListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().incoming_inventory().list(&request)?)
+        }
+        "inventory.incoming_inventory.post" => {
+            let request: crate::api::models::backoffice::GetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().incoming_inventory().post(&request)?)
+        }
+        "inventory.incoming_inventory.unpost" => {
+            let request: crate::api::models::backoffice::GetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().incoming_inventory().unpost(&request)?,
+            )
+        }
+        "inventory.incoming_inventory.update" => {
+            let request: crate::api::models::backoffice::IncomingInventoryUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().incoming_inventory().update(&request)?,
             )
         }
         "inventory.incoming_invoice.cancel" => {
@@ -6495,6 +10052,16 @@ pub fn call_by_name(
                 api.inventory().internal_transfer().update(&request)?,
             )
         }
+        "inventory.measure_units.get" => {
+            let request: crate::api::models::backoffice::MeasureUnitGetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().measure_units().get(&request)?)
+        }
+        "inventory.measure_units.list" => {
+            let request: crate::api::models::backoffice::MeasureUnitListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().measure_units().list(&request)?)
+        }
         "inventory.nomenclature.update_barcodes" => {
             let request: crate::api::models::backoffice::UpdateProductBarcodesRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -6502,6 +10069,19 @@ pub fn call_by_name(
                 name,
                 api.inventory().nomenclature().update_barcodes(&request)?,
             )
+        }
+        "inventory.organizations.settings.list" => {
+            let request: crate::api::models::backoffice::OrganizationRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.inventory().organizations().settings().list(&request)?,
+            )
+        }
+        "inventory.organizations.tree" => {
+            let request: crate::api::models::backoffice::OrganizationRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().organizations().tree(&request)?)
         }
         "inventory.outgoing_invoice.cancel" => {
             let request: crate::api::models::backoffice::GetByIDRequest =
@@ -6559,6 +10139,16 @@ pub fn call_by_name(
             let request: crate::api::models::backoffice::OutgoingInvoiceRequest =
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.inventory().outgoing_invoice().update(&request)?)
+        }
+        "inventory.payment_types.get" => {
+            let request: crate::api::models::backoffice::PaymentTypeGetByIDRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().payment_types().get(&request)?)
+        }
+        "inventory.payment_types.list" => {
+            let request: crate::api::models::backoffice::PaymentTypeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().payment_types().list(&request)?)
         }
         "inventory.production_document.cancel" => {
             let request: crate::api::models::backoffice::GetByIDRequest =
@@ -6683,6 +10273,16 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.inventory().sales_document().update(&request)?)
         }
+        "inventory.stock_balance.list" => {
+            let request: crate::api::models::backoffice::StockBalanceListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().stock_balance().list(&request)?)
+        }
+        "inventory.stores.list" => {
+            let request: crate::api::models::backoffice::StoresListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.inventory().stores().list(&request)?)
+        }
         "inventory.transformation_document.cancel" => {
             let request: crate::api::models::backoffice::GetByIDRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -6785,6 +10385,11 @@ pub fn call_by_name(
                 name,
                 api.inventory().writeoff_document().update(&request)?,
             )
+        }
+        "licenses.list" => {
+            let request: crate::api::models::backoffice::GetLicenseListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.licenses().list(&request)?)
         }
         "loyalty.iiko.calculate" => {
             let request: crate::api::models::loyalty_result::CalculateCheckinRequest =
@@ -6992,10 +10597,276 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.menu().by_id(&request)?)
         }
+        "menu.v3.by_id" => {
+            let request: crate::api::models::backoffice::MenuRequestV3 =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.menu().v3().by_id(&request)?)
+        }
         "nomenclature" => {
             let request: crate::api::models::nomenclature::NomenclatureRequest =
                 crate::api::support::request_from_json(name, request)?;
-            crate::api::support::to_json(name, api.nomenclature(&request)?)
+            crate::api::support::to_json(name, api.nomenclature().get(&request)?)
+        }
+        "nomenclature.allergen_group.list" => {
+            let request: crate::api::models::backoffice::AllergenGroupListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().allergen_group().list(&request)?)
+        }
+        "nomenclature.amount_unit.list" => {
+            let request: crate::api::models::backoffice::AmountUnitListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().amount_unit().list(&request)?)
+        }
+        "nomenclature.assembly_chart.assembled" => {
+            let request: crate::api::models::backoffice::AssembledRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().assembly_chart().assembled(&request)?,
+            )
+        }
+        "nomenclature.assembly_chart.create" => {
+            let request: crate::api::models::backoffice::CreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().assembly_chart().create(&request)?,
+            )
+        }
+        "nomenclature.assembly_chart.delete" => {
+            let request: crate::api::models::backoffice::DeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().assembly_chart().delete(&request)?,
+            )
+        }
+        "nomenclature.assembly_chart.get" => {
+            let request: crate::api::models::backoffice::GetRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().assembly_chart().get(&request)?)
+        }
+        "nomenclature.assembly_chart.list" => {
+            let request: crate::api::models::backoffice::AssemblyChartListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().assembly_chart().list(&request)?)
+        }
+        "nomenclature.assembly_chart.prepared" => {
+            let request: crate::api::models::backoffice::PreparedRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().assembly_chart().prepared(&request)?,
+            )
+        }
+        "nomenclature.assembly_chart.tree" => {
+            let request: crate::api::models::backoffice::TreeRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().assembly_chart().tree(&request)?)
+        }
+        "nomenclature.assembly_chart.update" => {
+            let request: crate::api::models::backoffice::SaveRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().assembly_chart().update(&request)?,
+            )
+        }
+        "nomenclature.container.list" => {
+            let request: crate::api::models::backoffice::ContainerListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().container().list(&request)?)
+        }
+        "nomenclature.custom_category.list" => {
+            let request: crate::api::models::backoffice::CustomCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().custom_category().list(&request)?)
+        }
+        "nomenclature.group.create" => {
+            let request: crate::api::models::backoffice::NomenclatureGroupCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().group().create(&request)?)
+        }
+        "nomenclature.group.delete" => {
+            let request: crate::api::models::backoffice::NomenclatureGroupDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().group().delete(&request)?)
+        }
+        "nomenclature.group.list" => {
+            let request: crate::api::models::backoffice::NomenclatureGroupListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().group().list(&request)?)
+        }
+        "nomenclature.group.restore" => {
+            let request: crate::api::models::backoffice::NomenclatureGroupUndeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().group().restore(&request)?)
+        }
+        "nomenclature.group.update" => {
+            let request: crate::api::models::backoffice::NomenclatureGroupUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().group().update(&request)?)
+        }
+        "nomenclature.menu.list" => {
+            let request: crate::api::models::backoffice::MenuSectionListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().menu().list(&request)?)
+        }
+        "nomenclature.modifier_schema.list" => {
+            let request: crate::api::models::backoffice::ModifierSchemaListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().modifier_schema().list(&request)?)
+        }
+        "nomenclature.nomenclature.category.create" => {
+            let request: crate::api::models::backoffice::NomenclatureCategoryCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .nomenclature()
+                    .category()
+                    .create(&request)?,
+            )
+        }
+        "nomenclature.nomenclature.category.delete" => {
+            let request: crate::api::models::backoffice::NomenclatureCategoryDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .nomenclature()
+                    .category()
+                    .delete(&request)?,
+            )
+        }
+        "nomenclature.nomenclature.category.list" => {
+            let request: crate::api::models::backoffice::NomenclatureCategoryListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .nomenclature()
+                    .category()
+                    .list(&request)?,
+            )
+        }
+        "nomenclature.nomenclature.category.restore" => {
+            let request: crate::api::models::backoffice::NomenclatureCategoryRestoreRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .nomenclature()
+                    .category()
+                    .restore(&request)?,
+            )
+        }
+        "nomenclature.nomenclature.category.update" => {
+            let request: crate::api::models::backoffice::NomenclatureCategoryUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .nomenclature()
+                    .category()
+                    .update(&request)?,
+            )
+        }
+        "nomenclature.outer_economic_activity_nomenclature_codes.get" => {
+            let request: crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeGetRequest = crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .outer_economic_activity_nomenclature_codes()
+                    .get(&request)?,
+            )
+        }
+        "nomenclature.outer_economic_activity_nomenclature_codes.list" => {
+            let request: crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeListRequest = crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature()
+                    .outer_economic_activity_nomenclature_codes()
+                    .list(&request)?,
+            )
+        }
+        "nomenclature.place_type.list" => {
+            let request: crate::api::models::backoffice::PlaceTypeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().place_type().list(&request)?)
+        }
+        "nomenclature.producer.list" => {
+            let request: crate::api::models::backoffice::ProducerListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().producer().list(&request)?)
+        }
+        "nomenclature.product.create" => {
+            let request: crate::api::models::backoffice::NomenclatureProductCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product().create(&request)?)
+        }
+        "nomenclature.product.delete" => {
+            let request: crate::api::models::backoffice::NomenclatureProductDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product().delete(&request)?)
+        }
+        "nomenclature.product.list" => {
+            let request: crate::api::models::backoffice::NomenclatureProductListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product().list(&request)?)
+        }
+        "nomenclature.product.restore" => {
+            let request: crate::api::models::backoffice::NomenclatureProductUndeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product().restore(&request)?)
+        }
+        "nomenclature.product.update" => {
+            let request: crate::api::models::backoffice::NomenclatureProductUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product().update(&request)?)
+        }
+        "nomenclature.product.update_barcodes" => {
+            let request: crate::api::models::backoffice::NomenclatureProductUpdateBarcodesRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(
+                name,
+                api.nomenclature().product().update_barcodes(&request)?,
+            )
+        }
+        "nomenclature.product_scale.create" => {
+            let request: crate::api::models::backoffice::ProductSizeCreateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_scale().create(&request)?)
+        }
+        "nomenclature.product_scale.delete" => {
+            let request: crate::api::models::backoffice::ProductSizeDeleteRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_scale().delete(&request)?)
+        }
+        "nomenclature.product_scale.get" => {
+            let request: crate::api::models::backoffice::ProductSizeGetRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_scale().get(&request)?)
+        }
+        "nomenclature.product_scale.list" => {
+            let request: crate::api::models::backoffice::ProductSizeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_scale().list(&request)?)
+        }
+        "nomenclature.product_scale.update" => {
+            let request: crate::api::models::backoffice::ProductSizeUpdateRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_scale().update(&request)?)
+        }
+        "nomenclature.product_size.list" => {
+            let request: crate::api::models::backoffice::ProductSizeListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_size().list(&request)?)
+        }
+        "nomenclature.product_tag.list" => {
+            let request: crate::api::models::backoffice::ProductTagListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.nomenclature().product_tag().list(&request)?)
         }
         "notifications.send" => {
             let request: crate::api::models::notifications::SendNotificationRequest =
@@ -7080,6 +10951,16 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.payment_types(&request)?)
         }
+        "platform.events.list" => {
+            let request: crate::api::models::backoffice::EventListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.platform().events().list(&request)?)
+        }
+        "platform.events.metadata.list" => {
+            let request: crate::api::models::backoffice::EventMetadataListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.platform().events().metadata().list(&request)?)
+        }
         "regions" => {
             let request: crate::api::models::address::RegionsRequest =
                 crate::api::support::request_from_json(name, request)?;
@@ -7089,6 +10970,31 @@ pub fn call_by_name(
             let request: crate::api::models::removal_types::RemovalTypesRequest =
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.removal_types(&request)?)
+        }
+        "reporting.income_plan.list" => {
+            let request: crate::api::models::backoffice::GetIncomePlanRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.reporting().income_plan().list(&request)?)
+        }
+        "reporting.olap.columns.get" => {
+            let request: crate::api::models::backoffice::GetOlapColumnsRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.reporting().olap().columns().get(&request)?)
+        }
+        "reporting.olap.get" => {
+            let request: crate::api::models::backoffice::GetOlapReportRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.reporting().olap().get(&request)?)
+        }
+        "reporting.olap.presets.get" => {
+            let request: crate::api::models::backoffice::OlapPresetReportRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.reporting().olap().presets().get(&request)?)
+        }
+        "reporting.olap.presets.list" => {
+            let request: crate::api::models::backoffice::OlapPresetsListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.reporting().olap().presets().list(&request)?)
         }
         "reserve.add_items" => {
             let request: crate::api::models::reserves::AddOrderItemsToBanquetRequest =
@@ -7206,6 +11112,16 @@ pub fn call_by_name(
                 crate::api::support::request_from_json(name, request)?;
             crate::api::support::to_json(name, api.terminal_groups().is_alive(&request)?)
         }
+        "terminals.cash_registers.list" => {
+            let request: crate::api::models::backoffice::CashRegisterListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.terminals().cash_registers().list(&request)?)
+        }
+        "terminals.terminals.list" => {
+            let request: crate::api::models::backoffice::TerminalListRequest =
+                crate::api::support::request_from_json(name, request)?;
+            crate::api::support::to_json(name, api.terminals().terminals().list(&request)?)
+        }
         "tips_types" => crate::api::support::to_json(name, api.tips_types()?),
         "webhooks.settings" => {
             let request: crate::api::models::web_hooks::GetWebHookSettingsRequest =
@@ -7274,17 +11190,46 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "delivery_restrictions" => crate::api::support::prepare::<crate::api::models::delivery_restrictions::GetDeliveryRestrictionsRequest>(name, request),
         "delivery_restrictions.allowed" => crate::api::support::prepare::<crate::api::models::delivery_restrictions::allowed_restrictions::GetAllowedRestrictionsRequest>(name, request),
         "discounts" => crate::api::support::prepare::<crate::api::models::discounts::DiscountsRequest>(name, request),
+        "employees.attendance.create" => crate::api::support::prepare::<crate::api::models::backoffice::AttendanceCreateRequest>(name, request),
+        "employees.attendance.delete" => crate::api::support::prepare::<crate::api::models::backoffice::AttendanceDeleteRequest>(name, request),
+        "employees.attendance.list" => crate::api::support::prepare::<crate::api::models::backoffice::AttendanceListRequest>(name, request),
+        "employees.attendance.update" => crate::api::support::prepare::<crate::api::models::backoffice::AttendanceUpdateRequest>(name, request),
+        "employees.attendance_type.list" => crate::api::support::prepare::<crate::api::models::backoffice::AttendanceTypeListRequest>(name, request),
         "employees.couriers" => crate::api::support::prepare::<crate::api::models::employees::CouriersRequest>(name, request),
         "employees.couriers.active_location" => crate::api::support::prepare::<crate::api::models::employees::CouriersRequest>(name, request),
         "employees.couriers.active_location.by_terminal" => crate::api::support::prepare::<crate::api::models::employees::ActiveCourierLocationsByTerminalGroupRequest>(name, request),
         "employees.couriers.by_role" => crate::api::support::prepare::<crate::api::models::employees::CouriersAndCheckRoleRequest>(name, request),
         "employees.couriers.locations.by_time_offset" => crate::api::support::prepare::<crate::api::models::employees::CourierLocationsByTimeOffsetRequest>(name, request),
+        "employees.employee.create" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeCreateRequest>(name, request),
+        "employees.employee.fire" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeFireRequest>(name, request),
+        "employees.employee.get" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeGetRequest>(name, request),
+        "employees.employee.list" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeListRequest>(name, request),
+        "employees.employee.restore" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeRestoreRequest>(name, request),
+        "employees.employee.update" => crate::api::support::prepare::<crate::api::models::backoffice::EmployeeUpdateRequest>(name, request),
         "employees.info" => crate::api::support::prepare::<crate::api::models::employees::EmployeeInfoRequest>(name, request),
+        "employees.positions.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetPositionRequest>(name, request),
+        "employees.positions.list" => crate::api::support::prepare::<crate::api::models::backoffice::ListPositionsRequest>(name, request),
         "employees.shift.clockin" => crate::api::support::prepare::<crate::api::models::employees::OpenPersonalSessionRequest>(name, request),
         "employees.shift.clockout" => crate::api::support::prepare::<crate::api::models::employees::ClosePersonalSessionRequest>(name, request),
         "employees.shift.is_open" => crate::api::support::prepare::<crate::api::models::employees::GetPersonalSessionInfoRequest>(name, request),
         "employees.shifts.by_courier" => crate::api::support::prepare::<crate::api::models::employees::GetTerminalGroupsOfEmployeeRequest>(name, request),
+        "finance.account.create" => crate::api::support::prepare::<crate::api::models::backoffice::AccountCreateRequest>(name, request),
+        "finance.account.delete" => crate::api::support::prepare::<crate::api::models::backoffice::AccountDeleteRequest>(name, request),
+        "finance.account.get" => crate::api::support::prepare::<crate::api::models::backoffice::AccountGetRequest>(name, request),
+        "finance.account.list" => crate::api::support::prepare::<crate::api::models::backoffice::AccountListRequest>(name, request),
+        "finance.account.restore" => crate::api::support::prepare::<crate::api::models::backoffice::AccountRestoreRequest>(name, request),
+        "finance.account.update" => crate::api::support::prepare::<crate::api::models::backoffice::AccountUpdateRequest>(name, request),
+        "finance.account_posting.list" => crate::api::support::prepare::<crate::api::models::backoffice::AccountPostingListRequest>(name, request),
         "finance.account_transactions.list" => crate::api::support::prepare::<crate::api::models::backoffice::AccountTransactionsListRequest>(name, request),
+        "finance.account_type.list" => crate::api::support::prepare::<crate::api::models::backoffice::AccountTypeListRequest>(name, request),
+        "finance.balance_sheet.list" => crate::api::support::prepare::<crate::api::models::backoffice::BalanceSheetListRequest>(name, request),
+        "finance.cash_flow_category.create" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryCreateRequest>(name, request),
+        "finance.cash_flow_category.delete" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryDeleteRequest>(name, request),
+        "finance.cash_flow_category.get" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryGetRequest>(name, request),
+        "finance.cash_flow_category.list" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryListRequest>(name, request),
+        "finance.cash_flow_category.restore" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryRestoreRequest>(name, request),
+        "finance.cash_flow_category.update" => crate::api::support::prepare::<crate::api::models::backoffice::CashFlowCategoryUpdateRequest>(name, request),
+        "finance.chart_of_accounts.list" => crate::api::support::prepare::<crate::api::models::backoffice::ChartOfAccountsListRequest>(name, request),
         "finance.document_transactions.list" => crate::api::support::prepare::<crate::api::models::backoffice::DocumentTransactionsListRequest>(name, request),
         "finance.incoming_service.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.incoming_service.create" => crate::api::support::prepare::<crate::api::models::backoffice::IncomingServiceCreateRequest>(name, request),
@@ -7293,6 +11238,7 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "finance.incoming_service.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.incoming_service.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.incoming_service.update" => crate::api::support::prepare::<crate::api::models::backoffice::IncomingServiceUpdateRequest>(name, request),
+        "finance.item_category.list" => crate::api::support::prepare::<crate::api::models::backoffice::ItemCategoryListRequest>(name, request),
         "finance.outgoing_service.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.outgoing_service.create" => crate::api::support::prepare::<crate::api::models::backoffice::OutgoingServiceCreateRequest>(name, request),
         "finance.outgoing_service.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7300,8 +11246,15 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "finance.outgoing_service.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.outgoing_service.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "finance.outgoing_service.update" => crate::api::support::prepare::<crate::api::models::backoffice::OutgoingServiceUpdateRequest>(name, request),
+        "finance.tax_category.list" => crate::api::support::prepare::<crate::api::models::backoffice::TaxCategoryListRequest>(name, request),
+        "inventory.accounting_categories.get" => crate::api::support::prepare::<crate::api::models::backoffice::AccountingCategoryGetByIDRequest>(name, request),
+        "inventory.accounting_categories.list" => crate::api::support::prepare::<crate::api::models::backoffice::AccountingCategoryListRequest>(name, request),
+        "inventory.conceptions.get" => crate::api::support::prepare::<crate::api::models::backoffice::ConceptionGetByIDRequest>(name, request),
+        "inventory.conceptions.list" => crate::api::support::prepare::<crate::api::models::backoffice::ConceptionListRequest>(name, request),
         "inventory.costings.calculate" => crate::api::support::prepare::<crate::api::models::backoffice::GetCostPricesRequest>(name, request),
         "inventory.counteragents" => crate::api::support::prepare::<crate::api::models::backoffice::GetCounteragentsRequest>(name, request),
+        "inventory.counteragents.list" => crate::api::support::prepare::<crate::api::models::backoffice::GetCounteragentsRequest>(name, request),
+        "inventory.counteragents.pricelist.list" => crate::api::support::prepare::<crate::api::models::backoffice::GetPriceListRequest>(name, request),
         "inventory.disassemble_document.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.disassemble_document.create" => crate::api::support::prepare::<crate::api::models::backoffice::DisassembleDocumentCreateRequest>(name, request),
         "inventory.disassemble_document.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7309,6 +11262,13 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "inventory.disassemble_document.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.disassemble_document.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.disassemble_document.update" => crate::api::support::prepare::<crate::api::models::backoffice::DisassembleDocumentUpdateRequest>(name, request),
+        "inventory.incoming_inventory.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
+        "inventory.incoming_inventory.create" => crate::api::support::prepare::<crate::api::models::backoffice::IncomingInventoryCreateRequest>(name, request),
+        "inventory.incoming_inventory.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
+        "inventory.incoming_inventory.list" => crate::api::support::prepare::<crate::api::models::backoffice::ListRequest>(name, request),
+        "inventory.incoming_inventory.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
+        "inventory.incoming_inventory.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
+        "inventory.incoming_inventory.update" => crate::api::support::prepare::<crate::api::models::backoffice::IncomingInventoryUpdateRequest>(name, request),
         "inventory.incoming_invoice.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.incoming_invoice.create" => crate::api::support::prepare::<crate::api::models::backoffice::IncomingInvoiceRequest>(name, request),
         "inventory.incoming_invoice.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7332,7 +11292,11 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "inventory.internal_transfer.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.internal_transfer.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.internal_transfer.update" => crate::api::support::prepare::<crate::api::models::backoffice::InternalTransferUpdateRequest>(name, request),
+        "inventory.measure_units.get" => crate::api::support::prepare::<crate::api::models::backoffice::MeasureUnitGetByIDRequest>(name, request),
+        "inventory.measure_units.list" => crate::api::support::prepare::<crate::api::models::backoffice::MeasureUnitListRequest>(name, request),
         "inventory.nomenclature.update_barcodes" => crate::api::support::prepare::<crate::api::models::backoffice::UpdateProductBarcodesRequest>(name, request),
+        "inventory.organizations.settings.list" => crate::api::support::prepare::<crate::api::models::backoffice::OrganizationRequest>(name, request),
+        "inventory.organizations.tree" => crate::api::support::prepare::<crate::api::models::backoffice::OrganizationRequest>(name, request),
         "inventory.outgoing_invoice.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.outgoing_invoice.create" => crate::api::support::prepare::<crate::api::models::backoffice::OutgoingInvoiceRequest>(name, request),
         "inventory.outgoing_invoice.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7342,6 +11306,8 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "inventory.outgoing_invoice.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.outgoing_invoice.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.outgoing_invoice.update" => crate::api::support::prepare::<crate::api::models::backoffice::OutgoingInvoiceRequest>(name, request),
+        "inventory.payment_types.get" => crate::api::support::prepare::<crate::api::models::backoffice::PaymentTypeGetByIDRequest>(name, request),
+        "inventory.payment_types.list" => crate::api::support::prepare::<crate::api::models::backoffice::PaymentTypeListRequest>(name, request),
         "inventory.production_document.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.production_document.create" => crate::api::support::prepare::<crate::api::models::backoffice::ProductionDocumentCreateRequest>(name, request),
         "inventory.production_document.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7363,6 +11329,8 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "inventory.sales_document.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.sales_document.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.sales_document.update" => crate::api::support::prepare::<crate::api::models::backoffice::SalesDocumentUpdateRequest>(name, request),
+        "inventory.stock_balance.list" => crate::api::support::prepare::<crate::api::models::backoffice::StockBalanceListRequest>(name, request),
+        "inventory.stores.list" => crate::api::support::prepare::<crate::api::models::backoffice::StoresListRequest>(name, request),
         "inventory.transformation_document.cancel" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.transformation_document.create" => crate::api::support::prepare::<crate::api::models::backoffice::TransformationDocumentCreateRequest>(name, request),
         "inventory.transformation_document.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
@@ -7377,6 +11345,7 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "inventory.writeoff_document.post" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.writeoff_document.unpost" => crate::api::support::prepare::<crate::api::models::backoffice::GetByIDRequest>(name, request),
         "inventory.writeoff_document.update" => crate::api::support::prepare::<crate::api::models::backoffice::WriteoffDocumentUpdateRequest>(name, request),
+        "licenses.list" => crate::api::support::prepare::<crate::api::models::backoffice::GetLicenseListRequest>(name, request),
         "loyalty.iiko.calculate" => crate::api::support::prepare::<crate::api::models::loyalty_result::CalculateCheckinRequest>(name, request),
         "loyalty.iiko.check_sms_sending_possibility" => crate::api::support::prepare::<crate::api::models::notification::SmsSendingPossibilityRequest>(name, request),
         "loyalty.iiko.check_sms_status" => crate::api::support::prepare::<crate::api::models::notification::CheckSmsStatusRequest>(name, request),
@@ -7407,7 +11376,49 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "marketing_sources" => crate::api::support::prepare::<crate::api::models::marketing_sources::MarketingSourcesRequest>(name, request),
         "menu" => crate::api::support::prepare::<crate::api::NoBody>(name, request),
         "menu.by_id" => crate::api::support::prepare::<crate::api::models::nomenclature::MenuRequest>(name, request),
+        "menu.v3.by_id" => crate::api::support::prepare::<crate::api::models::backoffice::MenuRequestV3>(name, request),
         "nomenclature" => crate::api::support::prepare::<crate::api::models::nomenclature::NomenclatureRequest>(name, request),
+        "nomenclature.allergen_group.list" => crate::api::support::prepare::<crate::api::models::backoffice::AllergenGroupListRequest>(name, request),
+        "nomenclature.amount_unit.list" => crate::api::support::prepare::<crate::api::models::backoffice::AmountUnitListRequest>(name, request),
+        "nomenclature.assembly_chart.assembled" => crate::api::support::prepare::<crate::api::models::backoffice::AssembledRequest>(name, request),
+        "nomenclature.assembly_chart.create" => crate::api::support::prepare::<crate::api::models::backoffice::CreateRequest>(name, request),
+        "nomenclature.assembly_chart.delete" => crate::api::support::prepare::<crate::api::models::backoffice::DeleteRequest>(name, request),
+        "nomenclature.assembly_chart.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetRequest>(name, request),
+        "nomenclature.assembly_chart.list" => crate::api::support::prepare::<crate::api::models::backoffice::AssemblyChartListRequest>(name, request),
+        "nomenclature.assembly_chart.prepared" => crate::api::support::prepare::<crate::api::models::backoffice::PreparedRequest>(name, request),
+        "nomenclature.assembly_chart.tree" => crate::api::support::prepare::<crate::api::models::backoffice::TreeRequest>(name, request),
+        "nomenclature.assembly_chart.update" => crate::api::support::prepare::<crate::api::models::backoffice::SaveRequest>(name, request),
+        "nomenclature.container.list" => crate::api::support::prepare::<crate::api::models::backoffice::ContainerListRequest>(name, request),
+        "nomenclature.custom_category.list" => crate::api::support::prepare::<crate::api::models::backoffice::CustomCategoryListRequest>(name, request),
+        "nomenclature.group.create" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureGroupCreateRequest>(name, request),
+        "nomenclature.group.delete" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureGroupDeleteRequest>(name, request),
+        "nomenclature.group.list" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureGroupListRequest>(name, request),
+        "nomenclature.group.restore" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureGroupUndeleteRequest>(name, request),
+        "nomenclature.group.update" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureGroupUpdateRequest>(name, request),
+        "nomenclature.menu.list" => crate::api::support::prepare::<crate::api::models::backoffice::MenuSectionListRequest>(name, request),
+        "nomenclature.modifier_schema.list" => crate::api::support::prepare::<crate::api::models::backoffice::ModifierSchemaListRequest>(name, request),
+        "nomenclature.nomenclature.category.create" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureCategoryCreateRequest>(name, request),
+        "nomenclature.nomenclature.category.delete" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureCategoryDeleteRequest>(name, request),
+        "nomenclature.nomenclature.category.list" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureCategoryListRequest>(name, request),
+        "nomenclature.nomenclature.category.restore" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureCategoryRestoreRequest>(name, request),
+        "nomenclature.nomenclature.category.update" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureCategoryUpdateRequest>(name, request),
+        "nomenclature.outer_economic_activity_nomenclature_codes.get" => crate::api::support::prepare::<crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeGetRequest>(name, request),
+        "nomenclature.outer_economic_activity_nomenclature_codes.list" => crate::api::support::prepare::<crate::api::models::backoffice::OuterEconomicActivityNomenclatureCodeListRequest>(name, request),
+        "nomenclature.place_type.list" => crate::api::support::prepare::<crate::api::models::backoffice::PlaceTypeListRequest>(name, request),
+        "nomenclature.producer.list" => crate::api::support::prepare::<crate::api::models::backoffice::ProducerListRequest>(name, request),
+        "nomenclature.product.create" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductCreateRequest>(name, request),
+        "nomenclature.product.delete" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductDeleteRequest>(name, request),
+        "nomenclature.product.list" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductListRequest>(name, request),
+        "nomenclature.product.restore" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductUndeleteRequest>(name, request),
+        "nomenclature.product.update" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductUpdateRequest>(name, request),
+        "nomenclature.product.update_barcodes" => crate::api::support::prepare::<crate::api::models::backoffice::NomenclatureProductUpdateBarcodesRequest>(name, request),
+        "nomenclature.product_scale.create" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeCreateRequest>(name, request),
+        "nomenclature.product_scale.delete" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeDeleteRequest>(name, request),
+        "nomenclature.product_scale.get" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeGetRequest>(name, request),
+        "nomenclature.product_scale.list" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeListRequest>(name, request),
+        "nomenclature.product_scale.update" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeUpdateRequest>(name, request),
+        "nomenclature.product_size.list" => crate::api::support::prepare::<crate::api::models::backoffice::ProductSizeListRequest>(name, request),
+        "nomenclature.product_tag.list" => crate::api::support::prepare::<crate::api::models::backoffice::ProductTagListRequest>(name, request),
         "notifications.send" => crate::api::support::prepare::<crate::api::models::notifications::SendNotificationRequest>(name, request),
         "order.add_customer" => crate::api::support::prepare::<crate::api::models::table_orders::request::AddCustomerToTableOrderRequest>(name, request),
         "order.add_items" => crate::api::support::prepare::<crate::api::models::table_orders::request::AddItemsToTableOrderRequest>(name, request),
@@ -7426,8 +11437,15 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "organizations.settings" => crate::api::support::prepare::<crate::api::models::organizations::OrganizationsSettingsRequest>(name, request),
         "organizations_get" => crate::api::support::prepare::<crate::api::NoBody>(name, request),
         "payment_types" => crate::api::support::prepare::<crate::api::models::payment_types::PaymentTypesRequest>(name, request),
+        "platform.events.list" => crate::api::support::prepare::<crate::api::models::backoffice::EventListRequest>(name, request),
+        "platform.events.metadata.list" => crate::api::support::prepare::<crate::api::models::backoffice::EventMetadataListRequest>(name, request),
         "regions" => crate::api::support::prepare::<crate::api::models::address::RegionsRequest>(name, request),
         "removal_types" => crate::api::support::prepare::<crate::api::models::removal_types::RemovalTypesRequest>(name, request),
+        "reporting.income_plan.list" => crate::api::support::prepare::<crate::api::models::backoffice::GetIncomePlanRequest>(name, request),
+        "reporting.olap.columns.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetOlapColumnsRequest>(name, request),
+        "reporting.olap.get" => crate::api::support::prepare::<crate::api::models::backoffice::GetOlapReportRequest>(name, request),
+        "reporting.olap.presets.get" => crate::api::support::prepare::<crate::api::models::backoffice::OlapPresetReportRequest>(name, request),
+        "reporting.olap.presets.list" => crate::api::support::prepare::<crate::api::models::backoffice::OlapPresetsListRequest>(name, request),
         "reserve.add_items" => crate::api::support::prepare::<crate::api::models::reserves::AddOrderItemsToBanquetRequest>(name, request),
         "reserve.add_payments" => crate::api::support::prepare::<crate::api::models::reserves::AddOrderPaymentsToBanquetRequest>(name, request),
         "reserve.available_organizations" => crate::api::support::prepare::<crate::api::models::organizations::GetOrganizationsRequest>(name, request),
@@ -7450,6 +11468,8 @@ pub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_
         "terminal_groups" => crate::api::support::prepare::<crate::api::models::terminals::TerminalGroupsRequest>(name, request),
         "terminal_groups.awake" => crate::api::support::prepare::<crate::api::models::terminals::AwakeTerminalGroupsRequest>(name, request),
         "terminal_groups.is_alive" => crate::api::support::prepare::<crate::api::models::terminals::TerminalGroupsIsAliveRequest>(name, request),
+        "terminals.cash_registers.list" => crate::api::support::prepare::<crate::api::models::backoffice::CashRegisterListRequest>(name, request),
+        "terminals.terminals.list" => crate::api::support::prepare::<crate::api::models::backoffice::TerminalListRequest>(name, request),
         "tips_types" => crate::api::support::prepare::<crate::api::NoBody>(name, request),
         "webhooks.settings" => crate::api::support::prepare::<crate::api::models::web_hooks::GetWebHookSettingsRequest>(name, request),
         "webhooks.update_settings" => crate::api::support::prepare::<crate::api::models::web_hooks::UpdateWebHookSettingsRequest>(name, request),

@@ -142,8 +142,19 @@ fn answer_from_schema(
     cid: &str,
 ) -> Reply {
     let cat = catalogue();
+    let back_office = is_back_office(op["path"].as_str().unwrap_or_default());
     if let Err(msg) = cat.check_request(op, &Value::Object(body.clone())) {
+        if back_office {
+            // The back-office families answer errors as {message, details}.
+            let field = msg.split_once(": ").map(|(f, _)| f).unwrap_or_default();
+            return Reply::json(400, json!({"message": msg, "details": {"field": field}}));
+        }
         return Reply::bad_request(msg, cid);
+    }
+    if back_office {
+        if let Some(reply) = crate::backoffice::handle(shared, op, body) {
+            return reply;
+        }
     }
     if let Some(reply) = crate::flows::handle(shared, key, op, body, cid) {
         return reply;
@@ -154,6 +165,20 @@ fn answer_from_schema(
         .and_then(|s| u16::try_from(s).ok())
         .unwrap_or(200);
     Reply::json(status, cat.answer(op, cid, &body))
+}
+
+/// Paths of the back-office families (`/api/<family>/v<N>/...`: nomenclature,
+/// employees, finance, inventory, reporting, platform, terminals, licenses,
+/// menu v3), which answer errors as `{message, details}`.
+fn is_back_office(path: &str) -> bool {
+    let mut parts = path.split('/').skip(2);
+    let family = parts.next().unwrap_or_default();
+    let version = parts.next().unwrap_or_default();
+    !family.is_empty()
+        && !family.bytes().all(|b| b.is_ascii_digit())
+        && version.len() > 1
+        && version.starts_with('v')
+        && version[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Resolves the bearer token to its API key record.

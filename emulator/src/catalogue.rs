@@ -76,6 +76,17 @@ impl Catalogue {
         out
     }
 
+    /// Names of the fields of a schema, inherited ones included.
+    pub(crate) fn field_names(&self, name: &str) -> Vec<String> {
+        if !self.schemas.contains_key(name) {
+            return Vec::new();
+        }
+        self.fields(name)
+            .into_iter()
+            .filter_map(|f| f["name"].as_str().map(str::to_string))
+            .collect()
+    }
+
     // ------------------------------------------------------------ checks
 
     /// Checks a request body against the operation's request schema; the

@@ -104,6 +104,7 @@ fn config_json(shared: &Shared) -> Value {
         "deliveryTimeoutSecs": d.timeout.as_secs_f64(),
         "retryDelaysSecs": d.retry_delays.iter().map(Duration::as_secs_f64).collect::<Vec<f64>>(),
         "blockAfterFailures": d.block_after_failures,
+        "catalogueDelaySecs": lock(&shared.backoffice).delay.as_secs_f64(),
     })
 }
 
@@ -144,8 +145,15 @@ fn set_config(shared: &Shared, body: &Map<String, Value>) -> Result<Reply, Reply
                     )
                 })?;
     }
+    let catalogue_delay = match body.get("catalogueDelaySecs") {
+        Some(v) => Some(secs(v, "catalogueDelaySecs")?),
+        None => None,
+    };
     if let Some(ttl) = ttl {
         lock(&shared.tokens).set_ttl(ttl);
+    }
+    if let Some(delay) = catalogue_delay {
+        lock(&shared.backoffice).delay = delay;
     }
     shared.hub.set_config(delivery);
     Ok(ok(config_json(shared)))

@@ -23,6 +23,7 @@
 //! format and the delivery rules are described in the crate's README.
 
 mod api;
+mod backoffice;
 mod catalogue;
 mod control;
 mod error;
@@ -351,6 +352,13 @@ impl Emulator {
     }
 
     // ----- webhooks: settings and delivery log -----
+
+    /// How long a nomenclature write (group, product, category) takes to show
+    /// in the list methods, which read an eventually consistent catalogue
+    /// (about a second by default; zero makes writes visible at once).
+    pub fn set_catalogue_delay(&self, delay: Duration) {
+        crate::util::lock(&self.shared.backoffice).delay = delay;
+    }
 
     /// Current webhook delivery timing.
     pub fn delivery_config(&self) -> DeliveryConfig {

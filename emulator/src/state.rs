@@ -84,6 +84,7 @@ pub(crate) struct Shared {
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
     pub(crate) commands: Mutex<crate::flows::Commands>,
+    pub(crate) backoffice: Mutex<crate::backoffice::BackOffice>,
     pub(crate) hub: Arc<Hub>,
 }
 
@@ -97,6 +98,7 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             world: Mutex::new(world),
             commands: Mutex::new(Default::default()),
+            backoffice: Mutex::new(Default::default()),
             hub,
         }
     }
@@ -107,6 +109,7 @@ impl Shared {
         lock(&self.faults).clear();
         *lock(&self.world) = World::new(&self.fixtures);
         *lock(&self.commands) = Default::default();
+        lock(&self.backoffice).clear();
         self.hub.reset();
     }
 

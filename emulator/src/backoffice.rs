@@ -1,0 +1,801 @@
+//! The back-office families of the newer edition with state: nomenclature
+//! groups, products and product categories, employees, finance accounts and
+//! cash-flow categories (create, update, soft delete, restore, get, list with
+//! the documented filters), incoming inventories (draft, post, unpost,
+//! cancel) and OLAP reports computed from the emulator's delivery orders.
+//!
+//! The nomenclature lists read an eventually consistent catalogue, as the
+//! document describes: a write shows in them after [`BackOffice::delay`]
+//! (about a second by default; tests set 0 through the control API).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Map, Value};
+
+use crate::catalogue::catalogue;
+use crate::server::Reply;
+use crate::state::Shared;
+use crate::util::{format_utc, lock, new_uuid};
+
+/// How long a nomenclature write takes to show in the lists by default.
+pub(crate) const DEFAULT_CATALOGUE_DELAY: Duration = Duration::from_secs(1);
+
+/// A family of records with the usual create, update, delete, restore, get
+/// and list operations, and where its fields are.
+struct Kind {
+    /// Operation-name prefix: `nomenclature.group`.
+    family: &'static str,
+    /// The id field of its records, write requests and write answers.
+    id: &'static str,
+    /// The id-list field of delete (or fire) and restore requests.
+    ids: &'static str,
+    /// Schema of one listed record.
+    item: &'static str,
+    /// Field of the list answer holding the records.
+    list_key: &'static str,
+    /// Whether lists see writes only after the catalogue delay.
+    eventual: bool,
+}
+
+const KINDS: [Kind; 6] = [
+    Kind {
+        family: "nomenclature.group",
+        id: "groupId",
+        ids: "groupIds",
+        item: "NomenclatureGroupResponse",
+        list_key: "groups",
+        eventual: true,
+    },
+    Kind {
+        family: "nomenclature.product",
+        id: "productId",
+        ids: "productIds",
+        item: "NomenclatureProductResponse",
+        list_key: "items",
+        eventual: true,
+    },
+    Kind {
+        family: "nomenclature.nomenclature.category",
+        id: "id",
+        ids: "ids",
+        item: "NomenclatureCategoryResponse",
+        list_key: "items",
+        eventual: true,
+    },
+    Kind {
+        family: "employees.employee",
+        id: "id",
+        ids: "ids",
+        item: "EmployeeResponse",
+        list_key: "items",
+        eventual: false,
+    },
+    Kind {
+        family: "finance.account",
+        id: "id",
+        ids: "ids",
+        item: "AccountResponse",
+        list_key: "accounts",
+        eventual: false,
+    },
+    Kind {
+        family: "finance.cash_flow_category",
+        id: "id",
+        ids: "ids",
+        item: "CashFlowCategoryResponse",
+        list_key: "cashFlowCategories",
+        eventual: false,
+    },
+];
+
+struct Record {
+    /// What `get` answers.
+    current: Value,
+    /// What the lists show until `visible_at` (the version before the last
+    /// write, or nothing for a record just created).
+    listed: Option<Value>,
+    visible_at: Instant,
+}
+
+impl Record {
+    fn in_lists(&self, now: Instant) -> Option<&Value> {
+        if now >= self.visible_at {
+            Some(&self.current)
+        } else {
+            self.listed.as_ref()
+        }
+    }
+}
+
+/// Back-office state, by family, then by record id (lower case).
+pub(crate) struct BackOffice {
+    records: BTreeMap<&'static str, BTreeMap<String, Record>>,
+    /// Incoming inventory documents by id.
+    inventories: BTreeMap<String, Value>,
+    next_document: u64,
+    revision: i64,
+    pub(crate) delay: Duration,
+}
+
+impl Default for BackOffice {
+    fn default() -> Self {
+        BackOffice {
+            records: BTreeMap::new(),
+            inventories: BTreeMap::new(),
+            next_document: 1,
+            revision: 0,
+            delay: DEFAULT_CATALOGUE_DELAY,
+        }
+    }
+}
+
+impl BackOffice {
+    /// Forgets every record; the delay stays as configured.
+    pub(crate) fn clear(&mut self) {
+        let delay = self.delay;
+        *self = BackOffice {
+            delay,
+            ..BackOffice::default()
+        };
+    }
+
+    fn write(&mut self, kind: &Kind, id: &str, value: Value) {
+        let now = Instant::now();
+        let visible_at = if kind.eventual { now + self.delay } else { now };
+        let family = self.records.entry(kind.family).or_default();
+        match family.get_mut(id) {
+            Some(r) => {
+                r.listed = r.in_lists(now).cloned();
+                r.current = value;
+                r.visible_at = visible_at;
+            }
+            None => {
+                family.insert(
+                    id.to_string(),
+                    Record {
+                        current: value,
+                        listed: None,
+                        visible_at,
+                    },
+                );
+            }
+        }
+    }
+
+    fn get(&self, kind: &Kind, id: &str) -> Option<&Value> {
+        self.records
+            .get(kind.family)
+            .and_then(|f| f.get(id))
+            .map(|r| &r.current)
+    }
+
+    fn next_revision(&mut self) -> i64 {
+        self.revision += 1;
+        self.revision
+    }
+}
+
+/// `{message, details}`: the error body of these families.
+fn failure(status: u16, message: impl Into<String>, details: Value) -> Reply {
+    Reply::json(
+        status,
+        json!({"message": message.into(), "details": details}),
+    )
+}
+
+fn not_found(what: &str, id: &str) -> Reply {
+    failure(400, format!("{what} {id} not found"), json!({"id": id}))
+}
+
+/// Handles the operations with back-office state; `None` for the others.
+pub(crate) fn handle(shared: &Arc<Shared>, op: &Value, body: &Map<String, Value>) -> Option<Reply> {
+    let name = op["name"].as_str().unwrap_or_default();
+    let (family, action) = name.rsplit_once('.')?;
+    if let Some(kind) = KINDS.iter().find(|k| k.family == family) {
+        return Some(entity(shared, kind, action, op, body));
+    }
+    match family {
+        "inventory.incoming_inventory" => Some(inventory(shared, action, op, body)),
+        "reporting.olap" if action == "get" => Some(olap(shared, body)),
+        "reporting.olap.columns" if action == "get" => Some(Reply::json(200, olap_columns())),
+        _ => None,
+    }
+}
+
+fn lower(v: &Value) -> Option<String> {
+    v.as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+/// The made-up answer of the operation with these fields set.
+fn answer_with(op: &Value, fields: Value) -> Value {
+    let mut answer = catalogue().answer(op, "", &Value::Null);
+    if let (Value::Object(a), Value::Object(f)) = (&mut answer, fields) {
+        a.extend(f);
+    }
+    answer
+}
+
+/// Keeps only the fields the schema has, so an answer stays in its shape.
+fn fields_of(schema: &str, from: &Map<String, Value>) -> Map<String, Value> {
+    let known = catalogue().field_names(schema);
+    from.iter()
+        .filter(|(k, _)| known.iter().any(|n| n == *k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn entity(
+    shared: &Arc<Shared>,
+    kind: &Kind,
+    action: &str,
+    op: &Value,
+    body: &Map<String, Value>,
+) -> Reply {
+    let now = format_utc(SystemTime::now());
+    let mut office = lock(&shared.backoffice);
+    let employee = kind.family == "employees.employee";
+    match action {
+        "create" => {
+            let id = body.get(kind.id).and_then(lower).unwrap_or_else(new_uuid);
+            if office.get(kind, &id).is_some() {
+                return failure(
+                    409,
+                    format!("{} {id} already exists", kind.family),
+                    json!({"id": id}),
+                );
+            }
+            let revision = office.next_revision();
+            let mut record = match catalogue().make(kind.item) {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            record.extend(fields_of(kind.item, body));
+            for (k, v) in [
+                (kind.id, json!(id)),
+                ("isDeleted", json!(false)),
+                ("deletedAt", Value::Null),
+                ("isFired", json!(false)),
+                ("fireDate", Value::Null),
+                ("revision", json!(revision)),
+                ("createdAt", json!(now)),
+                ("modifiedAt", json!(now)),
+            ] {
+                if record.contains_key(k) || k == kind.id {
+                    record.insert(k.to_string(), v);
+                }
+            }
+            let record = Value::Object(record);
+            office.write(kind, &id, record.clone());
+            let answer = if employee || kind.family.starts_with("finance.") {
+                record
+            } else {
+                answer_with(op, json!({kind.id: id, "message": "Created"}))
+            };
+            Reply::json(201, answer)
+        }
+        "update" => {
+            let Some(id) = body.get(kind.id).and_then(lower) else {
+                return failure(
+                    400,
+                    format!("{} is required", kind.id),
+                    json!({"field": kind.id}),
+                );
+            };
+            let Some(Value::Object(mut record)) = office.get(kind, &id).cloned() else {
+                return not_found(kind.family, &id);
+            };
+            record.extend(fields_of(kind.item, body));
+            record.insert(kind.id.into(), json!(id));
+            let revision = office.next_revision();
+            for (k, v) in [("revision", json!(revision)), ("modifiedAt", json!(now))] {
+                if record.contains_key(k) {
+                    record.insert(k.into(), v);
+                }
+            }
+            let record = Value::Object(record);
+            office.write(kind, &id, record.clone());
+            if employee || kind.family.starts_with("finance.") {
+                Reply::json(200, record)
+            } else {
+                Reply::json(
+                    200,
+                    answer_with(op, json!({kind.id: id, "message": "Updated"})),
+                )
+            }
+        }
+        "delete" | "fire" | "restore" => {
+            let ids: Vec<String> = match body.get(kind.ids).or_else(|| body.get(kind.id)) {
+                Some(Value::Array(list)) => list.iter().filter_map(lower).collect(),
+                Some(v) => lower(v).into_iter().collect(),
+                None => Vec::new(),
+            };
+            if ids.is_empty() {
+                return failure(
+                    400,
+                    format!("{} is required", kind.ids),
+                    json!({"field": kind.ids}),
+                );
+            }
+            if let Some(missing) = ids.iter().find(|id| office.get(kind, id).is_none()) {
+                return not_found(kind.family, missing);
+            }
+            let restore = action == "restore";
+            for id in &ids {
+                let Some(Value::Object(mut record)) = office.get(kind, id).cloned() else {
+                    continue;
+                };
+                let revision = office.next_revision();
+                let (flag, at) = if employee {
+                    ("isFired", "fireDate")
+                } else {
+                    ("isDeleted", "deletedAt")
+                };
+                record.insert(flag.into(), json!(!restore));
+                record.insert(at.into(), if restore { Value::Null } else { json!(now) });
+                if record.contains_key("revision") {
+                    record.insert("revision".into(), json!(revision));
+                }
+                office.write(kind, id, Value::Object(record));
+            }
+            let mut answer = answer_with(
+                op,
+                json!({"message": if restore { "Restored" } else { "Deleted" }}),
+            );
+            for key in ["firedIds", "restoredIds", "ids"] {
+                if answer.get(key).is_some() {
+                    answer[key] = json!(ids);
+                }
+            }
+            Reply::json(200, answer)
+        }
+        "get" => {
+            let id = body.get(kind.id).or_else(|| body.get("id")).and_then(lower);
+            match id.as_deref().and_then(|id| office.get(kind, id)) {
+                Some(record) => Reply::json(200, record.clone()),
+                None => not_found(kind.family, id.as_deref().unwrap_or_default()),
+            }
+        }
+        "list" => {
+            let filters = match parse_filters(body.get("filters"), kind.id) {
+                Ok(f) => f,
+                Err(reply) => return reply,
+            };
+            let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(100);
+            if !(1..=1000).contains(&limit) {
+                return failure(
+                    400,
+                    "limit must be from 1 to 1000",
+                    json!({"field": "limit"}),
+                );
+            }
+            let offset = body.get("offset").and_then(Value::as_u64).unwrap_or(0);
+            let moment = Instant::now();
+            let matching: Vec<Value> = office
+                .records
+                .get(kind.family)
+                .into_iter()
+                .flat_map(|f| f.values())
+                .filter_map(|r| r.in_lists(moment))
+                .filter(|r| filters.iter().all(|f| f.matches(r)))
+                .cloned()
+                .collect();
+            let total = matching.len();
+            let page: Vec<Value> = matching
+                .into_iter()
+                .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+                .take(usize::try_from(limit).unwrap_or(usize::MAX))
+                .collect();
+            let mut answer = answer_with(op, json!({ kind.list_key: page }));
+            for (k, v) in [
+                ("totalCount", json!(total)),
+                ("count", json!(total)),
+                ("limit", json!(limit)),
+                ("offset", json!(offset)),
+            ] {
+                if answer.get(k).is_some() {
+                    answer[k] = v;
+                }
+            }
+            Reply::json(200, answer)
+        }
+        _ => Reply::json(
+            200,
+            catalogue().answer(op, "", &Value::Object(body.clone())),
+        ),
+    }
+}
+
+/// One `{field, op, value, values}` of a list request.
+struct Filter {
+    field: String,
+    op: String,
+    value: Value,
+    values: Vec<Value>,
+}
+
+fn parse_filters(filters: Option<&Value>, id_field: &str) -> Result<Vec<Filter>, Reply> {
+    let mut out = Vec::new();
+    for (i, f) in filters
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let field = f["field"].as_str().unwrap_or_default();
+        if field.is_empty() {
+            return Err(failure(
+                400,
+                format!("filters[{i}].field is required"),
+                json!({"field": format!("filters[{i}].field")}),
+            ));
+        }
+        let op = f["op"].as_str().unwrap_or("eq").to_ascii_lowercase();
+        const OPS: [&str; 11] = [
+            "eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "like", "blank", "notblank",
+        ];
+        if !OPS.contains(&op.as_str()) {
+            return Err(failure(
+                400,
+                format!("filters[{i}].op {op:?} is not an operator"),
+                json!({"field": format!("filters[{i}].op"), "allowed": OPS}),
+            ));
+        }
+        out.push(Filter {
+            field: if field == "id" {
+                id_field.to_string()
+            } else {
+                field.to_string()
+            },
+            op,
+            value: f["value"].clone(),
+            values: f["values"].as_array().cloned().unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// Compares a record's value with a filter's: numbers as numbers, the rest
+/// as case-insensitive text (ids are UUIDs in any case).
+fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Number(x), _) => {
+            let y = match b {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.parse().ok(),
+                _ => None,
+            }?;
+            x.as_f64()?.partial_cmp(&y)
+        }
+        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (Value::Bool(x), Value::String(s)) => Some(x.to_string().cmp(&s.to_ascii_lowercase())),
+        (Value::String(x), Value::String(y)) => Some(x.to_lowercase().cmp(&y.to_lowercase())),
+        _ => None,
+    }
+}
+
+impl Filter {
+    fn matches(&self, record: &Value) -> bool {
+        let v = &record[&self.field];
+        let blank = v.is_null() || v.as_str() == Some("");
+        let cmp = || compare(v, &self.value);
+        match self.op.as_str() {
+            "eq" => cmp() == Some(Ordering::Equal),
+            "ne" => cmp() != Some(Ordering::Equal),
+            "gt" => cmp() == Some(Ordering::Greater),
+            "gte" => matches!(cmp(), Some(Ordering::Greater | Ordering::Equal)),
+            "lt" => cmp() == Some(Ordering::Less),
+            "lte" => matches!(cmp(), Some(Ordering::Less | Ordering::Equal)),
+            "in" => self
+                .values
+                .iter()
+                .any(|x| compare(v, x) == Some(Ordering::Equal)),
+            "nin" => !self
+                .values
+                .iter()
+                .any(|x| compare(v, x) == Some(Ordering::Equal)),
+            "like" => match (v.as_str(), self.value.as_str()) {
+                (Some(s), Some(p)) => s.to_lowercase().contains(&p.to_lowercase()),
+                _ => false,
+            },
+            "blank" => blank,
+            "notblank" => !blank,
+            _ => false,
+        }
+    }
+}
+
+// ------------------------------------------------------ incoming inventory
+
+fn inventory(shared: &Arc<Shared>, action: &str, op: &Value, body: &Map<String, Value>) -> Reply {
+    let now = format_utc(SystemTime::now());
+    let mut office = lock(&shared.backoffice);
+    let id = body.get("documentId").and_then(lower);
+    let saved = |doc: &Value| {
+        answer_with(
+            op,
+            json!({
+                "documentId": doc["documentId"],
+                "documentNumber": doc["number"],
+                "message": "OK",
+            }),
+        )
+    };
+    if action == "create" {
+        let id = id.unwrap_or_else(new_uuid);
+        if office.inventories.contains_key(&id) {
+            return failure(
+                409,
+                format!("document {id} already exists"),
+                json!({"documentId": id}),
+            );
+        }
+        let number = format!("{}", office.next_document);
+        office.next_document += 1;
+        let mut doc = match catalogue().make("IncomingInventoryGetResponse") {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        for key in [
+            "accountShortage",
+            "accountSurplus",
+            "comment",
+            "conception",
+            "date",
+            "isAutomatic",
+            "isEditable",
+            "store",
+        ] {
+            if let Some(v) = body.get(key) {
+                doc.insert(key.into(), v.clone());
+            }
+        }
+        doc.insert("documentId".into(), json!(id));
+        doc.insert(
+            "number".into(),
+            json!(body
+                .get("number")
+                .and_then(Value::as_str)
+                .unwrap_or(&number)),
+        );
+        doc.insert("status".into(), json!("NEW"));
+        doc.insert("dateCreated".into(), json!(now));
+        doc.insert("dateModified".into(), json!(now));
+        let doc = Value::Object(doc);
+        let answer = saved(&doc);
+        office.inventories.insert(id, doc);
+        return Reply::json(201, answer);
+    }
+    if action == "list" {
+        let docs: Vec<Value> = office.inventories.values().cloned().collect();
+        return Reply::json(200, json!({"documents": docs, "totalCount": docs.len()}));
+    }
+    let Some(id) = id else {
+        return failure(
+            400,
+            "documentId is required",
+            json!({"field": "documentId"}),
+        );
+    };
+    let Some(doc) = office.inventories.get_mut(&id) else {
+        return not_found("incoming inventory", &id);
+    };
+    let status = doc["status"].as_str().unwrap_or_default().to_string();
+    let next = match (action, status.as_str()) {
+        ("get", _) => return Reply::json(200, doc.clone()),
+        ("update", "NEW") => None,
+        // A repeated transition (a resend after a lost answer) finds the
+        // document where it wanted it and succeeds without a change.
+        ("post", "NEW" | "PROCESSED") => Some("PROCESSED"),
+        ("unpost", "PROCESSED" | "NEW") => Some("NEW"),
+        ("cancel", "NEW" | "DELETED") => Some("DELETED"),
+        (_, _) => {
+            return failure(
+                400,
+                format!("cannot {action} a document in status {status}"),
+                json!({"documentId": id, "status": status}),
+            )
+        }
+    };
+    if action == "update" {
+        for key in [
+            "accountShortage",
+            "accountSurplus",
+            "comment",
+            "conception",
+            "date",
+            "store",
+        ] {
+            if let Some(v) = body.get(key) {
+                doc[key] = v.clone();
+            }
+        }
+    }
+    if let Some(next) = next {
+        doc["status"] = json!(next);
+    }
+    doc["dateModified"] = json!(now);
+    let answer = saved(doc);
+    Reply::json(200, answer)
+}
+
+// ------------------------------------------------------------------ OLAP
+
+/// The fields an OLAP report may group by or aggregate, with their type.
+const OLAP_FIELDS: [(&str, &str, bool); 7] = [
+    ("OpenDate.Typed", "DATE", false),
+    ("OrderNum", "INTEGER", false),
+    ("Delivery.Number", "INTEGER", false),
+    ("OrderType", "STRING", false),
+    ("Delivery.Status", "ENUM", false),
+    ("DishSumInt", "AMOUNT", true),
+    ("UniqOrderId.OrdersCount", "INTEGER", true),
+];
+
+fn olap_columns() -> Value {
+    let mut out = Map::new();
+    for (name, kind, aggregate) in OLAP_FIELDS {
+        out.insert(
+            name.into(),
+            json!({
+                "name": name,
+                "type": kind,
+                "aggregationAllowed": aggregate,
+                "groupingAllowed": !aggregate,
+                "filteringAllowed": true,
+                "tags": [],
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+/// `reporting.olap.get`: SALES counts closed delivery orders, DELIVERIES
+/// every delivery order; rows grouped by the requested fields, with the
+/// requested aggregates (sums are exact decimals as JSON numbers).
+fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
+    let report = body
+        .get("reportType")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !["SALES", "DELIVERIES", "TRANSACTIONS"].contains(&report) {
+        return failure(
+            400,
+            format!("reportType {report:?} is not SALES, TRANSACTIONS or DELIVERIES"),
+            json!({"field": "reportType"}),
+        );
+    }
+    let names = |key: &str| -> Vec<String> {
+        body.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let aggregates = names("aggregateFields");
+    let mut groups = names("groupByRowFields");
+    groups.extend(names("groupByColFields"));
+    if aggregates.is_empty() {
+        return failure(
+            400,
+            "aggregateFields must not be empty",
+            json!({"field": "aggregateFields"}),
+        );
+    }
+    for f in aggregates.iter().chain(&groups) {
+        if !OLAP_FIELDS.iter().any(|(n, ..)| n == f) {
+            return failure(
+                400,
+                format!("unknown field {f:?}; see olap/columns/get"),
+                json!({"field": f}),
+            );
+        }
+    }
+    let filters: Vec<&Value> = body
+        .get("filters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let Some(range) = filters
+        .iter()
+        .find(|f| f["filterType"] == "DateRange" && f["name"] == "OpenDate.Typed")
+    else {
+        return failure(
+            400,
+            "a DateRange filter on OpenDate.Typed is required",
+            json!({"field": "filters"}),
+        );
+    };
+    let from = range["from"].as_str().unwrap_or("0000-00-00").to_string();
+    let to = range["to"].as_str().unwrap_or("9999-99-99").to_string();
+    let include_high = range["includeHigh"].as_bool().unwrap_or(false);
+    let include_low = range["includeLow"].as_bool().unwrap_or(true);
+    let mut rows: BTreeMap<Vec<String>, (Map<String, Value>, rust_decimal::Decimal, u64)> =
+        BTreeMap::new();
+    let orgs: Vec<String> = shared
+        .fixtures
+        .organizations
+        .iter()
+        .map(|o| o.id.clone())
+        .collect();
+    for org in &orgs {
+        for info in shared.delivery_orders(org, |_, _| true) {
+            let order = &info["order"];
+            if order.is_null() {
+                continue;
+            }
+            let status = order["status"].as_str().unwrap_or_default();
+            if report == "SALES" && status != "Closed" {
+                continue;
+            }
+            let created = order["whenCreated"].as_str().unwrap_or_default();
+            let day = created.get(..10).unwrap_or_default().to_string();
+            let low_ok = if include_low { day >= from } else { day > from };
+            let high_ok = if include_high { day <= to } else { day < to };
+            if !(low_ok && high_ok) {
+                continue;
+            }
+            let mut row = Map::new();
+            for g in &groups {
+                let v = match g.as_str() {
+                    "OpenDate.Typed" => json!(day),
+                    "OrderNum" | "Delivery.Number" => order["number"].clone(),
+                    "OrderType" => order["orderType"]["name"].clone(),
+                    "Delivery.Status" => json!(status),
+                    _ => Value::Null,
+                };
+                row.insert(g.clone(), v);
+            }
+            let key: Vec<String> = groups.iter().map(|g| row[g].to_string()).collect();
+            let sum = order["sum"]
+                .as_f64()
+                .and_then(|s| rust_decimal::Decimal::try_from(s).ok())
+                .unwrap_or_default();
+            let entry = rows
+                .entry(key)
+                .or_insert((row, rust_decimal::Decimal::ZERO, 0));
+            entry.1 += sum;
+            entry.2 += 1;
+        }
+    }
+    let mut total = (rust_decimal::Decimal::ZERO, 0u64);
+    let data: Vec<Value> = rows
+        .into_values()
+        .map(|(mut row, sum, count)| {
+            total.0 += sum;
+            total.1 += count;
+            for a in &aggregates {
+                row.insert(a.clone(), aggregate(a, sum, count));
+            }
+            Value::Object(row)
+        })
+        .collect();
+    let summary = if body
+        .get("buildSummary")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+    {
+        let mut row = Map::new();
+        for a in &aggregates {
+            row.insert(a.clone(), aggregate(a, total.0, total.1));
+        }
+        vec![Value::Object(row)]
+    } else {
+        Vec::new()
+    };
+    Reply::json(200, json!({"data": data, "summary": summary}))
+}
+
+fn aggregate(field: &str, sum: rust_decimal::Decimal, count: u64) -> Value {
+    match field {
+        "DishSumInt" => serde_json::from_str(&sum.normalize().to_string()).unwrap_or(Value::Null),
+        "UniqOrderId.OrdersCount" => json!(count),
+        _ => Value::Null,
+    }
+}

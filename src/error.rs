@@ -470,6 +470,7 @@ mod tests {
             path: "/p".into(),
             error_description: None,
             error_code: None,
+            details: None,
             correlation_id: None,
             retry_after: None,
             body: "secret-body".into(),

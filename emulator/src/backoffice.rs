@@ -220,6 +220,16 @@ fn answer_with(op: &Value, fields: Value) -> Value {
     answer
 }
 
+/// Sets the fields the operation's answer schema has, of these.
+fn set_known(answer: &mut Value, op: &Value, fields: &[(&str, Value)]) {
+    let known = catalogue().field_names(op["response"]["ref"].as_str().unwrap_or_default());
+    for (k, v) in fields {
+        if known.iter().any(|n| n == k) {
+            answer[*k] = v.clone();
+        }
+    }
+}
+
 /// Keeps only the fields the schema has, so an answer stays in its shape.
 fn fields_of(schema: &str, from: &Map<String, Value>) -> Map<String, Value> {
     let known = catalogue().field_names(schema);
@@ -255,6 +265,7 @@ fn entity(
                 _ => Map::new(),
             };
             record.extend(fields_of(kind.item, body));
+            let known = catalogue().field_names(kind.item);
             for (k, v) in [
                 (kind.id, json!(id)),
                 ("isDeleted", json!(false)),
@@ -265,7 +276,7 @@ fn entity(
                 ("createdAt", json!(now)),
                 ("modifiedAt", json!(now)),
             ] {
-                if record.contains_key(k) || k == kind.id {
+                if known.iter().any(|n| n == k) || k == kind.id {
                     record.insert(k.to_string(), v);
                 }
             }
@@ -292,8 +303,9 @@ fn entity(
             record.extend(fields_of(kind.item, body));
             record.insert(kind.id.into(), json!(id));
             let revision = office.next_revision();
+            let known = catalogue().field_names(kind.item);
             for (k, v) in [("revision", json!(revision)), ("modifiedAt", json!(now))] {
-                if record.contains_key(k) {
+                if known.iter().any(|n| n == k) {
                     record.insert(k.into(), v);
                 }
             }
@@ -337,7 +349,11 @@ fn entity(
                 };
                 record.insert(flag.into(), json!(!restore));
                 record.insert(at.into(), if restore { Value::Null } else { json!(now) });
-                if record.contains_key("revision") {
+                if catalogue()
+                    .field_names(kind.item)
+                    .iter()
+                    .any(|n| n == "revision")
+                {
                     record.insert("revision".into(), json!(revision));
                 }
                 office.write(kind, id, Value::Object(record));
@@ -346,11 +362,19 @@ fn entity(
                 op,
                 json!({"message": if restore { "Restored" } else { "Deleted" }}),
             );
-            for key in ["firedIds", "restoredIds", "ids"] {
-                if answer.get(key).is_some() {
-                    answer[key] = json!(ids);
-                }
-            }
+            let one = json!(ids.first());
+            set_known(
+                &mut answer,
+                op,
+                &[
+                    ("firedIds", json!(ids)),
+                    ("restoredIds", json!(ids)),
+                    ("affectedIds", json!(ids)),
+                    ("ids", json!(ids)),
+                    ("id", one),
+                    ("isDeleted", json!(!restore)),
+                ],
+            );
             Reply::json(200, answer)
         }
         "get" => {
@@ -391,16 +415,16 @@ fn entity(
                 .take(usize::try_from(limit).unwrap_or(usize::MAX))
                 .collect();
             let mut answer = answer_with(op, json!({ kind.list_key: page }));
-            for (k, v) in [
-                ("totalCount", json!(total)),
-                ("count", json!(total)),
-                ("limit", json!(limit)),
-                ("offset", json!(offset)),
-            ] {
-                if answer.get(k).is_some() {
-                    answer[k] = v;
-                }
-            }
+            set_known(
+                &mut answer,
+                op,
+                &[
+                    ("totalCount", json!(total)),
+                    ("count", json!(total)),
+                    ("limit", json!(limit)),
+                    ("offset", json!(offset)),
+                ],
+            );
             Reply::json(200, answer)
         }
         _ => Reply::json(

@@ -400,3 +400,99 @@ fn a_closed_delivery_shows_in_the_olap_sales_report_with_its_sum() {
         json!(299.7)
     );
 }
+
+#[test]
+fn platform_events_terminals_licenses_and_directories_come_from_the_emulator() {
+    use iikocloud::api::models::backoffice::{
+        AmountUnitFilter, AmountUnitListRequest, EventListRequest, GetLicenseListRequest,
+        TerminalListRequest,
+    };
+    let (emu, client) = setup();
+    let api = client.api();
+    let group = api
+        .nomenclature()
+        .group()
+        .create(&NomenclatureGroupCreateRequest {
+            code: Some("G-2".into()),
+            name: Some("Drinks".into()),
+            ..Default::default()
+        })
+        .expect("group created")
+        .group_id
+        .expect("groupId");
+    emu.create_delivery_order(ORG)
+        .expect("an order the emulator makes");
+    let events = api
+        .platform()
+        .events()
+        .list(&EventListRequest::default())
+        .expect("events");
+    let items = events.items.unwrap_or_default();
+    let types: Vec<&str> = items
+        .iter()
+        .filter_map(|e| e.event_type.as_deref())
+        .collect();
+    assert!(types.contains(&"NomenclatureGroupCreated"), "{types:?}");
+    assert!(types.contains(&"DeliveryOrderUpdate"), "{types:?}");
+    let created = items
+        .iter()
+        .find(|e| e.event_type.as_deref() == Some("NomenclatureGroupCreated"))
+        .expect("the group's event");
+    assert!(
+        created
+            .attributes
+            .iter()
+            .flatten()
+            .any(|a| a.value == Some(json!(group))),
+        "{created:?}"
+    );
+    // Only what came after a revision.
+    let later = api
+        .platform()
+        .events()
+        .list(&EventListRequest {
+            from_revision: events.revision,
+            ..Default::default()
+        })
+        .expect("events");
+    assert_eq!(later.items.unwrap_or_default().len(), 0);
+
+    let terminals = api
+        .terminals()
+        .terminals()
+        .list(&TerminalListRequest {
+            organization_id: Some(ORG.into()),
+            ..Default::default()
+        })
+        .expect("terminals");
+    assert_eq!(
+        terminals.items.unwrap_or_default()[0].id.as_deref(),
+        Some(iikocloud_emulator::DEFAULT_TERMINAL_GROUP_ID)
+    );
+    let licenses = api
+        .licenses()
+        .list(&GetLicenseListRequest {
+            organization_ids: Some(vec![ORG.into()]),
+            ..Default::default()
+        })
+        .expect("licenses");
+    let orgs = licenses.organization_licenses.unwrap_or_default();
+    assert_eq!(orgs.len(), 1);
+    assert_eq!(orgs[0].licenses.as_ref().map(Vec::len), Some(1));
+    let units = api
+        .nomenclature()
+        .amount_unit()
+        .list(&AmountUnitListRequest {
+            filters: Some(vec![AmountUnitFilter {
+                field: Some("code".into()),
+                op: Some("eq".into()),
+                value: Some(json!("kg")),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        })
+        .expect("amount units");
+    let units = units.items.unwrap_or_default();
+    assert_eq!(units.len(), 1);
+    assert_eq!(units[0].name.as_deref(), Some("Kilogram"));
+}

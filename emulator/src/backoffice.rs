@@ -117,7 +117,20 @@ pub(crate) struct BackOffice {
     inventories: BTreeMap<String, Value>,
     next_document: u64,
     revision: i64,
+    /// What the emulator's own actions emitted, for `platform.events.list`
+    /// (the newest [`MAX_EVENTS`]).
+    events: Vec<PlatformEvent>,
+    event_revision: i64,
     pub(crate) delay: Duration,
+}
+
+/// The platform events kept for `platform.events.list`.
+const MAX_EVENTS: usize = 10_000;
+
+struct PlatformEvent {
+    revision: i64,
+    organization_id: Option<String>,
+    item: Value,
 }
 
 impl Default for BackOffice {
@@ -127,6 +140,8 @@ impl Default for BackOffice {
             inventories: BTreeMap::new(),
             next_document: 1,
             revision: 0,
+            events: Vec::new(),
+            event_revision: 0,
             delay: DEFAULT_CATALOGUE_DELAY,
         }
     }
@@ -172,6 +187,38 @@ impl BackOffice {
             .map(|r| &r.current)
     }
 
+    /// Records an event of the emulator's own doing.
+    pub(crate) fn record_event(
+        &mut self,
+        event_type: &str,
+        organization_id: Option<&str>,
+        entity_id: Option<&str>,
+    ) {
+        self.event_revision += 1;
+        let mut attributes = Vec::new();
+        if let Some(org) = organization_id {
+            attributes.push(json!({"code": "organizationId", "value": org}));
+        }
+        if let Some(id) = entity_id {
+            attributes.push(json!({"code": "entityId", "value": id}));
+        }
+        self.events.push(PlatformEvent {
+            revision: self.event_revision,
+            organization_id: organization_id.map(str::to_ascii_lowercase),
+            item: json!({
+                "id": new_uuid(),
+                "eventType": event_type,
+                "occurredAt": format_utc(SystemTime::now()),
+                "source": "emulator",
+                "attributes": attributes,
+            }),
+        });
+        if self.events.len() > MAX_EVENTS {
+            let extra = self.events.len() - MAX_EVENTS;
+            self.events.drain(..extra);
+        }
+    }
+
     fn next_revision(&mut self) -> i64 {
         self.revision += 1;
         self.revision
@@ -201,6 +248,12 @@ pub(crate) fn handle(shared: &Arc<Shared>, op: &Value, body: &Map<String, Value>
         "inventory.incoming_inventory" => Some(inventory(shared, action, op, body)),
         "reporting.olap" if action == "get" => Some(olap(shared, body)),
         "reporting.olap.columns" if action == "get" => Some(Reply::json(200, olap_columns())),
+        "platform.events" if action == "list" => Some(platform_events(shared, body)),
+        "terminals.terminals" | "terminals.cash_registers" if action == "list" => {
+            Some(terminals(shared, family, op, body))
+        }
+        "licenses" if action == "list" => Some(licenses(shared, body)),
+        "nomenclature.amount_unit" if action == "list" => Some(directory(op, body, &AMOUNT_UNITS)),
         _ => None,
     }
 }
@@ -282,6 +335,7 @@ fn entity(
             }
             let record = Value::Object(record);
             office.write(kind, &id, record.clone());
+            office.record_event(&event_name(kind, "Created"), None, Some(&id));
             let answer = if employee || kind.family.starts_with("finance.") {
                 record
             } else {
@@ -311,6 +365,7 @@ fn entity(
             }
             let record = Value::Object(record);
             office.write(kind, &id, record.clone());
+            office.record_event(&event_name(kind, "Updated"), None, Some(&id));
             if employee || kind.family.starts_with("finance.") {
                 Reply::json(200, record)
             } else {
@@ -357,6 +412,12 @@ fn entity(
                     record.insert("revision".into(), json!(revision));
                 }
                 office.write(kind, id, Value::Object(record));
+                let what = match (restore, employee) {
+                    (true, _) => "Restored",
+                    (false, true) => "Fired",
+                    (false, false) => "Deleted",
+                };
+                office.record_event(&event_name(kind, what), None, Some(id));
             }
             let mut answer = answer_with(
                 op,
@@ -432,6 +493,23 @@ fn entity(
             catalogue().answer(op, "", &Value::Object(body.clone())),
         ),
     }
+}
+
+/// `NomenclatureGroupCreated` for `nomenclature.group`.
+fn event_name(kind: &Kind, what: &str) -> String {
+    let last = kind.family.rsplit('.').next().unwrap_or_default();
+    let family = kind.family.split('.').next().unwrap_or_default();
+    let pascal = |s: &str| -> String {
+        s.split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    format!("{}{}{what}", pascal(family), pascal(last))
 }
 
 /// One `{field, op, value, values}` of a list request.
@@ -822,4 +900,178 @@ fn aggregate(field: &str, sum: rust_decimal::Decimal, count: u64) -> Value {
         "UniqOrderId.OrdersCount" => json!(count),
         _ => Value::Null,
     }
+}
+
+// ------------------------------------------- platform, terminals, licenses
+
+fn platform_events(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
+    let office = lock(&shared.backoffice);
+    let types: Vec<&str> = body
+        .get("eventTypes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let from = body
+        .get("fromRevision")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let org = body.get("organizationId").and_then(lower);
+    let items: Vec<Value> = office
+        .events
+        .iter()
+        .filter(|e| e.revision > from)
+        .filter(|e| types.is_empty() || types.iter().any(|t| e.item["eventType"] == *t))
+        .filter(|e| org.is_none() || e.organization_id.is_none() || e.organization_id == org)
+        .map(|e| e.item.clone())
+        .collect();
+    Reply::json(
+        200,
+        json!({"items": items, "revision": office.event_revision, "totalCount": items.len()}),
+    )
+}
+
+fn terminals(shared: &Arc<Shared>, family: &str, op: &Value, body: &Map<String, Value>) -> Reply {
+    let org = body
+        .get("organizationId")
+        .and_then(lower)
+        .unwrap_or_default();
+    let Some(fixture) = shared
+        .fixtures
+        .organizations
+        .iter()
+        .find(|o| o.id.eq_ignore_ascii_case(&org))
+    else {
+        return failure(
+            400,
+            format!("organization {org} not found"),
+            json!({"field": "organizationId"}),
+        );
+    };
+    let search = body
+        .get("search")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let items: Vec<Value> = fixture
+        .terminal_groups
+        .iter()
+        .enumerate()
+        .map(|(i, tg)| {
+            let name = tg
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("Terminal {}", i + 1));
+            if family == "terminals.terminals" {
+                json!({
+                    "id": tg.id,
+                    "name": name,
+                    "computerName": format!("POS-{}", i + 1),
+                    "isAnonymous": false,
+                    "restaurantSectionIds": [],
+                })
+            } else {
+                json!({
+                    "id": tg.id,
+                    "name": format!("Cash register of {name}"),
+                    "number": format!("{}", i + 1),
+                    "status": "Active",
+                    "terminalGroupIds": [tg.id],
+                })
+            }
+        })
+        .filter(|t| {
+            search.is_empty()
+                || t["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_lowercase()
+                    .contains(&search)
+        })
+        .collect();
+    let mut answer = answer_with(op, json!({"items": items}));
+    let total = items.len();
+    set_known(
+        &mut answer,
+        op,
+        &[
+            ("totalCount", json!(total)),
+            ("limit", body.get("limit").cloned().unwrap_or(json!(total))),
+            ("offset", body.get("offset").cloned().unwrap_or(json!(0))),
+        ],
+    );
+    Reply::json(200, answer)
+}
+
+fn licenses(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
+    let asked: Vec<String> = body
+        .get("organizationIds")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(lower)
+        .collect();
+    let organizations: Vec<Value> = shared
+        .fixtures
+        .organizations
+        .iter()
+        .filter(|o| asked.is_empty() || asked.contains(&o.id.to_ascii_lowercase()))
+        .map(|o| {
+            json!({
+                "organizationId": o.id,
+                "licenses": [{
+                    "organizationId": o.id,
+                    "moduleId": "iikoCloud API",
+                    "licenseStart": "2026-01-01T00:00:00Z",
+                    "expires": "2027-01-01T00:00:00Z",
+                    "quantity": 1,
+                }],
+            })
+        })
+        .collect();
+    Reply::json(
+        200,
+        json!({"correlationId": new_uuid(), "organizationLicenses": organizations}),
+    )
+}
+
+/// Units of measure of the seeded catalogue: id, code, name.
+const AMOUNT_UNITS: [(&str, &str, &str); 4] = [
+    ("8a1b0e2c-5d6f-4a7b-9c8d-0e1f2a3b4c5d", "pcs", "Piece"),
+    ("6f2e4d1c-0b9a-4c8d-8e7f-1a2b3c4d5e6f", "kg", "Kilogram"),
+    ("1d2c3b4a-5f6e-4d7c-9b8a-7f6e5d4c3b2a", "l", "Litre"),
+    ("9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", "portion", "Portion"),
+];
+
+/// A seeded directory: `{items, limit, offset, totalCount}` with filters.
+fn directory(op: &Value, body: &Map<String, Value>, rows: &[(&str, &str, &str)]) -> Reply {
+    let filters = match parse_filters(body.get("filters"), "id") {
+        Ok(f) => f,
+        Err(reply) => return reply,
+    };
+    let all: Vec<Value> = rows
+        .iter()
+        .map(|(id, code, name)| json!({"id": id, "code": code, "name": name, "isDeleted": false}))
+        .filter(|r| filters.iter().all(|f| f.matches(r)))
+        .collect();
+    let total = all.len();
+    let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(100);
+    let offset = body.get("offset").and_then(Value::as_u64).unwrap_or(0);
+    let page: Vec<Value> = all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect();
+    let mut answer = answer_with(op, json!({"items": page}));
+    set_known(
+        &mut answer,
+        op,
+        &[
+            ("totalCount", json!(total)),
+            ("limit", json!(limit)),
+            ("offset", json!(offset)),
+        ],
+    );
+    Reply::json(200, answer)
 }

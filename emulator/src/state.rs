@@ -132,6 +132,13 @@ impl Shared {
     }
 
     fn emit(&self, org: &str, events: Vec<Value>) -> Vec<Value> {
+        {
+            let mut office = lock(&self.backoffice);
+            for e in &events {
+                let id = e["eventInfo"]["id"].as_str();
+                office.record_event(e["eventType"].as_str().unwrap_or("Unknown"), Some(org), id);
+            }
+        }
         self.hub.enqueue_events(org, &events);
         events
     }

@@ -9,6 +9,7 @@
 //!
 //! The output goes through rustfmt, so it is committed formatted.
 
+mod docs;
 mod names;
 mod rust;
 
@@ -52,6 +53,28 @@ fn rustfmt(code: &str) -> Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
+/// Writes a generated file that needs no formatting, or with `check` notes it
+/// as stale when the committed one differs.
+fn write_or_check(
+    root: &Path,
+    rel: &'static str,
+    text: &str,
+    check: bool,
+    stale: &mut Vec<&'static str>,
+) -> Result<(), String> {
+    let path = root.join(rel);
+    if std::fs::read_to_string(&path).unwrap_or_default() == text {
+        return Ok(());
+    }
+    if check {
+        stale.push(rel);
+        return Ok(());
+    }
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {rel}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let check = std::env::args().any(|a| a == "--check");
     let root = root();
@@ -73,7 +96,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let reference = match docs::generate(&spec) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("spec/operations.json: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut stale = Vec::new();
+    if let Err(e) = write_or_check(&root, "docs/operations.md", &reference, check, &mut stale) {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
     for (rel, code) in [
         ("src/api/models.rs", generated.models),
         ("src/api/ops.rs", generated.ops),

@@ -176,6 +176,10 @@ fn every_operation_answers_typed_and_fits_the_official_schema() {
     // One real order, so that the operations that move an order find it and
     // the order queries answer with a stored order, not an empty list.
     let (order_id, command_id) = create_order(&client);
+    // Two table orders (one to close, one to cancel) and a reserve, for the
+    // `order.*` and `reserve.*` operations that act on one.
+    let table_orders = [create_table_order(&client), create_table_order(&client)];
+    let reserve_id = create_reserve(&client);
     // The back-office families keep records: create first, so that the other
     // operations of a family act on a record that exists, and end with the
     // ones that retire it.
@@ -244,6 +248,30 @@ fn every_operation_answers_typed_and_fits_the_official_schema() {
         }
         if let Some(ids) = request.get_mut("orderIds") {
             *ids = json!([order_id]);
+        }
+        if op.name.starts_with("order.") && request.get("orderId").is_some() {
+            let which = usize::from(op.name == "order.cancel");
+            request["orderId"] = json!(table_orders[which]);
+        }
+        if op.name == "order.by_id" {
+            request["orderIds"] = json!(table_orders);
+        }
+        if op.name.starts_with("reserve.") {
+            if request.get("reserveId").is_some() {
+                request["reserveId"] = json!(reserve_id);
+            }
+            if request.get("reserveIds").is_some() {
+                request["reserveIds"] = json!([reserve_id]);
+            }
+        }
+        if op.name == "order.create" || op.name == "reserve.create" {
+            // Both calls below create: each gets an id of its own.
+            if let Some(order) = request.get_mut("order").and_then(Value::as_object_mut) {
+                order.remove("id");
+            }
+            if let Some(fields) = request.as_object_mut() {
+                fields.remove("id");
+            }
         }
         if op.edition == "newer"
             && request.get("filters").is_some()
@@ -319,6 +347,49 @@ fn every_operation_answers_typed_and_fits_the_official_schema() {
         failures.join("\n")
     );
     assert!(checked >= 325, "only {checked} operations checked");
+}
+
+/// Creates a table order of menu products and waits for it; its id.
+fn create_table_order(client: &Client) -> String {
+    let mut request = example_request("/api/1/order/create").expect("known");
+    if let Some(order) = request.get_mut("order").and_then(Value::as_object_mut) {
+        order.remove("id");
+        order.insert(
+            "items".into(),
+            json!([{"type": "Product", "productId": iikocloud_emulator::MENU_PRODUCTS[0].0, "amount": 1, "price": 590}]),
+        );
+    }
+    let answer = call_by_name(client, "order.create", &request).expect("table order created");
+    wait(client, &answer);
+    answer["orderInfo"]["id"]
+        .as_str()
+        .expect("orderInfo.id")
+        .to_string()
+}
+
+/// Creates a reserve and waits for it; its id.
+fn create_reserve(client: &Client) -> String {
+    let mut request = example_request("/api/1/reserve/create").expect("known");
+    if let Some(fields) = request.as_object_mut() {
+        fields.remove("id");
+    }
+    let answer = call_by_name(client, "reserve.create", &request).expect("reserve created");
+    wait(client, &answer);
+    answer["reserveInfo"]["id"]
+        .as_str()
+        .expect("reserveInfo.id")
+        .to_string()
+}
+
+fn wait(client: &Client, answer: &Value) {
+    let cid = answer["correlationId"].as_str().expect("correlationId");
+    client
+        .wait_command(
+            iikocloud_emulator::DEFAULT_ORGANIZATION_ID,
+            cid,
+            &iikocloud::api::WaitOptions::default(),
+        )
+        .expect("command finished");
 }
 
 /// Creates a delivery order of menu products and waits for it; its id and

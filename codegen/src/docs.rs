@@ -55,13 +55,21 @@ pub fn generate(spec: &Value) -> Result<String, String> {
     out.push_str("## Count by family\n\n| family | official | newer edition |\n|---|---:|---:|\n");
     for (fam, list) in &by_family {
         let n = |e: &str| list.iter().filter(|o| o["edition"] == e).count();
-        writeln!(out, "| `{fam}` | {} | {} |", n("official"), n("newer")).map_err(|e| e.to_string())?;
+        writeln!(out, "| `{fam}` | {} | {} |", n("official"), n("newer"))
+            .map_err(|e| e.to_string())?;
     }
-    writeln!(out, "| **all** | **{}** | **{}** |", count("official"), count("newer"))
-        .map_err(|e| e.to_string())?;
+    writeln!(
+        out,
+        "| **all** | **{}** | **{}** |",
+        count("official"),
+        count("newer")
+    )
+    .map_err(|e| e.to_string())?;
     for (fam, list) in &by_family {
         writeln!(out, "\n## `{fam}`\n").map_err(|e| e.to_string())?;
-        out.push_str("| operation | path | edition | kind | restriction group |\n|---|---|---|---|---|\n");
+        out.push_str(
+            "| operation | path | edition | kind | restriction group |\n|---|---|---|---|---|\n",
+        );
         for op in list {
             let kind = if op["command"] == true {
                 "command"
@@ -70,7 +78,11 @@ pub fn generate(spec: &Value) -> Result<String, String> {
             } else {
                 "change"
             };
-            let deprecated = if op["deprecated"] == true { " (deprecated)" } else { "" };
+            let deprecated = if op["deprecated"] == true {
+                " (deprecated)"
+            } else {
+                ""
+            };
             writeln!(
                 out,
                 "| `{}`{deprecated} | `{} {}` | {} | {kind} | {} |",

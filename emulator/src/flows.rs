@@ -54,6 +54,8 @@ pub(crate) enum Effect {
         terminal_group_id: String,
         change: StopListChange,
     },
+    /// Anything else, done by a closure (table orders, reserves).
+    Apply(Box<dyn FnOnce(&Shared) -> Result<(), String> + Send>),
 }
 
 pub(crate) enum StopListChange {
@@ -76,7 +78,7 @@ pub(crate) struct Commands {
 
 /// Registers a command answered with `cid` and finishes it after
 /// [`COMMAND_DELAY`] on a thread of its own.
-fn start(shared: &Arc<Shared>, org: &str, cid: &str, effect: Effect) {
+pub(crate) fn start(shared: &Arc<Shared>, org: &str, cid: &str, effect: Effect) {
     lock(&shared.commands).by_id.insert(
         cid.to_string(),
         Command {
@@ -123,6 +125,7 @@ fn finish(shared: &Shared, org: &str, effect: Effect) -> Result<(), String> {
             .apply_stop_list_change(org, &terminal_group_id, change)
             .map(|_| ())
             .map_err(|e| e.to_string()),
+        Effect::Apply(apply) => apply(shared),
     }
 }
 
@@ -175,6 +178,15 @@ pub(crate) fn handle(
             stop_list(shared, name, body, cid)
         }
         "nomenclature" => nomenclature(op, body, cid),
+        "order.create"
+        | "order.add_items"
+        | "order.close"
+        | "order.cancel"
+        | "order.by_id"
+        | "order.by_table"
+        | "reserve.create"
+        | "reserve.cancel"
+        | "reserve.status_by_id" => crate::tables::handle(shared, name, body, cid),
         _ if op["command"] == true => {
             // Any other command succeeds after the delay.
             let reply = schema_answer(op, body, cid);

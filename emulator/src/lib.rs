@@ -34,6 +34,7 @@ mod records;
 mod server;
 mod sink;
 mod state;
+mod tables;
 mod tokens;
 mod util;
 mod webhooks;

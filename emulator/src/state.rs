@@ -84,6 +84,7 @@ pub(crate) struct Shared {
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
     pub(crate) commands: Mutex<crate::flows::Commands>,
+    pub(crate) tables: Mutex<crate::tables::Tables>,
     pub(crate) backoffice: Mutex<crate::backoffice::BackOffice>,
     pub(crate) hub: Arc<Hub>,
 }
@@ -98,6 +99,7 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             world: Mutex::new(world),
             commands: Mutex::new(Default::default()),
+            tables: Mutex::new(Default::default()),
             backoffice: Mutex::new(Default::default()),
             hub,
         }
@@ -109,6 +111,7 @@ impl Shared {
         lock(&self.faults).clear();
         *lock(&self.world) = World::new(&self.fixtures);
         *lock(&self.commands) = Default::default();
+        *lock(&self.tables) = Default::default();
         lock(&self.backoffice).clear();
         self.hub.reset();
     }
@@ -560,6 +563,26 @@ impl Shared {
         Ok(self.emit(&org, vec![event]))
     }
 
+    /// A new order number, a strictly increasing timestamp and the first
+    /// terminal group of the organization, for entities kept elsewhere
+    /// (table orders, reserves).
+    pub(crate) fn next_entity(
+        &self,
+        organization_id: &str,
+    ) -> Result<(String, i64, i64, String), EmulatorError> {
+        let org = self.check_org(organization_id)?;
+        let mut world = lock(&self.world);
+        let number = world.next_number();
+        let timestamp = world.next_timestamp();
+        let tg = self.first_terminal_group(&world, &org);
+        Ok((org, number, timestamp, tg))
+    }
+
+    /// A strictly increasing timestamp shared with the delivery orders.
+    pub(crate) fn next_timestamp(&self) -> i64 {
+        lock(&self.world).next_timestamp()
+    }
+
     pub(crate) fn send_event(
         &self,
         organization_id: &str,
@@ -622,7 +645,7 @@ impl Shared {
 
 /// Writes what a create request says into the emulated order: its items
 /// (menu names and prices), sum, payments, phone and comment.
-fn fill_from_request(order: &mut Value, request: &Value) {
+pub(crate) fn fill_from_request(order: &mut Value, request: &Value) {
     let mut sum = 0.0;
     let mut items = Vec::new();
     for item in request["items"].as_array().into_iter().flatten() {

@@ -12,7 +12,7 @@ use crate::util::{format_time, format_utc, new_uuid};
 /// Offset of the emulated terminals' local time from UTC.
 const TERMINAL_UTC_OFFSET_SECS: i64 = 3 * 3600;
 
-fn local(t: SystemTime) -> String {
+pub(crate) fn local(t: SystemTime) -> String {
     format_time(t, TERMINAL_UTC_OFFSET_SECS)
 }
 

@@ -38,6 +38,9 @@ pub const MENU_PRODUCTS: [(&str, &str, f64); 3] = [
     ),
 ];
 
+/// A command's work, run when it finishes; `Err` is its failure reason.
+pub(crate) type Apply = Box<dyn FnOnce(&Shared) -> Result<(), String> + Send>;
+
 /// What a command does when it finishes.
 pub(crate) enum Effect {
     /// Nothing beyond `Success`.
@@ -55,7 +58,7 @@ pub(crate) enum Effect {
         change: StopListChange,
     },
     /// Anything else, done by a closure (table orders, reserves).
-    Apply(Box<dyn FnOnce(&Shared) -> Result<(), String> + Send>),
+    Apply(Apply),
 }
 
 pub(crate) enum StopListChange {

@@ -13,6 +13,8 @@ mod bench;
 pub mod client;
 pub mod error;
 mod ffi;
+pub mod op_table;
+pub mod operations;
 pub mod organizations;
 pub mod status;
 pub mod webhook;

@@ -2091,6 +2091,20 @@ iiko_status iiko_client_call_operation(const iiko_client *client, iiko_operation
 iiko_status iiko_client_call_operation_wait(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint64_t wait_timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
 
 /**
+ * Polls `commands/status` for a command's `correlation_id` (from a command's
+ * answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
+ * (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+ * `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
+ * `iiko_client_call_operation_wait` does. Blocks the calling thread only.
+ * Thread-safe.
+ *
+ * # Safety
+ * `client` must be NULL or a live client; the strings must be NULL or
+ * NUL-terminated; `err_out` must be NULL or writable.
+ */
+iiko_status iiko_client_wait_command(const iiko_client *client, const char *organization_id, const char *correlation_id, uint64_t wait_timeout_ms, iiko_error **err_out);
+
+/**
  * The number of organizations (0 for NULL).
  *
  * # Safety

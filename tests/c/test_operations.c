@@ -316,6 +316,36 @@ static void test_command_errors_carry_the_reason(void) {
     CHECK_CONTAINS(iiko_status_str(IIKO_STATUS_COMMAND_FAILED), "IIKO_STATUS_COMMAND_FAILED");
     iiko_error_free(err);
     err = NULL;
+    /* Waiting on a correlationId of one's own. */
+    const char *good = "{\"organizationId\":\"" ORG "\",\"terminalGroupId\":\"" TG "\","
+                       "\"order\":{\"phone\":\"+79160000006\",\"items\":[{\"type\":\"Product\","
+                       "\"productId\":\"b1e604c4-586f-4a06-b3d0-ff67e6c542a2\",\"amount\":1,"
+                       "\"price\":5}]}}";
+    CHECK_STATUS(iiko_client_call_operation(client, IIKO_OP_DELIVERIES_CREATE, good, 0, 0, &json,
+                                            &err),
+                 IIKO_STATUS_OK, err);
+    size_t len = 0;
+    const char *cid = json != SENTINEL ? json_at(json, "correlationId", &len) : NULL;
+    CHECK(cid != NULL && len == 38);
+    if (cid != NULL && len == 38) {
+        char id[37];
+        memcpy(id, cid + 1, 36);
+        id[36] = '\0';
+        CHECK_STATUS(iiko_client_wait_command(client, ORG, id, 20000, &err), IIKO_STATUS_OK, err);
+        CHECK_STATUS(iiko_client_wait_command(client, ORG, "8c1bd5c1-0000-4000-8000-00000000dead",
+                                              20000, &err),
+                     IIKO_STATUS_COMMAND_EXPIRED, err);
+        iiko_error_free(err);
+        err = NULL;
+    }
+    CHECK_STATUS(iiko_client_wait_command(client, ORG, NULL, 0, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    CHECK_STATUS(iiko_client_wait_command(NULL, ORG, ORG, 0, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    if (json != SENTINEL) {
+        iiko_string_free(json);
+    }
+    json = SENTINEL;
     /* A read is not a command: refused before sending. */
     CHECK_STATUS(iiko_client_call_operation_wait(client, IIKO_OP_TERMINAL_GROUPS,
                                                  "{\"organizationIds\":[\"" ORG "\"]}", 0, 0, 0,

@@ -292,6 +292,39 @@ pub unsafe extern "C" fn iiko_client_call_operation_wait(
     })
 }
 
+/// Polls `commands/status` for a command's `correlation_id` (from a command's
+/// answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
+/// (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+/// `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
+/// `iiko_client_call_operation_wait` does. Blocks the calling thread only.
+/// Thread-safe.
+///
+/// # Safety
+/// `client` must be NULL or a live client; the strings must be NULL or
+/// NUL-terminated; `err_out` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_wait_command(
+    client: *const iiko_client,
+    organization_id: *const c_char,
+    correlation_id: *const c_char,
+    wait_timeout_ms: u64,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (client, org, cid) = unsafe {
+            (
+                iiko_client::try_ref(client, "client")?,
+                crate::ffi::arg_str(organization_id, "organization_id")?,
+                crate::ffi::arg_str(correlation_id, "correlation_id")?,
+            )
+        };
+        let wait = WaitOptions::from_timeout_ms(wait_timeout_ms)?;
+        client.core().wait_command(org, cid, &wait)?;
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

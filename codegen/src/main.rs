@@ -11,6 +11,7 @@
 
 mod c;
 mod names;
+mod php;
 mod rust;
 
 use std::path::{Path, PathBuf};
@@ -80,7 +81,7 @@ fn main() -> ExitCode {
         ("src/api/ops.rs".to_string(), generated.ops),
     ];
     // One line per further generator (each in its own module).
-    for more in [c::files(&spec, &root)] {
+    for more in [c::files(&spec, &root), php::files(&spec)] {
         match more {
             Ok(f) => files.extend(f),
             Err(e) => {
@@ -110,7 +111,11 @@ fn main() -> ExitCode {
         }
         if check {
             stale.push(rel.to_string());
-        } else if let Err(e) = std::fs::write(&path, formatted) {
+        } else if let Err(e) = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, formatted))
+        {
             eprintln!("cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         } else {

@@ -77,6 +77,10 @@ final class HeaderConstantsTest extends TestCase
             (new \ReflectionClassConstant(Client::class, 'CALL_IDEMPOTENT'))->getValue()
         );
         self::assertSame(
+            $defines['IIKO_CALL_MONEY_AS_STRING'],
+            (new \ReflectionClassConstant(Client::class, 'CALL_MONEY_AS_STRING'))->getValue()
+        );
+        self::assertSame(
             $defines['IIKO_WEBHOOK_REJECT_SINGLE_OBJECT'],
             (new \ReflectionClassConstant(Webhooks::class, 'REJECT_SINGLE_OBJECT'))->getValue()
         );
@@ -110,6 +114,7 @@ final class HeaderConstantsTest extends TestCase
             2 => Exception\TransportException::class,
             3 => Exception\ApiException::class,
             4 => IikoException::class,
+            5 => Exception\CommandException::class,
             9 => IikoException::class,
         ];
         foreach ((new \ReflectionClass(Status::class))->getConstants() as $name => $code) {

@@ -237,7 +237,7 @@ pub fn files(spec: &Value) -> Result<Vec<(String, String)>, String> {
             )
         } else {
             let class = pascal(seg);
-            group_class(spec, &class, &[seg.clone()], node, &mut files);
+            group_class(spec, &class, std::slice::from_ref(seg), node, &mut files);
             let getter = |receiver: &str| {
                 format!(
                     "    /** The `{seg}` operations. */\n    public function {m}(): {class}\n    {{\n        return new {class}({receiver});\n    }}\n"

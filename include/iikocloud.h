@@ -239,6 +239,578 @@ typedef int32_t iiko_status;
 typedef int32_t iiko_operation;
 
 /**
+ * A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
+ * from the documented event schemas (`WebHooks.*EventInfo`) and numbered
+ * append-only (`spec/event-field-numbers.json`); 0 is no field.
+ */
+typedef int32_t iiko_event_field;
+
+/**
+ * `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EVENT_TYPE 1
+
+/**
+ * `eventTime` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EVENT_TIME 2
+
+/**
+ * `organizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORGANIZATION_ID 3
+
+/**
+ * `correlationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_CORRELATION_ID 4
+
+/**
+ * `eventInfo.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ID 5
+
+/**
+ * `eventInfo.posId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_POS_ID 6
+
+/**
+ * `eventInfo.externalNumber` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EXTERNAL_NUMBER 7
+
+/**
+ * `eventInfo.organizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_INFO_ORGANIZATION_ID 8
+
+/**
+ * `eventInfo.timestamp` (integer) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_TIMESTAMP 9
+
+/**
+ * `eventInfo.creationStatus` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_CREATION_STATUS 10
+
+/**
+ * `eventInfo.errorInfo.code` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_CODE 11
+
+/**
+ * `eventInfo.errorInfo.message` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_MESSAGE 12
+
+/**
+ * `eventInfo.errorInfo.description` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_DESCRIPTION 13
+
+/**
+ * `eventInfo.errorInfo.additionalData` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_ADDITIONAL_DATA 14
+
+/**
+ * `eventInfo.errorInfo.errorReason` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_ERROR_REASON 15
+
+/**
+ * `eventInfo.order.parentDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PARENT_DELIVERY_ID 16
+
+/**
+ * `eventInfo.order.phone` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PHONE 17
+
+/**
+ * `eventInfo.order.phoneExtension` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PHONE_EXTENSION 18
+
+/**
+ * `eventInfo.order.deliveryPoint.externalCartographyId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_POINT_EXTERNAL_CARTOGRAPHY_ID 19
+
+/**
+ * `eventInfo.order.deliveryPoint.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_POINT_COMMENT 20
+
+/**
+ * `eventInfo.order.status` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_STATUS 21
+
+/**
+ * `eventInfo.order.cancelInfo.whenCancelled` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CANCEL_INFO_WHEN_CANCELLED 22
+
+/**
+ * `eventInfo.order.cancelInfo.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CANCEL_INFO_COMMENT 23
+
+/**
+ * `eventInfo.order.courierInfo.isCourierSelectedManually` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COURIER_INFO_IS_COURIER_SELECTED_MANUALLY 24
+
+/**
+ * `eventInfo.order.completeBefore` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COMPLETE_BEFORE 25
+
+/**
+ * `eventInfo.order.whenCreated` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CREATED 26
+
+/**
+ * `eventInfo.order.whenConfirmed` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CONFIRMED 27
+
+/**
+ * `eventInfo.order.whenPrinted` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_PRINTED 28
+
+/**
+ * `eventInfo.order.whenCookingCompleted` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_COOKING_COMPLETED 29
+
+/**
+ * `eventInfo.order.whenSended` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_SENDED 30
+
+/**
+ * `eventInfo.order.whenDelivered` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_DELIVERED 31
+
+/**
+ * `eventInfo.order.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COMMENT 32
+
+/**
+ * `eventInfo.order.problem.hasProblem` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROBLEM_HAS_PROBLEM 33
+
+/**
+ * `eventInfo.order.problem.description` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROBLEM_DESCRIPTION 34
+
+/**
+ * `eventInfo.order.operator.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_ID 35
+
+/**
+ * `eventInfo.order.operator.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_NAME 36
+
+/**
+ * `eventInfo.order.operator.phone` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_PHONE 37
+
+/**
+ * `eventInfo.order.marketingSource.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MARKETING_SOURCE_ID 38
+
+/**
+ * `eventInfo.order.marketingSource.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MARKETING_SOURCE_NAME 39
+
+/**
+ * `eventInfo.order.deliveryDuration` (integer) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_DURATION 40
+
+/**
+ * `eventInfo.order.indexInCourierRoute` (integer) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_INDEX_IN_COURIER_ROUTE 41
+
+/**
+ * `eventInfo.order.cookingStartTime` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COOKING_START_TIME 42
+
+/**
+ * `eventInfo.order.isDeleted` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_IS_DELETED 43
+
+/**
+ * `eventInfo.order.whenReceivedByApi` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_RECEIVED_BY_API 44
+
+/**
+ * `eventInfo.order.whenReceivedFromFront` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_RECEIVED_FROM_FRONT 45
+
+/**
+ * `eventInfo.order.movedFromDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_DELIVERY_ID 46
+
+/**
+ * `eventInfo.order.movedFromTerminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_TERMINAL_GROUP_ID 47
+
+/**
+ * `eventInfo.order.movedFromOrganizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_ORGANIZATION_ID 48
+
+/**
+ * `eventInfo.order.externalCourierService.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_EXTERNAL_COURIER_SERVICE_ID 49
+
+/**
+ * `eventInfo.order.externalCourierService.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_EXTERNAL_COURIER_SERVICE_NAME 50
+
+/**
+ * `eventInfo.order.movedToDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_DELIVERY_ID 51
+
+/**
+ * `eventInfo.order.movedToTerminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_TERMINAL_GROUP_ID 52
+
+/**
+ * `eventInfo.order.movedToOrganizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_ORGANIZATION_ID 53
+
+/**
+ * `eventInfo.order.menuId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MENU_ID 54
+
+/**
+ * `eventInfo.order.deliveryZone` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_ZONE 55
+
+/**
+ * `eventInfo.order.lockedAt` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_LOCKED_AT 56
+
+/**
+ * `eventInfo.order.estimatedTime` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ESTIMATED_TIME 57
+
+/**
+ * `eventInfo.order.isAsap` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_IS_ASAP 58
+
+/**
+ * `eventInfo.order.whenPacked` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_PACKED 59
+
+/**
+ * `eventInfo.order.priceCategory.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PRICE_CATEGORY_ID 60
+
+/**
+ * `eventInfo.order.priceCategory.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PRICE_CATEGORY_NAME 61
+
+/**
+ * `eventInfo.order.trackingLink` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TRACKING_LINK 62
+
+/**
+ * `eventInfo.order.sum` (exact decimal) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SUM 63
+
+/**
+ * `eventInfo.order.number` (integer) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_NUMBER 64
+
+/**
+ * `eventInfo.order.sourceKey` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SOURCE_KEY 65
+
+/**
+ * `eventInfo.order.whenBillPrinted` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_BILL_PRINTED 66
+
+/**
+ * `eventInfo.order.whenClosed` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CLOSED 67
+
+/**
+ * `eventInfo.order.conception.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_ID 68
+
+/**
+ * `eventInfo.order.conception.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_NAME 69
+
+/**
+ * `eventInfo.order.conception.code` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_CODE 70
+
+/**
+ * `eventInfo.order.guestsInfo.count` (integer) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_GUESTS_INFO_COUNT 71
+
+/**
+ * `eventInfo.order.guestsInfo.splitBetweenPersons` (true or false) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_GUESTS_INFO_SPLIT_BETWEEN_PERSONS 72
+
+/**
+ * `eventInfo.order.orderType.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_ID 73
+
+/**
+ * `eventInfo.order.orderType.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_NAME 74
+
+/**
+ * `eventInfo.order.orderType.orderServiceType` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_ORDER_SERVICE_TYPE 75
+
+/**
+ * `eventInfo.order.terminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TERMINAL_GROUP_ID 76
+
+/**
+ * `eventInfo.order.processedPaymentsSum` (exact decimal) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROCESSED_PAYMENTS_SUM 77
+
+/**
+ * `eventInfo.order.loyaltyInfo.coupon` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_LOYALTY_INFO_COUPON 78
+
+/**
+ * `eventInfo.roleId` (text) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_ROLE_ID 79
+
+/**
+ * `eventInfo.opened` (true or false) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_OPENED 80
+
+/**
+ * `eventInfo.terminalGroupId` (text) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_TERMINAL_GROUP_ID 81
+
+/**
+ * `eventInfo.isDeleted` (true or false) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_IS_DELETED 82
+
+/**
+ * `eventInfo.reserve.guestsCount` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_GUESTS_COUNT 83
+
+/**
+ * `eventInfo.reserve.comment` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_COMMENT 84
+
+/**
+ * `eventInfo.reserve.durationInMinutes` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_DURATION_IN_MINUTES 85
+
+/**
+ * `eventInfo.reserve.shouldRemind` (true or false) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_SHOULD_REMIND 86
+
+/**
+ * `eventInfo.reserve.status` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_STATUS 87
+
+/**
+ * `eventInfo.reserve.cancelReason` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_CANCEL_REASON 88
+
+/**
+ * `eventInfo.reserve.estimatedStartTime` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ESTIMATED_START_TIME 89
+
+/**
+ * `eventInfo.reserve.guestsComingTime` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_GUESTS_COMING_TIME 90
+
+/**
+ * `eventInfo.reserve.phone` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_PHONE 91
+
+/**
+ * `eventInfo.reserve.eventType` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_EVENT_TYPE 92
+
+/**
+ * `eventInfo.reserve.order.menuId` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_MENU_ID 93
+
+/**
+ * `eventInfo.reserve.order.sum` (exact decimal) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_SUM 94
+
+/**
+ * `eventInfo.reserve.order.number` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_NUMBER 95
+
+/**
+ * `eventInfo.reserve.order.sourceKey` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_SOURCE_KEY 96
+
+/**
+ * `eventInfo.reserve.order.whenBillPrinted` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_WHEN_BILL_PRINTED 97
+
+/**
+ * `eventInfo.reserve.order.whenClosed` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_WHEN_CLOSED 98
+
+/**
+ * `eventInfo.reserve.order.terminalGroupId` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_TERMINAL_GROUP_ID 99
+
+/**
+ * `eventInfo.reserve.order.processedPaymentsSum` (exact decimal) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_PROCESSED_PAYMENTS_SUM 100
+
+/**
+ * `eventInfo.order.customer.id` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_ID 101
+
+/**
+ * `eventInfo.order.customer.name` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_NAME 102
+
+/**
+ * `eventInfo.order.customer.surname` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_SURNAME 103
+
+/**
+ * `eventInfo.order.customer.comment` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_COMMENT 104
+
+/**
+ * `eventInfo.order.customer.gender` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_GENDER 105
+
+/**
+ * `eventInfo.order.customer.inBlacklist` (true or false) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_IN_BLACKLIST 106
+
+/**
+ * `eventInfo.order.customer.blacklistReason` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_BLACKLIST_REASON 107
+
+/**
+ * `eventInfo.order.customer.birthdate` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_BIRTHDATE 108
+
+/**
+ * `eventInfo.order.waiter.id` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_ID 109
+
+/**
+ * `eventInfo.order.waiter.name` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_NAME 110
+
+/**
+ * `eventInfo.order.waiter.phone` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_PHONE 111
+
+/**
+ * `eventInfo.order.tabName` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TAB_NAME 112
+
+/**
+ * `eventInfo.order.splitOrderBetweenCashRegisters` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SPLIT_ORDER_BETWEEN_CASH_REGISTERS 113
+
+/**
  * `access_token`: `POST /api/v2/access_token` (not retried).
  */
 #define IIKO_OP_ACCESS_TOKEN 1
@@ -2556,5 +3128,41 @@ iiko_status iiko_ordering_guard_forget(const iiko_ordering_guard *ordering, cons
  * `ordering` must be NULL or a live handle.
  */
 size_t iiko_ordering_guard_len(const iiko_ordering_guard *ordering);
+
+/**
+ * The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
+ */
+iiko_event_field iiko_event_field_count(void);
+
+/**
+ * The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
+ * a number that is not a field. Static: do not free. Thread-safe.
+ */
+const char *iiko_event_field_path(iiko_event_field field);
+
+/**
+ * The field with the dotted path `path`, or 0 when there is none (or `path`
+ * is NULL or not UTF-8). Thread-safe.
+ *
+ * # Safety
+ * `path` must be NULL or NUL-terminated.
+ */
+iiko_event_field iiko_event_field_by_path(const char *path);
+
+/**
+ * Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
+ * as text: strings as they are, numbers exactly as the body wrote them (an
+ * amount never goes through a C double), booleans as `"true"`/`"false"`.
+ *
+ * On success writes to `*value_out` the text (yours; free it with
+ * `iiko_string_free`), or NULL when the event does not have the field (absent,
+ * `null`, or a field of another event type). An index out of range or an
+ * unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `events` must be NULL or a live handle; `value_out` and `err_out` must be
+ * NULL or writable.
+ */
+iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_event_field field, char **value_out, iiko_error **err_out);
 
 #endif  /* IIKOCLOUD_H */

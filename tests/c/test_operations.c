@@ -564,7 +564,71 @@ static void test_vectors(void) {
     CHECK(cases >= 20);
 }
 
+/* ---- webhook event fields (generated IIKO_EVENT_FIELD_*) ---- */
+
+static void test_event_fields(void) {
+    const char *dir = getenv("IIKO_VECTORS");
+    CHECK(dir != NULL);
+    if (dir == NULL) {
+        return;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/payloads/multi_all_types.json", dir);
+    size_t len = 0;
+    unsigned char *body = read_file(path, &len);
+    CHECK(body != NULL);
+    if (body == NULL) {
+        return;
+    }
+    iiko_events *events = NULL;
+    iiko_error *err = NULL;
+    CHECK_STATUS(iiko_webhook_parse((const char *)body, len, 0, 0, 0, &events, &err),
+                 IIKO_STATUS_OK, err);
+    free(body);
+    char *value = SENTINEL;
+    CHECK_STATUS(iiko_events_field(events, 0, IIKO_EVENT_FIELD_EVENT_TYPE, &value, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK_STR(value, "DeliveryOrderUpdate");
+    iiko_string_free(value);
+    /* The amount as the body wrote it, never through a double. */
+    CHECK_STATUS(iiko_events_field(events, 0, IIKO_EVENT_FIELD_ORDER_SUM, &value, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK_STR(value, "1780.0");
+    iiko_string_free(value);
+    CHECK_STATUS(iiko_events_field(events, 0, IIKO_EVENT_FIELD_ORDER_PHONE, &value, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK_STR(value, "+79161234567");
+    iiko_string_free(value);
+    /* A table order's phone is null: NULL. A reserve field of a delivery: NULL. */
+    CHECK_STATUS(iiko_events_field(events, 4, IIKO_EVENT_FIELD_ORDER_PHONE, &value, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK(value == NULL);
+    value = SENTINEL;
+    CHECK_STATUS(iiko_events_field(events, 0, IIKO_EVENT_FIELD_RESERVE_ORDER_SUM, &value, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK(value == NULL);
+    value = SENTINEL;
+    CHECK_STATUS(iiko_events_field(events, 99, IIKO_EVENT_FIELD_ORDER_SUM, &value, NULL),
+                 IIKO_STATUS_INVALID_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_events_field(events, 0, 0, &value, NULL), IIKO_STATUS_INVALID_ARGUMENT,
+                 NULL);
+    CHECK_STATUS(iiko_events_field(events, 0, iiko_event_field_count() + 1, &value, NULL),
+                 IIKO_STATUS_INVALID_ARGUMENT, NULL);
+    CHECK(value == SENTINEL);
+    CHECK_STATUS(iiko_events_field(events, 0, IIKO_EVENT_FIELD_ORDER_SUM, NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_events_field(NULL, 0, IIKO_EVENT_FIELD_ORDER_SUM, &value, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STR(iiko_event_field_path(IIKO_EVENT_FIELD_ORDER_SUM), "eventInfo.order.sum");
+    CHECK(iiko_event_field_by_path("eventInfo.order.sum") == IIKO_EVENT_FIELD_ORDER_SUM);
+    CHECK(iiko_event_field_by_path("eventInfo.order") == 0);
+    CHECK(iiko_event_field_by_path(NULL) == 0);
+    CHECK(iiko_event_field_path(0) == NULL);
+    iiko_events_free(events);
+}
+
 static const test_case cases[] = {
+    {"event_fields", test_event_fields},
     {"table", test_table},
     {"bad_arguments", test_bad_arguments},
     {"command_errors", test_command_errors_carry_the_reason},

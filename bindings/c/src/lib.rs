@@ -12,6 +12,7 @@
 mod bench;
 pub mod client;
 pub mod error;
+pub mod event_fields;
 mod ffi;
 pub mod op_table;
 pub mod operations;

@@ -444,6 +444,18 @@ class Event {
         const char *j = iiko_events_json(events_, index_);
         return j != nullptr ? std::string(j) : std::string();
     }
+    /** A documented field (an IIKO_EVENT_FIELD_* constant) as text: numbers exactly as the
+     *  body wrote them; nullopt when the event lacks it. Throws iiko::Error for an unknown
+     *  field. */
+    std::optional<std::string> field(iiko_event_field f) const {
+        char *v = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_events_field(events_, index_, f, &v, &err), &err);
+        if (v == nullptr) {
+            return std::nullopt;
+        }
+        return detail::take(v);
+    }
     /** Why the event could not be read; empty for a readable event. */
     std::optional<std::string> problem() const {
         return detail::opt(iiko_events_problem(events_, index_));

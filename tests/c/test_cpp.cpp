@@ -190,6 +190,15 @@ void test_webhooks() {
     }
     EXPECT(count == 8);
     iiko::Event first = events.at(0);
+    EXPECT(first.field(IIKO_EVENT_FIELD_ORDER_SUM) == std::optional<std::string>("1780.0"));
+    EXPECT(!events.at(4).field(IIKO_EVENT_FIELD_ORDER_PHONE).has_value());
+    bool unknown_field = false;
+    try {
+        first.field(0);
+    } catch (const iiko::Error &e) {
+        unknown_field = e.status() == IIKO_STATUS_INVALID_ARGUMENT;
+    }
+    EXPECT(unknown_field);
     EXPECT(first.type() == iiko::EventType::DeliveryOrderUpdate);
     EXPECT(first.sum() == std::optional<std::string>("1780"));
     EXPECT(first.order_number() == std::optional<int64_t>(10452));

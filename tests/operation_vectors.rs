@@ -132,3 +132,49 @@ fn a_timeout_outside_its_limits_is_refused_before_sending() {
     let e = call_operation(&client, "terminal_groups", &request, &options).unwrap_err();
     assert!(matches!(e, Error::Transport { .. }), "{e:?}");
 }
+
+#[test]
+fn reads_are_retried_and_commands_never_through_the_json_entry_point() {
+    use iikocloud_emulator::{Fault, FaultKind};
+    let emu = Emulator::start(EmulatorConfig::default()).expect("emulator");
+    let client = Client::builder()
+        .base_url(emu.url())
+        .v2(DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET, DEFAULT_API_KEY)
+        .retries(2)
+        .retry_base_delay(std::time::Duration::from_millis(10))
+        .build()
+        .expect("client");
+    let count = |path: &str| emu.requests().iter().filter(|r| r.path == path).count();
+    let options = OperationCall::default();
+
+    let groups = "/api/1/terminal_groups";
+    emu.inject(Fault::new(groups, FaultKind::Status(503), 1));
+    let read =
+        serde_json::json!({"organizationIds": [iikocloud_emulator::DEFAULT_ORGANIZATION_ID]});
+    call_operation(&client, "terminal_groups", &read, &options)
+        .expect("retried once, then answered");
+    assert_eq!(count(groups), 2);
+    // The operation's own Timeout, when given.
+    let two_s = OperationCall::default().timeout_ms(2000).expect("in range");
+    call_operation(&client, "terminal_groups", &read, &two_s).expect("answered");
+    let last = emu
+        .requests()
+        .into_iter()
+        .rev()
+        .find(|r| r.path == groups)
+        .expect("sent");
+    assert_eq!(last.timeout_header.as_deref(), Some("2"));
+
+    let create = "/api/1/deliveries/create";
+    emu.inject(Fault::new(create, FaultKind::Status(503), 1));
+    let order = serde_json::json!({
+        "organizationId": iikocloud_emulator::DEFAULT_ORGANIZATION_ID,
+        "terminalGroupId": iikocloud_emulator::DEFAULT_TERMINAL_GROUP_ID,
+        "order": {"phone": "+79160000000", "items": [
+            {"type": "Product", "productId": "b1e604c4-586f-4a06-b3d0-ff67e6c542a2", "amount": 1, "price": 590}
+        ]}
+    });
+    let e = call_operation(&client, "deliveries.create", &order, &options).unwrap_err();
+    assert_eq!(e.http_status(), Some(503), "{e}");
+    assert_eq!(count(create), 1, "a command is sent once");
+}

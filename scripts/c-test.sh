@@ -218,6 +218,15 @@ IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulato
     PRODUCT_ID=00000000-0000-4000-8000-000000000007 \
     run_example "example_operations (failed command)" 1 "IIKO_STATUS_COMMAND_FAILED" \
     "$OUT/example_operations"
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=91e69af5-c0e2-4057-a34b-2e98edbed03e \
+    run_example example_operations_cpp 0 "sum 199.8" "$OUT/example_operations_cpp"
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=00000000-0000-4000-8000-000000000007 \
+    run_example "example_operations_cpp (failed command)" 1 "the command failed: ProductNotFound" \
+    "$OUT/example_operations_cpp"
 echo "examples: $examples_passed passed, $examples_failed failed"
 TOTAL_PASSED=$((TOTAL_PASSED + examples_passed))
 TOTAL_FAILED=$((TOTAL_FAILED + examples_failed))

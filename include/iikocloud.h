@@ -6,7 +6,7 @@
  * - Names: functions iiko_<object>_<verb>, types iiko_<object>, constants IIKO_<GROUP>_<NAME>.
  * - Status: every fallible function returns iiko_status; IIKO_STATUS_OK (0) is the only success.
  *   Codes are grouped (1xx arguments, 2xx transport, 3xx service answer, 4xx webhook,
- *   9xx library) and only ever appended. iiko_status_str() names any code.
+ *   5xx commands, 9xx library) and only ever appended. iiko_status_str() names any code.
  * - Errors: fallible functions take a last `iiko_error **err_out`. Pass NULL if you do not want
  *   the detail. On failure, when err_out is not NULL, *err_out receives a new iiko_error that
  *   you free with iiko_error_free (a value already in *err_out is overwritten, not freed). On
@@ -67,6 +67,14 @@
  * the library, whatever the system trusts.
  */
 #define IIKO_TRUST_BUNDLED 1
+
+/**
+ * `iiko_client_call_operation` flag: write every amount of the answer as a
+ * JSON string (`"1250.5"`) instead of a JSON number, for JSON readers that
+ * turn numbers into doubles. Amounts as numbers are exact too: their text is
+ * the decimal.
+ */
+#define IIKO_CALL_MONEY_AS_STRING 2
 
 /**
  * `iiko_events_type`: an event type this SDK does not model (e.g.
@@ -215,11 +223,2237 @@ typedef struct iiko_organizations iiko_organizations;
 /**
  * The result of every fallible call: `IIKO_STATUS_OK` (0) or one of the
  * `IIKO_STATUS_*` codes. Codes are grouped in ranges (1xx your arguments,
- * 2xx transport, 3xx the service's answer, 4xx webhooks, 9xx the library);
+ * 2xx transport, 3xx the service's answer, 4xx webhooks, 5xx commands, 9xx the
+ * library);
  * test a range with `code / 100`. New codes may be added in any release:
  * treat an unknown code by its range.
  */
 typedef int32_t iiko_status;
+
+/**
+ * An operation's number: one of the `IIKO_OP_*` constants, from 1 to
+ * `iiko_operation_count()`. Numbers are only ever appended: an operation keeps
+ * its number in every release, and one the service retires leaves its number
+ * reserved (its accessors answer NULL / -1). 0 is no operation.
+ */
+typedef int32_t iiko_operation;
+
+/**
+ * A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
+ * from the documented event schemas (`WebHooks.*EventInfo`) and numbered
+ * append-only (`spec/event-field-numbers.json`); 0 is no field.
+ */
+typedef int32_t iiko_event_field;
+
+/**
+ * `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EVENT_TYPE 1
+
+/**
+ * `eventTime` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EVENT_TIME 2
+
+/**
+ * `organizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORGANIZATION_ID 3
+
+/**
+ * `correlationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_CORRELATION_ID 4
+
+/**
+ * `eventInfo.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ID 5
+
+/**
+ * `eventInfo.posId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_POS_ID 6
+
+/**
+ * `eventInfo.externalNumber` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_EXTERNAL_NUMBER 7
+
+/**
+ * `eventInfo.organizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_INFO_ORGANIZATION_ID 8
+
+/**
+ * `eventInfo.timestamp` (integer) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_TIMESTAMP 9
+
+/**
+ * `eventInfo.creationStatus` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_CREATION_STATUS 10
+
+/**
+ * `eventInfo.errorInfo.code` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_CODE 11
+
+/**
+ * `eventInfo.errorInfo.message` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_MESSAGE 12
+
+/**
+ * `eventInfo.errorInfo.description` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_DESCRIPTION 13
+
+/**
+ * `eventInfo.errorInfo.additionalData` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_ADDITIONAL_DATA 14
+
+/**
+ * `eventInfo.errorInfo.errorReason` (text) of DeliveryOrderError, DeliveryOrderUpdate, ReserveError, ReserveUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ERROR_INFO_ERROR_REASON 15
+
+/**
+ * `eventInfo.order.parentDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PARENT_DELIVERY_ID 16
+
+/**
+ * `eventInfo.order.phone` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PHONE 17
+
+/**
+ * `eventInfo.order.phoneExtension` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PHONE_EXTENSION 18
+
+/**
+ * `eventInfo.order.deliveryPoint.externalCartographyId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_POINT_EXTERNAL_CARTOGRAPHY_ID 19
+
+/**
+ * `eventInfo.order.deliveryPoint.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_POINT_COMMENT 20
+
+/**
+ * `eventInfo.order.status` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_STATUS 21
+
+/**
+ * `eventInfo.order.cancelInfo.whenCancelled` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CANCEL_INFO_WHEN_CANCELLED 22
+
+/**
+ * `eventInfo.order.cancelInfo.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CANCEL_INFO_COMMENT 23
+
+/**
+ * `eventInfo.order.courierInfo.isCourierSelectedManually` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COURIER_INFO_IS_COURIER_SELECTED_MANUALLY 24
+
+/**
+ * `eventInfo.order.completeBefore` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COMPLETE_BEFORE 25
+
+/**
+ * `eventInfo.order.whenCreated` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CREATED 26
+
+/**
+ * `eventInfo.order.whenConfirmed` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CONFIRMED 27
+
+/**
+ * `eventInfo.order.whenPrinted` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_PRINTED 28
+
+/**
+ * `eventInfo.order.whenCookingCompleted` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_COOKING_COMPLETED 29
+
+/**
+ * `eventInfo.order.whenSended` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_SENDED 30
+
+/**
+ * `eventInfo.order.whenDelivered` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_DELIVERED 31
+
+/**
+ * `eventInfo.order.comment` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COMMENT 32
+
+/**
+ * `eventInfo.order.problem.hasProblem` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROBLEM_HAS_PROBLEM 33
+
+/**
+ * `eventInfo.order.problem.description` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROBLEM_DESCRIPTION 34
+
+/**
+ * `eventInfo.order.operator.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_ID 35
+
+/**
+ * `eventInfo.order.operator.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_NAME 36
+
+/**
+ * `eventInfo.order.operator.phone` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_OPERATOR_PHONE 37
+
+/**
+ * `eventInfo.order.marketingSource.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MARKETING_SOURCE_ID 38
+
+/**
+ * `eventInfo.order.marketingSource.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MARKETING_SOURCE_NAME 39
+
+/**
+ * `eventInfo.order.deliveryDuration` (integer) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_DURATION 40
+
+/**
+ * `eventInfo.order.indexInCourierRoute` (integer) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_INDEX_IN_COURIER_ROUTE 41
+
+/**
+ * `eventInfo.order.cookingStartTime` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_COOKING_START_TIME 42
+
+/**
+ * `eventInfo.order.isDeleted` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_IS_DELETED 43
+
+/**
+ * `eventInfo.order.whenReceivedByApi` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_RECEIVED_BY_API 44
+
+/**
+ * `eventInfo.order.whenReceivedFromFront` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_RECEIVED_FROM_FRONT 45
+
+/**
+ * `eventInfo.order.movedFromDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_DELIVERY_ID 46
+
+/**
+ * `eventInfo.order.movedFromTerminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_TERMINAL_GROUP_ID 47
+
+/**
+ * `eventInfo.order.movedFromOrganizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_FROM_ORGANIZATION_ID 48
+
+/**
+ * `eventInfo.order.externalCourierService.id` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_EXTERNAL_COURIER_SERVICE_ID 49
+
+/**
+ * `eventInfo.order.externalCourierService.name` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_EXTERNAL_COURIER_SERVICE_NAME 50
+
+/**
+ * `eventInfo.order.movedToDeliveryId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_DELIVERY_ID 51
+
+/**
+ * `eventInfo.order.movedToTerminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_TERMINAL_GROUP_ID 52
+
+/**
+ * `eventInfo.order.movedToOrganizationId` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MOVED_TO_ORGANIZATION_ID 53
+
+/**
+ * `eventInfo.order.menuId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_MENU_ID 54
+
+/**
+ * `eventInfo.order.deliveryZone` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_DELIVERY_ZONE 55
+
+/**
+ * `eventInfo.order.lockedAt` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_LOCKED_AT 56
+
+/**
+ * `eventInfo.order.estimatedTime` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ESTIMATED_TIME 57
+
+/**
+ * `eventInfo.order.isAsap` (true or false) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_IS_ASAP 58
+
+/**
+ * `eventInfo.order.whenPacked` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_PACKED 59
+
+/**
+ * `eventInfo.order.priceCategory.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PRICE_CATEGORY_ID 60
+
+/**
+ * `eventInfo.order.priceCategory.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PRICE_CATEGORY_NAME 61
+
+/**
+ * `eventInfo.order.trackingLink` (text) of DeliveryOrderError, DeliveryOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TRACKING_LINK 62
+
+/**
+ * `eventInfo.order.sum` (exact decimal) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SUM 63
+
+/**
+ * `eventInfo.order.number` (integer) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_NUMBER 64
+
+/**
+ * `eventInfo.order.sourceKey` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SOURCE_KEY 65
+
+/**
+ * `eventInfo.order.whenBillPrinted` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_BILL_PRINTED 66
+
+/**
+ * `eventInfo.order.whenClosed` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WHEN_CLOSED 67
+
+/**
+ * `eventInfo.order.conception.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_ID 68
+
+/**
+ * `eventInfo.order.conception.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_NAME 69
+
+/**
+ * `eventInfo.order.conception.code` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CONCEPTION_CODE 70
+
+/**
+ * `eventInfo.order.guestsInfo.count` (integer) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_GUESTS_INFO_COUNT 71
+
+/**
+ * `eventInfo.order.guestsInfo.splitBetweenPersons` (true or false) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_GUESTS_INFO_SPLIT_BETWEEN_PERSONS 72
+
+/**
+ * `eventInfo.order.orderType.id` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_ID 73
+
+/**
+ * `eventInfo.order.orderType.name` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_NAME 74
+
+/**
+ * `eventInfo.order.orderType.orderServiceType` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_ORDER_TYPE_ORDER_SERVICE_TYPE 75
+
+/**
+ * `eventInfo.order.terminalGroupId` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TERMINAL_GROUP_ID 76
+
+/**
+ * `eventInfo.order.processedPaymentsSum` (exact decimal) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_PROCESSED_PAYMENTS_SUM 77
+
+/**
+ * `eventInfo.order.loyaltyInfo.coupon` (text) of DeliveryOrderError, DeliveryOrderUpdate, TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_LOYALTY_INFO_COUPON 78
+
+/**
+ * `eventInfo.roleId` (text) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_ROLE_ID 79
+
+/**
+ * `eventInfo.opened` (true or false) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_OPENED 80
+
+/**
+ * `eventInfo.terminalGroupId` (text) of PersonalShift events.
+ */
+#define IIKO_EVENT_FIELD_TERMINAL_GROUP_ID 81
+
+/**
+ * `eventInfo.isDeleted` (true or false) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_IS_DELETED 82
+
+/**
+ * `eventInfo.reserve.guestsCount` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_GUESTS_COUNT 83
+
+/**
+ * `eventInfo.reserve.comment` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_COMMENT 84
+
+/**
+ * `eventInfo.reserve.durationInMinutes` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_DURATION_IN_MINUTES 85
+
+/**
+ * `eventInfo.reserve.shouldRemind` (true or false) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_SHOULD_REMIND 86
+
+/**
+ * `eventInfo.reserve.status` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_STATUS 87
+
+/**
+ * `eventInfo.reserve.cancelReason` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_CANCEL_REASON 88
+
+/**
+ * `eventInfo.reserve.estimatedStartTime` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ESTIMATED_START_TIME 89
+
+/**
+ * `eventInfo.reserve.guestsComingTime` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_GUESTS_COMING_TIME 90
+
+/**
+ * `eventInfo.reserve.phone` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_PHONE 91
+
+/**
+ * `eventInfo.reserve.eventType` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_EVENT_TYPE 92
+
+/**
+ * `eventInfo.reserve.order.menuId` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_MENU_ID 93
+
+/**
+ * `eventInfo.reserve.order.sum` (exact decimal) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_SUM 94
+
+/**
+ * `eventInfo.reserve.order.number` (integer) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_NUMBER 95
+
+/**
+ * `eventInfo.reserve.order.sourceKey` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_SOURCE_KEY 96
+
+/**
+ * `eventInfo.reserve.order.whenBillPrinted` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_WHEN_BILL_PRINTED 97
+
+/**
+ * `eventInfo.reserve.order.whenClosed` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_WHEN_CLOSED 98
+
+/**
+ * `eventInfo.reserve.order.terminalGroupId` (text) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_TERMINAL_GROUP_ID 99
+
+/**
+ * `eventInfo.reserve.order.processedPaymentsSum` (exact decimal) of ReserveError, ReserveUpdate events.
+ */
+#define IIKO_EVENT_FIELD_RESERVE_ORDER_PROCESSED_PAYMENTS_SUM 100
+
+/**
+ * `eventInfo.order.customer.id` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_ID 101
+
+/**
+ * `eventInfo.order.customer.name` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_NAME 102
+
+/**
+ * `eventInfo.order.customer.surname` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_SURNAME 103
+
+/**
+ * `eventInfo.order.customer.comment` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_COMMENT 104
+
+/**
+ * `eventInfo.order.customer.gender` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_GENDER 105
+
+/**
+ * `eventInfo.order.customer.inBlacklist` (true or false) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_IN_BLACKLIST 106
+
+/**
+ * `eventInfo.order.customer.blacklistReason` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_BLACKLIST_REASON 107
+
+/**
+ * `eventInfo.order.customer.birthdate` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_BIRTHDATE 108
+
+/**
+ * `eventInfo.order.waiter.id` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_ID 109
+
+/**
+ * `eventInfo.order.waiter.name` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_NAME 110
+
+/**
+ * `eventInfo.order.waiter.phone` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_WAITER_PHONE 111
+
+/**
+ * `eventInfo.order.tabName` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_TAB_NAME 112
+
+/**
+ * `eventInfo.order.splitOrderBetweenCashRegisters` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_SPLIT_ORDER_BETWEEN_CASH_REGISTERS 113
+
+/**
+ * `access_token`: `POST /api/v2/access_token` (not retried).
+ */
+#define IIKO_OP_ACCESS_TOKEN 1
+
+/**
+ * `access_token_v1`: `POST /api/1/access_token` (not retried; deprecated).
+ */
+#define IIKO_OP_ACCESS_TOKEN_V1 2
+
+/**
+ * `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_CANCEL_CAUSES 3
+
+/**
+ * `cities`: `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ */
+#define IIKO_OP_CITIES 4
+
+/**
+ * `combo`: `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ */
+#define IIKO_OP_COMBO 5
+
+/**
+ * `combo.calculate`: `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
+ */
+#define IIKO_OP_COMBO_CALCULATE 6
+
+/**
+ * `commands.status`: `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands").
+ */
+#define IIKO_OP_COMMANDS_STATUS 7
+
+/**
+ * `deliveries.add_items`: `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_ADD_ITEMS 8
+
+/**
+ * `deliveries.add_payments`: `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ */
+#define IIKO_OP_DELIVERIES_ADD_PAYMENTS 9
+
+/**
+ * `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_PHONE 10
+
+/**
+ * `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_SOURCE_KEY_AND_FILTER 11
+
+/**
+ * `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_STATUS 12
+
+/**
+ * `deliveries.by_id`: `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_DELIVERIES_BY_ID 13
+
+/**
+ * `deliveries.by_revision`: `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision").
+ */
+#define IIKO_OP_DELIVERIES_BY_REVISION 14
+
+/**
+ * `deliveries.cancel`: `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_CANCEL 15
+
+/**
+ * `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_CANCEL_CONFIRMATION 16
+
+/**
+ * `deliveries.change_comment`: `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_COMMENT 17
+
+/**
+ * `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_COMPLETE_BEFORE 18
+
+/**
+ * `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_DELIVERY_POINT 19
+
+/**
+ * `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_DRIVER_INFO 20
+
+/**
+ * `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_EXTERNAL_DATA 21
+
+/**
+ * `deliveries.change_operator`: `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_OPERATOR 22
+
+/**
+ * `deliveries.change_payments`: `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_PAYMENTS 23
+
+/**
+ * `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_CHANGE_SERVICE_TYPE 24
+
+/**
+ * `deliveries.close`: `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_CLOSE 25
+
+/**
+ * `deliveries.confirm`: `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_CONFIRM 26
+
+/**
+ * `deliveries.create`: `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ */
+#define IIKO_OP_DELIVERIES_CREATE 27
+
+/**
+ * `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_BY_FILTER 28
+
+/**
+ * `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_BY_ID 29
+
+/**
+ * `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_COMMIT 30
+
+/**
+ * `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_CREATE 31
+
+/**
+ * `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_DELETE 32
+
+/**
+ * `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_LOCK 33
+
+/**
+ * `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_SAVE 34
+
+/**
+ * `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ */
+#define IIKO_OP_DELIVERIES_DRAFTS_UNLOCK 35
+
+/**
+ * `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_DELIVERIES_HISTORY_BY_DELIVERY_DATE_AND_PHONE 36
+
+/**
+ * `deliveries.order_types`: `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_DELIVERIES_ORDER_TYPES 37
+
+/**
+ * `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_DELIVERIES_PRINT_DELIVERY_BILL 38
+
+/**
+ * `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated).
+ */
+#define IIKO_OP_DELIVERIES_UPDATE_ORDER_COURIER 39
+
+/**
+ * `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_UPDATE_ORDER_DELIVERY_STATUS 40
+
+/**
+ * `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated).
+ */
+#define IIKO_OP_DELIVERIES_UPDATE_ORDER_PAYMENTS 41
+
+/**
+ * `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_DELIVERIES_UPDATE_ORDER_PROBLEM 42
+
+/**
+ * `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link` (not retried).
+ */
+#define IIKO_OP_DELIVERIES_UPDATE_TRACKING_LINK 43
+
+/**
+ * `delivery_restrictions`: `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_DELIVERY_RESTRICTIONS 44
+
+/**
+ * `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ */
+#define IIKO_OP_DELIVERY_RESTRICTIONS_ALLOWED 45
+
+/**
+ * `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_DISCOUNTS 46
+
+/**
+ * `employees.couriers`: `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+ */
+#define IIKO_OP_EMPLOYEES_COURIERS 47
+
+/**
+ * `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ */
+#define IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION 48
+
+/**
+ * `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ */
+#define IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION_BY_TERMINAL 49
+
+/**
+ * `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+ */
+#define IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE 50
+
+/**
+ * `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ */
+#define IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET 51
+
+/**
+ * `employees.info`: `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries").
+ */
+#define IIKO_OP_EMPLOYEES_INFO 52
+
+/**
+ * `employees.shift.clockin`: `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
+ */
+#define IIKO_OP_EMPLOYEES_SHIFT_CLOCKIN 53
+
+/**
+ * `employees.shift.clockout`: `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
+ */
+#define IIKO_OP_EMPLOYEES_SHIFT_CLOCKOUT 54
+
+/**
+ * `employees.shift.is_open`: `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+ */
+#define IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN 55
+
+/**
+ * `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+ */
+#define IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER 56
+
+/**
+ * `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_TRANSACTIONS_LIST 57
+
+/**
+ * `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST 58
+
+/**
+ * `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL 59
+
+/**
+ * `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_CREATE 60
+
+/**
+ * `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_GET 61
+
+/**
+ * `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_LIST 62
+
+/**
+ * `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_POST 63
+
+/**
+ * `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST 64
+
+/**
+ * `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried).
+ */
+#define IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE 65
+
+/**
+ * `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL 66
+
+/**
+ * `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_CREATE 67
+
+/**
+ * `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_GET 68
+
+/**
+ * `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_LIST 69
+
+/**
+ * `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_POST 70
+
+/**
+ * `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST 71
+
+/**
+ * `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried).
+ */
+#define IIKO_OP_FINANCE_OUTGOING_SERVICE_UPDATE 72
+
+/**
+ * `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate` (not retried).
+ */
+#define IIKO_OP_INVENTORY_COSTINGS_CALCULATE 73
+
+/**
+ * `inventory.counteragents`: `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_COUNTERAGENTS 74
+
+/**
+ * `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL 75
+
+/**
+ * `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CREATE 76
+
+/**
+ * `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_GET 77
+
+/**
+ * `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_LIST 78
+
+/**
+ * `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST 79
+
+/**
+ * `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST 80
+
+/**
+ * `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE 81
+
+/**
+ * `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL 82
+
+/**
+ * `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_CREATE 83
+
+/**
+ * `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_GET 84
+
+/**
+ * `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_LIST 85
+
+/**
+ * `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT 86
+
+/**
+ * `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE 87
+
+/**
+ * `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_POST 88
+
+/**
+ * `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST 89
+
+/**
+ * `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE 90
+
+/**
+ * `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL 91
+
+/**
+ * `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CREATE 92
+
+/**
+ * `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_GET 93
+
+/**
+ * `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_LIST 94
+
+/**
+ * `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST 95
+
+/**
+ * `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST 96
+
+/**
+ * `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE 97
+
+/**
+ * `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL 98
+
+/**
+ * `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CREATE 99
+
+/**
+ * `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_GET 100
+
+/**
+ * `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_LIST 101
+
+/**
+ * `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST 102
+
+/**
+ * `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST 103
+
+/**
+ * `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UPDATE 104
+
+/**
+ * `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
+ */
+#define IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES 105
+
+/**
+ * `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL 106
+
+/**
+ * `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_CREATE 107
+
+/**
+ * `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_GET 108
+
+/**
+ * `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_LIST 109
+
+/**
+ * `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT 110
+
+/**
+ * `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE 111
+
+/**
+ * `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST 112
+
+/**
+ * `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST 113
+
+/**
+ * `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE 114
+
+/**
+ * `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL 115
+
+/**
+ * `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CREATE 116
+
+/**
+ * `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_GET 117
+
+/**
+ * `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_LIST 118
+
+/**
+ * `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST 119
+
+/**
+ * `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST 120
+
+/**
+ * `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE 121
+
+/**
+ * `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL 122
+
+/**
+ * `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_CREATE 123
+
+/**
+ * `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_GET 124
+
+/**
+ * `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_LIST 125
+
+/**
+ * `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_POST 126
+
+/**
+ * `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST 127
+
+/**
+ * `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE 128
+
+/**
+ * `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL 129
+
+/**
+ * `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_CREATE 130
+
+/**
+ * `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_GET 131
+
+/**
+ * `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_LIST 132
+
+/**
+ * `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_POST 133
+
+/**
+ * `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST 134
+
+/**
+ * `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE 135
+
+/**
+ * `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL 136
+
+/**
+ * `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CREATE 137
+
+/**
+ * `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_GET 138
+
+/**
+ * `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_LIST 139
+
+/**
+ * `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST 140
+
+/**
+ * `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST 141
+
+/**
+ * `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE 142
+
+/**
+ * `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL 143
+
+/**
+ * `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CREATE 144
+
+/**
+ * `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_GET 145
+
+/**
+ * `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_LIST 146
+
+/**
+ * `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST 147
+
+/**
+ * `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST 148
+
+/**
+ * `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UPDATE 149
+
+/**
+ * `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CALCULATE 150
+
+/**
+ * `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_LOYALTY_IIKO_CHECK_SMS_SENDING_POSSIBILITY 151
+
+/**
+ * `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_LOYALTY_IIKO_CHECK_SMS_STATUS 152
+
+/**
+ * `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+ */
+#define IIKO_OP_LOYALTY_IIKO_COUPONS_BY_SERIES 153
+
+/**
+ * `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+ */
+#define IIKO_OP_LOYALTY_IIKO_COUPONS_INFO 154
+
+/**
+ * `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
+ */
+#define IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES 155
+
+/**
+ * `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_ADD 156
+
+/**
+ * `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_REMOVE 157
+
+/**
+ * `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CREATE_OR_UPDATE 158
+
+/**
+ * `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_INFO 159
+
+/**
+ * `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_PROGRAM_ADD 160
+
+/**
+ * `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_DATE 161
+
+/**
+ * `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_REVISION 162
+
+/**
+ * `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CANCEL_HOLD 163
+
+/**
+ * `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CHARGEOFF 164
+
+/**
+ * `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_HOLD 165
+
+/**
+ * `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP 166
+
+/**
+ * `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY 167
+
+/**
+ * `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_ADD 168
+
+/**
+ * `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
+ */
+#define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_REMOVE 169
+
+/**
+ * `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers` (not retried).
+ */
+#define IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS 170
+
+/**
+ * `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_LOYALTY_IIKO_GET_COUNTERS 171
+
+/**
+ * `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ */
+#define IIKO_OP_LOYALTY_IIKO_MANUAL_CONDITION 172
+
+/**
+ * `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
+ */
+#define IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_EMAIL 173
+
+/**
+ * `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
+ */
+#define IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_SMS 174
+
+/**
+ * `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ */
+#define IIKO_OP_LOYALTY_IIKO_PROGRAM 175
+
+/**
+ * `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers` (not retried).
+ */
+#define IIKO_OP_LOYALTY_IIKO_RESTORE_CUSTOMERS 176
+
+/**
+ * `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_MARKETING_SOURCES 177
+
+/**
+ * `menu`: `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ */
+#define IIKO_OP_MENU 178
+
+/**
+ * `menu.by_id`: `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ */
+#define IIKO_OP_MENU_BY_ID 179
+
+/**
+ * `nomenclature`: `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ */
+#define IIKO_OP_NOMENCLATURE 180
+
+/**
+ * `notifications.send`: `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications").
+ */
+#define IIKO_OP_NOTIFICATIONS_SEND 181
+
+/**
+ * `order.add_customer`: `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_ORDER_ADD_CUSTOMER 182
+
+/**
+ * `order.add_items`: `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_ORDER_ADD_ITEMS 183
+
+/**
+ * `order.add_payments`: `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ */
+#define IIKO_OP_ORDER_ADD_PAYMENTS 184
+
+/**
+ * `order.by_id`: `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_ORDER_BY_ID 185
+
+/**
+ * `order.by_table`: `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_ORDER_BY_TABLE 186
+
+/**
+ * `order.cancel`: `POST /api/1/order/cancel` (a command: answers a correlationId; never retried).
+ */
+#define IIKO_OP_ORDER_CANCEL 187
+
+/**
+ * `order.change_external_data`: `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_ORDER_CHANGE_EXTERNAL_DATA 188
+
+/**
+ * `order.change_payments`: `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ */
+#define IIKO_OP_ORDER_CHANGE_PAYMENTS 189
+
+/**
+ * `order.close`: `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_ORDER_CLOSE 190
+
+/**
+ * `order.create`: `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ */
+#define IIKO_OP_ORDER_CREATE 191
+
+/**
+ * `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+ */
+#define IIKO_OP_ORDER_INIT_BY_POSORDER 192
+
+/**
+ * `order.init_by_table`: `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+ */
+#define IIKO_OP_ORDER_INIT_BY_TABLE 193
+
+/**
+ * `order.print_bill`: `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried).
+ */
+#define IIKO_OP_ORDER_PRINT_BILL 194
+
+/**
+ * `organizations`: `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_ORGANIZATIONS 195
+
+/**
+ * `organizations.settings`: `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+ */
+#define IIKO_OP_ORGANIZATIONS_SETTINGS 196
+
+/**
+ * `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated).
+ */
+#define IIKO_OP_ORGANIZATIONS_GET 197
+
+/**
+ * `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_PAYMENT_TYPES 198
+
+/**
+ * `regions`: `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ */
+#define IIKO_OP_REGIONS 199
+
+/**
+ * `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_REMOVAL_TYPES 200
+
+/**
+ * `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ */
+#define IIKO_OP_RESERVE_ADD_ITEMS 201
+
+/**
+ * `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ */
+#define IIKO_OP_RESERVE_ADD_PAYMENTS 202
+
+/**
+ * `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ */
+#define IIKO_OP_RESERVE_AVAILABLE_ORGANIZATIONS 203
+
+/**
+ * `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ */
+#define IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS 204
+
+/**
+ * `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ */
+#define IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS 205
+
+/**
+ * `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ */
+#define IIKO_OP_RESERVE_CANCEL 206
+
+/**
+ * `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
+ */
+#define IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME 207
+
+/**
+ * `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
+ */
+#define IIKO_OP_RESERVE_CHANGE_ITEMS 208
+
+/**
+ * `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
+ */
+#define IIKO_OP_RESERVE_CHANGE_TABLES 209
+
+/**
+ * `reserve.create`: `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ */
+#define IIKO_OP_RESERVE_CREATE 210
+
+/**
+ * `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD 211
+
+/**
+ * `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ */
+#define IIKO_OP_RESERVE_STATUS_BY_ID 212
+
+/**
+ * `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
+ */
+#define IIKO_OP_STOP_LISTS 213
+
+/**
+ * `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ */
+#define IIKO_OP_STOP_LISTS_ADD 214
+
+/**
+ * `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating").
+ */
+#define IIKO_OP_STOP_LISTS_CHECK 215
+
+/**
+ * `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ */
+#define IIKO_OP_STOP_LISTS_CLEAR 216
+
+/**
+ * `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ */
+#define IIKO_OP_STOP_LISTS_REMOVE 217
+
+/**
+ * `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ */
+#define IIKO_OP_STREETS_BY_CITY 218
+
+/**
+ * `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ */
+#define IIKO_OP_STREETS_BY_ID 219
+
+/**
+ * `terminal_groups`: `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_TERMINAL_GROUPS 220
+
+/**
+ * `terminal_groups.awake`: `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
+ */
+#define IIKO_OP_TERMINAL_GROUPS_AWAKE 221
+
+/**
+ * `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability").
+ */
+#define IIKO_OP_TERMINAL_GROUPS_IS_ALIVE 222
+
+/**
+ * `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ */
+#define IIKO_OP_TIPS_TYPES 223
+
+/**
+ * `webhooks.settings`: `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+ */
+#define IIKO_OP_WEBHOOKS_SETTINGS 224
+
+/**
+ * `webhooks.update_settings`: `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings").
+ */
+#define IIKO_OP_WEBHOOKS_UPDATE_SETTINGS 225
+
+/**
+ * `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE 226
+
+/**
+ * `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE 227
+
+/**
+ * `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_ATTENDANCE_LIST 228
+
+/**
+ * `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE 229
+
+/**
+ * `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_ATTENDANCE_TYPE_LIST 230
+
+/**
+ * `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_CREATE 231
+
+/**
+ * `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE 232
+
+/**
+ * `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_GET 233
+
+/**
+ * `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_LIST 234
+
+/**
+ * `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE 235
+
+/**
+ * `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried).
+ */
+#define IIKO_OP_EMPLOYEES_EMPLOYEE_UPDATE 236
+
+/**
+ * `employees.positions.get`: `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_POSITIONS_GET 237
+
+/**
+ * `employees.positions.list`: `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_EMPLOYEES_POSITIONS_LIST 238
+
+/**
+ * `finance.account.create`: `POST /api/finance/v1/account/create` (not retried).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_CREATE 239
+
+/**
+ * `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_DELETE 240
+
+/**
+ * `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_GET 241
+
+/**
+ * `finance.account.list`: `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_LIST 242
+
+/**
+ * `finance.account.restore`: `POST /api/finance/v1/account/restore` (not retried).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_RESTORE 243
+
+/**
+ * `finance.account.update`: `POST /api/finance/v1/account/update` (not retried).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_UPDATE 244
+
+/**
+ * `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST 245
+
+/**
+ * `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST 246
+
+/**
+ * `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_BALANCE_SHEET_LIST 247
+
+/**
+ * `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create` (not retried).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_CREATE 248
+
+/**
+ * `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete` (not retried).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE 249
+
+/**
+ * `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET 250
+
+/**
+ * `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_LIST 251
+
+/**
+ * `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore` (not retried).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_RESTORE 252
+
+/**
+ * `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update` (not retried).
+ */
+#define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE 253
+
+/**
+ * `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST 254
+
+/**
+ * `finance.item_category.list`: `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_ITEM_CATEGORY_LIST 255
+
+/**
+ * `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_FINANCE_TAX_CATEGORY_LIST 256
+
+/**
+ * `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET 257
+
+/**
+ * `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_LIST 258
+
+/**
+ * `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_CONCEPTIONS_GET 259
+
+/**
+ * `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_CONCEPTIONS_LIST 260
+
+/**
+ * `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_COUNTERAGENTS_LIST 261
+
+/**
+ * `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST 262
+
+/**
+ * `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL 263
+
+/**
+ * `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_CREATE 264
+
+/**
+ * `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_GET 265
+
+/**
+ * `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST 266
+
+/**
+ * `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST 267
+
+/**
+ * `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST 268
+
+/**
+ * `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried).
+ */
+#define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE 269
+
+/**
+ * `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_MEASURE_UNITS_GET 270
+
+/**
+ * `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_MEASURE_UNITS_LIST 271
+
+/**
+ * `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
+
+/**
+ * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273
+
+/**
+ * `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_PAYMENT_TYPES_GET 274
+
+/**
+ * `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_PAYMENT_TYPES_LIST 275
+
+/**
+ * `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_STOCK_BALANCE_LIST 276
+
+/**
+ * `inventory.stores.list`: `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_INVENTORY_STORES_LIST 277
+
+/**
+ * `licenses.list`: `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
+ */
+#define IIKO_OP_LICENSES_LIST 278
+
+/**
+ * `menu.v3.by_id`: `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ */
+#define IIKO_OP_MENU_V3_BY_ID 279
+
+/**
+ * `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ALLERGEN_GROUP_LIST 280
+
+/**
+ * `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_AMOUNT_UNIT_LIST 281
+
+/**
+ * `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_ASSEMBLED 282
+
+/**
+ * `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE 283
+
+/**
+ * `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE 284
+
+/**
+ * `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_GET 285
+
+/**
+ * `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_LIST 286
+
+/**
+ * `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_PREPARED 287
+
+/**
+ * `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE 288
+
+/**
+ * `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE 289
+
+/**
+ * `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_CONTAINER_LIST 290
+
+/**
+ * `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_CUSTOM_CATEGORY_LIST 291
+
+/**
+ * `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_GROUP_CREATE 292
+
+/**
+ * `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_GROUP_DELETE 293
+
+/**
+ * `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_GROUP_LIST 294
+
+/**
+ * `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_GROUP_RESTORE 295
+
+/**
+ * `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_GROUP_UPDATE 296
+
+/**
+ * `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_MENU_LIST 297
+
+/**
+ * `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST 298
+
+/**
+ * `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE 299
+
+/**
+ * `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE 300
+
+/**
+ * `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST 301
+
+/**
+ * `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE 302
+
+/**
+ * `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE 303
+
+/**
+ * `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET 304
+
+/**
+ * `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_LIST 305
+
+/**
+ * `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PLACE_TYPE_LIST 306
+
+/**
+ * `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCER_LIST 307
+
+/**
+ * `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_CREATE 308
+
+/**
+ * `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_DELETE 309
+
+/**
+ * `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_LIST 310
+
+/**
+ * `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE 311
+
+/**
+ * `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE 312
+
+/**
+ * `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES 313
+
+/**
+ * `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE 314
+
+/**
+ * `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE 315
+
+/**
+ * `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_GET 316
+
+/**
+ * `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_LIST 317
+
+/**
+ * `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update` (not retried).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_UPDATE 318
+
+/**
+ * `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_SIZE_LIST 319
+
+/**
+ * `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_NOMENCLATURE_PRODUCT_TAG_LIST 320
+
+/**
+ * `platform.events.list`: `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_PLATFORM_EVENTS_LIST 321
+
+/**
+ * `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_PLATFORM_EVENTS_METADATA_LIST 322
+
+/**
+ * `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_REPORTING_INCOME_PLAN_LIST 323
+
+/**
+ * `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_REPORTING_OLAP_COLUMNS_GET 324
+
+/**
+ * `reporting.olap.get`: `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_REPORTING_OLAP_GET 325
+
+/**
+ * `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_REPORTING_OLAP_PRESETS_GET 326
+
+/**
+ * `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_REPORTING_OLAP_PRESETS_LIST 327
+
+/**
+ * `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_TERMINALS_CASH_REGISTERS_LIST 328
+
+/**
+ * `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx).
+ */
+#define IIKO_OP_TERMINALS_TERMINALS_LIST 329
 
 /**
  * Success. No other code means success.
@@ -385,6 +2619,23 @@ typedef int32_t iiko_status;
  * The webhook body is JSON but not an array of events. Answer 200 and log it.
  */
 #define IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY 414
+
+/**
+ * The command ended with `Error`: the error's description is the service's
+ * reason (`errorReason`), its correlation id the command's.
+ */
+#define IIKO_STATUS_COMMAND_FAILED 500
+
+/**
+ * The command was still in progress when the wait ran out; it may yet
+ * finish (look the order up before sending it again).
+ */
+#define IIKO_STATUS_COMMAND_TIMED_OUT 501
+
+/**
+ * The service no longer knows the command's correlationId (HTTP 410).
+ */
+#define IIKO_STATUS_COMMAND_EXPIRED 502
 
 /**
  * A bug in the library was caught at the boundary (a Rust panic); the call
@@ -807,6 +3058,143 @@ const uint8_t *iiko_error_body(const iiko_error *error, size_t *len_out);
  * `error` must be NULL or an error from this library not yet freed.
  */
 void iiko_error_free(iiko_error *error);
+
+/**
+ * The highest operation number: operations are numbered 1 to this (a
+ * reserved number in between has a NULL name). Thread-safe.
+ */
+iiko_operation iiko_operation_count(void);
+
+/**
+ * The number of the operation with the dotted name `name` (e.g.
+ * `"deliveries.create"`), or 0 when there is none (or `name` is NULL or not
+ * UTF-8). Thread-safe.
+ *
+ * # Safety
+ * `name` must be NULL or NUL-terminated.
+ */
+iiko_operation iiko_operation_by_name(const char *name);
+
+/**
+ * The dotted name of an operation (`"deliveries.create"`); NULL for a number
+ * that is not an operation. Static: do not free. Thread-safe.
+ */
+const char *iiko_operation_name(iiko_operation op);
+
+/**
+ * The path of an operation (`"/api/1/deliveries/create"`); NULL for a number
+ * that is not an operation. Static: do not free. Thread-safe.
+ */
+const char *iiko_operation_path(iiko_operation op);
+
+/**
+ * The API key's restriction group that must allow the operation (e.g.
+ * `"Orders: creating"`); NULL when the document states none or the number is
+ * not an operation. Static: do not free. Thread-safe.
+ */
+const char *iiko_operation_restriction_group(iiko_operation op);
+
+/**
+ * 1 when the operation is a command (it answers a `correlationId` whose end
+ * `iiko_client_call_operation_wait` waits for; never retried), 0 when not, -1
+ * for a number that is not an operation. Thread-safe.
+ */
+int32_t iiko_operation_is_command(iiko_operation op);
+
+/**
+ * 1 when the operation only reads, so the client repeats it after a transport
+ * error or a 5xx; 0 when it is never repeated; -1 for a number that is not an
+ * operation. Thread-safe.
+ */
+int32_t iiko_operation_is_safe_to_retry(iiko_operation op);
+
+/**
+ * 1 when the document marks the operation deprecated, 0 when not, -1 for a
+ * number that is not an operation. Thread-safe.
+ */
+int32_t iiko_operation_is_deprecated(iiko_operation op);
+
+/**
+ * Checks a request for an operation and writes it back as the JSON the client
+ * would send, without sending anything (e.g. to check a form before queueing
+ * it).
+ *
+ * `request_json` as for `iiko_client_call_operation`. On success writes the
+ * request to `*json_out` (yours; free it with `iiko_string_free`). A request
+ * that is not JSON is `IIKO_STATUS_INVALID_JSON`; one that does not fit the
+ * operation's request or breaks a rule of the document (a required field
+ * missing, a length, a range, an allowed value, a UUID) is
+ * `IIKO_STATUS_INVALID_ARGUMENT` with a message naming the field, e.g.
+ * `order.items[0].amount: must be at least 0, got -1`. Thread-safe.
+ *
+ * # Safety
+ * `request_json` must be NULL or NUL-terminated; the out pointers must be
+ * NULL or writable.
+ */
+iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, char **json_out, iiko_error **err_out);
+
+/**
+ * Calls an operation (`op`, an `IIKO_OP_*` constant) with a JSON request
+ * and answers JSON.
+ *
+ * The request is checked first, as by `iiko_operation_prepare` (nothing is
+ * sent when it fails). Reads are retried after a transport error or a 5xx;
+ * commands never are. `deliveries.create` and `order.create` always send an
+ * `order.id` (a fresh one when yours has none; the answer's `orderInfo.id`
+ * says which): set it yourself to look the order up after a lost answer.
+ *
+ * `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
+ * this call's Timeout header (0: the client's; otherwise 1000 to 3600000, or
+ * `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
+ * (other bits are refused).
+ *
+ * On success writes the answer to `*json_out` (yours; free it with
+ * `iiko_string_free`). Amounts are exact: a JSON number whose text is the
+ * decimal (`12345678901234.56`), or a string with the flag. Thread-safe.
+ *
+ * # Safety
+ * `client` must be NULL or a live client; `request_json` must be NULL or
+ * NUL-terminated; the out pointers must be NULL or writable.
+ */
+iiko_status iiko_client_call_operation(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
+
+/**
+ * Calls a command (`iiko_operation_is_command(op) == 1`) as
+ * `iiko_client_call_operation` does, then polls `commands/status` with the
+ * request's `organizationId` until the command ends, for at most
+ * `wait_timeout_ms` (0: 60 s; at most 86400000).
+ *
+ * `deliveries.create` goes through the safe creation: after a lost answer the
+ * order is looked up by its id and sent again only if the service lacks it,
+ * so it is never created twice; its answer is `{"orderInfo": {...}}` with the
+ * order as `deliveries/by_id` reads it once created. Other commands answer
+ * what the command answered.
+ *
+ * A command that failed is `IIKO_STATUS_COMMAND_FAILED` (the error's
+ * description is the service's reason, its correlation id the command's);
+ * still running at the limit is `IIKO_STATUS_COMMAND_TIMED_OUT` (it may yet
+ * finish); forgotten by the service is `IIKO_STATUS_COMMAND_EXPIRED`. An
+ * operation that is not a command is `IIKO_STATUS_INVALID_ARGUMENT` and
+ * nothing is sent. Blocks the calling thread only. Thread-safe.
+ *
+ * # Safety
+ * As `iiko_client_call_operation`.
+ */
+iiko_status iiko_client_call_operation_wait(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint64_t wait_timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
+
+/**
+ * Polls `commands/status` for a command's `correlation_id` (from a command's
+ * answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
+ * (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+ * `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
+ * `iiko_client_call_operation_wait` does. Blocks the calling thread only.
+ * Thread-safe.
+ *
+ * # Safety
+ * `client` must be NULL or a live client; the strings must be NULL or
+ * NUL-terminated; `err_out` must be NULL or writable.
+ */
+iiko_status iiko_client_wait_command(const iiko_client *client, const char *organization_id, const char *correlation_id, uint64_t wait_timeout_ms, iiko_error **err_out);
 
 /**
  * The number of organizations (0 for NULL).
@@ -1260,5 +3648,41 @@ iiko_status iiko_ordering_guard_forget(const iiko_ordering_guard *ordering, cons
  * `ordering` must be NULL or a live handle.
  */
 size_t iiko_ordering_guard_len(const iiko_ordering_guard *ordering);
+
+/**
+ * The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
+ */
+iiko_event_field iiko_event_field_count(void);
+
+/**
+ * The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
+ * a number that is not a field. Static: do not free. Thread-safe.
+ */
+const char *iiko_event_field_path(iiko_event_field field);
+
+/**
+ * The field with the dotted path `path`, or 0 when there is none (or `path`
+ * is NULL or not UTF-8). Thread-safe.
+ *
+ * # Safety
+ * `path` must be NULL or NUL-terminated.
+ */
+iiko_event_field iiko_event_field_by_path(const char *path);
+
+/**
+ * Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
+ * as text: strings as they are, numbers exactly as the body wrote them (an
+ * amount never goes through a C double), booleans as `"true"`/`"false"`.
+ *
+ * On success writes to `*value_out` the text (yours; free it with
+ * `iiko_string_free`), or NULL when the event does not have the field (absent,
+ * `null`, or a field of another event type). An index out of range or an
+ * unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
+ *
+ * # Safety
+ * `events` must be NULL or a live handle; `value_out` and `err_out` must be
+ * NULL or writable.
+ */
+iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_event_field field, char **value_out, iiko_error **err_out);
 
 #endif  /* IIKOCLOUD_H */

@@ -88,14 +88,27 @@ class Error : public std::runtime_error {
     std::string body_;
 };
 
+/** A command followed to its end did not succeed: failed (description() is the
+ *  service's reason), timed out (it may yet finish) or expired. Status 5xx. */
+class CommandError : public Error {
+  public:
+    using Error::Error;
+    bool failed() const noexcept { return status() == IIKO_STATUS_COMMAND_FAILED; }
+    bool timed_out() const noexcept { return status() == IIKO_STATUS_COMMAND_TIMED_OUT; }
+    bool expired() const noexcept { return status() == IIKO_STATUS_COMMAND_EXPIRED; }
+};
+
 namespace detail {
 
-/** Throws iiko::Error unless `status` is IIKO_STATUS_OK. */
+/** Throws iiko::Error (iiko::CommandError for 5xx) unless `status` is IIKO_STATUS_OK. */
 /* Takes the address of the error variable, not its value: the call that
  * fills it is an argument too, and argument evaluation order is unspecified. */
 inline void check(iiko_status status, iiko_error **err) {
     iiko_error *e = *err;
     *err = nullptr;
+    if (status / 100 == 5) {
+        throw CommandError(status, e);
+    }
     if (status != IIKO_STATUS_OK) {
         throw Error(status, e);
     }
@@ -136,6 +149,16 @@ inline std::string version() { return iiko_version(); }
 
 /** The name and meaning of a status code. */
 inline std::string status_str(iiko_status status) { return iiko_status_str(status); }
+
+/** How Client::call_operation sends one call. */
+struct CallOptions {
+    /** This call's Timeout header; 0 keeps the client's (otherwise 1 s to 1 h). */
+    std::chrono::milliseconds timeout{0};
+    /** How long call_operation_wait follows the command; 0 is 60 s. */
+    std::chrono::milliseconds wait_timeout{0};
+    /** Amounts in the answer as JSON strings instead of numbers (both exact). */
+    bool money_as_string = false;
+};
 
 /** Settings for a Client; the setters chain: ClientOptions().v2(...).base_url(...). */
 class ClientOptions {
@@ -338,9 +361,40 @@ class Client {
         return detail::take(json);
     }
 
+    /** Calls an operation (an IIKO_OP_* constant, or see iiko::op) with a JSON request
+     *  checked before sending; returns the answer JSON. Throws iiko::Error. */
+    std::string call_operation(iiko_operation op, const std::string &request_json = "{}",
+                               const CallOptions &options = CallOptions()) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_call_operation(handle_.get(), op, request_json.c_str(),
+                                                 static_cast<uint64_t>(options.timeout.count()),
+                                                 flags(options), &json, &err),
+                      &err);
+        return detail::take(json);
+    }
+
+    /** Calls a command and follows it to its end; throws iiko::CommandError when it
+     *  fails, times out or expires. */
+    std::string call_operation_wait(iiko_operation op, const std::string &request_json,
+                                    const CallOptions &options = CallOptions()) const {
+        char *json = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_client_call_operation_wait(
+                          handle_.get(), op, request_json.c_str(),
+                          static_cast<uint64_t>(options.timeout.count()),
+                          static_cast<uint64_t>(options.wait_timeout.count()), flags(options),
+                          &json, &err),
+                      &err);
+        return detail::take(json);
+    }
+
     const iiko_client *get() const noexcept { return handle_.get(); }
 
   private:
+    static uint32_t flags(const CallOptions &options) {
+        return options.money_as_string ? IIKO_CALL_MONEY_AS_STRING : 0u;
+    }
     detail::Handle<iiko_client> handle_;
 };
 
@@ -389,6 +443,18 @@ class Event {
     std::string json() const {
         const char *j = iiko_events_json(events_, index_);
         return j != nullptr ? std::string(j) : std::string();
+    }
+    /** A documented field (an IIKO_EVENT_FIELD_* constant) as text: numbers exactly as the
+     *  body wrote them; nullopt when the event lacks it. Throws iiko::Error for an unknown
+     *  field. */
+    std::optional<std::string> field(iiko_event_field f) const {
+        char *v = nullptr;
+        iiko_error *err = nullptr;
+        detail::check(iiko_events_field(events_, index_, f, &v, &err), &err);
+        if (v == nullptr) {
+            return std::nullopt;
+        }
+        return detail::take(v);
     }
     /** Why the event could not be read; empty for a readable event. */
     std::optional<std::string> problem() const {
@@ -618,5 +684,7 @@ class OrderingGuard {
 };
 
 } // namespace iiko
+
+#include "iikocloud_ops.hpp"
 
 #endif

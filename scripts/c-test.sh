@@ -6,7 +6,8 @@
 #  2. regenerates include/iikocloud.h and fails if it differs from the
 #     committed one;
 #  3. builds libiikocloud.so / libiikocloud.a and the emulator;
-#  4. compiles the C test (-Wall -Wextra -Werror), the C++ test and the
+#  4. compiles the C tests (-Wall -Wextra -Werror; test_operations runs the
+#     operation table and tests/vectors/operations.json), the C++ test and the
 #     examples (-Werror), and runs them against a freshly started emulator;
 #  5. runs the C test under valgrind (all but the multi-megabyte bodies, which
 #     take valgrind a minute) and, built with -fsanitize=address,undefined
@@ -43,6 +44,8 @@ if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
 fi
 
 # ---- 2. header ----
+# (The operation table and include/iikocloud_ops.hpp are generated from
+# spec/operations.json; scripts/test.sh checks them with codegen --check.)
 step "regenerating include/iikocloud.h (cbindgen $CBINDGEN_VERSION)"
 cbindgen --quiet --config bindings/c/cbindgen.toml --crate iikocloud-c \
     --output include/iikocloud.h bindings/c
@@ -79,6 +82,10 @@ gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_capi.c -o "$OUT/test_capi_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
 gcc "${CFLAGS[@]}" tests/c/test_network.c -o "$OUT/test_network" "${SHARED[@]}"
+gcc "${CFLAGS[@]}" tests/c/test_operations.c -o "$OUT/test_operations" "${SHARED[@]}"
+gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -fno-sanitize-recover=undefined tests/c/test_operations.c -o "$OUT/test_operations_asan" \
+    "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
 g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
 for src in examples/c/*.c; do
     gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
@@ -121,6 +128,9 @@ export IIKO_EXPECTED_VERSION=$VERSION
 # The language-neutral webhook vectors, flattened for C (see tests/c/vectors.jq).
 export IIKO_VECTORS_TSV=$OUT/vectors.tsv
 jq -r -f tests/c/vectors.jq tests/vectors/webhook_vectors.json >"$IIKO_VECTORS_TSV"
+# The operation vectors, flattened the same way (see tests/c/ops_vectors.jq).
+export IIKO_OPS_TSV=$OUT/ops_vectors.tsv
+jq -r -f tests/c/ops_vectors.jq tests/vectors/operations.json >"$IIKO_OPS_TSV"
 # The panic-boundary case panics on purpose; keep its report short.
 export RUST_BACKTRACE=0
 
@@ -156,6 +166,10 @@ run_suite() {
 step "C test (shared library)"
 start_emulator
 run_suite native "$OUT/test_capi"
+
+step "C operations test (table, bad arguments, commands, tests/vectors/operations.json)"
+start_emulator
+run_suite operations "$OUT/test_operations"
 
 step "C++ test"
 start_emulator
@@ -195,6 +209,24 @@ for suffix in "" _cpp; do
         "$OUT/example_webhook$suffix" --token s3cret --authorization guess \
         "$IIKO_VECTORS/payloads/multi_all_types.json"
 done
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=91e69af5-c0e2-4057-a34b-2e98edbed03e \
+    run_example example_operations 0 "sum 199.8" "$OUT/example_operations"
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=00000000-0000-4000-8000-000000000007 \
+    run_example "example_operations (failed command)" 1 "IIKO_STATUS_COMMAND_FAILED" \
+    "$OUT/example_operations"
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=91e69af5-c0e2-4057-a34b-2e98edbed03e \
+    run_example example_operations_cpp 0 "sum 199.8" "$OUT/example_operations_cpp"
+IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    ORG_ID=441e1320-3f58-4702-9f9e-aa34cdef9c04 TERMINAL_GROUP_ID=7b668cda-784b-4938-bd54-cd2bd147a44c \
+    PRODUCT_ID=00000000-0000-4000-8000-000000000007 \
+    run_example "example_operations_cpp (failed command)" 1 "the command failed: ProductNotFound" \
+    "$OUT/example_operations_cpp"
 echo "examples: $examples_passed passed, $examples_failed failed"
 TOTAL_PASSED=$((TOTAL_PASSED + examples_passed))
 TOTAL_FAILED=$((TOTAL_FAILED + examples_failed))
@@ -218,6 +250,12 @@ run_suite valgrind valgrind --quiet --leak-check=full --show-leak-kinds=definite
     --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
     "$OUT/test_capi" -huge_bodies -asan_probe
 
+step "C operations test under valgrind"
+start_emulator
+run_suite operations_valgrind valgrind --quiet --leak-check=full \
+    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=1 "$OUT/test_operations"
+
 step "C test under AddressSanitizer + UndefinedBehaviorSanitizer"
 # Prove ASan is really on: the binary carries its runtime, and a deliberate
 # heap overflow in the probe case is caught.
@@ -239,6 +277,9 @@ echo "ASan is active (the probe's heap-buffer-overflow was reported)"
 start_emulator
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_suite asan "$OUT/test_capi_asan" -asan_probe
+start_emulator
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run_suite operations_asan "$OUT/test_operations_asan"
 stop_emulator
 
 # ---- 6. PHP FFI ----

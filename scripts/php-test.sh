@@ -35,7 +35,7 @@ if ((${#missing[@]})); then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-if ! php -m | grep -qix ffi; then
+if ! php -m | grep -ix ffi >/dev/null; then
     echo "this php has no FFI extension (php -m); Debian's php-cli includes it" >&2
     exit 1
 fi

@@ -95,15 +95,38 @@ impl From<i64> for Money {
     }
 }
 
+thread_local! {
+    static AS_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Serializes every [`Money`] inside `f` as a JSON string (`"1250.5"`), for
+/// hosts whose JSON reader would turn a number into a double.
+pub(crate) fn as_text<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            AS_TEXT.with(|t| t.set(self.0));
+        }
+    }
+    let _restore = Restore(AS_TEXT.with(|t| t.replace(true)));
+    f()
+}
+
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Requests carry numbers, as the service expects. An amount that is not
-        // an f64 round-trip would lose digits here, but amounts we send come from
-        // the service or from users in ordinary money precision.
         let text = self.to_string();
+        if AS_TEXT.with(std::cell::Cell::get) {
+            return serializer.serialize_str(&text);
+        }
+        // Requests carry numbers, as the service expects, and a double's
+        // shortest form is written back with exactly these digits. An amount
+        // no double holds exactly (more than ~15 significant digits) goes as
+        // a string rather than rounded: the service reads numeric strings.
         match text.parse::<f64>() {
-            Ok(v) => serializer.serialize_f64(v),
-            Err(_) => serializer.serialize_str(&text),
+            Ok(v) if Money::from_f64(v) == Some(Money(self.0.normalize())) => {
+                serializer.serialize_f64(v)
+            }
+            _ => serializer.serialize_str(&text),
         }
     }
 }

@@ -24,7 +24,7 @@ if (!function_exists('opcache_compile_file')) {
 }
 // Compiled, not executed: PHP links the classes after the whole script, so
 // the order of the files does not matter.
-foreach ([__DIR__ . '/src/*.php', __DIR__ . '/src/Exception/*.php'] as $pattern) {
+foreach ([__DIR__ . '/src/Api/*.php', __DIR__ . '/src/*.php', __DIR__ . '/src/Exception/*.php'] as $pattern) {
     foreach (glob($pattern) ?: [] as $file) {
         opcache_compile_file($file);
     }

@@ -1,7 +1,6 @@
 //! Commands that call the service: `token`, `organizations`, `stop-lists`,
 //! `call`, `webhook get` and `webhook set`.
 
-use std::io::Read;
 use std::time::{Duration, SystemTime};
 
 use iikocloud::models::{
@@ -246,29 +245,36 @@ pub fn stop_lists(g: &GlobalOpts, a: &StopListsArgs) -> Result<(), Failure> {
 
 /// `call PATH [JSON]`.
 pub fn call(g: &GlobalOpts, a: &CallArgs) -> Result<(), Failure> {
-    let text = match a.body.as_deref() {
-        None => "{}".to_owned(),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| Failure::input(format!("cannot read the body from stdin: {e}")))?;
-            s
+    let text = crate::ops::read_request(a.body.as_deref())?;
+    let mut answer = if a.path.starts_with('/') {
+        if a.wait {
+            return Err(Failure::new(
+                crate::exit::Exit::Usage,
+                "--wait needs an operation name (a raw call by path cannot be followed)",
+            ));
         }
-        Some(s) => s.to_owned(),
+        // The body is not quoted in the message: it may hold personal data.
+        let body: Value = serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("the JSON body is not valid JSON: {e}")))?;
+        if !body.is_object() {
+            return Err(Failure::input("the JSON body must be an object ({...})"));
+        }
+        let conn = Conn::new(&a.conn)?;
+        let mut options = CallOptions::default();
+        if a.idempotent {
+            options = options.idempotent();
+        }
+        conn.wait(|c| c.call(&a.path, &body, &options))?
+    } else {
+        if a.idempotent {
+            return Err(Failure::new(
+                crate::exit::Exit::Usage,
+                "--idempotent is for raw calls by path; an operation has its own retry rule",
+            ));
+        }
+        let conn = Conn::new(&a.conn)?;
+        conn.wait(|c| crate::ops::call(c, a, &text))?
     };
-    // The body is not quoted in the message: it may hold personal data.
-    let body: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure::input(format!("the JSON body is not valid JSON: {e}")))?;
-    if !body.is_object() {
-        return Err(Failure::input("the JSON body must be an object ({...})"));
-    }
-    let conn = Conn::new(&a.conn)?;
-    let mut options = CallOptions::default();
-    if a.idempotent {
-        options = options.idempotent();
-    }
-    let mut answer = conn.wait(|c| c.call(&a.path, &body, &options))?;
     if !a.reveal {
         redact(&mut answer);
     }

@@ -55,8 +55,12 @@ pub enum Command {
     Organizations(OrganizationsArgs),
     /// Show out-of-stock items (all organizations of the key unless --org is given).
     StopLists(StopListsArgs),
-    /// Call any endpoint with a JSON body (token handling and errors as for the typed calls).
+    /// Call an operation by name (checked before sending), or any endpoint by path.
     Call(CallArgs),
+    /// List every operation of the official document: name, path, kind, restriction group.
+    Ops(OpsArgs),
+    /// Show the request shape of an operation (from the snapshot built in).
+    Schema(SchemaArgs),
     /// Webhook settings and webhook debugging.
     Webhook {
         /// What to do with webhooks.
@@ -186,12 +190,21 @@ pub struct StopListsArgs {
 /// `call`.
 #[derive(Args, Debug)]
 pub struct CallArgs {
-    /// Endpoint path, e.g. /api/1/nomenclature.
-    #[arg(value_name = "PATH")]
+    /// An operation name (`deliveries.create`; see `iikocloud ops`): the request is
+    /// checked against the document before sending and the operation's retry rule
+    /// applies. Or an endpoint path (`/api/1/nomenclature`) for a raw call.
+    #[arg(value_name = "NAME|PATH")]
     pub path: String,
-    /// Request body: a JSON object, or `-` to read it from stdin. Default: {}.
-    #[arg(value_name = "JSON")]
+    /// The request: JSON text, `@FILE` or a file's path, or `-` for stdin. Default: {}.
+    #[arg(value_name = "REQUEST")]
     pub body: Option<String>,
+    /// Wait for the command to end (operations that are commands only); a failed
+    /// command exits 1 with the service's reason.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: give up after this many seconds (the command may still finish).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub wait_timeout: u64,
     /// The call is safe to repeat: retry it after a network error or a 5xx.
     #[arg(long)]
     pub idempotent: bool,
@@ -200,6 +213,22 @@ pub struct CallArgs {
     pub reveal: bool,
     #[command(flatten)]
     pub conn: ConnOpts,
+}
+
+/// `ops`.
+#[derive(Args, Debug)]
+pub struct OpsArgs {
+    /// Only operations whose name or path contains this text.
+    #[arg(value_name = "FILTER")]
+    pub filter: Option<String>,
+}
+
+/// `schema`.
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// The operation, e.g. deliveries.create.
+    #[arg(value_name = "NAME")]
+    pub name: String,
 }
 
 /// `webhook get`.

@@ -114,6 +114,7 @@ impl From<iikocloud::Error> for Failure {
             Error::Decode { .. } => "decode",
             Error::InvalidInput(_) => "invalid_input",
             Error::Config(_) => "config",
+            Error::Command(_) => "command",
             _ => "other",
         };
         // The SDK's Display never contains credentials or tokens.

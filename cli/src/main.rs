@@ -1,7 +1,7 @@
 //! `iikocloud`: the command-line tool of the iikoCloud SDK.
 //!
 //! Talks to the real service (`token`, `organizations`, `webhook get|set`,
-//! `stop-lists`, `call`), debugs webhooks (`webhook parse|verify|listen`), runs
+//! `stop-lists`, `call`, every operation by name: `ops`, `schema`, `call NAME`), debugs webhooks (`webhook parse|verify|listen`), runs
 //! the local emulator (`emulator`) and shows the whole SDK at work with no
 //! credentials (`demo`). Exit codes are in [`exit::Exit`] and cli/README.md.
 
@@ -11,6 +11,7 @@ mod demo;
 mod emulator;
 mod exit;
 mod hooks;
+mod ops;
 mod output;
 mod progress;
 
@@ -53,6 +54,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Organizations(a) => api::organizations(g, &a),
         Command::StopLists(a) => api::stop_lists(g, &a),
         Command::Call(a) => api::call(g, &a),
+        Command::Ops(a) => ops::list(g, &a),
+        Command::Schema(a) => ops::schema(g, &a),
         Command::Webhook { command } => match command {
             WebhookCommand::Get(a) => api::webhook_get(g, &a),
             WebhookCommand::Set(a) => api::webhook_set(g, &a),

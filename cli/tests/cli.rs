@@ -215,8 +215,10 @@ fn post(addr: &str, authorization: &str, body: &str) -> u16 {
 
 #[test]
 fn every_command_has_help() {
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 15] = [
         &[],
+        &["ops"],
+        &["schema"],
         &["token"],
         &["organizations"],
         &["stop-lists"],
@@ -864,4 +866,136 @@ fn demo_runs_every_step_and_prints_no_secret() {
         assert!(!all.contains(secret), "{secret:?} printed");
     }
     assert!(took < Duration::from_secs(15), "the demo took {took:?}");
+}
+
+#[test]
+fn ops_lists_every_operation_with_its_kind_and_group() {
+    let o = run(&mut bare(), &["ops", "--json"]);
+    assert_code(&o, 0);
+    let list = o.json();
+    let list = list.as_array().expect("a list");
+    assert_eq!(list.len(), iikocloud::api::OPERATIONS.len());
+    let create = list
+        .iter()
+        .find(|o| o["name"] == "deliveries.create")
+        .expect("deliveries.create");
+    assert_eq!(create["path"], "/api/1/deliveries/create");
+    assert_eq!(create["kind"], "command");
+    assert_eq!(create["restrictionGroup"], "Orders: creating");
+    let o = run(&mut bare(), &["ops", "terminal_groups"]);
+    assert_code(&o, 0);
+    assert!(o.stdout.starts_with("NAME"), "{}", o.stdout);
+    assert!(o.stdout.contains("/api/1/terminal_groups/is_alive"));
+    assert!(!o.stdout.contains("deliveries"));
+}
+
+#[test]
+fn schema_prints_the_request_shape() {
+    let o = run(&mut bare(), &["schema", "deliveries.create"]);
+    assert_code(&o, 0);
+    for part in [
+        "POST /api/1/deliveries/create",
+        "organizationId: uuid, required",
+        "phone: string (length 8..40), required",
+        "when type = \"Product\"",
+    ] {
+        assert!(o.stdout.contains(part), "{part} not in {}", o.stdout);
+    }
+    let o = run(&mut bare(), &["schema", "deliveries.create", "--json"]);
+    assert_code(&o, 0);
+    let v = o.json();
+    assert_eq!(v["operation"]["name"], "deliveries.create");
+    assert!(v["schemas"]["Deliveries.Request.CreateOrderRequest"].is_object());
+    let o = run(&mut bare(), &["schema", "deliveries.creat"]);
+    assert_code(&o, 2);
+    assert!(o.stderr.contains("deliveries.create"), "{}", o.stderr);
+}
+
+#[test]
+fn call_by_name_checks_sends_and_waits() {
+    let emu = emulator();
+    let dir = std::env::temp_dir().join(format!("iiko-cli-ops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let order = dir.join("order.json");
+    std::fs::write(
+        &order,
+        format!(
+            r#"{{"organizationId":"{DEFAULT_ORGANIZATION_ID}","terminalGroupId":"{DEFAULT_TERMINAL_GROUP_ID}",
+               "order":{{"phone":"+79160000000","items":[{{"type":"Product",
+               "productId":"b1e604c4-586f-4a06-b3d0-ff67e6c542a2","amount":2,"price":0.1}}]}}}}"#
+        ),
+    )
+    .expect("write");
+    let at = format!("@{}", order.display());
+
+    // Checked before sending: nothing reaches the emulator.
+    let before = emu.requests().len();
+    let o = run(
+        &mut with_env(&emu),
+        &[
+            "call",
+            "deliveries.by_id",
+            r#"{"organizationId":"x","orderIds":[]}"#,
+        ],
+    );
+    assert_code(&o, 3);
+    assert!(o.stderr.contains("organizationId"), "{}", o.stderr);
+    let o = run(&mut with_env(&emu), &["call", "deliveries.nope", "{}"]);
+    assert_code(&o, 2);
+    let o = run(&mut with_env(&emu), &["call", "deliveries.create", "{oops"]);
+    assert_code(&o, 3);
+    let o = run(
+        &mut with_env(&emu),
+        &["call", "terminal_groups", "--wait", "{}"],
+    );
+    assert_code(&o, 3);
+    assert_eq!(emu.requests().len(), before);
+
+    // Sent and answered; the same request by @file and by a bare path.
+    let o = run(
+        &mut with_env(&emu),
+        &["call", "deliveries.create", &at, "--json"],
+    );
+    assert_code(&o, 0);
+    let v = o.json();
+    assert_eq!(v["orderInfo"]["creationStatus"], "InProgress");
+    assert!(v["correlationId"].is_string());
+
+    let o = run(
+        &mut with_env(&emu),
+        &[
+            "call",
+            "deliveries.create",
+            order.to_str().expect("utf-8"),
+            "--wait",
+            "--json",
+        ],
+    );
+    assert_code(&o, 0);
+    let v = o.json();
+    assert_eq!(v["orderInfo"]["creationStatus"], "Success");
+    // The amount exactly as sent.
+    assert!(o.stdout.contains(r#""price":0.1"#), "{}", o.stdout);
+
+    // A failing command exits 1 with the service's reason.
+    let bad = std::fs::read_to_string(&order).expect("read").replace(
+        "b1e604c4-586f-4a06-b3d0-ff67e6c542a2",
+        "00000000-0000-4000-8000-000000000003",
+    );
+    let o = run_stdin(
+        &mut with_env(&emu),
+        &[
+            "call",
+            "deliveries.create",
+            "-",
+            "--wait",
+            "--wait-timeout",
+            "20",
+        ],
+        bad.as_bytes(),
+    );
+    assert_code(&o, 1);
+    assert!(o.stderr.contains("ProductNotFound"), "{}", o.stderr);
+    assert_no_secrets(&o);
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -9,8 +9,10 @@
 //!
 //! The output goes through rustfmt, so it is committed formatted.
 
+mod c;
 mod docs;
 mod names;
+mod php;
 mod rust;
 
 use std::path::{Path, PathBuf};
@@ -53,28 +55,6 @@ fn rustfmt(code: &str) -> Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
-/// Writes a generated file that needs no formatting, or with `check` notes it
-/// as stale when the committed one differs.
-fn write_or_check(
-    root: &Path,
-    rel: &'static str,
-    text: &str,
-    check: bool,
-    stale: &mut Vec<&'static str>,
-) -> Result<(), String> {
-    let path = root.join(rel);
-    if std::fs::read_to_string(&path).unwrap_or_default() == text {
-        return Ok(());
-    }
-    if check {
-        stale.push(rel);
-        return Ok(());
-    }
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!("wrote {rel}");
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let check = std::env::args().any(|a| a == "--check");
     let root = root();
@@ -104,15 +84,29 @@ fn main() -> ExitCode {
         }
     };
     let mut stale = Vec::new();
-    if let Err(e) = write_or_check(&root, "docs/operations.md", &reference, check, &mut stale) {
-        eprintln!("{e}");
-        return ExitCode::FAILURE;
+    let mut files = vec![
+        ("src/api/models.rs".to_string(), generated.models),
+        ("src/api/ops.rs".to_string(), generated.ops),
+        ("docs/operations.md".to_string(), reference),
+    ];
+    // One line per further generator (each in its own module).
+    for more in [c::files(&spec, &root), php::files(&spec)] {
+        match more {
+            Ok(f) => files.extend(f),
+            Err(e) => {
+                eprintln!("spec/operations.json: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
-    for (rel, code) in [
-        ("src/api/models.rs", generated.models),
-        ("src/api/ops.rs", generated.ops),
-    ] {
-        let formatted = match rustfmt(&code) {
+    for (rel, code) in files {
+        let rel = rel.as_str();
+        let formatted = if !rel.ends_with(".rs") {
+            Ok(code)
+        } else {
+            rustfmt(&code)
+        };
+        let formatted = match formatted {
             Ok(f) => f,
             Err(e) => {
                 eprintln!("{rel}: {e}");
@@ -125,8 +119,12 @@ fn main() -> ExitCode {
             continue;
         }
         if check {
-            stale.push(rel);
-        } else if let Err(e) = std::fs::write(&path, formatted) {
+            stale.push(rel.to_string());
+        } else if let Err(e) = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, formatted))
+        {
             eprintln!("cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         } else {
@@ -141,7 +139,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if check {
-        println!("src/api/models.rs and src/api/ops.rs match spec/operations.json");
+        println!("every generated file matches spec/operations.json");
     }
     ExitCode::SUCCESS
 }

@@ -30,6 +30,7 @@
 //! never creates one twice (an order sent without `order.id` gets a fresh
 //! one in any case).
 
+mod call;
 pub mod models;
 mod ops;
 mod safe;
@@ -37,6 +38,7 @@ pub mod support;
 mod validate;
 mod wait;
 
+pub use call::{call_operation, call_operation_and_wait, OperationCall};
 pub use ops::*;
 pub use safe::new_order_id;
 pub use validate::{Validate, Validator};

@@ -39,8 +39,13 @@ pub fn request_from_json<T: DeserializeOwned>(name: &str, request: &Value) -> cr
 
 /// Writes a typed answer back as JSON, for `call_by_name`.
 pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
-    serde_json::to_value(answer)
-        .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
+    let write = || serde_json::to_value(&answer);
+    if super::call::answer_money_as_text() {
+        crate::money::as_text(write)
+    } else {
+        write()
+    }
+    .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
 }
 
 /// Reads, checks and writes back a request, for `prepare_request`.

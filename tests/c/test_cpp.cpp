@@ -190,6 +190,15 @@ void test_webhooks() {
     }
     EXPECT(count == 8);
     iiko::Event first = events.at(0);
+    EXPECT(first.field(IIKO_EVENT_FIELD_ORDER_SUM) == std::optional<std::string>("1780.0"));
+    EXPECT(!events.at(4).field(IIKO_EVENT_FIELD_ORDER_PHONE).has_value());
+    bool unknown_field = false;
+    try {
+        first.field(0);
+    } catch (const iiko::Error &e) {
+        unknown_field = e.status() == IIKO_STATUS_INVALID_ARGUMENT;
+    }
+    EXPECT(unknown_field);
     EXPECT(first.type() == iiko::EventType::DeliveryOrderUpdate);
     EXPECT(first.sum() == std::optional<std::string>("1780"));
     EXPECT(first.order_number() == std::optional<int64_t>(10452));
@@ -252,6 +261,44 @@ void test_panic_boundary() {
     EXPECT(std::string(e.what()).find("panic") != std::string::npos);
 }
 
+/* iiko::op: one generated function per operation, exceptions on failure. */
+void test_operations() {
+    iiko::Client client = emulator_client();
+    const std::string org = "441e1320-3f58-4702-9f9e-aa34cdef9c04";
+    std::string groups = iiko::op::terminal_groups(client, "{\"organizationIds\":[\"" + org + "\"]}");
+    EXPECT(groups.find("terminalGroups") != std::string::npos);
+    const std::string order =
+        "{\"organizationId\":\"" + org +
+        "\",\"terminalGroupId\":\"7b668cda-784b-4938-bd54-cd2bd147a44c\",\"order\":{\"phone\":"
+        "\"+79160000007\",\"items\":[{\"type\":\"Product\",\"productId\":"
+        "\"b1e604c4-586f-4a06-b3d0-ff67e6c542a2\",\"amount\":1,\"price\":0.1}]}}";
+    iiko::CallOptions options;
+    options.money_as_string = true;
+    options.wait_timeout = std::chrono::milliseconds(20000);
+    std::string created = iiko::op::deliveries_create_wait(client, order, options);
+    EXPECT(created.find("\"creationStatus\":\"Success\"") != std::string::npos);
+    EXPECT(created.find("\"price\":\"0.1\"") != std::string::npos);
+    bool thrown = false;
+    try {
+        iiko::op::deliveries_by_id(client, "{\"organizationId\":\"" + org + "\",\"orderIds\":[\"x\"]}");
+    } catch (const iiko::CommandError &) {
+        EXPECT(!"not a command error");
+    } catch (const iiko::Error &e) {
+        thrown = e.status() == IIKO_STATUS_INVALID_ARGUMENT &&
+                 std::string(e.what()).find("orderIds[0]") != std::string::npos;
+    }
+    EXPECT(thrown);
+    thrown = false;
+    try {
+        iiko::op::deliveries_create_wait(client, std::string(order).replace(
+                                                     order.find("b1e604c4"), 8, "00000000"),
+                                         options);
+    } catch (const iiko::CommandError &e) {
+        thrown = e.failed() && e.correlation_id().has_value();
+    }
+    EXPECT(thrown);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -268,6 +315,7 @@ int main(int argc, char **argv) {
         {"threads", test_threads},
         {"webhooks", test_webhooks},
         {"panic_boundary", test_panic_boundary},
+        {"operations", test_operations},
     };
     int passed = 0, failed = 0;
     for (const auto &c : cases) {

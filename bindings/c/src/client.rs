@@ -39,6 +39,13 @@ pub struct iiko_client {
 
 impl BoxCastable for iiko_client {}
 
+impl iiko_client {
+    /// The core client behind the handle.
+    pub(crate) fn core(&self) -> &Client {
+        &self.client
+    }
+}
+
 /// `iiko_client_call` flag: the call is safe to repeat (it changes nothing, or
 /// sets the same state again), so transport errors and 5xx answers are retried.
 /// Never set it on calls that create things (orders, deliveries).

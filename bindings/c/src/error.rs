@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::ffi::{c_char, CString};
 
-use iikocloud_core::{ApiErrorKind, Error, TransportErrorKind};
+use iikocloud_core::{ApiErrorKind, CommandErrorKind, Error, TransportErrorKind};
 
 use crate::ffi::{c_string, guard_value, opt_ptr, BoxCastable};
 use crate::status::*;
@@ -135,6 +135,10 @@ impl Failure {
                         out.path = Some(c_string(path));
                         out.body = body.clone().into_bytes();
                     }
+                    Error::Command(c) => {
+                        out.correlation_id = Some(c_string(&c.correlation_id));
+                        out.description = c.reason.as_deref().map(c_string);
+                    }
                     _ => {}
                 }
             }
@@ -201,6 +205,12 @@ pub(crate) fn core_status(e: &Error) -> iiko_status {
         Error::Decode { .. } => IIKO_STATUS_API_DECODE,
         Error::InvalidInput(_) => IIKO_STATUS_INVALID_ARGUMENT,
         Error::Config(_) => IIKO_STATUS_INVALID_CONFIG,
+        Error::Command(c) => match c.kind {
+            CommandErrorKind::Failed => IIKO_STATUS_COMMAND_FAILED,
+            CommandErrorKind::TimedOut => IIKO_STATUS_COMMAND_TIMED_OUT,
+            CommandErrorKind::Expired => IIKO_STATUS_COMMAND_EXPIRED,
+            _ => IIKO_STATUS_INTERNAL,
+        },
         _ => IIKO_STATUS_INTERNAL,
     }
 }

@@ -12,7 +12,10 @@
 mod bench;
 pub mod client;
 pub mod error;
+pub mod event_fields;
 mod ffi;
+pub mod op_table;
+pub mod operations;
 pub mod organizations;
 pub mod status;
 pub mod webhook;

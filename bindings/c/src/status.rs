@@ -7,7 +7,8 @@ use crate::ffi::guard_value;
 
 /// The result of every fallible call: `IIKO_STATUS_OK` (0) or one of the
 /// `IIKO_STATUS_*` codes. Codes are grouped in ranges (1xx your arguments,
-/// 2xx transport, 3xx the service's answer, 4xx webhooks, 9xx the library);
+/// 2xx transport, 3xx the service's answer, 4xx webhooks, 5xx commands, 9xx the
+/// library);
 /// test a range with `code / 100`. New codes may be added in any release:
 /// treat an unknown code by its range.
 #[allow(non_camel_case_types)]
@@ -98,6 +99,17 @@ pub const IIKO_STATUS_WEBHOOK_BODY_NOT_JSON: iiko_status = 413;
 /// The webhook body is JSON but not an array of events. Answer 200 and log it.
 pub const IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY: iiko_status = 414;
 
+// --- 500-599: commands followed to their end ---
+
+/// The command ended with `Error`: the error's description is the service's
+/// reason (`errorReason`), its correlation id the command's.
+pub const IIKO_STATUS_COMMAND_FAILED: iiko_status = 500;
+/// The command was still in progress when the wait ran out; it may yet
+/// finish (look the order up before sending it again).
+pub const IIKO_STATUS_COMMAND_TIMED_OUT: iiko_status = 501;
+/// The service no longer knows the command's correlationId (HTTP 410).
+pub const IIKO_STATUS_COMMAND_EXPIRED: iiko_status = 502;
+
 // --- 900-999: the library itself ---
 
 /// A bug in the library was caught at the boundary (a Rust panic); the call
@@ -187,6 +199,13 @@ pub(crate) fn status_text(status: iiko_status) -> &'static std::ffi::CStr {
         }
         IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY => {
             c"IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY: the webhook body is not an array of events"
+        }
+        IIKO_STATUS_COMMAND_FAILED => c"IIKO_STATUS_COMMAND_FAILED: the command failed",
+        IIKO_STATUS_COMMAND_TIMED_OUT => {
+            c"IIKO_STATUS_COMMAND_TIMED_OUT: the command was still running when the wait ran out"
+        }
+        IIKO_STATUS_COMMAND_EXPIRED => {
+            c"IIKO_STATUS_COMMAND_EXPIRED: the service no longer knows the command"
         }
         IIKO_STATUS_PANIC => {
             c"IIKO_STATUS_PANIC: a bug in the library was caught; please report it"

@@ -1140,3 +1140,140 @@ mod tests {
         assert_eq!(iiko_webhook_http_status(-7), 500);
     }
 }
+
+/// A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
+/// from the documented event schemas (`WebHooks.*EventInfo`) and numbered
+/// append-only (`spec/event-field-numbers.json`); 0 is no field.
+#[allow(non_camel_case_types)]
+pub type iiko_event_field = i32;
+
+fn field_path(field: iiko_event_field) -> Option<&'static std::ffi::CStr> {
+    let index = usize::try_from(field).ok()?.checked_sub(1)?;
+    *crate::event_fields::FIELD_PATHS.get(index)?
+}
+
+/// The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
+#[no_mangle]
+pub extern "C" fn iiko_event_field_count() -> iiko_event_field {
+    guard_value(0, || crate::event_fields::LAST_FIELD)
+}
+
+/// The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
+/// a number that is not a field. Static: do not free. Thread-safe.
+#[no_mangle]
+pub extern "C" fn iiko_event_field_path(field: iiko_event_field) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        field_path(field).map_or(std::ptr::null(), |p| p.as_ptr())
+    })
+}
+
+/// The field with the dotted path `path`, or 0 when there is none (or `path`
+/// is NULL or not UTF-8). Thread-safe.
+///
+/// # Safety
+/// `path` must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_event_field_by_path(path: *const c_char) -> iiko_event_field {
+    guard_value(0, || {
+        if path.is_null() {
+            return 0;
+        }
+        // SAFETY: non-NULL and NUL-terminated per the contract.
+        let wanted = unsafe { std::ffi::CStr::from_ptr(path) };
+        (1..=crate::event_fields::LAST_FIELD)
+            .find(|&f| field_path(f) == Some(wanted))
+            .unwrap_or(0)
+    })
+}
+
+/// The value at a dotted path of an event's JSON, read from the body's own
+/// text: a string decoded, a number exactly as written, `true`/`false`; `None`
+/// when absent or `null`.
+fn value_at(raw: &str, path: &str) -> Option<String> {
+    use serde_json::value::RawValue;
+    let mut text = raw;
+    for key in path.split('.') {
+        let map: std::collections::HashMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+        text = map.get(key)?.get();
+    }
+    let text = text.trim();
+    match text.as_bytes().first()? {
+        b'"' => serde_json::from_str::<String>(text).ok(),
+        b'n' => None,
+        _ => Some(text.to_owned()),
+    }
+}
+
+/// Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
+/// as text: strings as they are, numbers exactly as the body wrote them (an
+/// amount never goes through a C double), booleans as `"true"`/`"false"`.
+///
+/// On success writes to `*value_out` the text (yours; free it with
+/// `iiko_string_free`), or NULL when the event does not have the field (absent,
+/// `null`, or a field of another event type). An index out of range or an
+/// unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `value_out` and `err_out` must be
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_field(
+    events: *const iiko_events,
+    index: usize,
+    field: iiko_event_field,
+    value_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let events = unsafe { iiko_events::try_ref(events, "events") }?;
+        let out = out_ptr(value_out, "value_out")?;
+        let path = field_path(field).ok_or_else(|| {
+            Failure::invalid_argument(format!(
+                "no event field numbered {field}; use an IIKO_EVENT_FIELD_* constant"
+            ))
+        })?;
+        let event = events.event(index).ok_or_else(|| {
+            Failure::invalid_argument(format!("event index {index} is out of range"))
+        })?;
+        let path = path
+            .to_str()
+            .map_err(|_| Failure::invalid_argument("path"))?;
+        let value = value_at(event.raw_json(), path);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe {
+            out.write(value.map_or(std::ptr::null_mut(), |v| crate::ffi::owned_c_string(&v)));
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod field_tests {
+    use super::*;
+
+    #[test]
+    fn values_keep_their_text() {
+        let raw = r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"sum":0.30000000000000004,"phone":"+7 \"9\"","x":null,"ok":true}}}"#;
+        assert_eq!(
+            value_at(raw, "eventInfo.order.sum").as_deref(),
+            Some("0.30000000000000004")
+        );
+        assert_eq!(
+            value_at(raw, "eventInfo.order.phone").as_deref(),
+            Some("+7 \"9\"")
+        );
+        assert_eq!(value_at(raw, "eventInfo.order.x"), None);
+        assert_eq!(value_at(raw, "eventInfo.order.ok").as_deref(), Some("true"));
+        assert_eq!(value_at(raw, "eventInfo.nothing.sum"), None);
+        assert_eq!(value_at("[1]", "eventInfo"), None);
+        let sum = crate::event_fields::IIKO_EVENT_FIELD_ORDER_SUM;
+        // SAFETY: a static path string.
+        assert_eq!(
+            unsafe { iiko_event_field_by_path(iiko_event_field_path(sum)) },
+            sum
+        );
+        assert!(iiko_event_field_path(0).is_null());
+        assert!(iiko_event_field_path(iiko_event_field_count() + 1).is_null());
+    }
+}

@@ -34,10 +34,14 @@ use IikoCloud\Exception\InvalidInputException;
  */
 final class Client
 {
+    use Api\Operations;
+
     /** The production address of the service (Russia region). */
     public const DEFAULT_BASE_URL = 'https://api-ru.iiko.services';
     /** IIKO_CALL_IDEMPOTENT (checked against the header by a test). */
     private const CALL_IDEMPOTENT = 1;
+    /** IIKO_CALL_MONEY_AS_STRING (checked against the header by a test). */
+    private const CALL_MONEY_AS_STRING = 2;
     private const JSON_OUT = JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
         | JSON_PRESERVE_ZERO_FRACTION;
 
@@ -454,6 +458,102 @@ final class Client
         );
         Library::check($ffi, $status, $err);
         return (string) Library::takeString($ffi, $out);
+    }
+
+    /**
+     * Calls an operation of the official document by its dotted name, e.g.
+     * `operation('deliveries.create', [...], wait: true)`; the generated
+     * resource groups (`$client->deliveries()->create([...])`) call this.
+     *
+     * The request is checked by the library before anything is sent (the same
+     * rules and messages as every binding: a missing required field, a length,
+     * a range, an allowed value, a UUID), reads are retried after a transport
+     * error or a 5xx and commands never are. Amounts in the answer are numeric
+     * strings (`"1250.5"`), exact; give amounts as numeric strings or numbers.
+     * An empty nested object must be given as `new \stdClass()` (PHP's `[]`
+     * is a list).
+     *
+     * @param string $name e.g. `deliveries.create` (see `iikocloud ops`)
+     * @param array<string, mixed> $request the request's fields
+     * @param ?float $timeout this call's Timeout header in seconds (null: the client's; 1 to 3600)
+     * @param bool $wait follow a command until it ends (only for commands); deliveries.create then
+     *                   creates safely and answers `['orderInfo' => the created order]`
+     * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @return array<string, mixed> the decoded answer
+     * @throws InvalidInputException for an unknown name or a request the document refuses
+     * @throws Exception\CommandException when a followed command fails, times out or expires
+     * @throws IikoException
+     */
+    public function operation(string $name, array $request = [], ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    {
+        return self::decode($this->operationJson($name, self::encode(self::object($request)), $timeout, $wait, $waitTimeout, true));
+    }
+
+    /**
+     * {@see operation()} with the JSON text in and out.
+     *
+     * @param ?string $requestJson the request (null for `{}`)
+     * @param bool $moneyAsString amounts in the answer as JSON strings (else numbers whose text is exact)
+     * @return string the answer's JSON text
+     * @throws IikoException
+     */
+    public function operationJson(string $name, ?string $requestJson = null, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $moneyAsString = false): string
+    {
+        $ffi = $this->ffi;
+        $op = (int) $ffi->iiko_operation_by_name(Library::cString($name, 'name'));
+        if ($op === 0) {
+            throw new InvalidInputException(sprintf('no operation named "%s" (names look like "deliveries.create")', addcslashes($name, "\0..\37\"\\")), Status::INVALID_ARGUMENT);
+        }
+        $out = $ffi->new('char*');
+        $err = Library::errorOut($ffi);
+        $request = $requestJson === null ? null : Library::cString($requestJson, 'the request');
+        $timeoutMs = $timeout === null ? 0 : self::millis($timeout, 'timeout');
+        $flags = $moneyAsString ? self::CALL_MONEY_AS_STRING : 0;
+        if ($wait) {
+            $status = (int) $ffi->iiko_client_call_operation_wait(
+                $this->handle(),
+                $op,
+                $request,
+                $timeoutMs,
+                $waitTimeout === null ? 0 : max(1, self::millis($waitTimeout, 'waitTimeout')),
+                $flags,
+                FFI::addr($out),
+                FFI::addr($err)
+            );
+        } else {
+            $status = (int) $ffi->iiko_client_call_operation($this->handle(), $op, $request, $timeoutMs, $flags, FFI::addr($out), FFI::addr($err));
+        }
+        Library::check($ffi, $status, $err);
+        return (string) Library::takeString($ffi, $out);
+    }
+
+    /**
+     * Follows a command until it ends: give its answer (with `correlationId`)
+     * or the correlationId itself, and its organization.
+     *
+     * @param array<string, mixed>|string $answerOrCorrelationId
+     * @param ?float $timeout the longest wait in seconds (null: 60)
+     * @throws Exception\CommandFailedException when the command failed (getReason() says why)
+     * @throws Exception\CommandTimeoutException when it was still running at the limit (it may yet finish)
+     * @throws Exception\CommandExpiredException when the service no longer knows it
+     * @throws IikoException
+     */
+    public function wait(array|string $answerOrCorrelationId, string $organizationId, ?float $timeout = null): void
+    {
+        $cid = is_array($answerOrCorrelationId) ? ($answerOrCorrelationId['correlationId'] ?? null) : $answerOrCorrelationId;
+        if (!is_string($cid) || $cid === '') {
+            throw new InvalidInputException('the answer has no correlationId to wait for', Status::INVALID_ARGUMENT);
+        }
+        $ffi = $this->ffi;
+        $err = Library::errorOut($ffi);
+        $status = (int) $ffi->iiko_client_wait_command(
+            $this->handle(),
+            Library::cString($organizationId, 'organizationId'),
+            Library::cString($cid, 'correlationId'),
+            $timeout === null ? 0 : max(1, self::millis($timeout, 'timeout')),
+            FFI::addr($err)
+        );
+        Library::check($ffi, $status, $err);
     }
 
     /** @return array<string, mixed> what var_dump() shows: no handle, no secret */

@@ -9,6 +9,10 @@ use FFI\CData;
 use IikoCloud\Exception\ApiException;
 use IikoCloud\Exception\AuthenticationException;
 use IikoCloud\Exception\BadRequestException;
+use IikoCloud\Exception\CommandException;
+use IikoCloud\Exception\CommandExpiredException;
+use IikoCloud\Exception\CommandFailedException;
+use IikoCloud\Exception\CommandTimeoutException;
 use IikoCloud\Exception\DecodeException;
 use IikoCloud\Exception\ForbiddenException;
 use IikoCloud\Exception\IikoException;
@@ -450,6 +454,13 @@ final class Library
                     return new DecodeException($message, $status, $http, $corr, $path, $body);
                 }
                 return new $class($message, $status, $http, $desc, $code, $corr, $path, $body, $d['retryAfter'] ?? null);
+            case 5:
+                return match ($status) {
+                    Status::COMMAND_FAILED => new CommandFailedException($message, $status, $corr, $desc),
+                    Status::COMMAND_TIMED_OUT => new CommandTimeoutException($message, $status, $corr, $desc),
+                    Status::COMMAND_EXPIRED => new CommandExpiredException($message, $status, $corr, $desc),
+                    default => new CommandException($message, $status, $corr, $desc),
+                };
             case 4:
                 // 400-409: not authentic; 410-419: authentic but unreadable.
                 return $status % 100 < 10

@@ -83,6 +83,13 @@ final class Status
     /** The webhook body is JSON but not an array of events (answer 200 and log it). */
     public const WEBHOOK_BODY_NOT_ARRAY = 414;
 
+    /** A followed command ended with Error (the exception's getReason() says why). */
+    public const COMMAND_FAILED = 500;
+    /** A followed command was still running when the wait ran out; it may yet finish. */
+    public const COMMAND_TIMED_OUT = 501;
+    /** The service no longer knows the command's correlationId (HTTP 410). */
+    public const COMMAND_EXPIRED = 502;
+
     /** A bug in the library was caught at its boundary; please report it. */
     public const PANIC = 900;
     /** An error the library could not classify. */

@@ -1,0 +1,232 @@
+//! Calling any operation by name with JSON in and out, for the bindings (C,
+//! C++, PHP, the CLI) that reach the typed operations through one entry point.
+//!
+//! The request goes through the operation's typed request model, so it is
+//! checked exactly as the Rust methods check it (the same
+//! [`Error::InvalidInput`] naming the field), is retried only when the
+//! operation is safe to repeat, and carries the operation's `Timeout`. The
+//! answer is read into the typed answer model and written back, so money keeps
+//! its exact digits: an amount is a JSON number whose text is the decimal
+//! (`12345678901234.56`, `0.1`), or a JSON string when
+//! [`OperationCall::money_as_text`] asks for one (for hosts whose JSON reader
+//! turns numbers into doubles, such as PHP).
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::models::deliveries::request::CreateOrderRequest;
+use super::{operation, WaitOptions};
+use crate::{Client, Error, Result};
+
+/// How [`call_operation`] sends one call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperationCall {
+    /// This call's `Timeout` header (1 s to 1 h); `None` keeps the client's.
+    pub timeout: Option<Duration>,
+    /// Write every amount of the answer as a JSON string (`"1250.5"`).
+    pub money_as_text: bool,
+}
+
+impl OperationCall {
+    /// Reads the `Timeout` in milliseconds as every binding takes it: 0 keeps
+    /// the client's; anything else must lie between 1 s and 1 h.
+    pub fn timeout_ms(mut self, ms: u64) -> Result<Self> {
+        self.timeout = match ms {
+            0 => None,
+            ms => {
+                let t = Duration::from_millis(ms);
+                // Refused here, before anything is sent.
+                if !(Duration::from_secs(1)..=Duration::from_secs(3600)).contains(&t) {
+                    return Err(Error::invalid(format!(
+                        "timeout must be 0 (the client's) or between 1000 and 3600000 ms, got {ms}"
+                    )));
+                }
+                Some(t)
+            }
+        };
+        Ok(self)
+    }
+}
+
+impl WaitOptions {
+    /// Reads a wait limit in milliseconds as every binding takes it: 0 keeps
+    /// the default (60 s); at most one day.
+    pub fn from_timeout_ms(ms: u64) -> Result<WaitOptions> {
+        let mut options = WaitOptions::default();
+        if ms > 0 {
+            if ms > 86_400_000 {
+                return Err(Error::invalid(format!(
+                    "wait timeout must be 0 (the default, 60 s) or at most 86400000 ms, got {ms}"
+                )));
+            }
+            options.timeout = Duration::from_millis(ms);
+        }
+        Ok(options)
+    }
+}
+
+thread_local! {
+    /// Set while [`call_operation`] writes an answer with text amounts; read
+    /// by the generated code's answer writer (`support::to_json`) only, so the
+    /// request sent on the wire keeps numbers.
+    static ANSWER_MONEY_AS_TEXT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Restores the flag even if the call unwinds.
+struct Scope(bool);
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        ANSWER_MONEY_AS_TEXT.with(|f| f.set(self.0));
+    }
+}
+
+fn with_answer_money_as_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    let _restore = Scope(ANSWER_MONEY_AS_TEXT.with(|flag| flag.replace(on)));
+    f()
+}
+
+pub(crate) fn answer_money_as_text() -> bool {
+    ANSWER_MONEY_AS_TEXT.with(Cell::get)
+}
+
+/// Checks `request` against the operation `name`, sends it and returns the
+/// answer as JSON.
+///
+/// An unknown name, a request that is not an object of the operation's shape,
+/// or one that breaks a rule of the document is [`Error::InvalidInput`] and
+/// nothing is sent. Commands are never repeated; reads are, after a transport
+/// error or a 5xx. `deliveries.create` and `order.create` always send an
+/// `order.id` (a fresh one when the request has none; the answer's
+/// `orderInfo.id` tells it).
+pub fn call_operation(
+    client: &Client,
+    name: &str,
+    request: &Value,
+    options: &OperationCall,
+) -> Result<Value> {
+    let op = operation(name).ok_or_else(|| Error::invalid(unknown(name)))?;
+    let client = with_timeout(client, options)?;
+    with_answer_money_as_text(options.money_as_text, || {
+        super::call_by_name(&client, op.name, request)
+    })
+}
+
+/// [`call_operation`] for a command, then follows it with
+/// [`Client::wait_command`] until it succeeds; returns the command's answer.
+///
+/// The command's organization is the request's `organizationId`. A failed
+/// command is [`Error::Command`]. `deliveries.create` goes through
+/// [`Client::create_delivery_order`], so a lost answer never makes a second
+/// order; its answer is `{"orderInfo": …}` with the order as
+/// `deliveries/by_id` reads it once created. An operation that is not a
+/// command is [`Error::InvalidInput`] (nothing is sent).
+pub fn call_operation_and_wait(
+    client: &Client,
+    name: &str,
+    request: &Value,
+    options: &OperationCall,
+    wait: &WaitOptions,
+) -> Result<Value> {
+    let op = operation(name).ok_or_else(|| Error::invalid(unknown(name)))?;
+    if !op.command {
+        return Err(Error::invalid(format!(
+            "{name} is not a command (it answers no correlationId to wait for); call it without waiting"
+        )));
+    }
+    let organization_id = request
+        .get("organizationId")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let client = with_timeout(client, options)?;
+    with_answer_money_as_text(options.money_as_text, || {
+        if op.name == "deliveries.create" {
+            let mut typed: CreateOrderRequest = super::support::request_from_json(name, request)?;
+            super::Validate::validate(&typed)?;
+            let info = client.create_delivery_order(&mut typed, wait)?;
+            let info = super::support::to_json(name, info)?;
+            return Ok(serde_json::json!({ "orderInfo": info }));
+        }
+        // Checked first so a request without it fails before anything is sent.
+        super::prepare_request(op.name, request)?;
+        let organization_id = organization_id.ok_or_else(|| {
+            Error::invalid(format!(
+                "organizationId: is required to wait for {name} (commands/status asks for it)"
+            ))
+        })?;
+        let answer = super::call_by_name(&client, op.name, request)?;
+        let correlation_id = answer
+            .get("correlationId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::Decode {
+                path: op.path.to_owned(),
+                status: op.success_status,
+                message: "the command's answer has no correlationId to wait for".into(),
+                correlation_id: None,
+                body: String::new(),
+            })?;
+        client.wait_command(&organization_id, correlation_id, wait)?;
+        Ok(answer)
+    })
+}
+
+fn unknown(name: &str) -> String {
+    format!("no operation named {name:?} (names look like \"deliveries.create\")")
+}
+
+fn with_timeout(client: &Client, options: &OperationCall) -> Result<Client> {
+    match options.timeout {
+        Some(t) => client.with_timeout(t),
+        None => Ok(client.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Money;
+
+    #[test]
+    fn answers_keep_the_digits_of_amounts() {
+        for text in [
+            "12345678901234.56",
+            "0.1",
+            "1250.5",
+            "-0.3",
+            "99999999999.99",
+        ] {
+            let m: Money = text.parse().unwrap();
+            let json = serde_json::to_string(&serde_json::to_value(m).unwrap()).unwrap();
+            assert_eq!(json, text);
+            let quoted = with_answer_money_as_text(true, || {
+                super::super::support::to_json("x", m).map(|v| v.to_string())
+            })
+            .unwrap();
+            assert_eq!(quoted, format!("\"{text}\""));
+        }
+        // Back to numbers outside the scope.
+        let m: Money = "0.1".parse().unwrap();
+        assert_eq!(serde_json::to_value(m).unwrap().to_string(), "0.1");
+    }
+
+    #[test]
+    fn limits_are_read_once_for_every_binding() {
+        assert_eq!(
+            OperationCall::default().timeout_ms(0).unwrap().timeout,
+            None
+        );
+        assert_eq!(
+            OperationCall::default().timeout_ms(1500).unwrap().timeout,
+            Some(Duration::from_millis(1500))
+        );
+        assert!(OperationCall::default().timeout_ms(999).is_err());
+        assert!(OperationCall::default().timeout_ms(3_600_001).is_err());
+        assert_eq!(
+            WaitOptions::from_timeout_ms(0).unwrap(),
+            WaitOptions::default()
+        );
+        assert!(WaitOptions::from_timeout_ms(86_400_001).is_err());
+    }
+}

@@ -1,6 +1,7 @@
 //! Turns `spec/operations.json` (written by `scripts/spec-snapshot.py`) into
 //! the SDK's typed operations: `src/api/models.rs` (one Rust type per schema)
-//! and `src/api/ops.rs` (the operation table and the resource groups).
+//! and `src/api/ops.rs` (the operation table and the resource groups), and
+//! the Python package's models and resource groups (`python.rs`).
 //!
 //! ```text
 //! cargo run -p iikocloud-codegen            # regenerate
@@ -10,6 +11,7 @@
 //! The output goes through rustfmt, so it is committed formatted.
 
 mod names;
+mod python;
 mod rust;
 
 use std::path::{Path, PathBuf};
@@ -73,17 +75,38 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let python = match python::generate(&spec) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("spec/operations.json (Python): {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut stale = Vec::new();
-    for (rel, code) in [
+    let rust_files = [
         ("src/api/models.rs", generated.models),
         ("src/api/ops.rs", generated.ops),
-    ] {
-        let formatted = match rustfmt(&code) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("{rel}: {e}");
-                return ExitCode::FAILURE;
+    ];
+    let outputs = rust_files
+        .into_iter()
+        .map(|(rel, code)| (rel, code, true))
+        .chain(
+            python
+                .files
+                .into_iter()
+                .map(|(rel, code)| (rel, code, false)),
+        );
+    for (rel, code, is_rust) in outputs {
+        let formatted = if is_rust {
+            match rustfmt(&code) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("{rel}: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
+        } else {
+            code
         };
         let path = root.join(rel);
         let current = std::fs::read_to_string(&path).unwrap_or_default();
@@ -107,7 +130,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if check {
-        println!("src/api/models.rs and src/api/ops.rs match spec/operations.json");
+        println!("the generated Rust and Python files match spec/operations.json");
     }
     ExitCode::SUCCESS
 }

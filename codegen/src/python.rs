@@ -615,6 +615,39 @@ fn gen_groups(ctx: &Ctx<'_>, operations: &[Value]) -> Result<Out, String> {
     for asy in [false, true] {
         render(ctx, operations, &root, &mut Vec::new(), asy, &mut out)?;
     }
+    // The model of each webhook event's `eventInfo`, from the document's
+    // `*WebHookEventInfo` schemas (an `eventType` constant and an `eventInfo`).
+    let mut events = BTreeMap::new();
+    for s in ctx.spec.schemas.values() {
+        let fields = s["fields"].as_array().into_iter().flatten();
+        let mut event_type = None;
+        let mut info = None;
+        for f in fields {
+            match f["name"].as_str() {
+                Some("eventType") => event_type = f["const"].as_str(),
+                Some("eventInfo") => info = f["type"]["ref"].as_str(),
+                _ => {}
+            }
+        }
+        if let (Some(t), Some(i)) = (event_type, info) {
+            events.insert(t.to_string(), ctx.class(i)?.to_string());
+        }
+    }
+    let table: Vec<String> = events
+        .iter()
+        .map(|(t, c)| format!("{}: {}", py_str(t), py_str(c)))
+        .collect();
+    writeln!(
+        out.root_py,
+        "#: The class of :mod:`iikocloud.api_models` that reads the ``eventInfo`` of\n#: each documented webhook ``eventType``.\nEVENT_INFO_MODELS = {{{}}}",
+        table.join(", ")
+    )
+    .unwrap();
+    writeln!(
+        out.root_pyi,
+        "#: The class of :mod:`iikocloud.api_models` that reads the ``eventInfo`` of\n#: each documented webhook ``eventType``.\nEVENT_INFO_MODELS: dict[str, str]"
+    )
+    .unwrap();
     Ok(out)
 }
 

@@ -233,12 +233,31 @@ class CommandExpiredError(CommandError):
 
 class WebhookVerificationError(IikoError, ValueError):
     """The webhook request is not authentic: missing, malformed or wrong
-    ``Authorization`` (or no expected token configured). Answer 401."""
+    ``Authorization`` (or no expected token configured).
+
+    Answer ``error.status``, the status the core's receive rule gives: 401,
+    or 500 when the expected token is empty (a misconfigured receiver: the
+    service keeps the events and retries). ``error.reason`` names the cause."""
+
+    #: The HTTP status to answer (set by the core's rule).
+    status: int
+    #: A stable name of the cause, e.g. ``"mismatch"``.
+    reason: str
 
 
 class WebhookParseError(IikoError, ValueError):
     """The webhook request is authentic but its body cannot be read (not
-    JSON, not an array of events). Answer 400."""
+    JSON, not an array of events, too large).
+
+    Answer ``error.status``, the status the core's receive rule gives: 200,
+    since the service would resend the very same bytes and a webhook that
+    keeps failing is blocked (which stops every event). Log the error and
+    keep the body. ``error.reason`` names the cause."""
+
+    #: The HTTP status to answer (set by the core's rule).
+    status: int
+    #: A stable name of the cause, e.g. ``"invalid_json"``.
+    reason: str
 
 
 for _cls in (

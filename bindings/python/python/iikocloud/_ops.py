@@ -416,3 +416,6 @@ class AsyncOps(_AR):
         Restriction group: Data: dictionaries."""
         return await self._call_op("tips_types", (), "TipsTypesResponse", timeout)
 
+#: The class of :mod:`iikocloud.api_models` that reads the ``eventInfo`` of
+#: each documented webhook ``eventType``.
+EVENT_INFO_MODELS = {"DeliveryOrderError": "OrderInfo", "DeliveryOrderUpdate": "OrderInfo", "PersonalShift": "PersonalShift", "ReserveError": "ReserveInfo", "ReserveUpdate": "ReserveInfo", "StopListUpdate": "WebHookOnStopListChangeData", "TableOrderError": "TableOrderInfo", "TableOrderUpdate": "TableOrderInfo"}

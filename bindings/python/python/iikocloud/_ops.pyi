@@ -453,3 +453,6 @@ class AsyncOps(_AR):
         Restriction group: Data: dictionaries."""
 
 
+#: The class of :mod:`iikocloud.api_models` that reads the ``eventInfo`` of
+#: each documented webhook ``eventType``.
+EVENT_INFO_MODELS: dict[str, str]

@@ -26,7 +26,7 @@ const KEYWORDS: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
     "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield", "match", "case", "type",
+    "with", "yield",
 ];
 
 /// A Python identifier for a snake-case name, avoiding keywords and the
@@ -75,13 +75,31 @@ fn class_names(spec: &Spec<'_>) -> HashMap<String, String> {
     }
     let mut used: HashSet<String> = ["Model", "OpenEnum"].map(String::from).into();
     let mut out = HashMap::new();
-    // Unique last parts first, so they keep their plain names.
+    // Unique last parts first, so they keep their plain names; a shared one
+    // takes as many namespace parts as it needs to be told apart
+    // (`CreateOrderProductOrderItem`, `OrderProductOrderItem`).
     let mut order: Vec<&String> = spec.schemas.keys().collect();
     order.sort_by_key(|n| count[&pascal(n.rsplit('.').next().unwrap_or(n))] > 1);
+    let suffix = |name: &str, k: usize| -> String {
+        let parts: Vec<&str> = name.split('.').collect();
+        parts[parts.len().saturating_sub(k)..]
+            .iter()
+            .map(|p| pascal(p))
+            .collect()
+    };
     for name in order {
         let last = pascal(name.rsplit('.').next().unwrap_or(name));
         let base = if count[&last] > 1 || used.contains(&last) {
-            name.split('.').map(pascal).collect::<String>()
+            let siblings: Vec<&String> = spec
+                .schemas
+                .keys()
+                .filter(|n| pascal(n.rsplit('.').next().unwrap_or(n)) == last && *n != name)
+                .collect();
+            let depth = name.split('.').count();
+            (2..=depth)
+                .map(|k| (k, suffix(name, k)))
+                .find(|(k, c)| !used.contains(c) && siblings.iter().all(|s| suffix(s, *k) != *c))
+                .map_or_else(|| suffix(name, depth), |(_, c)| c)
         } else {
             last
         };
@@ -321,6 +339,18 @@ This module is imported on first use (``client.deliveries...`` or\n\
                             ))
                         })
                         .collect::<Result<_, String>>()?;
+                    // A variant built by the caller writes its tag itself.
+                    let tag = s["discriminator"].as_str().unwrap_or("type");
+                    for (k, v) in s["variants"].as_object().into_iter().flatten() {
+                        writeln!(
+                            later,
+                            "{}._TAG_OF = ({}, {})",
+                            ctx.class(v.as_str().unwrap_or_default())?,
+                            py_str(tag),
+                            py_str(k)
+                        )
+                        .unwrap();
+                    }
                     writeln!(
                         py,
                         "    _TAG = {}\n    _VARIANTS = {{{}}}",

@@ -1301,11 +1301,11 @@ class InventoryOps(_G):
         """The ``inventory.writeoff_document`` operations."""
         return InventoryWriteoffDocumentOps(self._client)
 
-    def counteragents(self, *, limit=None, offset=None, organization_id=None, type_=None, timeout=None):
+    def counteragents(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
         """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type_),), "GetCounteragentsResponse", timeout)
+        return self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
 
 class LoyaltyIikoCouponsOps(_G):
     """The ``loyalty.iiko.coupons`` operations."""
@@ -1461,13 +1461,13 @@ class LoyaltyIikoCustomerOps(_G):
         Restriction group: Guests: creating."""
         return self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
 
-    def info(self, *, type_, organization_id=None, timeout=None):
+    def info(self, *, type, organization_id=None, timeout=None):
         """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return self._call_op("loyalty.iiko.customer.info", (("type", type_), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
 
 class LoyaltyIikoCustomerCategoryOps(_G):
     """The ``loyalty.iiko.customer_category`` operations."""
@@ -3293,11 +3293,11 @@ class AsyncInventoryOps(_AG):
         """The ``inventory.writeoff_document`` operations."""
         return AsyncInventoryWriteoffDocumentOps(self._client)
 
-    async def counteragents(self, *, limit=None, offset=None, organization_id=None, type_=None, timeout=None):
+    async def counteragents(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
         """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type_),), "GetCounteragentsResponse", timeout)
+        return await self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
 
 class AsyncLoyaltyIikoCouponsOps(_AG):
     """The ``loyalty.iiko.coupons`` operations."""
@@ -3453,13 +3453,13 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         Restriction group: Guests: creating."""
         return await self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
 
-    async def info(self, *, type_, organization_id=None, timeout=None):
+    async def info(self, *, type, organization_id=None, timeout=None):
         """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return await self._call_op("loyalty.iiko.customer.info", (("type", type_), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
 
 class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
     """The ``loyalty.iiko.customer_category`` operations."""

@@ -35,7 +35,7 @@ class ComboOps(_G):
     def calculate(
         self,
         *,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CalculateComboPriceResponse:
@@ -231,7 +231,7 @@ class DeliveriesOps(_G):
         *,
         order_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -420,7 +420,7 @@ class DeliveriesOps(_G):
         *,
         organization_id: str,
         order_id: str,
-        new_delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | _Mapping[str, _Any],
+        new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
@@ -451,7 +451,7 @@ class DeliveriesOps(_G):
         *,
         organization_id: str,
         order_id: str,
-        external_data: _Sequence[DeliveriesRequestCreateOrderExternalData | _Mapping[str, _Any]],
+        external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
@@ -2361,7 +2361,7 @@ class InventoryOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         organization_id: str | None = None,
-        type_: _Sequence[str] | None = None,
+        type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
         """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
@@ -2621,7 +2621,7 @@ class LoyaltyIikoCustomerOps(_G):
     def info(
         self,
         *,
-        type_: str,
+        type: str,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCustomerInfoResponse:
@@ -2731,7 +2731,7 @@ class LoyaltyIikoOps(_G):
     def calculate(
         self,
         *,
-        order: DeliveriesRequestCreateOrderOrder | _Mapping[str, _Any],
+        order: CreateOrderOrder | _Mapping[str, _Any],
         organization_id: str,
         coupon: str | None = None,
         referrer_id: str | None = None,
@@ -2912,7 +2912,7 @@ class OrderOps(_G):
         *,
         order_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         add_order_items_settings: AddTableOrderItemsSettings | _Mapping[str, _Any] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
@@ -2993,7 +2993,7 @@ class OrderOps(_G):
         *,
         organization_id: str,
         order_id: str,
-        external_data: _Sequence[DeliveriesRequestCreateOrderExternalData | _Mapping[str, _Any]],
+        external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
@@ -3039,7 +3039,7 @@ class OrderOps(_G):
         *,
         organization_id: str,
         terminal_group_id: str,
-        order: TableOrdersRequestTableOrder | _Mapping[str, _Any] | None = None,
+        order: RequestTableOrder | _Mapping[str, _Any] | None = None,
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrderResponse:
@@ -3135,7 +3135,7 @@ class ReserveOps(_G):
         *,
         reserve_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -3235,7 +3235,7 @@ class ReserveOps(_G):
         *,
         organization_id: str,
         reserve_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -3261,7 +3261,7 @@ class ReserveOps(_G):
         self,
         *,
         organization_id: str,
-        customer: DeliveriesRequestCreateOrderRegularCustomer | _Mapping[str, _Any],
+        customer: CreateOrderRegularCustomer | _Mapping[str, _Any],
         phone: str,
         duration_in_minutes: int,
         should_remind: bool,
@@ -3270,7 +3270,7 @@ class ReserveOps(_G):
         terminal_group_id: str | None = None,
         id: str | None = None,
         external_number: str | None = None,
-        order: ReservesRequestReserveOrder | _Mapping[str, _Any] | None = None,
+        order: RequestReserveOrder | _Mapping[str, _Any] | None = None,
         guests_count: int | None = None,
         comment: str | None = None,
         transport_to_front_timeout: int | None = None,
@@ -3352,7 +3352,7 @@ class StopListsOps(_G):
         *,
         organization_id: str,
         terminal_group_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CheckStopListResponse:
         """``stop_lists.check``: ``POST /api/1/stop_lists/check``.
@@ -3519,7 +3519,7 @@ class AsyncComboOps(_AG):
     async def calculate(
         self,
         *,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CalculateComboPriceResponse:
@@ -3715,7 +3715,7 @@ class AsyncDeliveriesOps(_AG):
         *,
         order_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -3904,7 +3904,7 @@ class AsyncDeliveriesOps(_AG):
         *,
         organization_id: str,
         order_id: str,
-        new_delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | _Mapping[str, _Any],
+        new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
@@ -3935,7 +3935,7 @@ class AsyncDeliveriesOps(_AG):
         *,
         organization_id: str,
         order_id: str,
-        external_data: _Sequence[DeliveriesRequestCreateOrderExternalData | _Mapping[str, _Any]],
+        external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
@@ -5845,7 +5845,7 @@ class AsyncInventoryOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         organization_id: str | None = None,
-        type_: _Sequence[str] | None = None,
+        type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
         """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
@@ -6105,7 +6105,7 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
     async def info(
         self,
         *,
-        type_: str,
+        type: str,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCustomerInfoResponse:
@@ -6215,7 +6215,7 @@ class AsyncLoyaltyIikoOps(_AG):
     async def calculate(
         self,
         *,
-        order: DeliveriesRequestCreateOrderOrder | _Mapping[str, _Any],
+        order: CreateOrderOrder | _Mapping[str, _Any],
         organization_id: str,
         coupon: str | None = None,
         referrer_id: str | None = None,
@@ -6396,7 +6396,7 @@ class AsyncOrderOps(_AG):
         *,
         order_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         add_order_items_settings: AddTableOrderItemsSettings | _Mapping[str, _Any] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
@@ -6477,7 +6477,7 @@ class AsyncOrderOps(_AG):
         *,
         organization_id: str,
         order_id: str,
-        external_data: _Sequence[DeliveriesRequestCreateOrderExternalData | _Mapping[str, _Any]],
+        external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
         """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
@@ -6523,7 +6523,7 @@ class AsyncOrderOps(_AG):
         *,
         organization_id: str,
         terminal_group_id: str,
-        order: TableOrdersRequestTableOrder | _Mapping[str, _Any] | None = None,
+        order: RequestTableOrder | _Mapping[str, _Any] | None = None,
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrderResponse:
@@ -6619,7 +6619,7 @@ class AsyncReserveOps(_AG):
         *,
         reserve_id: str,
         organization_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -6719,7 +6719,7 @@ class AsyncReserveOps(_AG):
         *,
         organization_id: str,
         reserve_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
@@ -6745,7 +6745,7 @@ class AsyncReserveOps(_AG):
         self,
         *,
         organization_id: str,
-        customer: DeliveriesRequestCreateOrderRegularCustomer | _Mapping[str, _Any],
+        customer: CreateOrderRegularCustomer | _Mapping[str, _Any],
         phone: str,
         duration_in_minutes: int,
         should_remind: bool,
@@ -6754,7 +6754,7 @@ class AsyncReserveOps(_AG):
         terminal_group_id: str | None = None,
         id: str | None = None,
         external_number: str | None = None,
-        order: ReservesRequestReserveOrder | _Mapping[str, _Any] | None = None,
+        order: RequestReserveOrder | _Mapping[str, _Any] | None = None,
         guests_count: int | None = None,
         comment: str | None = None,
         transport_to_front_timeout: int | None = None,
@@ -6836,7 +6836,7 @@ class AsyncStopListsOps(_AG):
         *,
         organization_id: str,
         terminal_group_id: str,
-        items: _Sequence[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem | _Mapping[str, _Any]],
+        items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CheckStopListResponse:
         """``stop_lists.check``: ``POST /api/1/stop_lists/check``.

@@ -132,6 +132,8 @@ class Model:
     _F: ClassVar[Tuple[Tuple[str, str, str], ...]] = ()
     _readers: ClassVar[Optional[Tuple[Tuple[str, str, Callable[[Any], Any]], ...]]] = None
     _wires: ClassVar[FrozenSet[str]] = frozenset()
+    #: ``(discriminator, value)`` of a union variant, written by ``to_dict``.
+    _TAG_OF: ClassVar[Optional[Tuple[str, str]]] = None
     #: Fields of the answer this version does not know, as sent.
     extra: Dict[str, Any]
 
@@ -187,6 +189,10 @@ class Model:
                 out[wire] = dump(value)
         for key, value in self.extra.items():
             out.setdefault(key, dump(value))
+        tag = type(self)._TAG_OF
+        if tag is not None and out.get(tag[0]) is None:
+            # A union variant names itself, as the service expects.
+            out[tag[0]] = tag[1]
         return out
 
     def replace(self: _M, **changes: Any) -> _M:

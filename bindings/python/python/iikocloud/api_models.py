@@ -336,11 +336,11 @@ class BarcodeDto8(_M):
 class BarcodeItem(_M):
     """``BarcodeItem``."""
 
-    __slots__ = ("barcode", "container_id", "type_",)
-    _F = (("barcode", "barcode", "s"), ("container_id", "containerId", "s"), ("type_", "type", "s"),)
+    __slots__ = ("barcode", "container_id", "type",)
+    _F = (("barcode", "barcode", "s"), ("container_id", "containerId", "s"), ("type", "type", "s"),)
 
-    def __init__(self, *, barcode=None, container_id=None, type_=None, extra=None):
-        _set(self, (barcode, container_id, type_,), extra)
+    def __init__(self, *, barcode=None, container_id=None, type=None, extra=None):
+        _set(self, (barcode, container_id, type,), extra)
 
 
 class ButtonImageDto(_M):
@@ -1065,63 +1065,63 @@ class GetCategoriesResponse(_M):
 class GetCustomerInfoByCardNumberRequest(_M):
     """``Customer.GetCustomerInfoByCardNumberRequest``."""
 
-    __slots__ = ("type_", "organization_id", "card_number",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"), ("card_number", "cardNumber", "s"),)
+    __slots__ = ("type", "organization_id", "card_number",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"), ("card_number", "cardNumber", "s"),)
 
-    def __init__(self, *, type_=None, organization_id=None, card_number=None, extra=None):
-        _set(self, (type_, organization_id, card_number,), extra)
+    def __init__(self, *, type=None, organization_id=None, card_number=None, extra=None):
+        _set(self, (type, organization_id, card_number,), extra)
 
 
 class GetCustomerInfoByCardTrackRequest(_M):
     """``Customer.GetCustomerInfoByCardTrackRequest``."""
 
-    __slots__ = ("type_", "organization_id", "card_track",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"), ("card_track", "cardTrack", "s"),)
+    __slots__ = ("type", "organization_id", "card_track",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"), ("card_track", "cardTrack", "s"),)
 
-    def __init__(self, *, type_=None, organization_id=None, card_track=None, extra=None):
-        _set(self, (type_, organization_id, card_track,), extra)
+    def __init__(self, *, type=None, organization_id=None, card_track=None, extra=None):
+        _set(self, (type, organization_id, card_track,), extra)
 
 
 class GetCustomerInfoByEmailRequest(_M):
     """``Customer.GetCustomerInfoByEmailRequest``."""
 
-    __slots__ = ("type_", "organization_id", "email",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"), ("email", "email", "s"),)
+    __slots__ = ("type", "organization_id", "email",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"), ("email", "email", "s"),)
 
-    def __init__(self, *, type_=None, organization_id=None, email=None, extra=None):
-        _set(self, (type_, organization_id, email,), extra)
+    def __init__(self, *, type=None, organization_id=None, email=None, extra=None):
+        _set(self, (type, organization_id, email,), extra)
 
 
 class GetCustomerInfoByIdRequest(_M):
     """``Customer.GetCustomerInfoByIdRequest``."""
 
-    __slots__ = ("type_", "organization_id", "id",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"), ("id", "id", "s"),)
+    __slots__ = ("type", "organization_id", "id",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"), ("id", "id", "s"),)
 
-    def __init__(self, *, type_=None, organization_id=None, id=None, extra=None):
-        _set(self, (type_, organization_id, id,), extra)
+    def __init__(self, *, type=None, organization_id=None, id=None, extra=None):
+        _set(self, (type, organization_id, id,), extra)
 
 
 class GetCustomerInfoByPhoneRequest(_M):
     """``Customer.GetCustomerInfoByPhoneRequest``."""
 
-    __slots__ = ("type_", "organization_id", "phone",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"), ("phone", "phone", "s"),)
+    __slots__ = ("type", "organization_id", "phone",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"), ("phone", "phone", "s"),)
 
-    def __init__(self, *, type_=None, organization_id=None, phone=None, extra=None):
-        _set(self, (type_, organization_id, phone,), extra)
+    def __init__(self, *, type=None, organization_id=None, phone=None, extra=None):
+        _set(self, (type, organization_id, phone,), extra)
 
 
 class GetCustomerInfoRequest(_M):
     """``Customer.GetCustomerInfoRequest``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_", "organization_id",)
-    _F = (("type_", "type", "s"), ("organization_id", "organizationId", "s"),)
+    __slots__ = ("type", "organization_id",)
+    _F = (("type", "type", "s"), ("organization_id", "organizationId", "s"),)
     _TAG = "type"
     _VARIANTS = {"cardNumber": "GetCustomerInfoByCardNumberRequest", "cardTrack": "GetCustomerInfoByCardTrackRequest", "email": "GetCustomerInfoByEmailRequest", "id": "GetCustomerInfoByIdRequest", "phone": "GetCustomerInfoByPhoneRequest"}
 
-    def __init__(self, *, type_=None, organization_id=None, extra=None):
-        _set(self, (type_, organization_id,), extra)
+    def __init__(self, *, type=None, organization_id=None, extra=None):
+        _set(self, (type, organization_id,), extra)
 
 
 class GetCustomerInfoResponse(_M):
@@ -1137,11 +1137,11 @@ class GetCustomerInfoResponse(_M):
 class GuestBalanceInfo(_M):
     """``Customer.GuestBalanceInfo``."""
 
-    __slots__ = ("id", "name", "type_", "balance",)
-    _F = (("id", "id", "s"), ("name", "name", "s"), ("type_", "type", "i"), ("balance", "balance", "d"),)
+    __slots__ = ("id", "name", "type", "balance",)
+    _F = (("id", "id", "s"), ("name", "name", "s"), ("type", "type", "i"), ("balance", "balance", "d"),)
 
-    def __init__(self, *, id=None, name=None, type_=None, balance=None, extra=None):
-        _set(self, (id, name, type_, balance,), extra)
+    def __init__(self, *, id=None, name=None, type=None, balance=None, extra=None):
+        _set(self, (id, name, type, balance,), extra)
 
 
 class GuestCardInfo(_M):
@@ -1271,11 +1271,11 @@ class CustomerTagItem3(_M):
 class CardPaymentAdditionalData(_M):
     """``Deliveries.Common.CardPaymentAdditionalData``."""
 
-    __slots__ = ("type_", "number", "custom_data", "card_type",)
-    _F = (("type_", "type", "s"), ("number", "number", "s"), ("custom_data", "customData", "s"), ("card_type", "cardType", "s"),)
+    __slots__ = ("type", "number", "custom_data", "card_type",)
+    _F = (("type", "type", "s"), ("number", "number", "s"), ("custom_data", "customData", "s"), ("card_type", "cardType", "s"),)
 
-    def __init__(self, *, type_=None, number=None, custom_data=None, card_type=None, extra=None):
-        _set(self, (type_, number, custom_data, card_type,), extra)
+    def __init__(self, *, type=None, number=None, custom_data=None, card_type=None, extra=None):
+        _set(self, (type, number, custom_data, card_type,), extra)
 
 
 class ChequeAdditionalInfo(_M):
@@ -1288,7 +1288,7 @@ class ChequeAdditionalInfo(_M):
         _set(self, (need_receipt, email, settlement_place, phone, retail_address, is_internet_payment,), extra)
 
 
-class DeliveriesCommonCoordinates(_M):
+class CommonCoordinates(_M):
     """``Deliveries.Common.Coordinates``."""
 
     __slots__ = ("latitude", "longitude",)
@@ -1315,11 +1315,11 @@ class DeliveryStatusForUpdate(_E):
 class ExternalPaymentAdditionalData(_M):
     """``Deliveries.Common.ExternalPaymentAdditionalData``."""
 
-    __slots__ = ("type_", "custom_data",)
-    _F = (("type_", "type", "s"), ("custom_data", "customData", "s"),)
+    __slots__ = ("type", "custom_data",)
+    _F = (("type", "type", "s"), ("custom_data", "customData", "s"),)
 
-    def __init__(self, *, type_=None, custom_data=None, extra=None):
-        _set(self, (type_, custom_data,), extra)
+    def __init__(self, *, type=None, custom_data=None, extra=None):
+        _set(self, (type, custom_data,), extra)
 
 
 class Gender(_E):
@@ -1339,14 +1339,14 @@ class IikoCardSearchScope(_E):
 class LoyaltyCardPaymentAdditionalData(_M):
     """``Deliveries.Common.LoyaltyCardPaymentAdditionalData``."""
 
-    __slots__ = ("type_", "credential", "search_scope",)
-    _F = (("type_", "type", "s"), ("credential", "credential", "s"), ("search_scope", "searchScope", "IikoCardSearchScope"),)
+    __slots__ = ("type", "credential", "search_scope",)
+    _F = (("type", "type", "s"), ("credential", "credential", "s"), ("search_scope", "searchScope", "IikoCardSearchScope"),)
 
-    def __init__(self, *, type_=None, credential=None, search_scope=None, extra=None):
-        _set(self, (type_, credential, search_scope,), extra)
+    def __init__(self, *, type=None, credential=None, search_scope=None, extra=None):
+        _set(self, (type, credential, search_scope,), extra)
 
 
-class DeliveriesCommonOrderServiceType(_E):
+class CommonOrderServiceType(_E):
     """``Deliveries.Common.OrderServiceType`` (open enum)."""
 
     __slots__ = ()
@@ -1356,16 +1356,16 @@ class DeliveriesCommonOrderServiceType(_E):
 class PaymentAdditionalData(_M):
     """``Deliveries.Common.PaymentAdditionalData``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_",)
-    _F = (("type_", "type", "s"),)
+    __slots__ = ("type",)
+    _F = (("type", "type", "s"),)
     _TAG = "type"
     _VARIANTS = {"Card": "CardPaymentAdditionalData", "External": "ExternalPaymentAdditionalData", "LoyaltyCard": "LoyaltyCardPaymentAdditionalData"}
 
-    def __init__(self, *, type_=None, extra=None):
-        _set(self, (type_,), extra)
+    def __init__(self, *, type=None, extra=None):
+        _set(self, (type,), extra)
 
 
-class DeliveriesCommonPaymentTypeKind(_E):
+class CommonPaymentTypeKind(_E):
     """``Deliveries.Common.PaymentTypeKind`` (open enum)."""
 
     __slots__ = ()
@@ -1416,7 +1416,7 @@ class DeliveryOrderDraft(_M):
     """``Deliveries.Drafts.DeliveryOrderDraft``."""
 
     __slots__ = ("menu_id", "id", "external_number", "complete_before", "phone", "phone_extension", "order_type_id", "order_service_type", "delivery_point", "comment", "customer", "guests", "marketing_source_id", "operator_id", "delivery_duration", "delivery_zone", "price_category_id", "items", "combos", "payments", "tips", "source_key", "discounts_info", "loyalty_info", "cheque_additional_info", "external_data",)
-    _F = (("menu_id", "menuId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "DeliveriesRequestCreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "DeliveriesRequestCreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "DeliveriesRequestCreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "DeliveriesRequestCreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("menu_id", "menuId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "CreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "CreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "CreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "CreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, menu_id=None, id=None, external_number=None, complete_before=None, phone=None, phone_extension=None, order_type_id=None, order_service_type=None, delivery_point=None, comment=None, customer=None, guests=None, marketing_source_id=None, operator_id=None, delivery_duration=None, delivery_zone=None, price_category_id=None, items=None, combos=None, payments=None, tips=None, source_key=None, discounts_info=None, loyalty_info=None, cheque_additional_info=None, external_data=None, extra=None):
         _set(self, (menu_id, id, external_number, complete_before, phone, phone_extension, order_type_id, order_service_type, delivery_point, comment, customer, guests, marketing_source_id, operator_id, delivery_duration, delivery_zone, price_category_id, items, combos, payments, tips, source_key, discounts_info, loyalty_info, cheque_additional_info, external_data,), extra)
@@ -1503,7 +1503,7 @@ class AddOrderItemsRequest(_M):
     """``Deliveries.Request.AddOrderItemsRequest``."""
 
     __slots__ = ("order_id", "organization_id", "items", "combos",)
-    _F = (("order_id", "orderId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
+    _F = (("order_id", "orderId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
 
     def __init__(self, *, order_id=None, organization_id=None, items=None, combos=None, extra=None):
         _set(self, (order_id, organization_id, items, combos,), extra)
@@ -1559,46 +1559,46 @@ class CloseTableOrderRequest(_M):
         _set(self, (cheque_additional_info, organization_id, order_id,), extra)
 
 
-class DeliveriesRequestCreateOrderAddress(_M):
+class CreateOrderAddress(_M):
     """``Deliveries.Request.CreateOrder.Address``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_",)
-    _F = (("type_", "type", "s"),)
+    __slots__ = ("type",)
+    _F = (("type", "type", "s"),)
     _TAG = "type"
     _VARIANTS = {"city": "AddressCity", "legacy": "AddressLegacy"}
 
-    def __init__(self, *, type_=None, extra=None):
-        _set(self, (type_,), extra)
+    def __init__(self, *, type=None, extra=None):
+        _set(self, (type,), extra)
 
 
 class AddressCity(_M):
     """``Deliveries.Request.CreateOrder.AddressCity``."""
 
-    __slots__ = ("type_", "line1", "flat", "entrance", "floor", "doorphone", "region_id",)
-    _F = (("type_", "type", "s"), ("line1", "line1", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region_id", "regionId", "s"),)
+    __slots__ = ("type", "line1", "flat", "entrance", "floor", "doorphone", "region_id",)
+    _F = (("type", "type", "s"), ("line1", "line1", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region_id", "regionId", "s"),)
 
-    def __init__(self, *, type_=None, line1=None, flat=None, entrance=None, floor=None, doorphone=None, region_id=None, extra=None):
-        _set(self, (type_, line1, flat, entrance, floor, doorphone, region_id,), extra)
+    def __init__(self, *, type=None, line1=None, flat=None, entrance=None, floor=None, doorphone=None, region_id=None, extra=None):
+        _set(self, (type, line1, flat, entrance, floor, doorphone, region_id,), extra)
 
 
 class AddressLegacy(_M):
     """``Deliveries.Request.CreateOrder.AddressLegacy``."""
 
-    __slots__ = ("type_", "street", "index", "house", "building", "flat", "entrance", "floor", "doorphone", "region_id",)
-    _F = (("type_", "type", "s"), ("street", "street", "DeliveriesRequestCreateOrderStreet"), ("index", "index", "s"), ("house", "house", "s"), ("building", "building", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region_id", "regionId", "s"),)
+    __slots__ = ("type", "street", "index", "house", "building", "flat", "entrance", "floor", "doorphone", "region_id",)
+    _F = (("type", "type", "s"), ("street", "street", "CreateOrderStreet"), ("index", "index", "s"), ("house", "house", "s"), ("building", "building", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region_id", "regionId", "s"),)
 
-    def __init__(self, *, type_=None, street=None, index=None, house=None, building=None, flat=None, entrance=None, floor=None, doorphone=None, region_id=None, extra=None):
-        _set(self, (type_, street, index, house, building, flat, entrance, floor, doorphone, region_id,), extra)
+    def __init__(self, *, type=None, street=None, index=None, house=None, building=None, flat=None, entrance=None, floor=None, doorphone=None, region_id=None, extra=None):
+        _set(self, (type, street, index, house, building, flat, entrance, floor, doorphone, region_id,), extra)
 
 
-class DeliveriesRequestCreateOrderAnonymousCustomer(_M):
+class CreateOrderAnonymousCustomer(_M):
     """``Deliveries.Request.CreateOrder.AnonymousCustomer``."""
 
-    __slots__ = ("type_", "name",)
-    _F = (("type_", "type", "s"), ("name", "name", "s"),)
+    __slots__ = ("type", "name",)
+    _F = (("type", "type", "s"), ("name", "name", "s"),)
 
-    def __init__(self, *, type_=None, name=None, extra=None):
-        _set(self, (type_, name,), extra)
+    def __init__(self, *, type=None, name=None, extra=None):
+        _set(self, (type, name,), extra)
 
 
 class CardPayment(_M):
@@ -1651,7 +1651,7 @@ class Combo(_M):
         _set(self, (id, name, amount, price, source_id, program_id, size_id,), extra)
 
 
-class DeliveriesRequestCreateOrderComboItemInformation(_M):
+class CreateOrderComboItemInformation(_M):
     """``Deliveries.Request.CreateOrder.ComboItemInformation``."""
 
     __slots__ = ("combo_id", "combo_source_id", "combo_group_id", "combo_group_name",)
@@ -1661,17 +1661,17 @@ class DeliveriesRequestCreateOrderComboItemInformation(_M):
         _set(self, (combo_id, combo_source_id, combo_group_id, combo_group_name,), extra)
 
 
-class DeliveriesRequestCreateOrderCompoundOrderItem(_M):
+class CreateOrderCompoundOrderItem(_M):
     """``Deliveries.Request.CreateOrder.CompoundOrderItem``."""
 
-    __slots__ = ("type_", "amount", "product_size_id", "combo_information", "comment", "primary_component", "secondary_component", "common_modifiers",)
-    _F = (("type_", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "DeliveriesRequestCreateOrderComboItemInformation"), ("comment", "comment", "s"), ("primary_component", "primaryComponent", "DeliveriesRequestCreateOrderCompoundOrderItemComponent"), ("secondary_component", "secondaryComponent", "DeliveriesRequestCreateOrderCompoundOrderItemComponent"), ("common_modifiers", "commonModifiers", "[Modifier"),)
+    __slots__ = ("type", "amount", "product_size_id", "combo_information", "comment", "primary_component", "secondary_component", "common_modifiers",)
+    _F = (("type", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "CreateOrderComboItemInformation"), ("comment", "comment", "s"), ("primary_component", "primaryComponent", "CreateOrderCompoundOrderItemComponent"), ("secondary_component", "secondaryComponent", "CreateOrderCompoundOrderItemComponent"), ("common_modifiers", "commonModifiers", "[Modifier"),)
 
-    def __init__(self, *, type_=None, amount=None, product_size_id=None, combo_information=None, comment=None, primary_component=None, secondary_component=None, common_modifiers=None, extra=None):
-        _set(self, (type_, amount, product_size_id, combo_information, comment, primary_component, secondary_component, common_modifiers,), extra)
+    def __init__(self, *, type=None, amount=None, product_size_id=None, combo_information=None, comment=None, primary_component=None, secondary_component=None, common_modifiers=None, extra=None):
+        _set(self, (type, amount, product_size_id, combo_information, comment, primary_component, secondary_component, common_modifiers,), extra)
 
 
-class DeliveriesRequestCreateOrderCompoundOrderItemComponent(_M):
+class CreateOrderCompoundOrderItemComponent(_M):
     """``Deliveries.Request.CreateOrder.CompoundOrderItemComponent``."""
 
     __slots__ = ("product_id", "modifiers", "price", "position_id",)
@@ -1681,33 +1681,33 @@ class DeliveriesRequestCreateOrderCompoundOrderItemComponent(_M):
         _set(self, (product_id, modifiers, price, position_id,), extra)
 
 
-class DeliveriesRequestCreateOrderCustomer(_M):
+class CreateOrderCustomer(_M):
     """``Deliveries.Request.CreateOrder.Customer``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_",)
-    _F = (("type_", "type", "s"),)
+    __slots__ = ("type",)
+    _F = (("type", "type", "s"),)
     _TAG = "type"
-    _VARIANTS = {"one-time": "DeliveriesRequestCreateOrderAnonymousCustomer", "regular": "DeliveriesRequestCreateOrderRegularCustomer"}
+    _VARIANTS = {"one-time": "CreateOrderAnonymousCustomer", "regular": "CreateOrderRegularCustomer"}
 
-    def __init__(self, *, type_=None, extra=None):
-        _set(self, (type_,), extra)
+    def __init__(self, *, type=None, extra=None):
+        _set(self, (type,), extra)
 
 
 class DeliveryOrder(_M):
     """``Deliveries.Request.CreateOrder.DeliveryOrder``."""
 
     __slots__ = ("menu_id", "id", "external_number", "complete_before", "phone", "phone_extension", "order_type_id", "order_service_type", "delivery_point", "comment", "customer", "guests", "marketing_source_id", "operator_id", "delivery_duration", "delivery_zone", "price_category_id", "items", "combos", "payments", "tips", "source_key", "discounts_info", "loyalty_info", "cheque_additional_info", "external_data",)
-    _F = (("menu_id", "menuId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "DeliveriesRequestCreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "DeliveriesRequestCreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "DeliveriesRequestCreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "DeliveriesRequestCreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("menu_id", "menuId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "CreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "CreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "CreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "CreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, menu_id=None, id=None, external_number=None, complete_before=None, phone=None, phone_extension=None, order_type_id=None, order_service_type=None, delivery_point=None, comment=None, customer=None, guests=None, marketing_source_id=None, operator_id=None, delivery_duration=None, delivery_zone=None, price_category_id=None, items=None, combos=None, payments=None, tips=None, source_key=None, discounts_info=None, loyalty_info=None, cheque_additional_info=None, external_data=None, extra=None):
         _set(self, (menu_id, id, external_number, complete_before, phone, phone_extension, order_type_id, order_service_type, delivery_point, comment, customer, guests, marketing_source_id, operator_id, delivery_duration, delivery_zone, price_category_id, items, combos, payments, tips, source_key, discounts_info, loyalty_info, cheque_additional_info, external_data,), extra)
 
 
-class DeliveriesRequestCreateOrderDeliveryPoint(_M):
+class CreateOrderDeliveryPoint(_M):
     """``Deliveries.Request.CreateOrder.DeliveryPoint``."""
 
     __slots__ = ("coordinates", "address", "external_cartography_id", "comment",)
-    _F = (("coordinates", "coordinates", "DeliveriesCommonCoordinates"), ("address", "address", "DeliveriesRequestCreateOrderAddress"), ("external_cartography_id", "externalCartographyId", "s"), ("comment", "comment", "s"),)
+    _F = (("coordinates", "coordinates", "CommonCoordinates"), ("address", "address", "CreateOrderAddress"), ("external_cartography_id", "externalCartographyId", "s"), ("comment", "comment", "s"),)
 
     def __init__(self, *, coordinates=None, address=None, external_cartography_id=None, comment=None, extra=None):
         _set(self, (coordinates, address, external_cartography_id, comment,), extra)
@@ -1716,13 +1716,13 @@ class DeliveriesRequestCreateOrderDeliveryPoint(_M):
 class Discount(_M):
     """``Deliveries.Request.CreateOrder.Discount``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_",)
-    _F = (("type_", "type", "s"),)
+    __slots__ = ("type",)
+    _F = (("type", "type", "s"),)
     _TAG = "type"
     _VARIANTS = {"RMS": "RmsDiscount", "iikoCard": "IikoCardDiscount"}
 
-    def __init__(self, *, type_=None, extra=None):
-        _set(self, (type_,), extra)
+    def __init__(self, *, type=None, extra=None):
+        _set(self, (type,), extra)
 
 
 class DiscountCard(_M):
@@ -1745,7 +1745,7 @@ class DiscountsInfo(_M):
         _set(self, (card, discounts, fixed_loyalty_discounts,), extra)
 
 
-class DeliveriesRequestCreateOrderDynamicDiscount(_M):
+class CreateOrderDynamicDiscount(_M):
     """``Deliveries.Request.CreateOrder.DynamicDiscount``."""
 
     __slots__ = ("manual_condition_id", "sum",)
@@ -1755,7 +1755,7 @@ class DeliveriesRequestCreateOrderDynamicDiscount(_M):
         _set(self, (manual_condition_id, sum,), extra)
 
 
-class DeliveriesRequestCreateOrderExternalData(_M):
+class CreateOrderExternalData(_M):
     """``Deliveries.Request.CreateOrder.ExternalData``."""
 
     __slots__ = ("key", "value", "is_public",)
@@ -1798,11 +1798,11 @@ class Guests(_M):
 class IikoCardDiscount(_M):
     """``Deliveries.Request.CreateOrder.IikoCardDiscount``."""
 
-    __slots__ = ("type_", "program_id", "program_name", "discount_items",)
-    _F = (("type_", "type", "s"), ("program_id", "programId", "s"), ("program_name", "programName", "s"), ("discount_items", "discountItems", "[IikoCardDiscountItem"),)
+    __slots__ = ("type", "program_id", "program_name", "discount_items",)
+    _F = (("type", "type", "s"), ("program_id", "programId", "s"), ("program_name", "programName", "s"), ("discount_items", "discountItems", "[IikoCardDiscountItem"),)
 
-    def __init__(self, *, type_=None, program_id=None, program_name=None, discount_items=None, extra=None):
-        _set(self, (type_, program_id, program_name, discount_items,), extra)
+    def __init__(self, *, type=None, program_id=None, program_name=None, discount_items=None, extra=None):
+        _set(self, (type, program_id, program_name, discount_items,), extra)
 
 
 class IikoCardDiscountItem(_M):
@@ -1825,11 +1825,11 @@ class LoyaltyCardPayment(_M):
         _set(self, (payment_type_kind, sum, payment_type_id, is_processed_externally, payment_additional_data, is_fiscalized_externally, is_prepay,), extra)
 
 
-class DeliveriesRequestCreateOrderLoyaltyInfo(_M):
+class CreateOrderLoyaltyInfo(_M):
     """``Deliveries.Request.CreateOrder.LoyaltyInfo``."""
 
     __slots__ = ("coupon", "applicable_manual_conditions", "dynamic_discounts",)
-    _F = (("coupon", "coupon", "s"), ("applicable_manual_conditions", "applicableManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[DeliveriesRequestCreateOrderDynamicDiscount"),)
+    _F = (("coupon", "coupon", "s"), ("applicable_manual_conditions", "applicableManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[CreateOrderDynamicDiscount"),)
 
     def __init__(self, *, coupon=None, applicable_manual_conditions=None, dynamic_discounts=None, extra=None):
         _set(self, (coupon, applicable_manual_conditions, dynamic_discounts,), extra)
@@ -1845,29 +1845,29 @@ class Modifier(_M):
         _set(self, (product_id, amount, product_group_id, price, position_id,), extra)
 
 
-class DeliveriesRequestCreateOrderOrder(_M):
+class CreateOrderOrder(_M):
     """``Deliveries.Request.CreateOrder.Order``."""
 
     __slots__ = ("id", "external_number", "complete_before", "phone", "phone_extension", "order_type_id", "order_service_type", "delivery_point", "comment", "customer", "guests", "marketing_source_id", "operator_id", "delivery_duration", "delivery_zone", "price_category_id", "items", "combos", "payments", "tips", "source_key", "discounts_info", "loyalty_info", "cheque_additional_info", "external_data",)
-    _F = (("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "DeliveriesRequestCreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "DeliveriesRequestCreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "DeliveriesRequestCreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "DeliveriesRequestCreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("id", "id", "s"), ("external_number", "externalNumber", "s"), ("complete_before", "completeBefore", "t"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("order_type_id", "orderTypeId", "s"), ("order_service_type", "orderServiceType", "CreateOrderOrderServiceType"), ("delivery_point", "deliveryPoint", "CreateOrderDeliveryPoint"), ("comment", "comment", "s"), ("customer", "customer", "CreateOrderCustomer"), ("guests", "guests", "Guests"), ("marketing_source_id", "marketingSourceId", "s"), ("operator_id", "operatorId", "s"), ("delivery_duration", "deliveryDuration", "i"), ("delivery_zone", "deliveryZone", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "CreateOrderLoyaltyInfo"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, id=None, external_number=None, complete_before=None, phone=None, phone_extension=None, order_type_id=None, order_service_type=None, delivery_point=None, comment=None, customer=None, guests=None, marketing_source_id=None, operator_id=None, delivery_duration=None, delivery_zone=None, price_category_id=None, items=None, combos=None, payments=None, tips=None, source_key=None, discounts_info=None, loyalty_info=None, cheque_additional_info=None, external_data=None, extra=None):
         _set(self, (id, external_number, complete_before, phone, phone_extension, order_type_id, order_service_type, delivery_point, comment, customer, guests, marketing_source_id, operator_id, delivery_duration, delivery_zone, price_category_id, items, combos, payments, tips, source_key, discounts_info, loyalty_info, cheque_additional_info, external_data,), extra)
 
 
-class DeliveriesRequestCreateOrderOrderItem(_M):
+class CreateOrderOrderItem(_M):
     """``Deliveries.Request.CreateOrder.OrderItem``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_", "amount", "product_size_id", "combo_information", "comment",)
-    _F = (("type_", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "DeliveriesRequestCreateOrderComboItemInformation"), ("comment", "comment", "s"),)
+    __slots__ = ("type", "amount", "product_size_id", "combo_information", "comment",)
+    _F = (("type", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "CreateOrderComboItemInformation"), ("comment", "comment", "s"),)
     _TAG = "type"
-    _VARIANTS = {"Compound": "DeliveriesRequestCreateOrderCompoundOrderItem", "Product": "DeliveriesRequestCreateOrderProductOrderItem"}
+    _VARIANTS = {"Compound": "CreateOrderCompoundOrderItem", "Product": "CreateOrderProductOrderItem"}
 
-    def __init__(self, *, type_=None, amount=None, product_size_id=None, combo_information=None, comment=None, extra=None):
-        _set(self, (type_, amount, product_size_id, combo_information, comment,), extra)
+    def __init__(self, *, type=None, amount=None, product_size_id=None, combo_information=None, comment=None, extra=None):
+        _set(self, (type, amount, product_size_id, combo_information, comment,), extra)
 
 
-class DeliveriesRequestCreateOrderOrderServiceType(_E):
+class CreateOrderOrderServiceType(_E):
     """``Deliveries.Request.CreateOrder.OrderServiceType`` (open enum)."""
 
     __slots__ = ()
@@ -1886,37 +1886,37 @@ class Payment(_M):
         _set(self, (payment_type_kind, sum, payment_type_id, is_processed_externally, payment_additional_data, is_fiscalized_externally, is_prepay,), extra)
 
 
-class DeliveriesRequestCreateOrderProductOrderItem(_M):
+class CreateOrderProductOrderItem(_M):
     """``Deliveries.Request.CreateOrder.ProductOrderItem``."""
 
-    __slots__ = ("type_", "amount", "product_size_id", "combo_information", "comment", "product_id", "modifiers", "price", "position_id",)
-    _F = (("type_", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "DeliveriesRequestCreateOrderComboItemInformation"), ("comment", "comment", "s"), ("product_id", "productId", "s"), ("modifiers", "modifiers", "[Modifier"), ("price", "price", "d"), ("position_id", "positionId", "s"),)
+    __slots__ = ("type", "amount", "product_size_id", "combo_information", "comment", "product_id", "modifiers", "price", "position_id",)
+    _F = (("type", "type", "s"), ("amount", "amount", "d"), ("product_size_id", "productSizeId", "s"), ("combo_information", "comboInformation", "CreateOrderComboItemInformation"), ("comment", "comment", "s"), ("product_id", "productId", "s"), ("modifiers", "modifiers", "[Modifier"), ("price", "price", "d"), ("position_id", "positionId", "s"),)
 
-    def __init__(self, *, type_=None, amount=None, product_size_id=None, combo_information=None, comment=None, product_id=None, modifiers=None, price=None, position_id=None, extra=None):
-        _set(self, (type_, amount, product_size_id, combo_information, comment, product_id, modifiers, price, position_id,), extra)
+    def __init__(self, *, type=None, amount=None, product_size_id=None, combo_information=None, comment=None, product_id=None, modifiers=None, price=None, position_id=None, extra=None):
+        _set(self, (type, amount, product_size_id, combo_information, comment, product_id, modifiers, price, position_id,), extra)
 
 
-class DeliveriesRequestCreateOrderRegularCustomer(_M):
+class CreateOrderRegularCustomer(_M):
     """``Deliveries.Request.CreateOrder.RegularCustomer``."""
 
-    __slots__ = ("type_", "id", "name", "surname", "comment", "birthdate", "email", "should_receive_promo_actions_info", "should_receive_order_status_notifications", "gender",)
-    _F = (("type_", "type", "s"), ("id", "id", "s"), ("name", "name", "s"), ("surname", "surname", "s"), ("comment", "comment", "s"), ("birthdate", "birthdate", "t"), ("email", "email", "s"), ("should_receive_promo_actions_info", "shouldReceivePromoActionsInfo", "b"), ("should_receive_order_status_notifications", "shouldReceiveOrderStatusNotifications", "b"), ("gender", "gender", "Gender"),)
+    __slots__ = ("type", "id", "name", "surname", "comment", "birthdate", "email", "should_receive_promo_actions_info", "should_receive_order_status_notifications", "gender",)
+    _F = (("type", "type", "s"), ("id", "id", "s"), ("name", "name", "s"), ("surname", "surname", "s"), ("comment", "comment", "s"), ("birthdate", "birthdate", "t"), ("email", "email", "s"), ("should_receive_promo_actions_info", "shouldReceivePromoActionsInfo", "b"), ("should_receive_order_status_notifications", "shouldReceiveOrderStatusNotifications", "b"), ("gender", "gender", "Gender"),)
 
-    def __init__(self, *, type_=None, id=None, name=None, surname=None, comment=None, birthdate=None, email=None, should_receive_promo_actions_info=None, should_receive_order_status_notifications=None, gender=None, extra=None):
-        _set(self, (type_, id, name, surname, comment, birthdate, email, should_receive_promo_actions_info, should_receive_order_status_notifications, gender,), extra)
+    def __init__(self, *, type=None, id=None, name=None, surname=None, comment=None, birthdate=None, email=None, should_receive_promo_actions_info=None, should_receive_order_status_notifications=None, gender=None, extra=None):
+        _set(self, (type, id, name, surname, comment, birthdate, email, should_receive_promo_actions_info, should_receive_order_status_notifications, gender,), extra)
 
 
 class RmsDiscount(_M):
     """``Deliveries.Request.CreateOrder.RmsDiscount``."""
 
-    __slots__ = ("type_", "discount_type_id", "sum", "selective_positions",)
-    _F = (("type_", "type", "s"), ("discount_type_id", "discountTypeId", "s"), ("sum", "sum", "d"), ("selective_positions", "selectivePositions", "[s"),)
+    __slots__ = ("type", "discount_type_id", "sum", "selective_positions",)
+    _F = (("type", "type", "s"), ("discount_type_id", "discountTypeId", "s"), ("sum", "sum", "d"), ("selective_positions", "selectivePositions", "[s"),)
 
-    def __init__(self, *, type_=None, discount_type_id=None, sum=None, selective_positions=None, extra=None):
-        _set(self, (type_, discount_type_id, sum, selective_positions,), extra)
+    def __init__(self, *, type=None, discount_type_id=None, sum=None, selective_positions=None, extra=None):
+        _set(self, (type, discount_type_id, sum, selective_positions,), extra)
 
 
-class DeliveriesRequestCreateOrderStreet(_M):
+class CreateOrderStreet(_M):
     """``Deliveries.Request.CreateOrder.Street``."""
 
     __slots__ = ("classifier_id", "id", "name", "city",)
@@ -1959,7 +1959,7 @@ class OrdersByDeliveryDateAndFilterRequest(_M):
     """``Deliveries.Request.OrdersByDeliveryDateAndFilterRequest``."""
 
     __slots__ = ("organization_ids", "terminal_group_ids", "delivery_date_from", "delivery_date_to", "statuses", "has_problem", "order_service_type", "search_text", "time_to_cooking_error_timeout", "cooking_timeout", "sort_property", "sort_direction", "rows_count", "source_keys", "order_ids", "pos_order_ids",)
-    _F = (("organization_ids", "organizationIds", "[s"), ("terminal_group_ids", "terminalGroupIds", "[s"), ("delivery_date_from", "deliveryDateFrom", "t"), ("delivery_date_to", "deliveryDateTo", "t"), ("statuses", "statuses", "[DeliveryStatus"), ("has_problem", "hasProblem", "b"), ("order_service_type", "orderServiceType", "DeliveriesRequestCreateOrderOrderServiceType"), ("search_text", "searchText", "s"), ("time_to_cooking_error_timeout", "timeToCookingErrorTimeout", "i"), ("cooking_timeout", "cookingTimeout", "i"), ("sort_property", "sortProperty", "OrderSortProperty"), ("sort_direction", "sortDirection", "SortDirection"), ("rows_count", "rowsCount", "i"), ("source_keys", "sourceKeys", "[s"), ("order_ids", "orderIds", "[s"), ("pos_order_ids", "posOrderIds", "[s"),)
+    _F = (("organization_ids", "organizationIds", "[s"), ("terminal_group_ids", "terminalGroupIds", "[s"), ("delivery_date_from", "deliveryDateFrom", "t"), ("delivery_date_to", "deliveryDateTo", "t"), ("statuses", "statuses", "[DeliveryStatus"), ("has_problem", "hasProblem", "b"), ("order_service_type", "orderServiceType", "CreateOrderOrderServiceType"), ("search_text", "searchText", "s"), ("time_to_cooking_error_timeout", "timeToCookingErrorTimeout", "i"), ("cooking_timeout", "cookingTimeout", "i"), ("sort_property", "sortProperty", "OrderSortProperty"), ("sort_direction", "sortDirection", "SortDirection"), ("rows_count", "rowsCount", "i"), ("source_keys", "sourceKeys", "[s"), ("order_ids", "orderIds", "[s"), ("pos_order_ids", "posOrderIds", "[s"),)
 
     def __init__(self, *, organization_ids=None, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, extra=None):
         _set(self, (organization_ids, terminal_group_ids, delivery_date_from, delivery_date_to, statuses, has_problem, order_service_type, search_text, time_to_cooking_error_timeout, cooking_timeout, sort_property, sort_direction, rows_count, source_keys, order_ids, pos_order_ids,), extra)
@@ -2089,7 +2089,7 @@ class ChangeDeliveryPointRequest(_M):
     """``Deliveries.Request.UpdateOrder.ChangeDeliveryPointRequest``."""
 
     __slots__ = ("organization_id", "order_id", "new_delivery_point",)
-    _F = (("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("new_delivery_point", "newDeliveryPoint", "DeliveriesRequestCreateOrderDeliveryPoint"),)
+    _F = (("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("new_delivery_point", "newDeliveryPoint", "CreateOrderDeliveryPoint"),)
 
     def __init__(self, *, organization_id=None, order_id=None, new_delivery_point=None, extra=None):
         _set(self, (organization_id, order_id, new_delivery_point,), extra)
@@ -2099,7 +2099,7 @@ class ChangeExternalDataRequest(_M):
     """``Deliveries.Request.UpdateOrder.ChangeExternalDataRequest``."""
 
     __slots__ = ("organization_id", "order_id", "external_data",)
-    _F = (("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, organization_id=None, order_id=None, external_data=None, extra=None):
         _set(self, (organization_id, order_id, external_data,), extra)
@@ -2129,7 +2129,7 @@ class ChangeServiceTypeDeliveryByCourier(_M):
     """``Deliveries.Request.UpdateOrder.ChangeServiceTypeDeliveryByCourier``."""
 
     __slots__ = ("new_service_type", "organization_id", "order_id", "delivery_point",)
-    _F = (("new_service_type", "newServiceType", "s"), ("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("delivery_point", "deliveryPoint", "DeliveriesRequestCreateOrderDeliveryPoint"),)
+    _F = (("new_service_type", "newServiceType", "s"), ("organization_id", "organizationId", "s"), ("order_id", "orderId", "s"), ("delivery_point", "deliveryPoint", "CreateOrderDeliveryPoint"),)
 
     def __init__(self, *, new_service_type=None, organization_id=None, order_id=None, delivery_point=None, extra=None):
         _set(self, (new_service_type, organization_id, order_id, delivery_point,), extra)
@@ -2207,27 +2207,27 @@ class UpdateTrackingLinkRequest(_M):
         _set(self, (organization_id, order_id, tracking_link,), extra)
 
 
-class DeliveriesResponseOrderAddress(_M):
+class OrderAddress(_M):
     """``Deliveries.Response.Order.Address``."""
 
     __slots__ = ("street", "index", "house", "building", "flat", "entrance", "floor", "doorphone", "region", "line1",)
-    _F = (("street", "street", "DeliveriesResponseOrderStreet"), ("index", "index", "s"), ("house", "house", "s"), ("building", "building", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region", "region", "DeliveriesResponseOrderRegion"), ("line1", "line1", "s"),)
+    _F = (("street", "street", "OrderStreet"), ("index", "index", "s"), ("house", "house", "s"), ("building", "building", "s"), ("flat", "flat", "s"), ("entrance", "entrance", "s"), ("floor", "floor", "s"), ("doorphone", "doorphone", "s"), ("region", "region", "OrderRegion"), ("line1", "line1", "s"),)
 
     def __init__(self, *, street=None, index=None, house=None, building=None, flat=None, entrance=None, floor=None, doorphone=None, region=None, line1=None, extra=None):
         _set(self, (street, index, house, building, flat, entrance, floor, doorphone, region, line1,), extra)
 
 
-class DeliveriesResponseOrderAnonymousCustomer(_M):
+class OrderAnonymousCustomer(_M):
     """``Deliveries.Response.Order.AnonymousCustomer``."""
 
-    __slots__ = ("type_", "name",)
-    _F = (("type_", "type", "s"), ("name", "name", "s"),)
+    __slots__ = ("type", "name",)
+    _F = (("type", "type", "s"), ("name", "name", "s"),)
 
-    def __init__(self, *, type_=None, name=None, extra=None):
-        _set(self, (type_, name,), extra)
+    def __init__(self, *, type=None, name=None, extra=None):
+        _set(self, (type, name,), extra)
 
 
-class DeliveriesResponseOrderCancelCause(_M):
+class OrderCancelCause(_M):
     """``Deliveries.Response.Order.CancelCause``."""
 
     __slots__ = ("id", "name",)
@@ -2241,13 +2241,13 @@ class CancelInfo(_M):
     """``Deliveries.Response.Order.CancelInfo``."""
 
     __slots__ = ("when_cancelled", "cause", "comment",)
-    _F = (("when_cancelled", "whenCancelled", "t"), ("cause", "cause", "DeliveriesResponseOrderCancelCause"), ("comment", "comment", "s"),)
+    _F = (("when_cancelled", "whenCancelled", "t"), ("cause", "cause", "OrderCancelCause"), ("comment", "comment", "s"),)
 
     def __init__(self, *, when_cancelled=None, cause=None, comment=None, extra=None):
         _set(self, (when_cancelled, cause, comment,), extra)
 
 
-class DeliveriesResponseOrderCity(_M):
+class OrderCity(_M):
     """``Deliveries.Response.Order.City``."""
 
     __slots__ = ("id", "name",)
@@ -2257,7 +2257,7 @@ class DeliveriesResponseOrderCity(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderComboItemInformation(_M):
+class OrderComboItemInformation(_M):
     """``Deliveries.Response.Order.ComboItemInformation``."""
 
     __slots__ = ("combo_id", "combo_source_id", "group_id", "group_name",)
@@ -2277,17 +2277,17 @@ class CompoundItemTemplate(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderCompoundOrderItem(_M):
+class OrderCompoundOrderItem(_M):
     """``Deliveries.Response.Order.CompoundOrderItem``."""
 
-    __slots__ = ("type_", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "primary_component", "secondary_component", "common_modifiers", "template",)
-    _F = (("type_", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "DeliveriesResponseOrderComboItemInformation"), ("primary_component", "primaryComponent", "DeliveriesResponseOrderCompoundOrderItemComponent"), ("secondary_component", "secondaryComponent", "DeliveriesResponseOrderCompoundOrderItemComponent"), ("common_modifiers", "commonModifiers", "[OrderItemModifier"), ("template", "template", "CompoundItemTemplate"),)
+    __slots__ = ("type", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "primary_component", "secondary_component", "common_modifiers", "template",)
+    _F = (("type", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "OrderComboItemInformation"), ("primary_component", "primaryComponent", "OrderCompoundOrderItemComponent"), ("secondary_component", "secondaryComponent", "OrderCompoundOrderItemComponent"), ("common_modifiers", "commonModifiers", "[OrderItemModifier"), ("template", "template", "CompoundItemTemplate"),)
 
-    def __init__(self, *, type_=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, primary_component=None, secondary_component=None, common_modifiers=None, template=None, extra=None):
-        _set(self, (type_, status, deleted, amount, comment, when_printed, size, combo_information, primary_component, secondary_component, common_modifiers, template,), extra)
+    def __init__(self, *, type=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, primary_component=None, secondary_component=None, common_modifiers=None, template=None, extra=None):
+        _set(self, (type, status, deleted, amount, comment, when_printed, size, combo_information, primary_component, secondary_component, common_modifiers, template,), extra)
 
 
-class DeliveriesResponseOrderCompoundOrderItemComponent(_M):
+class OrderCompoundOrderItemComponent(_M):
     """``Deliveries.Response.Order.CompoundOrderItemComponent``."""
 
     __slots__ = ("product", "modifiers", "price", "cost", "price_predefined", "position_id", "tax_percent", "result_sum",)
@@ -2311,7 +2311,7 @@ class CourierInfo(_M):
     """``Deliveries.Response.Order.CourierInfo``."""
 
     __slots__ = ("courier", "is_courier_selected_manually",)
-    _F = (("courier", "courier", "DeliveriesResponseOrderEmployee"), ("is_courier_selected_manually", "isCourierSelectedManually", "b"),)
+    _F = (("courier", "courier", "OrderEmployee"), ("is_courier_selected_manually", "isCourierSelectedManually", "b"),)
 
     def __init__(self, *, courier=None, is_courier_selected_manually=None, extra=None):
         _set(self, (courier, is_courier_selected_manually,), extra)
@@ -2324,33 +2324,33 @@ class CreationStatus(_E):
     _VALUES = frozenset(("Success", "InProgress", "Error",))
 
 
-class DeliveriesResponseOrderCustomer(_M):
+class OrderCustomer(_M):
     """``Deliveries.Response.Order.Customer``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_",)
-    _F = (("type_", "type", "s"),)
+    __slots__ = ("type",)
+    _F = (("type", "type", "s"),)
     _TAG = "type"
-    _VARIANTS = {"one-time": "DeliveriesResponseOrderAnonymousCustomer", "regular": "DeliveriesResponseOrderRegularCustomer"}
+    _VARIANTS = {"one-time": "OrderAnonymousCustomer", "regular": "OrderRegularCustomer"}
 
-    def __init__(self, *, type_=None, extra=None):
-        _set(self, (type_,), extra)
+    def __init__(self, *, type=None, extra=None):
+        _set(self, (type,), extra)
 
 
 class DeletionMethod(_M):
     """``Deliveries.Response.Order.DeletionMethod``."""
 
     __slots__ = ("id", "comment", "removal_type",)
-    _F = (("id", "id", "s"), ("comment", "comment", "s"), ("removal_type", "removalType", "DeliveriesResponseOrderRemovalType"),)
+    _F = (("id", "id", "s"), ("comment", "comment", "s"), ("removal_type", "removalType", "OrderRemovalType"),)
 
     def __init__(self, *, id=None, comment=None, removal_type=None, extra=None):
         _set(self, (id, comment, removal_type,), extra)
 
 
-class DeliveriesResponseOrderDeliveryPoint(_M):
+class OrderDeliveryPoint(_M):
     """``Deliveries.Response.Order.DeliveryPoint``."""
 
     __slots__ = ("coordinates", "address", "external_cartography_id", "comment",)
-    _F = (("coordinates", "coordinates", "DeliveriesCommonCoordinates"), ("address", "address", "DeliveriesResponseOrderAddress"), ("external_cartography_id", "externalCartographyId", "s"), ("comment", "comment", "s"),)
+    _F = (("coordinates", "coordinates", "CommonCoordinates"), ("address", "address", "OrderAddress"), ("external_cartography_id", "externalCartographyId", "s"), ("comment", "comment", "s"),)
 
     def __init__(self, *, coordinates=None, address=None, external_cartography_id=None, comment=None, extra=None):
         _set(self, (coordinates, address, external_cartography_id, comment,), extra)
@@ -2376,7 +2376,7 @@ class DiscountType(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderDynamicDiscount(_M):
+class OrderDynamicDiscount(_M):
     """``Deliveries.Response.Order.DynamicDiscount``."""
 
     __slots__ = ("manual_condition_id", "sum",)
@@ -2386,7 +2386,7 @@ class DeliveriesResponseOrderDynamicDiscount(_M):
         _set(self, (manual_condition_id, sum,), extra)
 
 
-class DeliveriesResponseOrderEmployee(_M):
+class OrderEmployee(_M):
     """``Deliveries.Response.Order.Employee``."""
 
     __slots__ = ("id", "name", "phone",)
@@ -2406,7 +2406,7 @@ class ExternalCourierService(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderExternalData(_M):
+class OrderExternalData(_M):
     """``Deliveries.Response.Order.ExternalData``."""
 
     __slots__ = ("key", "value",)
@@ -2416,7 +2416,7 @@ class DeliveriesResponseOrderExternalData(_M):
         _set(self, (key, value,), extra)
 
 
-class DeliveriesResponseOrderGuestsInfo(_M):
+class OrderGuestsInfo(_M):
     """``Deliveries.Response.Order.GuestsInfo``."""
 
     __slots__ = ("count", "split_between_persons",)
@@ -2446,17 +2446,17 @@ class ItemDeletedInfo(_M):
         _set(self, (deletion_method,), extra)
 
 
-class DeliveriesResponseOrderLoyaltyInfo(_M):
+class OrderLoyaltyInfo(_M):
     """``Deliveries.Response.Order.LoyaltyInfo``."""
 
     __slots__ = ("coupon", "applied_manual_conditions", "dynamic_discounts",)
-    _F = (("coupon", "coupon", "s"), ("applied_manual_conditions", "appliedManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[DeliveriesResponseOrderDynamicDiscount"),)
+    _F = (("coupon", "coupon", "s"), ("applied_manual_conditions", "appliedManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[OrderDynamicDiscount"),)
 
     def __init__(self, *, coupon=None, applied_manual_conditions=None, dynamic_discounts=None, extra=None):
         _set(self, (coupon, applied_manual_conditions, dynamic_discounts,), extra)
 
 
-class DeliveriesResponseOrderMarketingSource(_M):
+class OrderMarketingSource(_M):
     """``Deliveries.Response.Order.MarketingSource``."""
 
     __slots__ = ("id", "name",)
@@ -2466,11 +2466,11 @@ class DeliveriesResponseOrderMarketingSource(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderOrder(_M):
+class OrderOrder(_M):
     """``Deliveries.Response.Order.Order``."""
 
     __slots__ = ("parent_delivery_id", "customer", "phone", "phone_extension", "delivery_point", "status", "cancel_info", "courier_info", "complete_before", "when_created", "when_confirmed", "when_printed", "when_cooking_completed", "when_sended", "when_delivered", "comment", "problem", "operator", "marketing_source", "delivery_duration", "index_in_courier_route", "cooking_start_time", "is_deleted", "when_received_by_api", "when_received_from_front", "moved_from_delivery_id", "moved_from_terminal_group_id", "moved_from_organization_id", "external_courier_service", "moved_to_delivery_id", "moved_to_terminal_group_id", "moved_to_organization_id", "menu_id", "delivery_zone", "locked_at", "estimated_time", "is_asap", "when_packed", "price_category", "tracking_link", "sum", "number", "source_key", "when_bill_printed", "when_closed", "conception", "guests_info", "items", "combos", "payments", "tips", "discounts", "order_type", "terminal_group_id", "processed_payments_sum", "loyalty_info", "external_data",)
-    _F = (("parent_delivery_id", "parentDeliveryId", "s"), ("customer", "customer", "DeliveriesResponseOrderCustomer"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("delivery_point", "deliveryPoint", "DeliveriesResponseOrderDeliveryPoint"), ("status", "status", "DeliveryStatus"), ("cancel_info", "cancelInfo", "CancelInfo"), ("courier_info", "courierInfo", "CourierInfo"), ("complete_before", "completeBefore", "t"), ("when_created", "whenCreated", "t"), ("when_confirmed", "whenConfirmed", "t"), ("when_printed", "whenPrinted", "t"), ("when_cooking_completed", "whenCookingCompleted", "t"), ("when_sended", "whenSended", "t"), ("when_delivered", "whenDelivered", "t"), ("comment", "comment", "s"), ("problem", "problem", "Problem"), ("operator", "operator", "DeliveriesResponseOrderEmployee"), ("marketing_source", "marketingSource", "DeliveriesResponseOrderMarketingSource"), ("delivery_duration", "deliveryDuration", "i"), ("index_in_courier_route", "indexInCourierRoute", "i"), ("cooking_start_time", "cookingStartTime", "t"), ("is_deleted", "isDeleted", "b"), ("when_received_by_api", "whenReceivedByApi", "t"), ("when_received_from_front", "whenReceivedFromFront", "t"), ("moved_from_delivery_id", "movedFromDeliveryId", "s"), ("moved_from_terminal_group_id", "movedFromTerminalGroupId", "s"), ("moved_from_organization_id", "movedFromOrganizationId", "s"), ("external_courier_service", "externalCourierService", "ExternalCourierService"), ("moved_to_delivery_id", "movedToDeliveryId", "s"), ("moved_to_terminal_group_id", "movedToTerminalGroupId", "s"), ("moved_to_organization_id", "movedToOrganizationId", "s"), ("menu_id", "menuId", "s"), ("delivery_zone", "deliveryZone", "s"), ("locked_at", "lockedAt", "t"), ("estimated_time", "estimatedTime", "t"), ("is_asap", "isAsap", "b"), ("when_packed", "whenPacked", "t"), ("price_category", "priceCategory", "CommonPriceCategory"), ("tracking_link", "trackingLink", "s"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "DeliveriesResponseOrderGuestsInfo"), ("items", "items", "[DeliveriesResponseOrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "DeliveriesResponseOrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "DeliveriesResponseOrderLoyaltyInfo"), ("external_data", "externalData", "[DeliveriesResponseOrderExternalData"),)
+    _F = (("parent_delivery_id", "parentDeliveryId", "s"), ("customer", "customer", "OrderCustomer"), ("phone", "phone", "s"), ("phone_extension", "phoneExtension", "s"), ("delivery_point", "deliveryPoint", "OrderDeliveryPoint"), ("status", "status", "DeliveryStatus"), ("cancel_info", "cancelInfo", "CancelInfo"), ("courier_info", "courierInfo", "CourierInfo"), ("complete_before", "completeBefore", "t"), ("when_created", "whenCreated", "t"), ("when_confirmed", "whenConfirmed", "t"), ("when_printed", "whenPrinted", "t"), ("when_cooking_completed", "whenCookingCompleted", "t"), ("when_sended", "whenSended", "t"), ("when_delivered", "whenDelivered", "t"), ("comment", "comment", "s"), ("problem", "problem", "Problem"), ("operator", "operator", "OrderEmployee"), ("marketing_source", "marketingSource", "OrderMarketingSource"), ("delivery_duration", "deliveryDuration", "i"), ("index_in_courier_route", "indexInCourierRoute", "i"), ("cooking_start_time", "cookingStartTime", "t"), ("is_deleted", "isDeleted", "b"), ("when_received_by_api", "whenReceivedByApi", "t"), ("when_received_from_front", "whenReceivedFromFront", "t"), ("moved_from_delivery_id", "movedFromDeliveryId", "s"), ("moved_from_terminal_group_id", "movedFromTerminalGroupId", "s"), ("moved_from_organization_id", "movedFromOrganizationId", "s"), ("external_courier_service", "externalCourierService", "ExternalCourierService"), ("moved_to_delivery_id", "movedToDeliveryId", "s"), ("moved_to_terminal_group_id", "movedToTerminalGroupId", "s"), ("moved_to_organization_id", "movedToOrganizationId", "s"), ("menu_id", "menuId", "s"), ("delivery_zone", "deliveryZone", "s"), ("locked_at", "lockedAt", "t"), ("estimated_time", "estimatedTime", "t"), ("is_asap", "isAsap", "b"), ("when_packed", "whenPacked", "t"), ("price_category", "priceCategory", "CommonPriceCategory"), ("tracking_link", "trackingLink", "s"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "OrderGuestsInfo"), ("items", "items", "[OrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "OrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "OrderLoyaltyInfo"), ("external_data", "externalData", "[OrderExternalData"),)
 
     def __init__(self, *, parent_delivery_id=None, customer=None, phone=None, phone_extension=None, delivery_point=None, status=None, cancel_info=None, courier_info=None, complete_before=None, when_created=None, when_confirmed=None, when_printed=None, when_cooking_completed=None, when_sended=None, when_delivered=None, comment=None, problem=None, operator=None, marketing_source=None, delivery_duration=None, index_in_courier_route=None, cooking_start_time=None, is_deleted=None, when_received_by_api=None, when_received_from_front=None, moved_from_delivery_id=None, moved_from_terminal_group_id=None, moved_from_organization_id=None, external_courier_service=None, moved_to_delivery_id=None, moved_to_terminal_group_id=None, moved_to_organization_id=None, menu_id=None, delivery_zone=None, locked_at=None, estimated_time=None, is_asap=None, when_packed=None, price_category=None, tracking_link=None, sum=None, number=None, source_key=None, when_bill_printed=None, when_closed=None, conception=None, guests_info=None, items=None, combos=None, payments=None, tips=None, discounts=None, order_type=None, terminal_group_id=None, processed_payments_sum=None, loyalty_info=None, external_data=None, extra=None):
         _set(self, (parent_delivery_id, customer, phone, phone_extension, delivery_point, status, cancel_info, courier_info, complete_before, when_created, when_confirmed, when_printed, when_cooking_completed, when_sended, when_delivered, comment, problem, operator, marketing_source, delivery_duration, index_in_courier_route, cooking_start_time, is_deleted, when_received_by_api, when_received_from_front, moved_from_delivery_id, moved_from_terminal_group_id, moved_from_organization_id, external_courier_service, moved_to_delivery_id, moved_to_terminal_group_id, moved_to_organization_id, menu_id, delivery_zone, locked_at, estimated_time, is_asap, when_packed, price_category, tracking_link, sum, number, source_key, when_bill_printed, when_closed, conception, guests_info, items, combos, payments, tips, discounts, order_type, terminal_group_id, processed_payments_sum, loyalty_info, external_data,), extra)
@@ -2490,22 +2490,22 @@ class OrderInfo(_M):
     """``Deliveries.Response.Order.OrderInfo``."""
 
     __slots__ = ("id", "pos_id", "external_number", "organization_id", "timestamp", "creation_status", "error_info", "order",)
-    _F = (("id", "id", "s"), ("pos_id", "posId", "s"), ("external_number", "externalNumber", "s"), ("organization_id", "organizationId", "s"), ("timestamp", "timestamp", "i"), ("creation_status", "creationStatus", "CreationStatus"), ("error_info", "errorInfo", "ErrorInfo"), ("order", "order", "DeliveriesResponseOrderOrder"),)
+    _F = (("id", "id", "s"), ("pos_id", "posId", "s"), ("external_number", "externalNumber", "s"), ("organization_id", "organizationId", "s"), ("timestamp", "timestamp", "i"), ("creation_status", "creationStatus", "CreationStatus"), ("error_info", "errorInfo", "ErrorInfo"), ("order", "order", "OrderOrder"),)
 
     def __init__(self, *, id=None, pos_id=None, external_number=None, organization_id=None, timestamp=None, creation_status=None, error_info=None, order=None, extra=None):
         _set(self, (id, pos_id, external_number, organization_id, timestamp, creation_status, error_info, order,), extra)
 
 
-class DeliveriesResponseOrderOrderItem(_M):
+class OrderOrderItem(_M):
     """``Deliveries.Response.Order.OrderItem``: the fields common to its variants, for a ``type`` this version does not know."""
 
-    __slots__ = ("type_", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information",)
-    _F = (("type_", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "DeliveriesResponseOrderComboItemInformation"),)
+    __slots__ = ("type", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information",)
+    _F = (("type", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "OrderComboItemInformation"),)
     _TAG = "type"
-    _VARIANTS = {"Compound": "DeliveriesResponseOrderCompoundOrderItem", "Product": "DeliveriesResponseOrderProductOrderItem", "Service": "ServiceOrderItem"}
+    _VARIANTS = {"Compound": "OrderCompoundOrderItem", "Product": "OrderProductOrderItem", "Service": "ServiceOrderItem"}
 
-    def __init__(self, *, type_=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, extra=None):
-        _set(self, (type_, status, deleted, amount, comment, when_printed, size, combo_information,), extra)
+    def __init__(self, *, type=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, extra=None):
+        _set(self, (type, status, deleted, amount, comment, when_printed, size, combo_information,), extra)
 
 
 class OrderItemIdentifierCode(_M):
@@ -2535,18 +2535,18 @@ class OrderItemStatus(_E):
     _VALUES = frozenset(("Added", "PrintedNotCooking", "CookingStarted", "CookingCompleted", "Served",))
 
 
-class DeliveriesResponseOrderOrderStatus(_E):
+class OrderOrderStatus(_E):
     """``Deliveries.Response.Order.OrderStatus`` (open enum)."""
 
     __slots__ = ()
     _VALUES = frozenset(("New", "Bill", "Closed", "Deleted",))
 
 
-class DeliveriesResponseOrderOrderType(_M):
+class OrderOrderType(_M):
     """``Deliveries.Response.Order.OrderType``."""
 
     __slots__ = ("id", "name", "order_service_type",)
-    _F = (("id", "id", "s"), ("name", "name", "s"), ("order_service_type", "orderServiceType", "DeliveriesCommonOrderServiceType"),)
+    _F = (("id", "id", "s"), ("name", "name", "s"), ("order_service_type", "orderServiceType", "CommonOrderServiceType"),)
 
     def __init__(self, *, id=None, name=None, order_service_type=None, extra=None):
         _set(self, (id, name, order_service_type,), extra)
@@ -2556,17 +2556,17 @@ class PaymentItem(_M):
     """``Deliveries.Response.Order.PaymentItem``."""
 
     __slots__ = ("payment_type", "sum", "is_preliminary", "is_external", "is_processed_externally", "is_fiscalized_externally", "is_prepay",)
-    _F = (("payment_type", "paymentType", "DeliveriesResponseOrderPaymentType"), ("sum", "sum", "d"), ("is_preliminary", "isPreliminary", "b"), ("is_external", "isExternal", "b"), ("is_processed_externally", "isProcessedExternally", "b"), ("is_fiscalized_externally", "isFiscalizedExternally", "b"), ("is_prepay", "isPrepay", "b"),)
+    _F = (("payment_type", "paymentType", "OrderPaymentType"), ("sum", "sum", "d"), ("is_preliminary", "isPreliminary", "b"), ("is_external", "isExternal", "b"), ("is_processed_externally", "isProcessedExternally", "b"), ("is_fiscalized_externally", "isFiscalizedExternally", "b"), ("is_prepay", "isPrepay", "b"),)
 
     def __init__(self, *, payment_type=None, sum=None, is_preliminary=None, is_external=None, is_processed_externally=None, is_fiscalized_externally=None, is_prepay=None, extra=None):
         _set(self, (payment_type, sum, is_preliminary, is_external, is_processed_externally, is_fiscalized_externally, is_prepay,), extra)
 
 
-class DeliveriesResponseOrderPaymentType(_M):
+class OrderPaymentType(_M):
     """``Deliveries.Response.Order.PaymentType``."""
 
     __slots__ = ("id", "name", "kind",)
-    _F = (("id", "id", "s"), ("name", "name", "s"), ("kind", "kind", "DeliveriesCommonPaymentTypeKind"),)
+    _F = (("id", "id", "s"), ("name", "name", "s"), ("kind", "kind", "CommonPaymentTypeKind"),)
 
     def __init__(self, *, id=None, name=None, kind=None, extra=None):
         _set(self, (id, name, kind,), extra)
@@ -2612,14 +2612,14 @@ class ProductGroup(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderProductOrderItem(_M):
+class OrderProductOrderItem(_M):
     """``Deliveries.Response.Order.ProductOrderItem``."""
 
-    __slots__ = ("type_", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "product", "modifiers", "codes", "price", "cost", "price_predefined", "position_id", "tax_percent", "result_sum",)
-    _F = (("type_", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "DeliveriesResponseOrderComboItemInformation"), ("product", "product", "Product"), ("modifiers", "modifiers", "[OrderItemModifier"), ("codes", "codes", "[[OrderItemIdentifierCode"), ("price", "price", "d"), ("cost", "cost", "d"), ("price_predefined", "pricePredefined", "b"), ("position_id", "positionId", "s"), ("tax_percent", "taxPercent", "d"), ("result_sum", "resultSum", "d"),)
+    __slots__ = ("type", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "product", "modifiers", "codes", "price", "cost", "price_predefined", "position_id", "tax_percent", "result_sum",)
+    _F = (("type", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "OrderComboItemInformation"), ("product", "product", "Product"), ("modifiers", "modifiers", "[OrderItemModifier"), ("codes", "codes", "[[OrderItemIdentifierCode"), ("price", "price", "d"), ("cost", "cost", "d"), ("price_predefined", "pricePredefined", "b"), ("position_id", "positionId", "s"), ("tax_percent", "taxPercent", "d"), ("result_sum", "resultSum", "d"),)
 
-    def __init__(self, *, type_=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, product=None, modifiers=None, codes=None, price=None, cost=None, price_predefined=None, position_id=None, tax_percent=None, result_sum=None, extra=None):
-        _set(self, (type_, status, deleted, amount, comment, when_printed, size, combo_information, product, modifiers, codes, price, cost, price_predefined, position_id, tax_percent, result_sum,), extra)
+    def __init__(self, *, type=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, product=None, modifiers=None, codes=None, price=None, cost=None, price_predefined=None, position_id=None, tax_percent=None, result_sum=None, extra=None):
+        _set(self, (type, status, deleted, amount, comment, when_printed, size, combo_information, product, modifiers, codes, price, cost, price_predefined, position_id, tax_percent, result_sum,), extra)
 
 
 class ProductSize(_M):
@@ -2632,7 +2632,7 @@ class ProductSize(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderRegion(_M):
+class OrderRegion(_M):
     """``Deliveries.Response.Order.Region``."""
 
     __slots__ = ("id", "name",)
@@ -2642,17 +2642,17 @@ class DeliveriesResponseOrderRegion(_M):
         _set(self, (id, name,), extra)
 
 
-class DeliveriesResponseOrderRegularCustomer(_M):
+class OrderRegularCustomer(_M):
     """``Deliveries.Response.Order.RegularCustomer``."""
 
-    __slots__ = ("type_", "id", "name", "surname", "comment", "gender", "in_blacklist", "blacklist_reason", "birthdate",)
-    _F = (("type_", "type", "s"), ("id", "id", "s"), ("name", "name", "s"), ("surname", "surname", "s"), ("comment", "comment", "s"), ("gender", "gender", "Gender"), ("in_blacklist", "inBlacklist", "b"), ("blacklist_reason", "blacklistReason", "s"), ("birthdate", "birthdate", "t"),)
+    __slots__ = ("type", "id", "name", "surname", "comment", "gender", "in_blacklist", "blacklist_reason", "birthdate",)
+    _F = (("type", "type", "s"), ("id", "id", "s"), ("name", "name", "s"), ("surname", "surname", "s"), ("comment", "comment", "s"), ("gender", "gender", "Gender"), ("in_blacklist", "inBlacklist", "b"), ("blacklist_reason", "blacklistReason", "s"), ("birthdate", "birthdate", "t"),)
 
-    def __init__(self, *, type_=None, id=None, name=None, surname=None, comment=None, gender=None, in_blacklist=None, blacklist_reason=None, birthdate=None, extra=None):
-        _set(self, (type_, id, name, surname, comment, gender, in_blacklist, blacklist_reason, birthdate,), extra)
+    def __init__(self, *, type=None, id=None, name=None, surname=None, comment=None, gender=None, in_blacklist=None, blacklist_reason=None, birthdate=None, extra=None):
+        _set(self, (type, id, name, surname, comment, gender, in_blacklist, blacklist_reason, birthdate,), extra)
 
 
-class DeliveriesResponseOrderRemovalType(_M):
+class OrderRemovalType(_M):
     """``Deliveries.Response.Order.RemovalType``."""
 
     __slots__ = ("id", "name",)
@@ -2665,18 +2665,18 @@ class DeliveriesResponseOrderRemovalType(_M):
 class ServiceOrderItem(_M):
     """``Deliveries.Response.Order.ServiceOrderItem``."""
 
-    __slots__ = ("type_", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "service", "cost",)
-    _F = (("type_", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "DeliveriesResponseOrderComboItemInformation"), ("service", "service", "Product"), ("cost", "cost", "d"),)
+    __slots__ = ("type", "status", "deleted", "amount", "comment", "when_printed", "size", "combo_information", "service", "cost",)
+    _F = (("type", "type", "s"), ("status", "status", "OrderItemStatus"), ("deleted", "deleted", "ItemDeletedInfo"), ("amount", "amount", "d"), ("comment", "comment", "s"), ("when_printed", "whenPrinted", "t"), ("size", "size", "ProductSize"), ("combo_information", "comboInformation", "OrderComboItemInformation"), ("service", "service", "Product"), ("cost", "cost", "d"),)
 
-    def __init__(self, *, type_=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, service=None, cost=None, extra=None):
-        _set(self, (type_, status, deleted, amount, comment, when_printed, size, combo_information, service, cost,), extra)
+    def __init__(self, *, type=None, status=None, deleted=None, amount=None, comment=None, when_printed=None, size=None, combo_information=None, service=None, cost=None, extra=None):
+        _set(self, (type, status, deleted, amount, comment, when_printed, size, combo_information, service, cost,), extra)
 
 
-class DeliveriesResponseOrderStreet(_M):
+class OrderStreet(_M):
     """``Deliveries.Response.Order.Street``."""
 
     __slots__ = ("id", "name", "city",)
-    _F = (("id", "id", "s"), ("name", "name", "s"), ("city", "city", "DeliveriesResponseOrderCity"),)
+    _F = (("id", "id", "s"), ("name", "name", "s"), ("city", "city", "OrderCity"),)
 
     def __init__(self, *, id=None, name=None, city=None, extra=None):
         _set(self, (id, name, city,), extra)
@@ -2686,13 +2686,13 @@ class TipsPaymentItem(_M):
     """``Deliveries.Response.Order.TipsPaymentItem``."""
 
     __slots__ = ("tips_type", "payment_type", "sum", "is_preliminary", "is_external", "is_processed_externally", "is_fiscalized_externally", "is_prepay",)
-    _F = (("tips_type", "tipsType", "DeliveriesResponseOrderTipsType"), ("payment_type", "paymentType", "DeliveriesResponseOrderPaymentType"), ("sum", "sum", "d"), ("is_preliminary", "isPreliminary", "b"), ("is_external", "isExternal", "b"), ("is_processed_externally", "isProcessedExternally", "b"), ("is_fiscalized_externally", "isFiscalizedExternally", "b"), ("is_prepay", "isPrepay", "b"),)
+    _F = (("tips_type", "tipsType", "OrderTipsType"), ("payment_type", "paymentType", "OrderPaymentType"), ("sum", "sum", "d"), ("is_preliminary", "isPreliminary", "b"), ("is_external", "isExternal", "b"), ("is_processed_externally", "isProcessedExternally", "b"), ("is_fiscalized_externally", "isFiscalizedExternally", "b"), ("is_prepay", "isPrepay", "b"),)
 
     def __init__(self, *, tips_type=None, payment_type=None, sum=None, is_preliminary=None, is_external=None, is_processed_externally=None, is_fiscalized_externally=None, is_prepay=None, extra=None):
         _set(self, (tips_type, payment_type, sum, is_preliminary, is_external, is_processed_externally, is_fiscalized_externally, is_prepay,), extra)
 
 
-class DeliveriesResponseOrderTipsType(_M):
+class OrderTipsType(_M):
     """``Deliveries.Response.Order.TipsType``."""
 
     __slots__ = ("id", "name",)
@@ -2918,11 +2918,11 @@ class GetDeliveryRestrictionsResponse(_M):
 class HousesRange(_M):
     """``DeliveryRestrictions.HousesRange``."""
 
-    __slots__ = ("type_", "starting_number", "max_number", "is_unlimited_range", "specific_numbers",)
-    _F = (("type_", "type", "i"), ("starting_number", "startingNumber", "i"), ("max_number", "maxNumber", "i"), ("is_unlimited_range", "isUnlimitedRange", "b"), ("specific_numbers", "specificNumbers", "[s"),)
+    __slots__ = ("type", "starting_number", "max_number", "is_unlimited_range", "specific_numbers",)
+    _F = (("type", "type", "i"), ("starting_number", "startingNumber", "i"), ("max_number", "maxNumber", "i"), ("is_unlimited_range", "isUnlimitedRange", "b"), ("specific_numbers", "specificNumbers", "[s"),)
 
-    def __init__(self, *, type_=None, starting_number=None, max_number=None, is_unlimited_range=None, specific_numbers=None, extra=None):
-        _set(self, (type_, starting_number, max_number, is_unlimited_range, specific_numbers,), extra)
+    def __init__(self, *, type=None, starting_number=None, max_number=None, is_unlimited_range=None, specific_numbers=None, extra=None):
+        _set(self, (type, starting_number, max_number, is_unlimited_range, specific_numbers,), extra)
 
 
 HousesRangeType = int
@@ -3047,11 +3047,11 @@ class ProductCategoryDiscount(_M):
 class DocumentTransactionItem(_M):
     """``DocumentTransactionItem``."""
 
-    __slots__ = ("cash_flow_category", "cash_order_number", "comment", "conception", "date", "date_created", "date_modified", "date_secondary", "document_id", "document_item_id", "from_", "id", "number", "session", "sum", "to", "type_", "user_modified",)
-    _F = (("cash_flow_category", "cashFlowCategory", "s"), ("cash_order_number", "cashOrderNumber", "s"), ("comment", "comment", "s"), ("conception", "conception", "s"), ("date", "date", "s"), ("date_created", "dateCreated", "s"), ("date_modified", "dateModified", "s"), ("date_secondary", "dateSecondary", "s"), ("document_id", "documentId", "s"), ("document_item_id", "documentItemId", "s"), ("from_", "from", "TransactionSide"), ("id", "id", "s"), ("number", "number", "s"), ("session", "session", "s"), ("sum", "sum", "d"), ("to", "to", "TransactionSide"), ("type_", "type", "s"), ("user_modified", "userModified", "s"),)
+    __slots__ = ("cash_flow_category", "cash_order_number", "comment", "conception", "date", "date_created", "date_modified", "date_secondary", "document_id", "document_item_id", "from_", "id", "number", "session", "sum", "to", "type", "user_modified",)
+    _F = (("cash_flow_category", "cashFlowCategory", "s"), ("cash_order_number", "cashOrderNumber", "s"), ("comment", "comment", "s"), ("conception", "conception", "s"), ("date", "date", "s"), ("date_created", "dateCreated", "s"), ("date_modified", "dateModified", "s"), ("date_secondary", "dateSecondary", "s"), ("document_id", "documentId", "s"), ("document_item_id", "documentItemId", "s"), ("from_", "from", "TransactionSide"), ("id", "id", "s"), ("number", "number", "s"), ("session", "session", "s"), ("sum", "sum", "d"), ("to", "to", "TransactionSide"), ("type", "type", "s"), ("user_modified", "userModified", "s"),)
 
-    def __init__(self, *, cash_flow_category=None, cash_order_number=None, comment=None, conception=None, date=None, date_created=None, date_modified=None, date_secondary=None, document_id=None, document_item_id=None, from_=None, id=None, number=None, session=None, sum=None, to=None, type_=None, user_modified=None, extra=None):
-        _set(self, (cash_flow_category, cash_order_number, comment, conception, date, date_created, date_modified, date_secondary, document_id, document_item_id, from_, id, number, session, sum, to, type_, user_modified,), extra)
+    def __init__(self, *, cash_flow_category=None, cash_order_number=None, comment=None, conception=None, date=None, date_created=None, date_modified=None, date_secondary=None, document_id=None, document_item_id=None, from_=None, id=None, number=None, session=None, sum=None, to=None, type=None, user_modified=None, extra=None):
+        _set(self, (cash_flow_category, cash_order_number, comment, conception, date, date_created, date_modified, date_secondary, document_id, document_item_id, from_, id, number, session, sum, to, type, user_modified,), extra)
 
 
 class DocumentTransactionsListRequest(_M):
@@ -3384,11 +3384,11 @@ class ExternalMenuCategory3(_M):
 class ExternalMenuComboItem(_M):
     """``ExternalMenuComboItem``."""
 
-    __slots__ = ("sizes", "groups", "price_strategy", "sku", "name", "description", "is_marked", "barcodes", "type_", "id",)
-    _F = (("sizes", "sizes", "[ExternalMenuComboItemSize"), ("groups", "groups", "[ComboGroupDto4"), ("price_strategy", "priceStrategy", "s"), ("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("is_marked", "isMarked", "b"), ("barcodes", "barcodes", "[BarcodeDto4"), ("type_", "type", "s"), ("id", "id", "s"),)
+    __slots__ = ("sizes", "groups", "price_strategy", "sku", "name", "description", "is_marked", "barcodes", "type", "id",)
+    _F = (("sizes", "sizes", "[ExternalMenuComboItemSize"), ("groups", "groups", "[ComboGroupDto4"), ("price_strategy", "priceStrategy", "s"), ("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("is_marked", "isMarked", "b"), ("barcodes", "barcodes", "[BarcodeDto4"), ("type", "type", "s"), ("id", "id", "s"),)
 
-    def __init__(self, *, sizes=None, groups=None, price_strategy=None, sku=None, name=None, description=None, is_marked=None, barcodes=None, type_=None, id=None, extra=None):
-        _set(self, (sizes, groups, price_strategy, sku, name, description, is_marked, barcodes, type_, id,), extra)
+    def __init__(self, *, sizes=None, groups=None, price_strategy=None, sku=None, name=None, description=None, is_marked=None, barcodes=None, type=None, id=None, extra=None):
+        _set(self, (sizes, groups, price_strategy, sku, name, description, is_marked, barcodes, type, id,), extra)
 
 
 class ExternalMenuComboItemSize(_M):
@@ -3404,31 +3404,31 @@ class ExternalMenuComboItemSize(_M):
 class ExternalMenuItem(_M):
     """``ExternalMenuItem``."""
 
-    __slots__ = ("sku", "name", "description", "allergens", "tags", "labels", "item_sizes", "item_id", "modifier_schema_id", "tax_category", "modifier_schema_name", "type_", "can_be_divided", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type",)
-    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("allergens", "allergens", "[AllergenGroupDto3"), ("tags", "tags", "[TagDto2"), ("labels", "labels", "[LabelDto2"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize"), ("item_id", "itemId", "s"), ("modifier_schema_id", "modifierSchemaId", "s"), ("tax_category", "taxCategory", "[TaxCategoryDto3"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type_", "type", "s"), ("can_be_divided", "canBeDivided", "b"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto"), ("order_item_type", "orderItemType", "s"),)
+    __slots__ = ("sku", "name", "description", "allergens", "tags", "labels", "item_sizes", "item_id", "modifier_schema_id", "tax_category", "modifier_schema_name", "type", "can_be_divided", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type",)
+    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("allergens", "allergens", "[AllergenGroupDto3"), ("tags", "tags", "[TagDto2"), ("labels", "labels", "[LabelDto2"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize"), ("item_id", "itemId", "s"), ("modifier_schema_id", "modifierSchemaId", "s"), ("tax_category", "taxCategory", "[TaxCategoryDto3"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type", "type", "s"), ("can_be_divided", "canBeDivided", "b"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto"), ("order_item_type", "orderItemType", "s"),)
 
-    def __init__(self, *, sku=None, name=None, description=None, allergens=None, tags=None, labels=None, item_sizes=None, item_id=None, modifier_schema_id=None, tax_category=None, modifier_schema_name=None, type_=None, can_be_divided=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, extra=None):
-        _set(self, (sku, name, description, allergens, tags, labels, item_sizes, item_id, modifier_schema_id, tax_category, modifier_schema_name, type_, can_be_divided, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type,), extra)
+    def __init__(self, *, sku=None, name=None, description=None, allergens=None, tags=None, labels=None, item_sizes=None, item_id=None, modifier_schema_id=None, tax_category=None, modifier_schema_name=None, type=None, can_be_divided=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, extra=None):
+        _set(self, (sku, name, description, allergens, tags, labels, item_sizes, item_id, modifier_schema_id, tax_category, modifier_schema_name, type, can_be_divided, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type,), extra)
 
 
 class ExternalMenuItem2(_M):
     """``ExternalMenuItem2``."""
 
-    __slots__ = ("sku", "name", "description", "item_sizes", "modifier_schema_id", "modifier_schema_name", "type_", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type", "tax_category_id", "allergen_group_ids", "labels", "tags", "id", "splittable",)
-    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize2"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type_", "type", "s"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag2"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto2"), ("order_item_type", "orderItemType", "s"), ("tax_category_id", "taxCategoryId", "s"), ("allergen_group_ids", "allergenGroupIds", "[a"), ("labels", "labels", "[s"), ("tags", "tags", "[s"), ("id", "id", "s"), ("splittable", "splittable", "b"),)
+    __slots__ = ("sku", "name", "description", "item_sizes", "modifier_schema_id", "modifier_schema_name", "type", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type", "tax_category_id", "allergen_group_ids", "labels", "tags", "id", "splittable",)
+    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize2"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type", "type", "s"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag2"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto2"), ("order_item_type", "orderItemType", "s"), ("tax_category_id", "taxCategoryId", "s"), ("allergen_group_ids", "allergenGroupIds", "[a"), ("labels", "labels", "[s"), ("tags", "tags", "[s"), ("id", "id", "s"), ("splittable", "splittable", "b"),)
 
-    def __init__(self, *, sku=None, name=None, description=None, item_sizes=None, modifier_schema_id=None, modifier_schema_name=None, type_=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, tax_category_id=None, allergen_group_ids=None, labels=None, tags=None, id=None, splittable=None, extra=None):
-        _set(self, (sku, name, description, item_sizes, modifier_schema_id, modifier_schema_name, type_, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type, tax_category_id, allergen_group_ids, labels, tags, id, splittable,), extra)
+    def __init__(self, *, sku=None, name=None, description=None, item_sizes=None, modifier_schema_id=None, modifier_schema_name=None, type=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, tax_category_id=None, allergen_group_ids=None, labels=None, tags=None, id=None, splittable=None, extra=None):
+        _set(self, (sku, name, description, item_sizes, modifier_schema_id, modifier_schema_name, type, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type, tax_category_id, allergen_group_ids, labels, tags, id, splittable,), extra)
 
 
 class ExternalMenuItem3(_M):
     """``ExternalMenuItem3``."""
 
-    __slots__ = ("sku", "name", "description", "item_sizes", "modifier_schema_id", "modifier_schema_name", "type_", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type", "tax_category_id", "allergen_group_ids", "labels", "tags", "id", "splittable",)
-    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize3"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type_", "type", "s"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag3"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto3"), ("order_item_type", "orderItemType", "s"), ("tax_category_id", "taxCategoryId", "s"), ("allergen_group_ids", "allergenGroupIds", "[a"), ("labels", "labels", "[s"), ("tags", "tags", "[s"), ("id", "id", "s"), ("splittable", "splittable", "b"),)
+    __slots__ = ("sku", "name", "description", "item_sizes", "modifier_schema_id", "modifier_schema_name", "type", "can_set_open_price", "use_balance_for_sell", "measure_unit", "product_category_id", "customer_tag_groups", "payment_subject", "payment_subject_code", "outer_ean_code", "is_marked", "is_hidden", "barcodes", "order_item_type", "tax_category_id", "allergen_group_ids", "labels", "tags", "id", "splittable",)
+    _F = (("sku", "sku", "s"), ("name", "name", "s"), ("description", "description", "s"), ("item_sizes", "itemSizes", "[ExternalMenuItemSize3"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("type", "type", "s"), ("can_set_open_price", "canSetOpenPrice", "b"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("measure_unit", "measureUnit", "s"), ("product_category_id", "productCategoryId", "s"), ("customer_tag_groups", "customerTagGroups", "[SelectedCustomerTag3"), ("payment_subject", "paymentSubject", "s"), ("payment_subject_code", "paymentSubjectCode", "s"), ("outer_ean_code", "outerEanCode", "s"), ("is_marked", "isMarked", "b"), ("is_hidden", "isHidden", "b"), ("barcodes", "barcodes", "[BarcodeDto3"), ("order_item_type", "orderItemType", "s"), ("tax_category_id", "taxCategoryId", "s"), ("allergen_group_ids", "allergenGroupIds", "[a"), ("labels", "labels", "[s"), ("tags", "tags", "[s"), ("id", "id", "s"), ("splittable", "splittable", "b"),)
 
-    def __init__(self, *, sku=None, name=None, description=None, item_sizes=None, modifier_schema_id=None, modifier_schema_name=None, type_=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, tax_category_id=None, allergen_group_ids=None, labels=None, tags=None, id=None, splittable=None, extra=None):
-        _set(self, (sku, name, description, item_sizes, modifier_schema_id, modifier_schema_name, type_, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type, tax_category_id, allergen_group_ids, labels, tags, id, splittable,), extra)
+    def __init__(self, *, sku=None, name=None, description=None, item_sizes=None, modifier_schema_id=None, modifier_schema_name=None, type=None, can_set_open_price=None, use_balance_for_sell=None, measure_unit=None, product_category_id=None, customer_tag_groups=None, payment_subject=None, payment_subject_code=None, outer_ean_code=None, is_marked=None, is_hidden=None, barcodes=None, order_item_type=None, tax_category_id=None, allergen_group_ids=None, labels=None, tags=None, id=None, splittable=None, extra=None):
+        _set(self, (sku, name, description, item_sizes, modifier_schema_id, modifier_schema_name, type, can_set_open_price, use_balance_for_sell, measure_unit, product_category_id, customer_tag_groups, payment_subject, payment_subject_code, outer_ean_code, is_marked, is_hidden, barcodes, order_item_type, tax_category_id, allergen_group_ids, labels, tags, id, splittable,), extra)
 
 
 class ExternalMenuItemSize(_M):
@@ -3734,11 +3734,11 @@ class GetCostPricesResponse(_M):
 class GetCounteragentsRequest(_M):
     """``GetCounteragentsRequest``."""
 
-    __slots__ = ("limit", "offset", "organization_id", "type_",)
-    _F = (("limit", "limit", "i"), ("offset", "offset", "i"), ("organization_id", "organizationId", "s"), ("type_", "type", "[s"),)
+    __slots__ = ("limit", "offset", "organization_id", "type",)
+    _F = (("limit", "limit", "i"), ("offset", "offset", "i"), ("organization_id", "organizationId", "s"), ("type", "type", "[s"),)
 
-    def __init__(self, *, limit=None, offset=None, organization_id=None, type_=None, extra=None):
-        _set(self, (limit, offset, organization_id, type_,), extra)
+    def __init__(self, *, limit=None, offset=None, organization_id=None, type=None, extra=None):
+        _set(self, (limit, offset, organization_id, type,), extra)
 
 
 class GetCounteragentsResponse(_M):
@@ -3965,7 +3965,7 @@ class TableOrderWebHookFilter(_M):
     """``Integration.WebHooksFilters.TableOrderWebHookFilter``."""
 
     __slots__ = ("order_statuses", "item_statuses", "errors",)
-    _F = (("order_statuses", "orderStatuses", "[OrdersCommonOrderStatus"), ("item_statuses", "itemStatuses", "[OrderItemStatus"), ("errors", "errors", "b"),)
+    _F = (("order_statuses", "orderStatuses", "[CommonOrderStatus"), ("item_statuses", "itemStatuses", "[OrderItemStatus"), ("errors", "errors", "b"),)
 
     def __init__(self, *, order_statuses=None, item_statuses=None, errors=None, extra=None):
         _set(self, (order_statuses, item_statuses, errors,), extra)
@@ -4155,7 +4155,7 @@ class CalculateCheckinRequest(_M):
     """``LoyaltyResult.CalculateCheckinRequest``."""
 
     __slots__ = ("order", "coupon", "referrer_id", "terminal_group_id", "available_payment_marketing_campaign_ids", "applicable_manual_conditions", "dynamic_discounts", "is_loyalty_trace_enabled", "organization_id",)
-    _F = (("order", "order", "DeliveriesRequestCreateOrderOrder"), ("coupon", "coupon", "s"), ("referrer_id", "referrerId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("available_payment_marketing_campaign_ids", "availablePaymentMarketingCampaignIds", "[s"), ("applicable_manual_conditions", "applicableManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[LoyaltyResultDynamicDiscount"), ("is_loyalty_trace_enabled", "isLoyaltyTraceEnabled", "b"), ("organization_id", "organizationId", "s"),)
+    _F = (("order", "order", "CreateOrderOrder"), ("coupon", "coupon", "s"), ("referrer_id", "referrerId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("available_payment_marketing_campaign_ids", "availablePaymentMarketingCampaignIds", "[s"), ("applicable_manual_conditions", "applicableManualConditions", "[s"), ("dynamic_discounts", "dynamicDiscounts", "[LoyaltyResultDynamicDiscount"), ("is_loyalty_trace_enabled", "isLoyaltyTraceEnabled", "b"), ("organization_id", "organizationId", "s"),)
 
     def __init__(self, *, order=None, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, organization_id=None, extra=None):
         _set(self, (order, coupon, referrer_id, terminal_group_id, available_payment_marketing_campaign_ids, applicable_manual_conditions, dynamic_discounts, is_loyalty_trace_enabled, organization_id,), extra)
@@ -4175,7 +4175,7 @@ class CalculateComboPriceRequest(_M):
     """``LoyaltyResult.CalculateComboPriceRequest``."""
 
     __slots__ = ("items", "organization_id",)
-    _F = (("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("organization_id", "organizationId", "s"),)
+    _F = (("items", "items", "[CreateOrderOrderItem"), ("organization_id", "organizationId", "s"),)
 
     def __init__(self, *, items=None, organization_id=None, extra=None):
         _set(self, (items, organization_id,), extra)
@@ -4540,11 +4540,11 @@ ActionType = int
 class CallCenterAction(_M):
     """``Metrics.CallCenterAction``."""
 
-    __slots__ = ("type_", "time", "duration",)
-    _F = (("type_", "type", "i"), ("time", "time", "t"), ("duration", "duration", "i"),)
+    __slots__ = ("type", "time", "duration",)
+    _F = (("type", "type", "i"), ("time", "time", "t"), ("duration", "duration", "i"),)
 
-    def __init__(self, *, type_=None, time=None, duration=None, extra=None):
-        _set(self, (type_, time, duration,), extra)
+    def __init__(self, *, type=None, time=None, duration=None, extra=None):
+        _set(self, (type, time, duration,), extra)
 
 
 class CallCenterTelemetry(_M):
@@ -4747,11 +4747,11 @@ class ProductCategoryInfo(_M):
 class ProductInfo(_M):
     """``Nomenclature.ProductInfo``."""
 
-    __slots__ = ("fat_amount", "proteins_amount", "carbohydrates_amount", "energy_amount", "fat_full_amount", "proteins_full_amount", "carbohydrates_full_amount", "energy_full_amount", "weight", "group_id", "product_category_id", "type_", "order_item_type", "modifier_schema_id", "modifier_schema_name", "splittable", "measure_unit", "size_prices", "modifiers", "group_modifiers", "image_links", "do_not_print_in_cheque", "parent_group", "order", "full_name_english", "use_balance_for_sell", "can_set_open_price", "payment_subject", "id", "code", "name", "description", "additional_info", "tags", "is_deleted", "seo_description", "seo_text", "seo_keywords", "seo_title",)
-    _F = (("fat_amount", "fatAmount", "d"), ("proteins_amount", "proteinsAmount", "d"), ("carbohydrates_amount", "carbohydratesAmount", "d"), ("energy_amount", "energyAmount", "d"), ("fat_full_amount", "fatFullAmount", "d"), ("proteins_full_amount", "proteinsFullAmount", "d"), ("carbohydrates_full_amount", "carbohydratesFullAmount", "d"), ("energy_full_amount", "energyFullAmount", "d"), ("weight", "weight", "d"), ("group_id", "groupId", "s"), ("product_category_id", "productCategoryId", "s"), ("type_", "type", "s"), ("order_item_type", "orderItemType", "OrderItemType"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("splittable", "splittable", "b"), ("measure_unit", "measureUnit", "s"), ("size_prices", "sizePrices", "[SizePrice"), ("modifiers", "modifiers", "[SimpleModifierInfo"), ("group_modifiers", "groupModifiers", "[GroupModifierInfo"), ("image_links", "imageLinks", "[s"), ("do_not_print_in_cheque", "doNotPrintInCheque", "b"), ("parent_group", "parentGroup", "s"), ("order", "order", "i"), ("full_name_english", "fullNameEnglish", "s"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("can_set_open_price", "canSetOpenPrice", "b"), ("payment_subject", "paymentSubject", "s"), ("id", "id", "s"), ("code", "code", "s"), ("name", "name", "s"), ("description", "description", "s"), ("additional_info", "additionalInfo", "s"), ("tags", "tags", "[s"), ("is_deleted", "isDeleted", "b"), ("seo_description", "seoDescription", "s"), ("seo_text", "seoText", "s"), ("seo_keywords", "seoKeywords", "s"), ("seo_title", "seoTitle", "s"),)
+    __slots__ = ("fat_amount", "proteins_amount", "carbohydrates_amount", "energy_amount", "fat_full_amount", "proteins_full_amount", "carbohydrates_full_amount", "energy_full_amount", "weight", "group_id", "product_category_id", "type", "order_item_type", "modifier_schema_id", "modifier_schema_name", "splittable", "measure_unit", "size_prices", "modifiers", "group_modifiers", "image_links", "do_not_print_in_cheque", "parent_group", "order", "full_name_english", "use_balance_for_sell", "can_set_open_price", "payment_subject", "id", "code", "name", "description", "additional_info", "tags", "is_deleted", "seo_description", "seo_text", "seo_keywords", "seo_title",)
+    _F = (("fat_amount", "fatAmount", "d"), ("proteins_amount", "proteinsAmount", "d"), ("carbohydrates_amount", "carbohydratesAmount", "d"), ("energy_amount", "energyAmount", "d"), ("fat_full_amount", "fatFullAmount", "d"), ("proteins_full_amount", "proteinsFullAmount", "d"), ("carbohydrates_full_amount", "carbohydratesFullAmount", "d"), ("energy_full_amount", "energyFullAmount", "d"), ("weight", "weight", "d"), ("group_id", "groupId", "s"), ("product_category_id", "productCategoryId", "s"), ("type", "type", "s"), ("order_item_type", "orderItemType", "OrderItemType"), ("modifier_schema_id", "modifierSchemaId", "s"), ("modifier_schema_name", "modifierSchemaName", "s"), ("splittable", "splittable", "b"), ("measure_unit", "measureUnit", "s"), ("size_prices", "sizePrices", "[SizePrice"), ("modifiers", "modifiers", "[SimpleModifierInfo"), ("group_modifiers", "groupModifiers", "[GroupModifierInfo"), ("image_links", "imageLinks", "[s"), ("do_not_print_in_cheque", "doNotPrintInCheque", "b"), ("parent_group", "parentGroup", "s"), ("order", "order", "i"), ("full_name_english", "fullNameEnglish", "s"), ("use_balance_for_sell", "useBalanceForSell", "b"), ("can_set_open_price", "canSetOpenPrice", "b"), ("payment_subject", "paymentSubject", "s"), ("id", "id", "s"), ("code", "code", "s"), ("name", "name", "s"), ("description", "description", "s"), ("additional_info", "additionalInfo", "s"), ("tags", "tags", "[s"), ("is_deleted", "isDeleted", "b"), ("seo_description", "seoDescription", "s"), ("seo_text", "seoText", "s"), ("seo_keywords", "seoKeywords", "s"), ("seo_title", "seoTitle", "s"),)
 
-    def __init__(self, *, fat_amount=None, proteins_amount=None, carbohydrates_amount=None, energy_amount=None, fat_full_amount=None, proteins_full_amount=None, carbohydrates_full_amount=None, energy_full_amount=None, weight=None, group_id=None, product_category_id=None, type_=None, order_item_type=None, modifier_schema_id=None, modifier_schema_name=None, splittable=None, measure_unit=None, size_prices=None, modifiers=None, group_modifiers=None, image_links=None, do_not_print_in_cheque=None, parent_group=None, order=None, full_name_english=None, use_balance_for_sell=None, can_set_open_price=None, payment_subject=None, id=None, code=None, name=None, description=None, additional_info=None, tags=None, is_deleted=None, seo_description=None, seo_text=None, seo_keywords=None, seo_title=None, extra=None):
-        _set(self, (fat_amount, proteins_amount, carbohydrates_amount, energy_amount, fat_full_amount, proteins_full_amount, carbohydrates_full_amount, energy_full_amount, weight, group_id, product_category_id, type_, order_item_type, modifier_schema_id, modifier_schema_name, splittable, measure_unit, size_prices, modifiers, group_modifiers, image_links, do_not_print_in_cheque, parent_group, order, full_name_english, use_balance_for_sell, can_set_open_price, payment_subject, id, code, name, description, additional_info, tags, is_deleted, seo_description, seo_text, seo_keywords, seo_title,), extra)
+    def __init__(self, *, fat_amount=None, proteins_amount=None, carbohydrates_amount=None, energy_amount=None, fat_full_amount=None, proteins_full_amount=None, carbohydrates_full_amount=None, energy_full_amount=None, weight=None, group_id=None, product_category_id=None, type=None, order_item_type=None, modifier_schema_id=None, modifier_schema_name=None, splittable=None, measure_unit=None, size_prices=None, modifiers=None, group_modifiers=None, image_links=None, do_not_print_in_cheque=None, parent_group=None, order=None, full_name_english=None, use_balance_for_sell=None, can_set_open_price=None, payment_subject=None, id=None, code=None, name=None, description=None, additional_info=None, tags=None, is_deleted=None, seo_description=None, seo_text=None, seo_keywords=None, seo_title=None, extra=None):
+        _set(self, (fat_amount, proteins_amount, carbohydrates_amount, energy_amount, fat_full_amount, proteins_full_amount, carbohydrates_full_amount, energy_full_amount, weight, group_id, product_category_id, type, order_item_type, modifier_schema_id, modifier_schema_name, splittable, measure_unit, size_prices, modifiers, group_modifiers, image_links, do_not_print_in_cheque, parent_group, order, full_name_english, use_balance_for_sell, can_set_open_price, payment_subject, id, code, name, description, additional_info, tags, is_deleted, seo_description, seo_text, seo_keywords, seo_title,), extra)
 
 
 class ProductsGroupInfo(_M):
@@ -5087,7 +5087,7 @@ class CreateOrderSettingsBase(_M):
         _set(self, (transport_to_front_timeout, check_stop_list,), extra)
 
 
-class OrdersCommonOrderStatus(_E):
+class CommonOrderStatus(_E):
     """``Orders.Common.OrderStatus`` (open enum)."""
 
     __slots__ = ()
@@ -5754,18 +5754,18 @@ class TransportTransactionsCouponReportItem(_M):
 class TransportTransactionsReportItem(_M):
     """``Report.TransportTransactionsReportItem``."""
 
-    __slots__ = ("api_client_login", "balance_after", "balance_before", "block_reason", "certificate", "comment", "counteragent", "counteragent_type", "counteragent_type_name", "coupon", "emitent_name", "loyalty_user", "marketing_campaign_id", "nominal", "order_number", "order_sum", "organization_id", "pos_balance_before", "program_id", "sum", "type_", "type_name", "wallet_id", "when_created", "when_created_order", "id", "is_delivery", "is_ignored", "pos_order_id", "revision", "terminal_group_id",)
-    _F = (("api_client_login", "apiClientLogin", "s"), ("balance_after", "balanceAfter", "d"), ("balance_before", "balanceBefore", "d"), ("block_reason", "blockReason", "s"), ("certificate", "certificate", "TransportTransactionsCertificateReportItem"), ("comment", "comment", "s"), ("counteragent", "counteragent", "s"), ("counteragent_type", "counteragentType", "i"), ("counteragent_type_name", "counteragentTypeName", "s"), ("coupon", "coupon", "TransportTransactionsCouponReportItem"), ("emitent_name", "emitentName", "s"), ("loyalty_user", "loyaltyUser", "s"), ("marketing_campaign_id", "marketingCampaignId", "s"), ("nominal", "nominal", "d"), ("order_number", "orderNumber", "i"), ("order_sum", "orderSum", "d"), ("organization_id", "organizationId", "s"), ("pos_balance_before", "posBalanceBefore", "d"), ("program_id", "programId", "s"), ("sum", "sum", "d"), ("type_", "type", "i"), ("type_name", "typeName", "s"), ("wallet_id", "walletId", "s"), ("when_created", "whenCreated", "t"), ("when_created_order", "whenCreatedOrder", "t"), ("id", "id", "s"), ("is_delivery", "isDelivery", "b"), ("is_ignored", "isIgnored", "b"), ("pos_order_id", "posOrderId", "s"), ("revision", "revision", "i"), ("terminal_group_id", "terminalGroupId", "s"),)
+    __slots__ = ("api_client_login", "balance_after", "balance_before", "block_reason", "certificate", "comment", "counteragent", "counteragent_type", "counteragent_type_name", "coupon", "emitent_name", "loyalty_user", "marketing_campaign_id", "nominal", "order_number", "order_sum", "organization_id", "pos_balance_before", "program_id", "sum", "type", "type_name", "wallet_id", "when_created", "when_created_order", "id", "is_delivery", "is_ignored", "pos_order_id", "revision", "terminal_group_id",)
+    _F = (("api_client_login", "apiClientLogin", "s"), ("balance_after", "balanceAfter", "d"), ("balance_before", "balanceBefore", "d"), ("block_reason", "blockReason", "s"), ("certificate", "certificate", "TransportTransactionsCertificateReportItem"), ("comment", "comment", "s"), ("counteragent", "counteragent", "s"), ("counteragent_type", "counteragentType", "i"), ("counteragent_type_name", "counteragentTypeName", "s"), ("coupon", "coupon", "TransportTransactionsCouponReportItem"), ("emitent_name", "emitentName", "s"), ("loyalty_user", "loyaltyUser", "s"), ("marketing_campaign_id", "marketingCampaignId", "s"), ("nominal", "nominal", "d"), ("order_number", "orderNumber", "i"), ("order_sum", "orderSum", "d"), ("organization_id", "organizationId", "s"), ("pos_balance_before", "posBalanceBefore", "d"), ("program_id", "programId", "s"), ("sum", "sum", "d"), ("type", "type", "i"), ("type_name", "typeName", "s"), ("wallet_id", "walletId", "s"), ("when_created", "whenCreated", "t"), ("when_created_order", "whenCreatedOrder", "t"), ("id", "id", "s"), ("is_delivery", "isDelivery", "b"), ("is_ignored", "isIgnored", "b"), ("pos_order_id", "posOrderId", "s"), ("revision", "revision", "i"), ("terminal_group_id", "terminalGroupId", "s"),)
 
-    def __init__(self, *, api_client_login=None, balance_after=None, balance_before=None, block_reason=None, certificate=None, comment=None, counteragent=None, counteragent_type=None, counteragent_type_name=None, coupon=None, emitent_name=None, loyalty_user=None, marketing_campaign_id=None, nominal=None, order_number=None, order_sum=None, organization_id=None, pos_balance_before=None, program_id=None, sum=None, type_=None, type_name=None, wallet_id=None, when_created=None, when_created_order=None, id=None, is_delivery=None, is_ignored=None, pos_order_id=None, revision=None, terminal_group_id=None, extra=None):
-        _set(self, (api_client_login, balance_after, balance_before, block_reason, certificate, comment, counteragent, counteragent_type, counteragent_type_name, coupon, emitent_name, loyalty_user, marketing_campaign_id, nominal, order_number, order_sum, organization_id, pos_balance_before, program_id, sum, type_, type_name, wallet_id, when_created, when_created_order, id, is_delivery, is_ignored, pos_order_id, revision, terminal_group_id,), extra)
+    def __init__(self, *, api_client_login=None, balance_after=None, balance_before=None, block_reason=None, certificate=None, comment=None, counteragent=None, counteragent_type=None, counteragent_type_name=None, coupon=None, emitent_name=None, loyalty_user=None, marketing_campaign_id=None, nominal=None, order_number=None, order_sum=None, organization_id=None, pos_balance_before=None, program_id=None, sum=None, type=None, type_name=None, wallet_id=None, when_created=None, when_created_order=None, id=None, is_delivery=None, is_ignored=None, pos_order_id=None, revision=None, terminal_group_id=None, extra=None):
+        _set(self, (api_client_login, balance_after, balance_before, block_reason, certificate, comment, counteragent, counteragent_type, counteragent_type_name, coupon, emitent_name, loyalty_user, marketing_campaign_id, nominal, order_number, order_sum, organization_id, pos_balance_before, program_id, sum, type, type_name, wallet_id, when_created, when_created_order, id, is_delivery, is_ignored, pos_order_id, revision, terminal_group_id,), extra)
 
 
 class AddOrderItemsToBanquetRequest(_M):
     """``Reserves.AddOrderItemsToBanquetRequest``."""
 
     __slots__ = ("reserve_id", "organization_id", "items", "combos",)
-    _F = (("reserve_id", "reserveId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
+    _F = (("reserve_id", "reserveId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
 
     def __init__(self, *, reserve_id=None, organization_id=None, items=None, combos=None, extra=None):
         _set(self, (reserve_id, organization_id, items, combos,), extra)
@@ -5795,7 +5795,7 @@ class ChangeBanquetOrderItemsRequest(_M):
     """``Reserves.ChangeBanquetOrderItemsRequest``."""
 
     __slots__ = ("organization_id", "reserve_id", "items", "combos",)
-    _F = (("organization_id", "organizationId", "s"), ("reserve_id", "reserveId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
+    _F = (("organization_id", "organizationId", "s"), ("reserve_id", "reserveId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
 
     def __init__(self, *, organization_id=None, reserve_id=None, items=None, combos=None, extra=None):
         _set(self, (organization_id, reserve_id, items, combos,), extra)
@@ -5835,7 +5835,7 @@ class CreateReserveRequest(_M):
     """``Reserves.CreateReserveRequest``."""
 
     __slots__ = ("organization_id", "terminal_group_id", "id", "external_number", "order", "customer", "phone", "guests_count", "comment", "duration_in_minutes", "should_remind", "table_ids", "estimated_start_time", "transport_to_front_timeout", "guests", "event_type", "create_reserve_settings",)
-    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("order", "order", "ReservesRequestReserveOrder"), ("customer", "customer", "DeliveriesRequestCreateOrderRegularCustomer"), ("phone", "phone", "s"), ("guests_count", "guestsCount", "i"), ("comment", "comment", "s"), ("duration_in_minutes", "durationInMinutes", "i"), ("should_remind", "shouldRemind", "b"), ("table_ids", "tableIds", "[s"), ("estimated_start_time", "estimatedStartTime", "t"), ("transport_to_front_timeout", "transportToFrontTimeout", "i"), ("guests", "guests", "ReservesGuestsInfo"), ("event_type", "eventType", "s"), ("create_reserve_settings", "createReserveSettings", "CreateOrderSettingsBase"),)
+    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("id", "id", "s"), ("external_number", "externalNumber", "s"), ("order", "order", "RequestReserveOrder"), ("customer", "customer", "CreateOrderRegularCustomer"), ("phone", "phone", "s"), ("guests_count", "guestsCount", "i"), ("comment", "comment", "s"), ("duration_in_minutes", "durationInMinutes", "i"), ("should_remind", "shouldRemind", "b"), ("table_ids", "tableIds", "[s"), ("estimated_start_time", "estimatedStartTime", "t"), ("transport_to_front_timeout", "transportToFrontTimeout", "i"), ("guests", "guests", "ReservesGuestsInfo"), ("event_type", "eventType", "s"), ("create_reserve_settings", "createReserveSettings", "CreateOrderSettingsBase"),)
 
     def __init__(self, *, organization_id=None, terminal_group_id=None, id=None, external_number=None, order=None, customer=None, phone=None, guests_count=None, comment=None, duration_in_minutes=None, should_remind=None, table_ids=None, estimated_start_time=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, extra=None):
         _set(self, (organization_id, terminal_group_id, id, external_number, order, customer, phone, guests_count, comment, duration_in_minutes, should_remind, table_ids, estimated_start_time, transport_to_front_timeout, guests, event_type, create_reserve_settings,), extra)
@@ -5908,11 +5908,11 @@ class ReservesGuestsInfo(_M):
         _set(self, (count,), extra)
 
 
-class ReservesRequestReserveOrder(_M):
+class RequestReserveOrder(_M):
     """``Reserves.Request.ReserveOrder``."""
 
     __slots__ = ("menu_id", "items", "combos", "payments", "tips", "source_key", "discounts_info", "loyalty_info", "order_type_id", "cheque_additional_info", "external_data",)
-    _F = (("menu_id", "menuId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "DeliveriesRequestCreateOrderLoyaltyInfo"), ("order_type_id", "orderTypeId", "s"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("menu_id", "menuId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "CreateOrderLoyaltyInfo"), ("order_type_id", "orderTypeId", "s"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, menu_id=None, items=None, combos=None, payments=None, tips=None, source_key=None, discounts_info=None, loyalty_info=None, order_type_id=None, cheque_additional_info=None, external_data=None, extra=None):
         _set(self, (menu_id, items, combos, payments, tips, source_key, discounts_info, loyalty_info, order_type_id, cheque_additional_info, external_data,), extra)
@@ -5922,7 +5922,7 @@ class Reserve(_M):
     """``Reserves.Reserve``."""
 
     __slots__ = ("customer", "guests_count", "comment", "duration_in_minutes", "should_remind", "status", "cancel_reason", "table_ids", "estimated_start_time", "guests_coming_time", "phone", "event_type", "order",)
-    _F = (("customer", "customer", "DeliveriesResponseOrderCustomer"), ("guests_count", "guestsCount", "i"), ("comment", "comment", "s"), ("duration_in_minutes", "durationInMinutes", "i"), ("should_remind", "shouldRemind", "b"), ("status", "status", "ReserveStatus"), ("cancel_reason", "cancelReason", "ReserveCancelReason"), ("table_ids", "tableIds", "[s"), ("estimated_start_time", "estimatedStartTime", "t"), ("guests_coming_time", "guestsComingTime", "t"), ("phone", "phone", "s"), ("event_type", "eventType", "s"), ("order", "order", "ReservesResponseReserveOrder"),)
+    _F = (("customer", "customer", "OrderCustomer"), ("guests_count", "guestsCount", "i"), ("comment", "comment", "s"), ("duration_in_minutes", "durationInMinutes", "i"), ("should_remind", "shouldRemind", "b"), ("status", "status", "ReserveStatus"), ("cancel_reason", "cancelReason", "ReserveCancelReason"), ("table_ids", "tableIds", "[s"), ("estimated_start_time", "estimatedStartTime", "t"), ("guests_coming_time", "guestsComingTime", "t"), ("phone", "phone", "s"), ("event_type", "eventType", "s"), ("order", "order", "ResponseReserveOrder"),)
 
     def __init__(self, *, customer=None, guests_count=None, comment=None, duration_in_minutes=None, should_remind=None, status=None, cancel_reason=None, table_ids=None, estimated_start_time=None, guests_coming_time=None, phone=None, event_type=None, order=None, extra=None):
         _set(self, (customer, guests_count, comment, duration_in_minutes, should_remind, status, cancel_reason, table_ids, estimated_start_time, guests_coming_time, phone, event_type, order,), extra)
@@ -5992,11 +5992,11 @@ class ReservesResponse(_M):
         _set(self, (correlation_id, reserves,), extra)
 
 
-class ReservesResponseReserveOrder(_M):
+class ResponseReserveOrder(_M):
     """``Reserves.Response.ReserveOrder``."""
 
     __slots__ = ("menu_id", "sum", "number", "source_key", "when_bill_printed", "when_closed", "conception", "guests_info", "items", "combos", "payments", "tips", "discounts", "order_type", "terminal_group_id", "processed_payments_sum", "loyalty_info", "external_data",)
-    _F = (("menu_id", "menuId", "s"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "DeliveriesResponseOrderGuestsInfo"), ("items", "items", "[DeliveriesResponseOrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "DeliveriesResponseOrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "DeliveriesResponseOrderLoyaltyInfo"), ("external_data", "externalData", "[DeliveriesResponseOrderExternalData"),)
+    _F = (("menu_id", "menuId", "s"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "OrderGuestsInfo"), ("items", "items", "[OrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "OrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "OrderLoyaltyInfo"), ("external_data", "externalData", "[OrderExternalData"),)
 
     def __init__(self, *, menu_id=None, sum=None, number=None, source_key=None, when_bill_printed=None, when_closed=None, conception=None, guests_info=None, items=None, combos=None, payments=None, tips=None, discounts=None, order_type=None, terminal_group_id=None, processed_payments_sum=None, loyalty_info=None, external_data=None, extra=None):
         _set(self, (menu_id, sum, number, source_key, when_bill_printed, when_closed, conception, guests_info, items, combos, payments, tips, discounts, order_type, terminal_group_id, processed_payments_sum, loyalty_info, external_data,), extra)
@@ -6366,7 +6366,7 @@ class CheckStopListRequest(_M):
     """``StopLists.CheckStopListRequest``."""
 
     __slots__ = ("organization_id", "terminal_group_id", "items",)
-    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"),)
+    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("items", "items", "[CreateOrderOrderItem"),)
 
     def __init__(self, *, organization_id=None, terminal_group_id=None, items=None, extra=None):
         _set(self, (organization_id, terminal_group_id, items,), extra)
@@ -6486,7 +6486,7 @@ class AddItemsToTableOrderRequest(_M):
     """``TableOrders.Request.AddItemsToTableOrderRequest``."""
 
     __slots__ = ("add_order_items_settings", "order_id", "organization_id", "items", "combos",)
-    _F = (("add_order_items_settings", "addOrderItemsSettings", "AddTableOrderItemsSettings"), ("order_id", "orderId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
+    _F = (("add_order_items_settings", "addOrderItemsSettings", "AddTableOrderItemsSettings"), ("order_id", "orderId", "s"), ("organization_id", "organizationId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"),)
 
     def __init__(self, *, add_order_items_settings=None, order_id=None, organization_id=None, items=None, combos=None, extra=None):
         _set(self, (add_order_items_settings, order_id, organization_id, items, combos,), extra)
@@ -6506,7 +6506,7 @@ class CreateTableOrderRequest(_M):
     """``TableOrders.Request.CreateTableOrderRequest``."""
 
     __slots__ = ("organization_id", "terminal_group_id", "order", "create_order_settings",)
-    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("order", "order", "TableOrdersRequestTableOrder"), ("create_order_settings", "createOrderSettings", "CreateTableOrderSettings"),)
+    _F = (("organization_id", "organizationId", "s"), ("terminal_group_id", "terminalGroupId", "s"), ("order", "order", "RequestTableOrder"), ("create_order_settings", "createOrderSettings", "CreateTableOrderSettings"),)
 
     def __init__(self, *, organization_id=None, terminal_group_id=None, order=None, create_order_settings=None, extra=None):
         _set(self, (organization_id, terminal_group_id, order, create_order_settings,), extra)
@@ -6536,13 +6536,13 @@ class GetTableOrdersByTableRequest(_M):
     """``TableOrders.Request.GetTableOrdersByTableRequest``."""
 
     __slots__ = ("source_keys", "organization_ids", "table_ids", "statuses", "date_from", "date_to",)
-    _F = (("source_keys", "sourceKeys", "[s"), ("organization_ids", "organizationIds", "[s"), ("table_ids", "tableIds", "[s"), ("statuses", "statuses", "[OrdersCommonOrderStatus"), ("date_from", "dateFrom", "t"), ("date_to", "dateTo", "t"),)
+    _F = (("source_keys", "sourceKeys", "[s"), ("organization_ids", "organizationIds", "[s"), ("table_ids", "tableIds", "[s"), ("statuses", "statuses", "[CommonOrderStatus"), ("date_from", "dateFrom", "t"), ("date_to", "dateTo", "t"),)
 
     def __init__(self, *, source_keys=None, organization_ids=None, table_ids=None, statuses=None, date_from=None, date_to=None, extra=None):
         _set(self, (source_keys, organization_ids, table_ids, statuses, date_from, date_to,), extra)
 
 
-class TableOrdersRequestGuestsInfo(_M):
+class RequestGuestsInfo(_M):
     """``TableOrders.Request.GuestsInfo``."""
 
     __slots__ = ("count",)
@@ -6572,11 +6572,11 @@ class InitTableOrderRequest(_M):
         _set(self, (organization_id, terminal_group_id, table_ids,), extra)
 
 
-class TableOrdersRequestTableOrder(_M):
+class RequestTableOrder(_M):
     """``TableOrders.Request.TableOrder``."""
 
     __slots__ = ("id", "external_number", "table_ids", "customer", "phone", "guest_count", "guests", "tab_name", "menu_id", "price_category_id", "items", "combos", "payments", "tips", "source_key", "discounts_info", "loyalty_info", "order_type_id", "cheque_additional_info", "external_data",)
-    _F = (("id", "id", "s"), ("external_number", "externalNumber", "s"), ("table_ids", "tableIds", "[s"), ("customer", "customer", "DeliveriesRequestCreateOrderRegularCustomer"), ("phone", "phone", "s"), ("guest_count", "guestCount", "i"), ("guests", "guests", "TableOrdersRequestGuestsInfo"), ("tab_name", "tabName", "s"), ("menu_id", "menuId", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[DeliveriesRequestCreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "DeliveriesRequestCreateOrderLoyaltyInfo"), ("order_type_id", "orderTypeId", "s"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[DeliveriesRequestCreateOrderExternalData"),)
+    _F = (("id", "id", "s"), ("external_number", "externalNumber", "s"), ("table_ids", "tableIds", "[s"), ("customer", "customer", "CreateOrderRegularCustomer"), ("phone", "phone", "s"), ("guest_count", "guestCount", "i"), ("guests", "guests", "RequestGuestsInfo"), ("tab_name", "tabName", "s"), ("menu_id", "menuId", "s"), ("price_category_id", "priceCategoryId", "s"), ("items", "items", "[CreateOrderOrderItem"), ("combos", "combos", "[Combo"), ("payments", "payments", "[Payment"), ("tips", "tips", "[TipsPayment"), ("source_key", "sourceKey", "s"), ("discounts_info", "discountsInfo", "DiscountsInfo"), ("loyalty_info", "loyaltyInfo", "CreateOrderLoyaltyInfo"), ("order_type_id", "orderTypeId", "s"), ("cheque_additional_info", "chequeAdditionalInfo", "ChequeAdditionalInfo"), ("external_data", "externalData", "[CreateOrderExternalData"),)
 
     def __init__(self, *, id=None, external_number=None, table_ids=None, customer=None, phone=None, guest_count=None, guests=None, tab_name=None, menu_id=None, price_category_id=None, items=None, combos=None, payments=None, tips=None, source_key=None, discounts_info=None, loyalty_info=None, order_type_id=None, cheque_additional_info=None, external_data=None, extra=None):
         _set(self, (id, external_number, table_ids, customer, phone, guest_count, guests, tab_name, menu_id, price_category_id, items, combos, payments, tips, source_key, discounts_info, loyalty_info, order_type_id, cheque_additional_info, external_data,), extra)
@@ -6599,11 +6599,11 @@ class SplitOrderBetweenCashRegisters(_E):
     _VALUES = frozenset(("Disabled", "Allowed", "Required",))
 
 
-class TableOrdersResponseTableOrder(_M):
+class ResponseTableOrder(_M):
     """``TableOrders.Response.TableOrder``."""
 
     __slots__ = ("table_ids", "customer", "phone", "status", "when_created", "waiter", "tab_name", "split_order_between_cash_registers", "menu_id", "price_category", "sum", "number", "source_key", "when_bill_printed", "when_closed", "conception", "guests_info", "items", "combos", "payments", "tips", "discounts", "order_type", "terminal_group_id", "processed_payments_sum", "loyalty_info", "external_data",)
-    _F = (("table_ids", "tableIds", "[s"), ("customer", "customer", "DeliveriesResponseOrderRegularCustomer"), ("phone", "phone", "s"), ("status", "status", "DeliveriesResponseOrderOrderStatus"), ("when_created", "whenCreated", "t"), ("waiter", "waiter", "DeliveriesResponseOrderEmployee"), ("tab_name", "tabName", "s"), ("split_order_between_cash_registers", "splitOrderBetweenCashRegisters", "SplitOrderBetweenCashRegisters"), ("menu_id", "menuId", "s"), ("price_category", "priceCategory", "CommonPriceCategory"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "DeliveriesResponseOrderGuestsInfo"), ("items", "items", "[DeliveriesResponseOrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "DeliveriesResponseOrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "DeliveriesResponseOrderLoyaltyInfo"), ("external_data", "externalData", "[DeliveriesResponseOrderExternalData"),)
+    _F = (("table_ids", "tableIds", "[s"), ("customer", "customer", "OrderRegularCustomer"), ("phone", "phone", "s"), ("status", "status", "OrderOrderStatus"), ("when_created", "whenCreated", "t"), ("waiter", "waiter", "OrderEmployee"), ("tab_name", "tabName", "s"), ("split_order_between_cash_registers", "splitOrderBetweenCashRegisters", "SplitOrderBetweenCashRegisters"), ("menu_id", "menuId", "s"), ("price_category", "priceCategory", "CommonPriceCategory"), ("sum", "sum", "d"), ("number", "number", "i"), ("source_key", "sourceKey", "s"), ("when_bill_printed", "whenBillPrinted", "t"), ("when_closed", "whenClosed", "t"), ("conception", "conception", "Conception"), ("guests_info", "guestsInfo", "OrderGuestsInfo"), ("items", "items", "[OrderOrderItem"), ("combos", "combos", "[OrderCombo"), ("payments", "payments", "[PaymentItem"), ("tips", "tips", "[TipsPaymentItem"), ("discounts", "discounts", "[DiscountItem"), ("order_type", "orderType", "OrderOrderType"), ("terminal_group_id", "terminalGroupId", "s"), ("processed_payments_sum", "processedPaymentsSum", "d"), ("loyalty_info", "loyaltyInfo", "OrderLoyaltyInfo"), ("external_data", "externalData", "[OrderExternalData"),)
 
     def __init__(self, *, table_ids=None, customer=None, phone=None, status=None, when_created=None, waiter=None, tab_name=None, split_order_between_cash_registers=None, menu_id=None, price_category=None, sum=None, number=None, source_key=None, when_bill_printed=None, when_closed=None, conception=None, guests_info=None, items=None, combos=None, payments=None, tips=None, discounts=None, order_type=None, terminal_group_id=None, processed_payments_sum=None, loyalty_info=None, external_data=None, extra=None):
         _set(self, (table_ids, customer, phone, status, when_created, waiter, tab_name, split_order_between_cash_registers, menu_id, price_category, sum, number, source_key, when_bill_printed, when_closed, conception, guests_info, items, combos, payments, tips, discounts, order_type, terminal_group_id, processed_payments_sum, loyalty_info, external_data,), extra)
@@ -6613,7 +6613,7 @@ class TableOrderInfo(_M):
     """``TableOrders.Response.TableOrderInfo``."""
 
     __slots__ = ("id", "pos_id", "external_number", "organization_id", "timestamp", "creation_status", "error_info", "order",)
-    _F = (("id", "id", "s"), ("pos_id", "posId", "s"), ("external_number", "externalNumber", "s"), ("organization_id", "organizationId", "s"), ("timestamp", "timestamp", "i"), ("creation_status", "creationStatus", "CreationStatus"), ("error_info", "errorInfo", "ErrorInfo"), ("order", "order", "TableOrdersResponseTableOrder"),)
+    _F = (("id", "id", "s"), ("pos_id", "posId", "s"), ("external_number", "externalNumber", "s"), ("organization_id", "organizationId", "s"), ("timestamp", "timestamp", "i"), ("creation_status", "creationStatus", "CreationStatus"), ("error_info", "errorInfo", "ErrorInfo"), ("order", "order", "ResponseTableOrder"),)
 
     def __init__(self, *, id=None, pos_id=None, external_number=None, organization_id=None, timestamp=None, creation_status=None, error_info=None, order=None, extra=None):
         _set(self, (id, pos_id, external_number, organization_id, timestamp, creation_status, error_info, order,), extra)
@@ -6812,11 +6812,11 @@ class TipsTypesResponse(_M):
 class TransactionItem(_M):
     """``TransactionItem``."""
 
-    __slots__ = ("account", "balance", "cash_flow_category", "cash_order_number", "cause_event_id", "comment", "conception", "counteragent", "date", "date_created", "date_modified", "date_secondary", "document_id", "document_type", "number", "penalty_or_bonus_type", "second_counteragent", "session", "sum", "terminal", "type_", "user_modified",)
-    _F = (("account", "account", "s"), ("balance", "balance", "d"), ("cash_flow_category", "cashFlowCategory", "s"), ("cash_order_number", "cashOrderNumber", "s"), ("cause_event_id", "causeEventId", "s"), ("comment", "comment", "s"), ("conception", "conception", "s"), ("counteragent", "counteragent", "s"), ("date", "date", "s"), ("date_created", "dateCreated", "s"), ("date_modified", "dateModified", "s"), ("date_secondary", "dateSecondary", "s"), ("document_id", "documentId", "s"), ("document_type", "documentType", "s"), ("number", "number", "s"), ("penalty_or_bonus_type", "penaltyOrBonusType", "s"), ("second_counteragent", "secondCounteragent", "s"), ("session", "session", "s"), ("sum", "sum", "d"), ("terminal", "terminal", "s"), ("type_", "type", "s"), ("user_modified", "userModified", "s"),)
+    __slots__ = ("account", "balance", "cash_flow_category", "cash_order_number", "cause_event_id", "comment", "conception", "counteragent", "date", "date_created", "date_modified", "date_secondary", "document_id", "document_type", "number", "penalty_or_bonus_type", "second_counteragent", "session", "sum", "terminal", "type", "user_modified",)
+    _F = (("account", "account", "s"), ("balance", "balance", "d"), ("cash_flow_category", "cashFlowCategory", "s"), ("cash_order_number", "cashOrderNumber", "s"), ("cause_event_id", "causeEventId", "s"), ("comment", "comment", "s"), ("conception", "conception", "s"), ("counteragent", "counteragent", "s"), ("date", "date", "s"), ("date_created", "dateCreated", "s"), ("date_modified", "dateModified", "s"), ("date_secondary", "dateSecondary", "s"), ("document_id", "documentId", "s"), ("document_type", "documentType", "s"), ("number", "number", "s"), ("penalty_or_bonus_type", "penaltyOrBonusType", "s"), ("second_counteragent", "secondCounteragent", "s"), ("session", "session", "s"), ("sum", "sum", "d"), ("terminal", "terminal", "s"), ("type", "type", "s"), ("user_modified", "userModified", "s"),)
 
-    def __init__(self, *, account=None, balance=None, cash_flow_category=None, cash_order_number=None, cause_event_id=None, comment=None, conception=None, counteragent=None, date=None, date_created=None, date_modified=None, date_secondary=None, document_id=None, document_type=None, number=None, penalty_or_bonus_type=None, second_counteragent=None, session=None, sum=None, terminal=None, type_=None, user_modified=None, extra=None):
-        _set(self, (account, balance, cash_flow_category, cash_order_number, cause_event_id, comment, conception, counteragent, date, date_created, date_modified, date_secondary, document_id, document_type, number, penalty_or_bonus_type, second_counteragent, session, sum, terminal, type_, user_modified,), extra)
+    def __init__(self, *, account=None, balance=None, cash_flow_category=None, cash_order_number=None, cause_event_id=None, comment=None, conception=None, counteragent=None, date=None, date_created=None, date_modified=None, date_secondary=None, document_id=None, document_type=None, number=None, penalty_or_bonus_type=None, second_counteragent=None, session=None, sum=None, terminal=None, type=None, user_modified=None, extra=None):
+        _set(self, (account, balance, cash_flow_category, cash_order_number, cause_event_id, comment, conception, counteragent, date, date_created, date_modified, date_secondary, document_id, document_type, number, penalty_or_bonus_type, second_counteragent, session, sum, terminal, type, user_modified,), extra)
 
 
 class TransactionSide(_M):
@@ -7118,8 +7118,16 @@ AddressHintsServiceType.DA_DATA = AddressHintsServiceType("DaData")
 AddressHintsServiceType.GET_ADDRESS = AddressHintsServiceType("GetAddress")
 AddressHintsServiceType.YA = AddressHintsServiceType("Ya")
 AddressHintsServiceType.GOOGLE_PLACES = AddressHintsServiceType("GooglePlaces")
+ErrorCommandStatus._TAG_OF = ("state", "Error")
+InProgressCommandStatus._TAG_OF = ("state", "InProgress")
+SuccessCommandStatus._TAG_OF = ("state", "Success")
 SortDirection.ASCENDING = SortDirection("Ascending")
 SortDirection.DESCENDING = SortDirection("Descending")
+GetCustomerInfoByCardNumberRequest._TAG_OF = ("type", "cardNumber")
+GetCustomerInfoByCardTrackRequest._TAG_OF = ("type", "cardTrack")
+GetCustomerInfoByEmailRequest._TAG_OF = ("type", "email")
+GetCustomerInfoByIdRequest._TAG_OF = ("type", "id")
+GetCustomerInfoByPhoneRequest._TAG_OF = ("type", "phone")
 DeliveryStatus.UNCONFIRMED = DeliveryStatus("Unconfirmed")
 DeliveryStatus.WAIT_COOKING = DeliveryStatus("WaitCooking")
 DeliveryStatus.READY_FOR_COOKING = DeliveryStatus("ReadyForCooking")
@@ -7142,23 +7150,41 @@ IikoCardSearchScope.CARD_NUMBER = IikoCardSearchScope("CardNumber")
 IikoCardSearchScope.CARD_TRACK = IikoCardSearchScope("CardTrack")
 IikoCardSearchScope.PAYMENT_TOKEN = IikoCardSearchScope("PaymentToken")
 IikoCardSearchScope.FIND_FACE_ID = IikoCardSearchScope("FindFaceId")
-DeliveriesCommonOrderServiceType.COMMON = DeliveriesCommonOrderServiceType("Common")
-DeliveriesCommonOrderServiceType.DELIVERY_BY_COURIER = DeliveriesCommonOrderServiceType("DeliveryByCourier")
-DeliveriesCommonOrderServiceType.DELIVERY_BY_CLIENT = DeliveriesCommonOrderServiceType("DeliveryByClient")
-DeliveriesCommonPaymentTypeKind.UNKNOWN = DeliveriesCommonPaymentTypeKind("Unknown")
-DeliveriesCommonPaymentTypeKind.CASH = DeliveriesCommonPaymentTypeKind("Cash")
-DeliveriesCommonPaymentTypeKind.CARD = DeliveriesCommonPaymentTypeKind("Card")
-DeliveriesCommonPaymentTypeKind.CREDIT = DeliveriesCommonPaymentTypeKind("Credit")
-DeliveriesCommonPaymentTypeKind.WRITEOFF = DeliveriesCommonPaymentTypeKind("Writeoff")
-DeliveriesCommonPaymentTypeKind.VOUCHER = DeliveriesCommonPaymentTypeKind("Voucher")
-DeliveriesCommonPaymentTypeKind.EXTERNAL = DeliveriesCommonPaymentTypeKind("External")
-DeliveriesCommonPaymentTypeKind.SMART_SALE = DeliveriesCommonPaymentTypeKind("SmartSale")
-DeliveriesCommonPaymentTypeKind.SBERBANK = DeliveriesCommonPaymentTypeKind("Sberbank")
-DeliveriesCommonPaymentTypeKind.TRPOS = DeliveriesCommonPaymentTypeKind("Trpos")
+CommonOrderServiceType.COMMON = CommonOrderServiceType("Common")
+CommonOrderServiceType.DELIVERY_BY_COURIER = CommonOrderServiceType("DeliveryByCourier")
+CommonOrderServiceType.DELIVERY_BY_CLIENT = CommonOrderServiceType("DeliveryByClient")
+CardPaymentAdditionalData._TAG_OF = ("type", "Card")
+ExternalPaymentAdditionalData._TAG_OF = ("type", "External")
+LoyaltyCardPaymentAdditionalData._TAG_OF = ("type", "LoyaltyCard")
+CommonPaymentTypeKind.UNKNOWN = CommonPaymentTypeKind("Unknown")
+CommonPaymentTypeKind.CASH = CommonPaymentTypeKind("Cash")
+CommonPaymentTypeKind.CARD = CommonPaymentTypeKind("Card")
+CommonPaymentTypeKind.CREDIT = CommonPaymentTypeKind("Credit")
+CommonPaymentTypeKind.WRITEOFF = CommonPaymentTypeKind("Writeoff")
+CommonPaymentTypeKind.VOUCHER = CommonPaymentTypeKind("Voucher")
+CommonPaymentTypeKind.EXTERNAL = CommonPaymentTypeKind("External")
+CommonPaymentTypeKind.SMART_SALE = CommonPaymentTypeKind("SmartSale")
+CommonPaymentTypeKind.SBERBANK = CommonPaymentTypeKind("Sberbank")
+CommonPaymentTypeKind.TRPOS = CommonPaymentTypeKind("Trpos")
 OrderDraftSortProperty.COMPLETE_BEFORE = OrderDraftSortProperty("CompleteBefore")
 OrderDraftSortProperty.CUSTOMER = OrderDraftSortProperty("Customer")
-DeliveriesRequestCreateOrderOrderServiceType.DELIVERY_BY_COURIER = DeliveriesRequestCreateOrderOrderServiceType("DeliveryByCourier")
-DeliveriesRequestCreateOrderOrderServiceType.DELIVERY_BY_CLIENT = DeliveriesRequestCreateOrderOrderServiceType("DeliveryByClient")
+AddressCity._TAG_OF = ("type", "city")
+AddressLegacy._TAG_OF = ("type", "legacy")
+CreateOrderAnonymousCustomer._TAG_OF = ("type", "one-time")
+CreateOrderRegularCustomer._TAG_OF = ("type", "regular")
+RmsDiscount._TAG_OF = ("type", "RMS")
+IikoCardDiscount._TAG_OF = ("type", "iikoCard")
+CreateOrderCompoundOrderItem._TAG_OF = ("type", "Compound")
+CreateOrderProductOrderItem._TAG_OF = ("type", "Product")
+CreateOrderOrderServiceType.DELIVERY_BY_COURIER = CreateOrderOrderServiceType("DeliveryByCourier")
+CreateOrderOrderServiceType.DELIVERY_BY_CLIENT = CreateOrderOrderServiceType("DeliveryByClient")
+CardPayment._TAG_OF = ("paymentTypeKind", "Card")
+CashPayment._TAG_OF = ("paymentTypeKind", "Cash")
+ExternalPayment._TAG_OF = ("paymentTypeKind", "External")
+LoyaltyCardPayment._TAG_OF = ("paymentTypeKind", "LoyaltyCard")
+CardTipsPayment._TAG_OF = ("paymentTypeKind", "Card")
+CashTipsPayment._TAG_OF = ("paymentTypeKind", "Cash")
+ExternalTipsPayment._TAG_OF = ("paymentTypeKind", "External")
 OrderSortProperty.NUMBER = OrderSortProperty("Number")
 OrderSortProperty.COMPLETE_BEFORE = OrderSortProperty("CompleteBefore")
 OrderSortProperty.SUM = OrderSortProperty("Sum")
@@ -7166,18 +7192,25 @@ OrderSortProperty.CUSTOMER = OrderSortProperty("Customer")
 OrderSortProperty.COURIER = OrderSortProperty("Courier")
 OrderSortProperty.STATUS = OrderSortProperty("Status")
 OrderSortProperty.ORDER_TYPE_NAME = OrderSortProperty("OrderTypeName")
+ChangeServiceTypeDeliveryByClient._TAG_OF = ("newServiceType", "DeliveryByClient")
+ChangeServiceTypeDeliveryByCourier._TAG_OF = ("newServiceType", "DeliveryByCourier")
 CreationStatus.SUCCESS = CreationStatus("Success")
 CreationStatus.IN_PROGRESS = CreationStatus("InProgress")
 CreationStatus.ERROR = CreationStatus("Error")
+OrderAnonymousCustomer._TAG_OF = ("type", "one-time")
+OrderRegularCustomer._TAG_OF = ("type", "regular")
+OrderCompoundOrderItem._TAG_OF = ("type", "Compound")
+OrderProductOrderItem._TAG_OF = ("type", "Product")
+ServiceOrderItem._TAG_OF = ("type", "Service")
 OrderItemStatus.ADDED = OrderItemStatus("Added")
 OrderItemStatus.PRINTED_NOT_COOKING = OrderItemStatus("PrintedNotCooking")
 OrderItemStatus.COOKING_STARTED = OrderItemStatus("CookingStarted")
 OrderItemStatus.COOKING_COMPLETED = OrderItemStatus("CookingCompleted")
 OrderItemStatus.SERVED = OrderItemStatus("Served")
-DeliveriesResponseOrderOrderStatus.NEW = DeliveriesResponseOrderOrderStatus("New")
-DeliveriesResponseOrderOrderStatus.BILL = DeliveriesResponseOrderOrderStatus("Bill")
-DeliveriesResponseOrderOrderStatus.CLOSED = DeliveriesResponseOrderOrderStatus("Closed")
-DeliveriesResponseOrderOrderStatus.DELETED = DeliveriesResponseOrderOrderStatus("Deleted")
+OrderOrderStatus.NEW = OrderOrderStatus("New")
+OrderOrderStatus.BILL = OrderOrderStatus("Bill")
+OrderOrderStatus.CLOSED = OrderOrderStatus("Closed")
+OrderOrderStatus.DELETED = OrderOrderStatus("Deleted")
 DeliveryRestrictionRejectCode.UNDEFINED = DeliveryRestrictionRejectCode("Undefined")
 DeliveryRestrictionRejectCode.SUM_IS_LESS_THEN_MINIMUM = DeliveryRestrictionRejectCode("SumIsLessThenMinimum")
 DeliveryRestrictionRejectCode.DAY_OF_WEEK_IS_UNACCEPTABLE = DeliveryRestrictionRejectCode("DayOfWeekIsUnacceptable")
@@ -7266,13 +7299,14 @@ ErrorCode.INTERNAL_SERVER_ERROR = ErrorCode("InternalServerError")
 ErrorCode.UNKNOWN_ERROR = ErrorCode("UnknownError")
 OrderItemType.PRODUCT = OrderItemType("Product")
 OrderItemType.COMPOUND = OrderItemType("Compound")
+OrderAttentionNotificationRequest._TAG_OF = ("messageType", "order_attention")
 OrderTypesOrderServiceType.COMMON = OrderTypesOrderServiceType("Common")
 OrderTypesOrderServiceType.DELIVERY_BY_COURIER = OrderTypesOrderServiceType("DeliveryByCourier")
 OrderTypesOrderServiceType.DELIVERY_PICK_UP = OrderTypesOrderServiceType("DeliveryPickUp")
-OrdersCommonOrderStatus.NEW = OrdersCommonOrderStatus("New")
-OrdersCommonOrderStatus.BILL = OrdersCommonOrderStatus("Bill")
-OrdersCommonOrderStatus.CLOSED = OrdersCommonOrderStatus("Closed")
-OrdersCommonOrderStatus.DELETED = OrdersCommonOrderStatus("Deleted")
+CommonOrderStatus.NEW = CommonOrderStatus("New")
+CommonOrderStatus.BILL = CommonOrderStatus("Bill")
+CommonOrderStatus.CLOSED = CommonOrderStatus("Closed")
+CommonOrderStatus.DELETED = CommonOrderStatus("Deleted")
 AddressFormatType.LEGACY = AddressFormatType("Legacy")
 AddressFormatType.CITY = AddressFormatType("City")
 AddressFormatType.INTERNATIONAL = AddressFormatType("International")
@@ -7282,6 +7316,8 @@ DeliveryOrderPaymentSettings.WHEN_ORDER_CLOSED = DeliveryOrderPaymentSettings("W
 DeliverySettingsServiceType.COURIER_ONLY = DeliverySettingsServiceType("CourierOnly")
 DeliverySettingsServiceType.SELF_SERVICE_ONLY = DeliverySettingsServiceType("SelfServiceOnly")
 DeliverySettingsServiceType.COURIER_AND_SELF_SERVICE = DeliverySettingsServiceType("CourierAndSelfService")
+ExtendedOrganizationInfo._TAG_OF = ("responseType", "Extended")
+SimpleOrganizationInfo._TAG_OF = ("responseType", "Simple")
 OrganizationSettingsParameters.PRICES_VAT_INCLUSIVE = OrganizationSettingsParameters("PricesVatInclusive")
 OrganizationSettingsParameters.LOYALTY_DISCOUNT_AFFECTS_VAT = OrganizationSettingsParameters("LoyaltyDiscountAffectsVat")
 OrganizationSettingsParameters.VERSION = OrganizationSettingsParameters("Version")
@@ -7351,4 +7387,4 @@ WebHookEventType.KITCHEN_ORDER_UPDATE = WebHookEventType("KitchenOrderUpdate")
 WebHookEventType.NOMENCLATURE_UPDATE = WebHookEventType("NomenclatureUpdate")
 WebHookEventType.BUSINESS_HOURS_AND_MAPPING_UPDATE = WebHookEventType("BusinessHoursAndMappingUpdate")
 
-__all__ = ["AccountTransactionsListRequest", "AccountTransactionsResponse", "AccountingTransactionUserResponse", "CitiesRequest", "CitiesResponse", "AddressCity2", "AddressRegion", "RegionsRequest", "RegionsResponse", "AddressStreet", "StreetById", "StreetsByCityRequest", "StreetsByIdRequest", "StreetsByIdResponse", "StreetsResponse", "AddressHintsServiceType", "AllergenGroupDto", "AllergenGroupDto2", "AllergenGroupDto3", "AllergenGroupDto4", "GetAccessTokenRequest", "GetAccessTokenResponse", "GetAccessTokenV2Request", "GetAccessTokenV2Response", "BarcodeDto", "BarcodeDto2", "BarcodeDto3", "BarcodeDto4", "BarcodeDto5", "BarcodeDto6", "BarcodeDto7", "BarcodeDto8", "BarcodeItem", "ButtonImageDto", "ButtonImageDto2", "ButtonImageDto3", "CancelCausesCancelCause", "CancelCausesRequest", "CancelCausesResponse", "ComboCategoryDto", "ComboCategoryDto2", "ComboCategoryDto3", "ComboDto", "ComboDtoImageItem", "ComboDto2", "ComboDto2ImageItem", "ComboDto3", "ComboDto3ImageItem", "ComboGroupDto", "ComboGroupDto2", "ComboGroupDto3", "ComboGroupDto4", "ComboGroupItemDto", "ComboGroupItemDto2", "ComboGroupItemDto3", "ComboGroupItemDto4", "ComboGroupItemSizeDto", "ComboGroupItemSizeDto2", "ComboGroupItemSizeDto3", "ComboGroupItemSizeDto4", "ComboSizeDto", "ComboSizeDtoButtonImage", "ComboSizeDto2", "ComboSizeDto2ButtonImage", "ComboSizeDto3", "ComboSizeDto3ButtonImage", "ErrorCommandStatus", "GetCommandStatusRequest", "GetCommandStatusResponse", "InProgressCommandStatus", "SuccessCommandStatus", "CorrelationIdResponse", "CommonExternalData", "GetByOrganizationIdRequest", "CommonPriceCategory", "RmsItemsResponseWrapperOfActiveCourierLocation", "RmsItemsResponseWrapperOfCity", "RmsItemsResponseWrapperOfCourierLocations", "RmsItemsResponseWrapperOfDiscountCardTypeInfo", "RmsItemsResponseWrapperOfEmployee", "RmsItemsResponseWrapperOfEmployeeWithCheckedRole", "RmsItemsResponseWrapperOfOrderType", "RmsItemsResponseWrapperOfRegion", "RmsItemsResponseWrapperOfTerminalGroup", "RmsItemsResponseWrapperOfTerminalGroupStopList", "SortDirection", "CostPriceItem", "Counteragent", "AddCustomerToProgramRequest", "AddCustomerToProgramResponse", "AddMagnetCardRequest", "AddMagnetCardResponse", "CancelHoldMoneyRequest", "CancelHoldMoneyResponse", "ChangeCategoryForCustomerRequest", "ChangeCategoryForCustomerResponse", "ChangeUserBalanceRequest", "CreateOrUpdateCustomerRequest", "CreateOrUpdateCustomerResponse", "DeleteCustomersRequest", "DeleteCustomersResponse", "DeleteMagnetCardRequest", "DeleteMagnetCardResponse", "GetCategoriesRequest", "GetCategoriesResponse", "GetCustomerInfoByCardNumberRequest", "GetCustomerInfoByCardTrackRequest", "GetCustomerInfoByEmailRequest", "GetCustomerInfoByIdRequest", "GetCustomerInfoByPhoneRequest", "GetCustomerInfoRequest", "GetCustomerInfoResponse", "GuestBalanceInfo", "GuestCardInfo", "GuestCategoryShortInfo", "HoldMoneyRequest", "HoldMoneyResponse", "IikoNetUserSex", "PersonalDataConsentStatus", "RestoreCustomersRequest", "RestoreCustomersResponse", "CustomerTagGroup", "CustomerTagGroup2", "CustomerTagGroup3", "CustomerTagItem", "CustomerTagItem2", "CustomerTagItem3", "CardPaymentAdditionalData", "ChequeAdditionalInfo", "DeliveriesCommonCoordinates", "DeliveryStatus", "DeliveryStatusForUpdate", "ExternalPaymentAdditionalData", "Gender", "IikoCardSearchScope", "LoyaltyCardPaymentAdditionalData", "DeliveriesCommonOrderServiceType", "PaymentAdditionalData", "DeliveriesCommonPaymentTypeKind", "CommitDraftRequest", "CreateDraftRequest", "CreateOrSaveDraftResponse", "DeleteDraftRequest", "DeliveryOrderDraft", "FilterDraftsRequest", "FilterDraftsResponse", "GetDraftRequest", "GetDraftResponse", "LockOrUnlockDraftRequest", "OrderDraft", "OrderDraftSortProperty", "SaveDraftRequest", "AddOrderItemsRequest", "CancelOrderRequest", "CancelTableOrderRequest", "ChangeDriverInfoRequest", "CloseDeliveryOrderRequest", "CloseTableOrderRequest", "DeliveriesRequestCreateOrderAddress", "AddressCity", "AddressLegacy", "DeliveriesRequestCreateOrderAnonymousCustomer", "CardPayment", "CardTipsPayment", "CashPayment", "CashTipsPayment", "Combo", "DeliveriesRequestCreateOrderComboItemInformation", "DeliveriesRequestCreateOrderCompoundOrderItem", "DeliveriesRequestCreateOrderCompoundOrderItemComponent", "DeliveriesRequestCreateOrderCustomer", "DeliveryOrder", "DeliveriesRequestCreateOrderDeliveryPoint", "Discount", "DiscountCard", "DiscountsInfo", "DeliveriesRequestCreateOrderDynamicDiscount", "DeliveriesRequestCreateOrderExternalData", "ExternalPayment", "ExternalTipsPayment", "Guests", "IikoCardDiscount", "IikoCardDiscountItem", "LoyaltyCardPayment", "DeliveriesRequestCreateOrderLoyaltyInfo", "Modifier", "DeliveriesRequestCreateOrderOrder", "DeliveriesRequestCreateOrderOrderItem", "DeliveriesRequestCreateOrderOrderServiceType", "Payment", "DeliveriesRequestCreateOrderProductOrderItem", "DeliveriesRequestCreateOrderRegularCustomer", "RmsDiscount", "DeliveriesRequestCreateOrderStreet", "TipsPayment", "CreateOrderRequest", "OrderSortProperty", "OrdersByDeliveryDateAndFilterRequest", "OrdersByDeliveryDateAndPhoneRequest", "OrdersByDeliveryDateAndStatusRequest", "OrdersByIdRequest", "OrdersByRevisionRequest", "OrdersHistoryByDeliveryDateAndPhoneRequest", "PrintBillRequest", "PrintDeliveryBillRequest", "UpdateDeliveryStatusRequest", "CancelDeliveryConfirmationRequest", "ChangeCompleteBeforeRequest", "ChangeDeliveryCommentRequest", "ChangeDeliveryOperatorRequest", "ChangeDeliveryPointRequest", "ChangeExternalDataRequest", "ChangePaymentsRequest", "ChangeServiceTypeDeliveryByClient", "ChangeServiceTypeDeliveryByCourier", "ChangeServiceTypeRequest", "ConfirmDeliveryRequest", "OrderPaymentItem", "UpdateOrderCourierRequest", "UpdateOrderPaymentsRequest", "UpdateOrderProblemRequest", "UpdateTrackingLinkRequest", "DeliveriesResponseOrderAddress", "DeliveriesResponseOrderAnonymousCustomer", "DeliveriesResponseOrderCancelCause", "CancelInfo", "DeliveriesResponseOrderCity", "DeliveriesResponseOrderComboItemInformation", "CompoundItemTemplate", "DeliveriesResponseOrderCompoundOrderItem", "DeliveriesResponseOrderCompoundOrderItemComponent", "Conception", "CourierInfo", "CreationStatus", "DeliveriesResponseOrderCustomer", "DeletionMethod", "DeliveriesResponseOrderDeliveryPoint", "DiscountItem", "DiscountType", "DeliveriesResponseOrderDynamicDiscount", "DeliveriesResponseOrderEmployee", "ExternalCourierService", "DeliveriesResponseOrderExternalData", "DeliveriesResponseOrderGuestsInfo", "IdentifierCode", "ItemDeletedInfo", "DeliveriesResponseOrderLoyaltyInfo", "DeliveriesResponseOrderMarketingSource", "DeliveriesResponseOrderOrder", "OrderCombo", "OrderInfo", "DeliveriesResponseOrderOrderItem", "OrderItemIdentifierCode", "OrderItemModifier", "OrderItemStatus", "DeliveriesResponseOrderOrderStatus", "DeliveriesResponseOrderOrderType", "PaymentItem", "DeliveriesResponseOrderPaymentType", "PositionWithSum", "Problem", "Product", "ProductGroup", "DeliveriesResponseOrderProductOrderItem", "ProductSize", "DeliveriesResponseOrderRegion", "DeliveriesResponseOrderRegularCustomer", "DeliveriesResponseOrderRemovalType", "ServiceOrderItem", "DeliveriesResponseOrderStreet", "TipsPaymentItem", "DeliveriesResponseOrderTipsType", "OrderResponse", "OrdersByOrganization", "OrdersResponse", "OrdersWithRevisionResponse", "ActionOnValidationRejection", "AllowedItemWithDuration", "DeliveryRestrictionRejectCode", "GetAllowedRestrictionsRequest", "GetAllowedRestrictionsResponse", "OrderLocation", "RejectItem", "RejectItemData", "RestrictionsAddress", "RestrictionsOrderItem", "RestrictionsOrderItemModifier", "DeliveryRestrictionsCoordinates", "DeliveryGeocodeServiceType", "DeliveryRestrictionItem", "DeliveryRestrictions", "DeliveryRestrictionsMode", "DeliveryZone", "DeliveryZoneAddressBinding", "GetDeliveryRestrictionsRequest", "GetDeliveryRestrictionsResponse", "HousesRange", "HousesRangeType", "DisassembleDocumentCreateItem", "DisassembleDocumentCreateRequest", "DisassembleDocumentGetItem", "DisassembleDocumentGetResponse", "DisassembleDocumentListItem", "DisassembleDocumentSaveResponse", "DisassembleDocumentUpdateRequest", "DiscountCardMode", "DiscountCardTypeInfo", "DiscountsRequest", "DiscountsResponse", "ProductCategoryDiscount", "DocumentTransactionItem", "DocumentTransactionsListRequest", "ActiveCourierLocation", "ActiveCourierLocationsByTerminalGroupRequest", "ActiveCourierLocationsResponse", "ChangePersonalSessionResponse", "ClosePersonalSessionRequest", "CoordinateInfo", "CourierLocations", "CourierLocationsByTimeOffsetRequest", "CourierLocationsByTimeOffsetResponse", "CouriersAndCheckRoleRequest", "CouriersRequest", "EmployeesEmployee", "EmployeeInfo", "EmployeeInfoRequest", "EmployeeInfoResponse", "EmployeeWithCheckedRole", "EmployeesResponse", "EmployeesWithRoleSignResponse", "GetPersonalSessionInfoRequest", "GetPersonalSessionInfoResponse", "GetTerminalGroupsOfEmployeeRequest", "GetTerminalGroupsOfEmployeeResponse", "OpenPersonalSessionRequest", "PersonalShift", "RoleCheckResult", "ErrorResponse", "ErrorCode", "ErrorInfo", "ErrorsErrorResponse", "ExternalMenuCategory", "ExternalMenuCategory2", "ExternalMenuCategory3", "ExternalMenuComboItem", "ExternalMenuComboItemSize", "ExternalMenuItem", "ExternalMenuItem2", "ExternalMenuItem3", "ExternalMenuItemSize", "ExternalMenuItemSize2", "ExternalMenuItemSize3", "ExternalMenuItemSize4", "ExternalMenuModifierGroup", "ExternalMenuModifierGroupRestrictions", "ExternalMenuModifierGroup2", "ExternalMenuModifierGroup2Restrictions", "ExternalMenuModifierGroup3", "ExternalMenuModifierGroup3Restrictions", "ExternalMenuModifierGroup4", "ExternalMenuModifierGroup4Restrictions", "ExternalMenuModifierItem", "ExternalMenuModifierItem2", "ExternalMenuModifierItem3", "ExternalMenuModifierItem4", "ExternalMenuPriceByDepartmentsDto", "ExternalMenuPriceByDepartmentsDto2", "ExternalMenuPriceByDepartmentsDto3", "ExternalMenuPriceByDepartmentsDto4", "ExternalMenuPriceByDepartmentsDto5", "ExternalMenuPriceByDepartmentsDto6", "ExternalMenuPriceByDepartmentsDto7", "ExternalMenuPriceByDepartmentsDto8", "ExternalMenuV2", "ExternalMenuV3", "ExternalMenuV4", "GetByIDRequest", "GetCostPricesRequest", "GetCostPricesResponse", "GetCounteragentsRequest", "GetCounteragentsResponse", "IncomingInvoice", "IncomingInvoiceItem", "IncomingInvoiceRequest", "IncomingInvoiceRequestItem", "IncomingInvoiceSaveResponse", "IncomingReturnedInvoiceCreateItem", "IncomingReturnedInvoiceCreateRequest", "IncomingReturnedInvoiceGetItem", "IncomingReturnedInvoiceGetResponse", "IncomingReturnedInvoiceListItem", "IncomingReturnedInvoiceSaveResponse", "IncomingReturnedInvoiceUpdateRequest", "IncomingServiceCreateItem", "IncomingServiceCreateRequest", "IncomingServiceGetItem", "IncomingServiceGetResponse", "IncomingServiceListItem", "IncomingServiceSaveResponse", "IncomingServiceUpdateRequest", "DeliveryOrderWebHooksFilter", "ReserveWebHookFilter", "TableOrderWebHookFilter", "WebHookShortFilter", "WebHooksFilter", "InternalTransferCreateItem", "InternalTransferCreateRequest", "InternalTransferGetItem", "InternalTransferGetResponse", "InternalTransferListItem", "InternalTransferSaveResponse", "InternalTransferUpdateRequest", "IntervalDto", "IntervalDto2", "IntervalDto3", "LabelDto", "LabelDto2", "LabelDto3", "ListRequest", "AvailableCombo", "AvailablePayment", "CalculateCheckinRequest", "CalculateCheckinResponse", "CalculateComboPriceRequest", "CalculateComboPriceResponse", "ComboCategory", "ComboGroup", "ComboGroupMapping", "ComboPriceModificationType", "ComboProduct", "ComboSpecification", "CouponInfo", "CouponInfoRequest", "CouponInfoResponse", "DiscountOperation", "LoyaltyResultDynamicDiscount", "FreeProduct", "FreeProductSize", "FreeProductsGroup", "GetCombosInfoRequest", "GetCombosInfoResponse", "GetCountersRequest", "GetCountersResponse", "GetManualConditionsResponse", "GuestCounter", "LoyaltyProgramResult", "ManualConditionInfo", "NotActivatedCoupon", "NotActivatedCouponRequest", "NotActivatedCouponResponse", "OperationCode", "SeriesWithNotActivatedCoupons", "SeriesWithNotActivatedCouponsRequest", "SeriesWithNotActivatedCouponsResponse", "Upsale", "UpsaleProduct", "WalletInfo", "WarningInfo", "MarketingSourcesMarketingSource", "MarketingSourcesRequest", "MarketingSourcesResponse", "ActionType", "CallCenterAction", "CallCenterTelemetry", "ModifierRestrictionsDto", "ModifierRestrictionsDto2", "ModifierRestrictionsDto3", "ModifierRestrictionsDto4", "ModifierRestrictionsDto5", "ModifierRestrictionsDto6", "ModifierRestrictionsDto7", "ModifierRestrictionsDto8", "ChildModifierInfo", "ExternalMenu", "GroupModifierInfo", "MenuRequest", "MenusDataResponse", "NomenclatureRequest", "NomenclatureResponse", "OrderItemType", "Price", "NomenclaturePriceCategory", "ProductCategoryInfo", "ProductInfo", "ProductsGroupInfo", "SimpleModifierInfo", "Size", "SizePrice", "CheckSmsStatusRequest", "CheckSmsStatusResponse", "NotificationSendingCapabilityCheckStatus", "SendEmailRequest", "SendEmailResponse", "SendSmsRequest", "SendSmsResponse", "SmsSendingPossibilityRequest", "SmsSendingPossibilityResponse", "SmsSendingStatus", "SmsSendingStatusInfo", "DeliveryAttentionNotificationRequest", "ExternalCourierArrivedNotificationRequest", "ExternalCourierAssignedNotificationRequest", "OrderAttentionNotificationRequest", "SendNotificationRequest", "NutritionInfoDto", "NutritionInfoDto2", "NutritionInfoDto3", "NutritionInfoDto4", "NutritionInfoDto5", "NutritionInfoDto6", "NutritionInfoDto7", "NutritionInfoDto8", "OrderTypesOrderServiceType", "OrderTypesOrderType", "OrderTypesRequest", "OrderTypesResponse", "AddOrderPaymentsRequest", "CreateOrderSettings", "CreateOrderSettingsBase", "OrdersCommonOrderStatus", "GetProgramsRequest", "GetProgramsResponse", "LoyaltyProgram", "MarketingCampaignActionConditionBindingInfo", "MarketingCampaignInfo", "MarketingCampaignSettingsInfo", "RefillUserBalanceResponse", "WithdrawUserBalanceResponse", "AddressFormatType", "DeliveryOrderPaymentSettings", "DeliverySettingsServiceType", "ExtendedOrganizationInfo", "GetOrganizationsRequest", "GetOrganizationsResponse", "GetSimpleOrganizationsResponse", "OrganizationInfo", "OrganizationSettings", "OrganizationSettingsParameters", "OrganizationsSettingsRequest", "OrganizationsSettingsResponse", "SimpleOrganizationInfo", "OutgoingInvoice", "OutgoingInvoiceItem", "OutgoingInvoiceRequest", "OutgoingInvoiceRequestItem", "OutgoingInvoiceSaveResponse", "OutgoingServiceCreateItem", "OutgoingServiceCreateRequest", "OutgoingServiceGetItem", "OutgoingServiceGetResponse", "OutgoingServiceListItem", "OutgoingServiceSaveResponse", "OutgoingServiceUpdateRequest", "OverrideTaxesDto", "OverrideTaxesDto2", "PayOutgoingInvoiceRequest", "PayRequest", "PaymentProcessingType", "PaymentTypesPaymentType", "PaymentTypesPaymentTypeKind", "PaymentTypesRequest", "PaymentTypesResponse", "PaymentLink", "PaymentLinkStatus", "PeriodScheduleDto", "PeriodScheduleDto2", "PeriodScheduleDto3", "PriceItem", "ProductCategoryDto", "ProductCategoryDto2", "ProductCategoryDto3", "ProductionDocumentCreateItem", "ProductionDocumentCreateRequest", "ProductionDocumentGetItem", "ProductionDocumentGetResponse", "ProductionDocumentListItem", "ProductionDocumentSaveResponse", "ProductionDocumentUpdateRequest", "ProgramType", "RemovalTypesRemovalType", "RemovalTypesRequest", "RemovalTypesResponse", "CertificateCounteragentType", "GetTransactionsReportByPeriodRequest", "GetTransactionsReportByPeriodResponse", "GetTransactionsReportByRevisionRequest", "GetTransactionsReportByRevisionResponse", "TransactionType", "TransportTransactionsCertificateReportItem", "TransportTransactionsCouponReportItem", "TransportTransactionsReportItem", "AddOrderItemsToBanquetRequest", "AddOrderPaymentsToBanquetRequest", "CancelReserveRequest", "ChangeBanquetOrderItemsRequest", "ChangeReserveEstimatedStartTimeRequest", "ChangeReserveTablesRequest", "Color", "CreateReserveRequest", "Font", "FontStyle", "GetRestaurantSectionsRequest", "GetRestaurantSectionsResponse", "GetRestaurantSectionsWorkloadRequest", "GetRestaurantSectionsWorkloadResponse", "ReservesGuestsInfo", "ReservesRequestReserveOrder", "Reserve", "ReserveCancelReason", "ReserveInWorkload", "ReserveInfo", "ReserveResponse", "ReserveStatus", "ReservesByIdRequest", "ReservesResponse", "ReservesResponseReserveOrder", "RestaurantSection", "RestaurantSectionEllipse", "RestaurantSectionMark", "RestaurantSectionRectangle", "RestaurantSectionTable", "SectionSchema", "Table", "RetrieveExternalMenuRequestDto", "ReturnedInvoiceCreateItem", "ReturnedInvoiceCreateRequest", "ReturnedInvoiceGetItem", "ReturnedInvoiceGetResponse", "ReturnedInvoiceListItem", "ReturnedInvoiceSaveResponse", "ReturnedInvoiceUpdateRequest", "SalesDocumentCreateItem", "SalesDocumentCreateRequest", "SalesDocumentGetItem", "SalesDocumentGetResponse", "SalesDocumentListItem", "SalesDocumentSaveResponse", "SalesDocumentUpdateRequest", "SelectedCustomerTag", "SelectedCustomerTag2", "SelectedCustomerTag3", "SelectedCustomerTag4", "SelectedCustomerTag5", "SelectedCustomerTag6", "SelectedCustomerTag7", "SelectedCustomerTag8", "SetPaymentDateOutgoingRequest", "SetPaymentDateOutgoingResponse", "SetPaymentDateRequest", "SetPaymentDateResponse", "AddProductsToStopListItem", "AddProductsToStopListRequest", "CheckStopListRequest", "CheckStopListResponse", "ClearStopListRequest", "RemoveProductsFromStopListItem", "RemoveProductsFromStopListRequest", "StopListItem", "StopListsRequest", "StopListsResponse", "TerminalGroupStopList", "TerminalGroupStopListUpdate", "WebHookOnStopListChangeData", "AddCustomerToTableOrderRequest", "AddItemsToTableOrderRequest", "AddTableOrderItemsSettings", "CreateTableOrderRequest", "CreateTableOrderSettings", "GetTableOrdersByIdRequest", "GetTableOrdersByTableRequest", "TableOrdersRequestGuestsInfo", "InitTableOrderByPosOrderRequest", "InitTableOrderRequest", "TableOrdersRequestTableOrder", "TableOrderCustomer", "SplitOrderBetweenCashRegisters", "TableOrdersResponseTableOrder", "TableOrderInfo", "TableOrderResponse", "TableOrdersResponse", "TagDto", "TagDto2", "TagDto3", "TaxCategoryDto", "TaxCategoryDto2", "TaxCategoryDto3", "AwakeTerminalGroupsRequest", "AwakeTerminalGroupsResponse", "GetTerminalGroupsByOrganizationsRequest", "TerminalGroup", "TerminalGroupAliveInfo", "TerminalGroupsIsAliveRequest", "TerminalGroupsIsAliveResponse", "TerminalGroupsRequest", "TerminalGroupsResponse", "TipsTypesTipsType", "TipsTypesResponse", "TransactionItem", "TransactionSide", "TransformationDocumentCreateItem", "TransformationDocumentCreateRequest", "TransformationDocumentGetItem", "TransformationDocumentGetResponse", "TransformationDocumentListItem", "TransformationDocumentSaveResponse", "TransformationDocumentUpdateRequest", "UpdateProductBarcodesRequest", "UpdateProductBarcodesResponse", "DeliveryOrderErrorWebHookEventInfo", "DeliveryOrderUpdateWebHookEventInfo", "GetWebHookSettingsRequest", "GetWebHookSettingsResponse", "PersonalShiftWebHookEventInfo", "ReserveErrorWebHookEventInfo", "ReserveUpdateWebHookEventInfo", "StopListUpdateWebHookEventInfo", "TableOrderErrorWebHookEventInfo", "TableOrderUpdateWebHookEventInfo", "UpdateWebHookSettingsRequest", "WebHookEventType", "WriteoffDocumentCreateItem", "WriteoffDocumentCreateRequest", "WriteoffDocumentGetItem", "WriteoffDocumentGetResponse", "WriteoffDocumentListItem", "WriteoffDocumentSaveResponse", "WriteoffDocumentUpdateRequest", "CounterMetric", "CounterPeriod", "RefillType", "TemplateType"]
+__all__ = ["AccountTransactionsListRequest", "AccountTransactionsResponse", "AccountingTransactionUserResponse", "CitiesRequest", "CitiesResponse", "AddressCity2", "AddressRegion", "RegionsRequest", "RegionsResponse", "AddressStreet", "StreetById", "StreetsByCityRequest", "StreetsByIdRequest", "StreetsByIdResponse", "StreetsResponse", "AddressHintsServiceType", "AllergenGroupDto", "AllergenGroupDto2", "AllergenGroupDto3", "AllergenGroupDto4", "GetAccessTokenRequest", "GetAccessTokenResponse", "GetAccessTokenV2Request", "GetAccessTokenV2Response", "BarcodeDto", "BarcodeDto2", "BarcodeDto3", "BarcodeDto4", "BarcodeDto5", "BarcodeDto6", "BarcodeDto7", "BarcodeDto8", "BarcodeItem", "ButtonImageDto", "ButtonImageDto2", "ButtonImageDto3", "CancelCausesCancelCause", "CancelCausesRequest", "CancelCausesResponse", "ComboCategoryDto", "ComboCategoryDto2", "ComboCategoryDto3", "ComboDto", "ComboDtoImageItem", "ComboDto2", "ComboDto2ImageItem", "ComboDto3", "ComboDto3ImageItem", "ComboGroupDto", "ComboGroupDto2", "ComboGroupDto3", "ComboGroupDto4", "ComboGroupItemDto", "ComboGroupItemDto2", "ComboGroupItemDto3", "ComboGroupItemDto4", "ComboGroupItemSizeDto", "ComboGroupItemSizeDto2", "ComboGroupItemSizeDto3", "ComboGroupItemSizeDto4", "ComboSizeDto", "ComboSizeDtoButtonImage", "ComboSizeDto2", "ComboSizeDto2ButtonImage", "ComboSizeDto3", "ComboSizeDto3ButtonImage", "ErrorCommandStatus", "GetCommandStatusRequest", "GetCommandStatusResponse", "InProgressCommandStatus", "SuccessCommandStatus", "CorrelationIdResponse", "CommonExternalData", "GetByOrganizationIdRequest", "CommonPriceCategory", "RmsItemsResponseWrapperOfActiveCourierLocation", "RmsItemsResponseWrapperOfCity", "RmsItemsResponseWrapperOfCourierLocations", "RmsItemsResponseWrapperOfDiscountCardTypeInfo", "RmsItemsResponseWrapperOfEmployee", "RmsItemsResponseWrapperOfEmployeeWithCheckedRole", "RmsItemsResponseWrapperOfOrderType", "RmsItemsResponseWrapperOfRegion", "RmsItemsResponseWrapperOfTerminalGroup", "RmsItemsResponseWrapperOfTerminalGroupStopList", "SortDirection", "CostPriceItem", "Counteragent", "AddCustomerToProgramRequest", "AddCustomerToProgramResponse", "AddMagnetCardRequest", "AddMagnetCardResponse", "CancelHoldMoneyRequest", "CancelHoldMoneyResponse", "ChangeCategoryForCustomerRequest", "ChangeCategoryForCustomerResponse", "ChangeUserBalanceRequest", "CreateOrUpdateCustomerRequest", "CreateOrUpdateCustomerResponse", "DeleteCustomersRequest", "DeleteCustomersResponse", "DeleteMagnetCardRequest", "DeleteMagnetCardResponse", "GetCategoriesRequest", "GetCategoriesResponse", "GetCustomerInfoByCardNumberRequest", "GetCustomerInfoByCardTrackRequest", "GetCustomerInfoByEmailRequest", "GetCustomerInfoByIdRequest", "GetCustomerInfoByPhoneRequest", "GetCustomerInfoRequest", "GetCustomerInfoResponse", "GuestBalanceInfo", "GuestCardInfo", "GuestCategoryShortInfo", "HoldMoneyRequest", "HoldMoneyResponse", "IikoNetUserSex", "PersonalDataConsentStatus", "RestoreCustomersRequest", "RestoreCustomersResponse", "CustomerTagGroup", "CustomerTagGroup2", "CustomerTagGroup3", "CustomerTagItem", "CustomerTagItem2", "CustomerTagItem3", "CardPaymentAdditionalData", "ChequeAdditionalInfo", "CommonCoordinates", "DeliveryStatus", "DeliveryStatusForUpdate", "ExternalPaymentAdditionalData", "Gender", "IikoCardSearchScope", "LoyaltyCardPaymentAdditionalData", "CommonOrderServiceType", "PaymentAdditionalData", "CommonPaymentTypeKind", "CommitDraftRequest", "CreateDraftRequest", "CreateOrSaveDraftResponse", "DeleteDraftRequest", "DeliveryOrderDraft", "FilterDraftsRequest", "FilterDraftsResponse", "GetDraftRequest", "GetDraftResponse", "LockOrUnlockDraftRequest", "OrderDraft", "OrderDraftSortProperty", "SaveDraftRequest", "AddOrderItemsRequest", "CancelOrderRequest", "CancelTableOrderRequest", "ChangeDriverInfoRequest", "CloseDeliveryOrderRequest", "CloseTableOrderRequest", "CreateOrderAddress", "AddressCity", "AddressLegacy", "CreateOrderAnonymousCustomer", "CardPayment", "CardTipsPayment", "CashPayment", "CashTipsPayment", "Combo", "CreateOrderComboItemInformation", "CreateOrderCompoundOrderItem", "CreateOrderCompoundOrderItemComponent", "CreateOrderCustomer", "DeliveryOrder", "CreateOrderDeliveryPoint", "Discount", "DiscountCard", "DiscountsInfo", "CreateOrderDynamicDiscount", "CreateOrderExternalData", "ExternalPayment", "ExternalTipsPayment", "Guests", "IikoCardDiscount", "IikoCardDiscountItem", "LoyaltyCardPayment", "CreateOrderLoyaltyInfo", "Modifier", "CreateOrderOrder", "CreateOrderOrderItem", "CreateOrderOrderServiceType", "Payment", "CreateOrderProductOrderItem", "CreateOrderRegularCustomer", "RmsDiscount", "CreateOrderStreet", "TipsPayment", "CreateOrderRequest", "OrderSortProperty", "OrdersByDeliveryDateAndFilterRequest", "OrdersByDeliveryDateAndPhoneRequest", "OrdersByDeliveryDateAndStatusRequest", "OrdersByIdRequest", "OrdersByRevisionRequest", "OrdersHistoryByDeliveryDateAndPhoneRequest", "PrintBillRequest", "PrintDeliveryBillRequest", "UpdateDeliveryStatusRequest", "CancelDeliveryConfirmationRequest", "ChangeCompleteBeforeRequest", "ChangeDeliveryCommentRequest", "ChangeDeliveryOperatorRequest", "ChangeDeliveryPointRequest", "ChangeExternalDataRequest", "ChangePaymentsRequest", "ChangeServiceTypeDeliveryByClient", "ChangeServiceTypeDeliveryByCourier", "ChangeServiceTypeRequest", "ConfirmDeliveryRequest", "OrderPaymentItem", "UpdateOrderCourierRequest", "UpdateOrderPaymentsRequest", "UpdateOrderProblemRequest", "UpdateTrackingLinkRequest", "OrderAddress", "OrderAnonymousCustomer", "OrderCancelCause", "CancelInfo", "OrderCity", "OrderComboItemInformation", "CompoundItemTemplate", "OrderCompoundOrderItem", "OrderCompoundOrderItemComponent", "Conception", "CourierInfo", "CreationStatus", "OrderCustomer", "DeletionMethod", "OrderDeliveryPoint", "DiscountItem", "DiscountType", "OrderDynamicDiscount", "OrderEmployee", "ExternalCourierService", "OrderExternalData", "OrderGuestsInfo", "IdentifierCode", "ItemDeletedInfo", "OrderLoyaltyInfo", "OrderMarketingSource", "OrderOrder", "OrderCombo", "OrderInfo", "OrderOrderItem", "OrderItemIdentifierCode", "OrderItemModifier", "OrderItemStatus", "OrderOrderStatus", "OrderOrderType", "PaymentItem", "OrderPaymentType", "PositionWithSum", "Problem", "Product", "ProductGroup", "OrderProductOrderItem", "ProductSize", "OrderRegion", "OrderRegularCustomer", "OrderRemovalType", "ServiceOrderItem", "OrderStreet", "TipsPaymentItem", "OrderTipsType", "OrderResponse", "OrdersByOrganization", "OrdersResponse", "OrdersWithRevisionResponse", "ActionOnValidationRejection", "AllowedItemWithDuration", "DeliveryRestrictionRejectCode", "GetAllowedRestrictionsRequest", "GetAllowedRestrictionsResponse", "OrderLocation", "RejectItem", "RejectItemData", "RestrictionsAddress", "RestrictionsOrderItem", "RestrictionsOrderItemModifier", "DeliveryRestrictionsCoordinates", "DeliveryGeocodeServiceType", "DeliveryRestrictionItem", "DeliveryRestrictions", "DeliveryRestrictionsMode", "DeliveryZone", "DeliveryZoneAddressBinding", "GetDeliveryRestrictionsRequest", "GetDeliveryRestrictionsResponse", "HousesRange", "HousesRangeType", "DisassembleDocumentCreateItem", "DisassembleDocumentCreateRequest", "DisassembleDocumentGetItem", "DisassembleDocumentGetResponse", "DisassembleDocumentListItem", "DisassembleDocumentSaveResponse", "DisassembleDocumentUpdateRequest", "DiscountCardMode", "DiscountCardTypeInfo", "DiscountsRequest", "DiscountsResponse", "ProductCategoryDiscount", "DocumentTransactionItem", "DocumentTransactionsListRequest", "ActiveCourierLocation", "ActiveCourierLocationsByTerminalGroupRequest", "ActiveCourierLocationsResponse", "ChangePersonalSessionResponse", "ClosePersonalSessionRequest", "CoordinateInfo", "CourierLocations", "CourierLocationsByTimeOffsetRequest", "CourierLocationsByTimeOffsetResponse", "CouriersAndCheckRoleRequest", "CouriersRequest", "EmployeesEmployee", "EmployeeInfo", "EmployeeInfoRequest", "EmployeeInfoResponse", "EmployeeWithCheckedRole", "EmployeesResponse", "EmployeesWithRoleSignResponse", "GetPersonalSessionInfoRequest", "GetPersonalSessionInfoResponse", "GetTerminalGroupsOfEmployeeRequest", "GetTerminalGroupsOfEmployeeResponse", "OpenPersonalSessionRequest", "PersonalShift", "RoleCheckResult", "ErrorResponse", "ErrorCode", "ErrorInfo", "ErrorsErrorResponse", "ExternalMenuCategory", "ExternalMenuCategory2", "ExternalMenuCategory3", "ExternalMenuComboItem", "ExternalMenuComboItemSize", "ExternalMenuItem", "ExternalMenuItem2", "ExternalMenuItem3", "ExternalMenuItemSize", "ExternalMenuItemSize2", "ExternalMenuItemSize3", "ExternalMenuItemSize4", "ExternalMenuModifierGroup", "ExternalMenuModifierGroupRestrictions", "ExternalMenuModifierGroup2", "ExternalMenuModifierGroup2Restrictions", "ExternalMenuModifierGroup3", "ExternalMenuModifierGroup3Restrictions", "ExternalMenuModifierGroup4", "ExternalMenuModifierGroup4Restrictions", "ExternalMenuModifierItem", "ExternalMenuModifierItem2", "ExternalMenuModifierItem3", "ExternalMenuModifierItem4", "ExternalMenuPriceByDepartmentsDto", "ExternalMenuPriceByDepartmentsDto2", "ExternalMenuPriceByDepartmentsDto3", "ExternalMenuPriceByDepartmentsDto4", "ExternalMenuPriceByDepartmentsDto5", "ExternalMenuPriceByDepartmentsDto6", "ExternalMenuPriceByDepartmentsDto7", "ExternalMenuPriceByDepartmentsDto8", "ExternalMenuV2", "ExternalMenuV3", "ExternalMenuV4", "GetByIDRequest", "GetCostPricesRequest", "GetCostPricesResponse", "GetCounteragentsRequest", "GetCounteragentsResponse", "IncomingInvoice", "IncomingInvoiceItem", "IncomingInvoiceRequest", "IncomingInvoiceRequestItem", "IncomingInvoiceSaveResponse", "IncomingReturnedInvoiceCreateItem", "IncomingReturnedInvoiceCreateRequest", "IncomingReturnedInvoiceGetItem", "IncomingReturnedInvoiceGetResponse", "IncomingReturnedInvoiceListItem", "IncomingReturnedInvoiceSaveResponse", "IncomingReturnedInvoiceUpdateRequest", "IncomingServiceCreateItem", "IncomingServiceCreateRequest", "IncomingServiceGetItem", "IncomingServiceGetResponse", "IncomingServiceListItem", "IncomingServiceSaveResponse", "IncomingServiceUpdateRequest", "DeliveryOrderWebHooksFilter", "ReserveWebHookFilter", "TableOrderWebHookFilter", "WebHookShortFilter", "WebHooksFilter", "InternalTransferCreateItem", "InternalTransferCreateRequest", "InternalTransferGetItem", "InternalTransferGetResponse", "InternalTransferListItem", "InternalTransferSaveResponse", "InternalTransferUpdateRequest", "IntervalDto", "IntervalDto2", "IntervalDto3", "LabelDto", "LabelDto2", "LabelDto3", "ListRequest", "AvailableCombo", "AvailablePayment", "CalculateCheckinRequest", "CalculateCheckinResponse", "CalculateComboPriceRequest", "CalculateComboPriceResponse", "ComboCategory", "ComboGroup", "ComboGroupMapping", "ComboPriceModificationType", "ComboProduct", "ComboSpecification", "CouponInfo", "CouponInfoRequest", "CouponInfoResponse", "DiscountOperation", "LoyaltyResultDynamicDiscount", "FreeProduct", "FreeProductSize", "FreeProductsGroup", "GetCombosInfoRequest", "GetCombosInfoResponse", "GetCountersRequest", "GetCountersResponse", "GetManualConditionsResponse", "GuestCounter", "LoyaltyProgramResult", "ManualConditionInfo", "NotActivatedCoupon", "NotActivatedCouponRequest", "NotActivatedCouponResponse", "OperationCode", "SeriesWithNotActivatedCoupons", "SeriesWithNotActivatedCouponsRequest", "SeriesWithNotActivatedCouponsResponse", "Upsale", "UpsaleProduct", "WalletInfo", "WarningInfo", "MarketingSourcesMarketingSource", "MarketingSourcesRequest", "MarketingSourcesResponse", "ActionType", "CallCenterAction", "CallCenterTelemetry", "ModifierRestrictionsDto", "ModifierRestrictionsDto2", "ModifierRestrictionsDto3", "ModifierRestrictionsDto4", "ModifierRestrictionsDto5", "ModifierRestrictionsDto6", "ModifierRestrictionsDto7", "ModifierRestrictionsDto8", "ChildModifierInfo", "ExternalMenu", "GroupModifierInfo", "MenuRequest", "MenusDataResponse", "NomenclatureRequest", "NomenclatureResponse", "OrderItemType", "Price", "NomenclaturePriceCategory", "ProductCategoryInfo", "ProductInfo", "ProductsGroupInfo", "SimpleModifierInfo", "Size", "SizePrice", "CheckSmsStatusRequest", "CheckSmsStatusResponse", "NotificationSendingCapabilityCheckStatus", "SendEmailRequest", "SendEmailResponse", "SendSmsRequest", "SendSmsResponse", "SmsSendingPossibilityRequest", "SmsSendingPossibilityResponse", "SmsSendingStatus", "SmsSendingStatusInfo", "DeliveryAttentionNotificationRequest", "ExternalCourierArrivedNotificationRequest", "ExternalCourierAssignedNotificationRequest", "OrderAttentionNotificationRequest", "SendNotificationRequest", "NutritionInfoDto", "NutritionInfoDto2", "NutritionInfoDto3", "NutritionInfoDto4", "NutritionInfoDto5", "NutritionInfoDto6", "NutritionInfoDto7", "NutritionInfoDto8", "OrderTypesOrderServiceType", "OrderTypesOrderType", "OrderTypesRequest", "OrderTypesResponse", "AddOrderPaymentsRequest", "CreateOrderSettings", "CreateOrderSettingsBase", "CommonOrderStatus", "GetProgramsRequest", "GetProgramsResponse", "LoyaltyProgram", "MarketingCampaignActionConditionBindingInfo", "MarketingCampaignInfo", "MarketingCampaignSettingsInfo", "RefillUserBalanceResponse", "WithdrawUserBalanceResponse", "AddressFormatType", "DeliveryOrderPaymentSettings", "DeliverySettingsServiceType", "ExtendedOrganizationInfo", "GetOrganizationsRequest", "GetOrganizationsResponse", "GetSimpleOrganizationsResponse", "OrganizationInfo", "OrganizationSettings", "OrganizationSettingsParameters", "OrganizationsSettingsRequest", "OrganizationsSettingsResponse", "SimpleOrganizationInfo", "OutgoingInvoice", "OutgoingInvoiceItem", "OutgoingInvoiceRequest", "OutgoingInvoiceRequestItem", "OutgoingInvoiceSaveResponse", "OutgoingServiceCreateItem", "OutgoingServiceCreateRequest", "OutgoingServiceGetItem", "OutgoingServiceGetResponse", "OutgoingServiceListItem", "OutgoingServiceSaveResponse", "OutgoingServiceUpdateRequest", "OverrideTaxesDto", "OverrideTaxesDto2", "PayOutgoingInvoiceRequest", "PayRequest", "PaymentProcessingType", "PaymentTypesPaymentType", "PaymentTypesPaymentTypeKind", "PaymentTypesRequest", "PaymentTypesResponse", "PaymentLink", "PaymentLinkStatus", "PeriodScheduleDto", "PeriodScheduleDto2", "PeriodScheduleDto3", "PriceItem", "ProductCategoryDto", "ProductCategoryDto2", "ProductCategoryDto3", "ProductionDocumentCreateItem", "ProductionDocumentCreateRequest", "ProductionDocumentGetItem", "ProductionDocumentGetResponse", "ProductionDocumentListItem", "ProductionDocumentSaveResponse", "ProductionDocumentUpdateRequest", "ProgramType", "RemovalTypesRemovalType", "RemovalTypesRequest", "RemovalTypesResponse", "CertificateCounteragentType", "GetTransactionsReportByPeriodRequest", "GetTransactionsReportByPeriodResponse", "GetTransactionsReportByRevisionRequest", "GetTransactionsReportByRevisionResponse", "TransactionType", "TransportTransactionsCertificateReportItem", "TransportTransactionsCouponReportItem", "TransportTransactionsReportItem", "AddOrderItemsToBanquetRequest", "AddOrderPaymentsToBanquetRequest", "CancelReserveRequest", "ChangeBanquetOrderItemsRequest", "ChangeReserveEstimatedStartTimeRequest", "ChangeReserveTablesRequest", "Color", "CreateReserveRequest", "Font", "FontStyle", "GetRestaurantSectionsRequest", "GetRestaurantSectionsResponse", "GetRestaurantSectionsWorkloadRequest", "GetRestaurantSectionsWorkloadResponse", "ReservesGuestsInfo", "RequestReserveOrder", "Reserve", "ReserveCancelReason", "ReserveInWorkload", "ReserveInfo", "ReserveResponse", "ReserveStatus", "ReservesByIdRequest", "ReservesResponse", "ResponseReserveOrder", "RestaurantSection", "RestaurantSectionEllipse", "RestaurantSectionMark", "RestaurantSectionRectangle", "RestaurantSectionTable", "SectionSchema", "Table", "RetrieveExternalMenuRequestDto", "ReturnedInvoiceCreateItem", "ReturnedInvoiceCreateRequest", "ReturnedInvoiceGetItem", "ReturnedInvoiceGetResponse", "ReturnedInvoiceListItem", "ReturnedInvoiceSaveResponse", "ReturnedInvoiceUpdateRequest", "SalesDocumentCreateItem", "SalesDocumentCreateRequest", "SalesDocumentGetItem", "SalesDocumentGetResponse", "SalesDocumentListItem", "SalesDocumentSaveResponse", "SalesDocumentUpdateRequest", "SelectedCustomerTag", "SelectedCustomerTag2", "SelectedCustomerTag3", "SelectedCustomerTag4", "SelectedCustomerTag5", "SelectedCustomerTag6", "SelectedCustomerTag7", "SelectedCustomerTag8", "SetPaymentDateOutgoingRequest", "SetPaymentDateOutgoingResponse", "SetPaymentDateRequest", "SetPaymentDateResponse", "AddProductsToStopListItem", "AddProductsToStopListRequest", "CheckStopListRequest", "CheckStopListResponse", "ClearStopListRequest", "RemoveProductsFromStopListItem", "RemoveProductsFromStopListRequest", "StopListItem", "StopListsRequest", "StopListsResponse", "TerminalGroupStopList", "TerminalGroupStopListUpdate", "WebHookOnStopListChangeData", "AddCustomerToTableOrderRequest", "AddItemsToTableOrderRequest", "AddTableOrderItemsSettings", "CreateTableOrderRequest", "CreateTableOrderSettings", "GetTableOrdersByIdRequest", "GetTableOrdersByTableRequest", "RequestGuestsInfo", "InitTableOrderByPosOrderRequest", "InitTableOrderRequest", "RequestTableOrder", "TableOrderCustomer", "SplitOrderBetweenCashRegisters", "ResponseTableOrder", "TableOrderInfo", "TableOrderResponse", "TableOrdersResponse", "TagDto", "TagDto2", "TagDto3", "TaxCategoryDto", "TaxCategoryDto2", "TaxCategoryDto3", "AwakeTerminalGroupsRequest", "AwakeTerminalGroupsResponse", "GetTerminalGroupsByOrganizationsRequest", "TerminalGroup", "TerminalGroupAliveInfo", "TerminalGroupsIsAliveRequest", "TerminalGroupsIsAliveResponse", "TerminalGroupsRequest", "TerminalGroupsResponse", "TipsTypesTipsType", "TipsTypesResponse", "TransactionItem", "TransactionSide", "TransformationDocumentCreateItem", "TransformationDocumentCreateRequest", "TransformationDocumentGetItem", "TransformationDocumentGetResponse", "TransformationDocumentListItem", "TransformationDocumentSaveResponse", "TransformationDocumentUpdateRequest", "UpdateProductBarcodesRequest", "UpdateProductBarcodesResponse", "DeliveryOrderErrorWebHookEventInfo", "DeliveryOrderUpdateWebHookEventInfo", "GetWebHookSettingsRequest", "GetWebHookSettingsResponse", "PersonalShiftWebHookEventInfo", "ReserveErrorWebHookEventInfo", "ReserveUpdateWebHookEventInfo", "StopListUpdateWebHookEventInfo", "TableOrderErrorWebHookEventInfo", "TableOrderUpdateWebHookEventInfo", "UpdateWebHookSettingsRequest", "WebHookEventType", "WriteoffDocumentCreateItem", "WriteoffDocumentCreateRequest", "WriteoffDocumentGetItem", "WriteoffDocumentGetResponse", "WriteoffDocumentListItem", "WriteoffDocumentSaveResponse", "WriteoffDocumentUpdateRequest", "CounterMetric", "CounterPeriod", "RefillType", "TemplateType"]

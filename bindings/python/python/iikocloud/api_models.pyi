@@ -665,14 +665,14 @@ class BarcodeItem(_M):
     def container_id(self) -> str | None:
         """``containerId``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     def __init__(
         self,
         *,
         barcode: str | None = None,
         container_id: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -2241,7 +2241,7 @@ class GetCustomerInfoByCardNumberRequest(_M):
     """``Customer.GetCustomerInfoByCardNumberRequest``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2252,7 +2252,7 @@ class GetCustomerInfoByCardNumberRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         card_number: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -2262,7 +2262,7 @@ class GetCustomerInfoByCardTrackRequest(_M):
     """``Customer.GetCustomerInfoByCardTrackRequest``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2273,7 +2273,7 @@ class GetCustomerInfoByCardTrackRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         card_track: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -2283,7 +2283,7 @@ class GetCustomerInfoByEmailRequest(_M):
     """``Customer.GetCustomerInfoByEmailRequest``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2294,7 +2294,7 @@ class GetCustomerInfoByEmailRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         email: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -2304,7 +2304,7 @@ class GetCustomerInfoByIdRequest(_M):
     """``Customer.GetCustomerInfoByIdRequest``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2315,7 +2315,7 @@ class GetCustomerInfoByIdRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         id: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -2325,7 +2325,7 @@ class GetCustomerInfoByPhoneRequest(_M):
     """``Customer.GetCustomerInfoByPhoneRequest``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2336,7 +2336,7 @@ class GetCustomerInfoByPhoneRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         phone: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -2346,7 +2346,7 @@ class GetCustomerInfoRequest(_M):
     """``Customer.GetCustomerInfoRequest``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -2354,7 +2354,7 @@ class GetCustomerInfoRequest(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         organization_id: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -2498,7 +2498,7 @@ class GuestBalanceInfo(_M):
     def name(self) -> str | None:
         """``name``."""
     @property
-    def type_(self) -> int | None:
+    def type(self) -> int | None:
         """``type``."""
     @property
     def balance(self) -> _Decimal | None:
@@ -2508,7 +2508,7 @@ class GuestBalanceInfo(_M):
         *,
         id: str | None = None,
         name: str | None = None,
-        type_: int | None = None,
+        type: int | None = None,
         balance: _Decimal | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -2783,7 +2783,7 @@ class CardPaymentAdditionalData(_M):
     """``Deliveries.Common.CardPaymentAdditionalData``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def number(self) -> str | None:
@@ -2797,7 +2797,7 @@ class CardPaymentAdditionalData(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         number: str | None = None,
         custom_data: str | None = None,
         card_type: str | None = None,
@@ -2837,7 +2837,7 @@ class ChequeAdditionalInfo(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesCommonCoordinates(_M):
+class CommonCoordinates(_M):
     """``Deliveries.Common.Coordinates``."""
 
     @property
@@ -2879,7 +2879,7 @@ class ExternalPaymentAdditionalData(_M):
     """``Deliveries.Common.ExternalPaymentAdditionalData``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def custom_data(self) -> str | None:
@@ -2887,7 +2887,7 @@ class ExternalPaymentAdditionalData(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         custom_data: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -2913,7 +2913,7 @@ class LoyaltyCardPaymentAdditionalData(_M):
     """``Deliveries.Common.LoyaltyCardPaymentAdditionalData``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def credential(self) -> str | None:
@@ -2924,45 +2924,45 @@ class LoyaltyCardPaymentAdditionalData(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         credential: str | None = None,
         search_scope: IikoCardSearchScope | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesCommonOrderServiceType(_E):
+class CommonOrderServiceType(_E):
     """``Deliveries.Common.OrderServiceType`` (open enum)."""
 
-    COMMON: _ClassVar[DeliveriesCommonOrderServiceType]
-    DELIVERY_BY_COURIER: _ClassVar[DeliveriesCommonOrderServiceType]
-    DELIVERY_BY_CLIENT: _ClassVar[DeliveriesCommonOrderServiceType]
+    COMMON: _ClassVar[CommonOrderServiceType]
+    DELIVERY_BY_COURIER: _ClassVar[CommonOrderServiceType]
+    DELIVERY_BY_CLIENT: _ClassVar[CommonOrderServiceType]
 
 class PaymentAdditionalData(_M):
     """``Deliveries.Common.PaymentAdditionalData``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesCommonPaymentTypeKind(_E):
+class CommonPaymentTypeKind(_E):
     """``Deliveries.Common.PaymentTypeKind`` (open enum)."""
 
-    UNKNOWN: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    CASH: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    CARD: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    CREDIT: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    WRITEOFF: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    VOUCHER: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    EXTERNAL: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    SMART_SALE: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    SBERBANK: _ClassVar[DeliveriesCommonPaymentTypeKind]
-    TRPOS: _ClassVar[DeliveriesCommonPaymentTypeKind]
+    UNKNOWN: _ClassVar[CommonPaymentTypeKind]
+    CASH: _ClassVar[CommonPaymentTypeKind]
+    CARD: _ClassVar[CommonPaymentTypeKind]
+    CREDIT: _ClassVar[CommonPaymentTypeKind]
+    WRITEOFF: _ClassVar[CommonPaymentTypeKind]
+    VOUCHER: _ClassVar[CommonPaymentTypeKind]
+    EXTERNAL: _ClassVar[CommonPaymentTypeKind]
+    SMART_SALE: _ClassVar[CommonPaymentTypeKind]
+    SBERBANK: _ClassVar[CommonPaymentTypeKind]
+    TRPOS: _ClassVar[CommonPaymentTypeKind]
 
 class CommitDraftRequest(_M):
     """``Deliveries.Drafts.CommitDraftRequest``."""
@@ -3069,16 +3069,16 @@ class DeliveryOrderDraft(_M):
     def order_type_id(self) -> str | None:
         """``orderTypeId``."""
     @property
-    def order_service_type(self) -> DeliveriesRequestCreateOrderOrderServiceType | None:
+    def order_service_type(self) -> CreateOrderOrderServiceType | None:
         """``orderServiceType``."""
     @property
-    def delivery_point(self) -> DeliveriesRequestCreateOrderDeliveryPoint | None:
+    def delivery_point(self) -> CreateOrderDeliveryPoint | None:
         """``deliveryPoint``."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
-    def customer(self) -> DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None:
+    def customer(self) -> CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None:
         """``customer``."""
     @property
     def guests(self) -> Guests | None:
@@ -3099,7 +3099,7 @@ class DeliveryOrderDraft(_M):
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -3117,13 +3117,13 @@ class DeliveryOrderDraft(_M):
     def discounts_info(self) -> DiscountsInfo | None:
         """``discountsInfo``."""
     @property
-    def loyalty_info(self) -> DeliveriesRequestCreateOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> CreateOrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
     def cheque_additional_info(self) -> ChequeAdditionalInfo | None:
         """``chequeAdditionalInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
@@ -3135,25 +3135,25 @@ class DeliveryOrderDraft(_M):
         phone: str | None = None,
         phone_extension: str | None = None,
         order_type_id: str | None = None,
-        order_service_type: DeliveriesRequestCreateOrderOrderServiceType | None = None,
-        delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | None = None,
+        order_service_type: CreateOrderOrderServiceType | None = None,
+        delivery_point: CreateOrderDeliveryPoint | None = None,
         comment: str | None = None,
-        customer: DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None = None,
+        customer: CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None = None,
         guests: Guests | None = None,
         marketing_source_id: str | None = None,
         operator_id: str | None = None,
         delivery_duration: int | None = None,
         delivery_zone: str | None = None,
         price_category_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         payments: list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None = None,
         tips: list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None = None,
         source_key: str | None = None,
         discounts_info: DiscountsInfo | None = None,
-        loyalty_info: DeliveriesRequestCreateOrderLoyaltyInfo | None = None,
+        loyalty_info: CreateOrderLoyaltyInfo | None = None,
         cheque_additional_info: ChequeAdditionalInfo | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -3388,7 +3388,7 @@ class AddOrderItemsRequest(_M):
     def organization_id(self) -> str | None:
         """``organizationId`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -3398,7 +3398,7 @@ class AddOrderItemsRequest(_M):
         *,
         order_id: str | None = None,
         organization_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -3540,16 +3540,16 @@ class CloseTableOrderRequest(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderAddress(_M):
+class CreateOrderAddress(_M):
     """``Deliveries.Request.CreateOrder.Address``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -3557,7 +3557,7 @@ class AddressCity(_M):
     """``Deliveries.Request.CreateOrder.AddressCity``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def line1(self) -> str | None:
@@ -3580,7 +3580,7 @@ class AddressCity(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         line1: str | None = None,
         flat: str | None = None,
         entrance: str | None = None,
@@ -3594,10 +3594,10 @@ class AddressLegacy(_M):
     """``Deliveries.Request.CreateOrder.AddressLegacy``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
-    def street(self) -> DeliveriesRequestCreateOrderStreet | None:
+    def street(self) -> CreateOrderStreet | None:
         """``street`` (required in requests)."""
     @property
     def index(self) -> str | None:
@@ -3626,8 +3626,8 @@ class AddressLegacy(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
-        street: DeliveriesRequestCreateOrderStreet | None = None,
+        type: str | None = None,
+        street: CreateOrderStreet | None = None,
         index: str | None = None,
         house: str | None = None,
         building: str | None = None,
@@ -3639,11 +3639,11 @@ class AddressLegacy(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderAnonymousCustomer(_M):
+class CreateOrderAnonymousCustomer(_M):
     """``Deliveries.Request.CreateOrder.AnonymousCustomer``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def name(self) -> str | None:
@@ -3651,7 +3651,7 @@ class DeliveriesRequestCreateOrderAnonymousCustomer(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         name: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -3857,7 +3857,7 @@ class Combo(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderComboItemInformation(_M):
+class CreateOrderComboItemInformation(_M):
     """``Deliveries.Request.CreateOrder.ComboItemInformation``."""
 
     @property
@@ -3882,11 +3882,11 @@ class DeliveriesRequestCreateOrderComboItemInformation(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderCompoundOrderItem(_M):
+class CreateOrderCompoundOrderItem(_M):
     """``Deliveries.Request.CreateOrder.CompoundOrderItem``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def amount(self) -> _Decimal | None:
@@ -3895,16 +3895,16 @@ class DeliveriesRequestCreateOrderCompoundOrderItem(_M):
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
     @property
-    def combo_information(self) -> DeliveriesRequestCreateOrderComboItemInformation | None:
+    def combo_information(self) -> CreateOrderComboItemInformation | None:
         """``comboInformation``."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
-    def primary_component(self) -> DeliveriesRequestCreateOrderCompoundOrderItemComponent | None:
+    def primary_component(self) -> CreateOrderCompoundOrderItemComponent | None:
         """``primaryComponent`` (required in requests)."""
     @property
-    def secondary_component(self) -> DeliveriesRequestCreateOrderCompoundOrderItemComponent | None:
+    def secondary_component(self) -> CreateOrderCompoundOrderItemComponent | None:
         """``secondaryComponent``."""
     @property
     def common_modifiers(self) -> list[Modifier] | None:
@@ -3912,18 +3912,18 @@ class DeliveriesRequestCreateOrderCompoundOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         amount: _Decimal | None = None,
         product_size_id: str | None = None,
-        combo_information: DeliveriesRequestCreateOrderComboItemInformation | None = None,
+        combo_information: CreateOrderComboItemInformation | None = None,
         comment: str | None = None,
-        primary_component: DeliveriesRequestCreateOrderCompoundOrderItemComponent | None = None,
-        secondary_component: DeliveriesRequestCreateOrderCompoundOrderItemComponent | None = None,
+        primary_component: CreateOrderCompoundOrderItemComponent | None = None,
+        secondary_component: CreateOrderCompoundOrderItemComponent | None = None,
         common_modifiers: list[Modifier] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderCompoundOrderItemComponent(_M):
+class CreateOrderCompoundOrderItemComponent(_M):
     """``Deliveries.Request.CreateOrder.CompoundOrderItemComponent``."""
 
     @property
@@ -3948,16 +3948,16 @@ class DeliveriesRequestCreateOrderCompoundOrderItemComponent(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderCustomer(_M):
+class CreateOrderCustomer(_M):
     """``Deliveries.Request.CreateOrder.Customer``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -3986,16 +3986,16 @@ class DeliveryOrder(_M):
     def order_type_id(self) -> str | None:
         """``orderTypeId``."""
     @property
-    def order_service_type(self) -> DeliveriesRequestCreateOrderOrderServiceType | None:
+    def order_service_type(self) -> CreateOrderOrderServiceType | None:
         """``orderServiceType``."""
     @property
-    def delivery_point(self) -> DeliveriesRequestCreateOrderDeliveryPoint | None:
+    def delivery_point(self) -> CreateOrderDeliveryPoint | None:
         """``deliveryPoint``."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
-    def customer(self) -> DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None:
+    def customer(self) -> CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None:
         """``customer``."""
     @property
     def guests(self) -> Guests | None:
@@ -4016,7 +4016,7 @@ class DeliveryOrder(_M):
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -4034,13 +4034,13 @@ class DeliveryOrder(_M):
     def discounts_info(self) -> DiscountsInfo | None:
         """``discountsInfo``."""
     @property
-    def loyalty_info(self) -> DeliveriesRequestCreateOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> CreateOrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
     def cheque_additional_info(self) -> ChequeAdditionalInfo | None:
         """``chequeAdditionalInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
@@ -4052,36 +4052,36 @@ class DeliveryOrder(_M):
         phone: str | None = None,
         phone_extension: str | None = None,
         order_type_id: str | None = None,
-        order_service_type: DeliveriesRequestCreateOrderOrderServiceType | None = None,
-        delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | None = None,
+        order_service_type: CreateOrderOrderServiceType | None = None,
+        delivery_point: CreateOrderDeliveryPoint | None = None,
         comment: str | None = None,
-        customer: DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None = None,
+        customer: CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None = None,
         guests: Guests | None = None,
         marketing_source_id: str | None = None,
         operator_id: str | None = None,
         delivery_duration: int | None = None,
         delivery_zone: str | None = None,
         price_category_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         payments: list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None = None,
         tips: list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None = None,
         source_key: str | None = None,
         discounts_info: DiscountsInfo | None = None,
-        loyalty_info: DeliveriesRequestCreateOrderLoyaltyInfo | None = None,
+        loyalty_info: CreateOrderLoyaltyInfo | None = None,
         cheque_additional_info: ChequeAdditionalInfo | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderDeliveryPoint(_M):
+class CreateOrderDeliveryPoint(_M):
     """``Deliveries.Request.CreateOrder.DeliveryPoint``."""
 
     @property
-    def coordinates(self) -> DeliveriesCommonCoordinates | None:
+    def coordinates(self) -> CommonCoordinates | None:
         """``coordinates``."""
     @property
-    def address(self) -> AddressCity | AddressLegacy | DeliveriesRequestCreateOrderAddress | None:
+    def address(self) -> AddressCity | AddressLegacy | CreateOrderAddress | None:
         """``address``."""
     @property
     def external_cartography_id(self) -> str | None:
@@ -4092,8 +4092,8 @@ class DeliveriesRequestCreateOrderDeliveryPoint(_M):
     def __init__(
         self,
         *,
-        coordinates: DeliveriesCommonCoordinates | None = None,
-        address: AddressCity | AddressLegacy | DeliveriesRequestCreateOrderAddress | None = None,
+        coordinates: CommonCoordinates | None = None,
+        address: AddressCity | AddressLegacy | CreateOrderAddress | None = None,
         external_cartography_id: str | None = None,
         comment: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -4103,12 +4103,12 @@ class Discount(_M):
     """``Deliveries.Request.CreateOrder.Discount``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -4146,7 +4146,7 @@ class DiscountsInfo(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderDynamicDiscount(_M):
+class CreateOrderDynamicDiscount(_M):
     """``Deliveries.Request.CreateOrder.DynamicDiscount``."""
 
     @property
@@ -4163,7 +4163,7 @@ class DeliveriesRequestCreateOrderDynamicDiscount(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderExternalData(_M):
+class CreateOrderExternalData(_M):
     """``Deliveries.Request.CreateOrder.ExternalData``."""
 
     @property
@@ -4283,7 +4283,7 @@ class IikoCardDiscount(_M):
     """``Deliveries.Request.CreateOrder.IikoCardDiscount``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def program_id(self) -> str | None:
@@ -4297,7 +4297,7 @@ class IikoCardDiscount(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         program_id: str | None = None,
         program_name: str | None = None,
         discount_items: list[IikoCardDiscountItem] | None = None,
@@ -4362,7 +4362,7 @@ class LoyaltyCardPayment(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderLoyaltyInfo(_M):
+class CreateOrderLoyaltyInfo(_M):
     """``Deliveries.Request.CreateOrder.LoyaltyInfo``."""
 
     @property
@@ -4372,14 +4372,14 @@ class DeliveriesRequestCreateOrderLoyaltyInfo(_M):
     def applicable_manual_conditions(self) -> list[str] | None:
         """``applicableManualConditions``."""
     @property
-    def dynamic_discounts(self) -> list[DeliveriesRequestCreateOrderDynamicDiscount] | None:
+    def dynamic_discounts(self) -> list[CreateOrderDynamicDiscount] | None:
         """``dynamicDiscounts``."""
     def __init__(
         self,
         *,
         coupon: str | None = None,
         applicable_manual_conditions: list[str] | None = None,
-        dynamic_discounts: list[DeliveriesRequestCreateOrderDynamicDiscount] | None = None,
+        dynamic_discounts: list[CreateOrderDynamicDiscount] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -4412,7 +4412,7 @@ class Modifier(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderOrder(_M):
+class CreateOrderOrder(_M):
     """``Deliveries.Request.CreateOrder.Order``."""
 
     @property
@@ -4434,16 +4434,16 @@ class DeliveriesRequestCreateOrderOrder(_M):
     def order_type_id(self) -> str | None:
         """``orderTypeId``."""
     @property
-    def order_service_type(self) -> DeliveriesRequestCreateOrderOrderServiceType | None:
+    def order_service_type(self) -> CreateOrderOrderServiceType | None:
         """``orderServiceType``."""
     @property
-    def delivery_point(self) -> DeliveriesRequestCreateOrderDeliveryPoint | None:
+    def delivery_point(self) -> CreateOrderDeliveryPoint | None:
         """``deliveryPoint``."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
-    def customer(self) -> DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None:
+    def customer(self) -> CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None:
         """``customer``."""
     @property
     def guests(self) -> Guests | None:
@@ -4464,7 +4464,7 @@ class DeliveriesRequestCreateOrderOrder(_M):
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -4482,13 +4482,13 @@ class DeliveriesRequestCreateOrderOrder(_M):
     def discounts_info(self) -> DiscountsInfo | None:
         """``discountsInfo``."""
     @property
-    def loyalty_info(self) -> DeliveriesRequestCreateOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> CreateOrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
     def cheque_additional_info(self) -> ChequeAdditionalInfo | None:
         """``chequeAdditionalInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
@@ -4499,33 +4499,33 @@ class DeliveriesRequestCreateOrderOrder(_M):
         phone: str | None = None,
         phone_extension: str | None = None,
         order_type_id: str | None = None,
-        order_service_type: DeliveriesRequestCreateOrderOrderServiceType | None = None,
-        delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | None = None,
+        order_service_type: CreateOrderOrderServiceType | None = None,
+        delivery_point: CreateOrderDeliveryPoint | None = None,
         comment: str | None = None,
-        customer: DeliveriesRequestCreateOrderAnonymousCustomer | DeliveriesRequestCreateOrderRegularCustomer | DeliveriesRequestCreateOrderCustomer | None = None,
+        customer: CreateOrderAnonymousCustomer | CreateOrderRegularCustomer | CreateOrderCustomer | None = None,
         guests: Guests | None = None,
         marketing_source_id: str | None = None,
         operator_id: str | None = None,
         delivery_duration: int | None = None,
         delivery_zone: str | None = None,
         price_category_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         payments: list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None = None,
         tips: list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None = None,
         source_key: str | None = None,
         discounts_info: DiscountsInfo | None = None,
-        loyalty_info: DeliveriesRequestCreateOrderLoyaltyInfo | None = None,
+        loyalty_info: CreateOrderLoyaltyInfo | None = None,
         cheque_additional_info: ChequeAdditionalInfo | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderOrderItem(_M):
+class CreateOrderOrderItem(_M):
     """``Deliveries.Request.CreateOrder.OrderItem``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def amount(self) -> _Decimal | None:
@@ -4534,7 +4534,7 @@ class DeliveriesRequestCreateOrderOrderItem(_M):
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
     @property
-    def combo_information(self) -> DeliveriesRequestCreateOrderComboItemInformation | None:
+    def combo_information(self) -> CreateOrderComboItemInformation | None:
         """``comboInformation``."""
     @property
     def comment(self) -> str | None:
@@ -4542,19 +4542,19 @@ class DeliveriesRequestCreateOrderOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         amount: _Decimal | None = None,
         product_size_id: str | None = None,
-        combo_information: DeliveriesRequestCreateOrderComboItemInformation | None = None,
+        combo_information: CreateOrderComboItemInformation | None = None,
         comment: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderOrderServiceType(_E):
+class CreateOrderOrderServiceType(_E):
     """``Deliveries.Request.CreateOrder.OrderServiceType`` (open enum)."""
 
-    DELIVERY_BY_COURIER: _ClassVar[DeliveriesRequestCreateOrderOrderServiceType]
-    DELIVERY_BY_CLIENT: _ClassVar[DeliveriesRequestCreateOrderOrderServiceType]
+    DELIVERY_BY_COURIER: _ClassVar[CreateOrderOrderServiceType]
+    DELIVERY_BY_CLIENT: _ClassVar[CreateOrderOrderServiceType]
 
 class Payment(_M):
     """``Deliveries.Request.CreateOrder.Payment``: the fields common to its variants, for a ``paymentTypeKind`` this version does not know."""
@@ -4593,11 +4593,11 @@ class Payment(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderProductOrderItem(_M):
+class CreateOrderProductOrderItem(_M):
     """``Deliveries.Request.CreateOrder.ProductOrderItem``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def amount(self) -> _Decimal | None:
@@ -4606,7 +4606,7 @@ class DeliveriesRequestCreateOrderProductOrderItem(_M):
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
     @property
-    def combo_information(self) -> DeliveriesRequestCreateOrderComboItemInformation | None:
+    def combo_information(self) -> CreateOrderComboItemInformation | None:
         """``comboInformation``."""
     @property
     def comment(self) -> str | None:
@@ -4626,10 +4626,10 @@ class DeliveriesRequestCreateOrderProductOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         amount: _Decimal | None = None,
         product_size_id: str | None = None,
-        combo_information: DeliveriesRequestCreateOrderComboItemInformation | None = None,
+        combo_information: CreateOrderComboItemInformation | None = None,
         comment: str | None = None,
         product_id: str | None = None,
         modifiers: list[Modifier] | None = None,
@@ -4638,11 +4638,11 @@ class DeliveriesRequestCreateOrderProductOrderItem(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderRegularCustomer(_M):
+class CreateOrderRegularCustomer(_M):
     """``Deliveries.Request.CreateOrder.RegularCustomer``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def id(self) -> str | None:
@@ -4674,7 +4674,7 @@ class DeliveriesRequestCreateOrderRegularCustomer(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         id: str | None = None,
         name: str | None = None,
         surname: str | None = None,
@@ -4691,7 +4691,7 @@ class RmsDiscount(_M):
     """``Deliveries.Request.CreateOrder.RmsDiscount``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def discount_type_id(self) -> str | None:
@@ -4705,14 +4705,14 @@ class RmsDiscount(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         discount_type_id: str | None = None,
         sum: _Decimal | None = None,
         selective_positions: list[str] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesRequestCreateOrderStreet(_M):
+class CreateOrderStreet(_M):
     """``Deliveries.Request.CreateOrder.Street``."""
 
     @property
@@ -4836,7 +4836,7 @@ class OrdersByDeliveryDateAndFilterRequest(_M):
     def has_problem(self) -> bool | None:
         """``hasProblem``."""
     @property
-    def order_service_type(self) -> DeliveriesRequestCreateOrderOrderServiceType | None:
+    def order_service_type(self) -> CreateOrderOrderServiceType | None:
         """``orderServiceType``."""
     @property
     def search_text(self) -> str | None:
@@ -4874,7 +4874,7 @@ class OrdersByDeliveryDateAndFilterRequest(_M):
         delivery_date_to: _dt.datetime | None = None,
         statuses: list[DeliveryStatus] | None = None,
         has_problem: bool | None = None,
-        order_service_type: DeliveriesRequestCreateOrderOrderServiceType | None = None,
+        order_service_type: CreateOrderOrderServiceType | None = None,
         search_text: str | None = None,
         time_to_cooking_error_timeout: int | None = None,
         cooking_timeout: int | None = None,
@@ -5197,14 +5197,14 @@ class ChangeDeliveryPointRequest(_M):
     def order_id(self) -> str | None:
         """``orderId`` (required in requests)."""
     @property
-    def new_delivery_point(self) -> DeliveriesRequestCreateOrderDeliveryPoint | None:
+    def new_delivery_point(self) -> CreateOrderDeliveryPoint | None:
         """``newDeliveryPoint`` (required in requests)."""
     def __init__(
         self,
         *,
         organization_id: str | None = None,
         order_id: str | None = None,
-        new_delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | None = None,
+        new_delivery_point: CreateOrderDeliveryPoint | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -5218,14 +5218,14 @@ class ChangeExternalDataRequest(_M):
     def order_id(self) -> str | None:
         """``orderId`` (required in requests)."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData`` (required in requests)."""
     def __init__(
         self,
         *,
         organization_id: str | None = None,
         order_id: str | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -5288,7 +5288,7 @@ class ChangeServiceTypeDeliveryByCourier(_M):
     def order_id(self) -> str | None:
         """``orderId`` (required in requests)."""
     @property
-    def delivery_point(self) -> DeliveriesRequestCreateOrderDeliveryPoint | None:
+    def delivery_point(self) -> CreateOrderDeliveryPoint | None:
         """``deliveryPoint`` (required in requests)."""
     def __init__(
         self,
@@ -5296,7 +5296,7 @@ class ChangeServiceTypeDeliveryByCourier(_M):
         new_service_type: str | None = None,
         organization_id: str | None = None,
         order_id: str | None = None,
-        delivery_point: DeliveriesRequestCreateOrderDeliveryPoint | None = None,
+        delivery_point: CreateOrderDeliveryPoint | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -5447,11 +5447,11 @@ class UpdateTrackingLinkRequest(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderAddress(_M):
+class OrderAddress(_M):
     """``Deliveries.Response.Order.Address``."""
 
     @property
-    def street(self) -> DeliveriesResponseOrderStreet | None:
+    def street(self) -> OrderStreet | None:
         """``street``."""
     @property
     def index(self) -> str | None:
@@ -5475,7 +5475,7 @@ class DeliveriesResponseOrderAddress(_M):
     def doorphone(self) -> str | None:
         """``doorphone``."""
     @property
-    def region(self) -> DeliveriesResponseOrderRegion | None:
+    def region(self) -> OrderRegion | None:
         """``region`` (required in requests)."""
     @property
     def line1(self) -> str | None:
@@ -5483,7 +5483,7 @@ class DeliveriesResponseOrderAddress(_M):
     def __init__(
         self,
         *,
-        street: DeliveriesResponseOrderStreet | None = None,
+        street: OrderStreet | None = None,
         index: str | None = None,
         house: str | None = None,
         building: str | None = None,
@@ -5491,16 +5491,16 @@ class DeliveriesResponseOrderAddress(_M):
         entrance: str | None = None,
         floor: str | None = None,
         doorphone: str | None = None,
-        region: DeliveriesResponseOrderRegion | None = None,
+        region: OrderRegion | None = None,
         line1: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderAnonymousCustomer(_M):
+class OrderAnonymousCustomer(_M):
     """``Deliveries.Response.Order.AnonymousCustomer``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def name(self) -> str | None:
@@ -5508,12 +5508,12 @@ class DeliveriesResponseOrderAnonymousCustomer(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         name: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderCancelCause(_M):
+class OrderCancelCause(_M):
     """``Deliveries.Response.Order.CancelCause``."""
 
     @property
@@ -5537,7 +5537,7 @@ class CancelInfo(_M):
     def when_cancelled(self) -> _dt.datetime | None:
         """``whenCancelled`` (required in requests)."""
     @property
-    def cause(self) -> DeliveriesResponseOrderCancelCause | None:
+    def cause(self) -> OrderCancelCause | None:
         """``cause`` (required in requests)."""
     @property
     def comment(self) -> str | None:
@@ -5546,12 +5546,12 @@ class CancelInfo(_M):
         self,
         *,
         when_cancelled: _dt.datetime | None = None,
-        cause: DeliveriesResponseOrderCancelCause | None = None,
+        cause: OrderCancelCause | None = None,
         comment: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderCity(_M):
+class OrderCity(_M):
     """``Deliveries.Response.Order.City``."""
 
     @property
@@ -5568,7 +5568,7 @@ class DeliveriesResponseOrderCity(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderComboItemInformation(_M):
+class OrderComboItemInformation(_M):
     """``Deliveries.Response.Order.ComboItemInformation``."""
 
     @property
@@ -5610,11 +5610,11 @@ class CompoundItemTemplate(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderCompoundOrderItem(_M):
+class OrderCompoundOrderItem(_M):
     """``Deliveries.Response.Order.CompoundOrderItem``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def status(self) -> OrderItemStatus | None:
@@ -5635,13 +5635,13 @@ class DeliveriesResponseOrderCompoundOrderItem(_M):
     def size(self) -> ProductSize | None:
         """``size``."""
     @property
-    def combo_information(self) -> DeliveriesResponseOrderComboItemInformation | None:
+    def combo_information(self) -> OrderComboItemInformation | None:
         """``comboInformation``."""
     @property
-    def primary_component(self) -> DeliveriesResponseOrderCompoundOrderItemComponent | None:
+    def primary_component(self) -> OrderCompoundOrderItemComponent | None:
         """``primaryComponent`` (required in requests)."""
     @property
-    def secondary_component(self) -> DeliveriesResponseOrderCompoundOrderItemComponent | None:
+    def secondary_component(self) -> OrderCompoundOrderItemComponent | None:
         """``secondaryComponent``."""
     @property
     def common_modifiers(self) -> list[OrderItemModifier] | None:
@@ -5652,22 +5652,22 @@ class DeliveriesResponseOrderCompoundOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         status: OrderItemStatus | None = None,
         deleted: ItemDeletedInfo | None = None,
         amount: _Decimal | None = None,
         comment: str | None = None,
         when_printed: _dt.datetime | None = None,
         size: ProductSize | None = None,
-        combo_information: DeliveriesResponseOrderComboItemInformation | None = None,
-        primary_component: DeliveriesResponseOrderCompoundOrderItemComponent | None = None,
-        secondary_component: DeliveriesResponseOrderCompoundOrderItemComponent | None = None,
+        combo_information: OrderComboItemInformation | None = None,
+        primary_component: OrderCompoundOrderItemComponent | None = None,
+        secondary_component: OrderCompoundOrderItemComponent | None = None,
         common_modifiers: list[OrderItemModifier] | None = None,
         template: CompoundItemTemplate | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderCompoundOrderItemComponent(_M):
+class OrderCompoundOrderItemComponent(_M):
     """``Deliveries.Response.Order.CompoundOrderItemComponent``."""
 
     @property
@@ -5733,7 +5733,7 @@ class CourierInfo(_M):
     """``Deliveries.Response.Order.CourierInfo``."""
 
     @property
-    def courier(self) -> DeliveriesResponseOrderEmployee | None:
+    def courier(self) -> OrderEmployee | None:
         """``courier`` (required in requests)."""
     @property
     def is_courier_selected_manually(self) -> bool | None:
@@ -5741,7 +5741,7 @@ class CourierInfo(_M):
     def __init__(
         self,
         *,
-        courier: DeliveriesResponseOrderEmployee | None = None,
+        courier: OrderEmployee | None = None,
         is_courier_selected_manually: bool | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -5753,16 +5753,16 @@ class CreationStatus(_E):
     IN_PROGRESS: _ClassVar[CreationStatus]
     ERROR: _ClassVar[CreationStatus]
 
-class DeliveriesResponseOrderCustomer(_M):
+class OrderCustomer(_M):
     """``Deliveries.Response.Order.Customer``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -5776,25 +5776,25 @@ class DeletionMethod(_M):
     def comment(self) -> str | None:
         """``comment``."""
     @property
-    def removal_type(self) -> DeliveriesResponseOrderRemovalType | None:
+    def removal_type(self) -> OrderRemovalType | None:
         """``removalType`` (required in requests)."""
     def __init__(
         self,
         *,
         id: str | None = None,
         comment: str | None = None,
-        removal_type: DeliveriesResponseOrderRemovalType | None = None,
+        removal_type: OrderRemovalType | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderDeliveryPoint(_M):
+class OrderDeliveryPoint(_M):
     """``Deliveries.Response.Order.DeliveryPoint``."""
 
     @property
-    def coordinates(self) -> DeliveriesCommonCoordinates | None:
+    def coordinates(self) -> CommonCoordinates | None:
         """``coordinates``."""
     @property
-    def address(self) -> DeliveriesResponseOrderAddress | None:
+    def address(self) -> OrderAddress | None:
         """``address``."""
     @property
     def external_cartography_id(self) -> str | None:
@@ -5805,8 +5805,8 @@ class DeliveriesResponseOrderDeliveryPoint(_M):
     def __init__(
         self,
         *,
-        coordinates: DeliveriesCommonCoordinates | None = None,
-        address: DeliveriesResponseOrderAddress | None = None,
+        coordinates: CommonCoordinates | None = None,
+        address: OrderAddress | None = None,
         external_cartography_id: str | None = None,
         comment: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -5854,7 +5854,7 @@ class DiscountType(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderDynamicDiscount(_M):
+class OrderDynamicDiscount(_M):
     """``Deliveries.Response.Order.DynamicDiscount``."""
 
     @property
@@ -5871,7 +5871,7 @@ class DeliveriesResponseOrderDynamicDiscount(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderEmployee(_M):
+class OrderEmployee(_M):
     """``Deliveries.Response.Order.Employee``."""
 
     @property
@@ -5909,7 +5909,7 @@ class ExternalCourierService(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderExternalData(_M):
+class OrderExternalData(_M):
     """``Deliveries.Response.Order.ExternalData``."""
 
     @property
@@ -5926,7 +5926,7 @@ class DeliveriesResponseOrderExternalData(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderGuestsInfo(_M):
+class OrderGuestsInfo(_M):
     """``Deliveries.Response.Order.GuestsInfo``."""
 
     @property
@@ -5969,7 +5969,7 @@ class ItemDeletedInfo(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderLoyaltyInfo(_M):
+class OrderLoyaltyInfo(_M):
     """``Deliveries.Response.Order.LoyaltyInfo``."""
 
     @property
@@ -5979,18 +5979,18 @@ class DeliveriesResponseOrderLoyaltyInfo(_M):
     def applied_manual_conditions(self) -> list[str] | None:
         """``appliedManualConditions``."""
     @property
-    def dynamic_discounts(self) -> list[DeliveriesResponseOrderDynamicDiscount] | None:
+    def dynamic_discounts(self) -> list[OrderDynamicDiscount] | None:
         """``dynamicDiscounts``."""
     def __init__(
         self,
         *,
         coupon: str | None = None,
         applied_manual_conditions: list[str] | None = None,
-        dynamic_discounts: list[DeliveriesResponseOrderDynamicDiscount] | None = None,
+        dynamic_discounts: list[OrderDynamicDiscount] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderMarketingSource(_M):
+class OrderMarketingSource(_M):
     """``Deliveries.Response.Order.MarketingSource``."""
 
     @property
@@ -6007,14 +6007,14 @@ class DeliveriesResponseOrderMarketingSource(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderOrder(_M):
+class OrderOrder(_M):
     """``Deliveries.Response.Order.Order``."""
 
     @property
     def parent_delivery_id(self) -> str | None:
         """``parentDeliveryId``."""
     @property
-    def customer(self) -> DeliveriesResponseOrderAnonymousCustomer | DeliveriesResponseOrderRegularCustomer | DeliveriesResponseOrderCustomer | None:
+    def customer(self) -> OrderAnonymousCustomer | OrderRegularCustomer | OrderCustomer | None:
         """``customer``."""
     @property
     def phone(self) -> str | None:
@@ -6023,7 +6023,7 @@ class DeliveriesResponseOrderOrder(_M):
     def phone_extension(self) -> str | None:
         """``phoneExtension``."""
     @property
-    def delivery_point(self) -> DeliveriesResponseOrderDeliveryPoint | None:
+    def delivery_point(self) -> OrderDeliveryPoint | None:
         """``deliveryPoint``."""
     @property
     def status(self) -> DeliveryStatus | None:
@@ -6062,10 +6062,10 @@ class DeliveriesResponseOrderOrder(_M):
     def problem(self) -> Problem | None:
         """``problem``."""
     @property
-    def operator(self) -> DeliveriesResponseOrderEmployee | None:
+    def operator(self) -> OrderEmployee | None:
         """``operator``."""
     @property
-    def marketing_source(self) -> DeliveriesResponseOrderMarketingSource | None:
+    def marketing_source(self) -> OrderMarketingSource | None:
         """``marketingSource``."""
     @property
     def delivery_duration(self) -> int | None:
@@ -6149,10 +6149,10 @@ class DeliveriesResponseOrderOrder(_M):
     def conception(self) -> Conception | None:
         """``conception``."""
     @property
-    def guests_info(self) -> DeliveriesResponseOrderGuestsInfo | None:
+    def guests_info(self) -> OrderGuestsInfo | None:
         """``guestsInfo`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None:
+    def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
@@ -6167,7 +6167,7 @@ class DeliveriesResponseOrderOrder(_M):
     def discounts(self) -> list[DiscountItem] | None:
         """``discounts``."""
     @property
-    def order_type(self) -> DeliveriesResponseOrderOrderType | None:
+    def order_type(self) -> OrderOrderType | None:
         """``orderType`` (required in requests)."""
     @property
     def terminal_group_id(self) -> str | None:
@@ -6176,19 +6176,19 @@ class DeliveriesResponseOrderOrder(_M):
     def processed_payments_sum(self) -> _Decimal | None:
         """``processedPaymentsSum`` (required in requests)."""
     @property
-    def loyalty_info(self) -> DeliveriesResponseOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesResponseOrderExternalData] | None:
+    def external_data(self) -> list[OrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
         *,
         parent_delivery_id: str | None = None,
-        customer: DeliveriesResponseOrderAnonymousCustomer | DeliveriesResponseOrderRegularCustomer | DeliveriesResponseOrderCustomer | None = None,
+        customer: OrderAnonymousCustomer | OrderRegularCustomer | OrderCustomer | None = None,
         phone: str | None = None,
         phone_extension: str | None = None,
-        delivery_point: DeliveriesResponseOrderDeliveryPoint | None = None,
+        delivery_point: OrderDeliveryPoint | None = None,
         status: DeliveryStatus | None = None,
         cancel_info: CancelInfo | None = None,
         courier_info: CourierInfo | None = None,
@@ -6201,8 +6201,8 @@ class DeliveriesResponseOrderOrder(_M):
         when_delivered: _dt.datetime | None = None,
         comment: str | None = None,
         problem: Problem | None = None,
-        operator: DeliveriesResponseOrderEmployee | None = None,
-        marketing_source: DeliveriesResponseOrderMarketingSource | None = None,
+        operator: OrderEmployee | None = None,
+        marketing_source: OrderMarketingSource | None = None,
         delivery_duration: int | None = None,
         index_in_courier_route: int | None = None,
         cooking_start_time: _dt.datetime | None = None,
@@ -6230,17 +6230,17 @@ class DeliveriesResponseOrderOrder(_M):
         when_bill_printed: _dt.datetime | None = None,
         when_closed: _dt.datetime | None = None,
         conception: Conception | None = None,
-        guests_info: DeliveriesResponseOrderGuestsInfo | None = None,
-        items: list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None = None,
+        guests_info: OrderGuestsInfo | None = None,
+        items: list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None = None,
         combos: list[OrderCombo] | None = None,
         payments: list[PaymentItem] | None = None,
         tips: list[TipsPaymentItem] | None = None,
         discounts: list[DiscountItem] | None = None,
-        order_type: DeliveriesResponseOrderOrderType | None = None,
+        order_type: OrderOrderType | None = None,
         terminal_group_id: str | None = None,
         processed_payments_sum: _Decimal | None = None,
-        loyalty_info: DeliveriesResponseOrderLoyaltyInfo | None = None,
-        external_data: list[DeliveriesResponseOrderExternalData] | None = None,
+        loyalty_info: OrderLoyaltyInfo | None = None,
+        external_data: list[OrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -6302,7 +6302,7 @@ class OrderInfo(_M):
     def error_info(self) -> ErrorInfo | None:
         """``errorInfo``."""
     @property
-    def order(self) -> DeliveriesResponseOrderOrder | None:
+    def order(self) -> OrderOrder | None:
         """``order``."""
     def __init__(
         self,
@@ -6314,15 +6314,15 @@ class OrderInfo(_M):
         timestamp: int | None = None,
         creation_status: CreationStatus | None = None,
         error_info: ErrorInfo | None = None,
-        order: DeliveriesResponseOrderOrder | None = None,
+        order: OrderOrder | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderOrderItem(_M):
+class OrderOrderItem(_M):
     """``Deliveries.Response.Order.OrderItem``: the fields common to its variants, for a ``type`` this version does not know."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def status(self) -> OrderItemStatus | None:
@@ -6343,19 +6343,19 @@ class DeliveriesResponseOrderOrderItem(_M):
     def size(self) -> ProductSize | None:
         """``size``."""
     @property
-    def combo_information(self) -> DeliveriesResponseOrderComboItemInformation | None:
+    def combo_information(self) -> OrderComboItemInformation | None:
         """``comboInformation``."""
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         status: OrderItemStatus | None = None,
         deleted: ItemDeletedInfo | None = None,
         amount: _Decimal | None = None,
         comment: str | None = None,
         when_printed: _dt.datetime | None = None,
         size: ProductSize | None = None,
-        combo_information: DeliveriesResponseOrderComboItemInformation | None = None,
+        combo_information: OrderComboItemInformation | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -6454,15 +6454,15 @@ class OrderItemStatus(_E):
     COOKING_COMPLETED: _ClassVar[OrderItemStatus]
     SERVED: _ClassVar[OrderItemStatus]
 
-class DeliveriesResponseOrderOrderStatus(_E):
+class OrderOrderStatus(_E):
     """``Deliveries.Response.Order.OrderStatus`` (open enum)."""
 
-    NEW: _ClassVar[DeliveriesResponseOrderOrderStatus]
-    BILL: _ClassVar[DeliveriesResponseOrderOrderStatus]
-    CLOSED: _ClassVar[DeliveriesResponseOrderOrderStatus]
-    DELETED: _ClassVar[DeliveriesResponseOrderOrderStatus]
+    NEW: _ClassVar[OrderOrderStatus]
+    BILL: _ClassVar[OrderOrderStatus]
+    CLOSED: _ClassVar[OrderOrderStatus]
+    DELETED: _ClassVar[OrderOrderStatus]
 
-class DeliveriesResponseOrderOrderType(_M):
+class OrderOrderType(_M):
     """``Deliveries.Response.Order.OrderType``."""
 
     @property
@@ -6472,14 +6472,14 @@ class DeliveriesResponseOrderOrderType(_M):
     def name(self) -> str | None:
         """``name`` (required in requests)."""
     @property
-    def order_service_type(self) -> DeliveriesCommonOrderServiceType | None:
+    def order_service_type(self) -> CommonOrderServiceType | None:
         """``orderServiceType`` (required in requests)."""
     def __init__(
         self,
         *,
         id: str | None = None,
         name: str | None = None,
-        order_service_type: DeliveriesCommonOrderServiceType | None = None,
+        order_service_type: CommonOrderServiceType | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -6487,7 +6487,7 @@ class PaymentItem(_M):
     """``Deliveries.Response.Order.PaymentItem``."""
 
     @property
-    def payment_type(self) -> DeliveriesResponseOrderPaymentType | None:
+    def payment_type(self) -> OrderPaymentType | None:
         """``paymentType`` (required in requests)."""
     @property
     def sum(self) -> _Decimal | None:
@@ -6510,7 +6510,7 @@ class PaymentItem(_M):
     def __init__(
         self,
         *,
-        payment_type: DeliveriesResponseOrderPaymentType | None = None,
+        payment_type: OrderPaymentType | None = None,
         sum: _Decimal | None = None,
         is_preliminary: bool | None = None,
         is_external: bool | None = None,
@@ -6520,7 +6520,7 @@ class PaymentItem(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderPaymentType(_M):
+class OrderPaymentType(_M):
     """``Deliveries.Response.Order.PaymentType``."""
 
     @property
@@ -6530,14 +6530,14 @@ class DeliveriesResponseOrderPaymentType(_M):
     def name(self) -> str | None:
         """``name`` (required in requests)."""
     @property
-    def kind(self) -> DeliveriesCommonPaymentTypeKind | None:
+    def kind(self) -> CommonPaymentTypeKind | None:
         """``kind`` (required in requests)."""
     def __init__(
         self,
         *,
         id: str | None = None,
         name: str | None = None,
-        kind: DeliveriesCommonPaymentTypeKind | None = None,
+        kind: CommonPaymentTypeKind | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -6609,11 +6609,11 @@ class ProductGroup(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderProductOrderItem(_M):
+class OrderProductOrderItem(_M):
     """``Deliveries.Response.Order.ProductOrderItem``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def status(self) -> OrderItemStatus | None:
@@ -6634,7 +6634,7 @@ class DeliveriesResponseOrderProductOrderItem(_M):
     def size(self) -> ProductSize | None:
         """``size``."""
     @property
-    def combo_information(self) -> DeliveriesResponseOrderComboItemInformation | None:
+    def combo_information(self) -> OrderComboItemInformation | None:
         """``comboInformation``."""
     @property
     def product(self) -> Product | None:
@@ -6666,14 +6666,14 @@ class DeliveriesResponseOrderProductOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         status: OrderItemStatus | None = None,
         deleted: ItemDeletedInfo | None = None,
         amount: _Decimal | None = None,
         comment: str | None = None,
         when_printed: _dt.datetime | None = None,
         size: ProductSize | None = None,
-        combo_information: DeliveriesResponseOrderComboItemInformation | None = None,
+        combo_information: OrderComboItemInformation | None = None,
         product: Product | None = None,
         modifiers: list[OrderItemModifier] | None = None,
         codes: list[list[OrderItemIdentifierCode]] | None = None,
@@ -6703,7 +6703,7 @@ class ProductSize(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderRegion(_M):
+class OrderRegion(_M):
     """``Deliveries.Response.Order.Region``."""
 
     @property
@@ -6720,11 +6720,11 @@ class DeliveriesResponseOrderRegion(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderRegularCustomer(_M):
+class OrderRegularCustomer(_M):
     """``Deliveries.Response.Order.RegularCustomer``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def id(self) -> str | None:
@@ -6753,7 +6753,7 @@ class DeliveriesResponseOrderRegularCustomer(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         id: str | None = None,
         name: str | None = None,
         surname: str | None = None,
@@ -6765,7 +6765,7 @@ class DeliveriesResponseOrderRegularCustomer(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderRemovalType(_M):
+class OrderRemovalType(_M):
     """``Deliveries.Response.Order.RemovalType``."""
 
     @property
@@ -6786,7 +6786,7 @@ class ServiceOrderItem(_M):
     """``Deliveries.Response.Order.ServiceOrderItem``."""
 
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def status(self) -> OrderItemStatus | None:
@@ -6807,7 +6807,7 @@ class ServiceOrderItem(_M):
     def size(self) -> ProductSize | None:
         """``size``."""
     @property
-    def combo_information(self) -> DeliveriesResponseOrderComboItemInformation | None:
+    def combo_information(self) -> OrderComboItemInformation | None:
         """``comboInformation``."""
     @property
     def service(self) -> Product | None:
@@ -6818,20 +6818,20 @@ class ServiceOrderItem(_M):
     def __init__(
         self,
         *,
-        type_: str | None = None,
+        type: str | None = None,
         status: OrderItemStatus | None = None,
         deleted: ItemDeletedInfo | None = None,
         amount: _Decimal | None = None,
         comment: str | None = None,
         when_printed: _dt.datetime | None = None,
         size: ProductSize | None = None,
-        combo_information: DeliveriesResponseOrderComboItemInformation | None = None,
+        combo_information: OrderComboItemInformation | None = None,
         service: Product | None = None,
         cost: _Decimal | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderStreet(_M):
+class OrderStreet(_M):
     """``Deliveries.Response.Order.Street``."""
 
     @property
@@ -6841,14 +6841,14 @@ class DeliveriesResponseOrderStreet(_M):
     def name(self) -> str | None:
         """``name`` (required in requests)."""
     @property
-    def city(self) -> DeliveriesResponseOrderCity | None:
+    def city(self) -> OrderCity | None:
         """``city`` (required in requests)."""
     def __init__(
         self,
         *,
         id: str | None = None,
         name: str | None = None,
-        city: DeliveriesResponseOrderCity | None = None,
+        city: OrderCity | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -6856,10 +6856,10 @@ class TipsPaymentItem(_M):
     """``Deliveries.Response.Order.TipsPaymentItem``."""
 
     @property
-    def tips_type(self) -> DeliveriesResponseOrderTipsType | None:
+    def tips_type(self) -> OrderTipsType | None:
         """``tipsType``."""
     @property
-    def payment_type(self) -> DeliveriesResponseOrderPaymentType | None:
+    def payment_type(self) -> OrderPaymentType | None:
         """``paymentType`` (required in requests)."""
     @property
     def sum(self) -> _Decimal | None:
@@ -6882,8 +6882,8 @@ class TipsPaymentItem(_M):
     def __init__(
         self,
         *,
-        tips_type: DeliveriesResponseOrderTipsType | None = None,
-        payment_type: DeliveriesResponseOrderPaymentType | None = None,
+        tips_type: OrderTipsType | None = None,
+        payment_type: OrderPaymentType | None = None,
         sum: _Decimal | None = None,
         is_preliminary: bool | None = None,
         is_external: bool | None = None,
@@ -6893,7 +6893,7 @@ class TipsPaymentItem(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class DeliveriesResponseOrderTipsType(_M):
+class OrderTipsType(_M):
     """``Deliveries.Response.Order.TipsType``."""
 
     @property
@@ -7524,7 +7524,7 @@ class HousesRange(_M):
     """``DeliveryRestrictions.HousesRange``."""
 
     @property
-    def type_(self) -> int | None:
+    def type(self) -> int | None:
         """``type`` (required in requests)."""
     @property
     def starting_number(self) -> int | None:
@@ -7541,7 +7541,7 @@ class HousesRange(_M):
     def __init__(
         self,
         *,
-        type_: int | None = None,
+        type: int | None = None,
         starting_number: int | None = None,
         max_number: int | None = None,
         is_unlimited_range: bool | None = None,
@@ -8070,7 +8070,7 @@ class DocumentTransactionItem(_M):
     def to(self) -> TransactionSide | None:
         """``to``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def user_modified(self) -> str | None:
@@ -8094,7 +8094,7 @@ class DocumentTransactionItem(_M):
         session: str | None = None,
         sum: _Decimal | None = None,
         to: TransactionSide | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         user_modified: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -8989,7 +8989,7 @@ class ExternalMenuComboItem(_M):
     def barcodes(self) -> list[BarcodeDto4] | None:
         """``barcodes``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type`` (required in requests)."""
     @property
     def id(self) -> str | None:
@@ -9005,7 +9005,7 @@ class ExternalMenuComboItem(_M):
         description: str | None = None,
         is_marked: bool | None = None,
         barcodes: list[BarcodeDto4] | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         id: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -9076,7 +9076,7 @@ class ExternalMenuItem(_M):
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def can_be_divided(self) -> bool | None:
@@ -9131,7 +9131,7 @@ class ExternalMenuItem(_M):
         modifier_schema_id: str | None = None,
         tax_category: list[TaxCategoryDto3] | None = None,
         modifier_schema_name: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         can_be_divided: bool | None = None,
         can_set_open_price: bool | None = None,
         use_balance_for_sell: bool | None = None,
@@ -9170,7 +9170,7 @@ class ExternalMenuItem2(_M):
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def can_set_open_price(self) -> bool | None:
@@ -9235,7 +9235,7 @@ class ExternalMenuItem2(_M):
         item_sizes: list[ExternalMenuItemSize2] | None = None,
         modifier_schema_id: str | None = None,
         modifier_schema_name: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         can_set_open_price: bool | None = None,
         use_balance_for_sell: bool | None = None,
         measure_unit: str | None = None,
@@ -9279,7 +9279,7 @@ class ExternalMenuItem3(_M):
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def can_set_open_price(self) -> bool | None:
@@ -9344,7 +9344,7 @@ class ExternalMenuItem3(_M):
         item_sizes: list[ExternalMenuItemSize3] | None = None,
         modifier_schema_id: str | None = None,
         modifier_schema_name: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         can_set_open_price: bool | None = None,
         use_balance_for_sell: bool | None = None,
         measure_unit: str | None = None,
@@ -10637,7 +10637,7 @@ class GetCounteragentsRequest(_M):
     def organization_id(self) -> str | None:
         """``organizationId``."""
     @property
-    def type_(self) -> list[str] | None:
+    def type(self) -> list[str] | None:
         """``type``."""
     def __init__(
         self,
@@ -10645,7 +10645,7 @@ class GetCounteragentsRequest(_M):
         limit: int | None = None,
         offset: int | None = None,
         organization_id: str | None = None,
-        type_: list[str] | None = None,
+        type: list[str] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -12011,7 +12011,7 @@ class TableOrderWebHookFilter(_M):
     """``Integration.WebHooksFilters.TableOrderWebHookFilter``."""
 
     @property
-    def order_statuses(self) -> list[OrdersCommonOrderStatus] | None:
+    def order_statuses(self) -> list[CommonOrderStatus] | None:
         """``orderStatuses``."""
     @property
     def item_statuses(self) -> list[OrderItemStatus] | None:
@@ -12022,7 +12022,7 @@ class TableOrderWebHookFilter(_M):
     def __init__(
         self,
         *,
-        order_statuses: list[OrdersCommonOrderStatus] | None = None,
+        order_statuses: list[CommonOrderStatus] | None = None,
         item_statuses: list[OrderItemStatus] | None = None,
         errors: bool | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -12586,7 +12586,7 @@ class CalculateCheckinRequest(_M):
     """``LoyaltyResult.CalculateCheckinRequest``."""
 
     @property
-    def order(self) -> DeliveriesRequestCreateOrderOrder | None:
+    def order(self) -> CreateOrderOrder | None:
         """``order`` (required in requests)."""
     @property
     def coupon(self) -> str | None:
@@ -12615,7 +12615,7 @@ class CalculateCheckinRequest(_M):
     def __init__(
         self,
         *,
-        order: DeliveriesRequestCreateOrderOrder | None = None,
+        order: CreateOrderOrder | None = None,
         coupon: str | None = None,
         referrer_id: str | None = None,
         terminal_group_id: str | None = None,
@@ -12660,7 +12660,7 @@ class CalculateComboPriceRequest(_M):
     """``LoyaltyResult.CalculateComboPriceRequest``."""
 
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def organization_id(self) -> str | None:
@@ -12668,7 +12668,7 @@ class CalculateComboPriceRequest(_M):
     def __init__(
         self,
         *,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         organization_id: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -13473,7 +13473,7 @@ class CallCenterAction(_M):
     """``Metrics.CallCenterAction``."""
 
     @property
-    def type_(self) -> int | None:
+    def type(self) -> int | None:
         """``type`` (required in requests)."""
     @property
     def time(self) -> _dt.datetime | None:
@@ -13484,7 +13484,7 @@ class CallCenterAction(_M):
     def __init__(
         self,
         *,
-        type_: int | None = None,
+        type: int | None = None,
         time: _dt.datetime | None = None,
         duration: int | None = None,
         extra: _Mapping[str, _Any] | None = None,
@@ -14064,7 +14064,7 @@ class ProductInfo(_M):
     def product_category_id(self) -> str | None:
         """``productCategoryId``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def order_item_type(self) -> OrderItemType | None:
@@ -14161,7 +14161,7 @@ class ProductInfo(_M):
         weight: _Decimal | None = None,
         group_id: str | None = None,
         product_category_id: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         order_item_type: OrderItemType | None = None,
         modifier_schema_id: str | None = None,
         modifier_schema_name: str | None = None,
@@ -15097,13 +15097,13 @@ class CreateOrderSettingsBase(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class OrdersCommonOrderStatus(_E):
+class CommonOrderStatus(_E):
     """``Orders.Common.OrderStatus`` (open enum)."""
 
-    NEW: _ClassVar[OrdersCommonOrderStatus]
-    BILL: _ClassVar[OrdersCommonOrderStatus]
-    CLOSED: _ClassVar[OrdersCommonOrderStatus]
-    DELETED: _ClassVar[OrdersCommonOrderStatus]
+    NEW: _ClassVar[CommonOrderStatus]
+    BILL: _ClassVar[CommonOrderStatus]
+    CLOSED: _ClassVar[CommonOrderStatus]
+    DELETED: _ClassVar[CommonOrderStatus]
 
 class GetProgramsRequest(_M):
     """``Organization.GetProgramsRequest``."""
@@ -17526,7 +17526,7 @@ class TransportTransactionsReportItem(_M):
     def sum(self) -> _Decimal | None:
         """``sum``."""
     @property
-    def type_(self) -> int | None:
+    def type(self) -> int | None:
         """``type``."""
     @property
     def type_name(self) -> str | None:
@@ -17581,7 +17581,7 @@ class TransportTransactionsReportItem(_M):
         pos_balance_before: _Decimal | None = None,
         program_id: str | None = None,
         sum: _Decimal | None = None,
-        type_: int | None = None,
+        type: int | None = None,
         type_name: str | None = None,
         wallet_id: str | None = None,
         when_created: _dt.datetime | None = None,
@@ -17605,7 +17605,7 @@ class AddOrderItemsToBanquetRequest(_M):
     def organization_id(self) -> str | None:
         """``organizationId`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -17615,7 +17615,7 @@ class AddOrderItemsToBanquetRequest(_M):
         *,
         reserve_id: str | None = None,
         organization_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -17672,7 +17672,7 @@ class ChangeBanquetOrderItemsRequest(_M):
     def reserve_id(self) -> str | None:
         """``reserveId`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items``."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -17682,7 +17682,7 @@ class ChangeBanquetOrderItemsRequest(_M):
         *,
         organization_id: str | None = None,
         reserve_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -17770,10 +17770,10 @@ class CreateReserveRequest(_M):
     def external_number(self) -> str | None:
         """``externalNumber``."""
     @property
-    def order(self) -> ReservesRequestReserveOrder | None:
+    def order(self) -> RequestReserveOrder | None:
         """``order``."""
     @property
-    def customer(self) -> DeliveriesRequestCreateOrderRegularCustomer | None:
+    def customer(self) -> CreateOrderRegularCustomer | None:
         """``customer`` (required in requests)."""
     @property
     def phone(self) -> str | None:
@@ -17815,8 +17815,8 @@ class CreateReserveRequest(_M):
         terminal_group_id: str | None = None,
         id: str | None = None,
         external_number: str | None = None,
-        order: ReservesRequestReserveOrder | None = None,
-        customer: DeliveriesRequestCreateOrderRegularCustomer | None = None,
+        order: RequestReserveOrder | None = None,
+        customer: CreateOrderRegularCustomer | None = None,
         phone: str | None = None,
         guests_count: int | None = None,
         comment: str | None = None,
@@ -17954,14 +17954,14 @@ class ReservesGuestsInfo(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class ReservesRequestReserveOrder(_M):
+class RequestReserveOrder(_M):
     """``Reserves.Request.ReserveOrder``."""
 
     @property
     def menu_id(self) -> str | None:
         """``menuId``."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -17979,7 +17979,7 @@ class ReservesRequestReserveOrder(_M):
     def discounts_info(self) -> DiscountsInfo | None:
         """``discountsInfo``."""
     @property
-    def loyalty_info(self) -> DeliveriesRequestCreateOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> CreateOrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
     def order_type_id(self) -> str | None:
@@ -17988,22 +17988,22 @@ class ReservesRequestReserveOrder(_M):
     def cheque_additional_info(self) -> ChequeAdditionalInfo | None:
         """``chequeAdditionalInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
         *,
         menu_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         payments: list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None = None,
         tips: list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None = None,
         source_key: str | None = None,
         discounts_info: DiscountsInfo | None = None,
-        loyalty_info: DeliveriesRequestCreateOrderLoyaltyInfo | None = None,
+        loyalty_info: CreateOrderLoyaltyInfo | None = None,
         order_type_id: str | None = None,
         cheque_additional_info: ChequeAdditionalInfo | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -18011,7 +18011,7 @@ class Reserve(_M):
     """``Reserves.Reserve``."""
 
     @property
-    def customer(self) -> DeliveriesResponseOrderAnonymousCustomer | DeliveriesResponseOrderRegularCustomer | DeliveriesResponseOrderCustomer | None:
+    def customer(self) -> OrderAnonymousCustomer | OrderRegularCustomer | OrderCustomer | None:
         """``customer`` (required in requests)."""
     @property
     def guests_count(self) -> int | None:
@@ -18047,12 +18047,12 @@ class Reserve(_M):
     def event_type(self) -> str | None:
         """``eventType``."""
     @property
-    def order(self) -> ReservesResponseReserveOrder | None:
+    def order(self) -> ResponseReserveOrder | None:
         """``order``."""
     def __init__(
         self,
         *,
-        customer: DeliveriesResponseOrderAnonymousCustomer | DeliveriesResponseOrderRegularCustomer | DeliveriesResponseOrderCustomer | None = None,
+        customer: OrderAnonymousCustomer | OrderRegularCustomer | OrderCustomer | None = None,
         guests_count: int | None = None,
         comment: str | None = None,
         duration_in_minutes: int | None = None,
@@ -18064,7 +18064,7 @@ class Reserve(_M):
         guests_coming_time: _dt.datetime | None = None,
         phone: str | None = None,
         event_type: str | None = None,
-        order: ReservesResponseReserveOrder | None = None,
+        order: ResponseReserveOrder | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -18207,7 +18207,7 @@ class ReservesResponse(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class ReservesResponseReserveOrder(_M):
+class ResponseReserveOrder(_M):
     """``Reserves.Response.ReserveOrder``."""
 
     @property
@@ -18232,10 +18232,10 @@ class ReservesResponseReserveOrder(_M):
     def conception(self) -> Conception | None:
         """``conception``."""
     @property
-    def guests_info(self) -> DeliveriesResponseOrderGuestsInfo | None:
+    def guests_info(self) -> OrderGuestsInfo | None:
         """``guestsInfo`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None:
+    def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
@@ -18250,7 +18250,7 @@ class ReservesResponseReserveOrder(_M):
     def discounts(self) -> list[DiscountItem] | None:
         """``discounts``."""
     @property
-    def order_type(self) -> DeliveriesResponseOrderOrderType | None:
+    def order_type(self) -> OrderOrderType | None:
         """``orderType`` (required in requests)."""
     @property
     def terminal_group_id(self) -> str | None:
@@ -18259,10 +18259,10 @@ class ReservesResponseReserveOrder(_M):
     def processed_payments_sum(self) -> _Decimal | None:
         """``processedPaymentsSum`` (required in requests)."""
     @property
-    def loyalty_info(self) -> DeliveriesResponseOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesResponseOrderExternalData] | None:
+    def external_data(self) -> list[OrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
@@ -18274,17 +18274,17 @@ class ReservesResponseReserveOrder(_M):
         when_bill_printed: _dt.datetime | None = None,
         when_closed: _dt.datetime | None = None,
         conception: Conception | None = None,
-        guests_info: DeliveriesResponseOrderGuestsInfo | None = None,
-        items: list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None = None,
+        guests_info: OrderGuestsInfo | None = None,
+        items: list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None = None,
         combos: list[OrderCombo] | None = None,
         payments: list[PaymentItem] | None = None,
         tips: list[TipsPaymentItem] | None = None,
         discounts: list[DiscountItem] | None = None,
-        order_type: DeliveriesResponseOrderOrderType | None = None,
+        order_type: OrderOrderType | None = None,
         terminal_group_id: str | None = None,
         processed_payments_sum: _Decimal | None = None,
-        loyalty_info: DeliveriesResponseOrderLoyaltyInfo | None = None,
-        external_data: list[DeliveriesResponseOrderExternalData] | None = None,
+        loyalty_info: OrderLoyaltyInfo | None = None,
+        external_data: list[OrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -19670,14 +19670,14 @@ class CheckStopListRequest(_M):
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     def __init__(
         self,
         *,
         organization_id: str | None = None,
         terminal_group_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -19901,7 +19901,7 @@ class AddItemsToTableOrderRequest(_M):
     def organization_id(self) -> str | None:
         """``organizationId`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -19912,7 +19912,7 @@ class AddItemsToTableOrderRequest(_M):
         add_order_items_settings: AddTableOrderItemsSettings | None = None,
         order_id: str | None = None,
         organization_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -19940,7 +19940,7 @@ class CreateTableOrderRequest(_M):
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId`` (required in requests)."""
     @property
-    def order(self) -> TableOrdersRequestTableOrder | None:
+    def order(self) -> RequestTableOrder | None:
         """``order``."""
     @property
     def create_order_settings(self) -> CreateTableOrderSettings | None:
@@ -19950,7 +19950,7 @@ class CreateTableOrderRequest(_M):
         *,
         organization_id: str | None = None,
         terminal_group_id: str | None = None,
-        order: TableOrdersRequestTableOrder | None = None,
+        order: RequestTableOrder | None = None,
         create_order_settings: CreateTableOrderSettings | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -20018,7 +20018,7 @@ class GetTableOrdersByTableRequest(_M):
     def table_ids(self) -> list[str] | None:
         """``tableIds`` (required in requests)."""
     @property
-    def statuses(self) -> list[OrdersCommonOrderStatus] | None:
+    def statuses(self) -> list[CommonOrderStatus] | None:
         """``statuses``."""
     @property
     def date_from(self) -> _dt.datetime | None:
@@ -20032,13 +20032,13 @@ class GetTableOrdersByTableRequest(_M):
         source_keys: list[str] | None = None,
         organization_ids: list[str] | None = None,
         table_ids: list[str] | None = None,
-        statuses: list[OrdersCommonOrderStatus] | None = None,
+        statuses: list[CommonOrderStatus] | None = None,
         date_from: _dt.datetime | None = None,
         date_to: _dt.datetime | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class TableOrdersRequestGuestsInfo(_M):
+class RequestGuestsInfo(_M):
     """``TableOrders.Request.GuestsInfo``."""
 
     @property
@@ -20093,7 +20093,7 @@ class InitTableOrderRequest(_M):
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
-class TableOrdersRequestTableOrder(_M):
+class RequestTableOrder(_M):
     """``TableOrders.Request.TableOrder``."""
 
     @property
@@ -20106,7 +20106,7 @@ class TableOrdersRequestTableOrder(_M):
     def table_ids(self) -> list[str] | None:
         """``tableIds``."""
     @property
-    def customer(self) -> DeliveriesRequestCreateOrderRegularCustomer | None:
+    def customer(self) -> CreateOrderRegularCustomer | None:
         """``customer``."""
     @property
     def phone(self) -> str | None:
@@ -20115,7 +20115,7 @@ class TableOrdersRequestTableOrder(_M):
     def guest_count(self) -> int | None:
         """``guestCount``."""
     @property
-    def guests(self) -> TableOrdersRequestGuestsInfo | None:
+    def guests(self) -> RequestGuestsInfo | None:
         """``guests``."""
     @property
     def tab_name(self) -> str | None:
@@ -20127,7 +20127,7 @@ class TableOrdersRequestTableOrder(_M):
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
     @property
-    def items(self) -> list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None:
+    def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[Combo] | None:
@@ -20145,7 +20145,7 @@ class TableOrdersRequestTableOrder(_M):
     def discounts_info(self) -> DiscountsInfo | None:
         """``discountsInfo``."""
     @property
-    def loyalty_info(self) -> DeliveriesRequestCreateOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> CreateOrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
     def order_type_id(self) -> str | None:
@@ -20154,7 +20154,7 @@ class TableOrdersRequestTableOrder(_M):
     def cheque_additional_info(self) -> ChequeAdditionalInfo | None:
         """``chequeAdditionalInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesRequestCreateOrderExternalData] | None:
+    def external_data(self) -> list[CreateOrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
@@ -20162,23 +20162,23 @@ class TableOrdersRequestTableOrder(_M):
         id: str | None = None,
         external_number: str | None = None,
         table_ids: list[str] | None = None,
-        customer: DeliveriesRequestCreateOrderRegularCustomer | None = None,
+        customer: CreateOrderRegularCustomer | None = None,
         phone: str | None = None,
         guest_count: int | None = None,
-        guests: TableOrdersRequestGuestsInfo | None = None,
+        guests: RequestGuestsInfo | None = None,
         tab_name: str | None = None,
         menu_id: str | None = None,
         price_category_id: str | None = None,
-        items: list[DeliveriesRequestCreateOrderCompoundOrderItem | DeliveriesRequestCreateOrderProductOrderItem | DeliveriesRequestCreateOrderOrderItem] | None = None,
+        items: list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None = None,
         combos: list[Combo] | None = None,
         payments: list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None = None,
         tips: list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None = None,
         source_key: str | None = None,
         discounts_info: DiscountsInfo | None = None,
-        loyalty_info: DeliveriesRequestCreateOrderLoyaltyInfo | None = None,
+        loyalty_info: CreateOrderLoyaltyInfo | None = None,
         order_type_id: str | None = None,
         cheque_additional_info: ChequeAdditionalInfo | None = None,
-        external_data: list[DeliveriesRequestCreateOrderExternalData] | None = None,
+        external_data: list[CreateOrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -20234,26 +20234,26 @@ class SplitOrderBetweenCashRegisters(_E):
     ALLOWED: _ClassVar[SplitOrderBetweenCashRegisters]
     REQUIRED: _ClassVar[SplitOrderBetweenCashRegisters]
 
-class TableOrdersResponseTableOrder(_M):
+class ResponseTableOrder(_M):
     """``TableOrders.Response.TableOrder``."""
 
     @property
     def table_ids(self) -> list[str] | None:
         """``tableIds`` (required in requests)."""
     @property
-    def customer(self) -> DeliveriesResponseOrderRegularCustomer | None:
+    def customer(self) -> OrderRegularCustomer | None:
         """``customer``."""
     @property
     def phone(self) -> str | None:
         """``phone``."""
     @property
-    def status(self) -> DeliveriesResponseOrderOrderStatus | None:
+    def status(self) -> OrderOrderStatus | None:
         """``status`` (required in requests)."""
     @property
     def when_created(self) -> _dt.datetime | None:
         """``whenCreated``."""
     @property
-    def waiter(self) -> DeliveriesResponseOrderEmployee | None:
+    def waiter(self) -> OrderEmployee | None:
         """``waiter``."""
     @property
     def tab_name(self) -> str | None:
@@ -20286,10 +20286,10 @@ class TableOrdersResponseTableOrder(_M):
     def conception(self) -> Conception | None:
         """``conception``."""
     @property
-    def guests_info(self) -> DeliveriesResponseOrderGuestsInfo | None:
+    def guests_info(self) -> OrderGuestsInfo | None:
         """``guestsInfo`` (required in requests)."""
     @property
-    def items(self) -> list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None:
+    def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
         """``items`` (required in requests)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
@@ -20304,7 +20304,7 @@ class TableOrdersResponseTableOrder(_M):
     def discounts(self) -> list[DiscountItem] | None:
         """``discounts``."""
     @property
-    def order_type(self) -> DeliveriesResponseOrderOrderType | None:
+    def order_type(self) -> OrderOrderType | None:
         """``orderType`` (required in requests)."""
     @property
     def terminal_group_id(self) -> str | None:
@@ -20313,20 +20313,20 @@ class TableOrdersResponseTableOrder(_M):
     def processed_payments_sum(self) -> _Decimal | None:
         """``processedPaymentsSum`` (required in requests)."""
     @property
-    def loyalty_info(self) -> DeliveriesResponseOrderLoyaltyInfo | None:
+    def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
     @property
-    def external_data(self) -> list[DeliveriesResponseOrderExternalData] | None:
+    def external_data(self) -> list[OrderExternalData] | None:
         """``externalData``."""
     def __init__(
         self,
         *,
         table_ids: list[str] | None = None,
-        customer: DeliveriesResponseOrderRegularCustomer | None = None,
+        customer: OrderRegularCustomer | None = None,
         phone: str | None = None,
-        status: DeliveriesResponseOrderOrderStatus | None = None,
+        status: OrderOrderStatus | None = None,
         when_created: _dt.datetime | None = None,
-        waiter: DeliveriesResponseOrderEmployee | None = None,
+        waiter: OrderEmployee | None = None,
         tab_name: str | None = None,
         split_order_between_cash_registers: SplitOrderBetweenCashRegisters | None = None,
         menu_id: str | None = None,
@@ -20337,17 +20337,17 @@ class TableOrdersResponseTableOrder(_M):
         when_bill_printed: _dt.datetime | None = None,
         when_closed: _dt.datetime | None = None,
         conception: Conception | None = None,
-        guests_info: DeliveriesResponseOrderGuestsInfo | None = None,
-        items: list[DeliveriesResponseOrderCompoundOrderItem | DeliveriesResponseOrderProductOrderItem | ServiceOrderItem | DeliveriesResponseOrderOrderItem] | None = None,
+        guests_info: OrderGuestsInfo | None = None,
+        items: list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None = None,
         combos: list[OrderCombo] | None = None,
         payments: list[PaymentItem] | None = None,
         tips: list[TipsPaymentItem] | None = None,
         discounts: list[DiscountItem] | None = None,
-        order_type: DeliveriesResponseOrderOrderType | None = None,
+        order_type: OrderOrderType | None = None,
         terminal_group_id: str | None = None,
         processed_payments_sum: _Decimal | None = None,
-        loyalty_info: DeliveriesResponseOrderLoyaltyInfo | None = None,
-        external_data: list[DeliveriesResponseOrderExternalData] | None = None,
+        loyalty_info: OrderLoyaltyInfo | None = None,
+        external_data: list[OrderExternalData] | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -20376,7 +20376,7 @@ class TableOrderInfo(_M):
     def error_info(self) -> ErrorInfo | None:
         """``errorInfo``."""
     @property
-    def order(self) -> TableOrdersResponseTableOrder | None:
+    def order(self) -> ResponseTableOrder | None:
         """``order``."""
     def __init__(
         self,
@@ -20388,7 +20388,7 @@ class TableOrderInfo(_M):
         timestamp: int | None = None,
         creation_status: CreationStatus | None = None,
         error_info: ErrorInfo | None = None,
-        order: TableOrdersResponseTableOrder | None = None,
+        order: ResponseTableOrder | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
 
@@ -20835,7 +20835,7 @@ class TransactionItem(_M):
     def terminal(self) -> str | None:
         """``terminal``."""
     @property
-    def type_(self) -> str | None:
+    def type(self) -> str | None:
         """``type``."""
     @property
     def user_modified(self) -> str | None:
@@ -20863,7 +20863,7 @@ class TransactionItem(_M):
         session: str | None = None,
         sum: _Decimal | None = None,
         terminal: str | None = None,
-        type_: str | None = None,
+        type: str | None = None,
         user_modified: str | None = None,
         extra: _Mapping[str, _Any] | None = None,
     ) -> None: ...
@@ -21975,4 +21975,4 @@ RefillType = int
 TemplateType = int
 """``iikoNet.Common.Enums.TemplateType``: documented values 0, 1, 2, 3, 4, 5, 6, 7, 8, 9."""
 
-__all__ = ["AccountTransactionsListRequest", "AccountTransactionsResponse", "AccountingTransactionUserResponse", "CitiesRequest", "CitiesResponse", "AddressCity2", "AddressRegion", "RegionsRequest", "RegionsResponse", "AddressStreet", "StreetById", "StreetsByCityRequest", "StreetsByIdRequest", "StreetsByIdResponse", "StreetsResponse", "AddressHintsServiceType", "AllergenGroupDto", "AllergenGroupDto2", "AllergenGroupDto3", "AllergenGroupDto4", "GetAccessTokenRequest", "GetAccessTokenResponse", "GetAccessTokenV2Request", "GetAccessTokenV2Response", "BarcodeDto", "BarcodeDto2", "BarcodeDto3", "BarcodeDto4", "BarcodeDto5", "BarcodeDto6", "BarcodeDto7", "BarcodeDto8", "BarcodeItem", "ButtonImageDto", "ButtonImageDto2", "ButtonImageDto3", "CancelCausesCancelCause", "CancelCausesRequest", "CancelCausesResponse", "ComboCategoryDto", "ComboCategoryDto2", "ComboCategoryDto3", "ComboDto", "ComboDtoImageItem", "ComboDto2", "ComboDto2ImageItem", "ComboDto3", "ComboDto3ImageItem", "ComboGroupDto", "ComboGroupDto2", "ComboGroupDto3", "ComboGroupDto4", "ComboGroupItemDto", "ComboGroupItemDto2", "ComboGroupItemDto3", "ComboGroupItemDto4", "ComboGroupItemSizeDto", "ComboGroupItemSizeDto2", "ComboGroupItemSizeDto3", "ComboGroupItemSizeDto4", "ComboSizeDto", "ComboSizeDtoButtonImage", "ComboSizeDto2", "ComboSizeDto2ButtonImage", "ComboSizeDto3", "ComboSizeDto3ButtonImage", "ErrorCommandStatus", "GetCommandStatusRequest", "GetCommandStatusResponse", "InProgressCommandStatus", "SuccessCommandStatus", "CorrelationIdResponse", "CommonExternalData", "GetByOrganizationIdRequest", "CommonPriceCategory", "RmsItemsResponseWrapperOfActiveCourierLocation", "RmsItemsResponseWrapperOfCity", "RmsItemsResponseWrapperOfCourierLocations", "RmsItemsResponseWrapperOfDiscountCardTypeInfo", "RmsItemsResponseWrapperOfEmployee", "RmsItemsResponseWrapperOfEmployeeWithCheckedRole", "RmsItemsResponseWrapperOfOrderType", "RmsItemsResponseWrapperOfRegion", "RmsItemsResponseWrapperOfTerminalGroup", "RmsItemsResponseWrapperOfTerminalGroupStopList", "SortDirection", "CostPriceItem", "Counteragent", "AddCustomerToProgramRequest", "AddCustomerToProgramResponse", "AddMagnetCardRequest", "AddMagnetCardResponse", "CancelHoldMoneyRequest", "CancelHoldMoneyResponse", "ChangeCategoryForCustomerRequest", "ChangeCategoryForCustomerResponse", "ChangeUserBalanceRequest", "CreateOrUpdateCustomerRequest", "CreateOrUpdateCustomerResponse", "DeleteCustomersRequest", "DeleteCustomersResponse", "DeleteMagnetCardRequest", "DeleteMagnetCardResponse", "GetCategoriesRequest", "GetCategoriesResponse", "GetCustomerInfoByCardNumberRequest", "GetCustomerInfoByCardTrackRequest", "GetCustomerInfoByEmailRequest", "GetCustomerInfoByIdRequest", "GetCustomerInfoByPhoneRequest", "GetCustomerInfoRequest", "GetCustomerInfoResponse", "GuestBalanceInfo", "GuestCardInfo", "GuestCategoryShortInfo", "HoldMoneyRequest", "HoldMoneyResponse", "IikoNetUserSex", "PersonalDataConsentStatus", "RestoreCustomersRequest", "RestoreCustomersResponse", "CustomerTagGroup", "CustomerTagGroup2", "CustomerTagGroup3", "CustomerTagItem", "CustomerTagItem2", "CustomerTagItem3", "CardPaymentAdditionalData", "ChequeAdditionalInfo", "DeliveriesCommonCoordinates", "DeliveryStatus", "DeliveryStatusForUpdate", "ExternalPaymentAdditionalData", "Gender", "IikoCardSearchScope", "LoyaltyCardPaymentAdditionalData", "DeliveriesCommonOrderServiceType", "PaymentAdditionalData", "DeliveriesCommonPaymentTypeKind", "CommitDraftRequest", "CreateDraftRequest", "CreateOrSaveDraftResponse", "DeleteDraftRequest", "DeliveryOrderDraft", "FilterDraftsRequest", "FilterDraftsResponse", "GetDraftRequest", "GetDraftResponse", "LockOrUnlockDraftRequest", "OrderDraft", "OrderDraftSortProperty", "SaveDraftRequest", "AddOrderItemsRequest", "CancelOrderRequest", "CancelTableOrderRequest", "ChangeDriverInfoRequest", "CloseDeliveryOrderRequest", "CloseTableOrderRequest", "DeliveriesRequestCreateOrderAddress", "AddressCity", "AddressLegacy", "DeliveriesRequestCreateOrderAnonymousCustomer", "CardPayment", "CardTipsPayment", "CashPayment", "CashTipsPayment", "Combo", "DeliveriesRequestCreateOrderComboItemInformation", "DeliveriesRequestCreateOrderCompoundOrderItem", "DeliveriesRequestCreateOrderCompoundOrderItemComponent", "DeliveriesRequestCreateOrderCustomer", "DeliveryOrder", "DeliveriesRequestCreateOrderDeliveryPoint", "Discount", "DiscountCard", "DiscountsInfo", "DeliveriesRequestCreateOrderDynamicDiscount", "DeliveriesRequestCreateOrderExternalData", "ExternalPayment", "ExternalTipsPayment", "Guests", "IikoCardDiscount", "IikoCardDiscountItem", "LoyaltyCardPayment", "DeliveriesRequestCreateOrderLoyaltyInfo", "Modifier", "DeliveriesRequestCreateOrderOrder", "DeliveriesRequestCreateOrderOrderItem", "DeliveriesRequestCreateOrderOrderServiceType", "Payment", "DeliveriesRequestCreateOrderProductOrderItem", "DeliveriesRequestCreateOrderRegularCustomer", "RmsDiscount", "DeliveriesRequestCreateOrderStreet", "TipsPayment", "CreateOrderRequest", "OrderSortProperty", "OrdersByDeliveryDateAndFilterRequest", "OrdersByDeliveryDateAndPhoneRequest", "OrdersByDeliveryDateAndStatusRequest", "OrdersByIdRequest", "OrdersByRevisionRequest", "OrdersHistoryByDeliveryDateAndPhoneRequest", "PrintBillRequest", "PrintDeliveryBillRequest", "UpdateDeliveryStatusRequest", "CancelDeliveryConfirmationRequest", "ChangeCompleteBeforeRequest", "ChangeDeliveryCommentRequest", "ChangeDeliveryOperatorRequest", "ChangeDeliveryPointRequest", "ChangeExternalDataRequest", "ChangePaymentsRequest", "ChangeServiceTypeDeliveryByClient", "ChangeServiceTypeDeliveryByCourier", "ChangeServiceTypeRequest", "ConfirmDeliveryRequest", "OrderPaymentItem", "UpdateOrderCourierRequest", "UpdateOrderPaymentsRequest", "UpdateOrderProblemRequest", "UpdateTrackingLinkRequest", "DeliveriesResponseOrderAddress", "DeliveriesResponseOrderAnonymousCustomer", "DeliveriesResponseOrderCancelCause", "CancelInfo", "DeliveriesResponseOrderCity", "DeliveriesResponseOrderComboItemInformation", "CompoundItemTemplate", "DeliveriesResponseOrderCompoundOrderItem", "DeliveriesResponseOrderCompoundOrderItemComponent", "Conception", "CourierInfo", "CreationStatus", "DeliveriesResponseOrderCustomer", "DeletionMethod", "DeliveriesResponseOrderDeliveryPoint", "DiscountItem", "DiscountType", "DeliveriesResponseOrderDynamicDiscount", "DeliveriesResponseOrderEmployee", "ExternalCourierService", "DeliveriesResponseOrderExternalData", "DeliveriesResponseOrderGuestsInfo", "IdentifierCode", "ItemDeletedInfo", "DeliveriesResponseOrderLoyaltyInfo", "DeliveriesResponseOrderMarketingSource", "DeliveriesResponseOrderOrder", "OrderCombo", "OrderInfo", "DeliveriesResponseOrderOrderItem", "OrderItemIdentifierCode", "OrderItemModifier", "OrderItemStatus", "DeliveriesResponseOrderOrderStatus", "DeliveriesResponseOrderOrderType", "PaymentItem", "DeliveriesResponseOrderPaymentType", "PositionWithSum", "Problem", "Product", "ProductGroup", "DeliveriesResponseOrderProductOrderItem", "ProductSize", "DeliveriesResponseOrderRegion", "DeliveriesResponseOrderRegularCustomer", "DeliveriesResponseOrderRemovalType", "ServiceOrderItem", "DeliveriesResponseOrderStreet", "TipsPaymentItem", "DeliveriesResponseOrderTipsType", "OrderResponse", "OrdersByOrganization", "OrdersResponse", "OrdersWithRevisionResponse", "ActionOnValidationRejection", "AllowedItemWithDuration", "DeliveryRestrictionRejectCode", "GetAllowedRestrictionsRequest", "GetAllowedRestrictionsResponse", "OrderLocation", "RejectItem", "RejectItemData", "RestrictionsAddress", "RestrictionsOrderItem", "RestrictionsOrderItemModifier", "DeliveryRestrictionsCoordinates", "DeliveryGeocodeServiceType", "DeliveryRestrictionItem", "DeliveryRestrictions", "DeliveryRestrictionsMode", "DeliveryZone", "DeliveryZoneAddressBinding", "GetDeliveryRestrictionsRequest", "GetDeliveryRestrictionsResponse", "HousesRange", "HousesRangeType", "DisassembleDocumentCreateItem", "DisassembleDocumentCreateRequest", "DisassembleDocumentGetItem", "DisassembleDocumentGetResponse", "DisassembleDocumentListItem", "DisassembleDocumentSaveResponse", "DisassembleDocumentUpdateRequest", "DiscountCardMode", "DiscountCardTypeInfo", "DiscountsRequest", "DiscountsResponse", "ProductCategoryDiscount", "DocumentTransactionItem", "DocumentTransactionsListRequest", "ActiveCourierLocation", "ActiveCourierLocationsByTerminalGroupRequest", "ActiveCourierLocationsResponse", "ChangePersonalSessionResponse", "ClosePersonalSessionRequest", "CoordinateInfo", "CourierLocations", "CourierLocationsByTimeOffsetRequest", "CourierLocationsByTimeOffsetResponse", "CouriersAndCheckRoleRequest", "CouriersRequest", "EmployeesEmployee", "EmployeeInfo", "EmployeeInfoRequest", "EmployeeInfoResponse", "EmployeeWithCheckedRole", "EmployeesResponse", "EmployeesWithRoleSignResponse", "GetPersonalSessionInfoRequest", "GetPersonalSessionInfoResponse", "GetTerminalGroupsOfEmployeeRequest", "GetTerminalGroupsOfEmployeeResponse", "OpenPersonalSessionRequest", "PersonalShift", "RoleCheckResult", "ErrorResponse", "ErrorCode", "ErrorInfo", "ErrorsErrorResponse", "ExternalMenuCategory", "ExternalMenuCategory2", "ExternalMenuCategory3", "ExternalMenuComboItem", "ExternalMenuComboItemSize", "ExternalMenuItem", "ExternalMenuItem2", "ExternalMenuItem3", "ExternalMenuItemSize", "ExternalMenuItemSize2", "ExternalMenuItemSize3", "ExternalMenuItemSize4", "ExternalMenuModifierGroup", "ExternalMenuModifierGroupRestrictions", "ExternalMenuModifierGroup2", "ExternalMenuModifierGroup2Restrictions", "ExternalMenuModifierGroup3", "ExternalMenuModifierGroup3Restrictions", "ExternalMenuModifierGroup4", "ExternalMenuModifierGroup4Restrictions", "ExternalMenuModifierItem", "ExternalMenuModifierItem2", "ExternalMenuModifierItem3", "ExternalMenuModifierItem4", "ExternalMenuPriceByDepartmentsDto", "ExternalMenuPriceByDepartmentsDto2", "ExternalMenuPriceByDepartmentsDto3", "ExternalMenuPriceByDepartmentsDto4", "ExternalMenuPriceByDepartmentsDto5", "ExternalMenuPriceByDepartmentsDto6", "ExternalMenuPriceByDepartmentsDto7", "ExternalMenuPriceByDepartmentsDto8", "ExternalMenuV2", "ExternalMenuV3", "ExternalMenuV4", "GetByIDRequest", "GetCostPricesRequest", "GetCostPricesResponse", "GetCounteragentsRequest", "GetCounteragentsResponse", "IncomingInvoice", "IncomingInvoiceItem", "IncomingInvoiceRequest", "IncomingInvoiceRequestItem", "IncomingInvoiceSaveResponse", "IncomingReturnedInvoiceCreateItem", "IncomingReturnedInvoiceCreateRequest", "IncomingReturnedInvoiceGetItem", "IncomingReturnedInvoiceGetResponse", "IncomingReturnedInvoiceListItem", "IncomingReturnedInvoiceSaveResponse", "IncomingReturnedInvoiceUpdateRequest", "IncomingServiceCreateItem", "IncomingServiceCreateRequest", "IncomingServiceGetItem", "IncomingServiceGetResponse", "IncomingServiceListItem", "IncomingServiceSaveResponse", "IncomingServiceUpdateRequest", "DeliveryOrderWebHooksFilter", "ReserveWebHookFilter", "TableOrderWebHookFilter", "WebHookShortFilter", "WebHooksFilter", "InternalTransferCreateItem", "InternalTransferCreateRequest", "InternalTransferGetItem", "InternalTransferGetResponse", "InternalTransferListItem", "InternalTransferSaveResponse", "InternalTransferUpdateRequest", "IntervalDto", "IntervalDto2", "IntervalDto3", "LabelDto", "LabelDto2", "LabelDto3", "ListRequest", "AvailableCombo", "AvailablePayment", "CalculateCheckinRequest", "CalculateCheckinResponse", "CalculateComboPriceRequest", "CalculateComboPriceResponse", "ComboCategory", "ComboGroup", "ComboGroupMapping", "ComboPriceModificationType", "ComboProduct", "ComboSpecification", "CouponInfo", "CouponInfoRequest", "CouponInfoResponse", "DiscountOperation", "LoyaltyResultDynamicDiscount", "FreeProduct", "FreeProductSize", "FreeProductsGroup", "GetCombosInfoRequest", "GetCombosInfoResponse", "GetCountersRequest", "GetCountersResponse", "GetManualConditionsResponse", "GuestCounter", "LoyaltyProgramResult", "ManualConditionInfo", "NotActivatedCoupon", "NotActivatedCouponRequest", "NotActivatedCouponResponse", "OperationCode", "SeriesWithNotActivatedCoupons", "SeriesWithNotActivatedCouponsRequest", "SeriesWithNotActivatedCouponsResponse", "Upsale", "UpsaleProduct", "WalletInfo", "WarningInfo", "MarketingSourcesMarketingSource", "MarketingSourcesRequest", "MarketingSourcesResponse", "ActionType", "CallCenterAction", "CallCenterTelemetry", "ModifierRestrictionsDto", "ModifierRestrictionsDto2", "ModifierRestrictionsDto3", "ModifierRestrictionsDto4", "ModifierRestrictionsDto5", "ModifierRestrictionsDto6", "ModifierRestrictionsDto7", "ModifierRestrictionsDto8", "ChildModifierInfo", "ExternalMenu", "GroupModifierInfo", "MenuRequest", "MenusDataResponse", "NomenclatureRequest", "NomenclatureResponse", "OrderItemType", "Price", "NomenclaturePriceCategory", "ProductCategoryInfo", "ProductInfo", "ProductsGroupInfo", "SimpleModifierInfo", "Size", "SizePrice", "CheckSmsStatusRequest", "CheckSmsStatusResponse", "NotificationSendingCapabilityCheckStatus", "SendEmailRequest", "SendEmailResponse", "SendSmsRequest", "SendSmsResponse", "SmsSendingPossibilityRequest", "SmsSendingPossibilityResponse", "SmsSendingStatus", "SmsSendingStatusInfo", "DeliveryAttentionNotificationRequest", "ExternalCourierArrivedNotificationRequest", "ExternalCourierAssignedNotificationRequest", "OrderAttentionNotificationRequest", "SendNotificationRequest", "NutritionInfoDto", "NutritionInfoDto2", "NutritionInfoDto3", "NutritionInfoDto4", "NutritionInfoDto5", "NutritionInfoDto6", "NutritionInfoDto7", "NutritionInfoDto8", "OrderTypesOrderServiceType", "OrderTypesOrderType", "OrderTypesRequest", "OrderTypesResponse", "AddOrderPaymentsRequest", "CreateOrderSettings", "CreateOrderSettingsBase", "OrdersCommonOrderStatus", "GetProgramsRequest", "GetProgramsResponse", "LoyaltyProgram", "MarketingCampaignActionConditionBindingInfo", "MarketingCampaignInfo", "MarketingCampaignSettingsInfo", "RefillUserBalanceResponse", "WithdrawUserBalanceResponse", "AddressFormatType", "DeliveryOrderPaymentSettings", "DeliverySettingsServiceType", "ExtendedOrganizationInfo", "GetOrganizationsRequest", "GetOrganizationsResponse", "GetSimpleOrganizationsResponse", "OrganizationInfo", "OrganizationSettings", "OrganizationSettingsParameters", "OrganizationsSettingsRequest", "OrganizationsSettingsResponse", "SimpleOrganizationInfo", "OutgoingInvoice", "OutgoingInvoiceItem", "OutgoingInvoiceRequest", "OutgoingInvoiceRequestItem", "OutgoingInvoiceSaveResponse", "OutgoingServiceCreateItem", "OutgoingServiceCreateRequest", "OutgoingServiceGetItem", "OutgoingServiceGetResponse", "OutgoingServiceListItem", "OutgoingServiceSaveResponse", "OutgoingServiceUpdateRequest", "OverrideTaxesDto", "OverrideTaxesDto2", "PayOutgoingInvoiceRequest", "PayRequest", "PaymentProcessingType", "PaymentTypesPaymentType", "PaymentTypesPaymentTypeKind", "PaymentTypesRequest", "PaymentTypesResponse", "PaymentLink", "PaymentLinkStatus", "PeriodScheduleDto", "PeriodScheduleDto2", "PeriodScheduleDto3", "PriceItem", "ProductCategoryDto", "ProductCategoryDto2", "ProductCategoryDto3", "ProductionDocumentCreateItem", "ProductionDocumentCreateRequest", "ProductionDocumentGetItem", "ProductionDocumentGetResponse", "ProductionDocumentListItem", "ProductionDocumentSaveResponse", "ProductionDocumentUpdateRequest", "ProgramType", "RemovalTypesRemovalType", "RemovalTypesRequest", "RemovalTypesResponse", "CertificateCounteragentType", "GetTransactionsReportByPeriodRequest", "GetTransactionsReportByPeriodResponse", "GetTransactionsReportByRevisionRequest", "GetTransactionsReportByRevisionResponse", "TransactionType", "TransportTransactionsCertificateReportItem", "TransportTransactionsCouponReportItem", "TransportTransactionsReportItem", "AddOrderItemsToBanquetRequest", "AddOrderPaymentsToBanquetRequest", "CancelReserveRequest", "ChangeBanquetOrderItemsRequest", "ChangeReserveEstimatedStartTimeRequest", "ChangeReserveTablesRequest", "Color", "CreateReserveRequest", "Font", "FontStyle", "GetRestaurantSectionsRequest", "GetRestaurantSectionsResponse", "GetRestaurantSectionsWorkloadRequest", "GetRestaurantSectionsWorkloadResponse", "ReservesGuestsInfo", "ReservesRequestReserveOrder", "Reserve", "ReserveCancelReason", "ReserveInWorkload", "ReserveInfo", "ReserveResponse", "ReserveStatus", "ReservesByIdRequest", "ReservesResponse", "ReservesResponseReserveOrder", "RestaurantSection", "RestaurantSectionEllipse", "RestaurantSectionMark", "RestaurantSectionRectangle", "RestaurantSectionTable", "SectionSchema", "Table", "RetrieveExternalMenuRequestDto", "ReturnedInvoiceCreateItem", "ReturnedInvoiceCreateRequest", "ReturnedInvoiceGetItem", "ReturnedInvoiceGetResponse", "ReturnedInvoiceListItem", "ReturnedInvoiceSaveResponse", "ReturnedInvoiceUpdateRequest", "SalesDocumentCreateItem", "SalesDocumentCreateRequest", "SalesDocumentGetItem", "SalesDocumentGetResponse", "SalesDocumentListItem", "SalesDocumentSaveResponse", "SalesDocumentUpdateRequest", "SelectedCustomerTag", "SelectedCustomerTag2", "SelectedCustomerTag3", "SelectedCustomerTag4", "SelectedCustomerTag5", "SelectedCustomerTag6", "SelectedCustomerTag7", "SelectedCustomerTag8", "SetPaymentDateOutgoingRequest", "SetPaymentDateOutgoingResponse", "SetPaymentDateRequest", "SetPaymentDateResponse", "AddProductsToStopListItem", "AddProductsToStopListRequest", "CheckStopListRequest", "CheckStopListResponse", "ClearStopListRequest", "RemoveProductsFromStopListItem", "RemoveProductsFromStopListRequest", "StopListItem", "StopListsRequest", "StopListsResponse", "TerminalGroupStopList", "TerminalGroupStopListUpdate", "WebHookOnStopListChangeData", "AddCustomerToTableOrderRequest", "AddItemsToTableOrderRequest", "AddTableOrderItemsSettings", "CreateTableOrderRequest", "CreateTableOrderSettings", "GetTableOrdersByIdRequest", "GetTableOrdersByTableRequest", "TableOrdersRequestGuestsInfo", "InitTableOrderByPosOrderRequest", "InitTableOrderRequest", "TableOrdersRequestTableOrder", "TableOrderCustomer", "SplitOrderBetweenCashRegisters", "TableOrdersResponseTableOrder", "TableOrderInfo", "TableOrderResponse", "TableOrdersResponse", "TagDto", "TagDto2", "TagDto3", "TaxCategoryDto", "TaxCategoryDto2", "TaxCategoryDto3", "AwakeTerminalGroupsRequest", "AwakeTerminalGroupsResponse", "GetTerminalGroupsByOrganizationsRequest", "TerminalGroup", "TerminalGroupAliveInfo", "TerminalGroupsIsAliveRequest", "TerminalGroupsIsAliveResponse", "TerminalGroupsRequest", "TerminalGroupsResponse", "TipsTypesTipsType", "TipsTypesResponse", "TransactionItem", "TransactionSide", "TransformationDocumentCreateItem", "TransformationDocumentCreateRequest", "TransformationDocumentGetItem", "TransformationDocumentGetResponse", "TransformationDocumentListItem", "TransformationDocumentSaveResponse", "TransformationDocumentUpdateRequest", "UpdateProductBarcodesRequest", "UpdateProductBarcodesResponse", "DeliveryOrderErrorWebHookEventInfo", "DeliveryOrderUpdateWebHookEventInfo", "GetWebHookSettingsRequest", "GetWebHookSettingsResponse", "PersonalShiftWebHookEventInfo", "ReserveErrorWebHookEventInfo", "ReserveUpdateWebHookEventInfo", "StopListUpdateWebHookEventInfo", "TableOrderErrorWebHookEventInfo", "TableOrderUpdateWebHookEventInfo", "UpdateWebHookSettingsRequest", "WebHookEventType", "WriteoffDocumentCreateItem", "WriteoffDocumentCreateRequest", "WriteoffDocumentGetItem", "WriteoffDocumentGetResponse", "WriteoffDocumentListItem", "WriteoffDocumentSaveResponse", "WriteoffDocumentUpdateRequest", "CounterMetric", "CounterPeriod", "RefillType", "TemplateType"]
+__all__ = ["AccountTransactionsListRequest", "AccountTransactionsResponse", "AccountingTransactionUserResponse", "CitiesRequest", "CitiesResponse", "AddressCity2", "AddressRegion", "RegionsRequest", "RegionsResponse", "AddressStreet", "StreetById", "StreetsByCityRequest", "StreetsByIdRequest", "StreetsByIdResponse", "StreetsResponse", "AddressHintsServiceType", "AllergenGroupDto", "AllergenGroupDto2", "AllergenGroupDto3", "AllergenGroupDto4", "GetAccessTokenRequest", "GetAccessTokenResponse", "GetAccessTokenV2Request", "GetAccessTokenV2Response", "BarcodeDto", "BarcodeDto2", "BarcodeDto3", "BarcodeDto4", "BarcodeDto5", "BarcodeDto6", "BarcodeDto7", "BarcodeDto8", "BarcodeItem", "ButtonImageDto", "ButtonImageDto2", "ButtonImageDto3", "CancelCausesCancelCause", "CancelCausesRequest", "CancelCausesResponse", "ComboCategoryDto", "ComboCategoryDto2", "ComboCategoryDto3", "ComboDto", "ComboDtoImageItem", "ComboDto2", "ComboDto2ImageItem", "ComboDto3", "ComboDto3ImageItem", "ComboGroupDto", "ComboGroupDto2", "ComboGroupDto3", "ComboGroupDto4", "ComboGroupItemDto", "ComboGroupItemDto2", "ComboGroupItemDto3", "ComboGroupItemDto4", "ComboGroupItemSizeDto", "ComboGroupItemSizeDto2", "ComboGroupItemSizeDto3", "ComboGroupItemSizeDto4", "ComboSizeDto", "ComboSizeDtoButtonImage", "ComboSizeDto2", "ComboSizeDto2ButtonImage", "ComboSizeDto3", "ComboSizeDto3ButtonImage", "ErrorCommandStatus", "GetCommandStatusRequest", "GetCommandStatusResponse", "InProgressCommandStatus", "SuccessCommandStatus", "CorrelationIdResponse", "CommonExternalData", "GetByOrganizationIdRequest", "CommonPriceCategory", "RmsItemsResponseWrapperOfActiveCourierLocation", "RmsItemsResponseWrapperOfCity", "RmsItemsResponseWrapperOfCourierLocations", "RmsItemsResponseWrapperOfDiscountCardTypeInfo", "RmsItemsResponseWrapperOfEmployee", "RmsItemsResponseWrapperOfEmployeeWithCheckedRole", "RmsItemsResponseWrapperOfOrderType", "RmsItemsResponseWrapperOfRegion", "RmsItemsResponseWrapperOfTerminalGroup", "RmsItemsResponseWrapperOfTerminalGroupStopList", "SortDirection", "CostPriceItem", "Counteragent", "AddCustomerToProgramRequest", "AddCustomerToProgramResponse", "AddMagnetCardRequest", "AddMagnetCardResponse", "CancelHoldMoneyRequest", "CancelHoldMoneyResponse", "ChangeCategoryForCustomerRequest", "ChangeCategoryForCustomerResponse", "ChangeUserBalanceRequest", "CreateOrUpdateCustomerRequest", "CreateOrUpdateCustomerResponse", "DeleteCustomersRequest", "DeleteCustomersResponse", "DeleteMagnetCardRequest", "DeleteMagnetCardResponse", "GetCategoriesRequest", "GetCategoriesResponse", "GetCustomerInfoByCardNumberRequest", "GetCustomerInfoByCardTrackRequest", "GetCustomerInfoByEmailRequest", "GetCustomerInfoByIdRequest", "GetCustomerInfoByPhoneRequest", "GetCustomerInfoRequest", "GetCustomerInfoResponse", "GuestBalanceInfo", "GuestCardInfo", "GuestCategoryShortInfo", "HoldMoneyRequest", "HoldMoneyResponse", "IikoNetUserSex", "PersonalDataConsentStatus", "RestoreCustomersRequest", "RestoreCustomersResponse", "CustomerTagGroup", "CustomerTagGroup2", "CustomerTagGroup3", "CustomerTagItem", "CustomerTagItem2", "CustomerTagItem3", "CardPaymentAdditionalData", "ChequeAdditionalInfo", "CommonCoordinates", "DeliveryStatus", "DeliveryStatusForUpdate", "ExternalPaymentAdditionalData", "Gender", "IikoCardSearchScope", "LoyaltyCardPaymentAdditionalData", "CommonOrderServiceType", "PaymentAdditionalData", "CommonPaymentTypeKind", "CommitDraftRequest", "CreateDraftRequest", "CreateOrSaveDraftResponse", "DeleteDraftRequest", "DeliveryOrderDraft", "FilterDraftsRequest", "FilterDraftsResponse", "GetDraftRequest", "GetDraftResponse", "LockOrUnlockDraftRequest", "OrderDraft", "OrderDraftSortProperty", "SaveDraftRequest", "AddOrderItemsRequest", "CancelOrderRequest", "CancelTableOrderRequest", "ChangeDriverInfoRequest", "CloseDeliveryOrderRequest", "CloseTableOrderRequest", "CreateOrderAddress", "AddressCity", "AddressLegacy", "CreateOrderAnonymousCustomer", "CardPayment", "CardTipsPayment", "CashPayment", "CashTipsPayment", "Combo", "CreateOrderComboItemInformation", "CreateOrderCompoundOrderItem", "CreateOrderCompoundOrderItemComponent", "CreateOrderCustomer", "DeliveryOrder", "CreateOrderDeliveryPoint", "Discount", "DiscountCard", "DiscountsInfo", "CreateOrderDynamicDiscount", "CreateOrderExternalData", "ExternalPayment", "ExternalTipsPayment", "Guests", "IikoCardDiscount", "IikoCardDiscountItem", "LoyaltyCardPayment", "CreateOrderLoyaltyInfo", "Modifier", "CreateOrderOrder", "CreateOrderOrderItem", "CreateOrderOrderServiceType", "Payment", "CreateOrderProductOrderItem", "CreateOrderRegularCustomer", "RmsDiscount", "CreateOrderStreet", "TipsPayment", "CreateOrderRequest", "OrderSortProperty", "OrdersByDeliveryDateAndFilterRequest", "OrdersByDeliveryDateAndPhoneRequest", "OrdersByDeliveryDateAndStatusRequest", "OrdersByIdRequest", "OrdersByRevisionRequest", "OrdersHistoryByDeliveryDateAndPhoneRequest", "PrintBillRequest", "PrintDeliveryBillRequest", "UpdateDeliveryStatusRequest", "CancelDeliveryConfirmationRequest", "ChangeCompleteBeforeRequest", "ChangeDeliveryCommentRequest", "ChangeDeliveryOperatorRequest", "ChangeDeliveryPointRequest", "ChangeExternalDataRequest", "ChangePaymentsRequest", "ChangeServiceTypeDeliveryByClient", "ChangeServiceTypeDeliveryByCourier", "ChangeServiceTypeRequest", "ConfirmDeliveryRequest", "OrderPaymentItem", "UpdateOrderCourierRequest", "UpdateOrderPaymentsRequest", "UpdateOrderProblemRequest", "UpdateTrackingLinkRequest", "OrderAddress", "OrderAnonymousCustomer", "OrderCancelCause", "CancelInfo", "OrderCity", "OrderComboItemInformation", "CompoundItemTemplate", "OrderCompoundOrderItem", "OrderCompoundOrderItemComponent", "Conception", "CourierInfo", "CreationStatus", "OrderCustomer", "DeletionMethod", "OrderDeliveryPoint", "DiscountItem", "DiscountType", "OrderDynamicDiscount", "OrderEmployee", "ExternalCourierService", "OrderExternalData", "OrderGuestsInfo", "IdentifierCode", "ItemDeletedInfo", "OrderLoyaltyInfo", "OrderMarketingSource", "OrderOrder", "OrderCombo", "OrderInfo", "OrderOrderItem", "OrderItemIdentifierCode", "OrderItemModifier", "OrderItemStatus", "OrderOrderStatus", "OrderOrderType", "PaymentItem", "OrderPaymentType", "PositionWithSum", "Problem", "Product", "ProductGroup", "OrderProductOrderItem", "ProductSize", "OrderRegion", "OrderRegularCustomer", "OrderRemovalType", "ServiceOrderItem", "OrderStreet", "TipsPaymentItem", "OrderTipsType", "OrderResponse", "OrdersByOrganization", "OrdersResponse", "OrdersWithRevisionResponse", "ActionOnValidationRejection", "AllowedItemWithDuration", "DeliveryRestrictionRejectCode", "GetAllowedRestrictionsRequest", "GetAllowedRestrictionsResponse", "OrderLocation", "RejectItem", "RejectItemData", "RestrictionsAddress", "RestrictionsOrderItem", "RestrictionsOrderItemModifier", "DeliveryRestrictionsCoordinates", "DeliveryGeocodeServiceType", "DeliveryRestrictionItem", "DeliveryRestrictions", "DeliveryRestrictionsMode", "DeliveryZone", "DeliveryZoneAddressBinding", "GetDeliveryRestrictionsRequest", "GetDeliveryRestrictionsResponse", "HousesRange", "HousesRangeType", "DisassembleDocumentCreateItem", "DisassembleDocumentCreateRequest", "DisassembleDocumentGetItem", "DisassembleDocumentGetResponse", "DisassembleDocumentListItem", "DisassembleDocumentSaveResponse", "DisassembleDocumentUpdateRequest", "DiscountCardMode", "DiscountCardTypeInfo", "DiscountsRequest", "DiscountsResponse", "ProductCategoryDiscount", "DocumentTransactionItem", "DocumentTransactionsListRequest", "ActiveCourierLocation", "ActiveCourierLocationsByTerminalGroupRequest", "ActiveCourierLocationsResponse", "ChangePersonalSessionResponse", "ClosePersonalSessionRequest", "CoordinateInfo", "CourierLocations", "CourierLocationsByTimeOffsetRequest", "CourierLocationsByTimeOffsetResponse", "CouriersAndCheckRoleRequest", "CouriersRequest", "EmployeesEmployee", "EmployeeInfo", "EmployeeInfoRequest", "EmployeeInfoResponse", "EmployeeWithCheckedRole", "EmployeesResponse", "EmployeesWithRoleSignResponse", "GetPersonalSessionInfoRequest", "GetPersonalSessionInfoResponse", "GetTerminalGroupsOfEmployeeRequest", "GetTerminalGroupsOfEmployeeResponse", "OpenPersonalSessionRequest", "PersonalShift", "RoleCheckResult", "ErrorResponse", "ErrorCode", "ErrorInfo", "ErrorsErrorResponse", "ExternalMenuCategory", "ExternalMenuCategory2", "ExternalMenuCategory3", "ExternalMenuComboItem", "ExternalMenuComboItemSize", "ExternalMenuItem", "ExternalMenuItem2", "ExternalMenuItem3", "ExternalMenuItemSize", "ExternalMenuItemSize2", "ExternalMenuItemSize3", "ExternalMenuItemSize4", "ExternalMenuModifierGroup", "ExternalMenuModifierGroupRestrictions", "ExternalMenuModifierGroup2", "ExternalMenuModifierGroup2Restrictions", "ExternalMenuModifierGroup3", "ExternalMenuModifierGroup3Restrictions", "ExternalMenuModifierGroup4", "ExternalMenuModifierGroup4Restrictions", "ExternalMenuModifierItem", "ExternalMenuModifierItem2", "ExternalMenuModifierItem3", "ExternalMenuModifierItem4", "ExternalMenuPriceByDepartmentsDto", "ExternalMenuPriceByDepartmentsDto2", "ExternalMenuPriceByDepartmentsDto3", "ExternalMenuPriceByDepartmentsDto4", "ExternalMenuPriceByDepartmentsDto5", "ExternalMenuPriceByDepartmentsDto6", "ExternalMenuPriceByDepartmentsDto7", "ExternalMenuPriceByDepartmentsDto8", "ExternalMenuV2", "ExternalMenuV3", "ExternalMenuV4", "GetByIDRequest", "GetCostPricesRequest", "GetCostPricesResponse", "GetCounteragentsRequest", "GetCounteragentsResponse", "IncomingInvoice", "IncomingInvoiceItem", "IncomingInvoiceRequest", "IncomingInvoiceRequestItem", "IncomingInvoiceSaveResponse", "IncomingReturnedInvoiceCreateItem", "IncomingReturnedInvoiceCreateRequest", "IncomingReturnedInvoiceGetItem", "IncomingReturnedInvoiceGetResponse", "IncomingReturnedInvoiceListItem", "IncomingReturnedInvoiceSaveResponse", "IncomingReturnedInvoiceUpdateRequest", "IncomingServiceCreateItem", "IncomingServiceCreateRequest", "IncomingServiceGetItem", "IncomingServiceGetResponse", "IncomingServiceListItem", "IncomingServiceSaveResponse", "IncomingServiceUpdateRequest", "DeliveryOrderWebHooksFilter", "ReserveWebHookFilter", "TableOrderWebHookFilter", "WebHookShortFilter", "WebHooksFilter", "InternalTransferCreateItem", "InternalTransferCreateRequest", "InternalTransferGetItem", "InternalTransferGetResponse", "InternalTransferListItem", "InternalTransferSaveResponse", "InternalTransferUpdateRequest", "IntervalDto", "IntervalDto2", "IntervalDto3", "LabelDto", "LabelDto2", "LabelDto3", "ListRequest", "AvailableCombo", "AvailablePayment", "CalculateCheckinRequest", "CalculateCheckinResponse", "CalculateComboPriceRequest", "CalculateComboPriceResponse", "ComboCategory", "ComboGroup", "ComboGroupMapping", "ComboPriceModificationType", "ComboProduct", "ComboSpecification", "CouponInfo", "CouponInfoRequest", "CouponInfoResponse", "DiscountOperation", "LoyaltyResultDynamicDiscount", "FreeProduct", "FreeProductSize", "FreeProductsGroup", "GetCombosInfoRequest", "GetCombosInfoResponse", "GetCountersRequest", "GetCountersResponse", "GetManualConditionsResponse", "GuestCounter", "LoyaltyProgramResult", "ManualConditionInfo", "NotActivatedCoupon", "NotActivatedCouponRequest", "NotActivatedCouponResponse", "OperationCode", "SeriesWithNotActivatedCoupons", "SeriesWithNotActivatedCouponsRequest", "SeriesWithNotActivatedCouponsResponse", "Upsale", "UpsaleProduct", "WalletInfo", "WarningInfo", "MarketingSourcesMarketingSource", "MarketingSourcesRequest", "MarketingSourcesResponse", "ActionType", "CallCenterAction", "CallCenterTelemetry", "ModifierRestrictionsDto", "ModifierRestrictionsDto2", "ModifierRestrictionsDto3", "ModifierRestrictionsDto4", "ModifierRestrictionsDto5", "ModifierRestrictionsDto6", "ModifierRestrictionsDto7", "ModifierRestrictionsDto8", "ChildModifierInfo", "ExternalMenu", "GroupModifierInfo", "MenuRequest", "MenusDataResponse", "NomenclatureRequest", "NomenclatureResponse", "OrderItemType", "Price", "NomenclaturePriceCategory", "ProductCategoryInfo", "ProductInfo", "ProductsGroupInfo", "SimpleModifierInfo", "Size", "SizePrice", "CheckSmsStatusRequest", "CheckSmsStatusResponse", "NotificationSendingCapabilityCheckStatus", "SendEmailRequest", "SendEmailResponse", "SendSmsRequest", "SendSmsResponse", "SmsSendingPossibilityRequest", "SmsSendingPossibilityResponse", "SmsSendingStatus", "SmsSendingStatusInfo", "DeliveryAttentionNotificationRequest", "ExternalCourierArrivedNotificationRequest", "ExternalCourierAssignedNotificationRequest", "OrderAttentionNotificationRequest", "SendNotificationRequest", "NutritionInfoDto", "NutritionInfoDto2", "NutritionInfoDto3", "NutritionInfoDto4", "NutritionInfoDto5", "NutritionInfoDto6", "NutritionInfoDto7", "NutritionInfoDto8", "OrderTypesOrderServiceType", "OrderTypesOrderType", "OrderTypesRequest", "OrderTypesResponse", "AddOrderPaymentsRequest", "CreateOrderSettings", "CreateOrderSettingsBase", "CommonOrderStatus", "GetProgramsRequest", "GetProgramsResponse", "LoyaltyProgram", "MarketingCampaignActionConditionBindingInfo", "MarketingCampaignInfo", "MarketingCampaignSettingsInfo", "RefillUserBalanceResponse", "WithdrawUserBalanceResponse", "AddressFormatType", "DeliveryOrderPaymentSettings", "DeliverySettingsServiceType", "ExtendedOrganizationInfo", "GetOrganizationsRequest", "GetOrganizationsResponse", "GetSimpleOrganizationsResponse", "OrganizationInfo", "OrganizationSettings", "OrganizationSettingsParameters", "OrganizationsSettingsRequest", "OrganizationsSettingsResponse", "SimpleOrganizationInfo", "OutgoingInvoice", "OutgoingInvoiceItem", "OutgoingInvoiceRequest", "OutgoingInvoiceRequestItem", "OutgoingInvoiceSaveResponse", "OutgoingServiceCreateItem", "OutgoingServiceCreateRequest", "OutgoingServiceGetItem", "OutgoingServiceGetResponse", "OutgoingServiceListItem", "OutgoingServiceSaveResponse", "OutgoingServiceUpdateRequest", "OverrideTaxesDto", "OverrideTaxesDto2", "PayOutgoingInvoiceRequest", "PayRequest", "PaymentProcessingType", "PaymentTypesPaymentType", "PaymentTypesPaymentTypeKind", "PaymentTypesRequest", "PaymentTypesResponse", "PaymentLink", "PaymentLinkStatus", "PeriodScheduleDto", "PeriodScheduleDto2", "PeriodScheduleDto3", "PriceItem", "ProductCategoryDto", "ProductCategoryDto2", "ProductCategoryDto3", "ProductionDocumentCreateItem", "ProductionDocumentCreateRequest", "ProductionDocumentGetItem", "ProductionDocumentGetResponse", "ProductionDocumentListItem", "ProductionDocumentSaveResponse", "ProductionDocumentUpdateRequest", "ProgramType", "RemovalTypesRemovalType", "RemovalTypesRequest", "RemovalTypesResponse", "CertificateCounteragentType", "GetTransactionsReportByPeriodRequest", "GetTransactionsReportByPeriodResponse", "GetTransactionsReportByRevisionRequest", "GetTransactionsReportByRevisionResponse", "TransactionType", "TransportTransactionsCertificateReportItem", "TransportTransactionsCouponReportItem", "TransportTransactionsReportItem", "AddOrderItemsToBanquetRequest", "AddOrderPaymentsToBanquetRequest", "CancelReserveRequest", "ChangeBanquetOrderItemsRequest", "ChangeReserveEstimatedStartTimeRequest", "ChangeReserveTablesRequest", "Color", "CreateReserveRequest", "Font", "FontStyle", "GetRestaurantSectionsRequest", "GetRestaurantSectionsResponse", "GetRestaurantSectionsWorkloadRequest", "GetRestaurantSectionsWorkloadResponse", "ReservesGuestsInfo", "RequestReserveOrder", "Reserve", "ReserveCancelReason", "ReserveInWorkload", "ReserveInfo", "ReserveResponse", "ReserveStatus", "ReservesByIdRequest", "ReservesResponse", "ResponseReserveOrder", "RestaurantSection", "RestaurantSectionEllipse", "RestaurantSectionMark", "RestaurantSectionRectangle", "RestaurantSectionTable", "SectionSchema", "Table", "RetrieveExternalMenuRequestDto", "ReturnedInvoiceCreateItem", "ReturnedInvoiceCreateRequest", "ReturnedInvoiceGetItem", "ReturnedInvoiceGetResponse", "ReturnedInvoiceListItem", "ReturnedInvoiceSaveResponse", "ReturnedInvoiceUpdateRequest", "SalesDocumentCreateItem", "SalesDocumentCreateRequest", "SalesDocumentGetItem", "SalesDocumentGetResponse", "SalesDocumentListItem", "SalesDocumentSaveResponse", "SalesDocumentUpdateRequest", "SelectedCustomerTag", "SelectedCustomerTag2", "SelectedCustomerTag3", "SelectedCustomerTag4", "SelectedCustomerTag5", "SelectedCustomerTag6", "SelectedCustomerTag7", "SelectedCustomerTag8", "SetPaymentDateOutgoingRequest", "SetPaymentDateOutgoingResponse", "SetPaymentDateRequest", "SetPaymentDateResponse", "AddProductsToStopListItem", "AddProductsToStopListRequest", "CheckStopListRequest", "CheckStopListResponse", "ClearStopListRequest", "RemoveProductsFromStopListItem", "RemoveProductsFromStopListRequest", "StopListItem", "StopListsRequest", "StopListsResponse", "TerminalGroupStopList", "TerminalGroupStopListUpdate", "WebHookOnStopListChangeData", "AddCustomerToTableOrderRequest", "AddItemsToTableOrderRequest", "AddTableOrderItemsSettings", "CreateTableOrderRequest", "CreateTableOrderSettings", "GetTableOrdersByIdRequest", "GetTableOrdersByTableRequest", "RequestGuestsInfo", "InitTableOrderByPosOrderRequest", "InitTableOrderRequest", "RequestTableOrder", "TableOrderCustomer", "SplitOrderBetweenCashRegisters", "ResponseTableOrder", "TableOrderInfo", "TableOrderResponse", "TableOrdersResponse", "TagDto", "TagDto2", "TagDto3", "TaxCategoryDto", "TaxCategoryDto2", "TaxCategoryDto3", "AwakeTerminalGroupsRequest", "AwakeTerminalGroupsResponse", "GetTerminalGroupsByOrganizationsRequest", "TerminalGroup", "TerminalGroupAliveInfo", "TerminalGroupsIsAliveRequest", "TerminalGroupsIsAliveResponse", "TerminalGroupsRequest", "TerminalGroupsResponse", "TipsTypesTipsType", "TipsTypesResponse", "TransactionItem", "TransactionSide", "TransformationDocumentCreateItem", "TransformationDocumentCreateRequest", "TransformationDocumentGetItem", "TransformationDocumentGetResponse", "TransformationDocumentListItem", "TransformationDocumentSaveResponse", "TransformationDocumentUpdateRequest", "UpdateProductBarcodesRequest", "UpdateProductBarcodesResponse", "DeliveryOrderErrorWebHookEventInfo", "DeliveryOrderUpdateWebHookEventInfo", "GetWebHookSettingsRequest", "GetWebHookSettingsResponse", "PersonalShiftWebHookEventInfo", "ReserveErrorWebHookEventInfo", "ReserveUpdateWebHookEventInfo", "StopListUpdateWebHookEventInfo", "TableOrderErrorWebHookEventInfo", "TableOrderUpdateWebHookEventInfo", "UpdateWebHookSettingsRequest", "WebHookEventType", "WriteoffDocumentCreateItem", "WriteoffDocumentCreateRequest", "WriteoffDocumentGetItem", "WriteoffDocumentGetResponse", "WriteoffDocumentListItem", "WriteoffDocumentSaveResponse", "WriteoffDocumentUpdateRequest", "CounterMetric", "CounterPeriod", "RefillType", "TemplateType"]

@@ -307,7 +307,7 @@ class DeliveryOrderUpdate(_OrderEvent):
         return self._typed_info()  # type: ignore[no-any-return]
 
     @property
-    def order(self) -> Optional["_m.DeliveriesResponseOrderOrder"]:
+    def order(self) -> Optional["_m.OrderOrder"]:
         """``eventInfo.order``, typed (None while in progress or on error)."""
         info = self.event_info
         return None if info is None else info.order
@@ -332,7 +332,7 @@ class DeliveryOrderError(_OrderEvent):
         return self._typed_info()  # type: ignore[no-any-return]
 
     @property
-    def order(self) -> Optional["_m.DeliveriesResponseOrderOrder"]:
+    def order(self) -> Optional["_m.OrderOrder"]:
         """``eventInfo.order``, typed (None on error)."""
         info = self.event_info
         return None if info is None else info.order
@@ -350,7 +350,7 @@ class TableOrderUpdate(_OrderEvent):
         return self._typed_info()  # type: ignore[no-any-return]
 
     @property
-    def order(self) -> Optional["_m.TableOrdersResponseTableOrder"]:
+    def order(self) -> Optional["_m.ResponseTableOrder"]:
         """``eventInfo.order``, typed."""
         info = self.event_info
         return None if info is None else info.order
@@ -368,7 +368,7 @@ class TableOrderError(_OrderEvent):
         return self._typed_info()  # type: ignore[no-any-return]
 
     @property
-    def order(self) -> Optional["_m.TableOrdersResponseTableOrder"]:
+    def order(self) -> Optional["_m.ResponseTableOrder"]:
         """``eventInfo.order``, typed."""
         info = self.event_info
         return None if info is None else info.order

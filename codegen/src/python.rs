@@ -382,7 +382,7 @@ This module is imported on first use (``client.deliveries...`` or\n\
                 for (f, a) in fields.iter().zip(&attrs) {
                     let t = ctx.out_type(&f["type"])?;
                     let note = if f["required"] == true {
-                        " (required in requests)"
+                        " (required by the document)"
                     } else {
                         ""
                     };

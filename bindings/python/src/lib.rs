@@ -11,6 +11,7 @@
 
 mod client;
 mod convert;
+#[cfg(feature = "emulator")]
 mod emulator;
 mod errors;
 mod logbridge;
@@ -26,8 +27,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("USER_AGENT", iikocloud::client::USER_AGENT)?;
     m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
     m.add_class::<client::NativeClient>()?;
-    m.add_class::<emulator::NativeEmulator>()?;
-    emulator::constants(m)?;
+    #[cfg(feature = "emulator")]
+    {
+        m.add_class::<emulator::NativeEmulator>()?;
+        emulator::constants(m)?;
+    }
     m.add_class::<webhook::NativeEvent>()?;
     m.add_class::<webhook::NativeDeduplicator>()?;
     m.add_class::<webhook::NativeOrderingGuard>()?;

@@ -375,3 +375,37 @@ def test_whole_flow_async(emu: Emulator, receiver: Tuple[str, type]) -> None:
     order_id = asyncio.run(flow())
     event = _order_events(handler, order_id, "Cancelled")[0]
     assert isinstance(event.event_info, m.OrderInfo)
+
+
+# ------------------------------------------------------------------ the GIL
+
+
+@pytest.mark.parametrize("what", ["operation", "wait"])
+def test_python_keeps_running_during_operations_and_waits(emu: Emulator, what: str) -> None:
+    """A held GIL would freeze the counter thread while the core waits."""
+    client = emu.client()
+    client.ensure_token()
+    answer = client.deliveries.create(organization_id=ORGANIZATION_ID, order=_order(str(uuid.uuid4())))
+    emu.inject("/api/1/terminal_groups", "delay", delay=0.5)
+    emu.inject("/api/1/commands/status", "delay", delay=0.5)
+    stop = threading.Event()
+    ticks = [0]
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        time.sleep(0.05)
+        before = ticks[0]
+        if what == "operation":
+            client.terminal_groups(organization_ids=[ORGANIZATION_ID])
+        else:
+            client.wait(answer, organization_id=ORGANIZATION_ID, timeout=20)
+        during = ticks[0] - before
+    finally:
+        stop.set()
+        counter.join()
+    assert during > 1000, during

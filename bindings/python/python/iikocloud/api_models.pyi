@@ -25,16 +25,16 @@ class AccountTransactionsListRequest(_M):
 
     @property
     def account_id(self) -> str | None:
-        """``accountId`` (required in requests)."""
+        """``accountId`` (required by the document)."""
     @property
     def from_(self) -> str | None:
-        """``from`` (required in requests)."""
+        """``from`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def to(self) -> str | None:
-        """``to`` (required in requests)."""
+        """``to`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -92,7 +92,7 @@ class CitiesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def include_deleted(self) -> bool | None:
         """``includeDeleted``."""
@@ -109,10 +109,10 @@ class CitiesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def cities(self) -> list[RmsItemsResponseWrapperOfCity] | None:
-        """``cities`` (required in requests)."""
+        """``cities`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -126,16 +126,16 @@ class AddressCity2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def external_revision(self) -> int | None:
         """``externalRevision``."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     @property
     def classifier_id(self) -> str | None:
         """``classifierId``."""
@@ -159,16 +159,16 @@ class AddressRegion(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def external_revision(self) -> int | None:
         """``externalRevision``."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -184,7 +184,7 @@ class RegionsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -197,10 +197,10 @@ class RegionsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def regions(self) -> list[RmsItemsResponseWrapperOfRegion] | None:
-        """``regions`` (required in requests)."""
+        """``regions`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -214,10 +214,10 @@ class AddressStreet(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def external_revision(self) -> int | None:
         """``externalRevision``."""
@@ -226,7 +226,7 @@ class AddressStreet(_M):
         """``classifierId``."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -243,19 +243,19 @@ class StreetById(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def classifier_id(self) -> str | None:
         """``classifierId``."""
     @property
     def city_id(self) -> str | None:
-        """``cityId`` (required in requests)."""
+        """``cityId`` (required by the document)."""
     @property
     def city_name(self) -> str | None:
-        """``cityName`` (required in requests)."""
+        """``cityName`` (required by the document)."""
     @property
     def street_name(self) -> str | None:
-        """``streetName`` (required in requests)."""
+        """``streetName`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -272,10 +272,10 @@ class StreetsByCityRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def city_id(self) -> str | None:
-        """``cityId`` (required in requests)."""
+        """``cityId`` (required by the document)."""
     @property
     def include_deleted(self) -> bool | None:
         """``includeDeleted``."""
@@ -293,7 +293,7 @@ class StreetsByIdRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def ids(self) -> list[str] | None:
         """``ids``."""
@@ -331,10 +331,10 @@ class StreetsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def streets(self) -> list[AddressStreet] | None:
-        """``streets`` (required in requests)."""
+        """``streets`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -456,7 +456,7 @@ class GetAccessTokenRequest(_M):
 
     @property
     def api_login(self) -> str | None:
-        """``apiLogin`` (required in requests)."""
+        """``apiLogin`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -469,10 +469,10 @@ class GetAccessTokenResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def token(self) -> str | None:
-        """``token`` (required in requests)."""
+        """``token`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -486,13 +486,13 @@ class GetAccessTokenV2Request(_M):
 
     @property
     def api_key(self) -> str | None:
-        """``apiKey`` (required in requests)."""
+        """``apiKey`` (required by the document)."""
     @property
     def app_id(self) -> str | None:
-        """``appId`` (required in requests)."""
+        """``appId`` (required by the document)."""
     @property
     def client_secret(self) -> str | None:
-        """``clientSecret`` (required in requests)."""
+        """``clientSecret`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -507,10 +507,10 @@ class GetAccessTokenV2Response(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def token(self) -> str | None:
-        """``token`` (required in requests)."""
+        """``token`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -524,7 +524,7 @@ class BarcodeDto(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -541,7 +541,7 @@ class BarcodeDto2(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -558,7 +558,7 @@ class BarcodeDto3(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -575,7 +575,7 @@ class BarcodeDto4(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -592,7 +592,7 @@ class BarcodeDto5(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -609,7 +609,7 @@ class BarcodeDto6(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -626,7 +626,7 @@ class BarcodeDto7(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -643,7 +643,7 @@ class BarcodeDto8(_M):
 
     @property
     def barcode(self) -> str | None:
-        """``barcode`` (required in requests)."""
+        """``barcode`` (required by the document)."""
     @property
     def container(self) -> str | None:
         """``container``."""
@@ -732,10 +732,10 @@ class CancelCausesCancelCause(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -753,7 +753,7 @@ class CancelCausesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -766,10 +766,10 @@ class CancelCausesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def cancel_causes(self) -> list[CancelCausesCancelCause] | None:
-        """``cancelCauses`` (required in requests)."""
+        """``cancelCauses`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -783,7 +783,7 @@ class ComboCategoryDto(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -804,7 +804,7 @@ class ComboCategoryDto2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -825,7 +825,7 @@ class ComboCategoryDto3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -846,7 +846,7 @@ class ComboDto(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
@@ -855,7 +855,7 @@ class ComboDto(_M):
         """``groups``."""
     @property
     def image(self) -> list[ComboDtoImageItem] | None:
-        """``image`` (required in requests)."""
+        """``image`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -864,16 +864,16 @@ class ComboDto(_M):
         """``sizes``."""
     @property
     def price_strategy(self) -> str | None:
-        """``priceStrategy`` (required in requests)."""
+        """``priceStrategy`` (required by the document)."""
     @property
     def start_date(self) -> str | None:
-        """``startDate`` (required in requests)."""
+        """``startDate`` (required by the document)."""
     @property
     def expiration_date(self) -> str | None:
-        """``expirationDate`` (required in requests)."""
+        """``expirationDate`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -904,7 +904,7 @@ class ComboDto2(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
@@ -913,7 +913,7 @@ class ComboDto2(_M):
         """``groups``."""
     @property
     def image(self) -> list[ComboDto2ImageItem] | None:
-        """``image`` (required in requests)."""
+        """``image`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -922,16 +922,16 @@ class ComboDto2(_M):
         """``sizes``."""
     @property
     def price_strategy(self) -> str | None:
-        """``priceStrategy`` (required in requests)."""
+        """``priceStrategy`` (required by the document)."""
     @property
     def start_date(self) -> str | None:
-        """``startDate`` (required in requests)."""
+        """``startDate`` (required by the document)."""
     @property
     def expiration_date(self) -> str | None:
-        """``expirationDate`` (required in requests)."""
+        """``expirationDate`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -962,7 +962,7 @@ class ComboDto3(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
@@ -971,7 +971,7 @@ class ComboDto3(_M):
         """``groups``."""
     @property
     def image(self) -> list[ComboDto3ImageItem] | None:
-        """``image`` (required in requests)."""
+        """``image`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -980,16 +980,16 @@ class ComboDto3(_M):
         """``sizes``."""
     @property
     def price_strategy(self) -> str | None:
-        """``priceStrategy`` (required in requests)."""
+        """``priceStrategy`` (required by the document)."""
     @property
     def start_date(self) -> str | None:
-        """``startDate`` (required in requests)."""
+        """``startDate`` (required by the document)."""
     @property
     def expiration_date(self) -> str | None:
-        """``expirationDate`` (required in requests)."""
+        """``expirationDate`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1020,13 +1020,13 @@ class ComboGroupDto(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_main_group(self) -> bool | None:
-        """``isMainGroup`` (required in requests)."""
+        """``isMainGroup`` (required by the document)."""
     @property
     def items(self) -> list[ComboGroupItemDto] | None:
         """``items``."""
@@ -1049,13 +1049,13 @@ class ComboGroupDto2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_main_group(self) -> bool | None:
-        """``isMainGroup`` (required in requests)."""
+        """``isMainGroup`` (required by the document)."""
     @property
     def items(self) -> list[ComboGroupItemDto2] | None:
         """``items``."""
@@ -1078,13 +1078,13 @@ class ComboGroupDto3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_main_group(self) -> bool | None:
-        """``isMainGroup`` (required in requests)."""
+        """``isMainGroup`` (required by the document)."""
     @property
     def items(self) -> list[ComboGroupItemDto3] | None:
         """``items``."""
@@ -1107,13 +1107,13 @@ class ComboGroupDto4(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_main_group(self) -> bool | None:
-        """``isMainGroup`` (required in requests)."""
+        """``isMainGroup`` (required by the document)."""
     @property
     def items(self) -> list[ComboGroupItemDto4] | None:
         """``items``."""
@@ -1136,7 +1136,7 @@ class ComboGroupItemDto(_M):
 
     @property
     def item_id(self) -> str | None:
-        """``itemId`` (required in requests)."""
+        """``itemId`` (required by the document)."""
     @property
     def forbidden_modifiers(self) -> list[_Any] | None:
         """``forbiddenModifiers``."""
@@ -1165,7 +1165,7 @@ class ComboGroupItemDto2(_M):
 
     @property
     def item_id(self) -> str | None:
-        """``itemId`` (required in requests)."""
+        """``itemId`` (required by the document)."""
     @property
     def forbidden_modifiers(self) -> list[_Any] | None:
         """``forbiddenModifiers``."""
@@ -1194,7 +1194,7 @@ class ComboGroupItemDto3(_M):
 
     @property
     def item_id(self) -> str | None:
-        """``itemId`` (required in requests)."""
+        """``itemId`` (required by the document)."""
     @property
     def forbidden_modifiers(self) -> list[_Any] | None:
         """``forbiddenModifiers``."""
@@ -1223,7 +1223,7 @@ class ComboGroupItemDto4(_M):
 
     @property
     def item_id(self) -> str | None:
-        """``itemId`` (required in requests)."""
+        """``itemId`` (required by the document)."""
     @property
     def forbidden_modifiers(self) -> list[_Any] | None:
         """``forbiddenModifiers``."""
@@ -1252,7 +1252,7 @@ class ComboGroupItemSizeDto(_M):
 
     @property
     def combo_size_id(self) -> str | None:
-        """``comboSizeId`` (required in requests)."""
+        """``comboSizeId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -1281,7 +1281,7 @@ class ComboGroupItemSizeDto2(_M):
 
     @property
     def combo_size_id(self) -> str | None:
-        """``comboSizeId`` (required in requests)."""
+        """``comboSizeId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -1310,7 +1310,7 @@ class ComboGroupItemSizeDto3(_M):
 
     @property
     def combo_size_id(self) -> str | None:
-        """``comboSizeId`` (required in requests)."""
+        """``comboSizeId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -1339,7 +1339,7 @@ class ComboGroupItemSizeDto4(_M):
 
     @property
     def combo_size_id(self) -> str | None:
-        """``comboSizeId`` (required in requests)."""
+        """``comboSizeId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -1368,16 +1368,16 @@ class ComboSizeDto(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def button_image(self) -> ComboSizeDtoButtonImage | None:
         """``buttonImage``."""
     @property
     def short_name(self) -> str | None:
-        """``shortName`` (required in requests)."""
+        """``shortName`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1402,16 +1402,16 @@ class ComboSizeDto2(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def button_image(self) -> ComboSizeDto2ButtonImage | None:
         """``buttonImage``."""
     @property
     def short_name(self) -> str | None:
-        """``shortName`` (required in requests)."""
+        """``shortName`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1436,16 +1436,16 @@ class ComboSizeDto3(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def button_image(self) -> ComboSizeDto3ButtonImage | None:
         """``buttonImage``."""
     @property
     def short_name(self) -> str | None:
-        """``shortName`` (required in requests)."""
+        """``shortName`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1470,7 +1470,7 @@ class ErrorCommandStatus(_M):
 
     @property
     def state(self) -> str | None:
-        """``state`` (required in requests)."""
+        """``state`` (required by the document)."""
     @property
     def exception(self) -> _Any | None:
         """``exception``."""
@@ -1491,10 +1491,10 @@ class GetCommandStatusRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1508,7 +1508,7 @@ class GetCommandStatusResponse(_M):
 
     @property
     def state(self) -> str | None:
-        """``state`` (required in requests)."""
+        """``state`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1521,7 +1521,7 @@ class InProgressCommandStatus(_M):
 
     @property
     def state(self) -> str | None:
-        """``state`` (required in requests)."""
+        """``state`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1534,7 +1534,7 @@ class SuccessCommandStatus(_M):
 
     @property
     def state(self) -> str | None:
-        """``state`` (required in requests)."""
+        """``state`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1547,7 +1547,7 @@ class CorrelationIdResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1560,10 +1560,10 @@ class CommonExternalData(_M):
 
     @property
     def key(self) -> str | None:
-        """``key`` (required in requests)."""
+        """``key`` (required by the document)."""
     @property
     def value(self) -> str | None:
-        """``value`` (required in requests)."""
+        """``value`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1590,7 +1590,7 @@ class CommonPriceCategory(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -1607,10 +1607,10 @@ class RmsItemsResponseWrapperOfActiveCourierLocation(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[ActiveCourierLocation] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1624,10 +1624,10 @@ class RmsItemsResponseWrapperOfCity(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[AddressCity2] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1641,10 +1641,10 @@ class RmsItemsResponseWrapperOfCourierLocations(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[CourierLocations] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1658,10 +1658,10 @@ class RmsItemsResponseWrapperOfDiscountCardTypeInfo(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[DiscountCardTypeInfo] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1675,10 +1675,10 @@ class RmsItemsResponseWrapperOfEmployee(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[EmployeesEmployee] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1692,10 +1692,10 @@ class RmsItemsResponseWrapperOfEmployeeWithCheckedRole(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[EmployeeWithCheckedRole] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1709,10 +1709,10 @@ class RmsItemsResponseWrapperOfOrderType(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[OrderTypesOrderType] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1726,10 +1726,10 @@ class RmsItemsResponseWrapperOfRegion(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[AddressRegion] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1743,10 +1743,10 @@ class RmsItemsResponseWrapperOfTerminalGroup(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[TerminalGroup] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1760,10 +1760,10 @@ class RmsItemsResponseWrapperOfTerminalGroupStopList(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[TerminalGroupStopList] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1895,7 +1895,7 @@ class AddCustomerToProgramRequest(_M):
         """``programId``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1927,16 +1927,16 @@ class AddMagnetCardRequest(_M):
 
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def card_track(self) -> str | None:
-        """``cardTrack`` (required in requests)."""
+        """``cardTrack`` (required by the document)."""
     @property
     def card_number(self) -> str | None:
-        """``cardNumber`` (required in requests)."""
+        """``cardNumber`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1961,10 +1961,10 @@ class CancelHoldMoneyRequest(_M):
 
     @property
     def transaction_id(self) -> str | None:
-        """``transactionId`` (required in requests)."""
+        """``transactionId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -1987,13 +1987,13 @@ class ChangeCategoryForCustomerRequest(_M):
 
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def category_id(self) -> str | None:
-        """``categoryId`` (required in requests)."""
+        """``categoryId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2029,7 +2029,7 @@ class ChangeUserBalanceRequest(_M):
         """``comment``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2103,7 +2103,7 @@ class CreateOrUpdateCustomerRequest(_M):
         """``nullifyEmptyFields``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2148,10 +2148,10 @@ class DeleteCustomersRequest(_M):
 
     @property
     def customer_ids(self) -> list[str] | None:
-        """``customerIds`` (required in requests)."""
+        """``customerIds`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2186,13 +2186,13 @@ class DeleteMagnetCardRequest(_M):
 
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def card_track(self) -> str | None:
-        """``cardTrack`` (required in requests)."""
+        """``cardTrack`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2216,7 +2216,7 @@ class GetCategoriesRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2242,7 +2242,7 @@ class GetCustomerInfoByCardNumberRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2263,7 +2263,7 @@ class GetCustomerInfoByCardTrackRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2284,7 +2284,7 @@ class GetCustomerInfoByEmailRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2305,7 +2305,7 @@ class GetCustomerInfoByIdRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2326,7 +2326,7 @@ class GetCustomerInfoByPhoneRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2347,7 +2347,7 @@ class GetCustomerInfoRequest(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
         """``organizationId``."""
@@ -2571,19 +2571,19 @@ class HoldMoneyRequest(_M):
         """``transactionId``."""
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def wallet_id(self) -> str | None:
-        """``walletId`` (required in requests)."""
+        """``walletId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2620,10 +2620,10 @@ class RestoreCustomersRequest(_M):
 
     @property
     def customer_ids(self) -> list[str] | None:
-        """``customerIds`` (required in requests)."""
+        """``customerIds`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2658,10 +2658,10 @@ class CustomerTagGroup(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def select_several_tags(self) -> bool | None:
         """``selectSeveralTags``."""
@@ -2683,10 +2683,10 @@ class CustomerTagGroup2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def select_several_tags(self) -> bool | None:
         """``selectSeveralTags``."""
@@ -2708,10 +2708,10 @@ class CustomerTagGroup3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def select_several_tags(self) -> bool | None:
         """``selectSeveralTags``."""
@@ -2733,10 +2733,10 @@ class CustomerTagItem(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2750,10 +2750,10 @@ class CustomerTagItem2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2767,10 +2767,10 @@ class CustomerTagItem3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2784,7 +2784,7 @@ class CardPaymentAdditionalData(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
@@ -2809,7 +2809,7 @@ class ChequeAdditionalInfo(_M):
 
     @property
     def need_receipt(self) -> bool | None:
-        """``needReceipt`` (required in requests)."""
+        """``needReceipt`` (required by the document)."""
     @property
     def email(self) -> str | None:
         """``email``."""
@@ -2842,10 +2842,10 @@ class CommonCoordinates(_M):
 
     @property
     def latitude(self) -> _Decimal | None:
-        """``latitude`` (required in requests)."""
+        """``latitude`` (required by the document)."""
     @property
     def longitude(self) -> _Decimal | None:
-        """``longitude`` (required in requests)."""
+        """``longitude`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2880,10 +2880,10 @@ class ExternalPaymentAdditionalData(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def custom_data(self) -> str | None:
-        """``customData`` (required in requests)."""
+        """``customData`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2914,13 +2914,13 @@ class LoyaltyCardPaymentAdditionalData(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def credential(self) -> str | None:
-        """``credential`` (required in requests)."""
+        """``credential`` (required by the document)."""
     @property
     def search_scope(self) -> IikoCardSearchScope | None:
-        """``searchScope`` (required in requests)."""
+        """``searchScope`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2942,7 +2942,7 @@ class PaymentAdditionalData(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2969,7 +2969,7 @@ class CommitDraftRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -2978,7 +2978,7 @@ class CommitDraftRequest(_M):
         """``createOrderSettings``."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -2994,10 +2994,10 @@ class CreateDraftRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order(self) -> DeliveryOrderDraft | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -3015,10 +3015,10 @@ class CreateOrSaveDraftResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3032,10 +3032,10 @@ class DeleteDraftRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3049,7 +3049,7 @@ class DeliveryOrderDraft(_M):
 
     @property
     def menu_id(self) -> str | None:
-        """``menuId`` (required in requests)."""
+        """``menuId`` (required by the document)."""
     @property
     def id(self) -> str | None:
         """``id``."""
@@ -3061,7 +3061,7 @@ class DeliveryOrderDraft(_M):
         """``completeBefore``."""
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def phone_extension(self) -> str | None:
         """``phoneExtension``."""
@@ -3100,7 +3100,7 @@ class DeliveryOrderDraft(_M):
         """``priceCategoryId``."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -3162,7 +3162,7 @@ class FilterDraftsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def date_from(self) -> _dt.datetime | None:
         """``dateFrom``."""
@@ -3223,10 +3223,10 @@ class FilterDraftsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def drafts(self) -> list[OrderDraft] | None:
-        """``drafts`` (required in requests)."""
+        """``drafts`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3240,10 +3240,10 @@ class GetDraftRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3257,10 +3257,10 @@ class GetDraftResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def order(self) -> DeliveryOrderDraft | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def locked_by_user(self) -> str | None:
         """``lockedByUser``."""
@@ -3269,13 +3269,13 @@ class GetDraftResponse(_M):
         """``lockedAt``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
     @property
     def created_at(self) -> _dt.datetime | None:
-        """``createdAt`` (required in requests)."""
+        """``createdAt`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3294,13 +3294,13 @@ class LockOrUnlockDraftRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3315,10 +3315,10 @@ class OrderDraft(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def locked_by_user(self) -> str | None:
         """``lockedByUser``."""
@@ -3327,13 +3327,13 @@ class OrderDraft(_M):
         """``lockedAt``."""
     @property
     def order(self) -> DeliveryOrderDraft | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
     @property
     def created_at(self) -> _dt.datetime | None:
-        """``createdAt`` (required in requests)."""
+        """``createdAt`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3358,13 +3358,13 @@ class SaveDraftRequest(_M):
 
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order(self) -> DeliveryOrderDraft | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -3383,13 +3383,13 @@ class AddOrderItemsRequest(_M):
 
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -3408,10 +3408,10 @@ class CancelOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def moved_order_id(self) -> str | None:
         """``movedOrderId``."""
@@ -3449,10 +3449,10 @@ class CancelTableOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def removal_type_id(self) -> str | None:
         """``removalTypeId``."""
@@ -3478,10 +3478,10 @@ class ChangeDriverInfoRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def driver_id(self) -> str | None:
         """``driverId``."""
@@ -3506,10 +3506,10 @@ class CloseDeliveryOrderRequest(_M):
         """``deliveryDate``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3527,10 +3527,10 @@ class CloseTableOrderRequest(_M):
         """``chequeAdditionalInfo``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3545,7 +3545,7 @@ class CreateOrderAddress(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3558,10 +3558,10 @@ class AddressCity(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def line1(self) -> str | None:
-        """``line1`` (required in requests)."""
+        """``line1`` (required by the document)."""
     @property
     def flat(self) -> str | None:
         """``flat``."""
@@ -3595,16 +3595,16 @@ class AddressLegacy(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def street(self) -> CreateOrderStreet | None:
-        """``street`` (required in requests)."""
+        """``street`` (required by the document)."""
     @property
     def index(self) -> str | None:
         """``index``."""
     @property
     def house(self) -> str | None:
-        """``house`` (required in requests)."""
+        """``house`` (required by the document)."""
     @property
     def building(self) -> str | None:
         """``building``."""
@@ -3644,10 +3644,10 @@ class CreateOrderAnonymousCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3661,13 +3661,13 @@ class CardPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -3702,16 +3702,16 @@ class CardTipsPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def tips_type_id(self) -> str | None:
         """``tipsTypeId``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -3747,13 +3747,13 @@ class CashPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -3784,16 +3784,16 @@ class CashTipsPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def tips_type_id(self) -> str | None:
         """``tipsTypeId``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -3825,19 +3825,19 @@ class Combo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def amount(self) -> int | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def source_id(self) -> str | None:
-        """``sourceId`` (required in requests)."""
+        """``sourceId`` (required by the document)."""
     @property
     def program_id(self) -> str | None:
         """``programId``."""
@@ -3862,13 +3862,13 @@ class CreateOrderComboItemInformation(_M):
 
     @property
     def combo_id(self) -> str | None:
-        """``comboId`` (required in requests)."""
+        """``comboId`` (required by the document)."""
     @property
     def combo_source_id(self) -> str | None:
-        """``comboSourceId`` (required in requests)."""
+        """``comboSourceId`` (required by the document)."""
     @property
     def combo_group_id(self) -> str | None:
-        """``comboGroupId`` (required in requests)."""
+        """``comboGroupId`` (required by the document)."""
     @property
     def combo_group_name(self) -> str | None:
         """``comboGroupName``."""
@@ -3887,10 +3887,10 @@ class CreateOrderCompoundOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
@@ -3902,7 +3902,7 @@ class CreateOrderCompoundOrderItem(_M):
         """``comment``."""
     @property
     def primary_component(self) -> CreateOrderCompoundOrderItemComponent | None:
-        """``primaryComponent`` (required in requests)."""
+        """``primaryComponent`` (required by the document)."""
     @property
     def secondary_component(self) -> CreateOrderCompoundOrderItemComponent | None:
         """``secondaryComponent``."""
@@ -3928,7 +3928,7 @@ class CreateOrderCompoundOrderItemComponent(_M):
 
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def modifiers(self) -> list[Modifier] | None:
         """``modifiers``."""
@@ -3953,7 +3953,7 @@ class CreateOrderCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -3978,7 +3978,7 @@ class DeliveryOrder(_M):
         """``completeBefore``."""
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def phone_extension(self) -> str | None:
         """``phoneExtension``."""
@@ -4017,7 +4017,7 @@ class DeliveryOrder(_M):
         """``priceCategoryId``."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -4104,7 +4104,7 @@ class Discount(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4117,7 +4117,7 @@ class DiscountCard(_M):
 
     @property
     def track(self) -> str | None:
-        """``track`` (required in requests)."""
+        """``track`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4151,10 +4151,10 @@ class CreateOrderDynamicDiscount(_M):
 
     @property
     def manual_condition_id(self) -> str | None:
-        """``manualConditionId`` (required in requests)."""
+        """``manualConditionId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4168,10 +4168,10 @@ class CreateOrderExternalData(_M):
 
     @property
     def key(self) -> str | None:
-        """``key`` (required in requests)."""
+        """``key`` (required by the document)."""
     @property
     def value(self) -> str | None:
-        """``value`` (required in requests)."""
+        """``value`` (required by the document)."""
     @property
     def is_public(self) -> bool | None:
         """``isPublic``."""
@@ -4189,13 +4189,13 @@ class ExternalPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -4226,16 +4226,16 @@ class ExternalTipsPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def tips_type_id(self) -> str | None:
         """``tipsTypeId``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -4267,7 +4267,7 @@ class Guests(_M):
 
     @property
     def count(self) -> int | None:
-        """``count`` (required in requests)."""
+        """``count`` (required by the document)."""
     @property
     def split_between_persons(self) -> bool | None:
         """``splitBetweenPersons``."""
@@ -4284,16 +4284,16 @@ class IikoCardDiscount(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def program_id(self) -> str | None:
-        """``programId`` (required in requests)."""
+        """``programId`` (required by the document)."""
     @property
     def program_name(self) -> str | None:
-        """``programName`` (required in requests)."""
+        """``programName`` (required by the document)."""
     @property
     def discount_items(self) -> list[IikoCardDiscountItem] | None:
-        """``discountItems`` (required in requests)."""
+        """``discountItems`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4309,13 +4309,13 @@ class IikoCardDiscountItem(_M):
 
     @property
     def position_id(self) -> str | None:
-        """``positionId`` (required in requests)."""
+        """``positionId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4330,13 +4330,13 @@ class LoyaltyCardPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -4388,10 +4388,10 @@ class Modifier(_M):
 
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def product_group_id(self) -> str | None:
         """``productGroupId``."""
@@ -4426,7 +4426,7 @@ class CreateOrderOrder(_M):
         """``completeBefore``."""
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def phone_extension(self) -> str | None:
         """``phoneExtension``."""
@@ -4465,7 +4465,7 @@ class CreateOrderOrder(_M):
         """``priceCategoryId``."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -4526,10 +4526,10 @@ class CreateOrderOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
@@ -4561,13 +4561,13 @@ class Payment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -4598,10 +4598,10 @@ class CreateOrderProductOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def product_size_id(self) -> str | None:
         """``productSizeId``."""
@@ -4613,13 +4613,13 @@ class CreateOrderProductOrderItem(_M):
         """``comment``."""
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def modifiers(self) -> list[Modifier] | None:
         """``modifiers``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def position_id(self) -> str | None:
         """``positionId``."""
@@ -4643,7 +4643,7 @@ class CreateOrderRegularCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def id(self) -> str | None:
         """``id``."""
@@ -4692,10 +4692,10 @@ class RmsDiscount(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def discount_type_id(self) -> str | None:
-        """``discountTypeId`` (required in requests)."""
+        """``discountTypeId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
         """``sum``."""
@@ -4742,16 +4742,16 @@ class TipsPayment(_M):
 
     @property
     def payment_type_kind(self) -> str | None:
-        """``paymentTypeKind`` (required in requests)."""
+        """``paymentTypeKind`` (required by the document)."""
     @property
     def tips_type_id(self) -> str | None:
         """``tipsTypeId``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
         """``isProcessedExternally``."""
@@ -4783,7 +4783,7 @@ class CreateOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -4792,7 +4792,7 @@ class CreateOrderRequest(_M):
         """``createOrderSettings``."""
     @property
     def order(self) -> DeliveryOrder | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -4819,7 +4819,7 @@ class OrdersByDeliveryDateAndFilterRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def terminal_group_ids(self) -> list[str] | None:
         """``terminalGroupIds``."""
@@ -4892,7 +4892,7 @@ class OrdersByDeliveryDateAndPhoneRequest(_M):
 
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def delivery_date_from(self) -> _dt.datetime | None:
         """``deliveryDateFrom``."""
@@ -4901,7 +4901,7 @@ class OrdersByDeliveryDateAndPhoneRequest(_M):
         """``deliveryDateTo``."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def start_revision(self) -> int | None:
         """``startRevision``."""
@@ -4929,10 +4929,10 @@ class OrdersByDeliveryDateAndStatusRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def delivery_date_from(self) -> _dt.datetime | None:
-        """``deliveryDateFrom`` (required in requests)."""
+        """``deliveryDateFrom`` (required by the document)."""
     @property
     def delivery_date_to(self) -> _dt.datetime | None:
         """``deliveryDateTo``."""
@@ -4962,7 +4962,7 @@ class OrdersByIdRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_ids(self) -> list[str] | None:
         """``orderIds``."""
@@ -4995,10 +4995,10 @@ class OrdersByRevisionRequest(_M):
 
     @property
     def start_revision(self) -> int | None:
-        """``startRevision`` (required in requests)."""
+        """``startRevision`` (required by the document)."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def source_keys(self) -> list[str] | None:
         """``sourceKeys``."""
@@ -5016,7 +5016,7 @@ class OrdersHistoryByDeliveryDateAndPhoneRequest(_M):
 
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def delivery_date_from(self) -> _dt.datetime | None:
         """``deliveryDateFrom``."""
@@ -5025,7 +5025,7 @@ class OrdersHistoryByDeliveryDateAndPhoneRequest(_M):
         """``deliveryDateTo``."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def start_revision(self) -> int | None:
         """``startRevision``."""
@@ -5034,7 +5034,7 @@ class OrdersHistoryByDeliveryDateAndPhoneRequest(_M):
         """``sourceKeys``."""
     @property
     def rows_count(self) -> int | None:
-        """``rowsCount`` (required in requests)."""
+        """``rowsCount`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5053,10 +5053,10 @@ class PrintBillRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5070,10 +5070,10 @@ class PrintDeliveryBillRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5087,13 +5087,13 @@ class UpdateDeliveryStatusRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def delivery_status(self) -> DeliveryStatusForUpdate | None:
-        """``deliveryStatus`` (required in requests)."""
+        """``deliveryStatus`` (required by the document)."""
     @property
     def delivery_date(self) -> _dt.datetime | None:
         """``deliveryDate``."""
@@ -5112,10 +5112,10 @@ class CancelDeliveryConfirmationRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5129,13 +5129,13 @@ class ChangeCompleteBeforeRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def new_complete_before(self) -> _dt.datetime | None:
-        """``newCompleteBefore`` (required in requests)."""
+        """``newCompleteBefore`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5150,13 +5150,13 @@ class ChangeDeliveryCommentRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def comment(self) -> str | None:
-        """``comment`` (required in requests)."""
+        """``comment`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5171,13 +5171,13 @@ class ChangeDeliveryOperatorRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def operator_id(self) -> str | None:
-        """``operatorId`` (required in requests)."""
+        """``operatorId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5192,13 +5192,13 @@ class ChangeDeliveryPointRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def new_delivery_point(self) -> CreateOrderDeliveryPoint | None:
-        """``newDeliveryPoint`` (required in requests)."""
+        """``newDeliveryPoint`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5213,13 +5213,13 @@ class ChangeExternalDataRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def external_data(self) -> list[CreateOrderExternalData] | None:
-        """``externalData`` (required in requests)."""
+        """``externalData`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5234,13 +5234,13 @@ class ChangePaymentsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def payments(self) -> list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None:
-        """``payments`` (required in requests)."""
+        """``payments`` (required by the document)."""
     @property
     def tips(self) -> list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None:
         """``tips``."""
@@ -5259,13 +5259,13 @@ class ChangeServiceTypeDeliveryByClient(_M):
 
     @property
     def new_service_type(self) -> str | None:
-        """``newServiceType`` (required in requests)."""
+        """``newServiceType`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5280,16 +5280,16 @@ class ChangeServiceTypeDeliveryByCourier(_M):
 
     @property
     def new_service_type(self) -> str | None:
-        """``newServiceType`` (required in requests)."""
+        """``newServiceType`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def delivery_point(self) -> CreateOrderDeliveryPoint | None:
-        """``deliveryPoint`` (required in requests)."""
+        """``deliveryPoint`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5305,13 +5305,13 @@ class ChangeServiceTypeRequest(_M):
 
     @property
     def new_service_type(self) -> str | None:
-        """``newServiceType`` (required in requests)."""
+        """``newServiceType`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5326,10 +5326,10 @@ class ConfirmDeliveryRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5343,13 +5343,13 @@ class OrderPaymentItem(_M):
 
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def payment_type_id(self) -> str | None:
-        """``paymentTypeId`` (required in requests)."""
+        """``paymentTypeId`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
-        """``isProcessedExternally`` (required in requests)."""
+        """``isProcessedExternally`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5364,13 +5364,13 @@ class UpdateOrderCourierRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5385,10 +5385,10 @@ class UpdateOrderPaymentsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def payment_items(self) -> list[OrderPaymentItem] | None:
         """``paymentItems``."""
@@ -5406,16 +5406,16 @@ class UpdateOrderProblemRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def has_problem(self) -> bool | None:
-        """``hasProblem`` (required in requests)."""
+        """``hasProblem`` (required by the document)."""
     @property
     def problem(self) -> str | None:
-        """``problem`` (required in requests)."""
+        """``problem`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5431,10 +5431,10 @@ class UpdateTrackingLinkRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def tracking_link(self) -> str | None:
         """``trackingLink``."""
@@ -5476,7 +5476,7 @@ class OrderAddress(_M):
         """``doorphone``."""
     @property
     def region(self) -> OrderRegion | None:
-        """``region`` (required in requests)."""
+        """``region`` (required by the document)."""
     @property
     def line1(self) -> str | None:
         """``line1``."""
@@ -5501,10 +5501,10 @@ class OrderAnonymousCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5518,10 +5518,10 @@ class OrderCancelCause(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5535,10 +5535,10 @@ class CancelInfo(_M):
 
     @property
     def when_cancelled(self) -> _dt.datetime | None:
-        """``whenCancelled`` (required in requests)."""
+        """``whenCancelled`` (required by the document)."""
     @property
     def cause(self) -> OrderCancelCause | None:
-        """``cause`` (required in requests)."""
+        """``cause`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -5556,10 +5556,10 @@ class OrderCity(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5573,13 +5573,13 @@ class OrderComboItemInformation(_M):
 
     @property
     def combo_id(self) -> str | None:
-        """``comboId`` (required in requests)."""
+        """``comboId`` (required by the document)."""
     @property
     def combo_source_id(self) -> str | None:
-        """``comboSourceId`` (required in requests)."""
+        """``comboSourceId`` (required by the document)."""
     @property
     def group_id(self) -> str | None:
-        """``groupId`` (required in requests)."""
+        """``groupId`` (required by the document)."""
     @property
     def group_name(self) -> str | None:
         """``groupName``."""
@@ -5598,10 +5598,10 @@ class CompoundItemTemplate(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5615,16 +5615,16 @@ class OrderCompoundOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def status(self) -> OrderItemStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def deleted(self) -> ItemDeletedInfo | None:
         """``deleted``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -5639,7 +5639,7 @@ class OrderCompoundOrderItem(_M):
         """``comboInformation``."""
     @property
     def primary_component(self) -> OrderCompoundOrderItemComponent | None:
-        """``primaryComponent`` (required in requests)."""
+        """``primaryComponent`` (required by the document)."""
     @property
     def secondary_component(self) -> OrderCompoundOrderItemComponent | None:
         """``secondaryComponent``."""
@@ -5672,19 +5672,19 @@ class OrderCompoundOrderItemComponent(_M):
 
     @property
     def product(self) -> Product | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def modifiers(self) -> list[OrderItemModifier] | None:
         """``modifiers``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def cost(self) -> _Decimal | None:
-        """``cost`` (required in requests)."""
+        """``cost`` (required by the document)."""
     @property
     def price_predefined(self) -> bool | None:
-        """``pricePredefined`` (required in requests)."""
+        """``pricePredefined`` (required by the document)."""
     @property
     def position_id(self) -> str | None:
         """``positionId``."""
@@ -5713,13 +5713,13 @@ class Conception(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def code(self) -> str | None:
-        """``code`` (required in requests)."""
+        """``code`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5734,10 +5734,10 @@ class CourierInfo(_M):
 
     @property
     def courier(self) -> OrderEmployee | None:
-        """``courier`` (required in requests)."""
+        """``courier`` (required by the document)."""
     @property
     def is_courier_selected_manually(self) -> bool | None:
-        """``isCourierSelectedManually`` (required in requests)."""
+        """``isCourierSelectedManually`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5758,7 +5758,7 @@ class OrderCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5771,13 +5771,13 @@ class DeletionMethod(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
     def removal_type(self) -> OrderRemovalType | None:
-        """``removalType`` (required in requests)."""
+        """``removalType`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5817,10 +5817,10 @@ class DiscountItem(_M):
 
     @property
     def discount_type(self) -> DiscountType | None:
-        """``discountType`` (required in requests)."""
+        """``discountType`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def selective_positions(self) -> list[str] | None:
         """``selectivePositions``."""
@@ -5842,10 +5842,10 @@ class DiscountType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5859,10 +5859,10 @@ class OrderDynamicDiscount(_M):
 
     @property
     def manual_condition_id(self) -> str | None:
-        """``manualConditionId`` (required in requests)."""
+        """``manualConditionId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5876,10 +5876,10 @@ class OrderEmployee(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def phone(self) -> str | None:
         """``phone``."""
@@ -5897,10 +5897,10 @@ class ExternalCourierService(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5914,10 +5914,10 @@ class OrderExternalData(_M):
 
     @property
     def key(self) -> str | None:
-        """``key`` (required in requests)."""
+        """``key`` (required by the document)."""
     @property
     def value(self) -> str | None:
-        """``value`` (required in requests)."""
+        """``value`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5931,10 +5931,10 @@ class OrderGuestsInfo(_M):
 
     @property
     def count(self) -> int | None:
-        """``count`` (required in requests)."""
+        """``count`` (required by the document)."""
     @property
     def split_between_persons(self) -> bool | None:
-        """``splitBetweenPersons`` (required in requests)."""
+        """``splitBetweenPersons`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5961,7 +5961,7 @@ class ItemDeletedInfo(_M):
 
     @property
     def deletion_method(self) -> DeletionMethod | None:
-        """``deletionMethod`` (required in requests)."""
+        """``deletionMethod`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -5995,10 +5995,10 @@ class OrderMarketingSource(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6018,7 +6018,7 @@ class OrderOrder(_M):
         """``customer``."""
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def phone_extension(self) -> str | None:
         """``phoneExtension``."""
@@ -6027,7 +6027,7 @@ class OrderOrder(_M):
         """``deliveryPoint``."""
     @property
     def status(self) -> DeliveryStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def cancel_info(self) -> CancelInfo | None:
         """``cancelInfo``."""
@@ -6036,10 +6036,10 @@ class OrderOrder(_M):
         """``courierInfo``."""
     @property
     def complete_before(self) -> _dt.datetime | None:
-        """``completeBefore`` (required in requests)."""
+        """``completeBefore`` (required by the document)."""
     @property
     def when_created(self) -> _dt.datetime | None:
-        """``whenCreated`` (required in requests)."""
+        """``whenCreated`` (required by the document)."""
     @property
     def when_confirmed(self) -> _dt.datetime | None:
         """``whenConfirmed``."""
@@ -6075,7 +6075,7 @@ class OrderOrder(_M):
         """``indexInCourierRoute``."""
     @property
     def cooking_start_time(self) -> _dt.datetime | None:
-        """``cookingStartTime`` (required in requests)."""
+        """``cookingStartTime`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -6132,10 +6132,10 @@ class OrderOrder(_M):
         """``trackingLink``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def number(self) -> int | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def source_key(self) -> str | None:
         """``sourceKey``."""
@@ -6150,10 +6150,10 @@ class OrderOrder(_M):
         """``conception``."""
     @property
     def guests_info(self) -> OrderGuestsInfo | None:
-        """``guestsInfo`` (required in requests)."""
+        """``guestsInfo`` (required by the document)."""
     @property
     def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
         """``combos``."""
@@ -6168,13 +6168,13 @@ class OrderOrder(_M):
         """``discounts``."""
     @property
     def order_type(self) -> OrderOrderType | None:
-        """``orderType`` (required in requests)."""
+        """``orderType`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def processed_payments_sum(self) -> _Decimal | None:
-        """``processedPaymentsSum`` (required in requests)."""
+        """``processedPaymentsSum`` (required by the document)."""
     @property
     def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
@@ -6249,19 +6249,19 @@ class OrderCombo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def amount(self) -> int | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def source_id(self) -> str | None:
-        """``sourceId`` (required in requests)."""
+        """``sourceId`` (required by the document)."""
     @property
     def size(self) -> ProductSize | None:
         """``size``."""
@@ -6282,7 +6282,7 @@ class OrderInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def pos_id(self) -> str | None:
         """``posId``."""
@@ -6291,13 +6291,13 @@ class OrderInfo(_M):
         """``externalNumber``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def timestamp(self) -> int | None:
-        """``timestamp`` (required in requests)."""
+        """``timestamp`` (required by the document)."""
     @property
     def creation_status(self) -> CreationStatus | None:
-        """``creationStatus`` (required in requests)."""
+        """``creationStatus`` (required by the document)."""
     @property
     def error_info(self) -> ErrorInfo | None:
         """``errorInfo``."""
@@ -6323,16 +6323,16 @@ class OrderOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def status(self) -> OrderItemStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def deleted(self) -> ItemDeletedInfo | None:
         """``deleted``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -6364,13 +6364,13 @@ class OrderItemIdentifierCode(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def code(self) -> IdentifierCode | None:
-        """``code`` (required in requests)."""
+        """``code`` (required by the document)."""
     @property
     def flags(self) -> list[str] | None:
-        """``flags`` (required in requests)."""
+        """``flags`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6385,13 +6385,13 @@ class OrderItemModifier(_M):
 
     @property
     def product(self) -> Product | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_independent_of_parent_amount(self) -> bool | None:
-        """``amountIndependentOfParentAmount`` (required in requests)."""
+        """``amountIndependentOfParentAmount`` (required by the document)."""
     @property
     def codes(self) -> list[list[OrderItemIdentifierCode]] | None:
         """``codes``."""
@@ -6400,13 +6400,13 @@ class OrderItemModifier(_M):
         """``productGroup``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def price_predefined(self) -> bool | None:
-        """``pricePredefined`` (required in requests)."""
+        """``pricePredefined`` (required by the document)."""
     @property
     def result_sum(self) -> _Decimal | None:
-        """``resultSum`` (required in requests)."""
+        """``resultSum`` (required by the document)."""
     @property
     def deleted(self) -> ItemDeletedInfo | None:
         """``deleted``."""
@@ -6467,13 +6467,13 @@ class OrderOrderType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def order_service_type(self) -> CommonOrderServiceType | None:
-        """``orderServiceType`` (required in requests)."""
+        """``orderServiceType`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6488,25 +6488,25 @@ class PaymentItem(_M):
 
     @property
     def payment_type(self) -> OrderPaymentType | None:
-        """``paymentType`` (required in requests)."""
+        """``paymentType`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def is_preliminary(self) -> bool | None:
-        """``isPreliminary`` (required in requests)."""
+        """``isPreliminary`` (required by the document)."""
     @property
     def is_external(self) -> bool | None:
-        """``isExternal`` (required in requests)."""
+        """``isExternal`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
-        """``isProcessedExternally`` (required in requests)."""
+        """``isProcessedExternally`` (required by the document)."""
     @property
     def is_fiscalized_externally(self) -> bool | None:
         """``isFiscalizedExternally``."""
     @property
     def is_prepay(self) -> bool | None:
-        """``isPrepay`` (required in requests)."""
+        """``isPrepay`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6525,13 +6525,13 @@ class OrderPaymentType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def kind(self) -> CommonPaymentTypeKind | None:
-        """``kind`` (required in requests)."""
+        """``kind`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6546,10 +6546,10 @@ class PositionWithSum(_M):
 
     @property
     def position_id(self) -> str | None:
-        """``positionId`` (required in requests)."""
+        """``positionId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6563,7 +6563,7 @@ class Problem(_M):
 
     @property
     def has_problem(self) -> bool | None:
-        """``hasProblem`` (required in requests)."""
+        """``hasProblem`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -6580,10 +6580,10 @@ class Product(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6597,10 +6597,10 @@ class ProductGroup(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6614,16 +6614,16 @@ class OrderProductOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def status(self) -> OrderItemStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def deleted(self) -> ItemDeletedInfo | None:
         """``deleted``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -6638,7 +6638,7 @@ class OrderProductOrderItem(_M):
         """``comboInformation``."""
     @property
     def product(self) -> Product | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def modifiers(self) -> list[OrderItemModifier] | None:
         """``modifiers``."""
@@ -6647,13 +6647,13 @@ class OrderProductOrderItem(_M):
         """``codes``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def cost(self) -> _Decimal | None:
-        """``cost`` (required in requests)."""
+        """``cost`` (required by the document)."""
     @property
     def price_predefined(self) -> bool | None:
-        """``pricePredefined`` (required in requests)."""
+        """``pricePredefined`` (required by the document)."""
     @property
     def position_id(self) -> str | None:
         """``positionId``."""
@@ -6691,10 +6691,10 @@ class ProductSize(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6708,10 +6708,10 @@ class OrderRegion(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6725,13 +6725,13 @@ class OrderRegularCustomer(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def surname(self) -> str | None:
         """``surname``."""
@@ -6770,10 +6770,10 @@ class OrderRemovalType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6787,16 +6787,16 @@ class ServiceOrderItem(_M):
 
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def status(self) -> OrderItemStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def deleted(self) -> ItemDeletedInfo | None:
         """``deleted``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -6811,10 +6811,10 @@ class ServiceOrderItem(_M):
         """``comboInformation``."""
     @property
     def service(self) -> Product | None:
-        """``service`` (required in requests)."""
+        """``service`` (required by the document)."""
     @property
     def cost(self) -> _Decimal | None:
-        """``cost`` (required in requests)."""
+        """``cost`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6836,13 +6836,13 @@ class OrderStreet(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def city(self) -> OrderCity | None:
-        """``city`` (required in requests)."""
+        """``city`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6860,25 +6860,25 @@ class TipsPaymentItem(_M):
         """``tipsType``."""
     @property
     def payment_type(self) -> OrderPaymentType | None:
-        """``paymentType`` (required in requests)."""
+        """``paymentType`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def is_preliminary(self) -> bool | None:
-        """``isPreliminary`` (required in requests)."""
+        """``isPreliminary`` (required by the document)."""
     @property
     def is_external(self) -> bool | None:
-        """``isExternal`` (required in requests)."""
+        """``isExternal`` (required by the document)."""
     @property
     def is_processed_externally(self) -> bool | None:
-        """``isProcessedExternally`` (required in requests)."""
+        """``isProcessedExternally`` (required by the document)."""
     @property
     def is_fiscalized_externally(self) -> bool | None:
         """``isFiscalizedExternally``."""
     @property
     def is_prepay(self) -> bool | None:
-        """``isPrepay`` (required in requests)."""
+        """``isPrepay`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6898,10 +6898,10 @@ class OrderTipsType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6915,10 +6915,10 @@ class OrderResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def order_info(self) -> OrderInfo | None:
-        """``orderInfo`` (required in requests)."""
+        """``orderInfo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6932,10 +6932,10 @@ class OrdersByOrganization(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def orders(self) -> list[OrderInfo] | None:
-        """``orders`` (required in requests)."""
+        """``orders`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6949,10 +6949,10 @@ class OrdersResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def orders(self) -> list[OrderInfo] | None:
-        """``orders`` (required in requests)."""
+        """``orders`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6966,13 +6966,13 @@ class OrdersWithRevisionResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def max_revision(self) -> int | None:
-        """``maxRevision`` (required in requests)."""
+        """``maxRevision`` (required by the document)."""
     @property
     def orders_by_organizations(self) -> list[OrdersByOrganization] | None:
-        """``ordersByOrganizations`` (required in requests)."""
+        """``ordersByOrganizations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -6990,19 +6990,19 @@ class AllowedItemWithDuration(_M):
 
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def delivery_duration_in_minutes(self) -> int | None:
-        """``deliveryDurationInMinutes`` (required in requests)."""
+        """``deliveryDurationInMinutes`` (required by the document)."""
     @property
     def zone(self) -> str | None:
-        """``zone`` (required in requests)."""
+        """``zone`` (required by the document)."""
     @property
     def delivery_service_product_id(self) -> str | None:
-        """``deliveryServiceProductId`` (required in requests)."""
+        """``deliveryServiceProductId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7043,7 +7043,7 @@ class GetAllowedRestrictionsRequest(_M):
         """``orderItems``."""
     @property
     def is_courier_delivery(self) -> bool | None:
-        """``isCourierDelivery`` (required in requests)."""
+        """``isCourierDelivery`` (required by the document)."""
     @property
     def delivery_date(self) -> _dt.datetime | None:
         """``deliveryDate``."""
@@ -7073,25 +7073,25 @@ class GetAllowedRestrictionsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def is_allowed(self) -> bool | None:
-        """``isAllowed`` (required in requests)."""
+        """``isAllowed`` (required by the document)."""
     @property
     def reject_cause(self) -> str | None:
-        """``rejectCause`` (required in requests)."""
+        """``rejectCause`` (required by the document)."""
     @property
     def address_external_id(self) -> str | None:
-        """``addressExternalId`` (required in requests)."""
+        """``addressExternalId`` (required by the document)."""
     @property
     def location(self) -> OrderLocation | None:
-        """``location`` (required in requests)."""
+        """``location`` (required by the document)."""
     @property
     def allowed_items(self) -> list[AllowedItemWithDuration] | None:
-        """``allowedItems`` (required in requests)."""
+        """``allowedItems`` (required by the document)."""
     @property
     def rejected_items(self) -> list[RejectItem] | None:
-        """``rejectedItems`` (required in requests)."""
+        """``rejectedItems`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7110,10 +7110,10 @@ class OrderLocation(_M):
 
     @property
     def latitude(self) -> _Decimal | None:
-        """``latitude`` (required in requests)."""
+        """``latitude`` (required by the document)."""
     @property
     def longitude(self) -> _Decimal | None:
-        """``longitude`` (required in requests)."""
+        """``longitude`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7127,19 +7127,19 @@ class RejectItem(_M):
 
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def zone(self) -> str | None:
         """``zone``."""
     @property
     def reject_code(self) -> DeliveryRestrictionRejectCode | None:
-        """``rejectCode`` (required in requests)."""
+        """``rejectCode`` (required by the document)."""
     @property
     def reject_hint(self) -> str | None:
-        """``rejectHint`` (required in requests)."""
+        """``rejectHint`` (required by the document)."""
     @property
     def reject_item_data(self) -> RejectItemData | None:
         """``rejectItemData``."""
@@ -7226,13 +7226,13 @@ class RestrictionsOrderItem(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def modifiers(self) -> list[RestrictionsOrderItemModifier] | None:
         """``modifiers``."""
@@ -7251,13 +7251,13 @@ class RestrictionsOrderItemModifier(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def product(self) -> str | None:
         """``product``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7272,10 +7272,10 @@ class DeliveryRestrictionsCoordinates(_M):
 
     @property
     def latitude(self) -> _Decimal | None:
-        """``latitude`` (required in requests)."""
+        """``latitude`` (required by the document)."""
     @property
     def longitude(self) -> _Decimal | None:
-        """``longitude`` (required in requests)."""
+        """``longitude`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7292,34 +7292,34 @@ class DeliveryRestrictionItem(_M):
 
     @property
     def min_sum(self) -> _Decimal | None:
-        """``minSum`` (required in requests)."""
+        """``minSum`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def zone(self) -> str | None:
-        """``zone`` (required in requests)."""
+        """``zone`` (required by the document)."""
     @property
     def week_map(self) -> int | None:
-        """``weekMap`` (required in requests)."""
+        """``weekMap`` (required by the document)."""
     @property
     def from_(self) -> int | None:
-        """``from`` (required in requests)."""
+        """``from`` (required by the document)."""
     @property
     def to(self) -> int | None:
-        """``to`` (required in requests)."""
+        """``to`` (required by the document)."""
     @property
     def priority(self) -> int | None:
-        """``priority`` (required in requests)."""
+        """``priority`` (required by the document)."""
     @property
     def delivery_duration_in_minutes(self) -> int | None:
-        """``deliveryDurationInMinutes`` (required in requests)."""
+        """``deliveryDurationInMinutes`` (required by the document)."""
     @property
     def delivery_service_product_id(self) -> str | None:
-        """``deliveryServiceProductId`` (required in requests)."""
+        """``deliveryServiceProductId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7341,79 +7341,79 @@ class DeliveryRestrictions(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def delivery_geocode_service_type(self) -> int | None:
-        """``deliveryGeocodeServiceType`` (required in requests)."""
+        """``deliveryGeocodeServiceType`` (required by the document)."""
     @property
     def delivery_regions_map_url(self) -> str | None:
-        """``deliveryRegionsMapUrl`` (required in requests)."""
+        """``deliveryRegionsMapUrl`` (required by the document)."""
     @property
     def default_delivery_duration_in_minutes(self) -> int | None:
-        """``defaultDeliveryDurationInMinutes`` (required in requests)."""
+        """``defaultDeliveryDurationInMinutes`` (required by the document)."""
     @property
     def default_self_service_duration_in_minutes(self) -> int | None:
-        """``defaultSelfServiceDurationInMinutes`` (required in requests)."""
+        """``defaultSelfServiceDurationInMinutes`` (required by the document)."""
     @property
     def use_same_delivery_duration(self) -> bool | None:
-        """``useSameDeliveryDuration`` (required in requests)."""
+        """``useSameDeliveryDuration`` (required by the document)."""
     @property
     def use_same_min_sum(self) -> bool | None:
-        """``useSameMinSum`` (required in requests)."""
+        """``useSameMinSum`` (required by the document)."""
     @property
     def default_min_sum(self) -> _Decimal | None:
-        """``defaultMinSum`` (required in requests)."""
+        """``defaultMinSum`` (required by the document)."""
     @property
     def use_same_work_time_interval(self) -> bool | None:
-        """``useSameWorkTimeInterval`` (required in requests)."""
+        """``useSameWorkTimeInterval`` (required by the document)."""
     @property
     def default_from(self) -> int | None:
-        """``defaultFrom`` (required in requests)."""
+        """``defaultFrom`` (required by the document)."""
     @property
     def default_to(self) -> int | None:
-        """``defaultTo`` (required in requests)."""
+        """``defaultTo`` (required by the document)."""
     @property
     def use_same_restrictions_on_all_week(self) -> bool | None:
-        """``useSameRestrictionsOnAllWeek`` (required in requests)."""
+        """``useSameRestrictionsOnAllWeek`` (required by the document)."""
     @property
     def restrictions(self) -> list[DeliveryRestrictionItem] | None:
-        """``restrictions`` (required in requests)."""
+        """``restrictions`` (required by the document)."""
     @property
     def delivery_zones(self) -> list[DeliveryZone] | None:
-        """``deliveryZones`` (required in requests)."""
+        """``deliveryZones`` (required by the document)."""
     @property
     def reject_on_geocoding_error(self) -> bool | None:
-        """``rejectOnGeocodingError`` (required in requests)."""
+        """``rejectOnGeocodingError`` (required by the document)."""
     @property
     def add_delivery_service_cost(self) -> bool | None:
-        """``addDeliveryServiceCost`` (required in requests)."""
+        """``addDeliveryServiceCost`` (required by the document)."""
     @property
     def use_same_delivery_service_product(self) -> bool | None:
-        """``useSameDeliveryServiceProduct`` (required in requests)."""
+        """``useSameDeliveryServiceProduct`` (required by the document)."""
     @property
     def default_delivery_service_product_id(self) -> str | None:
-        """``defaultDeliveryServiceProductId`` (required in requests)."""
+        """``defaultDeliveryServiceProductId`` (required by the document)."""
     @property
     def use_external_assignation_service(self) -> bool | None:
-        """``useExternalAssignationService`` (required in requests)."""
+        """``useExternalAssignationService`` (required by the document)."""
     @property
     def front_trusts_call_center_check(self) -> bool | None:
-        """``frontTrustsCallCenterCheck`` (required in requests)."""
+        """``frontTrustsCallCenterCheck`` (required by the document)."""
     @property
     def external_assignation_service_url(self) -> str | None:
-        """``externalAssignationServiceUrl`` (required in requests)."""
+        """``externalAssignationServiceUrl`` (required by the document)."""
     @property
     def require_exact_address_for_geocoding(self) -> bool | None:
-        """``requireExactAddressForGeocoding`` (required in requests)."""
+        """``requireExactAddressForGeocoding`` (required by the document)."""
     @property
     def zones_mode(self) -> int | None:
-        """``zonesMode`` (required in requests)."""
+        """``zonesMode`` (required by the document)."""
     @property
     def auto_assign_external_deliveries(self) -> bool | None:
-        """``autoAssignExternalDeliveries`` (required in requests)."""
+        """``autoAssignExternalDeliveries`` (required by the document)."""
     @property
     def action_on_validation_rejection(self) -> int | None:
-        """``actionOnValidationRejection`` (required in requests)."""
+        """``actionOnValidationRejection`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7453,13 +7453,13 @@ class DeliveryZone(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def coordinates(self) -> list[DeliveryRestrictionsCoordinates] | None:
-        """``coordinates`` (required in requests)."""
+        """``coordinates`` (required by the document)."""
     @property
     def addresses(self) -> list[DeliveryZoneAddressBinding] | None:
-        """``addresses`` (required in requests)."""
+        """``addresses`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7474,13 +7474,13 @@ class DeliveryZoneAddressBinding(_M):
 
     @property
     def street_id(self) -> str | None:
-        """``streetId`` (required in requests)."""
+        """``streetId`` (required by the document)."""
     @property
     def postcode(self) -> str | None:
-        """``postcode`` (required in requests)."""
+        """``postcode`` (required by the document)."""
     @property
     def houses(self) -> HousesRange | None:
-        """``houses`` (required in requests)."""
+        """``houses`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7495,7 +7495,7 @@ class GetDeliveryRestrictionsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7508,10 +7508,10 @@ class GetDeliveryRestrictionsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def delivery_restrictions(self) -> list[DeliveryRestrictions] | None:
-        """``deliveryRestrictions`` (required in requests)."""
+        """``deliveryRestrictions`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7525,19 +7525,19 @@ class HousesRange(_M):
 
     @property
     def type(self) -> int | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def starting_number(self) -> int | None:
-        """``startingNumber`` (required in requests)."""
+        """``startingNumber`` (required by the document)."""
     @property
     def max_number(self) -> int | None:
-        """``maxNumber`` (required in requests)."""
+        """``maxNumber`` (required by the document)."""
     @property
     def is_unlimited_range(self) -> bool | None:
-        """``isUnlimitedRange`` (required in requests)."""
+        """``isUnlimitedRange`` (required by the document)."""
     @property
     def specific_numbers(self) -> list[str] | None:
-        """``specificNumbers`` (required in requests)."""
+        """``specificNumbers`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7557,19 +7557,19 @@ class DisassembleDocumentCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
     @property
     def main_product_amount_percent(self) -> _Decimal | None:
-        """``mainProductAmountPercent`` (required in requests)."""
+        """``mainProductAmountPercent`` (required by the document)."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7586,7 +7586,7 @@ class DisassembleDocumentCreateRequest(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -7598,28 +7598,28 @@ class DisassembleDocumentCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
     @property
     def items(self) -> list[DisassembleDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7839,7 +7839,7 @@ class DisassembleDocumentUpdateRequest(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -7851,28 +7851,28 @@ class DisassembleDocumentUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def items(self) -> list[DisassembleDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7903,46 +7903,46 @@ class DiscountCardTypeInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def percent(self) -> _Decimal | None:
-        """``percent`` (required in requests)."""
+        """``percent`` (required by the document)."""
     @property
     def is_categorised_discount(self) -> bool | None:
-        """``isCategorisedDiscount`` (required in requests)."""
+        """``isCategorisedDiscount`` (required by the document)."""
     @property
     def product_category_discounts(self) -> list[ProductCategoryDiscount] | None:
-        """``productCategoryDiscounts`` (required in requests)."""
+        """``productCategoryDiscounts`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
     def can_be_applied_selectively(self) -> bool | None:
-        """``canBeAppliedSelectively`` (required in requests)."""
+        """``canBeAppliedSelectively`` (required by the document)."""
     @property
     def min_order_sum(self) -> _Decimal | None:
         """``minOrderSum``."""
     @property
     def mode(self) -> DiscountCardMode | None:
-        """``mode`` (required in requests)."""
+        """``mode`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def can_apply_by_card_number(self) -> bool | None:
-        """``canApplyByCardNumber`` (required in requests)."""
+        """``canApplyByCardNumber`` (required by the document)."""
     @property
     def is_manual(self) -> bool | None:
-        """``isManual`` (required in requests)."""
+        """``isManual`` (required by the document)."""
     @property
     def is_card(self) -> bool | None:
-        """``isCard`` (required in requests)."""
+        """``isCard`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
-        """``isAutomatic`` (required in requests)."""
+        """``isAutomatic`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -7972,7 +7972,7 @@ class DiscountsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -7985,10 +7985,10 @@ class DiscountsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def discounts(self) -> list[RmsItemsResponseWrapperOfDiscountCardTypeInfo] | None:
-        """``discounts`` (required in requests)."""
+        """``discounts`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8002,13 +8002,13 @@ class ProductCategoryDiscount(_M):
 
     @property
     def category_id(self) -> str | None:
-        """``categoryId`` (required in requests)."""
+        """``categoryId`` (required by the document)."""
     @property
     def category_name(self) -> str | None:
-        """``categoryName`` (required in requests)."""
+        """``categoryName`` (required by the document)."""
     @property
     def percent(self) -> _Decimal | None:
-        """``percent`` (required in requests)."""
+        """``percent`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8104,10 +8104,10 @@ class DocumentTransactionsListRequest(_M):
 
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8146,10 +8146,10 @@ class ActiveCourierLocationsByTerminalGroupRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8163,10 +8163,10 @@ class ActiveCourierLocationsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def active_courier_locations(self) -> list[RmsItemsResponseWrapperOfActiveCourierLocation] | None:
-        """``activeCourierLocations`` (required in requests)."""
+        """``activeCourierLocations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8180,7 +8180,7 @@ class ChangePersonalSessionResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def error(self) -> str | None:
         """``error``."""
@@ -8197,13 +8197,13 @@ class ClosePersonalSessionRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8218,13 +8218,13 @@ class CoordinateInfo(_M):
 
     @property
     def latitude(self) -> _Decimal | None:
-        """``latitude`` (required in requests)."""
+        """``latitude`` (required by the document)."""
     @property
     def longitude(self) -> _Decimal | None:
-        """``longitude`` (required in requests)."""
+        """``longitude`` (required by the document)."""
     @property
     def server_timestamp(self) -> int | None:
-        """``serverTimestamp`` (required in requests)."""
+        """``serverTimestamp`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8239,10 +8239,10 @@ class CourierLocations(_M):
 
     @property
     def courier_id(self) -> str | None:
-        """``courierId`` (required in requests)."""
+        """``courierId`` (required by the document)."""
     @property
     def locations(self) -> list[CoordinateInfo] | None:
-        """``locations`` (required in requests)."""
+        """``locations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8256,7 +8256,7 @@ class CourierLocationsByTimeOffsetRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def offset_in_seconds(self) -> int | None:
         """``offsetInSeconds``."""
@@ -8273,10 +8273,10 @@ class CourierLocationsByTimeOffsetResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def courier_locations(self) -> list[RmsItemsResponseWrapperOfCourierLocations] | None:
-        """``courierLocations`` (required in requests)."""
+        """``courierLocations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8290,10 +8290,10 @@ class CouriersAndCheckRoleRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def roles_to_check(self) -> list[str] | None:
-        """``rolesToCheck`` (required in requests)."""
+        """``rolesToCheck`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8307,7 +8307,7 @@ class CouriersRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8320,7 +8320,7 @@ class EmployeesEmployee(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def first_name(self) -> str | None:
         """``firstName``."""
@@ -8357,7 +8357,7 @@ class EmployeeInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def first_name(self) -> str | None:
         """``firstName``."""
@@ -8398,10 +8398,10 @@ class EmployeeInfoRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8415,10 +8415,10 @@ class EmployeeInfoResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def employee_info(self) -> EmployeeInfo | None:
-        """``employeeInfo`` (required in requests)."""
+        """``employeeInfo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8435,7 +8435,7 @@ class EmployeeWithCheckedRole(_M):
         """``checkRolesResult``."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def first_name(self) -> str | None:
         """``firstName``."""
@@ -8473,10 +8473,10 @@ class EmployeesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def employees(self) -> list[RmsItemsResponseWrapperOfEmployee] | None:
-        """``employees`` (required in requests)."""
+        """``employees`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8490,10 +8490,10 @@ class EmployeesWithRoleSignResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def employees_with_check_roles(self) -> list[RmsItemsResponseWrapperOfEmployeeWithCheckedRole] | None:
-        """``employeesWithCheckRoles`` (required in requests)."""
+        """``employeesWithCheckRoles`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8507,13 +8507,13 @@ class GetPersonalSessionInfoRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8528,7 +8528,7 @@ class GetPersonalSessionInfoResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def is_session_opened(self) -> bool | None:
         """``isSessionOpened``."""
@@ -8549,7 +8549,7 @@ class GetTerminalGroupsOfEmployeeRequest(_M):
 
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8562,7 +8562,7 @@ class GetTerminalGroupsOfEmployeeResponse(_M):
 
     @property
     def terminal_group_ids(self) -> list[str] | None:
-        """``terminalGroupIds`` (required in requests)."""
+        """``terminalGroupIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8575,13 +8575,13 @@ class OpenPersonalSessionRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     @property
     def role_id(self) -> str | None:
         """``roleId``."""
@@ -8600,16 +8600,16 @@ class PersonalShift(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def role_id(self) -> str | None:
         """``roleId``."""
     @property
     def opened(self) -> bool | None:
-        """``opened`` (required in requests)."""
+        """``opened`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8625,10 +8625,10 @@ class RoleCheckResult(_M):
 
     @property
     def checked_role_code(self) -> str | None:
-        """``checkedRoleCode`` (required in requests)."""
+        """``checkedRoleCode`` (required by the document)."""
     @property
     def employee_has_role(self) -> bool | None:
-        """``employeeHasRole`` (required in requests)."""
+        """``employeeHasRole`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -8741,7 +8741,7 @@ class ErrorInfo(_M):
 
     @property
     def code(self) -> ErrorCode | None:
-        """``code`` (required in requests)."""
+        """``code`` (required by the document)."""
     @property
     def message(self) -> str | None:
         """``message``."""
@@ -8770,10 +8770,10 @@ class ErrorsErrorResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def error_description(self) -> str | None:
-        """``errorDescription`` (required in requests)."""
+        """``errorDescription`` (required by the document)."""
     @property
     def error(self) -> str | None:
         """``error``."""
@@ -8809,7 +8809,7 @@ class ExternalMenuCategory(_M):
         """``iikoGroupId``."""
     @property
     def items(self) -> list[ExternalMenuItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def schedule_id(self) -> str | None:
         """``scheduleId``."""
@@ -8867,7 +8867,7 @@ class ExternalMenuCategory2(_M):
         """``iikoGroupId``."""
     @property
     def items(self) -> list[ExternalMenuItem2] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def schedule_id(self) -> str | None:
         """``scheduleId``."""
@@ -8936,7 +8936,7 @@ class ExternalMenuCategory3(_M):
         """``isHidden``."""
     @property
     def items(self) -> list[_Any] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def labels(self) -> list[str] | None:
         """``labels``."""
@@ -8966,7 +8966,7 @@ class ExternalMenuComboItem(_M):
 
     @property
     def sizes(self) -> list[ExternalMenuComboItemSize] | None:
-        """``sizes`` (required in requests)."""
+        """``sizes`` (required by the document)."""
     @property
     def groups(self) -> list[ComboGroupDto4] | None:
         """``groups``."""
@@ -8990,10 +8990,10 @@ class ExternalMenuComboItem(_M):
         """``barcodes``."""
     @property
     def type(self) -> str | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9015,10 +9015,10 @@ class ExternalMenuComboItemSize(_M):
 
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
-        """``sizeId`` (required in requests)."""
+        """``sizeId`` (required by the document)."""
     @property
     def short_name(self) -> str | None:
         """``shortName``."""
@@ -9062,16 +9062,16 @@ class ExternalMenuItem(_M):
         """``labels``."""
     @property
     def item_sizes(self) -> list[ExternalMenuItemSize] | None:
-        """``itemSizes`` (required in requests)."""
+        """``itemSizes`` (required by the document)."""
     @property
     def item_id(self) -> str | None:
         """``itemId``."""
     @property
     def modifier_schema_id(self) -> str | None:
-        """``modifierSchemaId`` (required in requests)."""
+        """``modifierSchemaId`` (required by the document)."""
     @property
     def tax_category(self) -> list[TaxCategoryDto3] | None:
-        """``taxCategory`` (required in requests)."""
+        """``taxCategory`` (required by the document)."""
     @property
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
@@ -9116,7 +9116,7 @@ class ExternalMenuItem(_M):
         """``barcodes``."""
     @property
     def order_item_type(self) -> str | None:
-        """``orderItemType`` (required in requests)."""
+        """``orderItemType`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9162,10 +9162,10 @@ class ExternalMenuItem2(_M):
         """``description``."""
     @property
     def item_sizes(self) -> list[ExternalMenuItemSize2] | None:
-        """``itemSizes`` (required in requests)."""
+        """``itemSizes`` (required by the document)."""
     @property
     def modifier_schema_id(self) -> str | None:
-        """``modifierSchemaId`` (required in requests)."""
+        """``modifierSchemaId`` (required by the document)."""
     @property
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
@@ -9207,13 +9207,13 @@ class ExternalMenuItem2(_M):
         """``barcodes``."""
     @property
     def order_item_type(self) -> str | None:
-        """``orderItemType`` (required in requests)."""
+        """``orderItemType`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
     @property
     def allergen_group_ids(self) -> list[_Any] | None:
-        """``allergenGroupIds`` (required in requests)."""
+        """``allergenGroupIds`` (required by the document)."""
     @property
     def labels(self) -> list[str] | None:
         """``labels``."""
@@ -9222,10 +9222,10 @@ class ExternalMenuItem2(_M):
         """``tags``."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9271,10 +9271,10 @@ class ExternalMenuItem3(_M):
         """``description``."""
     @property
     def item_sizes(self) -> list[ExternalMenuItemSize3] | None:
-        """``itemSizes`` (required in requests)."""
+        """``itemSizes`` (required by the document)."""
     @property
     def modifier_schema_id(self) -> str | None:
-        """``modifierSchemaId`` (required in requests)."""
+        """``modifierSchemaId`` (required by the document)."""
     @property
     def modifier_schema_name(self) -> str | None:
         """``modifierSchemaName``."""
@@ -9316,13 +9316,13 @@ class ExternalMenuItem3(_M):
         """``barcodes``."""
     @property
     def order_item_type(self) -> str | None:
-        """``orderItemType`` (required in requests)."""
+        """``orderItemType`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
     @property
     def allergen_group_ids(self) -> list[_Any] | None:
-        """``allergenGroupIds`` (required in requests)."""
+        """``allergenGroupIds`` (required by the document)."""
     @property
     def labels(self) -> list[str] | None:
         """``labels``."""
@@ -9331,10 +9331,10 @@ class ExternalMenuItem3(_M):
         """``tags``."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9386,13 +9386,13 @@ class ExternalMenuItemSize(_M):
         """``portionWeightGrams``."""
     @property
     def item_modifier_groups(self) -> list[ExternalMenuModifierGroup] | None:
-        """``itemModifierGroups`` (required in requests)."""
+        """``itemModifierGroups`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
-        """``sizeId`` (required in requests)."""
+        """``sizeId`` (required by the document)."""
     @property
     def nutrition_per_hundred_grams(self) -> list[NutritionInfoDto] | None:
-        """``nutritionPerHundredGrams`` (required in requests)."""
+        """``nutritionPerHundredGrams`` (required by the document)."""
     @property
     def prices(self) -> list[ExternalMenuPriceByDepartmentsDto] | None:
         """``prices``."""
@@ -9444,7 +9444,7 @@ class ExternalMenuItemSize2(_M):
         """``isDefault``."""
     @property
     def item_modifier_groups(self) -> list[ExternalMenuModifierGroup2] | None:
-        """``itemModifierGroups`` (required in requests)."""
+        """``itemModifierGroups`` (required by the document)."""
     @property
     def prices(self) -> list[ExternalMenuPriceByDepartmentsDto2] | None:
         """``prices``."""
@@ -9462,10 +9462,10 @@ class ExternalMenuItemSize2(_M):
         """``buttonImageUrl``."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9501,7 +9501,7 @@ class ExternalMenuItemSize3(_M):
         """``isDefault``."""
     @property
     def item_modifier_groups(self) -> list[ExternalMenuModifierGroup3] | None:
-        """``itemModifierGroups`` (required in requests)."""
+        """``itemModifierGroups`` (required by the document)."""
     @property
     def prices(self) -> list[ExternalMenuPriceByDepartmentsDto3] | None:
         """``prices``."""
@@ -9519,10 +9519,10 @@ class ExternalMenuItemSize3(_M):
         """``buttonImageUrl``."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9558,7 +9558,7 @@ class ExternalMenuItemSize4(_M):
         """``isDefault``."""
     @property
     def item_modifier_groups(self) -> list[ExternalMenuModifierGroup4] | None:
-        """``itemModifierGroups`` (required in requests)."""
+        """``itemModifierGroups`` (required by the document)."""
     @property
     def prices(self) -> list[ExternalMenuPriceByDepartmentsDto4] | None:
         """``prices``."""
@@ -9576,10 +9576,10 @@ class ExternalMenuItemSize4(_M):
         """``buttonImageUrl``."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -9678,7 +9678,7 @@ class ExternalMenuModifierGroup2(_M):
         """``sku``."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     @property
     def id(self) -> str | None:
         """``id``."""
@@ -9732,7 +9732,7 @@ class ExternalMenuModifierGroup3(_M):
         """``sku``."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     @property
     def id(self) -> str | None:
         """``id``."""
@@ -9786,7 +9786,7 @@ class ExternalMenuModifierGroup4(_M):
         """``sku``."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     @property
     def id(self) -> str | None:
         """``id``."""
@@ -9974,19 +9974,19 @@ class ExternalMenuModifierItem2(_M):
         """``buttonImageUrl``."""
     @property
     def allergen_group_ids(self) -> list[_Any] | None:
-        """``allergenGroupIds`` (required in requests)."""
+        """``allergenGroupIds`` (required by the document)."""
     @property
     def labels(self) -> list[_Any] | None:
-        """``labels`` (required in requests)."""
+        """``labels`` (required by the document)."""
     @property
     def tags(self) -> list[_Any] | None:
-        """``tags`` (required in requests)."""
+        """``tags`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10075,19 +10075,19 @@ class ExternalMenuModifierItem3(_M):
         """``buttonImageUrl``."""
     @property
     def allergen_group_ids(self) -> list[_Any] | None:
-        """``allergenGroupIds`` (required in requests)."""
+        """``allergenGroupIds`` (required by the document)."""
     @property
     def labels(self) -> list[_Any] | None:
-        """``labels`` (required in requests)."""
+        """``labels`` (required by the document)."""
     @property
     def tags(self) -> list[_Any] | None:
-        """``tags`` (required in requests)."""
+        """``tags`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10176,19 +10176,19 @@ class ExternalMenuModifierItem4(_M):
         """``buttonImageUrl``."""
     @property
     def allergen_group_ids(self) -> list[_Any] | None:
-        """``allergenGroupIds`` (required in requests)."""
+        """``allergenGroupIds`` (required by the document)."""
     @property
     def labels(self) -> list[_Any] | None:
-        """``labels`` (required in requests)."""
+        """``labels`` (required by the document)."""
     @property
     def tags(self) -> list[_Any] | None:
-        """``tags`` (required in requests)."""
+        """``tags`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def weight(self) -> _Decimal | None:
-        """``weight`` (required in requests)."""
+        """``weight`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10226,7 +10226,7 @@ class ExternalMenuPriceByDepartmentsDto(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10247,7 +10247,7 @@ class ExternalMenuPriceByDepartmentsDto2(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10268,7 +10268,7 @@ class ExternalMenuPriceByDepartmentsDto3(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10289,7 +10289,7 @@ class ExternalMenuPriceByDepartmentsDto4(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10310,7 +10310,7 @@ class ExternalMenuPriceByDepartmentsDto5(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10331,7 +10331,7 @@ class ExternalMenuPriceByDepartmentsDto6(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10352,7 +10352,7 @@ class ExternalMenuPriceByDepartmentsDto7(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10373,7 +10373,7 @@ class ExternalMenuPriceByDepartmentsDto8(_M):
         """``organizations``."""
     @property
     def price(self) -> _Decimal | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     @property
     def tax_category_id(self) -> str | None:
         """``taxCategoryId``."""
@@ -10403,7 +10403,7 @@ class ExternalMenuV2(_M):
         """``formatVersion``."""
     @property
     def id(self) -> int | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -10418,10 +10418,10 @@ class ExternalMenuV2(_M):
         """``intervals``."""
     @property
     def item_categories(self) -> list[ExternalMenuCategory] | None:
-        """``itemCategories`` (required in requests)."""
+        """``itemCategories`` (required by the document)."""
     @property
     def combo_categories(self) -> list[ComboCategoryDto] | None:
-        """``comboCategories`` (required in requests)."""
+        """``comboCategories`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10465,7 +10465,7 @@ class ExternalMenuV3(_M):
         """``formatVersion``."""
     @property
     def id(self) -> int | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -10480,10 +10480,10 @@ class ExternalMenuV3(_M):
         """``intervals``."""
     @property
     def combo_categories(self) -> list[ComboCategoryDto2] | None:
-        """``comboCategories`` (required in requests)."""
+        """``comboCategories`` (required by the document)."""
     @property
     def item_groups(self) -> list[ExternalMenuCategory2] | None:
-        """``itemGroups`` (required in requests)."""
+        """``itemGroups`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10530,7 +10530,7 @@ class ExternalMenuV4(_M):
         """``formatVersion``."""
     @property
     def id(self) -> int | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
         """``name``."""
@@ -10545,10 +10545,10 @@ class ExternalMenuV4(_M):
         """``intervals``."""
     @property
     def combo_categories(self) -> list[ComboCategoryDto3] | None:
-        """``comboCategories`` (required in requests)."""
+        """``comboCategories`` (required by the document)."""
     @property
     def item_groups(self) -> list[ExternalMenuCategory3] | None:
-        """``itemGroups`` (required in requests)."""
+        """``itemGroups`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10574,10 +10574,10 @@ class GetByIDRequest(_M):
 
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10591,13 +10591,13 @@ class GetCostPricesRequest(_M):
 
     @property
     def date_incoming(self) -> str | None:
-        """``dateIncoming`` (required in requests)."""
+        """``dateIncoming`` (required by the document)."""
     @property
     def items(self) -> list[PriceItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -10863,10 +10863,10 @@ class IncomingInvoiceRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
@@ -10902,13 +10902,13 @@ class IncomingInvoiceRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[IncomingInvoiceRequestItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def transport_invoice_number(self) -> str | None:
         """``transportInvoiceNumber``."""
@@ -10945,7 +10945,7 @@ class IncomingInvoiceRequestItem(_M):
         """``actualAmount``."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -10960,16 +10960,16 @@ class IncomingInvoiceRequestItem(_M):
         """``isAdditionalExpense``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store(self) -> str | None:
-        """``store`` (required in requests)."""
+        """``store`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
         """``sum``."""
@@ -11024,7 +11024,7 @@ class IncomingReturnedInvoiceCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_factor(self) -> _Decimal | None:
         """``amountFactor``."""
@@ -11048,19 +11048,19 @@ class IncomingReturnedInvoiceCreateItem(_M):
         """``incomeSum``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
     @property
     def store(self) -> str | None:
-        """``store`` (required in requests)."""
+        """``store`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
         """``sum``."""
@@ -11103,10 +11103,10 @@ class IncomingReturnedInvoiceCreateRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
@@ -11124,19 +11124,19 @@ class IncomingReturnedInvoiceCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[IncomingReturnedInvoiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def outgoing_invoice_id(self) -> str | None:
         """``outgoingInvoiceId``."""
     @property
     def processing_mode(self) -> str | None:
-        """``processingMode`` (required in requests)."""
+        """``processingMode`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -11448,16 +11448,16 @@ class IncomingReturnedInvoiceUpdateRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def expense_account(self) -> str | None:
         """``expenseAccount``."""
@@ -11469,19 +11469,19 @@ class IncomingReturnedInvoiceUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[IncomingReturnedInvoiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def outgoing_invoice_id(self) -> str | None:
         """``outgoingInvoiceId``."""
     @property
     def processing_mode(self) -> str | None:
-        """``processingMode`` (required in requests)."""
+        """``processingMode`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -11511,19 +11511,19 @@ class IncomingServiceCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
-        """``revenueAccount`` (required in requests)."""
+        """``revenueAccount`` (required by the document)."""
     @property
     def split_vat(self) -> bool | None:
         """``splitVat``."""
@@ -11532,7 +11532,7 @@ class IncomingServiceCreateItem(_M):
         """``sum``."""
     @property
     def vat_percent(self) -> _Decimal | None:
-        """``vatPercent`` (required in requests)."""
+        """``vatPercent`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -11564,10 +11564,10 @@ class IncomingServiceCreateRequest(_M):
         """``contractNumber``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
@@ -11594,13 +11594,13 @@ class IncomingServiceCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[IncomingServiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -11901,13 +11901,13 @@ class IncomingServiceUpdateRequest(_M):
         """``contractNumber``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def due_date(self) -> str | None:
         """``dueDate``."""
@@ -11931,13 +11931,13 @@ class IncomingServiceUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[IncomingServiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -12083,7 +12083,7 @@ class InternalTransferCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -12092,10 +12092,10 @@ class InternalTransferCreateItem(_M):
         """``containerId``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12118,7 +12118,7 @@ class InternalTransferCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
@@ -12130,19 +12130,19 @@ class InternalTransferCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[InternalTransferCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12363,10 +12363,10 @@ class InternalTransferUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
         """``isAutomatic``."""
@@ -12375,19 +12375,19 @@ class InternalTransferUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[InternalTransferCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12410,13 +12410,13 @@ class IntervalDto(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def from_time(self) -> str | None:
-        """``fromTime`` (required in requests)."""
+        """``fromTime`` (required by the document)."""
     @property
     def to_time(self) -> str | None:
-        """``toTime`` (required in requests)."""
+        """``toTime`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12431,13 +12431,13 @@ class IntervalDto2(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def from_time(self) -> str | None:
-        """``fromTime`` (required in requests)."""
+        """``fromTime`` (required by the document)."""
     @property
     def to_time(self) -> str | None:
-        """``toTime`` (required in requests)."""
+        """``toTime`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12452,13 +12452,13 @@ class IntervalDto3(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def from_time(self) -> str | None:
-        """``fromTime`` (required in requests)."""
+        """``fromTime`` (required by the document)."""
     @property
     def to_time(self) -> str | None:
-        """``toTime`` (required in requests)."""
+        """``toTime`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12524,13 +12524,13 @@ class ListRequest(_M):
 
     @property
     def from_(self) -> str | None:
-        """``from`` (required in requests)."""
+        """``from`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def to(self) -> str | None:
-        """``to`` (required in requests)."""
+        """``to`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12587,7 +12587,7 @@ class CalculateCheckinRequest(_M):
 
     @property
     def order(self) -> CreateOrderOrder | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def coupon(self) -> str | None:
         """``coupon``."""
@@ -12611,7 +12611,7 @@ class CalculateCheckinRequest(_M):
         """``isLoyaltyTraceEnabled``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12661,10 +12661,10 @@ class CalculateComboPriceRequest(_M):
 
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -12884,13 +12884,13 @@ class CouponInfoRequest(_M):
 
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def series(self) -> str | None:
         """``series``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13034,7 +13034,7 @@ class GetCombosInfoRequest(_M):
         """``extraData``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13078,7 +13078,7 @@ class GetCountersRequest(_M):
         """``metrics``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13236,7 +13236,7 @@ class NotActivatedCouponRequest(_M):
 
     @property
     def series(self) -> str | None:
-        """``series`` (required in requests)."""
+        """``series`` (required by the document)."""
     @property
     def page_size(self) -> int | None:
         """``pageSize``."""
@@ -13245,7 +13245,7 @@ class NotActivatedCouponRequest(_M):
         """``page``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13294,7 +13294,7 @@ class SeriesWithNotActivatedCouponsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13408,13 +13408,13 @@ class MarketingSourcesMarketingSource(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def external_revision(self) -> int | None:
         """``externalRevision``."""
@@ -13423,7 +13423,7 @@ class MarketingSourcesMarketingSource(_M):
         """``isDeleted``."""
     @property
     def attached_sources(self) -> list[str] | None:
-        """``attachedSources`` (required in requests)."""
+        """``attachedSources`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13441,7 +13441,7 @@ class MarketingSourcesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13454,10 +13454,10 @@ class MarketingSourcesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def marketing_sources(self) -> list[MarketingSourcesMarketingSource] | None:
-        """``marketingSources`` (required in requests)."""
+        """``marketingSources`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13474,10 +13474,10 @@ class CallCenterAction(_M):
 
     @property
     def type(self) -> int | None:
-        """``type`` (required in requests)."""
+        """``type`` (required by the document)."""
     @property
     def time(self) -> _dt.datetime | None:
-        """``time`` (required in requests)."""
+        """``time`` (required by the document)."""
     @property
     def duration(self) -> int | None:
         """``duration``."""
@@ -13495,10 +13495,10 @@ class CallCenterTelemetry(_M):
 
     @property
     def employee_id(self) -> str | None:
-        """``employeeId`` (required in requests)."""
+        """``employeeId`` (required by the document)."""
     @property
     def actions(self) -> list[CallCenterAction] | None:
-        """``actions`` (required in requests)."""
+        """``actions`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13553,7 +13553,7 @@ class ModifierRestrictionsDto2(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13582,7 +13582,7 @@ class ModifierRestrictionsDto3(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13611,7 +13611,7 @@ class ModifierRestrictionsDto4(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13669,7 +13669,7 @@ class ModifierRestrictionsDto6(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13698,7 +13698,7 @@ class ModifierRestrictionsDto7(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13727,7 +13727,7 @@ class ModifierRestrictionsDto8(_M):
         """``hideIfDefaultQuantity``."""
     @property
     def default_quantity(self) -> int | None:
-        """``defaultQuantity`` (required in requests)."""
+        """``defaultQuantity`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13744,16 +13744,16 @@ class ChildModifierInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def default_amount(self) -> int | None:
         """``defaultAmount``."""
     @property
     def min_amount(self) -> int | None:
-        """``minAmount`` (required in requests)."""
+        """``minAmount`` (required by the document)."""
     @property
     def max_amount(self) -> int | None:
-        """``maxAmount`` (required in requests)."""
+        """``maxAmount`` (required by the document)."""
     @property
     def required(self) -> bool | None:
         """``required``."""
@@ -13785,10 +13785,10 @@ class ExternalMenu(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13802,22 +13802,22 @@ class GroupModifierInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def min_amount(self) -> int | None:
-        """``minAmount`` (required in requests)."""
+        """``minAmount`` (required by the document)."""
     @property
     def max_amount(self) -> int | None:
-        """``maxAmount`` (required in requests)."""
+        """``maxAmount`` (required by the document)."""
     @property
     def required(self) -> bool | None:
-        """``required`` (required in requests)."""
+        """``required`` (required by the document)."""
     @property
     def child_modifiers_have_min_max_restrictions(self) -> bool | None:
         """``childModifiersHaveMinMaxRestrictions``."""
     @property
     def child_modifiers(self) -> list[ChildModifierInfo] | None:
-        """``childModifiers`` (required in requests)."""
+        """``childModifiers`` (required by the document)."""
     @property
     def hide_if_default_amount(self) -> bool | None:
         """``hideIfDefaultAmount``."""
@@ -13851,10 +13851,10 @@ class MenuRequest(_M):
 
     @property
     def external_menu_id(self) -> str | None:
-        """``externalMenuId`` (required in requests)."""
+        """``externalMenuId`` (required by the document)."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
@@ -13888,7 +13888,7 @@ class MenusDataResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def external_menus(self) -> list[ExternalMenu] | None:
         """``externalMenus``."""
@@ -13909,7 +13909,7 @@ class NomenclatureRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def start_revision(self) -> int | None:
         """``startRevision``."""
@@ -13926,22 +13926,22 @@ class NomenclatureResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def groups(self) -> list[ProductsGroupInfo] | None:
-        """``groups`` (required in requests)."""
+        """``groups`` (required by the document)."""
     @property
     def product_categories(self) -> list[ProductCategoryInfo] | None:
-        """``productCategories`` (required in requests)."""
+        """``productCategories`` (required by the document)."""
     @property
     def products(self) -> list[ProductInfo] | None:
-        """``products`` (required in requests)."""
+        """``products`` (required by the document)."""
     @property
     def sizes(self) -> list[Size] | None:
-        """``sizes`` (required in requests)."""
+        """``sizes`` (required by the document)."""
     @property
     def revision(self) -> int | None:
-        """``revision`` (required in requests)."""
+        """``revision`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -13965,16 +13965,16 @@ class Price(_M):
 
     @property
     def current_price(self) -> _Decimal | None:
-        """``currentPrice`` (required in requests)."""
+        """``currentPrice`` (required by the document)."""
     @property
     def is_included_in_menu(self) -> bool | None:
-        """``isIncludedInMenu`` (required in requests)."""
+        """``isIncludedInMenu`` (required by the document)."""
     @property
     def next_price(self) -> _Decimal | None:
         """``nextPrice``."""
     @property
     def next_included_in_menu(self) -> bool | None:
-        """``nextIncludedInMenu`` (required in requests)."""
+        """``nextIncludedInMenu`` (required by the document)."""
     @property
     def next_date_price(self) -> _dt.datetime | None:
         """``nextDatePrice``."""
@@ -13994,10 +13994,10 @@ class NomenclaturePriceCategory(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14011,13 +14011,13 @@ class ProductCategoryInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14077,7 +14077,7 @@ class ProductInfo(_M):
         """``modifierSchemaName``."""
     @property
     def splittable(self) -> bool | None:
-        """``splittable`` (required in requests)."""
+        """``splittable`` (required by the document)."""
     @property
     def measure_unit(self) -> str | None:
         """``measureUnit``."""
@@ -14107,22 +14107,22 @@ class ProductInfo(_M):
         """``fullNameEnglish``."""
     @property
     def use_balance_for_sell(self) -> bool | None:
-        """``useBalanceForSell`` (required in requests)."""
+        """``useBalanceForSell`` (required by the document)."""
     @property
     def can_set_open_price(self) -> bool | None:
-        """``canSetOpenPrice`` (required in requests)."""
+        """``canSetOpenPrice`` (required by the document)."""
     @property
     def payment_subject(self) -> str | None:
         """``paymentSubject``."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def code(self) -> str | None:
         """``code``."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -14197,28 +14197,28 @@ class ProductsGroupInfo(_M):
 
     @property
     def image_links(self) -> list[str] | None:
-        """``imageLinks`` (required in requests)."""
+        """``imageLinks`` (required by the document)."""
     @property
     def parent_group(self) -> str | None:
         """``parentGroup``."""
     @property
     def order(self) -> int | None:
-        """``order`` (required in requests)."""
+        """``order`` (required by the document)."""
     @property
     def is_included_in_menu(self) -> bool | None:
-        """``isIncludedInMenu`` (required in requests)."""
+        """``isIncludedInMenu`` (required by the document)."""
     @property
     def is_group_modifier(self) -> bool | None:
-        """``isGroupModifier`` (required in requests)."""
+        """``isGroupModifier`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def code(self) -> str | None:
         """``code``."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def description(self) -> str | None:
         """``description``."""
@@ -14270,16 +14270,16 @@ class SimpleModifierInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def default_amount(self) -> int | None:
         """``defaultAmount``."""
     @property
     def min_amount(self) -> int | None:
-        """``minAmount`` (required in requests)."""
+        """``minAmount`` (required by the document)."""
     @property
     def max_amount(self) -> int | None:
-        """``maxAmount`` (required in requests)."""
+        """``maxAmount`` (required by the document)."""
     @property
     def required(self) -> bool | None:
         """``required``."""
@@ -14336,10 +14336,10 @@ class SizePrice(_M):
 
     @property
     def size_id(self) -> str | None:
-        """``sizeId`` (required in requests)."""
+        """``sizeId`` (required by the document)."""
     @property
     def price(self) -> Price | None:
-        """``price`` (required in requests)."""
+        """``price`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14353,10 +14353,10 @@ class CheckSmsStatusRequest(_M):
 
     @property
     def sms_ids(self) -> list[str] | None:
-        """``smsIds`` (required in requests)."""
+        """``smsIds`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14370,7 +14370,7 @@ class CheckSmsStatusResponse(_M):
 
     @property
     def statuses(self) -> list[SmsSendingStatusInfo] | None:
-        """``statuses`` (required in requests)."""
+        """``statuses`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14386,16 +14386,16 @@ class SendEmailRequest(_M):
 
     @property
     def receiver(self) -> str | None:
-        """``receiver`` (required in requests)."""
+        """``receiver`` (required by the document)."""
     @property
     def subject(self) -> str | None:
-        """``subject`` (required in requests)."""
+        """``subject`` (required by the document)."""
     @property
     def body(self) -> str | None:
-        """``body`` (required in requests)."""
+        """``body`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14420,13 +14420,13 @@ class SendSmsRequest(_M):
 
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def text(self) -> str | None:
-        """``text`` (required in requests)."""
+        """``text`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14454,7 +14454,7 @@ class SmsSendingPossibilityRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14487,10 +14487,10 @@ class SmsSendingStatusInfo(_M):
 
     @property
     def sms_id(self) -> str | None:
-        """``smsId`` (required in requests)."""
+        """``smsId`` (required by the document)."""
     @property
     def status(self) -> int | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def internal_error(self) -> str | None:
         """``internalError``."""
@@ -14508,16 +14508,16 @@ class DeliveryAttentionNotificationRequest(_M):
 
     @property
     def order_source(self) -> str | None:
-        """``orderSource`` (required in requests)."""
+        """``orderSource`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def additional_info(self) -> str | None:
-        """``additionalInfo`` (required in requests)."""
+        """``additionalInfo`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14533,10 +14533,10 @@ class ExternalCourierArrivedNotificationRequest(_M):
 
     @property
     def order_source(self) -> str | None:
-        """``orderSource`` (required in requests)."""
+        """``orderSource`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def courier_name(self) -> str | None:
         """``courierName``."""
@@ -14548,7 +14548,7 @@ class ExternalCourierArrivedNotificationRequest(_M):
         """``courierPhone``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14566,10 +14566,10 @@ class ExternalCourierAssignedNotificationRequest(_M):
 
     @property
     def order_source(self) -> str | None:
-        """``orderSource`` (required in requests)."""
+        """``orderSource`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def courier_name(self) -> str | None:
         """``courierName``."""
@@ -14581,7 +14581,7 @@ class ExternalCourierAssignedNotificationRequest(_M):
         """``courierPhone``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14599,19 +14599,19 @@ class OrderAttentionNotificationRequest(_M):
 
     @property
     def message_type(self) -> str | None:
-        """``messageType`` (required in requests)."""
+        """``messageType`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_source(self) -> str | None:
-        """``orderSource`` (required in requests)."""
+        """``orderSource`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def additional_info(self) -> str | None:
-        """``additionalInfo`` (required in requests)."""
+        """``additionalInfo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14628,10 +14628,10 @@ class SendNotificationRequest(_M):
 
     @property
     def message_type(self) -> str | None:
-        """``messageType`` (required in requests)."""
+        """``messageType`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -14980,13 +14980,13 @@ class OrderTypesOrderType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def order_service_type(self) -> OrderTypesOrderServiceType | None:
-        """``orderServiceType`` (required in requests)."""
+        """``orderServiceType`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -15013,7 +15013,7 @@ class OrderTypesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15026,10 +15026,10 @@ class OrderTypesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def order_types(self) -> list[RmsItemsResponseWrapperOfOrderType] | None:
-        """``orderTypes`` (required in requests)."""
+        """``orderTypes`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15043,16 +15043,16 @@ class AddOrderPaymentsRequest(_M):
 
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def tips(self) -> list[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment] | None:
         """``tips``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def payments(self) -> list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None:
-        """``payments`` (required in requests)."""
+        """``payments`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15113,7 +15113,7 @@ class GetProgramsRequest(_M):
         """``withoutMarketingCampaigns``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15347,13 +15347,13 @@ class ExtendedOrganizationInfo(_M):
 
     @property
     def response_type(self) -> str | None:
-        """``responseType`` (required in requests)."""
+        """``responseType`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def code(self) -> str | None:
         """``code``."""
@@ -15362,73 +15362,73 @@ class ExtendedOrganizationInfo(_M):
         """``externalData``."""
     @property
     def country(self) -> str | None:
-        """``country`` (required in requests)."""
+        """``country`` (required by the document)."""
     @property
     def restaurant_address(self) -> str | None:
-        """``restaurantAddress`` (required in requests)."""
+        """``restaurantAddress`` (required by the document)."""
     @property
     def latitude(self) -> _Decimal | None:
-        """``latitude`` (required in requests)."""
+        """``latitude`` (required by the document)."""
     @property
     def longitude(self) -> _Decimal | None:
-        """``longitude`` (required in requests)."""
+        """``longitude`` (required by the document)."""
     @property
     def use_uae_addressing_system(self) -> bool | None:
-        """``useUaeAddressingSystem`` (required in requests)."""
+        """``useUaeAddressingSystem`` (required by the document)."""
     @property
     def version(self) -> str | None:
-        """``version`` (required in requests)."""
+        """``version`` (required by the document)."""
     @property
     def currency_iso_name(self) -> str | None:
-        """``currencyIsoName`` (required in requests)."""
+        """``currencyIsoName`` (required by the document)."""
     @property
     def currency_minimum_denomination(self) -> _Decimal | None:
-        """``currencyMinimumDenomination`` (required in requests)."""
+        """``currencyMinimumDenomination`` (required by the document)."""
     @property
     def country_phone_code(self) -> str | None:
-        """``countryPhoneCode`` (required in requests)."""
+        """``countryPhoneCode`` (required by the document)."""
     @property
     def marketing_source_required_in_delivery(self) -> bool | None:
-        """``marketingSourceRequiredInDelivery`` (required in requests)."""
+        """``marketingSourceRequiredInDelivery`` (required by the document)."""
     @property
     def default_delivery_city_id(self) -> str | None:
-        """``defaultDeliveryCityId`` (required in requests)."""
+        """``defaultDeliveryCityId`` (required by the document)."""
     @property
     def delivery_city_ids(self) -> list[str] | None:
-        """``deliveryCityIds`` (required in requests)."""
+        """``deliveryCityIds`` (required by the document)."""
     @property
     def delivery_service_type(self) -> DeliverySettingsServiceType | None:
-        """``deliveryServiceType`` (required in requests)."""
+        """``deliveryServiceType`` (required by the document)."""
     @property
     def delivery_order_payment_settings(self) -> DeliveryOrderPaymentSettings | None:
         """``deliveryOrderPaymentSettings``."""
     @property
     def default_call_center_payment_type_id(self) -> str | None:
-        """``defaultCallCenterPaymentTypeId`` (required in requests)."""
+        """``defaultCallCenterPaymentTypeId`` (required by the document)."""
     @property
     def order_item_comment_enabled(self) -> bool | None:
-        """``orderItemCommentEnabled`` (required in requests)."""
+        """``orderItemCommentEnabled`` (required by the document)."""
     @property
     def inn(self) -> str | None:
-        """``inn`` (required in requests)."""
+        """``inn`` (required by the document)."""
     @property
     def address_format_type(self) -> AddressFormatType | None:
-        """``addressFormatType`` (required in requests)."""
+        """``addressFormatType`` (required by the document)."""
     @property
     def is_confirmation_enabled(self) -> bool | None:
-        """``isConfirmationEnabled`` (required in requests)."""
+        """``isConfirmationEnabled`` (required by the document)."""
     @property
     def confirm_allowed_interval_in_minutes(self) -> int | None:
-        """``confirmAllowedIntervalInMinutes`` (required in requests)."""
+        """``confirmAllowedIntervalInMinutes`` (required by the document)."""
     @property
     def is_cloud(self) -> bool | None:
-        """``isCloud`` (required in requests)."""
+        """``isCloud`` (required by the document)."""
     @property
     def is_anonymous_guests_allowed(self) -> bool | None:
         """``isAnonymousGuestsAllowed``."""
     @property
     def address_lookup(self) -> list[AddressHintsServiceType] | None:
-        """``addressLookup`` (required in requests)."""
+        """``addressLookup`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15493,10 +15493,10 @@ class GetOrganizationsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def organizations(self) -> list[ExtendedOrganizationInfo | SimpleOrganizationInfo | OrganizationInfo] | None:
-        """``organizations`` (required in requests)."""
+        """``organizations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15510,10 +15510,10 @@ class GetSimpleOrganizationsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def organizations(self) -> list[SimpleOrganizationInfo] | None:
-        """``organizations`` (required in requests)."""
+        """``organizations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15527,13 +15527,13 @@ class OrganizationInfo(_M):
 
     @property
     def response_type(self) -> str | None:
-        """``responseType`` (required in requests)."""
+        """``responseType`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def code(self) -> str | None:
         """``code``."""
@@ -15556,7 +15556,7 @@ class OrganizationSettings(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def prices_vat_inclusive(self) -> bool | None:
         """``pricesVatInclusive``."""
@@ -15722,10 +15722,10 @@ class OrganizationsSettingsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def organizations(self) -> list[OrganizationSettings] | None:
-        """``organizations`` (required in requests)."""
+        """``organizations`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -15739,13 +15739,13 @@ class SimpleOrganizationInfo(_M):
 
     @property
     def response_type(self) -> str | None:
-        """``responseType`` (required in requests)."""
+        """``responseType`` (required by the document)."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def code(self) -> str | None:
         """``code``."""
@@ -15932,10 +15932,10 @@ class OutgoingInvoiceRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
@@ -15959,13 +15959,13 @@ class OutgoingInvoiceRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[OutgoingInvoiceRequestItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -15995,7 +15995,7 @@ class OutgoingInvoiceRequestItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -16007,19 +16007,19 @@ class OutgoingInvoiceRequestItem(_M):
         """``discountSum``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
     @property
     def store(self) -> str | None:
-        """``store`` (required in requests)."""
+        """``store`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
         """``sum``."""
@@ -16069,22 +16069,22 @@ class OutgoingServiceCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def discount_sum(self) -> _Decimal | None:
         """``discountSum``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
-        """``revenueAccount`` (required in requests)."""
+        """``revenueAccount`` (required by the document)."""
     @property
     def split_vat(self) -> bool | None:
         """``splitVat``."""
@@ -16093,7 +16093,7 @@ class OutgoingServiceCreateItem(_M):
         """``sum``."""
     @property
     def vat_percent(self) -> _Decimal | None:
-        """``vatPercent`` (required in requests)."""
+        """``vatPercent`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16126,10 +16126,10 @@ class OutgoingServiceCreateRequest(_M):
         """``contractNumber``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
@@ -16144,13 +16144,13 @@ class OutgoingServiceCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[OutgoingServiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -16435,13 +16435,13 @@ class OutgoingServiceUpdateRequest(_M):
         """``contractNumber``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def due_date(self) -> str | None:
         """``dueDate``."""
@@ -16453,13 +16453,13 @@ class OutgoingServiceUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[OutgoingServiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -16530,22 +16530,22 @@ class PayOutgoingInvoiceRequest(_M):
 
     @property
     def account_id(self) -> str | None:
-        """``accountId`` (required in requests)."""
+        """``accountId`` (required by the document)."""
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def cfo_item_id(self) -> str | None:
         """``cfoItemId``."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def payment_date(self) -> str | None:
-        """``paymentDate`` (required in requests)."""
+        """``paymentDate`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16563,22 +16563,22 @@ class PayRequest(_M):
 
     @property
     def account_from(self) -> str | None:
-        """``accountFrom`` (required in requests)."""
+        """``accountFrom`` (required by the document)."""
     @property
     def account_to(self) -> str | None:
         """``accountTo``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16621,7 +16621,7 @@ class PaymentTypesPaymentType(_M):
         """``externalRevision``."""
     @property
     def applicable_marketing_campaigns(self) -> list[str] | None:
-        """``applicableMarketingCampaigns`` (required in requests)."""
+        """``applicableMarketingCampaigns`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -16636,7 +16636,7 @@ class PaymentTypesPaymentType(_M):
         """``paymentTypeKind``."""
     @property
     def terminal_groups(self) -> list[TerminalGroup] | None:
-        """``terminalGroups`` (required in requests)."""
+        """``terminalGroups`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16672,7 +16672,7 @@ class PaymentTypesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16685,10 +16685,10 @@ class PaymentTypesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def payment_types(self) -> list[PaymentTypesPaymentType] | None:
-        """``paymentTypes`` (required in requests)."""
+        """``paymentTypes`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16702,19 +16702,19 @@ class PaymentLink(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def integration_type(self) -> str | None:
         """``integrationType``."""
     @property
     def status(self) -> PaymentLinkStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def url(self) -> str | None:
         """``url``."""
     @property
     def updated_at(self) -> _dt.datetime | None:
-        """``updatedAt`` (required in requests)."""
+        """``updatedAt`` (required by the document)."""
     @property
     def status_text(self) -> str | None:
         """``statusText``."""
@@ -16747,13 +16747,13 @@ class PeriodScheduleDto(_M):
 
     @property
     def begin(self) -> str | None:
-        """``begin`` (required in requests)."""
+        """``begin`` (required by the document)."""
     @property
     def end(self) -> str | None:
-        """``end`` (required in requests)."""
+        """``end`` (required by the document)."""
     @property
     def days_of_week(self) -> list[str] | None:
-        """``daysOfWeek`` (required in requests)."""
+        """``daysOfWeek`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16768,13 +16768,13 @@ class PeriodScheduleDto2(_M):
 
     @property
     def begin(self) -> str | None:
-        """``begin`` (required in requests)."""
+        """``begin`` (required by the document)."""
     @property
     def end(self) -> str | None:
-        """``end`` (required in requests)."""
+        """``end`` (required by the document)."""
     @property
     def days_of_week(self) -> list[str] | None:
-        """``daysOfWeek`` (required in requests)."""
+        """``daysOfWeek`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16789,13 +16789,13 @@ class PeriodScheduleDto3(_M):
 
     @property
     def begin(self) -> str | None:
-        """``begin`` (required in requests)."""
+        """``begin`` (required by the document)."""
     @property
     def end(self) -> str | None:
-        """``end`` (required in requests)."""
+        """``end`` (required by the document)."""
     @property
     def days_of_week(self) -> list[str] | None:
-        """``daysOfWeek`` (required in requests)."""
+        """``daysOfWeek`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16810,13 +16810,13 @@ class PriceItem(_M):
 
     @property
     def amount_factor(self) -> _Decimal | None:
-        """``amountFactor`` (required in requests)."""
+        """``amountFactor`` (required by the document)."""
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def store_id(self) -> str | None:
-        """``storeId`` (required in requests)."""
+        """``storeId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -16831,10 +16831,10 @@ class ProductCategoryDto(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -16852,10 +16852,10 @@ class ProductCategoryDto2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -16873,10 +16873,10 @@ class ProductCategoryDto3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
         """``isDeleted``."""
@@ -16894,7 +16894,7 @@ class ProductionDocumentCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -16903,10 +16903,10 @@ class ProductionDocumentCreateItem(_M):
         """``containerId``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
@@ -16933,7 +16933,7 @@ class ProductionDocumentCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
@@ -16945,19 +16945,19 @@ class ProductionDocumentCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[ProductionDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17186,10 +17186,10 @@ class ProductionDocumentUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
         """``isAutomatic``."""
@@ -17198,19 +17198,19 @@ class ProductionDocumentUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[ProductionDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17236,10 +17236,10 @@ class RemovalTypesRemovalType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
@@ -17281,7 +17281,7 @@ class RemovalTypesRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17294,10 +17294,10 @@ class RemovalTypesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def removal_types(self) -> list[RemovalTypesRemovalType] | None:
-        """``removalTypes`` (required in requests)."""
+        """``removalTypes`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17314,22 +17314,22 @@ class GetTransactionsReportByPeriodRequest(_M):
 
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def date_from(self) -> _dt.datetime | None:
-        """``dateFrom`` (required in requests)."""
+        """``dateFrom`` (required by the document)."""
     @property
     def date_to(self) -> _dt.datetime | None:
-        """``dateTo`` (required in requests)."""
+        """``dateTo`` (required by the document)."""
     @property
     def page_number(self) -> int | None:
-        """``pageNumber`` (required in requests)."""
+        """``pageNumber`` (required by the document)."""
     @property
     def page_size(self) -> int | None:
-        """``pageSize`` (required in requests)."""
+        """``pageSize`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17368,7 +17368,7 @@ class GetTransactionsReportByRevisionRequest(_M):
 
     @property
     def customer_id(self) -> str | None:
-        """``customerId`` (required in requests)."""
+        """``customerId`` (required by the document)."""
     @property
     def revision(self) -> int | None:
         """``revision``."""
@@ -17377,10 +17377,10 @@ class GetTransactionsReportByRevisionRequest(_M):
         """``lastTransactionId``."""
     @property
     def page_size(self) -> int | None:
-        """``pageSize`` (required in requests)."""
+        """``pageSize`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17515,7 +17515,7 @@ class TransportTransactionsReportItem(_M):
         """``orderSum``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def pos_balance_before(self) -> _Decimal | None:
         """``posBalanceBefore``."""
@@ -17542,7 +17542,7 @@ class TransportTransactionsReportItem(_M):
         """``whenCreatedOrder``."""
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def is_delivery(self) -> bool | None:
         """``isDelivery``."""
@@ -17554,7 +17554,7 @@ class TransportTransactionsReportItem(_M):
         """``posOrderId``."""
     @property
     def revision(self) -> int | None:
-        """``revision`` (required in requests)."""
+        """``revision`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -17600,13 +17600,13 @@ class AddOrderItemsToBanquetRequest(_M):
 
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -17625,13 +17625,13 @@ class AddOrderPaymentsToBanquetRequest(_M):
 
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def payments(self) -> list[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment] | None:
-        """``payments`` (required in requests)."""
+        """``payments`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17646,13 +17646,13 @@ class CancelReserveRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def cancel_reason(self) -> ReserveCancelReason | None:
-        """``cancelReason`` (required in requests)."""
+        """``cancelReason`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17667,10 +17667,10 @@ class ChangeBanquetOrderItemsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
         """``items``."""
@@ -17692,13 +17692,13 @@ class ChangeReserveEstimatedStartTimeRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def new_estimated_start_time(self) -> _dt.datetime | None:
-        """``newEstimatedStartTime`` (required in requests)."""
+        """``newEstimatedStartTime`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17713,13 +17713,13 @@ class ChangeReserveTablesRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def reserve_id(self) -> str | None:
-        """``reserveId`` (required in requests)."""
+        """``reserveId`` (required by the document)."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17734,16 +17734,16 @@ class Color(_M):
 
     @property
     def a(self) -> int | None:
-        """``a`` (required in requests)."""
+        """``a`` (required by the document)."""
     @property
     def r(self) -> int | None:
-        """``r`` (required in requests)."""
+        """``r`` (required by the document)."""
     @property
     def g(self) -> int | None:
-        """``g`` (required in requests)."""
+        """``g`` (required by the document)."""
     @property
     def b(self) -> int | None:
-        """``b`` (required in requests)."""
+        """``b`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17759,7 +17759,7 @@ class CreateReserveRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
         """``terminalGroupId``."""
@@ -17774,10 +17774,10 @@ class CreateReserveRequest(_M):
         """``order``."""
     @property
     def customer(self) -> CreateOrderRegularCustomer | None:
-        """``customer`` (required in requests)."""
+        """``customer`` (required by the document)."""
     @property
     def phone(self) -> str | None:
-        """``phone`` (required in requests)."""
+        """``phone`` (required by the document)."""
     @property
     def guests_count(self) -> int | None:
         """``guestsCount``."""
@@ -17786,16 +17786,16 @@ class CreateReserveRequest(_M):
         """``comment``."""
     @property
     def duration_in_minutes(self) -> int | None:
-        """``durationInMinutes`` (required in requests)."""
+        """``durationInMinutes`` (required by the document)."""
     @property
     def should_remind(self) -> bool | None:
-        """``shouldRemind`` (required in requests)."""
+        """``shouldRemind`` (required by the document)."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     @property
     def estimated_start_time(self) -> _dt.datetime | None:
-        """``estimatedStartTime`` (required in requests)."""
+        """``estimatedStartTime`` (required by the document)."""
     @property
     def transport_to_front_timeout(self) -> int | None:
         """``transportToFrontTimeout``."""
@@ -17836,13 +17836,13 @@ class Font(_M):
 
     @property
     def font_family(self) -> str | None:
-        """``fontFamily`` (required in requests)."""
+        """``fontFamily`` (required by the document)."""
     @property
     def size(self) -> _Decimal | None:
-        """``size`` (required in requests)."""
+        """``size`` (required by the document)."""
     @property
     def font_style(self) -> FontStyle | None:
-        """``fontStyle`` (required in requests)."""
+        """``fontStyle`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17866,7 +17866,7 @@ class GetRestaurantSectionsRequest(_M):
 
     @property
     def terminal_group_ids(self) -> list[str] | None:
-        """``terminalGroupIds`` (required in requests)."""
+        """``terminalGroupIds`` (required by the document)."""
     @property
     def return_schema(self) -> bool | None:
         """``returnSchema``."""
@@ -17887,13 +17887,13 @@ class GetRestaurantSectionsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def restaurant_sections(self) -> list[RestaurantSection] | None:
-        """``restaurantSections`` (required in requests)."""
+        """``restaurantSections`` (required by the document)."""
     @property
     def revision(self) -> int | None:
-        """``revision`` (required in requests)."""
+        """``revision`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17908,10 +17908,10 @@ class GetRestaurantSectionsWorkloadRequest(_M):
 
     @property
     def restaurant_section_ids(self) -> list[str] | None:
-        """``restaurantSectionIds`` (required in requests)."""
+        """``restaurantSectionIds`` (required by the document)."""
     @property
     def date_from(self) -> _dt.datetime | None:
-        """``dateFrom`` (required in requests)."""
+        """``dateFrom`` (required by the document)."""
     @property
     def date_to(self) -> _dt.datetime | None:
         """``dateTo``."""
@@ -17929,10 +17929,10 @@ class GetRestaurantSectionsWorkloadResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def reserves(self) -> list[ReserveInWorkload] | None:
-        """``reserves`` (required in requests)."""
+        """``reserves`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17946,7 +17946,7 @@ class ReservesGuestsInfo(_M):
 
     @property
     def count(self) -> int | None:
-        """``count`` (required in requests)."""
+        """``count`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -17962,7 +17962,7 @@ class RequestReserveOrder(_M):
         """``menuId``."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -18012,31 +18012,31 @@ class Reserve(_M):
 
     @property
     def customer(self) -> OrderAnonymousCustomer | OrderRegularCustomer | OrderCustomer | None:
-        """``customer`` (required in requests)."""
+        """``customer`` (required by the document)."""
     @property
     def guests_count(self) -> int | None:
-        """``guestsCount`` (required in requests)."""
+        """``guestsCount`` (required by the document)."""
     @property
     def comment(self) -> str | None:
         """``comment``."""
     @property
     def duration_in_minutes(self) -> int | None:
-        """``durationInMinutes`` (required in requests)."""
+        """``durationInMinutes`` (required by the document)."""
     @property
     def should_remind(self) -> bool | None:
-        """``shouldRemind`` (required in requests)."""
+        """``shouldRemind`` (required by the document)."""
     @property
     def status(self) -> ReserveStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def cancel_reason(self) -> ReserveCancelReason | None:
         """``cancelReason``."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     @property
     def estimated_start_time(self) -> _dt.datetime | None:
-        """``estimatedStartTime`` (required in requests)."""
+        """``estimatedStartTime`` (required by the document)."""
     @property
     def guests_coming_time(self) -> _dt.datetime | None:
         """``guestsComingTime``."""
@@ -18080,19 +18080,19 @@ class ReserveInWorkload(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     @property
     def estimated_start_time(self) -> _dt.datetime | None:
-        """``estimatedStartTime`` (required in requests)."""
+        """``estimatedStartTime`` (required by the document)."""
     @property
     def duration_in_minutes(self) -> int | None:
-        """``durationInMinutes`` (required in requests)."""
+        """``durationInMinutes`` (required by the document)."""
     @property
     def guests_count(self) -> int | None:
-        """``guestsCount`` (required in requests)."""
+        """``guestsCount`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18109,25 +18109,25 @@ class ReserveInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def external_number(self) -> str | None:
         """``externalNumber``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def timestamp(self) -> int | None:
-        """``timestamp`` (required in requests)."""
+        """``timestamp`` (required by the document)."""
     @property
     def creation_status(self) -> CreationStatus | None:
-        """``creationStatus`` (required in requests)."""
+        """``creationStatus`` (required by the document)."""
     @property
     def error_info(self) -> ErrorInfo | None:
         """``errorInfo``."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     @property
     def reserve(self) -> Reserve | None:
         """``reserve``."""
@@ -18150,10 +18150,10 @@ class ReserveResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def reserve_info(self) -> ReserveInfo | None:
-        """``reserveInfo`` (required in requests)."""
+        """``reserveInfo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18174,10 +18174,10 @@ class ReservesByIdRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def reserve_ids(self) -> list[str] | None:
-        """``reserveIds`` (required in requests)."""
+        """``reserveIds`` (required by the document)."""
     @property
     def source_keys(self) -> list[str] | None:
         """``sourceKeys``."""
@@ -18195,10 +18195,10 @@ class ReservesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def reserves(self) -> list[ReserveInfo] | None:
-        """``reserves`` (required in requests)."""
+        """``reserves`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18215,10 +18215,10 @@ class ResponseReserveOrder(_M):
         """``menuId``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def number(self) -> int | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def source_key(self) -> str | None:
         """``sourceKey``."""
@@ -18233,10 +18233,10 @@ class ResponseReserveOrder(_M):
         """``conception``."""
     @property
     def guests_info(self) -> OrderGuestsInfo | None:
-        """``guestsInfo`` (required in requests)."""
+        """``guestsInfo`` (required by the document)."""
     @property
     def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
         """``combos``."""
@@ -18251,13 +18251,13 @@ class ResponseReserveOrder(_M):
         """``discounts``."""
     @property
     def order_type(self) -> OrderOrderType | None:
-        """``orderType`` (required in requests)."""
+        """``orderType`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def processed_payments_sum(self) -> _Decimal | None:
-        """``processedPaymentsSum`` (required in requests)."""
+        """``processedPaymentsSum`` (required by the document)."""
     @property
     def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
@@ -18293,16 +18293,16 @@ class RestaurantSection(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def tables(self) -> list[Table] | None:
-        """``tables`` (required in requests)."""
+        """``tables`` (required by the document)."""
     @property
     def schema(self) -> SectionSchema | None:
         """``schema``."""
@@ -18322,25 +18322,25 @@ class RestaurantSectionEllipse(_M):
 
     @property
     def color(self) -> Color | None:
-        """``color`` (required in requests)."""
+        """``color`` (required by the document)."""
     @property
     def x(self) -> int | None:
-        """``x`` (required in requests)."""
+        """``x`` (required by the document)."""
     @property
     def y(self) -> int | None:
-        """``y`` (required in requests)."""
+        """``y`` (required by the document)."""
     @property
     def z(self) -> int | None:
-        """``z`` (required in requests)."""
+        """``z`` (required by the document)."""
     @property
     def angle(self) -> _Decimal | None:
-        """``angle`` (required in requests)."""
+        """``angle`` (required by the document)."""
     @property
     def width(self) -> int | None:
-        """``width`` (required in requests)."""
+        """``width`` (required by the document)."""
     @property
     def height(self) -> int | None:
-        """``height`` (required in requests)."""
+        """``height`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18359,31 +18359,31 @@ class RestaurantSectionMark(_M):
 
     @property
     def text(self) -> str | None:
-        """``text`` (required in requests)."""
+        """``text`` (required by the document)."""
     @property
     def font(self) -> Font | None:
-        """``font`` (required in requests)."""
+        """``font`` (required by the document)."""
     @property
     def color(self) -> Color | None:
-        """``color`` (required in requests)."""
+        """``color`` (required by the document)."""
     @property
     def x(self) -> int | None:
-        """``x`` (required in requests)."""
+        """``x`` (required by the document)."""
     @property
     def y(self) -> int | None:
-        """``y`` (required in requests)."""
+        """``y`` (required by the document)."""
     @property
     def z(self) -> int | None:
-        """``z`` (required in requests)."""
+        """``z`` (required by the document)."""
     @property
     def angle(self) -> _Decimal | None:
-        """``angle`` (required in requests)."""
+        """``angle`` (required by the document)."""
     @property
     def width(self) -> int | None:
-        """``width`` (required in requests)."""
+        """``width`` (required by the document)."""
     @property
     def height(self) -> int | None:
-        """``height`` (required in requests)."""
+        """``height`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18404,25 +18404,25 @@ class RestaurantSectionRectangle(_M):
 
     @property
     def color(self) -> Color | None:
-        """``color`` (required in requests)."""
+        """``color`` (required by the document)."""
     @property
     def x(self) -> int | None:
-        """``x`` (required in requests)."""
+        """``x`` (required by the document)."""
     @property
     def y(self) -> int | None:
-        """``y`` (required in requests)."""
+        """``y`` (required by the document)."""
     @property
     def z(self) -> int | None:
-        """``z`` (required in requests)."""
+        """``z`` (required by the document)."""
     @property
     def angle(self) -> _Decimal | None:
-        """``angle`` (required in requests)."""
+        """``angle`` (required by the document)."""
     @property
     def width(self) -> int | None:
-        """``width`` (required in requests)."""
+        """``width`` (required by the document)."""
     @property
     def height(self) -> int | None:
-        """``height`` (required in requests)."""
+        """``height`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18441,25 +18441,25 @@ class RestaurantSectionTable(_M):
 
     @property
     def table_id(self) -> str | None:
-        """``tableId`` (required in requests)."""
+        """``tableId`` (required by the document)."""
     @property
     def x(self) -> int | None:
-        """``x`` (required in requests)."""
+        """``x`` (required by the document)."""
     @property
     def y(self) -> int | None:
-        """``y`` (required in requests)."""
+        """``y`` (required by the document)."""
     @property
     def z(self) -> int | None:
-        """``z`` (required in requests)."""
+        """``z`` (required by the document)."""
     @property
     def angle(self) -> _Decimal | None:
-        """``angle`` (required in requests)."""
+        """``angle`` (required by the document)."""
     @property
     def width(self) -> int | None:
-        """``width`` (required in requests)."""
+        """``width`` (required by the document)."""
     @property
     def height(self) -> int | None:
-        """``height`` (required in requests)."""
+        """``height`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18478,28 +18478,28 @@ class SectionSchema(_M):
 
     @property
     def width(self) -> int | None:
-        """``width`` (required in requests)."""
+        """``width`` (required by the document)."""
     @property
     def height(self) -> int | None:
-        """``height`` (required in requests)."""
+        """``height`` (required by the document)."""
     @property
     def mark_elements(self) -> list[RestaurantSectionMark] | None:
-        """``markElements`` (required in requests)."""
+        """``markElements`` (required by the document)."""
     @property
     def table_elements(self) -> list[RestaurantSectionTable] | None:
-        """``tableElements`` (required in requests)."""
+        """``tableElements`` (required by the document)."""
     @property
     def rectangle_elements(self) -> list[RestaurantSectionRectangle] | None:
-        """``rectangleElements`` (required in requests)."""
+        """``rectangleElements`` (required by the document)."""
     @property
     def ellipse_elements(self) -> list[RestaurantSectionEllipse] | None:
-        """``ellipseElements`` (required in requests)."""
+        """``ellipseElements`` (required by the document)."""
     @property
     def revision(self) -> int | None:
-        """``revision`` (required in requests)."""
+        """``revision`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18519,25 +18519,25 @@ class Table(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def number(self) -> int | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def seating_capacity(self) -> int | None:
-        """``seatingCapacity`` (required in requests)."""
+        """``seatingCapacity`` (required by the document)."""
     @property
     def revision(self) -> int | None:
-        """``revision`` (required in requests)."""
+        """``revision`` (required by the document)."""
     @property
     def is_deleted(self) -> bool | None:
-        """``isDeleted`` (required in requests)."""
+        """``isDeleted`` (required by the document)."""
     @property
     def pos_id(self) -> str | None:
-        """``posId`` (required in requests)."""
+        """``posId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18556,10 +18556,10 @@ class RetrieveExternalMenuRequestDto(_M):
 
     @property
     def external_menu_id(self) -> str | None:
-        """``externalMenuId`` (required in requests)."""
+        """``externalMenuId`` (required by the document)."""
     @property
     def organization_ids(self) -> list[_Any] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def price_category_id(self) -> str | None:
         """``priceCategoryId``."""
@@ -18593,7 +18593,7 @@ class ReturnedInvoiceCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -18608,16 +18608,16 @@ class ReturnedInvoiceCreateItem(_M):
         """``discountSum``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store(self) -> str | None:
-        """``store`` (required in requests)."""
+        """``store`` (required by the document)."""
     @property
     def sum(self) -> _Decimal | None:
         """``sum``."""
@@ -18656,10 +18656,10 @@ class ReturnedInvoiceCreateRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
@@ -18674,13 +18674,13 @@ class ReturnedInvoiceCreateRequest(_M):
         """``incomingInvoiceId``."""
     @property
     def items(self) -> list[ReturnedInvoiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -18953,16 +18953,16 @@ class ReturnedInvoiceUpdateRequest(_M):
         """``conception``."""
     @property
     def counteragent(self) -> str | None:
-        """``counteragent`` (required in requests)."""
+        """``counteragent`` (required by the document)."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def expense_account(self) -> str | None:
         """``expenseAccount``."""
@@ -18971,13 +18971,13 @@ class ReturnedInvoiceUpdateRequest(_M):
         """``incomingInvoiceId``."""
     @property
     def items(self) -> list[ReturnedInvoiceCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19000,7 +19000,7 @@ class SalesDocumentCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -19012,13 +19012,13 @@ class SalesDocumentCreateItem(_M):
         """``discountSum``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def price(self) -> _Decimal | None:
         """``price``."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
@@ -19062,7 +19062,7 @@ class SalesDocumentCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
@@ -19080,13 +19080,13 @@ class SalesDocumentCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[SalesDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -19367,13 +19367,13 @@ class SalesDocumentUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def default_store(self) -> str | None:
         """``defaultStore``."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def expense_account(self) -> str | None:
         """``expenseAccount``."""
@@ -19385,13 +19385,13 @@ class SalesDocumentUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[SalesDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def revenue_account(self) -> str | None:
         """``revenueAccount``."""
@@ -19419,7 +19419,7 @@ class SelectedCustomerTag(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19436,7 +19436,7 @@ class SelectedCustomerTag2(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19453,7 +19453,7 @@ class SelectedCustomerTag3(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19470,7 +19470,7 @@ class SelectedCustomerTag4(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19487,7 +19487,7 @@ class SelectedCustomerTag5(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19504,7 +19504,7 @@ class SelectedCustomerTag6(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19521,7 +19521,7 @@ class SelectedCustomerTag7(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19538,7 +19538,7 @@ class SelectedCustomerTag8(_M):
 
     @property
     def customer_tag_group_id(self) -> str | None:
-        """``customerTagGroupId`` (required in requests)."""
+        """``customerTagGroupId`` (required by the document)."""
     @property
     def selected_tag_ids(self) -> list[_Any] | None:
         """``selectedTagIds``."""
@@ -19555,13 +19555,13 @@ class SetPaymentDateOutgoingRequest(_M):
 
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def payment_date(self) -> str | None:
-        """``paymentDate`` (required in requests)."""
+        """``paymentDate`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19589,13 +19589,13 @@ class SetPaymentDateRequest(_M):
 
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def payment_date(self) -> str | None:
-        """``paymentDate`` (required in requests)."""
+        """``paymentDate`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19623,13 +19623,13 @@ class AddProductsToStopListItem(_M):
 
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
     @property
     def balance(self) -> _Decimal | None:
-        """``balance`` (required in requests)."""
+        """``balance`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19644,13 +19644,13 @@ class AddProductsToStopListRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def items(self) -> list[AddProductsToStopListItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19665,13 +19665,13 @@ class CheckStopListRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19686,7 +19686,7 @@ class CheckStopListResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def rejected_items(self) -> list[StopListItem] | None:
         """``rejectedItems``."""
@@ -19703,10 +19703,10 @@ class ClearStopListRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19720,7 +19720,7 @@ class RemoveProductsFromStopListItem(_M):
 
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -19737,13 +19737,13 @@ class RemoveProductsFromStopListRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def items(self) -> list[RemoveProductsFromStopListItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19758,10 +19758,10 @@ class StopListItem(_M):
 
     @property
     def balance(self) -> _Decimal | None:
-        """``balance`` (required in requests)."""
+        """``balance`` (required by the document)."""
     @property
     def product_id(self) -> str | None:
-        """``productId`` (required in requests)."""
+        """``productId`` (required by the document)."""
     @property
     def size_id(self) -> str | None:
         """``sizeId``."""
@@ -19787,7 +19787,7 @@ class StopListsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def return_size(self) -> bool | None:
         """``returnSize``."""
@@ -19808,10 +19808,10 @@ class StopListsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def terminal_group_stop_lists(self) -> list[RmsItemsResponseWrapperOfTerminalGroupStopList] | None:
-        """``terminalGroupStopLists`` (required in requests)."""
+        """``terminalGroupStopLists`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19828,7 +19828,7 @@ class TerminalGroupStopList(_M):
         """``terminalGroupId``."""
     @property
     def items(self) -> list[StopListItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19842,10 +19842,10 @@ class TerminalGroupStopListUpdate(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def is_full(self) -> bool | None:
-        """``isFull`` (required in requests)."""
+        """``isFull`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19859,7 +19859,7 @@ class WebHookOnStopListChangeData(_M):
 
     @property
     def terminal_groups_stop_lists_updates(self) -> list[TerminalGroupStopListUpdate] | None:
-        """``terminalGroupsStopListsUpdates`` (required in requests)."""
+        """``terminalGroupsStopListsUpdates`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19872,13 +19872,13 @@ class AddCustomerToTableOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def customer(self) -> TableOrderCustomer | None:
-        """``customer`` (required in requests)."""
+        """``customer`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -19896,13 +19896,13 @@ class AddItemsToTableOrderRequest(_M):
         """``addOrderItemsSettings``."""
     @property
     def order_id(self) -> str | None:
-        """``orderId`` (required in requests)."""
+        """``orderId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -19935,10 +19935,10 @@ class CreateTableOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def order(self) -> RequestTableOrder | None:
         """``order``."""
@@ -19984,7 +19984,7 @@ class GetTableOrdersByIdRequest(_M):
         """``sourceKeys``."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def order_ids(self) -> list[str] | None:
         """``orderIds``."""
@@ -20013,10 +20013,10 @@ class GetTableOrdersByTableRequest(_M):
         """``sourceKeys``."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     @property
     def statuses(self) -> list[CommonOrderStatus] | None:
         """``statuses``."""
@@ -20043,7 +20043,7 @@ class RequestGuestsInfo(_M):
 
     @property
     def count(self) -> int | None:
-        """``count`` (required in requests)."""
+        """``count`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20056,13 +20056,13 @@ class InitTableOrderByPosOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def pos_order_ids(self) -> list[str] | None:
-        """``posOrderIds`` (required in requests)."""
+        """``posOrderIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20077,13 +20077,13 @@ class InitTableOrderRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20128,7 +20128,7 @@ class RequestTableOrder(_M):
         """``priceCategoryId``."""
     @property
     def items(self) -> list[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[Combo] | None:
         """``combos``."""
@@ -20239,7 +20239,7 @@ class ResponseTableOrder(_M):
 
     @property
     def table_ids(self) -> list[str] | None:
-        """``tableIds`` (required in requests)."""
+        """``tableIds`` (required by the document)."""
     @property
     def customer(self) -> OrderRegularCustomer | None:
         """``customer``."""
@@ -20248,7 +20248,7 @@ class ResponseTableOrder(_M):
         """``phone``."""
     @property
     def status(self) -> OrderOrderStatus | None:
-        """``status`` (required in requests)."""
+        """``status`` (required by the document)."""
     @property
     def when_created(self) -> _dt.datetime | None:
         """``whenCreated``."""
@@ -20269,10 +20269,10 @@ class ResponseTableOrder(_M):
         """``priceCategory``."""
     @property
     def sum(self) -> _Decimal | None:
-        """``sum`` (required in requests)."""
+        """``sum`` (required by the document)."""
     @property
     def number(self) -> int | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def source_key(self) -> str | None:
         """``sourceKey``."""
@@ -20287,10 +20287,10 @@ class ResponseTableOrder(_M):
         """``conception``."""
     @property
     def guests_info(self) -> OrderGuestsInfo | None:
-        """``guestsInfo`` (required in requests)."""
+        """``guestsInfo`` (required by the document)."""
     @property
     def items(self) -> list[OrderCompoundOrderItem | OrderProductOrderItem | ServiceOrderItem | OrderOrderItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def combos(self) -> list[OrderCombo] | None:
         """``combos``."""
@@ -20305,13 +20305,13 @@ class ResponseTableOrder(_M):
         """``discounts``."""
     @property
     def order_type(self) -> OrderOrderType | None:
-        """``orderType`` (required in requests)."""
+        """``orderType`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def processed_payments_sum(self) -> _Decimal | None:
-        """``processedPaymentsSum`` (required in requests)."""
+        """``processedPaymentsSum`` (required by the document)."""
     @property
     def loyalty_info(self) -> OrderLoyaltyInfo | None:
         """``loyaltyInfo``."""
@@ -20356,7 +20356,7 @@ class TableOrderInfo(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def pos_id(self) -> str | None:
         """``posId``."""
@@ -20365,13 +20365,13 @@ class TableOrderInfo(_M):
         """``externalNumber``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def timestamp(self) -> int | None:
-        """``timestamp`` (required in requests)."""
+        """``timestamp`` (required by the document)."""
     @property
     def creation_status(self) -> CreationStatus | None:
-        """``creationStatus`` (required in requests)."""
+        """``creationStatus`` (required by the document)."""
     @property
     def error_info(self) -> ErrorInfo | None:
         """``errorInfo``."""
@@ -20397,10 +20397,10 @@ class TableOrderResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def order_info(self) -> TableOrderInfo | None:
-        """``orderInfo`` (required in requests)."""
+        """``orderInfo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20414,10 +20414,10 @@ class TableOrdersResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def orders(self) -> list[TableOrderInfo] | None:
-        """``orders`` (required in requests)."""
+        """``orders`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20482,10 +20482,10 @@ class TaxCategoryDto(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def percentage(self) -> _Decimal | None:
         """``percentage``."""
@@ -20503,10 +20503,10 @@ class TaxCategoryDto2(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def percentage(self) -> _Decimal | None:
         """``percentage``."""
@@ -20524,10 +20524,10 @@ class TaxCategoryDto3(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def percentage(self) -> _Decimal | None:
         """``percentage``."""
@@ -20545,10 +20545,10 @@ class AwakeTerminalGroupsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def terminal_group_ids(self) -> list[str] | None:
-        """``terminalGroupIds`` (required in requests)."""
+        """``terminalGroupIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20579,7 +20579,7 @@ class GetTerminalGroupsByOrganizationsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20592,19 +20592,19 @@ class TerminalGroup(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def address(self) -> str | None:
-        """``address`` (required in requests)."""
+        """``address`` (required by the document)."""
     @property
     def time_zone(self) -> str | None:
-        """``timeZone`` (required in requests)."""
+        """``timeZone`` (required by the document)."""
     @property
     def external_data(self) -> list[CommonExternalData] | None:
         """``externalData``."""
@@ -20629,13 +20629,13 @@ class TerminalGroupAliveInfo(_M):
 
     @property
     def is_alive(self) -> bool | None:
-        """``isAlive`` (required in requests)."""
+        """``isAlive`` (required by the document)."""
     @property
     def terminal_group_id(self) -> str | None:
-        """``terminalGroupId`` (required in requests)."""
+        """``terminalGroupId`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20656,7 +20656,7 @@ class TerminalGroupsIsAliveRequest(_M):
         """``organizationIds``."""
     @property
     def terminal_group_ids(self) -> list[str] | None:
-        """``terminalGroupIds`` (required in requests)."""
+        """``terminalGroupIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20671,10 +20671,10 @@ class TerminalGroupsIsAliveResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def is_alive_status(self) -> list[TerminalGroupAliveInfo] | None:
-        """``isAliveStatus`` (required in requests)."""
+        """``isAliveStatus`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20688,7 +20688,7 @@ class TerminalGroupsRequest(_M):
 
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def include_disabled(self) -> bool | None:
         """``includeDisabled``."""
@@ -20709,13 +20709,13 @@ class TerminalGroupsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def terminal_groups(self) -> list[RmsItemsResponseWrapperOfTerminalGroup] | None:
-        """``terminalGroups`` (required in requests)."""
+        """``terminalGroups`` (required by the document)."""
     @property
     def terminal_groups_in_sleep(self) -> list[RmsItemsResponseWrapperOfTerminalGroup] | None:
-        """``terminalGroupsInSleep`` (required in requests)."""
+        """``terminalGroupsInSleep`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20730,19 +20730,19 @@ class TipsTypesTipsType(_M):
 
     @property
     def id(self) -> str | None:
-        """``id`` (required in requests)."""
+        """``id`` (required by the document)."""
     @property
     def name(self) -> str | None:
-        """``name`` (required in requests)."""
+        """``name`` (required by the document)."""
     @property
     def organization_ids(self) -> list[str] | None:
-        """``organizationIds`` (required in requests)."""
+        """``organizationIds`` (required by the document)."""
     @property
     def order_service_types(self) -> list[OrderTypesOrderServiceType] | None:
-        """``orderServiceTypes`` (required in requests)."""
+        """``orderServiceTypes`` (required by the document)."""
     @property
     def payment_types_ids(self) -> list[str] | None:
-        """``paymentTypesIds`` (required in requests)."""
+        """``paymentTypesIds`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20759,10 +20759,10 @@ class TipsTypesResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def tips_types(self) -> list[TipsTypesTipsType] | None:
-        """``tipsTypes`` (required in requests)."""
+        """``tipsTypes`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -20898,16 +20898,16 @@ class TransformationDocumentCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
@@ -20927,10 +20927,10 @@ class TransformationDocumentCreateRequest(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
-        """``amountUnit`` (required in requests)."""
+        """``amountUnit`` (required by the document)."""
     @property
     def assembly_chart_writeoff(self) -> bool | None:
         """``assemblyChartWriteoff``."""
@@ -20942,7 +20942,7 @@ class TransformationDocumentCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
@@ -20954,22 +20954,22 @@ class TransformationDocumentCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[TransformationDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -21208,10 +21208,10 @@ class TransformationDocumentUpdateRequest(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
-        """``amountUnit`` (required in requests)."""
+        """``amountUnit`` (required by the document)."""
     @property
     def assembly_chart_writeoff(self) -> bool | None:
         """``assemblyChartWriteoff``."""
@@ -21223,10 +21223,10 @@ class TransformationDocumentUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
         """``isAutomatic``."""
@@ -21235,22 +21235,22 @@ class TransformationDocumentUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[TransformationDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     @property
     def store_to(self) -> str | None:
-        """``storeTo`` (required in requests)."""
+        """``storeTo`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -21373,7 +21373,7 @@ class GetWebHookSettingsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -21386,13 +21386,13 @@ class GetWebHookSettingsResponse(_M):
 
     @property
     def correlation_id(self) -> str | None:
-        """``correlationId`` (required in requests)."""
+        """``correlationId`` (required by the document)."""
     @property
     def api_login_name(self) -> str | None:
-        """``apiLoginName`` (required in requests)."""
+        """``apiLoginName`` (required by the document)."""
     @property
     def web_hooks_uri(self) -> str | None:
-        """``webHooksUri`` (required in requests)."""
+        """``webHooksUri`` (required by the document)."""
     @property
     def auth_token(self) -> str | None:
         """``authToken``."""
@@ -21589,10 +21589,10 @@ class UpdateWebHookSettingsRequest(_M):
 
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def web_hooks_uri(self) -> str | None:
-        """``webHooksUri`` (required in requests)."""
+        """``webHooksUri`` (required by the document)."""
     @property
     def auth_token(self) -> str | None:
         """``authToken``."""
@@ -21629,7 +21629,7 @@ class WriteoffDocumentCreateItem(_M):
 
     @property
     def amount(self) -> _Decimal | None:
-        """``amount`` (required in requests)."""
+        """``amount`` (required by the document)."""
     @property
     def amount_unit(self) -> str | None:
         """``amountUnit``."""
@@ -21638,10 +21638,10 @@ class WriteoffDocumentCreateItem(_M):
         """``containerId``."""
     @property
     def num(self) -> int | None:
-        """``num`` (required in requests)."""
+        """``num`` (required by the document)."""
     @property
     def product(self) -> str | None:
-        """``product`` (required in requests)."""
+        """``product`` (required by the document)."""
     @property
     def product_size(self) -> str | None:
         """``productSize``."""
@@ -21668,13 +21668,13 @@ class WriteoffDocumentCreateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
         """``documentId``."""
     @property
     def expense_account(self) -> str | None:
-        """``expenseAccount`` (required in requests)."""
+        """``expenseAccount`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
         """``isAutomatic``."""
@@ -21683,16 +21683,16 @@ class WriteoffDocumentCreateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[WriteoffDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
         """``number``."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     def __init__(
         self,
         *,
@@ -21921,13 +21921,13 @@ class WriteoffDocumentUpdateRequest(_M):
         """``conception``."""
     @property
     def date(self) -> str | None:
-        """``date`` (required in requests)."""
+        """``date`` (required by the document)."""
     @property
     def document_id(self) -> str | None:
-        """``documentId`` (required in requests)."""
+        """``documentId`` (required by the document)."""
     @property
     def expense_account(self) -> str | None:
-        """``expenseAccount`` (required in requests)."""
+        """``expenseAccount`` (required by the document)."""
     @property
     def is_automatic(self) -> bool | None:
         """``isAutomatic``."""
@@ -21936,16 +21936,16 @@ class WriteoffDocumentUpdateRequest(_M):
         """``isEditable``."""
     @property
     def items(self) -> list[WriteoffDocumentCreateItem] | None:
-        """``items`` (required in requests)."""
+        """``items`` (required by the document)."""
     @property
     def number(self) -> str | None:
-        """``number`` (required in requests)."""
+        """``number`` (required by the document)."""
     @property
     def organization_id(self) -> str | None:
-        """``organizationId`` (required in requests)."""
+        """``organizationId`` (required by the document)."""
     @property
     def store_from(self) -> str | None:
-        """``storeFrom`` (required in requests)."""
+        """``storeFrom`` (required by the document)."""
     def __init__(
         self,
         *,

@@ -718,3 +718,69 @@ pub fn generate(spec: &Value) -> Result<Generated, String> {
         ],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/operations.json");
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the snapshot")).expect("JSON")
+    }
+
+    #[test]
+    fn every_schema_gets_its_own_class_name() {
+        let spec = spec();
+        let schemas = spec["schemas"].as_object().expect("schemas");
+        let names = class_names(&Spec { schemas });
+        let distinct: HashSet<&String> = names.values().collect();
+        assert_eq!(names.len(), schemas.len());
+        assert_eq!(distinct.len(), names.len());
+        assert_eq!(names["Deliveries.Response.Order.OrderInfo"], "OrderInfo");
+        assert_eq!(
+            names["Deliveries.Request.CreateOrder.ProductOrderItem"],
+            "CreateOrderProductOrderItem"
+        );
+    }
+
+    #[test]
+    fn keywords_and_reserved_names_are_escaped() {
+        assert_eq!(py_ident("from", &[]), "from_");
+        assert_eq!(py_ident("timeout", &["timeout"]), "timeout_");
+        assert_eq!(py_ident("type", &[]), "type");
+    }
+
+    #[test]
+    fn every_operation_and_event_type_is_generated() {
+        let spec = spec();
+        let out = generate(&spec).expect("generates");
+        let groups = &out
+            .files
+            .iter()
+            .find(|f| f.0.ends_with("_groups.py"))
+            .expect("groups")
+            .1;
+        let root = &out
+            .files
+            .iter()
+            .find(|f| f.0.ends_with("_ops.py"))
+            .expect("root")
+            .1;
+        for op in spec["operations"].as_array().expect("operations") {
+            let name = op["name"].as_str().expect("name");
+            assert!(
+                groups.contains(&format!("self._call_op({}", py_str(name)))
+                    || root.contains(&format!("self._call_op({}", py_str(name))),
+                "{name}"
+            );
+        }
+        for t in [
+            "DeliveryOrderUpdate",
+            "ReserveUpdate",
+            "StopListUpdate",
+            "PersonalShift",
+        ] {
+            assert!(root.contains(&format!("{}: ", py_str(t))), "{t}");
+        }
+    }
+}

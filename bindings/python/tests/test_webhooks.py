@@ -276,3 +276,18 @@ def test_an_emulator_left_to_the_garbage_collector_stops_cleanly(caplog: pytest.
         del emu
         gc.collect()
     assert any(r.name == "iikocloud.emulator" for r in caplog.records)
+
+
+def test_error_statuses_are_the_cores_receive_rule() -> None:
+    with pytest.raises(WebhookParseError) as parse_error:
+        webhooks.parse(b"not json")
+    # Authentic but unreadable: 200, as receive answers (a resend brings the same bytes).
+    assert parse_error.value.status == 200 and parse_error.value.reason == "invalid_json"
+    receipt = webhooks.receive({"Authorization": "t0ken-0123456789"}, b"not json", "t0ken-0123456789")
+    assert receipt.status == parse_error.value.status
+    with pytest.raises(WebhookVerificationError) as forged:
+        webhooks.verify("wrong", "t0ken-0123456789")
+    assert forged.value.status == 401
+    with pytest.raises(WebhookVerificationError) as unset:
+        webhooks.verify("anything", "")
+    assert unset.value.status == 500

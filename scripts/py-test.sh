@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The Python package: builds the wheel of bindings/python, installs it into
-# .venv (created if missing), checks the .pyi stubs against the module
-# (mypy.stubtest, mypy --strict) and runs pytest on the installed wheel: the
-# package tests and the framework examples. Safe to run again.
+# .venv (created if missing), checks that the generated models and resource
+# groups match spec/operations.json, checks the .pyi stubs against the module
+# (mypy.stubtest, mypy --strict on the package, the examples and the
+# operation tests) and runs pytest on the installed wheel: the package tests
+# (the whole flow against the emulator) and the examples. Safe to run again.
 #
 #   PY_PROFILE=release ./scripts/py-test.sh   # test an optimized build
 set -euo pipefail
@@ -34,6 +36,10 @@ step "python tools (maturin, pytest, mypy, flask, fastapi, httpx)"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
     "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"
 
+step "generated Python (api_models, _ops, _groups) matches spec/operations.json"
+# The same check covers the Rust output; it reuses the codegen build of test.sh.
+cargo run -q --locked -p iikocloud-codegen -- --check
+
 step "building the wheel ($PROFILE)"
 rm -rf "$WHEELS"
 flags=()
@@ -50,6 +56,29 @@ cd target
 step "stubs: mypy.stubtest and mypy --strict"
 ../"$VENV"/bin/python -m mypy.stubtest iikocloud
 ../"$VENV"/bin/python -m mypy --strict --no-incremental -p iikocloud
+# The examples and the typed tests use the stubs as a user would.
+../"$VENV"/bin/python -m mypy --strict --no-incremental ../examples/python \
+    ../bindings/python/tests/test_operations.py
+
+step "import time of the package (generated models load on first use)"
+../"$VENV"/bin/python - <<'PY'
+import subprocess, sys
+def cost(code: str, module: str) -> float:
+    """Best of three: cumulative ms of importing `module` (its own line)."""
+    runs = []
+    for _ in range(3):
+        err = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
+                             capture_output=True, text=True, check=True).stderr
+        line = next(l for l in err.splitlines() if l.split("|")[-1].strip() == module)
+        runs.append(float(line.split("|")[1]) / 1000)
+    return min(runs)
+base = cost("import iikocloud", "iikocloud")
+models = cost("import iikocloud, iikocloud.api_models", "iikocloud.api_models")
+print(f"import iikocloud: {base:.1f} ms; iikocloud.api_models on first use: {models:.1f} ms more")
+assert "iikocloud.api_models" not in subprocess.run(
+    [sys.executable, "-c", "import iikocloud, sys; print(sorted(sys.modules))"],
+    capture_output=True, text=True, check=True).stdout, "import iikocloud loaded the models"
+PY
 
 step "pytest (package tests and examples)"
 ../"$VENV"/bin/python -m pytest -q -p no:cacheprovider \

@@ -13,6 +13,7 @@ mod c;
 mod docs;
 mod names;
 mod php;
+mod python;
 mod rust;
 
 use std::path::{Path, PathBuf};
@@ -83,6 +84,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let python = match python::generate(&spec) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("spec/operations.json (Python): {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut stale = Vec::new();
     let mut files = vec![
         ("src/api/models.rs".to_string(), generated.models),
@@ -90,6 +98,12 @@ fn main() -> ExitCode {
         ("docs/operations.md".to_string(), reference),
     ];
     // One line per further generator (each in its own module).
+    files.extend(
+        python
+            .files
+            .into_iter()
+            .map(|(rel, code)| (rel.to_string(), code)),
+    );
     for more in [c::files(&spec, &root), php::files(&spec)] {
         match more {
             Ok(f) => files.extend(f),

@@ -48,24 +48,24 @@ impl Place {
     }
 }
 
-struct Spec<'a> {
-    schemas: &'a serde_json::Map<String, Value>,
+pub(crate) struct Spec<'a> {
+    pub(crate) schemas: &'a serde_json::Map<String, Value>,
 }
 
 impl<'a> Spec<'a> {
-    fn schema(&self, name: &str) -> Result<&'a Value, String> {
+    pub(crate) fn schema(&self, name: &str) -> Result<&'a Value, String> {
         self.schemas
             .get(name)
             .ok_or_else(|| format!("schema {name:?} is referenced but not defined"))
     }
 
-    fn kind(&self, name: &str) -> Result<&'a str, String> {
+    pub(crate) fn kind(&self, name: &str) -> Result<&'a str, String> {
         Ok(self.schema(name)?["kind"].as_str().unwrap_or("object"))
     }
 
     /// Fields of an object or union, inherited ones first; a field declared
     /// again by a derived schema replaces the inherited one.
-    fn fields(&self, name: &str) -> Result<Vec<&'a Value>, String> {
+    pub(crate) fn fields(&self, name: &str) -> Result<Vec<&'a Value>, String> {
         let mut chain = vec![name.to_string()];
         let mut seen = HashSet::new();
         while let Some(base) = self.schema(chain.last().unwrap())?["base"].as_str() {

@@ -73,3 +73,23 @@ def test_fastapi_receiver() -> None:
     stale[0]["eventInfo"]["timestamp"] = newer[0]["eventInfo"]["timestamp"] - 1
     client.post("/iiko/webhook", json=stale, headers={"authorization": TOKEN})
     assert app.state.events.qsize() == before
+
+
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("create_order.py", "Success, status Unconfirmed, sum 1180"),
+        ("sync_menu.py", "Pizza Margherita 32 cm"),
+        ("wait_command.py", "a documented status"),
+    ],
+)
+def test_operation_examples(
+    script: str, expected: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("IIKO_APP_ID", raising=False)
+    monkeypatch.setattr(sys, "argv", [script])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(HERE / script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert done.value.code == 0, out
+    assert expected in out, out

@@ -5,6 +5,8 @@
 use std::sync::RwLock;
 use std::time::Duration;
 
+use iikocloud::api::models::deliveries::request::CreateOrderRequest;
+use iikocloud::api::WaitOptions;
 use iikocloud::models::{
     OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
 };
@@ -63,6 +65,83 @@ fn json_dict<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py
     let value = serde_json::to_value(value)
         .map_err(|e| to_pyerr(py, &iikocloud::Error::InvalidInput(e.to_string())))?;
     to_py(py, &value, false)
+}
+
+/// A request given as JSON text or as a Python object of JSON values.
+pub fn json_arg(obj: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    if let Ok(text) = obj.cast::<pyo3::types::PyString>() {
+        let text = text.to_cow()?;
+        return serde_json::from_str(&text)
+            .map_err(|e| invalid_input(obj.py(), &format!("the request is not JSON: {e}")));
+    }
+    if obj.is_none() {
+        return Ok(serde_json::Value::Object(Default::default()));
+    }
+    from_py(obj)
+}
+
+fn wait_options(
+    py: Python<'_>,
+    timeout: Option<f64>,
+    first_pause: Option<f64>,
+    max_pause: Option<f64>,
+) -> PyResult<WaitOptions> {
+    let mut options = WaitOptions::default();
+    if let Some(t) = timeout {
+        options.timeout = seconds(py, "timeout", t)?;
+    }
+    if let Some(t) = first_pause {
+        options.first_pause = seconds(py, "first_pause", t)?;
+    }
+    if let Some(t) = max_pause {
+        options.max_pause = seconds(py, "max_pause", t)?;
+    }
+    Ok(options)
+}
+
+/// Reads, checks and writes back the request of operation `name` without
+/// sending it (`iikocloud::api::prepare_request`): the JSON text that would
+/// go out, or `InvalidInputError`.
+#[pyfunction]
+pub fn prepare_request(
+    py: Python<'_>,
+    name: String,
+    request: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    guard(py, || {
+        let body = json_arg(request)?;
+        let out = iikocloud::api::prepare_request(&name, &body).map_err(|e| to_pyerr(py, &e))?;
+        Ok(out.to_string())
+    })
+}
+
+/// Every operation of the core's table: `(name, method, path, command,
+/// safe_to_retry, deprecated, restriction_group)`.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub fn operations() -> Vec<(
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    bool,
+    bool,
+    Option<&'static str>,
+)> {
+    iikocloud::api::OPERATIONS
+        .iter()
+        .map(|o| {
+            (
+                o.name,
+                o.method,
+                o.path,
+                o.command,
+                o.safe_to_retry,
+                o.deprecated,
+                o.restriction_group,
+            )
+        })
+        .collect()
 }
 
 /// `obj[key]` for a dict, `obj[index]` for a list.
@@ -350,6 +429,97 @@ impl NativeClient {
             }
             let answer = detached(py, || self.client()?.call(&path, &body, &options))?;
             to_py(py, &answer, decimals)
+        })
+    }
+
+    /// Calls the operation `name` (e.g. `deliveries.create`) with `request`,
+    /// JSON text or a dict (`Decimal` sent exactly). The core reads it into
+    /// the operation's request type, checks it (a violation is
+    /// `InvalidInputError` naming the field), sends it with the operation's
+    /// retry rule (commands are never repeated) and reads the typed answer.
+    /// Returns the answer as JSON text, so the caller parses money with
+    /// `parse_float=Decimal`.
+    #[pyo3(signature = (name, request, *, timeout=None))]
+    fn call_operation<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        request: &Bound<'py, PyAny>,
+        timeout: Option<f64>,
+    ) -> PyResult<String> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let body = json_arg(request)?;
+            let timeout = timeout.map(|t| seconds(py, "timeout", t)).transpose()?;
+            let answer = detached(py, || {
+                let mut client = self.client()?;
+                if let Some(t) = timeout {
+                    client = client.with_timeout(t)?;
+                }
+                iikocloud::api::call_by_name(&client, &name, &body)
+            })?;
+            Ok(answer.to_string())
+        })
+    }
+
+    /// Polls `commands/status` until the command succeeds (returns `None`),
+    /// fails (`CommandFailedError`), runs out of `timeout` seconds
+    /// (`CommandTimeoutError`) or is forgotten by the service
+    /// (`CommandExpiredError`).
+    #[pyo3(signature = (organization_id, correlation_id, *, timeout=None, first_pause=None,
+        max_pause=None))]
+    fn wait_command(
+        &self,
+        py: Python<'_>,
+        organization_id: String,
+        correlation_id: String,
+        timeout: Option<f64>,
+        first_pause: Option<f64>,
+        max_pause: Option<f64>,
+    ) -> PyResult<()> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let options = wait_options(py, timeout, first_pause, max_pause)?;
+            detached(py, || {
+                self.client()?
+                    .wait_command(&organization_id, &correlation_id, &options)
+            })
+        })
+    }
+
+    /// `Client::create_delivery_order`: creates the order (`request` is the
+    /// JSON of `deliveries.create`), waits for its command and reads it back,
+    /// never creating it twice. Returns `(order_id, order_info_json)`.
+    #[pyo3(signature = (request, *, timeout=None, first_pause=None, max_pause=None))]
+    fn create_delivery_order<'py>(
+        &self,
+        py: Python<'py>,
+        request: &Bound<'py, PyAny>,
+        timeout: Option<f64>,
+        first_pause: Option<f64>,
+        max_pause: Option<f64>,
+    ) -> PyResult<(String, String)> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let options = wait_options(py, timeout, first_pause, max_pause)?;
+            let body = json_arg(request)?;
+            let mut typed: CreateOrderRequest = serde_json::from_value(body).map_err(|e| {
+                invalid_input(
+                    py,
+                    &format!("deliveries.create: the request does not fit: {e}"),
+                )
+            })?;
+            let info = detached(py, || {
+                self.client()?.create_delivery_order(&mut typed, &options)
+            })?;
+            let order_id = typed
+                .order
+                .as_ref()
+                .and_then(|o| o.id.clone())
+                .unwrap_or_default();
+            let text = serde_json::to_string(&info)
+                .map_err(|e| to_pyerr(py, &iikocloud::Error::InvalidInput(e.to_string())))?;
+            Ok((order_id, text))
         })
     }
 

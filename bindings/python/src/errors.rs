@@ -7,7 +7,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use iikocloud::{ApiErrorKind, Error, TransportErrorKind};
+use iikocloud::{ApiErrorKind, CommandErrorKind, Error, TransportErrorKind};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -98,6 +98,21 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
             kw.set_item("correlation_id", correlation_id.as_deref())?;
             kw.set_item("body", body)?;
             "DecodeError"
+        }
+        Error::Command(c) => {
+            kw.set_item("correlation_id", &c.correlation_id)?;
+            kw.set_item("reason", c.reason.as_deref())?;
+            kw.set_item(
+                "exception",
+                c.exception.as_ref().map(serde_json::Value::to_string),
+            )?;
+            kw.set_item("waited", c.waited.as_secs_f64())?;
+            match c.kind {
+                CommandErrorKind::Failed => "CommandFailedError",
+                CommandErrorKind::TimedOut => "CommandTimeoutError",
+                CommandErrorKind::Expired => "CommandExpiredError",
+                _ => "CommandError",
+            }
         }
         // A bad configuration is a bad argument to the constructor.
         Error::InvalidInput(_) | Error::Config(_) => "InvalidInputError",

@@ -11,6 +11,7 @@
 
 mod client;
 mod convert;
+#[cfg(feature = "emulator")]
 mod emulator;
 mod errors;
 mod logbridge;
@@ -26,8 +27,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("USER_AGENT", iikocloud::client::USER_AGENT)?;
     m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
     m.add_class::<client::NativeClient>()?;
-    m.add_class::<emulator::NativeEmulator>()?;
-    emulator::constants(m)?;
+    #[cfg(feature = "emulator")]
+    {
+        m.add_class::<emulator::NativeEmulator>()?;
+        emulator::constants(m)?;
+    }
     m.add_class::<webhook::NativeEvent>()?;
     m.add_class::<webhook::NativeDeduplicator>()?;
     m.add_class::<webhook::NativeOrderingGuard>()?;
@@ -37,6 +41,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(webhook::verify_headers, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::receive, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::event_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(client::prepare_request, m)?)?;
+    m.add_function(wrap_pyfunction!(client::operations, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())

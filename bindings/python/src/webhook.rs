@@ -9,7 +9,8 @@
 use chrono::{Datelike, Timelike};
 use iikocloud::webhook::{
     find_authorization, parse_body_with, verify_authorization, Deduplicator, Event, EventKind,
-    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, VerifyError,
+    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ReceiveError,
+    VerifyError, STATUS_ACCEPTED,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
@@ -30,20 +31,17 @@ fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
     let err = simple(py, "WebhookVerificationError", &e.to_string());
     let value = err.value(py);
     let _ = value.setattr("reason", e.as_str());
-    let _ = value.setattr(
-        "status",
-        if e == VerifyError::EmptyExpectedToken {
-            500
-        } else {
-            401
-        },
-    );
+    // The status to answer is the core's rule, not this binding's.
+    let _ = value.setattr("status", ReceiveError::Unauthorized(e).http_status());
     err
 }
 
 fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
     let err = simple(py, "WebhookParseError", &e.to_string());
     let _ = err.value(py).setattr("reason", e.kind().as_str());
+    let _ = err
+        .value(py)
+        .setattr("status", ReceiveError::Unparseable(e.clone()).http_status());
     err
 }
 
@@ -212,10 +210,13 @@ pub fn receive<'py>(
         let opts = options(max_body_bytes, accept_single_object);
         let bytes = body_bytes(body)?;
         match py.detach(|| parse_body_with(&bytes, &opts)) {
-            Ok(p) => Ok((200, wrap_events(py, p.events)?, None)),
-            // Authentic but unreadable: the service would resend the same
-            // bytes, so answer 200 and let the caller log the error.
-            Err(e) => failure(parse_error(py, &e), 200),
+            Ok(p) => Ok((STATUS_ACCEPTED, wrap_events(py, p.events)?, None)),
+            // Authentic but unreadable: the core decides what to answer (200:
+            // the service would resend the same bytes).
+            Err(e) => {
+                let status = ReceiveError::Unparseable(e.clone()).http_status();
+                failure(parse_error(py, &e), status)
+            }
         }
     })
 }

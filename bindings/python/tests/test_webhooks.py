@@ -13,6 +13,7 @@ from typing import Any, Iterator, List, Tuple
 
 import pytest
 
+import iikocloud
 from iikocloud import IikoError, webhooks
 from iikocloud.testing import ORGANIZATION_ID, Emulator
 from iikocloud.webhooks import WebhookParseError, WebhookVerificationError
@@ -25,6 +26,15 @@ FILES = sorted(VECTORS.glob("*.json"))
 def _event_dicts(path: Path) -> List[Any]:
     data = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
     return data if isinstance(data, list) else [data]
+
+
+def _without_nulls(value: Any) -> Any:
+    """What a model writes back: fields sent as null are left out."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def test_vectors_are_there() -> None:
@@ -45,7 +55,13 @@ def test_vector(path: Path) -> None:
         assert event.organization_id == raw.get("organizationId")
         assert event.correlation_id == raw.get("correlationId")
         assert event.to_dict() == raw
-        assert event.event_info == raw.get("eventInfo")
+        assert event.raw_event_info == raw.get("eventInfo")
+        if cls.EVENT_TYPE is not None and isinstance(raw.get("eventInfo"), dict):
+            # Typed by the generated model of its type, and nothing lost.
+            assert isinstance(event.event_info, iikocloud.Model), type(event.event_info)
+            assert event.event_info.to_dict() == _without_nulls(raw["eventInfo"])
+        else:
+            assert event.event_info == raw.get("eventInfo")
         assert event.event_time_raw == raw["eventTime"]
         t = event.event_time
         assert t is not None and t.tzinfo is not None and t.utcoffset() == dt.timedelta(0)
@@ -57,6 +73,9 @@ def test_vector(path: Path) -> None:
             if order and order.get("sum") is not None:
                 assert event.sum == Decimal(str(order["sum"]))
                 assert isinstance(event.sum, Decimal)
+                typed = event.event_info
+                assert typed is not None and typed.order is not None
+                assert typed.order.sum == event.sum and isinstance(typed.order.sum, Decimal)
                 assert event.number == order.get("number")
                 assert event.status == order.get("status")
         if isinstance(event, (webhooks.DeliveryOrderError, webhooks.ReserveError, webhooks.TableOrderError)):
@@ -257,3 +276,18 @@ def test_an_emulator_left_to_the_garbage_collector_stops_cleanly(caplog: pytest.
         del emu
         gc.collect()
     assert any(r.name == "iikocloud.emulator" for r in caplog.records)
+
+
+def test_error_statuses_are_the_cores_receive_rule() -> None:
+    with pytest.raises(WebhookParseError) as parse_error:
+        webhooks.parse(b"not json")
+    # Authentic but unreadable: 200, as receive answers (a resend brings the same bytes).
+    assert parse_error.value.status == 200 and parse_error.value.reason == "invalid_json"
+    receipt = webhooks.receive({"Authorization": "t0ken-0123456789"}, b"not json", "t0ken-0123456789")
+    assert receipt.status == parse_error.value.status
+    with pytest.raises(WebhookVerificationError) as forged:
+        webhooks.verify("wrong", "t0ken-0123456789")
+    assert forged.value.status == 401
+    with pytest.raises(WebhookVerificationError) as unset:
+        webhooks.verify("anything", "")
+    assert unset.value.status == 500

@@ -13,9 +13,12 @@ secret or a body).
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import models
-from ._async import AsyncClient
-from ._client import DEFAULT_BASE_URL, Client
+from ._async import AsyncApi, AsyncClient
+from ._client import DEFAULT_BASE_URL, Api, Client
+from ._model import Model, OpenEnum
 from ._errors import (
     ApiError,
     AuthenticationError,
@@ -24,6 +27,10 @@ from ._errors import (
     ForbiddenError,
     IikoError,
     InvalidInputError,
+    CommandError,
+    CommandExpiredError,
+    CommandFailedError,
+    CommandTimeoutError,
     NotFoundError,
     RateLimitError,
     ServerError,
@@ -37,8 +44,17 @@ from ._errors import (
 from ._native import __version__
 
 __all__ = [
+    "Api",
+    "AsyncApi",
     "AsyncClient",
     "Client",
+    "CommandError",
+    "CommandExpiredError",
+    "CommandFailedError",
+    "CommandTimeoutError",
+    "Model",
+    "OpenEnum",
+    "operations",
     "DEFAULT_BASE_URL",
     "ApiError",
     "AuthenticationError",
@@ -59,3 +75,20 @@ __all__ = [
     "models",
     "__version__",
 ]
+
+
+def operations() -> "list[tuple[str, str, str, bool, bool, bool, str | None]]":
+    """Every operation the core knows: ``(name, method, path, command,
+    safe_to_retry, deprecated, restriction_group)``."""
+    from ._native import operations as _operations
+
+    return list(_operations())
+
+
+def __getattr__(name: str) -> Any:
+    # The generated models load on first use: `iikocloud.api_models`.
+    if name == "api_models":
+        import importlib
+
+        return importlib.import_module("iikocloud.api_models")
+    raise AttributeError(f"module 'iikocloud' has no attribute {name!r}")

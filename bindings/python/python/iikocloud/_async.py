@@ -10,9 +10,13 @@ import os
 import threading
 from concurrent.futures import Executor, ThreadPoolExecutor
 from types import TracebackType
-from typing import Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
 
 from ._client import DEFAULT_BASE_URL, Client, Seconds
+from ._ops import AsyncOps
+
+if TYPE_CHECKING:
+    from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
 from .models import (
     CorrelationIdResponse,
     OrganizationsResponse,
@@ -21,7 +25,7 @@ from .models import (
     WebhookSettings,
 )
 
-__all__ = ["AsyncClient", "DEFAULT_MAX_WORKERS"]
+__all__ = ["AsyncApi", "AsyncClient", "DEFAULT_MAX_WORKERS"]
 
 _T = TypeVar("_T")
 
@@ -83,9 +87,25 @@ def _workers_for(executor: Optional[Executor], max_workers: Optional[int]) -> Op
     return _Workers(DEFAULT_MAX_WORKERS if max_workers is None else _check_max_workers(max_workers))
 
 
-class AsyncClient:
+class AsyncApi(AsyncOps):
+    """Every operation by resource group, as coroutines (``client.api``)."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "AsyncClient") -> None:
+        self._client = client
+
+    def _root(self) -> Any:
+        return self._client
+
+    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        return self._client._call_op(name, fields, response, timeout)
+
+
+class AsyncClient(AsyncOps):
     """The :class:`Client` for asyncio code (FastAPI, aiohttp): the same
-    methods, as coroutines.
+    methods and resource groups, as coroutines
+    (``await client.deliveries.create(...)``).
 
     Each call runs the blocking core in a thread of the client's own pool, so
     the loop never blocks; the GIL is released during the network wait. Up to
@@ -202,7 +222,59 @@ class AsyncClient:
         executor = self._executor if self._workers is None else self._workers.executor()
         return await loop.run_in_executor(executor, call)
 
-    async def organizations(
+    @property
+    def api(self) -> AsyncApi:
+        """Every operation by resource group (see :attr:`Client.api`)."""
+        return AsyncApi(self)
+
+    async def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        return await self._run(self._sync._call_op, name, fields, response, timeout)
+
+    async def call_operation(
+        self, name: str, request: Union[str, Mapping[str, Any], None] = None, *, timeout: Optional[Seconds] = None
+    ) -> Any:
+        """See :meth:`Client.call_operation`."""
+        return await self._run(self._sync.call_operation, name, request, timeout=timeout)
+
+    async def wait(
+        self,
+        command: Any,
+        *,
+        organization_id: str,
+        timeout: Seconds = 60.0,
+        first_pause: Optional[Seconds] = None,
+        max_pause: Optional[Seconds] = None,
+    ) -> None:
+        """See :meth:`Client.wait`."""
+        await self._run(
+            self._sync.wait,
+            command,
+            organization_id=organization_id,
+            timeout=timeout,
+            first_pause=first_pause,
+            max_pause=max_pause,
+        )
+
+    async def create_delivery_order(
+        self,
+        *,
+        organization_id: str,
+        order: "Union[DeliveryOrder, Mapping[str, Any]]",
+        terminal_group_id: Optional[str] = None,
+        create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
+        timeout: Seconds = 60.0,
+    ) -> "OrderInfo":
+        """See :meth:`Client.create_delivery_order`."""
+        return await self._run(
+            self._sync.create_delivery_order,
+            organization_id=organization_id,
+            order=order,
+            terminal_group_id=terminal_group_id,
+            create_order_settings=create_order_settings,
+            timeout=timeout,
+        )
+
+    async def organizations(  # type: ignore[override]
         self,
         organization_ids: Optional[Iterable[str]] = None,
         *,
@@ -239,7 +311,7 @@ class AsyncClient:
             web_hooks_filter,
         )
 
-    async def stop_lists(
+    async def stop_lists(  # type: ignore[override]
         self,
         organization_ids: Iterable[str],
         *,

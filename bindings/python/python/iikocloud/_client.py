@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import datetime as _dt
+from decimal import Decimal
 from types import TracebackType
-from typing import Any, Iterable, Mapping, Optional, Type, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Type, Union
 
-from . import _native
-from ._errors import IikoError
+from . import _model, _native
+from ._errors import IikoError, InvalidInputError
+from ._ops import Ops
 from .models import (
     CorrelationIdResponse,
     OrganizationsResponse,
@@ -18,7 +21,10 @@ from .models import (
     WebhookSettings,
 )
 
-__all__ = ["Client", "DEFAULT_BASE_URL", "Seconds"]
+if TYPE_CHECKING:
+    from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
+
+__all__ = ["Api", "Client", "DEFAULT_BASE_URL", "Seconds"]
 
 #: The production address of the service (Russia region).
 DEFAULT_BASE_URL: str = _native.DEFAULT_BASE_URL
@@ -35,8 +41,51 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
     return float(value)
 
 
-class Client:
+def correlation_id_of(command: Any) -> str:
+    """The ``correlationId`` of an answer (a model or a dict) or the id itself."""
+    if isinstance(command, str):
+        cid: Any = command
+    elif isinstance(command, Mapping):
+        cid = command.get("correlationId")
+    else:
+        cid = getattr(command, "correlation_id", None)
+    if not isinstance(cid, str) or not cid:
+        raise InvalidInputError(
+            "wait needs a correlationId: pass the answer of a command or its correlation_id"
+        )
+    return cid
+
+
+class Api(Ops):
+    """Every operation by resource group, reached from a client as
+    ``client.api``: the same groups as on the client itself, including the
+    ones a hand-written method of the client hides (``client.api.organizations``,
+    ``client.api.stop_lists.add``)."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: "Client") -> None:
+        self._client = client
+
+    def _root(self) -> Any:
+        return self._client
+
+    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        return self._client._call_op(name, fields, response, timeout)
+
+
+class Client(Ops):
     """A blocking client of the iikoCloud API.
+
+    Every operation of the official document is a method of its resource
+    group: ``client.deliveries.create(organization_id=..., order=...)``,
+    ``client.terminal_groups(organization_ids=[...])``,
+    ``client.commands.status(...)``. Keyword arguments are the request's
+    fields in snake case; answers are the typed, immutable models of
+    :mod:`iikocloud.api_models` (``Decimal`` money, terminal-local naive
+    ``datetime``). Requests are checked by the core before they are sent.
+    ``organizations`` and ``stop_lists`` keep their older signatures here;
+    ``client.api`` reaches their generated forms and sub-groups.
 
     Give either the v2 credentials (``app_id``, ``client_secret``,
     ``api_key``) or the legacy ``api_login``. A bad configuration raises
@@ -139,7 +188,79 @@ class Client:
         assert seconds is not None
         return Client._wrap(self._n().with_timeout(seconds), self._app_id)
 
-    def organizations(
+    @property
+    def api(self) -> Api:
+        """Every operation by resource group (also those hidden by the
+        hand-written :meth:`organizations` and :meth:`stop_lists`)."""
+        return Api(self)
+
+    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
+        return _model.load(response, json.loads(text, parse_float=Decimal))
+
+    def call_operation(
+        self, name: str, request: Union[str, Mapping[str, Any], None] = None, *, timeout: Optional[Seconds] = None
+    ) -> Any:
+        """Calls the operation ``name`` (``"deliveries.create"``) with a JSON
+        request (text or a dict of JSON values, ``Decimal`` allowed), checked
+        by the core first; answers the parsed JSON with fractional numbers as
+        ``Decimal``. Commands are never retried, reads are."""
+        body: Any = request if isinstance(request, str) or request is None else _model.dump(request)
+        text = self._n().call_operation(name, body, timeout=_seconds(timeout))
+        return json.loads(text, parse_float=Decimal)
+
+    def wait(
+        self,
+        command: Any,
+        *,
+        organization_id: str,
+        timeout: Seconds = 60.0,
+        first_pause: Optional[Seconds] = None,
+        max_pause: Optional[Seconds] = None,
+    ) -> None:
+        """Waits until a command succeeds: ``command`` is its answer (any
+        model or dict with a ``correlationId``) or the id itself.
+
+        Polls ``commands/status`` (first after ``first_pause``, 0.25 s, each
+        pause 1.5 times longer up to ``max_pause``, 5 s). Raises
+        :class:`CommandFailedError` when the service reports a failure (with
+        its ``reason``), :class:`CommandTimeoutError` when ``timeout`` passes
+        first (the command may still finish), :class:`CommandExpiredError`
+        when the service no longer knows the id."""
+        self._n().wait_command(
+            organization_id,
+            correlation_id_of(command),
+            timeout=_seconds(timeout),
+            first_pause=_seconds(first_pause),
+            max_pause=_seconds(max_pause),
+        )
+
+    def create_delivery_order(
+        self,
+        *,
+        organization_id: str,
+        order: "Union[DeliveryOrder, Mapping[str, Any]]",
+        terminal_group_id: Optional[str] = None,
+        create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
+        timeout: Seconds = 60.0,
+    ) -> "OrderInfo":
+        """Creates a delivery order, waits for its command and reads it back
+        (``deliveries/by_id``), never creating it twice: the order gets an id
+        before the first attempt (unless ``order`` has one), and a lost
+        answer is followed by a look-up by that id before any resend.
+        Raises :class:`CommandFailedError` when the creation fails."""
+        fields = (
+            ("organizationId", organization_id),
+            ("terminalGroupId", terminal_group_id),
+            ("createOrderSettings", create_order_settings),
+            ("order", order),
+        )
+        _order_id, text = self._n().create_delivery_order(
+            _model.body(fields), timeout=_seconds(timeout)
+        )
+        return _model.load("OrderInfo", json.loads(text, parse_float=Decimal))  # type: ignore[no-any-return]
+
+    def organizations(  # type: ignore[override]
         self,
         organization_ids: Optional[Iterable[str]] = None,
         *,
@@ -181,7 +302,7 @@ class Client:
         )
         return CorrelationIdResponse.from_dict(data)
 
-    def stop_lists(
+    def stop_lists(  # type: ignore[override]
         self,
         organization_ids: Iterable[str],
         *,

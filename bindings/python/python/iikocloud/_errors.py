@@ -25,6 +25,10 @@ __all__ = [
     "ProxyError",
     "DecodeError",
     "InvalidInputError",
+    "CommandError",
+    "CommandFailedError",
+    "CommandTimeoutError",
+    "CommandExpiredError",
     "WebhookVerificationError",
     "WebhookParseError",
 ]
@@ -183,14 +187,77 @@ class InvalidInputError(IikoError, ValueError):
     """A bad argument or configuration, refused before anything was sent."""
 
 
+class CommandError(IikoError):
+    """A command (an answer with a ``correlationId``, such as
+    ``deliveries.create``) did not succeed while it was waited for.
+
+    ``correlation_id`` names the command (the order's id when the answer that
+    carried it was lost and the order itself was followed), ``waited`` is how
+    long the client waited, in seconds."""
+
+    #: ``errorReason`` of a failed command.
+    reason: Optional[str]
+    #: ``exception`` of a failed command, as the JSON text the service sent.
+    exception: Optional[str]
+    #: Seconds the client waited.
+    waited: float
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        correlation_id: Optional[str] = None,
+        reason: Optional[str] = None,
+        exception: Optional[str] = None,
+        waited: float = 0.0,
+    ) -> None:
+        super().__init__(message, correlation_id=correlation_id)
+        self.reason = reason
+        self.exception = exception
+        self.waited = waited
+
+
+class CommandFailedError(CommandError):
+    """The service reports that the command failed (``state: Error``);
+    ``reason`` says why."""
+
+
+class CommandTimeoutError(CommandError, TimeoutError):
+    """The command was still in progress when the wait ran out. It may yet
+    finish: look the order up by its id before creating it again."""
+
+
+class CommandExpiredError(CommandError):
+    """The service no longer knows the ``correlationId`` (HTTP 410)."""
+
+
 class WebhookVerificationError(IikoError, ValueError):
     """The webhook request is not authentic: missing, malformed or wrong
-    ``Authorization`` (or no expected token configured). Answer 401."""
+    ``Authorization`` (or no expected token configured).
+
+    Answer ``error.status``, the status the core's receive rule gives: 401,
+    or 500 when the expected token is empty (a misconfigured receiver: the
+    service keeps the events and retries). ``error.reason`` names the cause."""
+
+    #: The HTTP status to answer (set by the core's rule).
+    status: int
+    #: A stable name of the cause, e.g. ``"mismatch"``.
+    reason: str
 
 
 class WebhookParseError(IikoError, ValueError):
     """The webhook request is authentic but its body cannot be read (not
-    JSON, not an array of events). Answer 400."""
+    JSON, not an array of events, too large).
+
+    Answer ``error.status``, the status the core's receive rule gives: 200,
+    since the service would resend the very same bytes and a webhook that
+    keeps failing is blocked (which stops every event). Log the error and
+    keep the body. ``error.reason`` names the cause."""
+
+    #: The HTTP status to answer (set by the core's rule).
+    status: int
+    #: A stable name of the cause, e.g. ``"invalid_json"``.
+    reason: str
 
 
 for _cls in (
@@ -208,6 +275,10 @@ for _cls in (
     ProxyError,
     DecodeError,
     InvalidInputError,
+    CommandError,
+    CommandFailedError,
+    CommandTimeoutError,
+    CommandExpiredError,
     WebhookVerificationError,
     WebhookParseError,
 ):

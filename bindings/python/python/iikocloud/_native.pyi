@@ -29,6 +29,8 @@ __all__ = [
     "event_kinds",
     "refresh_log_level",
     "_panic_for_tests",
+    "prepare_request",
+    "operations",
 ]
 
 __version__: str
@@ -46,6 +48,8 @@ EMULATOR_TERMINAL_GROUP_ID: str
 
 def refresh_log_level() -> None: ...
 def _panic_for_tests() -> None: ...
+def prepare_request(name: str, request: Any) -> str: ...
+def operations() -> List[Tuple[str, str, str, bool, bool, bool, Optional[str]]]: ...
 
 @final
 class NativeClient:
@@ -104,6 +108,24 @@ class NativeClient:
         idempotent: bool = False,
         decimals: bool = False,
     ) -> Any: ...
+    def call_operation(self, name: str, request: Any, *, timeout: Optional[float] = None) -> str: ...
+    def wait_command(
+        self,
+        organization_id: str,
+        correlation_id: str,
+        *,
+        timeout: Optional[float] = None,
+        first_pause: Optional[float] = None,
+        max_pause: Optional[float] = None,
+    ) -> None: ...
+    def create_delivery_order(
+        self,
+        request: Any,
+        *,
+        timeout: Optional[float] = None,
+        first_pause: Optional[float] = None,
+        max_pause: Optional[float] = None,
+    ) -> Tuple[str, str]: ...
 
 @final
 class NativeEmulator:

@@ -20,7 +20,13 @@ Events are typed, one class per ``eventType``, with :class:`UnknownEvent`
 for types this version does not model and :class:`InvalidEvent` for an
 element that cannot be read (its neighbours are unaffected). Amounts are
 ``Decimal``; ``event_time`` is an aware UTC ``datetime``; ``event_info`` is
-the raw ``eventInfo`` as a dict whose fractional numbers are ``Decimal``.
+the ``eventInfo`` read into the generated model of its type
+(:class:`~iikocloud.api_models.OrderInfo` for delivery orders,
+``TableOrderInfo``, ``ReserveInfo``, ``WebHookOnStopListChangeData``,
+``PersonalShift``; the table comes from the document), so
+``event.event_info.order.sum`` is a ``Decimal``; ``raw_event_info`` is the
+dict as sent. Local times in it are naive ``datetime`` values in the
+terminal's time zone.
 """
 
 from __future__ import annotations
@@ -41,9 +47,15 @@ from typing import (
     Tuple,
     Type,
     Union,
+    TYPE_CHECKING,
 )
 
-from . import _native
+from ._ops import EVENT_INFO_MODELS
+
+if TYPE_CHECKING:
+    from . import api_models as _m
+
+from . import _model, _native
 from ._errors import IikoError, WebhookParseError, WebhookVerificationError
 
 __all__ = [
@@ -80,7 +92,7 @@ Headers = Union[Mapping[str, Any], Iterable[Tuple[Any, Any]]]
 class Event:
     """One webhook event. Subclasses add the fields of their type."""
 
-    __slots__ = ("_n", "_info")
+    __slots__ = ("_n", "_info", "_typed")
 
     #: The ``eventType`` this class stands for (``None`` on the generic ones).
     EVENT_TYPE: ClassVar[Optional[str]] = None
@@ -88,6 +100,7 @@ class Event:
     def __init__(self, native: _native.NativeEvent) -> None:
         self._n = native
         self._info: Any = _MISSING
+        self._typed: Any = _MISSING
 
     @property
     def event_type(self) -> Optional[str]:
@@ -125,7 +138,26 @@ class Event:
 
     @property
     def event_info(self) -> Any:
-        """The raw ``eventInfo`` (dict, or None), fractional numbers as
+        """The ``eventInfo`` as the generated model of this event type (see
+        the subclasses), or the raw dict for a type without one; None when
+        absent. Read on first access."""
+        return self._typed_info()
+
+    def _typed_info(self) -> Any:
+        if self._typed is _MISSING:
+            raw = self.raw_event_info
+            model = EVENT_INFO_MODELS.get(self.event_type or "")
+            if model is None or self.EVENT_TYPE is None:
+                self._typed = raw
+            elif isinstance(raw, dict):
+                self._typed = _model.load(model, raw)
+            else:
+                self._typed = None
+        return self._typed
+
+    @property
+    def raw_event_info(self) -> Any:
+        """The ``eventInfo`` as sent (dict, or None), fractional numbers as
         ``Decimal``. Parsed on first access."""
         if self._info is _MISSING:
             try:
@@ -213,11 +245,10 @@ class _EntityEvent(Event):
         return self._n.error_message
 
     @property
-    def error_info(self) -> Optional[Dict[str, Any]]:
-        """The raw ``errorInfo``."""
-        info = self.event_info
-        value = info.get("errorInfo") if isinstance(info, dict) else None
-        return value if isinstance(value, dict) else None
+    def error_info(self) -> Optional["_m.ErrorInfo"]:
+        """``eventInfo.errorInfo``, typed (code, message, description)."""
+        value = getattr(self._typed_info(), "error_info", None)
+        return value if isinstance(value, _model.Model) else None  # type: ignore[return-value]
 
     @property
     def status(self) -> Optional[str]:
@@ -262,12 +293,6 @@ class _OrderEvent(_EntityEvent):
         """The order total, exact."""
         return self._n.sum
 
-    @property
-    def order(self) -> Optional[Dict[str, Any]]:
-        """The raw ``eventInfo.order`` (None while in progress or on error)."""
-        info = self.event_info
-        value = info.get("order") if isinstance(info, dict) else None
-        return value if isinstance(value, dict) else None
 
 
 class DeliveryOrderUpdate(_OrderEvent):
@@ -275,6 +300,17 @@ class DeliveryOrderUpdate(_OrderEvent):
 
     __slots__ = ()
     EVENT_TYPE = "DeliveryOrderUpdate"
+
+    @property
+    def event_info(self) -> Optional["_m.OrderInfo"]:
+        """``eventInfo`` as :class:`~iikocloud.api_models.OrderInfo`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
+    def order(self) -> Optional["_m.OrderOrder"]:
+        """``eventInfo.order``, typed (None while in progress or on error)."""
+        info = self.event_info
+        return None if info is None else info.order
 
     @property
     def is_new(self) -> bool:
@@ -290,6 +326,17 @@ class DeliveryOrderError(_OrderEvent):
     __slots__ = ()
     EVENT_TYPE = "DeliveryOrderError"
 
+    @property
+    def event_info(self) -> Optional["_m.OrderInfo"]:
+        """``eventInfo`` as :class:`~iikocloud.api_models.OrderInfo`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
+    def order(self) -> Optional["_m.OrderOrder"]:
+        """``eventInfo.order``, typed (None on error)."""
+        info = self.event_info
+        return None if info is None else info.order
+
 
 class TableOrderUpdate(_OrderEvent):
     """A table (hall) order changed."""
@@ -297,12 +344,34 @@ class TableOrderUpdate(_OrderEvent):
     __slots__ = ()
     EVENT_TYPE = "TableOrderUpdate"
 
+    @property
+    def event_info(self) -> Optional["_m.TableOrderInfo"]:
+        """``eventInfo`` as :class:`~iikocloud.api_models.TableOrderInfo`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
+    def order(self) -> Optional["_m.ResponseTableOrder"]:
+        """``eventInfo.order``, typed."""
+        info = self.event_info
+        return None if info is None else info.order
+
 
 class TableOrderError(_OrderEvent):
     """A table order could not be saved; see ``error_code``."""
 
     __slots__ = ()
     EVENT_TYPE = "TableOrderError"
+
+    @property
+    def event_info(self) -> Optional["_m.TableOrderInfo"]:
+        """``eventInfo`` as :class:`~iikocloud.api_models.TableOrderInfo`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
+    def order(self) -> Optional["_m.ResponseTableOrder"]:
+        """``eventInfo.order``, typed."""
+        info = self.event_info
+        return None if info is None else info.order
 
 
 class _ReserveEvent(_EntityEvent):
@@ -324,11 +393,15 @@ class _ReserveEvent(_EntityEvent):
         return self._n.sum
 
     @property
-    def reserve(self) -> Optional[Dict[str, Any]]:
-        """The raw ``eventInfo.reserve``."""
+    def event_info(self) -> Optional["_m.ReserveInfo"]:
+        """``eventInfo`` as :class:`~iikocloud.api_models.ReserveInfo`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
+    def reserve(self) -> Optional["_m.Reserve"]:
+        """``eventInfo.reserve``, typed."""
         info = self.event_info
-        value = info.get("reserve") if isinstance(info, dict) else None
-        return value if isinstance(value, dict) else None
+        return None if info is None else info.reserve
 
 
 class ReserveUpdate(_ReserveEvent):
@@ -353,6 +426,12 @@ class StopListUpdate(Event):
     EVENT_TYPE = "StopListUpdate"
 
     @property
+    def event_info(self) -> Optional["_m.WebHookOnStopListChangeData"]:
+        """``eventInfo`` as
+        :class:`~iikocloud.api_models.WebHookOnStopListChangeData`."""
+        return self._typed_info()  # type: ignore[no-any-return]
+
+    @property
     def terminal_groups(self) -> List[Tuple[Optional[str], Optional[bool]]]:
         """``(terminal group id, is_full)`` per changed terminal group."""
         return list(self._n.stop_list_updates)
@@ -372,6 +451,11 @@ class PersonalShift(Event):
 
     __slots__ = ()
     EVENT_TYPE = "PersonalShift"
+
+    @property
+    def event_info(self) -> Optional["_m.PersonalShift"]:
+        """``eventInfo`` as :class:`iikocloud.api_models.PersonalShift`."""
+        return self._typed_info()  # type: ignore[no-any-return]
 
     def _shift(self) -> Tuple[Optional[str], Optional[str], Optional[bool], Optional[str]]:
         return self._n.personal_shift or (None, None, None, None)
@@ -402,7 +486,7 @@ class PersonalShift(Event):
 
 class UnknownEvent(Event):
     """An event type this version does not model (``KitchenOrderUpdate``,
-    ``NomenclatureUpdate``, future types): read :attr:`event_info`."""
+    ``NomenclatureUpdate``, future types): :attr:`event_info` is the raw dict."""
 
     __slots__ = ()
 

@@ -1,0 +1,306 @@
+"""Runtime of the generated models and resource groups (``api_models``,
+``_ops``): reading answers into models, writing models back as JSON values.
+
+A generated model lists its fields in ``_F`` as ``(attribute, wire name,
+type code)``. Type codes: ``s`` str, ``i`` int, ``b`` bool, ``d`` Decimal,
+``t`` terminal-local time (naive ``datetime``), ``a`` any JSON, ``[X`` a list
+of X, ``{X`` a map of X, anything else the name of a class of
+``iikocloud.api_models``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from decimal import Decimal
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, Mapping, Optional, Tuple, Type, TypeVar
+
+__all__ = ["Model", "OpenEnum"]
+
+_M = TypeVar("_M", bound="Model")
+
+# The service's local-time form, `2025-09-16 19:00:04.512`.
+_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+
+
+def _models() -> Any:
+    module = sys.modules.get("iikocloud.api_models")
+    if module is None:
+        from . import api_models as module
+    return module
+
+
+def _parse_time(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.replace("T", " ", 1)
+        try:
+            return _dt.datetime.fromisoformat(text)
+        except ValueError:
+            # Python 3.9/3.10 accept 3 or 6 fraction digits only.
+            head, dot, frac = text.partition(".")
+            if dot and frac.isdigit():
+                try:
+                    return _dt.datetime.fromisoformat(f"{head}.{(frac + '000000')[:6]}")
+                except ValueError:
+                    pass
+    # Not a time this version can read: kept as sent rather than lost.
+    return value
+
+
+def _decimal(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    return value
+
+
+def _converter(code: str) -> Callable[[Any], Any]:
+    """The function reading a JSON value of type ``code``; ``None`` stays
+    ``None`` and a value of an unexpected type is kept as sent (lenient)."""
+    if code == "d":
+        return _decimal
+    if code == "t":
+        return _parse_time
+    if code in ("s", "i", "b", "a"):
+        return _identity
+    if code.startswith("["):
+        item = _converter(code[1:])
+
+        def read_list(value: Any) -> Any:
+            if isinstance(value, list):
+                return [None if v is None else item(v) for v in value]
+            return value
+
+        return read_list
+    if code.startswith("{"):
+        item = _converter(code[1:])
+
+        def read_map(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {k: None if v is None else item(v) for k, v in value.items()}
+            return value
+
+        return read_map
+    cls = getattr(_models(), code)
+    if isinstance(cls, type) and issubclass(cls, OpenEnum):
+
+        def read_enum(value: Any) -> Any:
+            return cls(value) if isinstance(value, str) else value
+
+        return read_enum
+    if isinstance(cls, type) and issubclass(cls, Model):
+        return cls._load
+    return _identity
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def dump(value: Any) -> Any:
+    """A model, enum, time or container as plain JSON values (``Decimal``
+    stays ``Decimal``, which the native side sends exactly)."""
+    if isinstance(value, Model):
+        return value.to_dict()
+    if isinstance(value, OpenEnum):
+        return str(value)
+    if isinstance(value, _dt.datetime):
+        return value.strftime(_TIME_FORMAT)[:-3]
+    if isinstance(value, Mapping):
+        return {k: dump(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [dump(v) for v in value]
+    return value
+
+
+def _set(self: "Model", values: Tuple[Any, ...], extra: Optional[Mapping[str, Any]]) -> None:
+    setter = object.__setattr__
+    for (attr, _wire, _code), value in zip(type(self)._F, values):
+        setter(self, attr, value)
+    setter(self, "extra", {} if extra is None else dict(extra))
+
+
+class Model:
+    """Base of every generated model: immutable, compared by value, read
+    leniently with :meth:`from_dict`, written back with :meth:`to_dict`.
+    Fields this version does not know are kept in ``extra``."""
+
+    __slots__ = ("extra",)
+    _F: ClassVar[Tuple[Tuple[str, str, str], ...]] = ()
+    _readers: ClassVar[Optional[Tuple[Tuple[str, str, Callable[[Any], Any]], ...]]] = None
+    _wires: ClassVar[FrozenSet[str]] = frozenset()
+    #: ``(discriminator, value)`` of a union variant, written by ``to_dict``.
+    _TAG_OF: ClassVar[Optional[Tuple[str, str]]] = None
+    #: Fields of the answer this version does not know, as sent.
+    extra: Dict[str, Any]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; use replace()")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    @classmethod
+    def _compile(cls) -> Tuple[Tuple[str, str, Callable[[Any], Any]], ...]:
+        readers = tuple((attr, wire, _converter(code)) for attr, wire, code in cls._F)
+        cls._readers = readers
+        cls._wires = frozenset(wire for _a, wire, _c in cls._F)
+        return readers
+
+    @classmethod
+    def _load(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        variants: Optional[Mapping[str, str]] = cls.__dict__.get("_VARIANTS")
+        if variants is not None:
+            name = variants.get(data.get(cls.__dict__["_TAG"]))  # type: ignore[arg-type]
+            if name is not None:
+                return getattr(_models(), name)._load(data)
+        readers = cls.__dict__.get("_readers") or cls._compile()
+        self = cls.__new__(cls)
+        setter = object.__setattr__
+        for attr, wire, read in readers:
+            value = data.get(wire)
+            setter(self, attr, None if value is None else read(value))
+        wires = cls._wires
+        setter(self, "extra", {k: v for k, v in data.items() if k not in wires})
+        return self
+
+    @classmethod
+    def from_dict(cls: Type[_M], data: Mapping[str, Any]) -> _M:
+        """Reads a JSON object (as parsed with ``parse_float=Decimal``, or
+        with plain floats, which are turned into ``Decimal`` by their
+        shortest form). Missing and ``null`` fields are ``None``."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{cls.__name__}.from_dict needs a mapping, not {type(data).__name__}")
+        loaded = cls._load(data)
+        return loaded  # type: ignore[no-any-return]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The JSON object of this model with the service's field names;
+        ``None`` fields are left out, ``extra`` is kept."""
+        out: Dict[str, Any] = {}
+        for attr, wire, _code in type(self)._F:
+            value = getattr(self, attr)
+            if value is not None:
+                out[wire] = dump(value)
+        for key, value in self.extra.items():
+            out.setdefault(key, dump(value))
+        tag = type(self)._TAG_OF
+        if tag is not None and out.get(tag[0]) is None:
+            # A union variant names itself, as the service expects.
+            out[tag[0]] = tag[1]
+        return out
+
+    def replace(self: _M, **changes: Any) -> _M:
+        """A copy with some fields changed."""
+        values = {attr: getattr(self, attr) for attr, _w, _c in type(self)._F}
+        extra = changes.pop("extra", self.extra)
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
+        values.update(changes)
+        return type(self)(extra=extra, **values)  # type: ignore[call-arg]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            getattr(self, attr) == getattr(other, attr) for attr, _w, _c in type(self)._F
+        ) and self.extra == other.extra
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{attr}={getattr(self, attr)!r}"
+            for attr, _w, _c in type(self)._F
+            if getattr(self, attr) is not None
+        ]
+        if self.extra:
+            shown.append(f"extra={self.extra!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (type(self), self.to_dict()))
+
+
+def _rebuild(cls: Type[Model], data: Dict[str, Any]) -> Model:
+    return cls._load(data)  # type: ignore[no-any-return]
+
+
+class OpenEnum(str):
+    """A string enum that keeps values this version does not know: compare
+    it with plain strings or the class constants; :attr:`is_known` says
+    whether the value is one the document lists."""
+
+    __slots__ = ()
+    _VALUES: ClassVar[FrozenSet[str]] = frozenset()
+
+    @property
+    def is_known(self) -> bool:
+        """Whether the official document lists this value."""
+        return str(self) in type(self)._VALUES
+
+    @classmethod
+    def values(cls) -> FrozenSet[str]:
+        """Every documented value."""
+        return cls._VALUES
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str.__repr__(self)})"
+
+
+class Root:
+    """The root of the generated resource groups, mixed into the client."""
+
+    __slots__ = ()
+
+    def _root(self) -> Any:
+        return self
+
+    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        raise NotImplementedError
+
+
+class AsyncRoot(Root):
+    """The root of the asyncio resource groups."""
+
+    __slots__ = ()
+
+
+class Group:
+    """A resource group: calls go to the client it was taken from."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+        return self._client._call_op(name, fields, response, timeout)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+class AsyncGroup(Group):
+    """A resource group of the asyncio client."""
+
+    __slots__ = ()
+
+
+def load(response: str, data: Any) -> Any:
+    """An answer read into the model ``response`` (a class name of
+    ``api_models``; empty for none)."""
+    if not response:
+        return data
+    return getattr(_models(), response)._load(data)
+
+
+def body(fields: Tuple[Tuple[str, Any], ...]) -> Dict[str, Any]:
+    """The request object of keyword arguments: unset ones left out."""
+    return {wire: dump(value) for wire, value in fields if value is not None}

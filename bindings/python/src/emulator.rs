@@ -232,6 +232,16 @@ impl NativeEmulator {
         })
     }
 
+    fn set_catalogue_delay(&self, py: Python<'_>, delay: f64) -> PyResult<()> {
+        guard(py, || {
+            let delay: Duration = seconds(py, "delay", delay)?;
+            self.with(py, |e| {
+                e.set_catalogue_delay(delay);
+                Ok(())
+            })
+        })
+    }
+
     fn reset(&self, py: Python<'_>) -> PyResult<()> {
         guard(py, || {
             self.with(py, |e| {

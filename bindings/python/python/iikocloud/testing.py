@@ -214,6 +214,12 @@ class Emulator:
         """Sets the lifetime of tokens issued from now on."""
         self._n.set_token_ttl(_secs(ttl))
 
+    def set_catalogue_delay(self, delay: Seconds) -> None:
+        """How long a nomenclature write (group, product, category) takes to
+        show in the list operations, which read an eventually consistent
+        catalogue as on the service (about 1 s by default; 0: at once)."""
+        self._n.set_catalogue_delay(_secs(delay))
+
     def reset(self) -> None:
         """Back to the start-up state (logs, faults, webhook settings, orders,
         stop lists); issued tokens stay."""

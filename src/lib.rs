@@ -15,6 +15,7 @@ pub mod models;
 pub mod money;
 pub mod network;
 pub mod secret;
+pub mod store;
 pub mod token;
 mod token_file;
 pub mod webhook;

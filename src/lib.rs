@@ -11,6 +11,7 @@ pub mod api;
 pub mod client;
 pub mod clock;
 pub mod error;
+pub mod inbox;
 pub mod models;
 pub mod money;
 pub mod network;

@@ -39,10 +39,10 @@
 
 mod memory;
 #[cfg(feature = "redis")]
-mod redis_store;
+pub(crate) mod redis_store;
 #[cfg(feature = "sqlite")]
-mod sqlite;
-mod url;
+pub(crate) mod sqlite;
+pub(crate) mod url;
 
 use std::fmt;
 use std::sync::Arc;

@@ -390,6 +390,12 @@ impl Inbox {
         Ok(written == 1)
     }
 
+    /// Keeps something that cannot go through the inbox (e.g. an authentic
+    /// body too large to read) in the dead letters, with the reason.
+    pub fn set_aside(&self, key: &str, body: &str, reason: &str) -> Result<(), StoreError> {
+        self.backend.dead_letter(key, body, reason)
+    }
+
     /// Takes the next event, hiding it from other consumers for the
     /// visibility timeout; `None` when nothing is waiting. Events that were
     /// delivered [`InboxOptions::max_attempts`] times without an

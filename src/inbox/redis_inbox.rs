@@ -23,6 +23,8 @@ const REASONS: &str = "iikocloud:inbox:reasons";
 const GROUP: &str = "iikocloud";
 
 type Fields = HashMap<String, Vec<u8>>;
+/// `XREADGROUP`'s answer: per stream, its entries.
+type StreamRead = Option<Vec<(String, Vec<(String, Fields)>)>>;
 
 pub(crate) struct RedisInbox {
     conn: RedisConn,
@@ -216,7 +218,7 @@ impl InboxBackend for RedisInbox {
                 }
                 return Ok(Some(Self::delivery(id, &fields, attempts)));
             }
-            let read: Option<Vec<(String, Vec<(String, Fields)>)>> = self.conn.with(|c| {
+            let read: StreamRead = self.conn.with(|c| {
                 redis::cmd("XREADGROUP")
                     .arg("GROUP")
                     .arg(GROUP)

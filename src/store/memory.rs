@@ -25,7 +25,7 @@ impl State {
     /// keys written within their TTL.
     fn tick(&mut self, now: i64) {
         self.ops = self.ops.wrapping_add(1);
-        if self.ops % 1024 == 0 {
+        if self.ops.is_multiple_of(1024) {
             self.seen.retain(|_, exp| *exp > now);
             self.positions.retain(|_, (_, exp)| *exp > now);
             self.values.retain(|_, (_, exp)| *exp > now);

@@ -285,3 +285,159 @@ fn redis_inbox_survives_a_restarted_redis() {
     redis.wait().unwrap();
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A GET with a fresh connection: (status, body).
+fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn post_with(addr: SocketAddr, auth: &str, body: &str) -> u16 {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    text[9..12].parse().unwrap()
+}
+
+#[test]
+fn serve_answers_health_wrong_tokens_and_large_bodies_and_consume_execs() {
+    let dir = temp_dir("answers");
+    let inbox = format!("sqlite://{}/inbox.db", dir.display());
+    let log = dir.join("serve.log");
+    let mut child = Command::new(BIN)
+        .args([
+            "webhook",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--inbox",
+            &inbox,
+        ])
+        .args(["--max-body-bytes", "2000", "--auth-token", TOKEN])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let addr: SocketAddr = v["listening"].as_str().unwrap()[7..].parse().unwrap();
+
+    let (status, health) = get(addr, "/health");
+    assert_eq!(status, 200);
+    assert!(health.contains("\"pending\":0"), "{health}");
+    assert_eq!(get(addr, "/hook").0, 405);
+    assert_eq!(post_with(addr, "Bearer wrong", &event_body(1)), 401);
+    assert_eq!(post_with(addr, TOKEN, &event_body(1)), 200);
+    assert_eq!(post_with(addr, TOKEN, &event_body(1)), 200, "a repeat");
+    let big = format!("[{}]", "1,".repeat(3000) + "1");
+    assert_eq!(
+        post_with(addr, "Bearer wrong", &big),
+        401,
+        "verified before the size says anything"
+    );
+    assert_eq!(
+        post_with(addr, TOKEN, &big),
+        200,
+        "authentic but too large: kept aside"
+    );
+    assert_eq!(
+        post_with(addr, TOKEN, "{oops"),
+        200,
+        "authentic but unreadable: kept aside"
+    );
+    let (_, health) = get(addr, "/health");
+    assert!(
+        health.contains("\"pending\":1") && health.contains("\"dead\":2"),
+        "{health}"
+    );
+
+    // Graceful stop on SIGTERM, exit 0.
+    Command::new("kill")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let logs = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !logs.contains(TOKEN) && !logs.contains("oops"),
+        "no secret or body in the logs"
+    );
+    for l in logs.lines() {
+        serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+    }
+
+    // A failing --exec: handed back, then dead after --max-attempts.
+    let out = Command::new(BIN)
+        .args([
+            "webhook",
+            "consume",
+            "--drain",
+            "--inbox",
+            &inbox,
+            "--max-attempts",
+            "2",
+        ])
+        .args(["--exec", "cat > /dev/null; exit 3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // An --exec that reads the event and succeeds gets nothing: it is dead.
+    let marker = dir.join("seen");
+    let out = Command::new(BIN)
+        .args(["webhook", "consume", "--drain", "--inbox", &inbox])
+        .args(["--exec", &format!("cat >> {}", marker.display())])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !marker.exists(),
+        "the failed event went to the dead letters"
+    );
+
+    // Bad URLs: clear errors, no password.
+    let out = Command::new(BIN)
+        .args([
+            "webhook",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--auth-token",
+            TOKEN,
+        ])
+        .args(["--inbox", "redis://:hunter2secret@127.0.0.1:1/0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--inbox") && !err.contains("hunter2secret"),
+        "{err}"
+    );
+    let out = Command::new(BIN)
+        .args(["webhook", "consume", "--inbox", "memory:"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -84,12 +84,16 @@ fn child() {
         seen_max = seen_max.max(now);
     }
     out.push_str(&format!("tried {tried_max}\n"));
-    // Keep asking for the token across several expiries.
-    while now_ms() < start + run_ms {
+    // Keep asking for the token across several expiries (at least once, even
+    // when this process started late on a busy machine).
+    loop {
         client.access_token().unwrap();
+        if now_ms() >= start + run_ms {
+            break;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
-    out.push_str("token-ok\n");
+    out.push_str(&format!("token-ok {}\n", now_ms()));
     print!("{out}");
 }
 
@@ -114,6 +118,7 @@ fn race(url: &str) {
         .collect();
     let mut firsts = vec![0usize; KEYS];
     let mut tried = i64::MIN;
+    let mut last_end = start;
     for c in children {
         let out = c.wait_with_output().unwrap();
         assert!(out.status.success(), "a child failed: {out:?}");
@@ -122,6 +127,9 @@ fn race(url: &str) {
         for line in text.lines() {
             if let Some(i) = line.strip_prefix("first ") {
                 firsts[i.parse::<usize>().unwrap()] += 1;
+            }
+            if let Some(t) = line.strip_prefix("token-ok ") {
+                last_end = last_end.max(t.parse().unwrap());
             }
             if let Some(v) = line.strip_prefix("tried ") {
                 tried = tried.max(v.parse().unwrap());
@@ -138,10 +146,20 @@ fn race(url: &str) {
         store.position(&format!("{prefix}:pos")).unwrap(),
         Some(tried)
     );
-    // Tokens live 2 s, refreshed 0.2 s early, over ~3.2 s plus start-up: 2
-    // or 3 requests for all eight processes (each alone would make 2 or 3).
+    // Tokens of 2 s are used for at least 0.9 s (a second comes off for the
+    // JWT's whole seconds, a tenth for the refresh margin): one request per
+    // lifetime for all eight processes, where each alone would make as many.
     let tokens = emu.request_count(V2_TOKEN);
-    assert!((2..=3).contains(&tokens), "{tokens} token requests");
+    let lifetimes = (last_end - start) / 900 + 1;
+    eprintln!(
+        "{tokens} token requests for {PROCESSES} processes in {} ms",
+        last_end - start
+    );
+    assert!(
+        tokens >= 1 && tokens as u64 <= lifetimes,
+        "{tokens} token requests in {} ms",
+        last_end - start
+    );
 }
 
 #[test]

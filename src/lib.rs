@@ -35,3 +35,8 @@ pub use token::AccessToken;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+// The same for the inbox guide.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/inbox.md")]
+struct InboxGuideDoctests;

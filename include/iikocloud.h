@@ -537,6 +537,26 @@ iiko_status iiko_client_options_set_token_cache(iiko_client_options *options, ui
 iiko_status iiko_client_options_set_token_cache_dir(iiko_client_options *options, const char *dir, iiko_error **err_out);
 
 /**
+ * Shares the access token through the store `store_url` names:
+ * `"sqlite:///absolute/path.db"` (the processes of one machine) or
+ * `"redis://[:password@]host:port/db"` (every machine); `"memory:"` shares
+ * nothing beyond the client. Clients with the same base URL and credentials
+ * make one token request at a time between them (the others wait and use
+ * it), and a token the service refuses is dropped for all. The token is kept
+ * under a SHA-256 of the base URL and credentials; no credential is stored.
+ * Replaces `iiko_client_options_set_token_cache_dir` when both are set.
+ *
+ * The store is opened now: a malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+ * an unreachable one `IIKO_STATUS_TRANSPORT_CONNECT`; messages never contain
+ * the password.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread;
+ * `store_url` must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_token_store(iiko_client_options *options, const char *store_url, iiko_error **err_out);
+
+/**
  * Also trusts the root certificates in the PEM file at `path`, on top of
  * the roots chosen with `iiko_client_options_set_trust_roots` (a corporate
  * TLS-inspecting proxy's root, a national or a private CA). The path is

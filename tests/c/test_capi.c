@@ -1556,6 +1556,34 @@ static void test_shared_store(void) {
                  IIKO_STATUS_OK, NULL);
     CHECK(decision == IIKO_ORDERING_STALE && last == 2000);
 
+    /* Two clients sharing the token through the store get the same token. */
+    char tokens[2][512] = {{0}};
+    for (int i = 0; i < 2; i++) {
+        iiko_client_options *options = emulator_options();
+        CHECK_STATUS(iiko_client_options_set_token_store(options, url, NULL), IIKO_STATUS_OK, NULL);
+        iiko_client *client = NULL;
+        CHECK_STATUS(iiko_client_new(options, &client, NULL), IIKO_STATUS_OK, NULL);
+        iiko_client_options_free(options);
+        char *token = NULL;
+        CHECK_STATUS(iiko_client_access_token(client, &token, NULL, &err), IIKO_STATUS_OK, err);
+        if (token != NULL) {
+            snprintf(tokens[i], sizeof tokens[i], "%s", token);
+        }
+        iiko_string_free(token);
+        iiko_client_free(client);
+    }
+    CHECK(tokens[0][0] != '\0');
+    CHECK_STR(tokens[1], tokens[0]);
+    iiko_client_options *opts = emulator_options();
+    CHECK_STATUS(iiko_client_options_set_token_store(opts, "redis://:hunter2@127.0.0.1:1/0", &err),
+                 IIKO_STATUS_TRANSPORT_CONNECT, err);
+    CHECK(strstr(iiko_error_message(err), "hunter2") == NULL);
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_client_options_set_token_store(opts, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    iiko_client_options_free(opts);
+
     /* Bad URLs and unreachable stores: clear errors, never the password. */
     iiko_deduplicator *bad = SENTINEL;
     CHECK_STATUS(iiko_deduplicator_new_with_store("mysql://x", 1000, &bad, &err),

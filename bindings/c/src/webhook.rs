@@ -858,7 +858,7 @@ pub unsafe extern "C" fn iiko_deduplicator_new(
 /// Opens the store a URL names, for the `_with_store` constructors: a bad URL
 /// is `IIKO_STATUS_INVALID_CONFIG`, an unreachable store
 /// `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds a password.
-fn open_store(store_url: &str) -> Result<iikocloud_core::store::Store, Failure> {
+pub(crate) fn open_store(store_url: &str) -> Result<iikocloud_core::store::Store, Failure> {
     use iikocloud_core::store::{Store, StoreError};
     Store::open(store_url).map_err(|e| {
         let status = match e {

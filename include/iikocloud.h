@@ -2788,6 +2788,26 @@ iiko_status iiko_client_options_set_token_cache(iiko_client_options *options, ui
 iiko_status iiko_client_options_set_token_cache_dir(iiko_client_options *options, const char *dir, iiko_error **err_out);
 
 /**
+ * Shares the access token through the store `store_url` names:
+ * `"sqlite:///absolute/path.db"` (the processes of one machine) or
+ * `"redis://[:password@]host:port/db"` (every machine); `"memory:"` shares
+ * nothing beyond the client. Clients with the same base URL and credentials
+ * make one token request at a time between them (the others wait and use
+ * it), and a token the service refuses is dropped for all. The token is kept
+ * under a SHA-256 of the base URL and credentials; no credential is stored.
+ * Replaces `iiko_client_options_set_token_cache_dir` when both are set.
+ *
+ * The store is opened now: a malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+ * an unreachable one `IIKO_STATUS_TRANSPORT_CONNECT`; messages never contain
+ * the password.
+ *
+ * # Safety
+ * `options` must be NULL or a live handle used by no other thread;
+ * `store_url` must be NULL or NUL-terminated.
+ */
+iiko_status iiko_client_options_set_token_store(iiko_client_options *options, const char *store_url, iiko_error **err_out);
+
+/**
  * Also trusts the root certificates in the PEM file at `path`, on top of
  * the roots chosen with `iiko_client_options_set_trust_roots` (a corporate
  * TLS-inspecting proxy's root, a national or a private CA). The path is
@@ -3553,6 +3573,39 @@ int32_t iiko_events_is_new_delivery_order(const iiko_events *events, size_t inde
 iiko_status iiko_deduplicator_new(size_t capacity, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
 
 /**
+ * Creates a de-duplicator whose keys live in the store `store_url` names,
+ * each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
+ * process), `"sqlite:///absolute/path.db"` (the processes of one machine,
+ * e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
+ * machine). A key is first seen by exactly one caller among all sharing the
+ * store. When the store fails later, `iiko_deduplicator_first_seen` logs it
+ * and answers 1 (an event handled twice rather than lost).
+ *
+ * On success writes a new handle to `*dedup_out` (yours; free it with
+ * `iiko_deduplicator_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+ * a store that cannot be reached `IIKO_STATUS_TRANSPORT_CONNECT`; error
+ * messages never contain the password.
+ *
+ * # Safety
+ * `store_url` must be NULL or NUL-terminated; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_new_with_store(const char *store_url, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
+
+/**
+ * Whether event `index` makes its delivery order new for the first time:
+ * writes 1 once per order id (the service sends both `Unconfirmed` and
+ * `WaitCooking` for one order, and `iiko_events_is_new_delivery_order` is 1
+ * for both), 0 for later ones and for every other event. Remembered like the
+ * de-duplicator's keys (in its store, if it has one).
+ *
+ * # Safety
+ * `dedup` and `events` must be NULL or live handles; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_first_new_order(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_out, iiko_error **err_out);
+
+/**
  * Frees a de-duplicator. NULL is ignored.
  *
  * # Safety
@@ -3611,6 +3664,25 @@ size_t iiko_deduplicator_len(const iiko_deduplicator *dedup);
  * The out pointers must be NULL or writable.
  */
 iiko_status iiko_ordering_guard_new(size_t capacity, iiko_ordering_guard **guard_out, iiko_error **err_out);
+
+/**
+ * Creates an ordering guard whose positions live in the store `store_url`
+ * names (as for `iiko_deduplicator_new_with_store`), each kept `ttl_ms`
+ * milliseconds after its last change (at least 1; longer than an order
+ * lives, e.g. a few days). Positions only move forward there, whichever
+ * process or machine observes the events. When the store fails later,
+ * `iiko_ordering_guard_observe` logs it and answers
+ * `IIKO_ORDERING_UNTRACKED`.
+ *
+ * On success writes a new handle to `*guard_out` (yours; free it with
+ * `iiko_ordering_guard_free`). Errors as for
+ * `iiko_deduplicator_new_with_store`.
+ *
+ * # Safety
+ * `store_url` must be NULL or NUL-terminated; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_ordering_guard_new_with_store(const char *store_url, uint64_t ttl_ms, iiko_ordering_guard **guard_out, iiko_error **err_out);
 
 /**
  * Frees an ordering guard. NULL is ignored.

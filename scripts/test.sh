@@ -25,6 +25,11 @@ cargo run --locked --quiet -p iikocloud-codegen -- --check
 step "cargo clippy (all targets, -D warnings)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "redis-server for the store and inbox tests (scripts/redis-server.sh)"
+# Tests that need Redis fail (not skip) when IIKO_TEST_REDIS_URL is set but
+# the server cannot be reached.
+source scripts/redis-server.sh
+
 step "cargo test (workspace)"
 cargo test --workspace --locked
 

@@ -14,7 +14,7 @@ use crate::models::{
     StopListsResponse, UpdateWebhookSettingsRequest, WebhookSettings,
 };
 use crate::network::{self, ProxySetting, TrustRoots};
-use crate::token::{AccessToken, Clock, SystemClock, TokenCache};
+use crate::token::{AccessToken, Clock, SharedToken, SystemClock, TokenCache};
 use crate::token_file::{credential_key, TokenFile};
 use crate::Secret;
 
@@ -183,6 +183,7 @@ pub struct ClientBuilder {
     max_response_bytes: u64,
     clock: Option<Arc<dyn Clock>>,
     token_cache_dir: Option<std::path::PathBuf>,
+    token_store: Option<crate::store::Store>,
     trust: TrustRoots,
     ca_file: Option<std::path::PathBuf>,
     proxy: Option<Secret>,
@@ -203,6 +204,7 @@ impl Default for ClientBuilder {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             clock: None,
             token_cache_dir: None,
+            token_store: None,
             trust: TrustRoots::System,
             ca_file: None,
             proxy: None,
@@ -302,6 +304,19 @@ impl ClientBuilder {
         self
     }
 
+    /// Shares the token through a [`Store`](crate::store::Store): a SQLite
+    /// file (processes of one machine) or Redis (every machine). Clients with
+    /// the same base URL and credentials make one token request at a time
+    /// between them (the others wait for it and use it), and a token the
+    /// service refuses (401) is dropped for all. The token is stored under a
+    /// SHA-256 of the base URL and credentials; no credential is stored. A
+    /// `memory:` store shares nothing beyond this client and its clones.
+    /// Replaces [`token_cache_dir`](Self::token_cache_dir) when both are set.
+    pub fn token_store(mut self, store: crate::store::Store) -> Self {
+        self.token_store = Some(store);
+        self
+    }
+
     /// Which roots verify the service's certificate: the system store
     /// (default; the bundled Mozilla roots where the system has none) or only
     /// the bundled roots. Verification is always on.
@@ -379,9 +394,18 @@ impl ClientBuilder {
             .build()
             .into();
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        let token_file = match &self.token_cache_dir {
-            Some(dir) => Some(open_token_dir(dir, &base_url, &credentials)?),
-            None => None,
+        let shared_token = match (&self.token_store, &self.token_cache_dir) {
+            (Some(store), _) if store.is_memory() => None,
+            (Some(store), _) => Some(SharedToken::Store {
+                store: store.clone(),
+                key: token_key(&base_url, &credentials),
+            }),
+            (None, Some(dir)) => Some(SharedToken::File(open_token_dir(
+                dir,
+                &base_url,
+                &credentials,
+            )?)),
+            (None, None) => None,
         };
         let host = base_url
             .parse::<ureq::http::Uri>()
@@ -405,7 +429,7 @@ impl ClientBuilder {
                     clock,
                     self.refresh_margin,
                     self.fallback_token_lifetime,
-                    token_file,
+                    shared_token,
                 ),
             }),
             server_timeout: self.server_timeout,
@@ -434,7 +458,12 @@ fn open_token_dir(
             dir.display()
         )));
     }
-    let key = match credentials {
+    Ok(TokenFile::in_dir(dir, token_key(base_url, credentials)))
+}
+
+/// The hash that identifies a client's tokens in a file or store.
+fn token_key(base_url: &str, credentials: &Credentials) -> String {
+    match credentials {
         Credentials::V2 {
             app_id,
             client_secret,
@@ -444,8 +473,7 @@ fn open_token_dir(
             &["v2", app_id, client_secret.expose(), api_key.expose()],
         ),
         Credentials::ApiLogin(login) => credential_key(base_url, &["v1", login.expose()]),
-    };
-    Ok(TokenFile::in_dir(dir, key))
+    }
 }
 
 fn check_base_url(url: &str) -> Result<String> {

@@ -11,10 +11,12 @@ pub mod api;
 pub mod client;
 pub mod clock;
 pub mod error;
+pub mod inbox;
 pub mod models;
 pub mod money;
 pub mod network;
 pub mod secret;
+pub mod store;
 pub mod token;
 mod token_file;
 pub mod webhook;
@@ -33,3 +35,8 @@ pub use token::AccessToken;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+// The same for the inbox guide.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/inbox.md")]
+struct InboxGuideDoctests;

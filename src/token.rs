@@ -9,8 +9,151 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine;
 
 use crate::error::Result;
-use crate::token_file::TokenFile;
+use crate::store::{Store, StoreLock};
+use crate::token_file::{FileLock, TokenFile};
 use crate::Secret;
+
+/// How long a process may hold the shared token lock in a store before the
+/// others take it over (it died), and how long they wait at most.
+const STORE_LOCK_TTL: Duration = Duration::from_secs(60);
+const STORE_LOCK_WAIT: Duration = Duration::from_secs(75);
+
+/// Where a token is shared with other processes.
+pub(crate) enum SharedToken {
+    /// A file in a directory (one machine).
+    File(TokenFile),
+    /// A [`Store`], under a hash of the base URL and credentials.
+    Store {
+        /// The store.
+        store: Store,
+        /// `credential_key` of the client.
+        key: String,
+    },
+}
+
+enum SharedLock {
+    File(#[allow(dead_code)] FileLock),
+    Store(#[allow(dead_code)] StoreLock),
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredInStore {
+    token: String,
+    obtained_at_ms: u64,
+    expires_at_ms: u64,
+}
+
+fn ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+impl SharedToken {
+    fn store_key(key: &str) -> String {
+        format!("token:{key}")
+    }
+
+    fn read(&self) -> Option<AccessToken> {
+        match self {
+            SharedToken::File(file) => file.read().map(|t| AccessToken {
+                value: t.value,
+                obtained_at: t.obtained_at,
+                expires_at: t.expires_at,
+            }),
+            SharedToken::Store { store, key } => {
+                let bytes = match store.backend().get_value(&Self::store_key(key)) {
+                    Ok(b) => b?,
+                    Err(e) => {
+                        log::warn!("token store: cannot read ({e})");
+                        return None;
+                    }
+                };
+                let s: StoredInStore = serde_json::from_slice(&bytes).ok()?;
+                if s.token.trim().is_empty() || s.expires_at_ms <= s.obtained_at_ms {
+                    return None;
+                }
+                Some(AccessToken {
+                    value: Secret::new(s.token),
+                    obtained_at: UNIX_EPOCH.checked_add(Duration::from_millis(s.obtained_at_ms))?,
+                    expires_at: UNIX_EPOCH.checked_add(Duration::from_millis(s.expires_at_ms))?,
+                })
+            }
+        }
+    }
+
+    fn write(&self, token: &AccessToken, now: SystemTime) {
+        match self {
+            SharedToken::File(file) => {
+                if let Err(e) = file.write(&token.value, token.obtained_at, token.expires_at) {
+                    log::warn!(
+                        "token cache file {}: cannot write ({e}); other processes will fetch their own",
+                        file.path().display()
+                    );
+                }
+            }
+            SharedToken::Store { store, key } => {
+                let stored = StoredInStore {
+                    token: token.value.expose().to_owned(),
+                    obtained_at_ms: ms(token.obtained_at),
+                    expires_at_ms: ms(token.expires_at),
+                };
+                let ttl = token
+                    .expires_at
+                    .duration_since(now)
+                    .unwrap_or(Duration::ZERO)
+                    .max(Duration::from_secs(1));
+                let result = serde_json::to_vec(&stored)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| {
+                        store
+                            .backend()
+                            .put_value(&Self::store_key(key), &bytes, ttl)
+                            .map_err(|e| e.to_string())
+                    });
+                if let Err(e) = result {
+                    log::warn!(
+                        "token store: cannot write ({e}); other processes will fetch their own"
+                    );
+                }
+            }
+        }
+    }
+
+    fn discard(&self, failed: &Secret) {
+        match self {
+            SharedToken::File(file) => {
+                if let Err(e) = file.discard(failed) {
+                    log::warn!(
+                        "token cache file {}: cannot drop a refused token ({e})",
+                        file.path().display()
+                    );
+                }
+            }
+            SharedToken::Store { store, key } => {
+                let skey = Self::store_key(key);
+                let current = match store.backend().get_value(&skey) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        log::warn!("token store: cannot drop a refused token ({e})");
+                        return;
+                    }
+                };
+                let Some(bytes) = current else { return };
+                let holds_failed = serde_json::from_slice::<StoredInStore>(&bytes)
+                    .map(|s| s.token == failed.expose())
+                    .unwrap_or(true);
+                if holds_failed {
+                    // Compare-and-delete: a token another process stored in
+                    // the meantime stays.
+                    if let Err(e) = store.backend().delete_value_if(&skey, &bytes) {
+                        log::warn!("token store: cannot drop a refused token ({e})");
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// An access token with the time it stops being usable.
 #[derive(Clone, PartialEq, Eq)]
@@ -151,7 +294,7 @@ pub(crate) struct TokenCache {
     refresh_margin: Duration,
     fallback_lifetime: Duration,
     /// Shared with other processes, when configured.
-    file: Option<TokenFile>,
+    shared: Option<SharedToken>,
 }
 
 impl TokenCache {
@@ -159,7 +302,7 @@ impl TokenCache {
         clock: Arc<dyn Clock>,
         refresh_margin: Duration,
         fallback_lifetime: Duration,
-        file: Option<TokenFile>,
+        shared: Option<SharedToken>,
     ) -> TokenCache {
         TokenCache {
             state: Mutex::new(State::default()),
@@ -167,56 +310,81 @@ impl TokenCache {
             clock,
             refresh_margin,
             fallback_lifetime,
-            file,
+            shared,
         }
     }
 
     /// The token file shared with other processes, if any.
     pub(crate) fn file_path(&self) -> Option<&std::path::Path> {
-        self.file.as_ref().map(TokenFile::path)
+        match &self.shared {
+            Some(SharedToken::File(f)) => Some(f.path()),
+            _ => None,
+        }
     }
 
-    /// A new token: from the shared file when another process already has a
-    /// fresh one, else from `fetch` under the cross-process lock. A file that
-    /// cannot be used never fails the call: it only costs a token request.
+    /// A new token: from the shared file or store when another process
+    /// already has a fresh one, else from `fetch` under the cross-process
+    /// lock. A file or store that cannot be used never fails the call: it only
+    /// costs a token request.
     fn obtain(&self, fetch: impl FnOnce() -> Result<Secret>) -> Result<AccessToken> {
         let issue =
             |value| AccessToken::from_issued(value, self.clock.now(), self.fallback_lifetime);
-        let Some(file) = &self.file else {
+        let Some(shared) = &self.shared else {
             return fetch().map(issue);
         };
-        let from_file = || {
-            file.read()
-                .map(|t| AccessToken {
-                    value: t.value,
-                    obtained_at: t.obtained_at,
-                    expires_at: t.expires_at,
-                })
-                .filter(|t| self.is_fresh(t))
-        };
-        if let Some(t) = from_file() {
+        let from_shared = || shared.read().filter(|t| self.is_fresh(t));
+        if let Some(t) = from_shared() {
             return Ok(t);
         }
-        let _lock = file
-            .lock()
-            .map_err(|e| {
-                log::warn!(
-                    "token cache file {}: cannot lock ({e}); fetching a token without it",
-                    file.path().display()
-                )
-            })
-            .ok();
+        let lock = match shared {
+            SharedToken::File(file) => file
+                .lock()
+                .map(SharedLock::File)
+                .map_err(|e| {
+                    log::warn!(
+                        "token cache file {}: cannot lock ({e}); fetching a token without it",
+                        file.path().display()
+                    )
+                })
+                .ok(),
+            SharedToken::Store { store, key } => {
+                // Wait for the process that is fetching (polling the store,
+                // which has no way to notify), or take over its lock when it
+                // dies and the lock expires.
+                let deadline = std::time::Instant::now() + STORE_LOCK_WAIT;
+                let mut pause = Duration::from_millis(5);
+                loop {
+                    match store.try_lock(&format!("token:{key}"), STORE_LOCK_TTL) {
+                        Ok(Some(l)) => break Some(SharedLock::Store(l)),
+                        Ok(None) => {}
+                        Err(e) => {
+                            log::warn!("token store: {e}; fetching a token without it");
+                            break None;
+                        }
+                    }
+                    if let Some(t) = from_shared() {
+                        return Ok(t);
+                    }
+                    if std::time::Instant::now() >= deadline {
+                        log::warn!(
+                            "token store: another process held the token lock for {STORE_LOCK_WAIT:?}; fetching without it"
+                        );
+                        break None;
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(50));
+                }
+            }
+        };
         // Another process may have refreshed while we waited for the lock.
-        if let Some(t) = from_file() {
+        if let Some(t) = from_shared() {
             return Ok(t);
         }
         let token = fetch().map(issue)?;
-        if let Err(e) = file.write(&token.value, token.obtained_at, token.expires_at) {
-            log::warn!(
-                "token cache file {}: cannot write ({e}); other processes will fetch their own",
-                file.path().display()
-            );
+        if lock.is_some() {
+            shared.write(&token, self.clock.now());
         }
+        drop(lock);
         Ok(token)
     }
 
@@ -299,13 +467,8 @@ impl TokenCache {
             state.current = None;
         }
         drop(state);
-        if let Some(file) = &self.file {
-            if let Err(e) = file.discard(&failed.value) {
-                log::warn!(
-                    "token cache file {}: cannot drop a refused token ({e})",
-                    file.path().display()
-                );
-            }
+        if let Some(shared) = &self.shared {
+            shared.discard(&failed.value);
         }
     }
 }

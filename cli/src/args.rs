@@ -86,6 +86,56 @@ pub enum WebhookCommand {
     Verify(VerifyArgs),
     /// Run a local receiver that verifies, parses and prints each delivery.
     Listen(ListenArgs),
+    /// Production receiver: verify, de-duplicate, store in a durable inbox, then answer 200.
+    Serve(ServeArgs),
+    /// Take events from an inbox: print each as one JSON line (or run --exec), then acknowledge it.
+    Consume(ConsumeArgs),
+}
+
+/// `webhook serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on, HOST:PORT (port 0 picks a free one; the first stdout line says which).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: String,
+    /// The expected auth token (the one set with `webhook set`). Prefer the environment variable.
+    #[arg(long, env = "IIKO_WEBHOOK_TOKEN", hide_env_values = true, value_name = "TOKEN", value_parser = secret, allow_hyphen_values = true)]
+    pub auth_token: Secret,
+    /// The inbox: sqlite:///path or redis://[:PASSWORD@]HOST:PORT/DB. The password is never printed.
+    #[arg(long, env = "IIKO_INBOX", hide_env_values = true, value_name = "URL", value_parser = secret)]
+    pub inbox: Secret,
+    /// A store shared with receivers that write to other inboxes (sqlite:///path or redis://...), so a resend reaching any of them is stored once.
+    #[arg(long, env = "IIKO_STORE", hide_env_values = true, value_name = "URL", value_parser = secret)]
+    pub store: Option<Secret>,
+    /// Largest body accepted, in bytes; an authentic larger one is answered 200 and noted in the dead letters.
+    #[arg(long, value_name = "BYTES", default_value_t = iikocloud::webhook::DEFAULT_MAX_BODY_BYTES)]
+    pub max_body_bytes: usize,
+    /// How long a repeated event is recognised, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 86_400)]
+    pub dedup_ttl: u64,
+}
+
+/// `webhook consume`.
+#[derive(Args, Debug)]
+pub struct ConsumeArgs {
+    /// The inbox: sqlite:///path or redis://[:PASSWORD@]HOST:PORT/DB.
+    #[arg(long, env = "IIKO_INBOX", hide_env_values = true, value_name = "URL", value_parser = secret)]
+    pub inbox: Secret,
+    /// Exit when the inbox has nothing left to take (default: wait for more).
+    #[arg(long)]
+    pub drain: bool,
+    /// Hand each event to this shell command on stdin; acknowledge on exit status 0.
+    #[arg(long, value_name = "CMD")]
+    pub exec: Option<String>,
+    /// Seconds a taken event stays hidden from other consumers before it is handed out again.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = seconds)]
+    pub visibility_timeout: f64,
+    /// Deliveries of one event before it goes to the dead letters.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_attempts: u32,
+    /// Stop after N events.
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
 }
 
 /// Where the service is and who we are.

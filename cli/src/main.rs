@@ -11,6 +11,7 @@ mod demo;
 mod emulator;
 mod exit;
 mod hooks;
+mod inbox_cmd;
 mod ops;
 mod output;
 mod progress;
@@ -62,6 +63,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             WebhookCommand::Parse(a) => hooks::parse(g, &a),
             WebhookCommand::Verify(a) => hooks::verify(g, &a),
             WebhookCommand::Listen(a) => hooks::listen(g, &a),
+            WebhookCommand::Serve(a) => inbox_cmd::serve(g, &a),
+            WebhookCommand::Consume(a) => inbox_cmd::consume(g, &a),
         },
         Command::Emulator(a) => emulator::run(g, &a),
         Command::Demo(a) => demo::run(g, &a),

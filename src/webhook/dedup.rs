@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 
 use super::event::{Event, EventKey};
+use crate::store::{Store, StoreError};
 
 /// A 128-bit digest of a key under per-instance random keys: fixed-size
 /// entries, and collisions are out of reach even for crafted input.
@@ -38,9 +39,12 @@ impl Hashers {
 /// digests, not the key text.
 ///
 /// Thread-safe: share one instance (e.g. in an `Arc`) between request
-/// handlers. For de-duplication across processes or restarts, store
-/// [`Event::dedup_key`] in your database instead.
+/// handlers. For de-duplication across processes, machines or restarts, build
+/// it on a [`Store`] with [`Deduplicator::with_store`] (SQLite or Redis).
 pub struct Deduplicator {
+    /// When set, keys live there (with `max_age` as their expiry) and the
+    /// in-memory state is unused.
+    store: Option<Store>,
     capacity: usize,
     max_age: Duration,
     clock: Arc<dyn Clock>,
@@ -82,6 +86,7 @@ impl DedupState {
 impl fmt::Debug for Deduplicator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deduplicator")
+            .field("store", &self.store)
             .field("capacity", &self.capacity)
             .field("max_age", &self.max_age)
             .field("len", &self.len())
@@ -99,6 +104,7 @@ impl Deduplicator {
     /// Like [`Deduplicator::new`], reading time from `clock`.
     pub fn with_clock(capacity: usize, max_age: Duration, clock: Arc<dyn Clock>) -> Deduplicator {
         Deduplicator {
+            store: None,
             capacity: capacity.max(1),
             max_age,
             clock,
@@ -107,15 +113,81 @@ impl Deduplicator {
         }
     }
 
+    /// A de-duplicator whose keys live in `store`, each for `max_age`: a key
+    /// is first seen by exactly one caller among every process (and, with
+    /// Redis, every machine) sharing the store.
+    ///
+    /// [`first_seen`](Self::first_seen) cannot report a store failure; when
+    /// the store fails it logs a warning and answers `true` (an event handled
+    /// twice is better than one lost). Use
+    /// [`try_first_seen`](Self::try_first_seen) to see the error.
+    pub fn with_store(store: Store, max_age: Duration) -> Deduplicator {
+        let mut d = Deduplicator::new(1, max_age);
+        d.store = Some(store);
+        d
+    }
+
+    /// The store keys live in, if any.
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
     /// `true` if the event was not seen within `max_age` (and records it now),
     /// `false` for a repeat.
     pub fn first_seen(&self, event: &Event) -> bool {
         self.first_seen_key(&event.dedup_key())
     }
 
+    /// [`Deduplicator::first_seen`], reporting a failure of the store.
+    pub fn try_first_seen(&self, event: &Event) -> Result<bool, StoreError> {
+        self.try_first_seen_str(&format!("event:{}", event.dedup_key().as_str()))
+    }
+
+    /// Whether this is the first event that makes `event`'s delivery order
+    /// new, once per order id: `true` for the first `DeliveryOrderUpdate`
+    /// with a new-order status ([`Event::is_new_delivery_order`]) of an order,
+    /// `false` for the same order's later new-order events (the service sends
+    /// both `Unconfirmed` and `WaitCooking` for one order) and for every
+    /// other event. Remembered for `max_age`, in the store when there is one.
+    /// On a store failure, logs it and answers `true`, as
+    /// [`first_seen`](Self::first_seen) does.
+    pub fn first_new_order(&self, event: &Event) -> bool {
+        self.try_first_new_order(event).unwrap_or_else(|e| {
+            log::warn!("de-duplication store failed, treating the order as new: {e}");
+            true
+        })
+    }
+
+    /// [`Deduplicator::first_new_order`], reporting a failure of the store.
+    pub fn try_first_new_order(&self, event: &Event) -> Result<bool, StoreError> {
+        if !event.is_new_delivery_order() {
+            return Ok(false);
+        }
+        let Some(id) = event.entity_id() else {
+            return Ok(false);
+        };
+        let org = event.organization_id().unwrap_or("");
+        self.try_first_seen_str(&format!("new-order:{org}|{id}"))
+    }
+
     /// [`Deduplicator::first_seen`] for a key.
     pub fn first_seen_key(&self, key: &EventKey) -> bool {
-        let digest = self.hashers.digest(key.as_str());
+        self.try_first_seen_str(&format!("event:{}", key.as_str()))
+            .unwrap_or_else(|e| {
+                log::warn!("de-duplication store failed, treating the event as new: {e}");
+                true
+            })
+    }
+
+    fn try_first_seen_str(&self, key: &str) -> Result<bool, StoreError> {
+        if let Some(store) = &self.store {
+            return store.first_seen(key, self.max_age);
+        }
+        Ok(self.first_seen_local(key))
+    }
+
+    fn first_seen_local(&self, key: &str) -> bool {
+        let digest = self.hashers.digest(key);
         let now = self.clock.now();
         let mut state = self.lock();
         self.expire(&mut state, now);
@@ -149,12 +221,20 @@ impl Deduplicator {
 
     /// [`Deduplicator::forget`] for a key.
     pub fn forget_key(&self, key: &EventKey) {
-        let digest = self.hashers.digest(key.as_str());
+        let key = format!("event:{}", key.as_str());
+        if let Some(store) = &self.store {
+            if let Err(e) = store.forget(&key) {
+                log::warn!("de-duplication store: cannot forget a key: {e}");
+            }
+            return;
+        }
+        let digest = self.hashers.digest(&key);
         // The queue entry stays, dead, until it reaches the front.
         self.lock().seen.remove(&digest);
     }
 
-    /// Number of events currently remembered.
+    /// Number of events currently remembered in memory (0 with a store,
+    /// which bounds itself by expiry).
     pub fn len(&self) -> usize {
         self.lock().seen.len()
     }
@@ -164,7 +244,7 @@ impl Deduplicator {
         self.len() == 0
     }
 
-    /// Forgets everything.
+    /// Forgets everything kept in memory (a store is left alone).
     pub fn clear(&self) {
         let mut state = self.lock();
         state.seen.clear();

@@ -3,9 +3,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use super::dedup::{Digest, Hashers};
 use super::event::{Event, EventKind};
+use crate::store::{Advance, Store, StoreError};
 
 /// What [`OrderingGuard::observe`] says about an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +43,12 @@ pub enum OrderingDecision {
 /// recently observed being forgotten first. A forgotten entity's next event is
 /// applied whatever its age, so size `capacity` above the number of orders
 /// active at once. Thread-safe; share one instance between handlers.
+///
+/// Built on a [`Store`] ([`OrderingGuard::with_store`]), positions are shared
+/// by every process and machine using it and only ever move forward there.
 pub struct OrderingGuard {
+    /// When set, positions live there, each for the given time.
+    store: Option<(Store, Duration)>,
     capacity: usize,
     hashers: Hashers,
     state: Mutex<GuardState>,
@@ -63,6 +70,7 @@ struct Slot {
 impl fmt::Debug for OrderingGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OrderingGuard")
+            .field("store", &self.store.as_ref().map(|(s, _)| s))
             .field("capacity", &self.capacity)
             .field("len", &self.len())
             .finish_non_exhaustive()
@@ -73,19 +81,60 @@ impl OrderingGuard {
     /// A guard remembering at most `capacity` entities (at least 1).
     pub fn new(capacity: usize) -> OrderingGuard {
         OrderingGuard {
+            store: None,
             capacity: capacity.max(1),
             hashers: Hashers::new(),
             state: Mutex::new(GuardState::default()),
         }
     }
 
+    /// A guard whose positions live in `store`, each kept for `ttl` after its
+    /// last change (size it above the life of an order, e.g. a few days).
+    ///
+    /// [`observe`](Self::observe) cannot report a store failure: it logs a
+    /// warning and answers [`OrderingDecision::Untracked`]. Use
+    /// [`try_observe`](Self::try_observe) to see the error.
+    pub fn with_store(store: Store, ttl: Duration) -> OrderingGuard {
+        let mut g = OrderingGuard::new(1);
+        g.store = Some((store, ttl));
+        g
+    }
+
     /// Decides whether to apply the event, and records it as applied when it
     /// is newer (check and record are one atomic step).
     pub fn observe(&self, event: &Event) -> OrderingDecision {
+        self.try_observe(event).unwrap_or_else(|e| {
+            log::warn!("ordering store failed, cannot judge the event: {e}");
+            OrderingDecision::Untracked
+        })
+    }
+
+    /// [`OrderingGuard::observe`], reporting a failure of the store.
+    pub fn try_observe(&self, event: &Event) -> Result<OrderingDecision, StoreError> {
         match entity_of(event) {
-            Some((family, id, ts)) => self.observe_entity(family, id, ts),
-            None => OrderingDecision::Untracked,
+            Some((family, id, ts)) => self.try_observe_entity(family, id, ts),
+            None => Ok(OrderingDecision::Untracked),
         }
+    }
+
+    /// [`OrderingGuard::observe_entity`], reporting a failure of the store.
+    pub fn try_observe_entity(
+        &self,
+        family: &str,
+        id: &str,
+        timestamp: i64,
+    ) -> Result<OrderingDecision, StoreError> {
+        if let Some((store, ttl)) = &self.store {
+            return Ok(
+                match store.advance(&format!("position:{family}|{id}"), timestamp, *ttl)? {
+                    Advance::Moved => OrderingDecision::Apply,
+                    Advance::Stale { current } => OrderingDecision::Stale {
+                        last_applied: current,
+                    },
+                },
+            );
+        }
+        Ok(self.observe_entity_local(family, id, timestamp))
     }
 
     /// Whether the event is newer than the last applied one for its entity,
@@ -94,6 +143,15 @@ impl OrderingGuard {
         let Some((family, id, ts)) = entity_of(event) else {
             return true;
         };
+        if let Some((store, _)) = &self.store {
+            return match store.position(&format!("position:{family}|{id}")) {
+                Ok(p) => p.is_none_or(|last| ts > last),
+                Err(e) => {
+                    log::warn!("ordering store failed: {e}");
+                    true
+                }
+            };
+        }
         let digest = self.digest(family, id);
         self.lock()
             .entities
@@ -105,6 +163,14 @@ impl OrderingGuard {
     /// label of your choosing (the event-based calls use `"delivery"`,
     /// `"table"` and `"reserve"`).
     pub fn observe_entity(&self, family: &str, id: &str, timestamp: i64) -> OrderingDecision {
+        self.try_observe_entity(family, id, timestamp)
+            .unwrap_or_else(|e| {
+                log::warn!("ordering store failed, cannot judge the event: {e}");
+                OrderingDecision::Untracked
+            })
+    }
+
+    fn observe_entity_local(&self, family: &str, id: &str, timestamp: i64) -> OrderingDecision {
         let digest = self.digest(family, id);
         let mut state = self.lock();
         let tick = state.tick;
@@ -131,7 +197,8 @@ impl OrderingGuard {
         decision
     }
 
-    /// Forgets the event's entity (e.g. after the order was closed for good).
+    /// Forgets the event's entity (e.g. after the order was closed for good)
+    /// in memory; positions in a store expire on their own.
     pub fn forget(&self, event: &Event) {
         if let Some((family, id, _)) = entity_of(event) {
             let digest = self.digest(family, id);

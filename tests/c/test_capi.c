@@ -1501,6 +1501,121 @@ static void test_asan_probe(void) {
     free(block);
 }
 
+/* One DeliveryOrderUpdate of order "c-order-1" with this status and version. */
+static iiko_events *order_event(const char *status, long long timestamp) {
+    char body[512];
+    int n = snprintf(body, sizeof body,
+                     "[{\"eventType\":\"DeliveryOrderUpdate\",\"organizationId\":\"org-1\","
+                     "\"eventInfo\":{\"id\":\"c-order-1\",\"timestamp\":%lld,"
+                     "\"creationStatus\":\"Success\",\"order\":{\"status\":\"%s\"}}}]",
+                     timestamp, status);
+    iiko_events *events = NULL;
+    CHECK_STATUS(iiko_webhook_parse(body, (size_t)n, 0, 0, 0, &events, NULL), IIKO_STATUS_OK,
+                 NULL);
+    return events;
+}
+
+/* Two handles on one SQLite file stand for two processes (PHP-FPM workers). */
+static void test_shared_store(void) {
+    char dir[] = "/tmp/iiko-c-store-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char url[256];
+    snprintf(url, sizeof url, "sqlite://%s/store.db", dir);
+    iiko_deduplicator *a = NULL, *b = NULL;
+    iiko_error *err = NULL;
+    CHECK_STATUS(iiko_deduplicator_new_with_store(url, 60000, &a, &err), IIKO_STATUS_OK, err);
+    CHECK_STATUS(iiko_deduplicator_new_with_store(url, 60000, &b, &err), IIKO_STATUS_OK, err);
+    iiko_events *unconfirmed = order_event("Unconfirmed", 1000);
+    iiko_events *wait_cooking = order_event("WaitCooking", 2000);
+    int32_t seen = -1;
+    CHECK_STATUS(iiko_deduplicator_first_seen(a, unconfirmed, 0, &seen, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(seen == 1);
+    CHECK_STATUS(iiko_deduplicator_first_seen(b, unconfirmed, 0, &seen, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(seen == 0);
+    /* Both statuses are "new" for the event, but the order is new once. */
+    CHECK(iiko_events_is_new_delivery_order(unconfirmed, 0) == 1);
+    CHECK(iiko_events_is_new_delivery_order(wait_cooking, 0) == 1);
+    CHECK_STATUS(iiko_deduplicator_first_new_order(a, unconfirmed, 0, &seen, NULL), IIKO_STATUS_OK,
+                 NULL);
+    CHECK(seen == 1);
+    CHECK_STATUS(iiko_deduplicator_first_new_order(b, wait_cooking, 0, &seen, NULL), IIKO_STATUS_OK,
+                 NULL);
+    CHECK(seen == 0);
+    CHECK_STATUS(iiko_deduplicator_first_new_order(a, wait_cooking, 1, &seen, NULL),
+                 IIKO_STATUS_INVALID_ARGUMENT, NULL);
+
+    iiko_ordering_guard *ga = NULL, *gb = NULL;
+    CHECK_STATUS(iiko_ordering_guard_new_with_store(url, 60000, &ga, NULL), IIKO_STATUS_OK, NULL);
+    CHECK_STATUS(iiko_ordering_guard_new_with_store(url, 60000, &gb, NULL), IIKO_STATUS_OK, NULL);
+    int32_t decision = 0;
+    int64_t last = 0;
+    CHECK_STATUS(iiko_ordering_guard_observe(ga, wait_cooking, 0, &decision, &last, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(decision == IIKO_ORDERING_APPLY);
+    CHECK_STATUS(iiko_ordering_guard_observe(gb, unconfirmed, 0, &decision, &last, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(decision == IIKO_ORDERING_STALE && last == 2000);
+
+    /* Two clients sharing the token through the store get the same token. */
+    char tokens[2][512] = {{0}};
+    for (int i = 0; i < 2; i++) {
+        iiko_client_options *options = emulator_options();
+        CHECK_STATUS(iiko_client_options_set_token_store(options, url, NULL), IIKO_STATUS_OK, NULL);
+        iiko_client *client = NULL;
+        CHECK_STATUS(iiko_client_new(options, &client, NULL), IIKO_STATUS_OK, NULL);
+        iiko_client_options_free(options);
+        char *token = NULL;
+        CHECK_STATUS(iiko_client_access_token(client, &token, NULL, &err), IIKO_STATUS_OK, err);
+        if (token != NULL) {
+            snprintf(tokens[i], sizeof tokens[i], "%s", token);
+        }
+        iiko_string_free(token);
+        iiko_client_free(client);
+    }
+    CHECK(tokens[0][0] != '\0');
+    CHECK_STR(tokens[1], tokens[0]);
+    iiko_client_options *opts = emulator_options();
+    CHECK_STATUS(iiko_client_options_set_token_store(opts, "redis://:hunter2@127.0.0.1:1/0", &err),
+                 IIKO_STATUS_TRANSPORT_CONNECT, err);
+    CHECK(strstr(iiko_error_message(err), "hunter2") == NULL);
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_client_options_set_token_store(opts, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    iiko_client_options_free(opts);
+
+    /* Bad URLs and unreachable stores: clear errors, never the password. */
+    iiko_deduplicator *bad = SENTINEL;
+    CHECK_STATUS(iiko_deduplicator_new_with_store("mysql://x", 1000, &bad, &err),
+                 IIKO_STATUS_INVALID_CONFIG, err);
+    CHECK_CONTAINS(iiko_error_message(err), "scheme");
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_deduplicator_new_with_store("redis://:hunter2@127.0.0.1:1/0", 1000, &bad, &err),
+                 IIKO_STATUS_TRANSPORT_CONNECT, err);
+    CHECK(strstr(iiko_error_message(err), "hunter2") == NULL);
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_deduplicator_new_with_store(NULL, 1000, &bad, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    CHECK_STATUS(iiko_deduplicator_new_with_store(url, 0, &bad, NULL), IIKO_STATUS_INVALID_ARGUMENT,
+                 NULL);
+    iiko_ordering_guard *bad_guard = SENTINEL;
+    CHECK_STATUS(iiko_ordering_guard_new_with_store("sqlite://relative", 1000, &bad_guard, NULL),
+                 IIKO_STATUS_INVALID_CONFIG, NULL);
+    CHECK(bad == SENTINEL && bad_guard == SENTINEL);
+
+    iiko_events_free(unconfirmed);
+    iiko_events_free(wait_cooking);
+    iiko_ordering_guard_free(ga);
+    iiko_ordering_guard_free(gb);
+    iiko_deduplicator_free(a);
+    iiko_deduplicator_free(b);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 static const test_case cases[] = {
     {"version", test_version},
     {"status_str", test_status_str},
@@ -1525,6 +1640,7 @@ static const test_case cases[] = {
     {"webhook_huge_bodies", test_webhook_huge_bodies},
     {"deduplicator", test_deduplicator},
     {"ordering_guard", test_ordering_guard},
+    {"shared_store", test_shared_store},
     {"webhook_threads", test_webhook_threads},
     {"asan_probe", test_asan_probe},
 };

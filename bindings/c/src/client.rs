@@ -287,6 +287,37 @@ pub unsafe extern "C" fn iiko_client_options_set_token_cache_dir(
     })
 }
 
+/// Shares the access token through the store `store_url` names:
+/// `"sqlite:///absolute/path.db"` (the processes of one machine) or
+/// `"redis://[:password@]host:port/db"` (every machine); `"memory:"` shares
+/// nothing beyond the client. Clients with the same base URL and credentials
+/// make one token request at a time between them (the others wait and use
+/// it), and a token the service refuses is dropped for all. The token is kept
+/// under a SHA-256 of the base URL and credentials; no credential is stored.
+/// Replaces `iiko_client_options_set_token_cache_dir` when both are set.
+///
+/// The store is opened now: a malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+/// an unreachable one `IIKO_STATUS_TRANSPORT_CONNECT`; messages never contain
+/// the password.
+///
+/// # Safety
+/// `options` must be NULL or a live handle used by no other thread;
+/// `store_url` must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_client_options_set_token_store(
+    options: *mut iiko_client_options,
+    store_url: *const c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let url = unsafe { crate::ffi::arg_str(store_url, "store_url") }?;
+        let store = crate::webhook::open_store(url)?;
+        // SAFETY: per this function's contract.
+        unsafe { update(options, |b| b.token_store(store)) }
+    })
+}
+
 /// Reads a path argument: raw bytes on Unix (paths need not be UTF-8 there),
 /// UTF-8 elsewhere.
 ///

@@ -855,6 +855,92 @@ pub unsafe extern "C" fn iiko_deduplicator_new(
     })
 }
 
+/// Opens the store a URL names, for the `_with_store` constructors: a bad URL
+/// is `IIKO_STATUS_INVALID_CONFIG`, an unreachable store
+/// `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds a password.
+pub(crate) fn open_store(store_url: &str) -> Result<iikocloud_core::store::Store, Failure> {
+    use iikocloud_core::store::{Store, StoreError};
+    Store::open(store_url).map_err(|e| {
+        let status = match e {
+            StoreError::Backend { .. } | StoreError::Timeout { .. } => {
+                IIKO_STATUS_TRANSPORT_CONNECT
+            }
+            _ => IIKO_STATUS_INVALID_CONFIG,
+        };
+        Failure::new(status, e.to_string())
+    })
+}
+
+/// Creates a de-duplicator whose keys live in the store `store_url` names,
+/// each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
+/// process), `"sqlite:///absolute/path.db"` (the processes of one machine,
+/// e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
+/// machine). A key is first seen by exactly one caller among all sharing the
+/// store. When the store fails later, `iiko_deduplicator_first_seen` logs it
+/// and answers 1 (an event handled twice rather than lost).
+///
+/// On success writes a new handle to `*dedup_out` (yours; free it with
+/// `iiko_deduplicator_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+/// a store that cannot be reached `IIKO_STATUS_TRANSPORT_CONNECT`; error
+/// messages never contain the password.
+///
+/// # Safety
+/// `store_url` must be NULL or NUL-terminated; the out pointers NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_deduplicator_new_with_store(
+    store_url: *const c_char,
+    max_age_ms: u64,
+    dedup_out: *mut *mut iiko_deduplicator,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let url = unsafe { arg_str(store_url, "store_url") }?;
+        let out = out_ptr(dedup_out, "dedup_out")?;
+        if max_age_ms == 0 {
+            return Err(Failure::invalid_argument("max_age_ms must be at least 1"));
+        }
+        let inner = Deduplicator::with_store(open_store(url)?, Duration::from_millis(max_age_ms));
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(iiko_deduplicator { inner }.into_raw()) };
+        Ok(())
+    })
+}
+
+/// Whether event `index` makes its delivery order new for the first time:
+/// writes 1 once per order id (the service sends both `Unconfirmed` and
+/// `WaitCooking` for one order, and `iiko_events_is_new_delivery_order` is 1
+/// for both), 0 for later ones and for every other event. Remembered like the
+/// de-duplicator's keys (in its store, if it has one).
+///
+/// # Safety
+/// `dedup` and `events` must be NULL or live handles; the out pointers NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_deduplicator_first_new_order(
+    dedup: *const iiko_deduplicator,
+    events: *const iiko_events,
+    index: usize,
+    first_out: *mut i32,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let (dedup, event) = unsafe {
+            (
+                iiko_deduplicator::try_ref(dedup, "dedup")?,
+                event_arg(events, index)?,
+            )
+        };
+        let out = out_ptr(first_out, "first_out")?;
+        let first = dedup.inner.first_new_order(event);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(i32::from(first)) };
+        Ok(())
+    })
+}
+
 /// Frees a de-duplicator. NULL is ignored.
 ///
 /// # Safety
@@ -1001,6 +1087,42 @@ pub unsafe extern "C" fn iiko_ordering_guard_new(
             return Err(Failure::invalid_argument("capacity must be at least 1"));
         }
         let inner = OrderingGuard::new(capacity);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(iiko_ordering_guard { inner }.into_raw()) };
+        Ok(())
+    })
+}
+
+/// Creates an ordering guard whose positions live in the store `store_url`
+/// names (as for `iiko_deduplicator_new_with_store`), each kept `ttl_ms`
+/// milliseconds after its last change (at least 1; longer than an order
+/// lives, e.g. a few days). Positions only move forward there, whichever
+/// process or machine observes the events. When the store fails later,
+/// `iiko_ordering_guard_observe` logs it and answers
+/// `IIKO_ORDERING_UNTRACKED`.
+///
+/// On success writes a new handle to `*guard_out` (yours; free it with
+/// `iiko_ordering_guard_free`). Errors as for
+/// `iiko_deduplicator_new_with_store`.
+///
+/// # Safety
+/// `store_url` must be NULL or NUL-terminated; the out pointers NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_ordering_guard_new_with_store(
+    store_url: *const c_char,
+    ttl_ms: u64,
+    guard_out: *mut *mut iiko_ordering_guard,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let url = unsafe { arg_str(store_url, "store_url") }?;
+        let out = out_ptr(guard_out, "guard_out")?;
+        if ttl_ms == 0 {
+            return Err(Failure::invalid_argument("ttl_ms must be at least 1"));
+        }
+        let inner = OrderingGuard::with_store(open_store(url)?, Duration::from_millis(ttl_ms));
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(iiko_ordering_guard { inner }.into_raw()) };
         Ok(())

@@ -1,0 +1,330 @@
+//! `webhook serve` (a production receiver writing to a durable inbox) and
+//! `webhook consume` (taking events out of it).
+
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use iikocloud::inbox::{Inbox, InboxOptions};
+use iikocloud::store::Store;
+use iikocloud::webhook::{ParseOptions, Receiver};
+use iikocloud_http_server::{BodyError, Limits, Reply, Response, Server, ServerConfig};
+use serde_json::json;
+
+use crate::args::{ConsumeArgs, GlobalOpts, ServeArgs};
+use crate::exit::Failure;
+use crate::output;
+
+/// One structured log line on stderr. Only fields chosen here are logged:
+/// never a header, a body or a URL with its password.
+fn log_line(level: &str, msg: &str, fields: serde_json::Value) {
+    let mut v = json!({ "ts": output::format_utc(std::time::SystemTime::now()), "level": level, "msg": msg });
+    if let (Some(obj), serde_json::Value::Object(extra)) = (v.as_object_mut(), fields) {
+        obj.extend(extra);
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{v}");
+}
+
+/// Sets the flag on SIGTERM or SIGINT.
+fn stop_flag() -> Result<Arc<AtomicBool>, Failure> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, flag.clone())
+            .map_err(|e| Failure::failed(format!("cannot handle signals: {e}")))?;
+    }
+    Ok(flag)
+}
+
+/// `webhook serve`.
+pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
+    if a.auth_token.is_blank() {
+        return Err(Failure::usage(
+            "the expected token (--auth-token / IIKO_WEBHOOK_TOKEN) is empty; it would refuse every delivery",
+        ));
+    }
+    if a.max_body_bytes == 0 {
+        return Err(Failure::usage("--max-body-bytes must be above 0"));
+    }
+    let bind: SocketAddr = a
+        .listen
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "--listen {:?}: not an address such as 127.0.0.1:8080",
+                a.listen
+            ))
+        })?;
+    let options = InboxOptions {
+        dedup_ttl: Duration::from_secs(a.dedup_ttl.max(1)),
+        ..InboxOptions::default()
+    };
+    let inbox = Inbox::open_with(a.inbox.expose(), options)
+        .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
+    let store = match &a.store {
+        Some(url) => {
+            Some(Store::open(url.expose()).map_err(|e| Failure::usage(format!("--store: {e}")))?)
+        }
+        None => None,
+    };
+    let receiver = Receiver::new(a.auth_token.clone())
+        .with_options(ParseOptions::new().with_max_body_bytes(a.max_body_bytes));
+    let stop = stop_flag()?;
+    let inbox_name = inbox.url().to_string();
+    let handler_inbox = inbox.clone();
+    let server = Server::start(
+        ServerConfig::loopback("webhook-serve")
+            .bind(bind)
+            .limits(Limits {
+                max_body_bytes: a.max_body_bytes,
+                request_timeout: Duration::from_secs(20),
+                ..Limits::default()
+            }),
+        move |rq, _ctx| {
+            let started = Instant::now();
+            let inbox = &handler_inbox;
+            if rq.path() == "/health" {
+                return Reply::Respond(match inbox.counts() {
+                    Ok(c) => Response::with_body(
+                        200,
+                        "application/json",
+                        json!({"status": "ok", "pending": c.pending, "dead": c.dead}).to_string(),
+                    ),
+                    Err(e) => Response::with_body(
+                        503,
+                        "application/json",
+                        json!({"status": "unavailable", "error": e.to_string()}).to_string(),
+                    ),
+                });
+            }
+            if !rq.method.eq_ignore_ascii_case("POST") {
+                return Reply::Respond(Response::empty(405).header("Allow", "POST"));
+            }
+            let peer = rq.peer.to_string();
+            let path = rq.path().to_owned();
+            let received = match &rq.body {
+                Ok(body) => inbox.receive(
+                    &receiver,
+                    store.as_ref(),
+                    rq.headers.iter().map(|(k, v)| (k, v)),
+                    body,
+                ),
+                Err(BodyError::TooLarge { limit }) => {
+                    // Verify before saying anything about the body.
+                    match receiver.receive_oversized(
+                        rq.headers.iter().map(|(k, v)| (k, v)),
+                        limit.saturating_add(1),
+                    ) {
+                        Err(e) if e.is_authentic() => {
+                            let reason = format!("{e}; the body was not kept");
+                            let status = match inbox.set_aside("", "", &reason) {
+                                Ok(()) => 200,
+                                Err(_) => 503,
+                            };
+                            iikocloud::inbox::Received {
+                                status,
+                                stored: 0,
+                                repeats: 0,
+                                error: Some(e.name()),
+                            }
+                        }
+                        Err(e) => iikocloud::inbox::Received {
+                            status: e.http_status(),
+                            stored: 0,
+                            repeats: 0,
+                            error: Some(e.name()),
+                        },
+                        Ok(_) => iikocloud::inbox::Received {
+                            status: 413,
+                            stored: 0,
+                            repeats: 0,
+                            error: Some("too_large".into()),
+                        },
+                    }
+                }
+                Err(BodyError::Broken(_)) => iikocloud::inbox::Received {
+                    status: 400,
+                    stored: 0,
+                    repeats: 0,
+                    error: Some("broken_body".into()),
+                },
+            };
+            let level = match received.status {
+                200 => "info",
+                503 => "error",
+                _ => "warn",
+            };
+            log_line(
+                level,
+                "webhook",
+                json!({
+                    "peer": peer,
+                    "path": path,
+                    "status": received.status,
+                    "stored": received.stored,
+                    "repeats": received.repeats,
+                    "error": received.error,
+                    "ms": started.elapsed().as_secs_f64() * 1000.0,
+                }),
+            );
+            Reply::Respond(Response::empty(received.status))
+        },
+    )
+    .map_err(|e| Failure::failed(format!("cannot listen on {}: {e}", a.listen)))?;
+    let url = format!("http://{}", server.addr());
+    println!("{}", json!({ "listening": url, "inbox": inbox_name }));
+    let _ = std::io::stdout().flush();
+    log_line(
+        "info",
+        "serving",
+        json!({ "listen": url, "inbox": inbox_name }),
+    );
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    log_line("info", "stopping: answering requests in flight", json!({}));
+    server.shutdown();
+    log_line("info", "stopped", json!({}));
+    Ok(())
+}
+
+/// The event on one line: JSON strings cannot hold a raw line break, so the
+/// line breaks of a pretty-printed event are whitespace and can go.
+fn one_line(event: &str) -> String {
+    event.replace(['\n', '\r'], " ")
+}
+
+/// `webhook consume`.
+pub fn consume(g: &GlobalOpts, a: &ConsumeArgs) -> Result<(), Failure> {
+    if a.visibility_timeout <= 0.0 {
+        return Err(Failure::usage("--visibility-timeout must be above 0"));
+    }
+    let options = InboxOptions {
+        visibility_timeout: Duration::from_secs_f64(a.visibility_timeout),
+        max_attempts: a.max_attempts,
+        ..InboxOptions::default()
+    };
+    let inbox = Inbox::open_with(a.inbox.expose(), options)
+        .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
+    let stop = stop_flag()?;
+    let mut done: u64 = 0;
+    let mut pause = Duration::from_millis(20);
+    let mut stdout = std::io::stdout().lock();
+    while !stop.load(Ordering::SeqCst) && a.count.is_none_or(|n| done < n) {
+        let delivery = match inbox.take() {
+            Ok(Some(d)) => {
+                pause = Duration::from_millis(20);
+                d
+            }
+            Ok(None) if a.drain => break,
+            Ok(None) => {
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+            Err(e) => {
+                // A restarting Redis or a busy file: wait and try again.
+                log_line(
+                    "warn",
+                    "inbox unavailable, retrying",
+                    json!({"error": e.to_string()}),
+                );
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(2));
+                continue;
+            }
+        };
+        let line = if g.json {
+            json!({
+                "id": delivery.id(),
+                "attempt": delivery.attempt(),
+                "key": delivery.key(),
+                "receivedAtMs": delivery.received_at_ms(),
+                "event": serde_json::value::RawValue::from_string(one_line(delivery.event_json())).ok(),
+            })
+            .to_string()
+        } else {
+            one_line(delivery.event_json())
+        };
+        let handled: Result<(), String> = match &a.exec {
+            None => writeln!(stdout, "{line}")
+                .and_then(|_| stdout.flush())
+                .map_err(|e| format!("cannot write to stdout: {e}")),
+            Some(cmd) => run_exec(cmd, &line),
+        };
+        match handled {
+            Ok(()) => {
+                // Acknowledge after the output, so a crash in between means
+                // a repeat, never a loss. Retry through a restarting server.
+                let mut tries = 0;
+                loop {
+                    match inbox.ack(&delivery) {
+                        Ok(true) => break,
+                        Ok(false) => {
+                            log_line(
+                                "warn",
+                                "acknowledged too late: the event was handed out again",
+                                json!({"id": delivery.id()}),
+                            );
+                            break;
+                        }
+                        Err(e) if tries < 50 => {
+                            tries += 1;
+                            log_line(
+                                "warn",
+                                "cannot acknowledge, retrying",
+                                json!({"error": e.to_string()}),
+                            );
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        Err(e) => return Err(Failure::failed(format!("cannot acknowledge: {e}"))),
+                    }
+                }
+                done += 1;
+            }
+            Err(reason) => {
+                if let Err(e) = inbox.release(&delivery, &reason) {
+                    log_line(
+                        "warn",
+                        "cannot hand the event back; it returns after the visibility timeout",
+                        json!({"error": e.to_string()}),
+                    );
+                }
+                if a.exec.is_none() {
+                    // stdout is gone (a closed pipe): nothing more can be printed.
+                    return Err(Failure::failed(reason));
+                }
+                log_line(
+                    "warn",
+                    "handler failed",
+                    json!({"id": delivery.id(), "reason": reason}),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `sh -c CMD` with the event line on stdin.
+fn run_exec(cmd: &str, line: &str) -> Result<(), String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run --exec: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A command that does not read its input is not an error.
+        let _ = writeln!(stdin, "{line}");
+    }
+    let status = child.wait().map_err(|e| format!("--exec: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("--exec command failed ({status})"))
+    }
+}

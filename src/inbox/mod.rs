@@ -1,0 +1,445 @@
+//! A durable inbox for webhook events: answer `200` only after the events are
+//! stored, process them afterwards, lose nothing.
+//!
+//! The service repeats a webhook until it gets a prompt `200`, and blocks one
+//! that keeps failing. A receiver therefore has to answer at once, and must
+//! never lose what it answered `200` for, even when it dies right after. The
+//! inbox splits the work:
+//!
+//! 1. **Receive** ([`Inbox::receive`]): verify the `Authorization` header,
+//!    parse, drop repeats, write the new events, and only then return `200`.
+//!    Writing and de-duplicating are one atomic step in the inbox, so a
+//!    resend that reaches another replica is answered `200` and stored once.
+//! 2. **Consume** ([`Inbox::take`], [`Inbox::ack`]): a consumer takes an event
+//!    and acknowledges it when done. An event not acknowledged within the
+//!    visibility timeout (the consumer died) is handed out again; one that
+//!    failed [`InboxOptions::max_attempts`] times goes to the dead letters
+//!    ([`Inbox::dead_letters`]) with the reason. Processing is at least once;
+//!    with a [`Deduplicator`](crate::webhook::Deduplicator) on a shared
+//!    store, effectively once.
+//!
+//! | URL | inbox |
+//! |---|---|
+//! | `sqlite:///var/lib/app/inbox.db` | a SQLite file in WAL mode, each write synced to disk; the processes of one machine share it |
+//! | `redis://host:port/db` | a Redis stream with a consumer group; every machine shares it |
+//!
+//! `memory:` is refused: an inbox that dies with the process is no inbox.
+//!
+//! ```no_run
+//! use iikocloud::inbox::Inbox;
+//! use iikocloud::webhook::Receiver;
+//!
+//! let inbox = Inbox::open("sqlite:///var/lib/app/inbox.db")?;
+//! let receiver = Receiver::new("the authToken of the webhook settings");
+//! # let (headers, body): (Vec<(String, String)>, Vec<u8>) = (vec![], vec![]);
+//! // In the HTTP handler: answer with `outcome.status` right away.
+//! let outcome = inbox.receive(&receiver, None, headers, &body);
+//! # let _ = outcome.status;
+//!
+//! // In a worker:
+//! while let Some(delivery) = inbox.take()? {
+//!     let event = iikocloud::webhook::parse_event(delivery.event_json());
+//!     // ... handle `event` ...
+//!     inbox.ack(&delivery)?;
+//! }
+//! # Ok::<(), iikocloud::store::StoreError>(())
+//! ```
+
+#[cfg(feature = "redis")]
+mod redis_inbox;
+#[cfg(feature = "sqlite")]
+mod sqlite_inbox;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::store::{Store, StoreError, StoreUrl};
+use crate::webhook::{ReceiveError, Receiver};
+
+/// Settings of an [`Inbox`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InboxOptions {
+    /// How long a taken event stays invisible to other consumers before it is
+    /// handed out again (default 30 s). Longer than the slowest handling.
+    pub visibility_timeout: Duration,
+    /// Deliveries of one event at most; after that it goes to the dead
+    /// letters (default 5).
+    pub max_attempts: u32,
+    /// How long the inbox remembers an event's key to drop its repeats
+    /// (default 24 h).
+    pub dedup_ttl: Duration,
+}
+
+impl Default for InboxOptions {
+    fn default() -> Self {
+        InboxOptions {
+            visibility_timeout: Duration::from_secs(30),
+            max_attempts: 5,
+            dedup_ttl: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// An event handed to a consumer by [`Inbox::take`]; acknowledge it with
+/// [`Inbox::ack`] or hand it back with [`Inbox::release`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct Delivery {
+    id: String,
+    attempt: u32,
+    key: String,
+    body: String,
+    received_at_ms: i64,
+}
+
+impl fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delivery")
+            .field("id", &self.id)
+            .field("attempt", &self.attempt)
+            .field("key", &self.key)
+            .field("bytes", &self.body.len())
+            .finish()
+    }
+}
+
+impl Delivery {
+    /// The inbox's id of the event (a row number or a Redis stream id).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Which delivery of the event this is, from 1.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The event's de-duplication key ([`Event::dedup_key`](crate::webhook::Event::dedup_key)).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The event as received: one element of the array the service posted.
+    pub fn event_json(&self) -> &str {
+        &self.body
+    }
+
+    /// When the receiver stored it (milliseconds since the epoch).
+    pub fn received_at_ms(&self) -> i64 {
+        self.received_at_ms
+    }
+}
+
+/// An event set aside after too many attempts or because it cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadLetter {
+    /// Its id in the dead letters.
+    pub id: String,
+    /// Its de-duplication key (empty for an unreadable body).
+    pub key: String,
+    /// The event (or the unreadable body) as received.
+    pub body: String,
+    /// Deliveries it had.
+    pub attempts: u32,
+    /// Why it was set aside.
+    pub reason: String,
+}
+
+/// Events waiting or in flight, and dead letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct InboxCounts {
+    /// Stored and not yet acknowledged (waiting or taken).
+    pub pending: u64,
+    /// In the dead letters.
+    pub dead: u64,
+}
+
+/// What [`Inbox::receive`] did with a request. Answer `status` right away.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    /// The HTTP status to answer: `200` once everything is stored, `401` for
+    /// a failed verification, `500` if the expected token is empty, `503`
+    /// when the inbox or store could not be written (the service sends the
+    /// body again).
+    pub status: u16,
+    /// Events written.
+    pub stored: usize,
+    /// Events dropped as repeats.
+    pub repeats: usize,
+    /// Why the request was not a plain success (never contains a secret).
+    pub error: Option<String>,
+}
+
+pub(crate) trait InboxBackend: Send + Sync {
+    /// Writes the events whose key is new (atomically with marking the key);
+    /// returns how many were written.
+    fn push(&self, events: &[(String, String)], dedup_ttl: Duration) -> Result<usize, StoreError>;
+    fn dead_letter(&self, key: &str, body: &str, reason: &str) -> Result<(), StoreError>;
+    fn take(&self, options: &InboxOptions) -> Result<Option<Delivery>, StoreError>;
+    fn ack(&self, delivery: &Delivery) -> Result<bool, StoreError>;
+    fn release(&self, delivery: &Delivery, reason: &str) -> Result<(), StoreError>;
+    fn dead_letters(&self, limit: usize) -> Result<Vec<DeadLetter>, StoreError>;
+    fn counts(&self) -> Result<InboxCounts, StoreError>;
+}
+
+/// A durable inbox; see the [module documentation](self). Cheap to clone,
+/// thread-safe.
+#[derive(Clone)]
+pub struct Inbox {
+    backend: Arc<dyn InboxBackend>,
+    url: StoreUrl,
+    options: InboxOptions,
+}
+
+impl fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inbox")
+            .field("url", &self.url)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl Inbox {
+    /// Opens the inbox at `url` with default [`InboxOptions`].
+    pub fn open(url: &str) -> Result<Inbox, StoreError> {
+        Inbox::open_with(url, InboxOptions::default())
+    }
+
+    /// Opens the inbox at `url` (`sqlite:///path` or `redis://host:port/db`).
+    pub fn open_with(url: &str, options: InboxOptions) -> Result<Inbox, StoreError> {
+        let parsed = StoreUrl::parse(url)?;
+        if options.max_attempts == 0 || options.visibility_timeout.is_zero() {
+            return Err(StoreError::BadUrl {
+                url: parsed.to_string(),
+                reason: "max_attempts and visibility_timeout must be above 0".into(),
+            });
+        }
+        let backend: Arc<dyn InboxBackend> = match &parsed {
+            StoreUrl::Memory => return Err(StoreError::BadUrl {
+                url: parsed.to_string(),
+                reason:
+                    "an inbox must outlive the process: use sqlite:///path or redis://host:port/db"
+                        .into(),
+            }),
+            #[cfg(feature = "sqlite")]
+            StoreUrl::Sqlite(path) => Arc::new(sqlite_inbox::SqliteInbox::open(path)?),
+            #[cfg(not(feature = "sqlite"))]
+            StoreUrl::Sqlite(_) => {
+                return Err(StoreError::NotCompiled {
+                    url: parsed.to_string(),
+                    feature: "sqlite",
+                })
+            }
+            #[cfg(feature = "redis")]
+            StoreUrl::Redis(r) => Arc::new(redis_inbox::RedisInbox::open(r)?),
+            #[cfg(not(feature = "redis"))]
+            StoreUrl::Redis(_) => {
+                return Err(StoreError::NotCompiled {
+                    url: parsed.to_string(),
+                    feature: "redis",
+                })
+            }
+        };
+        Ok(Inbox {
+            backend,
+            url: parsed,
+            options,
+        })
+    }
+
+    /// The URL, without its password.
+    pub fn url(&self) -> &StoreUrl {
+        &self.url
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &InboxOptions {
+        &self.options
+    }
+
+    /// Writes events given as `(dedup key, event JSON)`, skipping keys seen
+    /// within [`InboxOptions::dedup_ttl`]; returns how many were new. Atomic:
+    /// all are written or none.
+    pub fn push(&self, events: &[(String, String)]) -> Result<usize, StoreError> {
+        self.backend.push(events, self.options.dedup_ttl)
+    }
+
+    /// The receive path of a webhook endpoint: verifies, parses, drops
+    /// repeats and writes the new events, then says what to answer.
+    ///
+    /// With a shared `store` (several inboxes on several machines behind one
+    /// load balancer), repeats are also dropped across inboxes: the event's
+    /// key is claimed in the store while it is written, and marked seen after.
+    /// A receiver that dies in between leaves a claim that expires after 30 s,
+    /// so the service's next resend is stored then; until then a resend is
+    /// answered `503`, never `200` for an event that is not stored.
+    ///
+    /// An authentic body that cannot be parsed is answered `200` (a resend
+    /// would bring the same bytes) and kept in the dead letters with the
+    /// parse error, so it is not lost either.
+    pub fn receive<I, N, V>(
+        &self,
+        receiver: &Receiver,
+        store: Option<&Store>,
+        headers: I,
+        body: &[u8],
+    ) -> Received
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let fail = |status: u16, error: String| Received {
+            status,
+            stored: 0,
+            repeats: 0,
+            error: Some(error),
+        };
+        let parsed = match receiver.receive(headers, body) {
+            Ok(p) => p,
+            Err(e @ ReceiveError::Unparseable(_)) => {
+                let text = String::from_utf8_lossy(body);
+                return match self.backend.dead_letter("", &text, &e.to_string()) {
+                    Ok(()) => fail(e.http_status(), e.name()),
+                    Err(se) => fail(503, format!("{}; cannot keep it: {se}", e.name())),
+                };
+            }
+            Err(e) => return fail(e.http_status(), e.name()),
+        };
+        let events: Vec<(String, String)> = parsed
+            .iter()
+            .map(|e| (e.dedup_key().as_str().to_owned(), e.raw_json().to_owned()))
+            .collect();
+        let total = events.len();
+        let Some(store) = store.filter(|s| !s.is_memory()) else {
+            return match self.push(&events) {
+                Ok(stored) => Received {
+                    status: 200,
+                    stored,
+                    repeats: total - stored,
+                    error: None,
+                },
+                Err(e) => fail(503, format!("inbox: {e}")),
+            };
+        };
+        let mut stored = 0;
+        let mut repeats = 0;
+        for (key, json) in events {
+            match self.receive_shared(store, key, json) {
+                Ok(true) => stored += 1,
+                Ok(false) => repeats += 1,
+                Err(e) => {
+                    return Received {
+                        status: 503,
+                        stored,
+                        repeats,
+                        error: Some(e),
+                    }
+                }
+            }
+        }
+        Received {
+            status: 200,
+            stored,
+            repeats,
+            error: None,
+        }
+    }
+
+    /// One event through the shared store: claim, write, mark seen.
+    fn receive_shared(&self, store: &Store, key: String, json: String) -> Result<bool, String> {
+        let seen_key = format!("inbox:{key}");
+        let claim_key = format!("inbox-claim:{key}");
+        let deadline = Instant::now() + CLAIM_WAIT;
+        let claim = loop {
+            if store
+                .is_seen(&seen_key)
+                .map_err(|e| format!("store: {e}"))?
+            {
+                return Ok(false);
+            }
+            if let Some(lock) = store
+                .try_lock(&claim_key, CLAIM_TTL)
+                .map_err(|e| format!("store: {e}"))?
+            {
+                break lock;
+            }
+            // Another receiver is writing this event right now.
+            if Instant::now() >= deadline {
+                return Err("another receiver holds this event and has not stored it yet".into());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Seen may have been marked between our check and the claim.
+        if store
+            .is_seen(&seen_key)
+            .map_err(|e| format!("store: {e}"))?
+        {
+            return Ok(false);
+        }
+        let written = self
+            .push(&[(key, json)])
+            .map_err(|e| format!("inbox: {e}"))?;
+        store
+            .first_seen(&seen_key, self.options.dedup_ttl)
+            .map_err(|e| format!("store: {e}"))?;
+        if let Err(e) = claim.release() {
+            log::warn!("inbox: cannot release a claim ({e}); it expires on its own");
+        }
+        Ok(written == 1)
+    }
+
+    /// Keeps something that cannot go through the inbox (e.g. an authentic
+    /// body too large to read) in the dead letters, with the reason.
+    pub fn set_aside(&self, key: &str, body: &str, reason: &str) -> Result<(), StoreError> {
+        self.backend.dead_letter(key, body, reason)
+    }
+
+    /// Takes the next event, hiding it from other consumers for the
+    /// visibility timeout; `None` when nothing is waiting. Events that were
+    /// delivered [`InboxOptions::max_attempts`] times without an
+    /// acknowledgement are moved to the dead letters on the way.
+    pub fn take(&self) -> Result<Option<Delivery>, StoreError> {
+        self.backend.take(&self.options)
+    }
+
+    /// Acknowledges a delivery: the event is done and removed. `false` when
+    /// this delivery no longer holds the event (its visibility timeout passed
+    /// and it was handed out again, or it was already acknowledged).
+    pub fn ack(&self, delivery: &Delivery) -> Result<bool, StoreError> {
+        self.backend.ack(delivery)
+    }
+
+    /// Hands an event back after a failure, with the reason: it is delivered
+    /// again at once, or goes to the dead letters (with this reason) when it
+    /// has had [`InboxOptions::max_attempts`] deliveries.
+    pub fn release(&self, delivery: &Delivery, reason: &str) -> Result<(), StoreError> {
+        self.backend.release(delivery, reason)
+    }
+
+    /// Up to `limit` dead letters, oldest first.
+    pub fn dead_letters(&self, limit: usize) -> Result<Vec<DeadLetter>, StoreError> {
+        self.backend.dead_letters(limit)
+    }
+
+    /// How many events are pending and dead.
+    pub fn counts(&self) -> Result<InboxCounts, StoreError> {
+        self.backend.counts()
+    }
+}
+
+/// A receiver that dies while writing an event holds its claim this long.
+const CLAIM_TTL: Duration = Duration::from_secs(30);
+/// How long a resend waits for another receiver's claim before a `503`.
+const CLAIM_WAIT: Duration = Duration::from_secs(2);
+
+fn dead_reason(attempts: u32, last_error: Option<&str>) -> String {
+    match last_error {
+        Some(e) => format!("failed {attempts} times; last error: {e}"),
+        None => format!("not acknowledged within the visibility timeout {attempts} times"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -135,7 +135,7 @@ CLI=$STAGE/iikocloud
 strip --strip-unneeded -o "$LIB_SO" "$REL/libiikocloud.so"
 strip --strip-debug -o "$LIB_A" "$REL/libiikocloud.a"
 strip --strip-unneeded -o "$CLI" "$REL/iikocloud"
-readelf -d "$LIB_SO" | grep -q "Library soname: \[$SONAME\]" ||
+readelf -d "$LIB_SO" | grep "Library soname: \[$SONAME\]" >/dev/null ||
     die "libiikocloud.so has no SONAME $SONAME (bindings/c/build.rs sets it)"
 # The newest glibc symbol version each binary needs: the Debian dependency
 # and the platform line of the CHANGELOG.
@@ -145,6 +145,10 @@ glibc_needed() {
 GLIBC_LIB=$(glibc_needed "$LIB_SO")
 GLIBC_CLI=$(glibc_needed "$CLI")
 echo "libiikocloud needs glibc >= $GLIBC_LIB, the CLI glibc >= $GLIBC_CLI"
+for v in "$GLIBC_LIB" "$GLIBC_CLI"; do
+    [ "$(printf '%s\n' "$v" 2.17 | sort -V | tail -1)" = 2.17 ] ||
+        die "a binary needs glibc $v, newer than the 2.17 the CHANGELOG promises"
+done
 # deb_depends FILE GLIBC: the Debian packages of the libraries FILE needs.
 deb_depends() {
     local needed deps="libc6 (>= $2)" lib

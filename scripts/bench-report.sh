@@ -242,5 +242,10 @@ $PHP_MD
 | \`libiikocloud.so\`, release, as built (\`debug = 1\` in the profile) | $(human_size "$SO_RAW") |
 | wheel \`$(basename "$WHEEL_FILE")\` (as \`maturin build --release\` makes it) | $(human_size "$WHEEL") |
 EOF
+    # Written by scripts/dist.sh, when it ran.
+    if [ -f "$ROOT/target/dist-stage/sizes.md" ]; then
+        printf '\n## Release artifacts (`./scripts/dist.sh`)\n\n'
+        cat "$ROOT/target/dist-stage/sizes.md"
+    fi
 } >"$OUT_MD"
 echo "wrote $OUT_MD" >&2

@@ -40,8 +40,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 step "python: wheel, stub check, pytest (scripts/py-test.sh)"
 mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 ./scripts/py-test.sh 2>&1 | tee target/reliability/py-test.log
-step "python: the same suite on an optimized (release) wheel"
-PY_PROFILE=release ./scripts/py-test.sh 2>&1 | tee target/reliability/py-test-release.log
+# The optimized build's run of the same suite is in scripts/dist-test.sh below:
+# the release wheel users install (manylinux2014), in a venv with no Rust.
 # ---- end of the Python section ----------------------------------------------
 
 # ---- C ABI (bindings/c, include/, examples/c, examples/cpp, tests/c) --------
@@ -61,6 +61,13 @@ step "PHP: PHPUnit against the emulator, receiver under php -S, 8 processes shar
 step "PHP under PHP-FPM and nginx: preload recipe, client page under load, webhooks of 8 organizations (scripts/php-fpm-test.sh)"
 ./scripts/php-fpm-test.sh
 # ---- end of the PHP section -------------------------------------------------
+
+# ---- Release artifacts (scripts/dist.sh, packaging/) ------------------------
+step "release artifacts installed as users install them: wheel without Rust, C archive with CMake and pkg-config, .deb with apt, composer package (scripts/dist-test.sh)"
+./scripts/dist-test.sh 2>&1 | tee target/reliability/dist-test.log
+step "documentation site: MkDocs --strict with the rustdoc, header and stubs (scripts/docs.sh)"
+./scripts/docs.sh
+# ---- end of the release section ---------------------------------------------
 
 # ---- Reliability (fuzz, fault matrix, load, secrets: docs/reliability.md) ---
 # The fault matrix and secrets tests ran in `cargo test --workspace` above.

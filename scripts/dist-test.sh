@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# Tests the release artifacts as users install them, run by scripts/test.sh
+# (or alone). Writes dist/ with scripts/dist.sh first (DIST_SKIP_BUILD=1 tests
+# the dist/ already there). Needs root for apt-get (or sudo).
+#
+#  1. Python: the wheel into a fresh virtualenv, with no cargo or rustc on
+#     PATH; mypy.stubtest of the installed module against its stubs; the
+#     package's pytest suite and the framework examples;
+#  2. C/C++ archive: a CMake project (find_package(iikocloud), shared and
+#     static, C and C++) and a pkg-config build against the unpacked archive,
+#     run against the emulator (the shipped CLI's `iikocloud emulator`);
+#  3. Debian packages: apt-get install ./*.deb, dpkg -L in the standard places,
+#     a C program built with pkg-config and the CMake project against /usr,
+#     the CLI; removed again at the end;
+#  4. PHP: composer installs the package from a path repository and the
+#     quickstart (examples/php, autoloaded by composer) lists the emulator's
+#     organizations, with the library of the .deb and of the archive.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DIST=${DIST_DIR:-$ROOT/dist}
+OUT=$ROOT/target/dist-test
+STAGE=$ROOT/target/dist-stage
+
+step() { printf '\n==> [dist-test] %s\n' "$*"; }
+die() { echo "dist-test: $*" >&2; exit 1; }
+if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+
+# ---- tools ----
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v composer >/dev/null || missing+=(composer)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v gcc >/dev/null || missing+=(gcc)
+command -v g++ >/dev/null || missing+=(g++)
+command -v make >/dev/null || missing+=(make)
+command -v php >/dev/null || missing+=(php-cli)
+command -v unzip >/dev/null || missing+=(unzip)
+command -v openssl >/dev/null || missing+=(openssl)
+if ((${#missing[@]})); then
+    step "installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ -z "${DIST_SKIP_BUILD:-}" ]; then
+    ./scripts/dist.sh
+fi
+VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+MINOR=$(echo "$VERSION" | cut -d. -f2)
+MAJOR=$(echo "$VERSION" | cut -d. -f1)
+if [ "$MAJOR" = 0 ]; then SOVERSION=0.$MINOR; else SOVERSION=$MAJOR; fi
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# ---- the emulator: the CLI as shipped (stripped, from dist.sh) ----
+EMULATOR_PID=""
+cleanup() {
+    if [ -n "$EMULATOR_PID" ]; then
+        kill "$EMULATOR_PID" 2>/dev/null || true
+        wait "$EMULATOR_PID" 2>/dev/null || true
+    fi
+    if [ -n "${DEBS_INSTALLED:-}" ]; then
+        $SUDO apt-get remove -y -qq --purge "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >/dev/null 2>&1 || true
+    fi
+}
+trap cleanup EXIT
+"$STAGE/iikocloud" emulator --port 0 >"$OUT/emulator.log" 2>&1 &
+EMULATOR_PID=$!
+for _ in $(seq 600); do
+    grep -q 'listening on http://' "$OUT/emulator.log" && break
+    sleep 0.05
+done
+IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$OUT/emulator.log" | head -1)
+[ -n "$IIKO_BASE_URL" ] || { cat "$OUT/emulator.log" >&2; die "the emulator did not start"; }
+# The emulator's public test credentials; the client examples also point the
+# webhook somewhere (nothing listens there: only the setting is checked).
+export IIKO_BASE_URL IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \
+    WEBHOOK_URL=http://127.0.0.1:9/hook WEBHOOK_TOKEN=example-token
+VECTORS=$ROOT/tests/vectors/payloads
+
+# expect NAME WANT CMD...: runs CMD, which must succeed and print WANT.
+expect() {
+    local name=$1 want=$2; shift 2
+    local log=$OUT/run.log
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        die "$name failed"
+    fi
+    grep -qF -- "$want" "$log" || { cat "$log" >&2; die "$name: no '$want' in its output"; }
+    echo "ok: $name"
+}
+# run_c_programs DIR LABEL: the webhook and client examples built in DIR.
+run_c_programs() {
+    local dir=$1 label=$2 p
+    for p in "$dir"/webhook_*; do
+        expect "$label $(basename "$p")" "8 events" \
+            "$p" --token s3cret --authorization "Bearer s3cret" "$VECTORS/multi_all_types.json"
+    done
+    for p in "$dir"/client_*; do
+        expect "$label $(basename "$p") against the emulator" "set to http://127.0.0.1:9/hook" "$p"
+    done
+}
+
+# ---- 1. Python ----
+step "python: the wheel in a fresh virtualenv without a Rust toolchain"
+WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_x86_64*.whl)
+# PATH without the directories that hold cargo or rustc.
+NORUST_PATH=""
+IFS=: read -r -a dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+    [ -x "$d/cargo" ] || [ -x "$d/rustc" ] && continue
+    NORUST_PATH=${NORUST_PATH:+$NORUST_PATH:}$d
+done
+VENV=$OUT/venv
+env PATH="$NORUST_PATH" python3 -m venv "$VENV"
+env PATH="$VENV/bin:$NORUST_PATH" bash -c '
+    set -euo pipefail
+    if command -v cargo || command -v rustc; then echo "a Rust toolchain is on PATH" >&2; exit 1; fi
+    # --only-binary: a missing or unusable wheel must fail, not fall back to a build.
+    pip install -q --disable-pip-version-check --only-binary :all: "$1"
+    pip install -q --disable-pip-version-check "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"
+' _ "$WHEEL"
+(
+    cd "$OUT" # outside the source tree: the installed wheel is what runs
+    export PATH="$VENV/bin:$NORUST_PATH"
+    python -c 'import iikocloud, sys; print("testing", iikocloud.__file__, iikocloud.__version__); sys.exit("site-packages" not in iikocloud.__file__)'
+    python -m mypy.stubtest iikocloud
+    python -m pytest -q -p no:cacheprovider "$ROOT/bindings/python/tests" "$ROOT/examples/python"
+)
+
+# ---- 2. C/C++ archive ----
+step "C/C++ archive: CMake and pkg-config consumers"
+tar -C "$OUT" -xzf "$DIST/iikocloud-$VERSION-linux-x86_64.tar.gz"
+SDK=$OUT/iikocloud-$VERSION-linux-x86_64
+for f in lib/libiikocloud.so "lib/libiikocloud.so.$SOVERSION" lib/libiikocloud.a include/iikocloud.h \
+    include/iikocloud.hpp lib/pkgconfig/iikocloud.pc lib/cmake/iikocloud/iikocloudConfig.cmake \
+    LICENSE-MIT LICENSE-APACHE THIRD-PARTY-LICENSES.txt CHANGELOG.md; do
+    [ -e "$SDK/$f" ] || die "the archive has no $f"
+done
+cmake -S packaging/tests/cmake-consumer -B "$OUT/cmake-archive" -DCMAKE_PREFIX_PATH="$SDK" \
+    -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" || { cat "$OUT/cmake.log"; die "cmake configure (archive)"; }
+grep -q "iikocloud $VERSION (libiikocloud.so.$SOVERSION) from $SDK/lib/cmake/iikocloud" "$OUT/cmake.log" ||
+    { cat "$OUT/cmake.log"; die "CMake did not find the archive's package"; }
+cmake --build "$OUT/cmake-archive" -j 2 >"$OUT/cmake-build.log" || { cat "$OUT/cmake-build.log"; die "cmake build (archive)"; }
+# The shared programs load the archive's library (CMake's build RPATH), the
+# static ones none.
+ldd "$OUT/cmake-archive/webhook_shared" | grep "libiikocloud.so.$SOVERSION => $SDK/lib/" >/dev/null ||
+    die "webhook_shared does not load the archive's library"
+if ldd "$OUT/cmake-archive/webhook_static" | grep libiikocloud >/dev/null; then die "webhook_static loads libiikocloud.so"; fi
+run_c_programs "$OUT/cmake-archive" "cmake (archive)"
+
+export PKG_CONFIG_PATH=$SDK/lib/pkgconfig
+[ "$(pkg-config --modversion iikocloud)" = "$VERSION" ] || die "pkg-config --modversion"
+mkdir -p "$OUT/pc-archive"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror examples/c/example_webhook.c -o "$OUT/pc-archive/webhook_shared" \
+    $(pkg-config --cflags --libs iikocloud) -Wl,-rpath,"$(pkg-config --variable=libdir iikocloud)"
+# shellcheck disable=SC2046
+g++ -std=c++17 -Wall -Wextra -Werror examples/cpp/example_client.cpp -o "$OUT/pc-archive/client_cpp_static" \
+    $(pkg-config --cflags iikocloud) "$(pkg-config --variable=libdir iikocloud)/libiikocloud.a" \
+    $(pkg-config --static --libs-only-other --libs-only-l iikocloud | sed 's/-liikocloud//')
+unset PKG_CONFIG_PATH
+run_c_programs "$OUT/pc-archive" "pkg-config (archive)"
+
+# ---- 3. Debian packages ----
+step "Debian packages: apt-get install, dpkg -L, build against /usr"
+if dpkg -s "libiikocloud$SOVERSION" >/dev/null 2>&1 || dpkg -s libiikocloud-dev >/dev/null 2>&1; then
+    die "libiikocloud is installed already: remove it first (apt-get remove libiikocloud$SOVERSION)"
+fi
+DEBS=("$DIST/libiikocloud${SOVERSION}_$VERSION-1_amd64.deb" "$DIST/libiikocloud-dev_$VERSION-1_amd64.deb"
+    "$DIST/iikocloud_$VERSION-1_amd64.deb")
+DEBS_INSTALLED=1
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${DEBS[@]}" >"$OUT/apt.log" 2>&1 ||
+    { cat "$OUT/apt.log"; die "apt-get install of the .deb files failed"; }
+dpkg -L "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >"$OUT/dpkg-L.txt"
+for f in "/usr/lib/x86_64-linux-gnu/libiikocloud.so.$SOVERSION" "/usr/lib/x86_64-linux-gnu/libiikocloud.so.$VERSION" \
+    /usr/lib/x86_64-linux-gnu/libiikocloud.so /usr/lib/x86_64-linux-gnu/libiikocloud.a \
+    /usr/include/iikocloud.h /usr/include/iikocloud.hpp /usr/lib/x86_64-linux-gnu/pkgconfig/iikocloud.pc \
+    /usr/lib/x86_64-linux-gnu/cmake/iikocloud/iikocloudConfig.cmake \
+    /usr/lib/x86_64-linux-gnu/cmake/iikocloud/iikocloudConfigVersion.cmake /usr/bin/iikocloud \
+    "/usr/share/doc/libiikocloud$SOVERSION/copyright"; do
+    grep -qx "$f" "$OUT/dpkg-L.txt" || die "dpkg -L does not list $f"
+done
+# Nothing outside the standard places.
+if grep -v -E '^$|^/(\.|usr|usr/(bin|include|lib|share)|usr/lib/x86_64-linux-gnu(/.*)?|usr/bin/iikocloud|usr/include/iikocloud\.(h|hpp)|usr/share/doc(/.*)?)$' "$OUT/dpkg-L.txt"; then
+    die "a package installs outside the standard places (above)"
+fi
+ldconfig -p | grep "libiikocloud.so.$SOVERSION" >/dev/null || die "ldconfig does not know libiikocloud.so.$SOVERSION"
+expect "iikocloud --version (deb)" "$VERSION" iikocloud --version
+mkdir -p "$OUT/pc-deb"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror examples/c/example_webhook.c -o "$OUT/pc-deb/webhook_shared" \
+    $(pkg-config --cflags --libs iikocloud)
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror examples/c/example_client.c -o "$OUT/pc-deb/client_shared" \
+    $(pkg-config --cflags --libs iikocloud)
+# (/lib is /usr/lib on a merged-/usr system; ldconfig may name either.)
+ldd "$OUT/pc-deb/client_shared" | grep -E "libiikocloud.so.$SOVERSION => (/usr)?/lib/x86_64-linux-gnu/" >/dev/null ||
+    die "the program does not load /usr/lib/x86_64-linux-gnu/libiikocloud.so.$SOVERSION"
+run_c_programs "$OUT/pc-deb" "pkg-config (deb)"
+cmake -S packaging/tests/cmake-consumer -B "$OUT/cmake-deb" >"$OUT/cmake.log" || { cat "$OUT/cmake.log"; die "cmake configure (deb)"; }
+grep -q "from /usr/lib/x86_64-linux-gnu/cmake/iikocloud" "$OUT/cmake.log" || { cat "$OUT/cmake.log"; die "CMake did not find the Debian package"; }
+cmake --build "$OUT/cmake-deb" -j 2 >"$OUT/cmake-build.log" || { cat "$OUT/cmake-build.log"; die "cmake build (deb)"; }
+run_c_programs "$OUT/cmake-deb" "cmake (deb)"
+
+# ---- 4. PHP ----
+step "PHP: composer from a path repository, the quickstart against the emulator"
+PKG=$OUT/php-package
+mkdir -p "$PKG" "$OUT/php-app"
+unzip -q "$DIST/iikocloud-php-$VERSION.zip" -d "$PKG"
+cat >"$OUT/php-app/composer.json" <<EOF
+{
+    "name": "example/pos-app",
+    "require": { "iikocloud/iikocloud": "$VERSION" },
+    "repositories": [
+        { "type": "path", "url": "$PKG", "options": { "symlink": false } },
+        { "packagist.org": false }
+    ]
+}
+EOF
+(cd "$OUT/php-app" && COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_HOME=$OUT/composer-home composer install -q --no-interaction --no-progress) ||
+    die "composer install"
+[ -f "$OUT/php-app/vendor/iikocloud/iikocloud/src/Library.php" ] || die "composer did not install the package"
+# The quickstart as a user copies it: Composer's autoloader instead of the checkout's.
+sed "s|^require __DIR__ . '/../../bindings/php/autoload.php';|require __DIR__ . '/vendor/autoload.php';|" \
+    examples/php/quickstart.php >"$OUT/php-app/quickstart.php"
+grep -q "vendor/autoload.php';$" "$OUT/php-app/quickstart.php" || die "examples/php/quickstart.php no longer requires autoload.php"
+cat >"$OUT/php-app/which.php" <<'EOF'
+<?php
+require __DIR__ . '/vendor/autoload.php';
+echo IikoCloud\Library::path(), ' ', IikoCloud\Library::version(), "\n";
+EOF
+# The Debian package's library, found without configuration.
+expect "php Library finds the deb's library" "/usr/lib/x86_64-linux-gnu/libiikocloud.so" \
+    env -u IIKOCLOUD_LIB php -d ffi.enable=1 "$OUT/php-app/which.php"
+expect "php quickstart (deb library)" "set to http://127.0.0.1:9/hook" env -u IIKOCLOUD_LIB php -d ffi.enable=1 "$OUT/php-app/quickstart.php"
+
+step "removing the Debian packages"
+$SUDO apt-get remove -y -qq --purge "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >/dev/null
+DEBS_INSTALLED=""
+[ ! -e /usr/include/iikocloud.h ] || die "/usr/include/iikocloud.h is left after apt-get remove"
+
+# The archive's library, named by IIKOCLOUD_LIB (its header is found beside it).
+expect "php Library uses IIKOCLOUD_LIB" "$SDK/lib/libiikocloud.so.$VERSION" \
+    env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/which.php"
+expect "php quickstart (archive library)" "set to http://127.0.0.1:9/hook" \
+    env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/quickstart.php"
+
+step "release artifacts installed and tested"

@@ -88,6 +88,10 @@ impl OrderingGuard {
         }
     }
 
+    /// How long a shared store keeps a position when the caller does not say:
+    /// a week, longer than any order or reserve stays open.
+    pub const DEFAULT_STORE_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
     /// A guard whose positions live in `store`, each kept for `ttl` after its
     /// last change (size it above the life of an order, e.g. a few days).
     ///

@@ -154,7 +154,8 @@ impl NativeClient {
     #[new]
     #[pyo3(signature = (*, app_id=None, client_secret=None, api_key=None, api_login=None,
         base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None,
-        token_cache_dir=None, ca_file=None, trust=None, proxy=None, no_proxy=None))]
+        token_cache_dir=None, ca_file=None, trust=None, proxy=None, no_proxy=None,
+        token_store=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -172,6 +173,7 @@ impl NativeClient {
         trust: Option<String>,
         proxy: Option<String>,
         no_proxy: Option<String>,
+        token_store: Option<String>,
     ) -> PyResult<NativeClient> {
         guard(py, || {
             logbridge::refresh(py);
@@ -215,6 +217,12 @@ impl NativeClient {
             }
             if let Some(dir) = token_cache_dir {
                 b = b.token_cache_dir(dir);
+            }
+            if let Some(url) = token_store {
+                let store = py
+                    .detach(|| iikocloud::store::Store::open(&url))
+                    .map_err(|e| crate::errors::store_error(py, &e))?;
+                b = b.token_store(store);
             }
             if let Some(path) = ca_file {
                 b = b.ca_file(path);

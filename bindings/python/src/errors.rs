@@ -36,6 +36,22 @@ pub fn simple(py: Python<'_>, class: &str, message: &str) -> PyErr {
     raise(py, class, message, None)
 }
 
+/// A store that cannot be opened: a bad URL is an `InvalidInputError`, an
+/// unreachable backend a `TransportError` of kind `connect` (as in C).
+pub fn store_error(py: Python<'_>, err: &iikocloud::store::StoreError) -> PyErr {
+    use iikocloud::store::StoreError;
+    match err {
+        StoreError::Backend { .. } | StoreError::Timeout { .. } => {
+            let kwargs = PyDict::new(py);
+            if let Err(e) = kwargs.set_item("kind", "connect") {
+                return e;
+            }
+            raise(py, "TransportError", &err.to_string(), Some(&kwargs))
+        }
+        _ => invalid_input(py, &err.to_string()),
+    }
+}
+
 /// The error of a failed call, with every field the core kept.
 pub fn to_pyerr(py: Python<'_>, err: &Error) -> PyErr {
     let message = err.to_string();

@@ -382,6 +382,12 @@ pub fn event_kinds() -> Vec<(u32, &'static str)> {
         .collect()
 }
 
+/// Opens the store a URL names, without holding the GIL (it may connect).
+fn open_store(py: Python<'_>, url: &str) -> PyResult<iikocloud::store::Store> {
+    py.detach(|| iikocloud::store::Store::open(url))
+        .map_err(|e| crate::errors::store_error(py, &e))
+}
+
 /// Drops repeated deliveries; see `iikocloud.webhooks.Deduplicator`.
 ///
 /// Its lock is held only for a hash-map step and never around Python or
@@ -394,14 +400,27 @@ pub struct NativeDeduplicator {
 #[pymethods]
 impl NativeDeduplicator {
     #[new]
-    fn new(py: Python<'_>, capacity: usize, max_age: f64) -> PyResult<Self> {
+    #[pyo3(signature = (capacity, max_age, store=None))]
+    fn new(py: Python<'_>, capacity: usize, max_age: f64, store: Option<String>) -> PyResult<Self> {
         let max_age = crate::client::seconds(py, "max_age", max_age)?;
-        Ok(NativeDeduplicator {
-            inner: Deduplicator::new(capacity, max_age),
-        })
+        let inner = match store {
+            None => Deduplicator::new(capacity, max_age),
+            Some(url) => Deduplicator::with_store(open_store(py, &url)?, max_age),
+        };
+        Ok(NativeDeduplicator { inner })
     }
     fn first_seen(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
-        guard(py, || Ok(self.inner.first_seen(&event.event)))
+        let event = &event.event;
+        // A shared store answers over a file or the network: let Python run.
+        guard(py, || Ok(py.detach(|| self.inner.first_seen(event))))
+    }
+    fn first_new_order(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
+        let event = &event.event;
+        guard(py, || Ok(py.detach(|| self.inner.first_new_order(event))))
+    }
+    #[getter]
+    fn store_url(&self) -> Option<String> {
+        self.inner.store().map(|s| s.url().to_string())
     }
     fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
         guard(py, || {
@@ -426,10 +445,24 @@ pub struct NativeOrderingGuard {
 #[pymethods]
 impl NativeOrderingGuard {
     #[new]
-    fn new(capacity: usize) -> Self {
-        NativeOrderingGuard {
-            inner: OrderingGuard::new(capacity),
-        }
+    #[pyo3(signature = (capacity, store=None, ttl=None))]
+    fn new(
+        py: Python<'_>,
+        capacity: usize,
+        store: Option<String>,
+        ttl: Option<f64>,
+    ) -> PyResult<Self> {
+        let inner = match store {
+            None => OrderingGuard::new(capacity),
+            Some(url) => {
+                let ttl = match ttl {
+                    Some(t) => crate::client::seconds(py, "ttl", t)?,
+                    None => OrderingGuard::DEFAULT_STORE_TTL,
+                };
+                OrderingGuard::with_store(open_store(py, &url)?, ttl)
+            }
+        };
+        Ok(NativeOrderingGuard { inner })
     }
     /// `("apply" | "stale" | "untracked", last applied timestamp or None)`.
     fn observe(
@@ -438,7 +471,8 @@ impl NativeOrderingGuard {
         event: PyRef<'_, NativeEvent>,
     ) -> PyResult<(&'static str, Option<i64>)> {
         guard(py, || {
-            Ok(match self.inner.observe(&event.event) {
+            let event = &event.event;
+            Ok(match py.detach(|| self.inner.observe(event)) {
                 OrderingDecision::Apply => ("apply", None),
                 OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
                 OrderingDecision::Untracked => ("untracked", None),

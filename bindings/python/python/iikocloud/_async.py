@@ -145,6 +145,7 @@ class AsyncClient(AsyncOps):
         trust: str = "system",
         proxy: Optional[str] = None,
         no_proxy: Optional[str] = None,
+        token_store: Optional[str] = None,
         executor: Optional[Executor] = None,
         max_workers: Optional[int] = None,
     ) -> None:
@@ -164,6 +165,7 @@ class AsyncClient(AsyncOps):
             trust=trust,
             proxy=proxy,
             no_proxy=no_proxy,
+            token_store=token_store,
         )
         self._executor = executor
         self._workers = workers

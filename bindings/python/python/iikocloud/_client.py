@@ -108,7 +108,10 @@ class Client(Ops):
     in that directory (mode 0600, created 0700 if missing): gunicorn or uWSGI
     workers, Celery workers and cron jobs with the same credentials then make
     one token request between them, and a token the service refuses is
-    dropped for all of them.
+    dropped for all of them. ``token_store`` does the same through a shared
+    store (``"sqlite:///abs/path.db"`` for one machine,
+    ``"redis://[:password@]host:port/db"`` for many): one token request per
+    credential set at a time across all of them.
 
     The service's certificate is verified against the system trust store
     (``trust="system"``, the default; it honours ``SSL_CERT_FILE`` and
@@ -139,6 +142,7 @@ class Client(Ops):
         trust: str = "system",
         proxy: Optional[str] = None,
         no_proxy: Optional[str] = None,
+        token_store: Optional[str] = None,
     ) -> None:
         self._native: Optional[_native.NativeClient] = _native.NativeClient(
             app_id=app_id,
@@ -155,6 +159,7 @@ class Client(Ops):
             trust=trust,
             proxy=proxy,
             no_proxy=no_proxy,
+            token_store=token_store,
         )
         self._app_id = app_id
 

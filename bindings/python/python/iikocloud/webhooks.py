@@ -622,19 +622,39 @@ class Deduplicator:
     of them, oldest forgotten first) to drop repeated deliveries.
     Thread-safe: share one instance between request handlers.
 
-    The key is :attr:`Event.dedup_key`. Memory only: after a restart repeats
-    pass once; store the keys yourself (with your processing, in one
-    transaction) when that matters.
+    The key is :attr:`Event.dedup_key`. By default the keys live in this
+    process's memory. ``store`` shares them: ``"sqlite:///abs/path.db"``
+    between the processes of one machine (gunicorn, uWSGI or Celery workers),
+    ``"redis://[:password@]host:port/db"`` between machines; a key is then
+    first seen by exactly one caller of all, and kept ``max_age`` seconds
+    (``capacity`` applies to memory only). If the store fails later,
+    :meth:`first_seen` logs it and answers True: an event handled twice
+    rather than lost. A bad URL raises :class:`InvalidInputError`, an
+    unreachable store :class:`TransportError`; the password never shows.
     """
 
     __slots__ = ("_n",)
 
-    def __init__(self, capacity: int = 10_000, max_age: float = 24 * 3600.0) -> None:
-        self._n = _native.NativeDeduplicator(capacity, float(max_age))
+    def __init__(
+        self, capacity: int = 10_000, max_age: float = 24 * 3600.0, *, store: Optional[str] = None
+    ) -> None:
+        self._n = _native.NativeDeduplicator(capacity, float(max_age), store)
+
+    @property
+    def store_url(self) -> Optional[str]:
+        """The store's URL without its password, or None for memory."""
+        return self._n.store_url
 
     def first_seen(self, event: Event) -> bool:
         """True the first time (and records the event), False for a repeat."""
         return self._n.first_seen(event._n)
+
+    def first_new_order(self, event: Event) -> bool:
+        """True exactly once per delivery order: for the first event that makes
+        the order new (the service sends both ``Unconfirmed`` and
+        ``WaitCooking`` for one order), False for the rest and for every
+        other event. Kept ``max_age`` seconds, in the store when there is one."""
+        return self._n.first_new_order(event._n)
 
     def forget(self, event: Event) -> None:
         """Forgets an event, e.g. when processing it failed and a resend
@@ -671,12 +691,20 @@ class Ordering(NamedTuple):
 class OrderingGuard:
     """Remembers the last applied ``timestamp`` per order and reserve (at most
     ``capacity`` entities, least recently seen forgotten first) to skip events
-    that arrive after newer ones. Thread-safe."""
+    that arrive after newer ones. Thread-safe.
+
+    ``store`` (a URL, as for :class:`Deduplicator`) keeps the positions where
+    every process and machine sharing it sees them; a position only moves
+    forward there, and is kept ``ttl`` seconds after its last change (a week
+    by default, the core's rule). If the store fails later, :meth:`observe`
+    logs it and answers ``untracked``."""
 
     __slots__ = ("_n",)
 
-    def __init__(self, capacity: int = 10_000) -> None:
-        self._n = _native.NativeOrderingGuard(capacity)
+    def __init__(
+        self, capacity: int = 10_000, *, store: Optional[str] = None, ttl: Optional[float] = None
+    ) -> None:
+        self._n = _native.NativeOrderingGuard(capacity, store, None if ttl is None else float(ttl))
 
     def observe(self, event: Event) -> Ordering:
         """Decides whether to apply the event, recording it when it is newer

@@ -31,7 +31,7 @@ $orgId = $env('ORG_ID');
 
 try {
     // The menu: a read, retried after a network error or a 5xx.
-    $menu = $client->nomenclature(['organizationId' => $orgId]);
+    $menu = $client->nomenclature()->get(['organizationId' => $orgId]);
     printf("menu revision %s, %d products\n", (string) ($menu['revision'] ?? '-'), count($menu['products'] ?? []));
 
     // An order: a command; wait: true follows it and never creates it twice.

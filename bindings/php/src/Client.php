@@ -86,6 +86,10 @@ final class Client
      * @param ?string $proxy `http://[user:password@]host:port`; PHP-FPM clears the environment,
      *                       so give it here rather than relying on HTTPS_PROXY. Never shown.
      * @param ?string $noProxy hosts reached without the proxy, comma-separated
+     * @param ?string $tokenStore a shared store for the token instead of a directory:
+     *                           `sqlite:///abs/path.db` (one machine) or
+     *                           `redis://[:password@]host:port/db` (many); one token request
+     *                           per credential set at a time among all sharing it
      * @throws InvalidInputException for a bad configuration
      * @throws Exception\LibraryException when the library cannot be loaded
      */
@@ -107,7 +111,8 @@ final class Client
         ?string $caFile = null,
         string $trust = 'system',
         #[\SensitiveParameter] ?string $proxy = null,
-        ?string $noProxy = null
+        ?string $noProxy = null,
+        #[\SensitiveParameter] ?string $tokenStore = null
     ) {
         if (is_array($appId)) {
             if (func_num_args() > 1) {
@@ -199,6 +204,13 @@ final class Client
                 $this->set($ffi->iiko_client_options_set_token_cache_dir(
                     $options,
                     Library::cString($tokenCacheDir, 'tokenCacheDir'),
+                    FFI::addr($err)
+                ), $err);
+            }
+            if ($tokenStore !== null) {
+                $this->set($ffi->iiko_client_options_set_token_store(
+                    $options,
+                    Library::cString($tokenStore, 'tokenStore'),
                     FFI::addr($err)
                 ), $err);
             }

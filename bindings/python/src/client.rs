@@ -470,6 +470,33 @@ impl NativeClient {
         })
     }
 
+    /// The core's `call_operation_and_wait`: a command by name, followed until
+    /// it succeeds (for `deliveries.create`, the safe creation that never
+    /// creates twice); answers the JSON text of the command's answer.
+    #[pyo3(signature = (name, request, *, timeout=None, wait_timeout=None))]
+    fn call_operation_and_wait<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        request: &Bound<'py, PyAny>,
+        timeout: Option<f64>,
+        wait_timeout: Option<f64>,
+    ) -> PyResult<String> {
+        guard(py, || {
+            logbridge::refresh(py);
+            let body = json_arg(request)?;
+            let call = iikocloud::api::OperationCall {
+                timeout: timeout.map(|t| seconds(py, "timeout", t)).transpose()?,
+                ..Default::default()
+            };
+            let wait = wait_options(py, wait_timeout, None, None)?;
+            let answer = detached(py, || {
+                iikocloud::api::call_operation_and_wait(&self.client()?, &name, &body, &call, &wait)
+            })?;
+            Ok(answer.to_string())
+        })
+    }
+
     /// Polls `commands/status` until the command succeeds (returns `None`),
     /// fails (`CommandFailedError`), runs out of `timeout` seconds
     /// (`CommandTimeoutError`) or is forgotten by the service

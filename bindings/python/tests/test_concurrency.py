@@ -4,6 +4,7 @@ asyncio client (concurrent, cancellation-safe)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import http.server
 import threading
 import time
@@ -216,7 +217,11 @@ def test_async_client_runs_far_more_calls_at_once_than_the_default_executor(emu:
             return time.monotonic() - started
 
     elapsed = asyncio.run(main())
-    assert elapsed < delay * 4, elapsed
+    # Not a speed target: the bound is half of what the default executor
+    # would need at best, so a loaded machine does not fail it.
+    default_workers = min(32, (os.cpu_count() or 1) + 4)
+    serial_batches = -(-calls // default_workers)
+    assert elapsed < delay * serial_batches / 2, (elapsed, serial_batches)
 
 
 def test_async_client_max_workers_bounds_calls_in_flight(emu: Emulator) -> None:

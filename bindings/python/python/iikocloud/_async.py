@@ -233,10 +233,18 @@ class AsyncClient(AsyncOps):
         return await self._run(self._sync._call_op, name, fields, response, timeout)
 
     async def call_operation(
-        self, name: str, request: Union[str, Mapping[str, Any], None] = None, *, timeout: Optional[Seconds] = None
+        self,
+        name: str,
+        request: Union[str, Mapping[str, Any], None] = None,
+        *,
+        timeout: Optional[Seconds] = None,
+        wait: bool = False,
+        wait_timeout: Seconds = 60.0,
     ) -> Any:
         """See :meth:`Client.call_operation`."""
-        return await self._run(self._sync.call_operation, name, request, timeout=timeout)
+        return await self._run(
+            self._sync.call_operation, name, request, timeout=timeout, wait=wait, wait_timeout=wait_timeout
+        )
 
     async def wait(
         self,

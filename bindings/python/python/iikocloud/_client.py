@@ -204,14 +204,31 @@ class Client(Ops):
         return _model.load(response, json.loads(text, parse_float=Decimal))
 
     def call_operation(
-        self, name: str, request: Union[str, Mapping[str, Any], None] = None, *, timeout: Optional[Seconds] = None
+        self,
+        name: str,
+        request: Union[str, Mapping[str, Any], None] = None,
+        *,
+        timeout: Optional[Seconds] = None,
+        wait: bool = False,
+        wait_timeout: Seconds = 60.0,
     ) -> Any:
         """Calls the operation ``name`` (``"deliveries.create"``) with a JSON
         request (text or a dict of JSON values, ``Decimal`` allowed), checked
         by the core first; answers the parsed JSON with fractional numbers as
-        ``Decimal``. Commands are never retried, reads are."""
+        ``Decimal``. Commands are never retried, reads are.
+
+        ``wait=True`` follows a command until it succeeds (up to
+        ``wait_timeout``), raising the :class:`CommandError` kinds as
+        :meth:`wait` does; ``deliveries.create`` then uses the safe creation
+        and answers ``{"orderInfo": ...}`` as read back. An operation that is
+        not a command is refused."""
         body: Any = request if isinstance(request, str) or request is None else _model.dump(request)
-        text = self._n().call_operation(name, body, timeout=_seconds(timeout))
+        if wait:
+            text = self._n().call_operation_and_wait(
+                name, body, timeout=_seconds(timeout), wait_timeout=_seconds(wait_timeout)
+            )
+        else:
+            text = self._n().call_operation(name, body, timeout=_seconds(timeout))
         return json.loads(text, parse_float=Decimal)
 
     def wait(

@@ -110,6 +110,9 @@ class NativeClient:
         decimals: bool = False,
     ) -> Any: ...
     def call_operation(self, name: str, request: Any, *, timeout: Optional[float] = None) -> str: ...
+    def call_operation_and_wait(
+        self, name: str, request: Any, *, timeout: Optional[float] = None, wait_timeout: Optional[float] = None
+    ) -> str: ...
     def wait_command(
         self,
         organization_id: str,

@@ -495,4 +495,22 @@ fn platform_events_terminals_licenses_and_directories_come_from_the_emulator() {
     let units = units.items.unwrap_or_default();
     assert_eq!(units.len(), 1);
     assert_eq!(units[0].name.as_deref(), Some("Kilogram"));
+    let sizes = api
+        .nomenclature()
+        .product_size()
+        .list(&Default::default())
+        .expect("product sizes");
+    let names: Vec<_> = sizes
+        .items
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|s| s.name)
+        .collect();
+    assert_eq!(names, ["25 cm", "32 cm"]);
+    let allergens = api
+        .nomenclature()
+        .allergen_group()
+        .list(&Default::default())
+        .expect("allergen groups");
+    assert_eq!(allergens.total_count, Some(3));
 }

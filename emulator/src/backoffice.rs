@@ -253,7 +253,10 @@ pub(crate) fn handle(shared: &Arc<Shared>, op: &Value, body: &Map<String, Value>
             Some(terminals(shared, family, op, body))
         }
         "licenses" if action == "list" => Some(licenses(shared, body)),
-        "nomenclature.amount_unit" if action == "list" => Some(directory(op, body, &AMOUNT_UNITS)),
+        _ if action == "list" => {
+            let rows = DIRECTORIES.iter().find(|(f, _)| *f == family)?.1;
+            Some(directory(op, body, rows))
+        }
         _ => None,
     }
 }
@@ -1036,6 +1039,82 @@ fn licenses(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
     )
 }
 
+/// The seeded directories of the nomenclature, by family: id, code, name.
+const DIRECTORIES: [(&str, &[(&str, &str, &str)]); 11] = [
+    ("nomenclature.amount_unit", &AMOUNT_UNITS),
+    (
+        "nomenclature.container",
+        &[
+            (
+                "2b7c1d4e-8f90-4a1b-9c2d-3e4f5a6b7c01",
+                "box",
+                "Takeaway box",
+            ),
+            ("2b7c1d4e-8f90-4a1b-9c2d-3e4f5a6b7c02", "cup", "Cup 0.5 l"),
+        ],
+    ),
+    (
+        "nomenclature.allergen_group",
+        &[
+            ("3c8d2e5f-9a01-4b2c-8d3e-4f5a6b7c8d01", "gluten", "Gluten"),
+            ("3c8d2e5f-9a01-4b2c-8d3e-4f5a6b7c8d02", "milk", "Milk"),
+            ("3c8d2e5f-9a01-4b2c-8d3e-4f5a6b7c8d03", "nuts", "Nuts"),
+        ],
+    ),
+    (
+        "nomenclature.custom_category",
+        &[
+            ("4d9e3f60-ab12-4c3d-9e4f-5a6b7c8d9e01", "vegan", "Vegan"),
+            ("4d9e3f60-ab12-4c3d-9e4f-5a6b7c8d9e02", "spicy", "Spicy"),
+        ],
+    ),
+    (
+        "nomenclature.modifier_schema",
+        &[(
+            "5eaf4071-bc23-4d4e-8f50-6b7c8d9eaf01",
+            "pizza",
+            "Pizza toppings",
+        )],
+    ),
+    (
+        "nomenclature.place_type",
+        &[
+            ("6fb05182-cd34-4e5f-9061-7c8d9eafb001", "hot", "Hot kitchen"),
+            ("6fb05182-cd34-4e5f-9061-7c8d9eafb002", "bar", "Bar"),
+        ],
+    ),
+    (
+        "nomenclature.producer",
+        &[("70c16293-de45-4f60-8172-8d9eafc0c101", "own", "Own kitchen")],
+    ),
+    (
+        "nomenclature.product_size",
+        &[
+            ("81d273a4-ef56-4071-9283-9eafc0d1d201", "25", "25 cm"),
+            ("81d273a4-ef56-4071-9283-9eafc0d1d202", "32", "32 cm"),
+        ],
+    ),
+    (
+        "nomenclature.product_tag",
+        &[("92e384b5-f067-4182-83a4-afc0d1e2e301", "new", "New")],
+    ),
+    (
+        "nomenclature.menu",
+        &[
+            ("a3f495c6-0178-4293-94b5-c0d1e2f3f401", "main", "Main menu"),
+            ("a3f495c6-0178-4293-94b5-c0d1e2f3f402", "bar", "Bar menu"),
+        ],
+    ),
+    (
+        "nomenclature.product_scale",
+        &[(
+            "b405a6d7-1289-43a4-85c6-d1e2f304a501",
+            "pizza",
+            "Pizza sizes",
+        )],
+    ),
+];
+
 /// Units of measure of the seeded catalogue: id, code, name.
 const AMOUNT_UNITS: [(&str, &str, &str); 4] = [
     ("8a1b0e2c-5d6f-4a7b-9c8d-0e1f2a3b4c5d", "pcs", "Piece"),
@@ -1050,10 +1129,16 @@ fn directory(op: &Value, body: &Map<String, Value>, rows: &[(&str, &str, &str)])
         Ok(f) => f,
         Err(reply) => return reply,
     };
+    // Only the fields the directory's item has (some have no `code`).
+    let item = catalogue().item_schema(op, "items").unwrap_or_default();
     let all: Vec<Value> = rows
         .iter()
         .map(|(id, code, name)| json!({"id": id, "code": code, "name": name, "isDeleted": false}))
         .filter(|r| filters.iter().all(|f| f.matches(r)))
+        .map(|r| match r {
+            Value::Object(m) => Value::Object(fields_of(&item, &m)),
+            other => other,
+        })
         .collect();
     let total = all.len();
     let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(100);

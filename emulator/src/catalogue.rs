@@ -68,12 +68,27 @@ impl Catalogue {
         }
         let mut out: Vec<&Value> = Vec::new();
         for s in chain.iter().rev() {
-            for f in self.schemas[*s]["fields"].as_array().into_iter().flatten() {
+            let fields = self.schemas.get(*s).and_then(|x| x["fields"].as_array());
+            for f in fields.into_iter().flatten() {
                 out.retain(|o| o["name"] != f["name"]);
                 out.push(f);
             }
         }
         out
+    }
+
+    /// The schema of the items of the array field `field` of the operation's
+    /// answer (`items` of a list answer).
+    pub(crate) fn item_schema(&self, op: &Value, field: &str) -> Option<String> {
+        let answer = op["response"]["ref"].as_str()?;
+        if !self.schemas.contains_key(answer) {
+            return None;
+        }
+        let f = self
+            .fields(answer)
+            .into_iter()
+            .find(|f| f["name"] == field)?;
+        f["type"]["items"]["ref"].as_str().map(str::to_string)
     }
 
     /// Names of the fields of a schema, inherited ones included.

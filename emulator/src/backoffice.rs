@@ -1039,8 +1039,11 @@ fn licenses(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
     )
 }
 
-/// The seeded directories of the nomenclature, by family: id, code, name.
-const DIRECTORIES: [(&str, &[(&str, &str, &str)]); 11] = [
+/// One seeded directory entry: id, code, name.
+type Row = (&'static str, &'static str, &'static str);
+
+/// The seeded directories of the nomenclature, by family.
+const DIRECTORIES: [(&str, &[Row]); 11] = [
     ("nomenclature.amount_unit", &AMOUNT_UNITS),
     (
         "nomenclature.container",
@@ -1116,7 +1119,7 @@ const DIRECTORIES: [(&str, &[(&str, &str, &str)]); 11] = [
 ];
 
 /// Units of measure of the seeded catalogue: id, code, name.
-const AMOUNT_UNITS: [(&str, &str, &str); 4] = [
+const AMOUNT_UNITS: [Row; 4] = [
     ("8a1b0e2c-5d6f-4a7b-9c8d-0e1f2a3b4c5d", "pcs", "Piece"),
     ("6f2e4d1c-0b9a-4c8d-8e7f-1a2b3c4d5e6f", "kg", "Kilogram"),
     ("1d2c3b4a-5f6e-4d7c-9b8a-7f6e5d4c3b2a", "l", "Litre"),
@@ -1124,7 +1127,7 @@ const AMOUNT_UNITS: [(&str, &str, &str); 4] = [
 ];
 
 /// A seeded directory: `{items, limit, offset, totalCount}` with filters.
-fn directory(op: &Value, body: &Map<String, Value>, rows: &[(&str, &str, &str)]) -> Reply {
+fn directory(op: &Value, body: &Map<String, Value>, rows: &[Row]) -> Reply {
     let filters = match parse_filters(body.get("filters"), "id") {
         Ok(f) => f,
         Err(reply) => return reply,

@@ -134,7 +134,7 @@ step "C/C++ archive: CMake and pkg-config consumers"
 tar -C "$OUT" -xzf "$DIST/iikocloud-$VERSION-linux-x86_64.tar.gz"
 SDK=$OUT/iikocloud-$VERSION-linux-x86_64
 for f in lib/libiikocloud.so "lib/libiikocloud.so.$SOVERSION" lib/libiikocloud.a include/iikocloud.h \
-    include/iikocloud.hpp lib/pkgconfig/iikocloud.pc lib/cmake/iikocloud/iikocloudConfig.cmake \
+    include/iikocloud.hpp include/iikocloud_ops.hpp lib/pkgconfig/iikocloud.pc lib/cmake/iikocloud/iikocloudConfig.cmake \
     LICENSE-MIT LICENSE-APACHE THIRD-PARTY-LICENSES.txt CHANGELOG.md; do
     [ -e "$SDK/$f" ] || die "the archive has no $f"
 done
@@ -176,14 +176,14 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recomme
 dpkg -L "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >"$OUT/dpkg-L.txt"
 for f in "/usr/lib/x86_64-linux-gnu/libiikocloud.so.$SOVERSION" "/usr/lib/x86_64-linux-gnu/libiikocloud.so.$VERSION" \
     /usr/lib/x86_64-linux-gnu/libiikocloud.so /usr/lib/x86_64-linux-gnu/libiikocloud.a \
-    /usr/include/iikocloud.h /usr/include/iikocloud.hpp /usr/lib/x86_64-linux-gnu/pkgconfig/iikocloud.pc \
+    /usr/include/iikocloud.h /usr/include/iikocloud.hpp /usr/include/iikocloud_ops.hpp /usr/lib/x86_64-linux-gnu/pkgconfig/iikocloud.pc \
     /usr/lib/x86_64-linux-gnu/cmake/iikocloud/iikocloudConfig.cmake \
     /usr/lib/x86_64-linux-gnu/cmake/iikocloud/iikocloudConfigVersion.cmake /usr/bin/iikocloud \
     "/usr/share/doc/libiikocloud$SOVERSION/copyright"; do
     grep -qx "$f" "$OUT/dpkg-L.txt" || die "dpkg -L does not list $f"
 done
 # Nothing outside the standard places.
-if grep -v -E '^$|^/(\.|usr|usr/(bin|include|lib|share)|usr/lib/x86_64-linux-gnu(/.*)?|usr/bin/iikocloud|usr/include/iikocloud\.(h|hpp)|usr/share/doc(/.*)?)$' "$OUT/dpkg-L.txt"; then
+if grep -v -E '^$|^/(\.|usr|usr/(bin|include|lib|share)|usr/lib/x86_64-linux-gnu(/.*)?|usr/bin/iikocloud|usr/include/iikocloud(\.h|\.hpp|_ops\.hpp)|usr/share/doc(/.*)?)$' "$OUT/dpkg-L.txt"; then
     die "a package installs outside the standard places (above)"
 fi
 ldconfig -p | grep "libiikocloud.so.$SOVERSION" >/dev/null || die "ldconfig does not know libiikocloud.so.$SOVERSION"

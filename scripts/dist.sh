@@ -11,7 +11,7 @@
 #   iikocloud-V-linux-x86_64.tar.gz
 #       the C and C++ SDK: lib/ (libiikocloud.so.V with its SONAME link and
 #       the development link, libiikocloud.a), include/ (iikocloud.h,
-#       iikocloud.hpp), lib/pkgconfig/iikocloud.pc and lib/cmake/iikocloud/
+#       iikocloud.hpp, iikocloud_ops.hpp), lib/pkgconfig/iikocloud.pc and lib/cmake/iikocloud/
 #       (targets iikocloud::iikocloud and iikocloud::iikocloud_static), both
 #       relative to where the archive is unpacked; licenses, CHANGELOG;
 #   libiikocloudSOVER_V-1_amd64.deb, libiikocloud-dev_V-1_amd64.deb,
@@ -190,7 +190,7 @@ install_dev() {
     install -d "$libdir/pkgconfig" "$libdir/cmake/iikocloud" "$includedir"
     ln -sf "$SONAME" "$libdir/libiikocloud.so"
     install -m 644 "$LIB_A" "$libdir/libiikocloud.a"
-    install -m 644 include/iikocloud.h include/iikocloud.hpp "$includedir/"
+    install -m 644 include/iikocloud.h include/iikocloud.hpp include/iikocloud_ops.hpp "$includedir/"
     subst bindings/c/iikocloud.pc.in "$libdir/pkgconfig/iikocloud.pc" \
         "PREFIX=$pc_prefix" "LIBDIR=$pc_libdir" "INCLUDEDIR=$pc_includedir" \
         "VERSION=$VERSION" "PRIVATE_LIBS=$PRIVATE_LIBS"
@@ -282,7 +282,7 @@ doc_extra libiikocloud-dev "$STAGE/THIRD-PARTY-LICENSES-c.txt"
 install -m 644 bindings/c/CHANGELOG.md "$STAGE/deb/libiikocloud-dev/usr/share/doc/libiikocloud-dev/CHANGELOG-C-ABI.md"
 deb libiikocloud-dev libdevel "$LIBPKG (= $DEBVERSION)" \
     "development files of libiikocloud (iikoCloud API SDK)
- Headers (iikocloud.h for C, iikocloud.hpp for C++), the static library,
+ Headers (iikocloud.h for C, iikocloud.hpp and iikocloud_ops.hpp for C++), the static library,
  pkg-config file (iikocloud) and CMake package (find_package(iikocloud):
  iikocloud::iikocloud, iikocloud::iikocloud_static). The PHP package
  (composer iikocloud/iikocloud) reads the header from here." \

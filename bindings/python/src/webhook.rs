@@ -382,6 +382,17 @@ pub fn event_kinds() -> Vec<(u32, &'static str)> {
         .collect()
 }
 
+/// Runs `f` without the GIL when it may wait on a shared store (a file lock,
+/// the network); the in-memory guards take a hash-map step, cheaper than
+/// releasing and taking the GIL back, so they keep it.
+fn off_gil<T: Send>(py: Python<'_>, shared: bool, f: impl FnOnce() -> T + Send) -> T {
+    if shared {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
 /// Opens the store a URL names, without holding the GIL (it may connect).
 fn open_store(py: Python<'_>, url: &str) -> PyResult<iikocloud::store::Store> {
     py.detach(|| iikocloud::store::Store::open(url))
@@ -395,6 +406,8 @@ fn open_store(py: Python<'_>, url: &str) -> PyResult<iikocloud::store::Store> {
 #[pyclass(frozen, module = "iikocloud._native", name = "NativeDeduplicator")]
 pub struct NativeDeduplicator {
     inner: Deduplicator,
+    /// Keys live in a file or on a server: calls leave the GIL.
+    shared: bool,
 }
 
 #[pymethods]
@@ -403,28 +416,35 @@ impl NativeDeduplicator {
     #[pyo3(signature = (capacity, max_age, store=None))]
     fn new(py: Python<'_>, capacity: usize, max_age: f64, store: Option<String>) -> PyResult<Self> {
         let max_age = crate::client::seconds(py, "max_age", max_age)?;
+        let shared = store.is_some();
         let inner = match store {
             None => Deduplicator::new(capacity, max_age),
             Some(url) => Deduplicator::with_store(open_store(py, &url)?, max_age),
         };
-        Ok(NativeDeduplicator { inner })
+        Ok(NativeDeduplicator { inner, shared })
     }
     fn first_seen(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
         let event = &event.event;
-        // A shared store answers over a file or the network: let Python run.
-        guard(py, || Ok(py.detach(|| self.inner.first_seen(event))))
+        guard(py, || {
+            Ok(off_gil(py, self.shared, || self.inner.first_seen(event)))
+        })
     }
     fn first_new_order(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
         let event = &event.event;
-        guard(py, || Ok(py.detach(|| self.inner.first_new_order(event))))
+        guard(py, || {
+            Ok(off_gil(py, self.shared, || {
+                self.inner.first_new_order(event)
+            }))
+        })
     }
     #[getter]
     fn store_url(&self) -> Option<String> {
         self.inner.store().map(|s| s.url().to_string())
     }
     fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
+        let event = &event.event;
         guard(py, || {
-            self.inner.forget(&event.event);
+            off_gil(py, self.shared, || self.inner.forget(event));
             Ok(())
         })
     }
@@ -440,6 +460,8 @@ impl NativeDeduplicator {
 #[pyclass(frozen, module = "iikocloud._native", name = "NativeOrderingGuard")]
 pub struct NativeOrderingGuard {
     inner: OrderingGuard,
+    /// Positions live in a file or on a server: calls leave the GIL.
+    shared: bool,
 }
 
 #[pymethods]
@@ -452,6 +474,7 @@ impl NativeOrderingGuard {
         store: Option<String>,
         ttl: Option<f64>,
     ) -> PyResult<Self> {
+        let shared = store.is_some();
         let inner = match store {
             None => OrderingGuard::new(capacity),
             Some(url) => {
@@ -462,7 +485,7 @@ impl NativeOrderingGuard {
                 OrderingGuard::with_store(open_store(py, &url)?, ttl)
             }
         };
-        Ok(NativeOrderingGuard { inner })
+        Ok(NativeOrderingGuard { inner, shared })
     }
     /// `("apply" | "stale" | "untracked", last applied timestamp or None)`.
     fn observe(
@@ -472,19 +495,25 @@ impl NativeOrderingGuard {
     ) -> PyResult<(&'static str, Option<i64>)> {
         guard(py, || {
             let event = &event.event;
-            Ok(match py.detach(|| self.inner.observe(event)) {
-                OrderingDecision::Apply => ("apply", None),
-                OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
-                OrderingDecision::Untracked => ("untracked", None),
-            })
+            Ok(
+                match off_gil(py, self.shared, || self.inner.observe(event)) {
+                    OrderingDecision::Apply => ("apply", None),
+                    OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
+                    OrderingDecision::Untracked => ("untracked", None),
+                },
+            )
         })
     }
     fn is_newer(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
-        guard(py, || Ok(self.inner.is_newer(&event.event)))
+        let event = &event.event;
+        guard(py, || {
+            Ok(off_gil(py, self.shared, || self.inner.is_newer(event)))
+        })
     }
     fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
+        let event = &event.event;
         guard(py, || {
-            self.inner.forget(&event.event);
+            off_gil(py, self.shared, || self.inner.forget(event));
             Ok(())
         })
     }

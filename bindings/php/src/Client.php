@@ -169,20 +169,20 @@ final class Client
             ), $err);
             $this->set($ffi->iiko_client_options_set_timeout_ms(
                 $options,
-                self::millis($timeout, 'timeout'),
+                Library::millis($timeout, 'timeout'),
                 FFI::addr($err)
             ), $err);
             if ($clientTimeout !== null) {
                 $this->set($ffi->iiko_client_options_set_client_timeout_ms(
                     $options,
-                    self::millis($clientTimeout, 'clientTimeout'),
+                    Library::millis($clientTimeout, 'clientTimeout'),
                     FFI::addr($err)
                 ), $err);
             }
             $this->set($ffi->iiko_client_options_set_retries(
                 $options,
                 $retries,
-                self::millis($retryBaseDelay, 'retryBaseDelay'),
+                Library::millis($retryBaseDelay, 'retryBaseDelay'),
                 FFI::addr($err)
             ), $err);
             if ($maxResponseBytes !== null) {
@@ -195,8 +195,8 @@ final class Client
             if ($tokenRefreshMargin !== null || $tokenFallbackLifetime !== null) {
                 $this->set($ffi->iiko_client_options_set_token_cache(
                     $options,
-                    self::millis($tokenRefreshMargin ?? 60.0, 'tokenRefreshMargin'),
-                    self::millis($tokenFallbackLifetime ?? 3600.0, 'tokenFallbackLifetime'),
+                    Library::millis($tokenRefreshMargin ?? 60.0, 'tokenRefreshMargin'),
+                    Library::millis($tokenFallbackLifetime ?? 3600.0, 'tokenFallbackLifetime'),
                     FFI::addr($err)
                 ), $err);
             }
@@ -463,7 +463,7 @@ final class Client
             $this->handle(),
             Library::cString($path, 'path'),
             $bodyJson === null ? null : Library::cString($bodyJson, 'the body'),
-            $timeout === null ? 0 : self::millis($timeout, 'timeout'),
+            $timeout === null ? 0 : Library::millis($timeout, 'timeout'),
             $idempotent ? self::CALL_IDEMPOTENT : 0,
             FFI::addr($out),
             FFI::addr($err)
@@ -519,7 +519,7 @@ final class Client
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
         $request = $requestJson === null ? null : Library::cString($requestJson, 'the request');
-        $timeoutMs = $timeout === null ? 0 : self::millis($timeout, 'timeout');
+        $timeoutMs = $timeout === null ? 0 : Library::millis($timeout, 'timeout');
         $flags = $moneyAsString ? self::CALL_MONEY_AS_STRING : 0;
         if ($wait) {
             $status = (int) $ffi->iiko_client_call_operation_wait(
@@ -527,7 +527,7 @@ final class Client
                 $op,
                 $request,
                 $timeoutMs,
-                $waitTimeout === null ? 0 : max(1, self::millis($waitTimeout, 'waitTimeout')),
+                $waitTimeout === null ? 0 : max(1, Library::millis($waitTimeout, 'waitTimeout')),
                 $flags,
                 FFI::addr($out),
                 FFI::addr($err)
@@ -562,7 +562,7 @@ final class Client
             $this->handle(),
             Library::cString($organizationId, 'organizationId'),
             Library::cString($cid, 'correlationId'),
-            $timeout === null ? 0 : max(1, self::millis($timeout, 'timeout')),
+            $timeout === null ? 0 : max(1, Library::millis($timeout, 'timeout')),
             FFI::addr($err)
         );
         Library::check($ffi, $status, $err);
@@ -628,13 +628,6 @@ final class Client
         return $named;
     }
 
-    private static function millis(float $seconds, string $what): int
-    {
-        if (!is_finite($seconds) || $seconds < 0 || $seconds > 1.0e12) {
-            throw new InvalidInputException(sprintf('%s must be a number of seconds, 0 or more', $what), Status::INVALID_CONFIG);
-        }
-        return (int) round($seconds * 1000);
-    }
 
     private static function nonNegative(int $value, string $what): int
     {

@@ -43,7 +43,7 @@ final class Deduplicator
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_deduplicator_new_with_store(
             Library::cString($store, 'store'),
-            (int) round($maxAge * 1000),
+            Library::millis($maxAge, 'maxAge'),
             FFI::addr($out),
             FFI::addr($err)
         );

@@ -395,6 +395,22 @@ final class Library
     }
 
     /**
+     * Seconds as the milliseconds the library takes. Only what a `uint64_t`
+     * cannot carry is refused here (negative, not finite, absurdly large);
+     * each setting's own range is the library's to check.
+     *
+     * @internal
+     * @throws InvalidInputException for seconds no millisecond count can hold
+     */
+    public static function millis(float $seconds, string $what): int
+    {
+        if (!is_finite($seconds) || $seconds < 0 || $seconds > 1.0e12) {
+            throw new InvalidInputException(sprintf('%s must be a number of seconds, 0 or more', $what), Status::INVALID_CONFIG);
+        }
+        return (int) round($seconds * 1000);
+    }
+
+    /**
      * A PHP int as an `int32_t` argument; values out of range become -1 (an unknown code).
      *
      * @internal

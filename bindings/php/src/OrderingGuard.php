@@ -43,7 +43,7 @@ final class OrderingGuard
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_ordering_guard_new_with_store(
             Library::cString($store, 'store'),
-            (int) round($ttl * 1000),
+            Library::millis($ttl, 'ttl'),
             FFI::addr($out),
             FFI::addr($err)
         );

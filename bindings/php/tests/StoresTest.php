@@ -114,6 +114,14 @@ final class StoresTest extends TestCase
 
     public function testBadAndUnreachableStoresAreClearErrors(): void
     {
+        foreach ([0.0, -1.0] as $age) {
+            try {
+                new Deduplicator('memory:', $age);
+                self::fail("maxAge {$age} was accepted");
+            } catch (InvalidInputException $e) {
+                self::assertStringContainsString($age < 0 ? 'maxAge' : 'max_age_ms', $e->getMessage());
+            }
+        }
         try {
             new Deduplicator('sqlite://relative.db');
             self::fail('a relative path was accepted');

@@ -18,6 +18,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod support;
+
+use support::read_answer;
+
 use iikocloud_emulator::{Emulator, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET};
 
 const CONNECTIONS: [usize; 3] = [1, 16, 64];
@@ -48,36 +52,6 @@ impl Target {
         .into_bytes();
         Target { addr, request }
     }
-}
-
-/// Reads one answer; returns its status.
-fn read_answer(r: &mut BufReader<TcpStream>) -> std::io::Result<u16> {
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("bad status line {line:?}")))?;
-    let mut len = 0usize;
-    loop {
-        line.clear();
-        if r.read_line(&mut line)? == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; len];
-    r.read_exact(&mut body)?;
-    Ok(status)
 }
 
 struct Figures {

@@ -9,7 +9,7 @@
 //! Redis rows need `redis-server` on the PATH (a private one is started on a
 //! free port, append-only with fsync on every write, as the tests use it).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,7 +17,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod support;
+
 use iikocloud::store::Store;
+use support::read_answer;
 
 const BIN: &str = env!("CARGO_BIN_EXE_iikocloud");
 const TOKEN: &str = "bench-hook-token";
@@ -34,35 +37,6 @@ fn body(n: u64) -> String {
     format!(
         r#"[{{"eventType":"DeliveryOrderUpdate","eventTime":"2025-09-16 16:02:11.877","organizationId":"0ae7e972-848d-53c5-8a8f-3a120fa115ba","correlationId":"c","eventInfo":{{"id":"bench-{n}","timestamp":{n},"creationStatus":"Success","order":{{"number":1,"status":"Unconfirmed","sum":1780.0}}}}}}]"#
     )
-}
-
-fn read_status(r: &mut BufReader<TcpStream>) -> std::io::Result<u16> {
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let status = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other(format!("bad status line {line:?}")))?;
-    let mut len = 0usize;
-    loop {
-        line.clear();
-        if r.read_line(&mut line)? == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut b = vec![0u8; len];
-    r.read_exact(&mut b)?;
-    Ok(status)
 }
 
 fn serve(inbox: &str) -> (Child, SocketAddr) {
@@ -114,7 +88,7 @@ fn load(addr: SocketAddr, connections: usize, time: Duration) -> (f64, Duration,
                         b.len()
                     );
                     let t = Instant::now();
-                    match w.write_all(rq.as_bytes()).and_then(|_| read_status(&mut r)) {
+                    match w.write_all(rq.as_bytes()).and_then(|_| read_answer(&mut r)) {
                         Ok(200) => lat.push(t.elapsed()),
                         _ => errors += 1,
                     }

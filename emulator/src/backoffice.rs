@@ -304,7 +304,12 @@ fn entity(
 ) -> Reply {
     let now = format_utc(SystemTime::now());
     let mut office = lock(&shared.backoffice);
-    let employee = kind.family == "employees.employee";
+    let known = catalogue().field_names(kind.item);
+    let has = |field: &str| known.iter().any(|n| n == field);
+    // Employees are fired, not deleted: their records say so.
+    let fires = has("isFired");
+    // Some writes answer the record itself, others `{id, message}`.
+    let answers_record = op["response"]["ref"] == kind.item;
     match action {
         "create" => {
             let id = body.get(kind.id).and_then(lower).unwrap_or_else(new_uuid);
@@ -321,7 +326,6 @@ fn entity(
                 _ => Map::new(),
             };
             record.extend(fields_of(kind.item, body));
-            let known = catalogue().field_names(kind.item);
             for (k, v) in [
                 (kind.id, json!(id)),
                 ("isDeleted", json!(false)),
@@ -332,14 +336,14 @@ fn entity(
                 ("createdAt", json!(now)),
                 ("modifiedAt", json!(now)),
             ] {
-                if known.iter().any(|n| n == k) || k == kind.id {
+                if has(k) || k == kind.id {
                     record.insert(k.to_string(), v);
                 }
             }
             let record = Value::Object(record);
             office.write(kind, &id, record.clone());
             office.record_event(&event_name(kind, "Created"), None, Some(&id));
-            let answer = if employee || kind.family.starts_with("finance.") {
+            let answer = if answers_record {
                 record
             } else {
                 answer_with(op, json!({kind.id: id, "message": "Created"}))
@@ -360,16 +364,15 @@ fn entity(
             record.extend(fields_of(kind.item, body));
             record.insert(kind.id.into(), json!(id));
             let revision = office.next_revision();
-            let known = catalogue().field_names(kind.item);
             for (k, v) in [("revision", json!(revision)), ("modifiedAt", json!(now))] {
-                if known.iter().any(|n| n == k) {
+                if has(k) {
                     record.insert(k.into(), v);
                 }
             }
             let record = Value::Object(record);
             office.write(kind, &id, record.clone());
             office.record_event(&event_name(kind, "Updated"), None, Some(&id));
-            if employee || kind.family.starts_with("finance.") {
+            if answers_record {
                 Reply::json(200, record)
             } else {
                 Reply::json(
@@ -400,22 +403,18 @@ fn entity(
                     continue;
                 };
                 let revision = office.next_revision();
-                let (flag, at) = if employee {
+                let (flag, at) = if fires {
                     ("isFired", "fireDate")
                 } else {
                     ("isDeleted", "deletedAt")
                 };
                 record.insert(flag.into(), json!(!restore));
                 record.insert(at.into(), if restore { Value::Null } else { json!(now) });
-                if catalogue()
-                    .field_names(kind.item)
-                    .iter()
-                    .any(|n| n == "revision")
-                {
+                if has("revision") {
                     record.insert("revision".into(), json!(revision));
                 }
                 office.write(kind, id, Value::Object(record));
-                let what = match (restore, employee) {
+                let what = match (restore, fires) {
                     (true, _) => "Restored",
                     (false, true) => "Fired",
                     (false, false) => "Deleted",
@@ -858,9 +857,15 @@ fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
                 row.insert(g.clone(), v);
             }
             let key: Vec<String> = groups.iter().map(|g| row[g].to_string()).collect();
+            // The amount as written in the order, digit for digit.
             let sum = order["sum"]
-                .as_f64()
-                .and_then(|s| rust_decimal::Decimal::try_from(s).ok())
+                .as_number()
+                .map(ToString::to_string)
+                .and_then(|t| {
+                    t.parse::<rust_decimal::Decimal>()
+                        .or_else(|_| rust_decimal::Decimal::from_scientific(&t))
+                        .ok()
+                })
                 .unwrap_or_default();
             let entry = rows
                 .entry(key)

@@ -22,6 +22,11 @@ const NEWER: &str = concat!(
     "/../shared/spec/iikocloud.newer-edition.openapi.json"
 );
 
+/// Fields of the back-office requests and answers that name one record, and
+/// those that name several.
+const ID_FIELDS: [&str; 4] = ["id", "groupId", "productId", "documentId"];
+const ID_LIST_FIELDS: [&str; 3] = ["ids", "groupIds", "productIds"];
+
 fn client(emu: &Emulator) -> Client {
     Client::builder()
         .base_url(emu.url())
@@ -210,32 +215,25 @@ fn every_operation_answers_typed_and_fits_the_official_schema() {
         if creates {
             // Both calls below create: let the emulator give each its own id.
             if let Some(fields) = request.as_object_mut() {
-                for key in ["id", "groupId", "productId", "documentId"] {
+                for key in ID_FIELDS {
                     fields.remove(key);
                 }
             }
         } else if let Some(id) = created.get(family) {
             let action = op.name.rsplit('.').next().unwrap_or_default();
-            let names_one = [
-                "id",
-                "groupId",
-                "productId",
-                "documentId",
-                "ids",
-                "groupIds",
-                "productIds",
-            ]
-            .iter()
-            .any(|k| request.get(*k).is_some());
+            let names_one = ID_FIELDS
+                .iter()
+                .chain(&ID_LIST_FIELDS)
+                .any(|k| request.get(*k).is_some());
             if !names_one && ["get", "update", "delete", "restore", "fire"].contains(&action) {
                 request["id"] = json!(id);
             }
-            for key in ["id", "groupId", "productId", "documentId"] {
+            for key in ID_FIELDS {
                 if request.get(key).is_some() {
                     request[key] = json!(id);
                 }
             }
-            for key in ["ids", "groupIds", "productIds"] {
+            for key in ID_LIST_FIELDS {
                 if request.get(key).is_some() {
                     request[key] = json!([id]);
                 }
@@ -306,9 +304,7 @@ fn every_operation_answers_typed_and_fits_the_official_schema() {
             }
         };
         if creates {
-            let id = ["id", "groupId", "productId", "documentId"]
-                .iter()
-                .find_map(|k| answer[*k].as_str());
+            let id = ID_FIELDS.iter().find_map(|k| answer[*k].as_str());
             if let Some(id) = id {
                 created.insert(family.to_string(), id.to_string());
             }

@@ -226,7 +226,7 @@ fn change_order(shared: &Arc<Shared>, body: &Body, cid: &str, change: Change) ->
             return Reply::bad_request(format!("Table order {id} not found"), cid);
         }
     }
-    let items = Value::Object(body.clone());
+    let request = Value::Object(body.clone());
     start(
         shared,
         &org,
@@ -245,7 +245,7 @@ fn change_order(shared: &Arc<Shared>, body: &Body, cid: &str, change: Change) ->
                 match change {
                     Change::AddItems => {
                         let mut added = json!({});
-                        fill_from_request(&mut added, &items);
+                        fill_from_request(&mut added, &request);
                         let sum = o.order["sum"].as_f64().unwrap_or(0.0)
                             + added["sum"].as_f64().unwrap_or(0.0);
                         if let (Some(list), Some(new)) =

@@ -35,9 +35,6 @@ final class Deduplicator
      */
     public function __construct(#[\SensitiveParameter] string $store, float $maxAge = 86400.0)
     {
-        if (!($maxAge >= 0.001) || $maxAge > 3.0e7) {
-            throw new InvalidInputException('maxAge must be from 0.001 to 30000000 seconds', Status::INVALID_ARGUMENT);
-        }
         $this->ffi = Library::ffi();
         $out = $this->ffi->new('iiko_deduplicator*');
         $err = Library::errorOut($this->ffi);

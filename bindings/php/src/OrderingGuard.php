@@ -35,9 +35,6 @@ final class OrderingGuard
      */
     public function __construct(#[\SensitiveParameter] string $store, float $ttl = 604800.0)
     {
-        if (!($ttl >= 0.001) || $ttl > 3.0e7) {
-            throw new InvalidInputException('ttl must be from 0.001 to 30000000 seconds', Status::INVALID_ARGUMENT);
-        }
         $this->ffi = Library::ffi();
         $out = $this->ffi->new('iiko_ordering_guard*');
         $err = Library::errorOut($this->ffi);

@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says how long the run has taken so far, so the CI log shows
+# where the minutes go.
+step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo is required (install Rust with rustup: https://rustup.rs)" >&2
@@ -74,3 +76,4 @@ step "documentation site: MkDocs --strict with the rustdoc, header and stubs (sc
 step "reliability: load across token expiry, fuzzing, secret scan of the Python and C output (scripts/reliability.sh)"
 IIKO_WORKSPACE_TESTS_RAN=1 ./scripts/reliability.sh
 # ---- end of the reliability section -----------------------------------------
+step "all steps passed"

@@ -1,0 +1,102 @@
+//! Answers of the service turned into values or errors.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::transport::Answer;
+use crate::error::{ApiError, ApiErrorKind, Error, Result};
+
+/// What an error body says, in any of the shapes the service uses.
+#[derive(Default)]
+pub(super) struct ErrorFields {
+    pub(super) correlation_id: Option<String>,
+    description: Option<String>,
+    code: Option<String>,
+    details: Option<String>,
+}
+
+pub(super) fn error_fields(body: &[u8]) -> ErrorFields {
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(body) else {
+        return ErrorFields::default();
+    };
+    let text = |key: &str| match map.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Null) | None => None,
+        Some(Value::String(_)) => None,
+        Some(other) => Some(other.to_string()),
+    };
+    ErrorFields {
+        correlation_id: text("correlationId"),
+        description: text("errorDescription").or_else(|| text("message")),
+        code: text("error").or_else(|| text("code")),
+        details: text("details"),
+    }
+}
+
+pub(super) fn api_error(path: &str, answer: &Answer) -> Error {
+    let fields = error_fields(&answer.body);
+    let kind = ApiErrorKind::from_status(answer.status);
+    Error::Api(Box::new(ApiError {
+        status: answer.status,
+        kind,
+        path: path.to_owned(),
+        error_description: fields.description,
+        error_code: fields.code,
+        details: fields.details,
+        correlation_id: fields.correlation_id,
+        retry_after: answer.retry_after,
+        body: String::from_utf8_lossy(&answer.body).into_owned(),
+    }))
+}
+
+pub(super) fn decode<T: DeserializeOwned>(path: &str, answer: &Answer) -> Result<T> {
+    serde_json::from_slice(&answer.body).map_err(|e| {
+        // serde quotes offending values; in an answer they may be tokens.
+        let message = crate::error::without_quoted_values(&e.to_string());
+        let not_json = answer
+            .content_type
+            .as_deref()
+            .is_some_and(|c| !c.to_ascii_lowercase().contains("json"));
+        let mut message = message;
+        if not_json {
+            message.push_str(&format!(
+                " (Content-Type was {:?}, not JSON)",
+                answer.content_type.as_deref().unwrap_or_default()
+            ));
+        }
+        Error::Decode {
+            path: path.to_owned(),
+            status: answer.status,
+            message,
+            correlation_id: error_fields(&answer.body).correlation_id,
+            body: String::from_utf8_lossy(&answer.body).into_owned(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_in_every_shape() {
+        let f = error_fields(br#"{"correlationId":"c","errorDescription":"d","error":"E"}"#);
+        assert_eq!(
+            (
+                f.correlation_id.as_deref(),
+                f.description.as_deref(),
+                f.code.as_deref()
+            ),
+            (Some("c"), Some("d"), Some("E"))
+        );
+        let f = error_fields(br#"{"message":"m","details":null}"#);
+        assert_eq!(f.description.as_deref(), Some("m"));
+        assert!(f.details.is_none());
+        let f = error_fields(br#"{"message":"m","details":"name: required"}"#);
+        assert_eq!(f.details.as_deref(), Some("name: required"));
+        let f = error_fields(br#"{"message":"m","details":{"field":"name"}}"#);
+        assert_eq!(f.details.as_deref(), Some(r#"{"field":"name"}"#));
+        let f = error_fields(b"<html>502 Bad Gateway</html>");
+        assert!(f.description.is_none());
+    }
+}

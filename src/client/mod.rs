@@ -1,0 +1,299 @@
+//! The blocking client: its handle and the service's typed endpoints.
+//!
+//! The rest has a room each: [`Credentials`] and how a token is fetched
+//! (`credentials`), configuration and its checks (`builder`), the retry and
+//! transport loop (`transport`), answers turned into values or errors
+//! (`answers`), and the checks of request fields (`checks`).
+
+mod answers;
+mod builder;
+mod checks;
+mod credentials;
+mod transport;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::models::{
+    CorrelationIdResponse, OrganizationsRequest, OrganizationsResponse, StopListsRequest,
+    StopListsResponse, UpdateWebhookSettingsRequest, WebhookSettings,
+};
+use crate::network::{self, ProxySetting, TrustRoots};
+use crate::token::{AccessToken, TokenCache};
+use crate::Secret;
+
+use answers::decode;
+pub use builder::ClientBuilder;
+pub use checks::is_uuid;
+use checks::{check_path, check_uuid, check_uuids, check_webhook_uri};
+pub use credentials::Credentials;
+use transport::Call;
+
+/// The production address of the service (Russia region).
+pub const DEFAULT_BASE_URL: &str = "https://api-ru.iiko.services";
+/// Default of the `Timeout` header: how long the service waits for the
+/// restaurant terminal before answering 408.
+pub const DEFAULT_SERVER_TIMEOUT: Duration = Duration::from_secs(15);
+/// How much longer than the `Timeout` header the client waits by default, so the
+/// service's own 408 arrives before the client gives up.
+pub const DEFAULT_CLIENT_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
+/// Default number of retries of a safe call after a transport error or a 5xx.
+pub const DEFAULT_RETRIES: u32 = 2;
+/// Default first backoff delay; it doubles for each retry, with jitter.
+pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(250);
+/// A token is refreshed this long before it expires (at most a tenth of its
+/// lifetime, so short-lived tokens are still used).
+pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(60);
+/// Lifetime assumed for a token that carries no JWT `exp` claim.
+pub const DEFAULT_FALLBACK_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+/// Largest response body the client reads by default (64 MiB): nomenclature
+/// answers of big chains run to tens of megabytes.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest `Timeout` header the client accepts.
+const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
+const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
+
+/// The user agent sent with every request.
+pub const USER_AGENT: &str = concat!("iikocloud/", env!("CARGO_PKG_VERSION"));
+
+/// Options of one raw call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// `Timeout` header for this call; the client timeout follows it with the
+    /// client's margin. `None` uses the client's setting.
+    pub timeout: Option<Duration>,
+    /// The call is safe to repeat (it changes nothing, or changes it to the
+    /// same state), so transport errors and 5xx may be retried. Off by
+    /// default: many iiko calls create orders, and a repeat creates another.
+    pub idempotent: bool,
+}
+
+impl CallOptions {
+    /// Marks the call as safe to repeat.
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
+        self
+    }
+
+    /// Sets the `Timeout` header for this call.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+struct Inner {
+    agent: ureq::Agent,
+    /// The service's host, for TLS messages.
+    host: String,
+    /// The proxy requests go through, if any (none when `no_proxy` covers the
+    /// host).
+    proxy: Option<ProxySetting>,
+    trust: TrustRoots,
+    ca_file: Option<std::path::PathBuf>,
+    base_url: String,
+    credentials: Credentials,
+    client_timeout_margin: Duration,
+    retries: u32,
+    retry_base_delay: Duration,
+    max_response_bytes: u64,
+    tokens: TokenCache,
+}
+
+/// A blocking client of the iikoCloud API.
+///
+/// `Client` is `Send + Sync` and cheap to clone: clones share one connection
+/// pool and one token cache, so create it once and hand it to every thread.
+///
+/// ```no_run
+/// use iikocloud::{Client, models::OrganizationsRequest};
+///
+/// let client = Client::builder()
+///     .v2("my-app-id", "my-client-secret", "my-api-key")
+///     .build()?;
+/// for org in client.organizations(&OrganizationsRequest::default())?.organizations {
+///     println!("{} {}", org.id, org.name.unwrap_or_default());
+/// }
+/// # Ok::<(), iikocloud::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+    server_timeout: Duration,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.inner.base_url)
+            .field("credentials", &self.inner.credentials)
+            .field("timeout", &self.server_timeout)
+            .field("retries", &self.inner.retries)
+            .field("trust", &self.inner.trust)
+            .field("ca_file", &network::show_path(&self.inner.ca_file))
+            .field("proxy", &self.inner.proxy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts configuring a client.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The base URL in use (without a trailing slash).
+    pub fn base_url(&self) -> &str {
+        &self.inner.base_url
+    }
+
+    /// The `Timeout` header this handle sends.
+    pub fn timeout(&self) -> Duration {
+        self.server_timeout
+    }
+
+    /// A handle that sends another `Timeout` header (and waits that much
+    /// longer), sharing this client's pool and token cache.
+    pub fn with_timeout(&self, timeout: Duration) -> Result<Client> {
+        if timeout < Duration::from_secs(1) || timeout > MAX_SERVER_TIMEOUT {
+            return Err(Error::invalid(format!(
+                "timeout must be between 1 s and 1 h, got {timeout:?}"
+            )));
+        }
+        Ok(Client {
+            inner: self.inner.clone(),
+            server_timeout: timeout,
+        })
+    }
+
+    /// A valid access token, fetched if there is none or it is about to
+    /// expire. Concurrent callers share one token request.
+    pub fn access_token(&self) -> Result<AccessToken> {
+        self.inner.tokens.get(|| self.fetch_token())
+    }
+
+    /// The token file shared with other processes, if one is configured.
+    pub fn token_cache_file(&self) -> Option<&std::path::Path> {
+        self.inner.tokens.file_path()
+    }
+
+    /// The cached token, if there is a fresh one; never makes a request.
+    pub fn cached_token(&self) -> Option<AccessToken> {
+        self.inner.tokens.peek()
+    }
+
+    /// Organizations available to the API key (`POST /api/1/organizations`).
+    pub fn organizations(&self, request: &OrganizationsRequest) -> Result<OrganizationsResponse> {
+        if let Some(ids) = &request.organization_ids {
+            check_uuids("organizationIds", ids)?;
+        }
+        self.typed("/api/1/organizations", request, true)
+    }
+
+    /// Webhook settings of an organization (`POST /api/1/webhooks/settings`).
+    pub fn webhook_settings(&self, organization_id: &str) -> Result<WebhookSettings> {
+        check_uuid("organizationId", organization_id)?;
+        self.typed(
+            "/api/1/webhooks/settings",
+            &serde_json::json!({ "organizationId": organization_id }),
+            true,
+        )
+    }
+
+    /// Sets the webhook of an organization (`POST /api/1/webhooks/update_settings`).
+    pub fn update_webhook_settings(
+        &self,
+        request: &UpdateWebhookSettingsRequest,
+    ) -> Result<CorrelationIdResponse> {
+        check_uuid("organizationId", &request.organization_id)?;
+        check_webhook_uri(&request.web_hooks_uri)?;
+        if request.auth_token.as_ref().is_some_and(Secret::is_blank) {
+            return Err(Error::invalid(
+                "authToken is empty; leave it out or set a long random token",
+            ));
+        }
+        // Setting the same settings twice leaves the same state: safe to retry.
+        self.typed("/api/1/webhooks/update_settings", request, true)
+    }
+
+    /// Out-of-stock items (`POST /api/1/stop_lists`).
+    pub fn stop_lists(&self, request: &StopListsRequest) -> Result<StopListsResponse> {
+        if request.organization_ids.is_empty() {
+            return Err(Error::invalid(
+                "organizationIds must name at least one organization",
+            ));
+        }
+        check_uuids("organizationIds", &request.organization_ids)?;
+        if let Some(ids) = &request.terminal_groups_ids {
+            check_uuids("terminalGroupsIds", ids)?;
+        }
+        self.typed("/api/1/stop_lists", request, true)
+    }
+
+    /// Calls any endpoint with a JSON object body, with the same token
+    /// handling, timeouts and errors as the typed calls. Not retried unless
+    /// `options.idempotent` says the call is safe to repeat.
+    pub fn call(&self, path: &str, body: &Value, options: &CallOptions) -> Result<Value> {
+        check_path(path)?;
+        if !body.is_object() {
+            return Err(Error::invalid("the body must be a JSON object"));
+        }
+        let server_timeout = match options.timeout {
+            Some(t) => self.with_timeout(t)?.server_timeout,
+            None => self.server_timeout,
+        };
+        let answer = self.execute(&Call {
+            path,
+            body: serde_json::to_vec(body).map_err(|e| Error::invalid(e.to_string()))?,
+            idempotent: options.idempotent,
+            authorized: true,
+            server_timeout,
+        })?;
+        decode(path, &answer)
+    }
+
+    pub(crate) fn typed<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        request: &(impl Serialize + ?Sized),
+        idempotent: bool,
+    ) -> Result<T> {
+        let body = serde_json::to_vec(request).map_err(|e| Error::invalid(e.to_string()))?;
+        let answer = self.execute(&Call {
+            path,
+            body,
+            idempotent,
+            authorized: true,
+            server_timeout: self.server_timeout,
+        })?;
+        decode(path, &answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_is_send_sync_and_debug_hides_secrets() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Client>();
+        let c = Client::builder()
+            .v2("app", "very-secret", "key-123")
+            .build()
+            .unwrap();
+        let d = format!("{c:?}");
+        assert!(
+            d.contains("app") && !d.contains("very-secret") && !d.contains("key-123"),
+            "{d}"
+        );
+        let c = Client::builder().api_login("login-xyz").build().unwrap();
+        assert!(!format!("{c:?}").contains("login-xyz"));
+    }
+}

@@ -223,31 +223,57 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Whether a Redis server answers PING on the port (not merely some process
+/// that happens to listen there).
+fn redis_answers(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut reply = [0u8; 7];
+    s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
+}
+
+/// Starts redis-server on the port. Another process may take a port between
+/// `free_port` and the bind (and a killed server's port between kill and
+/// restart), so a server that exits at once is started again.
 fn start_redis(dir: &Path, port: u16) -> Child {
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            dir.to_str().unwrap(),
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-            "--save",
-            "",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server (scripts/test.sh installs it)");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(20));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut child = Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.to_str().unwrap(),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server (scripts/test.sh installs it)");
+        loop {
+            if redis_answers(port) {
+                return child;
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(
+                    Instant::now() < deadline,
+                    "redis-server on port {port} keeps exiting ({status})"
+                );
+                std::thread::sleep(Duration::from_millis(200));
+                break;
+            }
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
-    child
 }
 
 #[test]

@@ -64,7 +64,15 @@ impl ApiErrorKind {
 /// An error answer from the service, with everything it said.
 ///
 /// `Debug` prints the body's length, not the body: answers can carry tokens.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{path} answered HTTP {status}{}{}{}; {}{}",
+    Affix(": ", error_description, ""),
+    Affix(" (error ", error_code, ")"),
+    RetryAfter(*retry_after),
+    kind.hint(),
+    Affix(" [correlationId ", correlation_id, "]")
+)]
 pub struct ApiError {
     /// The HTTP status.
     pub status: u16,
@@ -110,18 +118,45 @@ pub enum TransportErrorKind {
     Other,
 }
 
+impl TransportErrorKind {
+    /// The words of the message that say what failed.
+    fn what_failed(self) -> &'static str {
+        match self {
+            TransportErrorKind::Dns => "could not resolve the host",
+            TransportErrorKind::Connect => "could not connect",
+            TransportErrorKind::Tls => "TLS failed",
+            TransportErrorKind::Proxy => "the proxy failed",
+            TransportErrorKind::Timeout => "timed out",
+            TransportErrorKind::Io => "connection failed",
+            TransportErrorKind::Other => "request failed",
+        }
+    }
+
+    /// Where to look when the host could not be reached at all.
+    fn network_hint(self) -> &'static str {
+        match self {
+            TransportErrorKind::Dns | TransportErrorKind::Connect => {
+                "; check the base URL and the network"
+            }
+            _ => "",
+        }
+    }
+}
+
 /// The error type of every client call.
 ///
 /// `Clone`, so that every thread that waited for one failed token request gets
 /// the same error. `Debug` and `Display` never print a response body (it can
 /// carry an access token or a webhook `authToken`); the bodies stay readable in
 /// their fields.
-#[derive(Clone)]
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The service answered with an error status.
+    #[error("{0}")]
     Api(Box<ApiError>),
     /// The request did not get an HTTP answer.
+    #[error("{path}: {}: {message}{}", kind.what_failed(), kind.network_hint())]
     Transport {
         /// What failed.
         kind: TransportErrorKind,
@@ -133,6 +168,10 @@ pub enum Error {
         source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
     },
     /// A success status with a body we could not read.
+    #[error(
+        "{path} answered HTTP {status} with an unreadable body: {message}{}",
+        Affix(" [correlationId ", correlation_id, "]")
+    )]
     Decode {
         /// The endpoint path.
         path: String,
@@ -146,11 +185,14 @@ pub enum Error {
         body: String,
     },
     /// The request was refused before sending: a bad argument.
+    #[error("invalid input: {0}")]
     InvalidInput(String),
     /// The client configuration is unusable.
+    #[error("invalid client configuration: {0}")]
     Config(String),
     /// A command followed with [`Client::wait_command`](crate::Client::wait_command)
     /// failed, ran out of time or expired.
+    #[error("{0}")]
     Command(Box<CommandError>),
 }
 
@@ -167,7 +209,8 @@ pub enum CommandErrorKind {
 }
 
 /// A command that did not succeed, with what the service said.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("command {correlation_id} {}", CommandEnding(self))]
 pub struct CommandError {
     /// How it ended.
     pub kind: CommandErrorKind,
@@ -182,26 +225,52 @@ pub struct CommandError {
     pub waited: Duration,
 }
 
-impl fmt::Display for CommandError {
+/// How a command's message ends, by the way it ended.
+struct CommandEnding<'a>(&'a CommandError);
+
+impl fmt::Display for CommandEnding<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let cid = &self.correlation_id;
-        match self.kind {
+        let e = self.0;
+        match e.kind {
             CommandErrorKind::Failed => {
-                write!(f, "command {cid} failed")?;
-                if let Some(r) = &self.reason {
+                f.write_str("failed")?;
+                if let Some(r) = &e.reason {
                     write!(f, ": {r}")?;
                 }
                 Ok(())
             }
             CommandErrorKind::TimedOut => write!(
                 f,
-                "command {cid} still in progress after {:.1} s; it may yet finish",
-                self.waited.as_secs_f64()
+                "still in progress after {:.1} s; it may yet finish",
+                e.waited.as_secs_f64()
             ),
-            CommandErrorKind::Expired => write!(
-                f,
-                "command {cid} is no longer known to the service (HTTP 410)"
-            ),
+            CommandErrorKind::Expired => {
+                f.write_str("is no longer known to the service (HTTP 410)")
+            }
+        }
+    }
+}
+
+/// An optional value with the words around it, or nothing.
+struct Affix<'a>(&'static str, &'a Option<String>, &'static str);
+
+impl fmt::Display for Affix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(v) => write!(f, "{}{v}{}", self.0, self.2),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `; retry after N s` when the service said when.
+struct RetryAfter(Option<Duration>);
+
+impl fmt::Display for RetryAfter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(r) => write!(f, "; retry after {} s", r.as_secs()),
+            None => Ok(()),
         }
     }
 }
@@ -343,87 +412,6 @@ impl Error {
 
     pub(crate) fn invalid(message: impl Into<String>) -> Error {
         Error::InvalidInput(message.into())
-    }
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} answered HTTP {}", self.path, self.status)?;
-        if let Some(d) = &self.error_description {
-            write!(f, ": {d}")?;
-        }
-        if let Some(c) = &self.error_code {
-            write!(f, " (error {c})")?;
-        }
-        if let Some(r) = self.retry_after {
-            write!(f, "; retry after {} s", r.as_secs())?;
-        }
-        write!(f, "; {}", self.kind.hint())?;
-        if let Some(c) = &self.correlation_id {
-            write!(f, " [correlationId {c}]")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ApiError {}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Api(e) => fmt::Display::fmt(e, f),
-            Error::Transport {
-                kind,
-                path,
-                message,
-                ..
-            } => {
-                let what = match kind {
-                    TransportErrorKind::Dns => "could not resolve the host",
-                    TransportErrorKind::Connect => "could not connect",
-                    TransportErrorKind::Tls => "TLS failed",
-                    TransportErrorKind::Proxy => "the proxy failed",
-                    TransportErrorKind::Timeout => "timed out",
-                    TransportErrorKind::Io => "connection failed",
-                    TransportErrorKind::Other => "request failed",
-                };
-                write!(f, "{path}: {what}: {message}")?;
-                if matches!(kind, TransportErrorKind::Dns | TransportErrorKind::Connect) {
-                    f.write_str("; check the base URL and the network")?;
-                }
-                Ok(())
-            }
-            Error::Decode {
-                path,
-                status,
-                message,
-                correlation_id,
-                ..
-            } => {
-                write!(
-                    f,
-                    "{path} answered HTTP {status} with an unreadable body: {message}"
-                )?;
-                if let Some(c) = correlation_id {
-                    write!(f, " [correlationId {c}]")?;
-                }
-                Ok(())
-            }
-            Error::InvalidInput(m) => write!(f, "invalid input: {m}"),
-            Error::Config(m) => write!(f, "invalid client configuration: {m}"),
-            Error::Command(e) => fmt::Display::fmt(e, f),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Transport {
-                source: Some(s), ..
-            } => Some(&**s as &(dyn std::error::Error + 'static)),
-            _ => None,
-        }
     }
 }
 

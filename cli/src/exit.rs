@@ -29,7 +29,8 @@ impl From<Exit> for ExitCode {
 }
 
 /// Why a command failed: an exit code, a message, and details for `--json`.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
 pub struct Failure {
     /// The exit code.
     pub code: Exit,

@@ -1,34 +1,21 @@
 //! Errors of the in-process API.
 
-use std::fmt;
-
 /// Why an in-process trigger could not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EmulatorError {
     /// No organization with this id in the fixtures.
+    #[error("unknown organization {0}")]
     UnknownOrganization(String),
     /// No delivery order with this id was created by this emulator.
+    #[error("unknown delivery order {0}")]
     UnknownOrder(String),
     /// The organization has no terminal group with this id.
+    #[error("unknown terminal group {0}")]
     UnknownTerminalGroup(String),
     /// The organization has no terminal groups at all.
+    #[error("organization {0} has no terminal groups")]
     NoTerminalGroups(String),
     /// An argument was not acceptable.
+    #[error("invalid argument: {0}")]
     InvalidArgument(String),
 }
-
-impl fmt::Display for EmulatorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EmulatorError::UnknownOrganization(id) => write!(f, "unknown organization {id}"),
-            EmulatorError::UnknownOrder(id) => write!(f, "unknown delivery order {id}"),
-            EmulatorError::UnknownTerminalGroup(id) => write!(f, "unknown terminal group {id}"),
-            EmulatorError::NoTerminalGroups(id) => {
-                write!(f, "organization {id} has no terminal groups")
-            }
-            EmulatorError::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
-        }
-    }
-}
-
-impl std::error::Error for EmulatorError {}

@@ -188,10 +188,11 @@ impl fmt::Display for ParseErrorKind {
 /// fail the body; see [`EventPayload::Invalid`].
 ///
 /// Messages never quote the body's content.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParseError {
     /// The body is larger than the limit.
+    #[error("webhook body of {size} bytes exceeds the limit of {limit} bytes")]
     TooLarge {
         /// Body size in bytes.
         size: usize,
@@ -199,16 +200,19 @@ pub enum ParseError {
         limit: usize,
     },
     /// The body is not UTF-8.
+    #[error("webhook body is not UTF-8 (invalid byte at offset {valid_up_to})")]
     InvalidUtf8 {
         /// Offset of the first invalid byte.
         valid_up_to: usize,
     },
     /// The body nests deeper than the limit.
+    #[error("webhook body nests deeper than {limit} levels")]
     TooDeep {
         /// The nesting limit.
         limit: usize,
     },
     /// The body is not JSON.
+    #[error("webhook body is not valid JSON: {message}")]
     InvalidJson {
         /// 1-based line of the error (0 at end of input).
         line: usize,
@@ -218,6 +222,7 @@ pub enum ParseError {
         message: String,
     },
     /// The body is valid JSON but not an array of events.
+    #[error("webhook body is a JSON {found}, not an array of events")]
     NotAnArray {
         /// What the body is: `object`, `string`, `number`, `boolean` or
         /// `null`.
@@ -237,36 +242,6 @@ impl ParseError {
         }
     }
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ParseError::TooLarge { size, limit } => {
-                write!(
-                    f,
-                    "webhook body of {size} bytes exceeds the limit of {limit} bytes"
-                )
-            }
-            ParseError::InvalidUtf8 { valid_up_to } => {
-                write!(
-                    f,
-                    "webhook body is not UTF-8 (invalid byte at offset {valid_up_to})"
-                )
-            }
-            ParseError::TooDeep { limit } => {
-                write!(f, "webhook body nests deeper than {limit} levels")
-            }
-            ParseError::InvalidJson { message, .. } => {
-                write!(f, "webhook body is not valid JSON: {message}")
-            }
-            ParseError::NotAnArray { found } => {
-                write!(f, "webhook body is a JSON {found}, not an array of events")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 /// Parses a webhook body with the default [`ParseOptions`].
 ///

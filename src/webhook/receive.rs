@@ -1,7 +1,5 @@
 //! Verify-then-parse in one call, with the HTTP status to answer.
 
-use std::fmt;
-
 use super::parse::{parse_body_with, ParseError, ParseOptions, ParsedBody};
 use super::verify::{Verifier, VerifyError};
 use crate::secret::Secret;
@@ -10,13 +8,15 @@ use crate::secret::Secret;
 pub const STATUS_ACCEPTED: u16 = 200;
 
 /// Why [`Receiver::receive`] did not return events.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReceiveError {
     /// The request failed verification; the body was not parsed.
-    Unauthorized(VerifyError),
+    #[error("{0}")]
+    Unauthorized(#[source] VerifyError),
     /// The request is authentic but its body cannot be read as a whole.
-    Unparseable(ParseError),
+    #[error("{0}")]
+    Unparseable(#[source] ParseError),
 }
 
 impl ReceiveError {
@@ -55,24 +55,6 @@ impl ReceiveError {
         match self {
             ReceiveError::Unauthorized(e) => format!("unauthorized:{}", e.as_str()),
             ReceiveError::Unparseable(e) => format!("unparseable:{}", e.kind().as_str()),
-        }
-    }
-}
-
-impl fmt::Display for ReceiveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReceiveError::Unauthorized(e) => fmt::Display::fmt(e, f),
-            ReceiveError::Unparseable(e) => fmt::Display::fmt(e, f),
-        }
-    }
-}
-
-impl std::error::Error for ReceiveError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReceiveError::Unauthorized(e) => Some(e),
-            ReceiveError::Unparseable(e) => Some(e),
         }
     }
 }

@@ -6,27 +6,29 @@
 //!
 //! See [`Verifier`] for the exact rules.
 
-use std::fmt;
-
 use subtle::{Choice, ConstantTimeEq};
 
 use crate::secret::Secret;
 
 /// Why a request failed verification. One variant per cause; none carries
 /// the token or the header value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
 #[repr(u32)]
 pub enum VerifyError {
     /// No `Authorization` header.
+    #[error("webhook request has no Authorization header")]
     MissingHeader = 1,
     /// The configured expected token is empty or whitespace only (a
     /// configuration error on the receiving side).
+    #[error("the expected webhook token is empty; refusing every request")]
     EmptyExpectedToken = 2,
     /// The header is present but cannot hold a token: empty, control
     /// characters, surrounding or doubled spaces, `Bearer` without a token, or
     /// the header repeated.
+    #[error("webhook Authorization header is malformed")]
     MalformedHeader = 3,
     /// The header holds a token, and it is not the expected one.
+    #[error("webhook Authorization token does not match")]
     Mismatch = 4,
 }
 
@@ -47,21 +49,6 @@ impl VerifyError {
         }
     }
 }
-
-impl fmt::Display for VerifyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            VerifyError::MissingHeader => "webhook request has no Authorization header",
-            VerifyError::EmptyExpectedToken => {
-                "the expected webhook token is empty; refusing every request"
-            }
-            VerifyError::MalformedHeader => "webhook Authorization header is malformed",
-            VerifyError::Mismatch => "webhook Authorization token does not match",
-        })
-    }
-}
-
-impl std::error::Error for VerifyError {}
 
 /// Checks webhook requests against the configured `authToken`.
 ///

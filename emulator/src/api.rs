@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
 use crate::fixtures::{ApiKeyFixture, OrganizationFixture};
-use crate::server::{header, read_body, Auth, Reply};
+use crate::reply::{header, read_body, Auth, Reply};
 use crate::state::Shared;
 use crate::tokens::TokenCheck;
 use crate::util::{is_absolute_http_url, is_uuid, lock};

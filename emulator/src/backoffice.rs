@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
-use crate::server::Reply;
+use crate::reply::Reply;
 use crate::state::Shared;
 use crate::util::{format_utc, lock, new_uuid};
 

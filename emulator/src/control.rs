@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::faults::Fault;
 use crate::fixtures::StopListItem;
-use crate::server::{read_body, Reply};
+use crate::reply::{read_body, Reply};
 use crate::state::Shared;
 use crate::util::lock;
 use crate::webhooks::DeliveryOutcome;

@@ -237,6 +237,26 @@ impl Default for Fixtures {
     }
 }
 
+/// Products of the emulated menu: id, name, price. Orders may name only
+/// these; any other product fails the creation with `ProductNotFound`.
+pub const MENU_PRODUCTS: [(&str, &str, f64); 3] = [
+    (
+        "b1e604c4-586f-4a06-b3d0-ff67e6c542a2",
+        "Pizza Margherita 32 cm",
+        590.0,
+    ),
+    (
+        "91e69af5-c0e2-4057-a34b-2e98edbed03e",
+        "Cranberry mors 0.5 l",
+        99.9,
+    ),
+    (
+        "0c3f7a1e-6d52-4b8e-9f0a-3d2c1b4a5e6f",
+        "Pizza Pepperoni 32 cm",
+        690.0,
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,136 +1,19 @@
-//! Operations with state: commands and `commands/status`, delivery orders
-//! (create, read, confirm, move, close, cancel), stop lists (add, remove,
-//! clear) and the menu's products. Each command finishes a moment after it
-//! is answered (as on a real terminal) and then sends its webhook events.
+//! Operations with state: delivery orders (create, read, confirm, move,
+//! close, cancel), stop lists (add, remove, clear) and the menu's products,
+//! started as commands (`commands`) that send their webhook events when they
+//! finish; table orders and reserves are handed to `tables`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
-use crate::fixtures::{ApiKeyFixture, StopListItem};
-use crate::server::Reply;
+use crate::commands::{self, start, Effect, StopListChange};
+use crate::fixtures::{ApiKeyFixture, StopListItem, MENU_PRODUCTS};
+use crate::reply::Reply;
 use crate::state::Shared;
-use crate::util::{format_utc, lock, new_uuid};
-
-/// How long a command stays `InProgress`.
-pub(crate) const COMMAND_DELAY: Duration = Duration::from_millis(150);
-
-/// Products of the emulated menu: id, name, price. Orders may name only
-/// these; any other product fails the creation with `ProductNotFound`.
-pub const MENU_PRODUCTS: [(&str, &str, f64); 3] = [
-    (
-        "b1e604c4-586f-4a06-b3d0-ff67e6c542a2",
-        "Pizza Margherita 32 cm",
-        590.0,
-    ),
-    (
-        "91e69af5-c0e2-4057-a34b-2e98edbed03e",
-        "Cranberry mors 0.5 l",
-        99.9,
-    ),
-    (
-        "0c3f7a1e-6d52-4b8e-9f0a-3d2c1b4a5e6f",
-        "Pizza Pepperoni 32 cm",
-        690.0,
-    ),
-];
-
-/// A command's work, run when it finishes; `Err` is its failure reason.
-pub(crate) type Apply = Box<dyn FnOnce(&Shared) -> Result<(), String> + Send>;
-
-/// What a command does when it finishes.
-pub(crate) enum Effect {
-    /// Nothing beyond `Success`.
-    None,
-    /// A delivery order created; it fails when it names an unknown product.
-    CreateDelivery {
-        order_id: String,
-        unknown_product: Option<String>,
-    },
-    /// A delivery order moves to a status.
-    DeliveryStatus { order_id: String, status: String },
-    /// Stop-list positions added, removed or cleared on a terminal group.
-    StopList {
-        terminal_group_id: String,
-        change: StopListChange,
-    },
-    /// Anything else, done by a closure (table orders, reserves).
-    Apply(Apply),
-}
-
-pub(crate) enum StopListChange {
-    Add(Vec<StopListItem>),
-    Remove(Vec<(String, Option<String>)>),
-    Clear,
-}
-
-pub(crate) struct Command {
-    organization_id: String,
-    /// `None` while in progress; then the error code of a failure, or empty.
-    finished: Option<Result<(), String>>,
-}
-
-/// Commands by correlationId.
-#[derive(Default)]
-pub(crate) struct Commands {
-    by_id: HashMap<String, Command>,
-}
-
-/// Registers a command answered with `cid` and finishes it after
-/// [`COMMAND_DELAY`] on a thread of its own.
-pub(crate) fn start(shared: &Arc<Shared>, org: &str, cid: &str, effect: Effect) {
-    lock(&shared.commands).by_id.insert(
-        cid.to_string(),
-        Command {
-            organization_id: org.to_ascii_lowercase(),
-            finished: None,
-        },
-    );
-    let (shared, cid, org) = (Arc::clone(shared), cid.to_string(), org.to_string());
-    let spawned = std::thread::Builder::new()
-        .name("emu-command".into())
-        .spawn(move || {
-            std::thread::sleep(COMMAND_DELAY);
-            let outcome = finish(&shared, &org, effect);
-            if let Some(c) = lock(&shared.commands).by_id.get_mut(&cid) {
-                c.finished = Some(outcome);
-            }
-        });
-    if let Err(e) = spawned {
-        log::warn!("cannot start a command thread: {e}");
-    }
-}
-
-fn finish(shared: &Shared, org: &str, effect: Effect) -> Result<(), String> {
-    match effect {
-        Effect::None => Ok(()),
-        Effect::CreateDelivery {
-            order_id,
-            unknown_product,
-        } => {
-            shared.finish_delivery_creation(&order_id, unknown_product.as_deref());
-            match unknown_product {
-                Some(_) => Err("ProductNotFound".into()),
-                None => Ok(()),
-            }
-        }
-        Effect::DeliveryStatus { order_id, status } => shared
-            .set_delivery_status(&order_id, &status)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
-        Effect::StopList {
-            terminal_group_id,
-            change,
-        } => shared
-            .apply_stop_list_change(org, &terminal_group_id, change)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
-        Effect::Apply(apply) => apply(shared),
-    }
-}
+use crate::util::{format_utc, new_uuid};
 
 type Body = Map<String, Value>;
 
@@ -161,7 +44,7 @@ pub(crate) fn handle(
         ));
     }
     let reply = match name {
-        "commands.status" => status(shared, body, cid),
+        "commands.status" => commands::status(shared, body, cid),
         "deliveries.create" => create_delivery(shared, body, cid),
         "deliveries.by_id" => orders_by_id(shared, body, cid),
         "deliveries.by_revision"
@@ -210,32 +93,6 @@ fn schema_answer(op: &Value, body: &Body, cid: &str) -> Reply {
         status,
         catalogue().answer(op, cid, &Value::Object(body.clone())),
     )
-}
-
-fn status(shared: &Shared, body: &Body, cid: &str) -> Reply {
-    let asked = str_of(body, "correlationId").to_ascii_lowercase();
-    let org = str_of(body, "organizationId").to_ascii_lowercase();
-    let commands = lock(&shared.commands);
-    let Some(c) = commands
-        .by_id
-        .get(&asked)
-        .filter(|c| c.organization_id == org)
-    else {
-        return Reply::error(
-            410,
-            "CORRELATION_ID_NOT_FOUND",
-            format!("No command {asked} for this organization (unknown or expired)"),
-            cid,
-        );
-    };
-    match &c.finished {
-        None => Reply::json(200, json!({"state": "InProgress"})),
-        Some(Ok(())) => Reply::json(200, json!({"state": "Success"})),
-        Some(Err(code)) => Reply::json(
-            200,
-            json!({"state": "Error", "exception": null, "errorReason": code}),
-        ),
-    }
 }
 
 fn create_delivery(shared: &Arc<Shared>, body: &Body, cid: &str) -> Reply {

@@ -25,12 +25,14 @@
 mod api;
 mod backoffice;
 mod catalogue;
+mod commands;
 mod control;
 mod error;
 mod faults;
 mod fixtures;
 mod flows;
 mod records;
+mod reply;
 mod server;
 mod sink;
 mod state;
@@ -51,9 +53,9 @@ pub use error::EmulatorError;
 pub use faults::{Fault, FaultKind};
 pub use fixtures::{
     ApiKeyFixture, AppFixture, ExternalDataEntry, Fixtures, OrganizationFixture, StopListItem,
-    TerminalGroupFixture, DEFAULT_FIXTURES_JSON,
+    TerminalGroupFixture, DEFAULT_FIXTURES_JSON, MENU_PRODUCTS,
 };
-pub use flows::MENU_PRODUCTS;
+
 /// Connection and request limits of the emulator's HTTP server.
 pub use iikocloud_http_server::Limits as HttpLimits;
 /// A certificate and key for serving HTTPS ([`EmulatorConfig::tls`]).
@@ -142,7 +144,7 @@ impl EmulatorConfig {
     /// with [`FaultKind::Delay`] are cut short by a stop anyway).
     pub fn default_http_limits() -> HttpLimits {
         HttpLimits {
-            max_body_bytes: server::MAX_BODY,
+            max_body_bytes: reply::MAX_BODY,
             request_timeout: Duration::from_secs(90),
             shutdown_grace: Duration::from_secs(2),
             ..HttpLimits::default()

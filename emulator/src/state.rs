@@ -83,7 +83,7 @@ pub(crate) struct Shared {
     pub(crate) log: RequestLog,
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
-    pub(crate) commands: Mutex<crate::flows::Commands>,
+    pub(crate) commands: Mutex<crate::commands::Commands>,
     pub(crate) tables: Mutex<crate::tables::Tables>,
     pub(crate) backoffice: Mutex<crate::backoffice::BackOffice>,
     pub(crate) hub: Arc<Hub>,
@@ -375,9 +375,9 @@ impl Shared {
         &self,
         organization_id: &str,
         terminal_group_id: &str,
-        change: crate::flows::StopListChange,
+        change: crate::commands::StopListChange,
     ) -> Result<Vec<Value>, EmulatorError> {
-        use crate::flows::StopListChange;
+        use crate::commands::StopListChange;
         let org = self.check_org(organization_id)?;
         let mut world = lock(&self.world);
         let group = world
@@ -652,7 +652,7 @@ pub(crate) fn fill_from_request(order: &mut Value, request: &Value) {
         let Some(product) = item["productId"].as_str() else {
             continue;
         };
-        let menu = crate::flows::MENU_PRODUCTS
+        let menu = crate::fixtures::MENU_PRODUCTS
             .iter()
             .find(|(id, _, _)| id.eq_ignore_ascii_case(product));
         let name = menu.map_or("Unknown product", |m| m.1);

@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use serde_json::{json, Map, Value};
 
-use crate::flows::{start, Effect};
-use crate::server::Reply;
+use crate::commands::{start, Effect};
+use crate::reply::Reply;
 use crate::state::{fill_from_request, Shared};
 use crate::util::{lock, new_uuid};
 use crate::webhooks::events::{self, InfoHead};

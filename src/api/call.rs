@@ -11,12 +11,12 @@
 //! [`OperationCall::money_as_text`] asks for one (for hosts whose JSON reader
 //! turns numbers into doubles, such as PHP).
 
-use std::cell::Cell;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::models::deliveries::request::CreateOrderRequest;
+use super::support::with_answer_money_as_text;
 use super::{operation, WaitOptions};
 use crate::{Client, Error, Result};
 
@@ -65,31 +65,6 @@ impl WaitOptions {
         }
         Ok(options)
     }
-}
-
-thread_local! {
-    /// Set while [`call_operation`] writes an answer with text amounts; read
-    /// by the generated code's answer writer (`support::to_json`) only, so the
-    /// request sent on the wire keeps numbers.
-    static ANSWER_MONEY_AS_TEXT: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Restores the flag even if the call unwinds.
-struct Scope(bool);
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        ANSWER_MONEY_AS_TEXT.with(|f| f.set(self.0));
-    }
-}
-
-fn with_answer_money_as_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    let _restore = Scope(ANSWER_MONEY_AS_TEXT.with(|flag| flag.replace(on)));
-    f()
-}
-
-pub(crate) fn answer_money_as_text() -> bool {
-    ANSWER_MONEY_AS_TEXT.with(Cell::get)
 }
 
 /// Checks `request` against the operation `name`, sends it and returns the

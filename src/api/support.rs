@@ -1,4 +1,7 @@
-//! Helpers the generated code calls (unions on a discriminator field).
+//! Helpers the generated code calls: unions on a discriminator field, and
+//! requests and answers moved between typed and JSON form.
+
+use std::cell::Cell;
 
 use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
@@ -40,7 +43,7 @@ pub fn request_from_json<T: DeserializeOwned>(name: &str, request: &Value) -> cr
 /// Writes a typed answer back as JSON, for `call_by_name`.
 pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
     let write = || serde_json::to_value(&answer);
-    if super::call::answer_money_as_text() {
+    if answer_money_as_text() {
         crate::money::as_text(write)
     } else {
         write()
@@ -56,4 +59,29 @@ where
     let typed: T = request_from_json(name, request)?;
     typed.validate()?;
     to_json(name, typed)
+}
+
+thread_local! {
+    /// Set while `call_operation` writes an answer with text amounts; read
+    /// by the answer writer ([`to_json`]) only, so the request sent on the
+    /// wire keeps numbers.
+    static ANSWER_MONEY_AS_TEXT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Restores the flag even if the call unwinds.
+struct Scope(bool);
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        ANSWER_MONEY_AS_TEXT.with(|f| f.set(self.0));
+    }
+}
+
+pub(crate) fn with_answer_money_as_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    let _restore = Scope(ANSWER_MONEY_AS_TEXT.with(|flag| flag.replace(on)));
+    f()
+}
+
+fn answer_money_as_text() -> bool {
+    ANSWER_MONEY_AS_TEXT.with(Cell::get)
 }

@@ -2,7 +2,7 @@
 // WebHooks.*EventInfo schemas) and spec/event-field-numbers.json. Do not edit.
 //! The webhook event fields `iiko_events_field` reads (`IIKO_EVENT_FIELD_*`).
 
-use crate::webhook::iiko_event_field;
+use crate::events::iiko_event_field;
 
 /// `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
 pub const IIKO_EVENT_FIELD_EVENT_TYPE: iiko_event_field = 1;

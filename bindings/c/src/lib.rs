@@ -11,11 +11,14 @@
 #[cfg(test)]
 mod bench;
 pub mod client;
+pub mod deduplicator;
 pub mod error;
 pub mod event_fields;
+pub mod events;
 mod ffi;
 pub mod op_table;
 pub mod operations;
+pub mod ordering_guard;
 pub mod organizations;
 pub mod status;
 pub mod webhook;

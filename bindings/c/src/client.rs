@@ -9,8 +9,8 @@ use iikocloud_core::models::{
 use iikocloud_core::{CallOptions, Client, ClientBuilder};
 use serde::Deserialize;
 
-use crate::error::{iiko_error, Failure};
-use crate::ffi::{arg_str, guard, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
+use crate::error::{guard, iiko_error, Failure};
+use crate::ffi::{arg_str, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
 use crate::organizations::iiko_organizations;
 use crate::status::*;
 

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use iikocloud_core::webhook::{Deduplicator, EventKey};
 
-use crate::error::{iiko_error, Failure};
+use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
-use crate::ffi::{arg_str, guard, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
 use crate::status::*;
 
 /// Remembers the events already handled, to drop repeated deliveries (the

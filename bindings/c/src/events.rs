@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 
 use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
 
-use crate::error::{iiko_error, Failure};
-use crate::ffi::{c_string, guard, guard_value, out_ptr, BoxCastable};
+use crate::error::{guard, iiko_error, Failure};
+use crate::event_fields::iiko_event_field;
+use crate::ffi::{c_string, guard_value, out_ptr, BoxCastable};
 use crate::status::iiko_status;
 
 // --- event types (the values of the core's EventKind codes) ---
@@ -573,12 +574,6 @@ pub unsafe extern "C" fn iiko_events_is_new_delivery_order(
             .map_or(0, |e| i32::from(e.is_new_delivery_order()))
     })
 }
-
-/// A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
-/// from the documented event schemas (`WebHooks.*EventInfo`) and numbered
-/// append-only (`spec/event-field-numbers.json`); 0 is no field.
-#[allow(non_camel_case_types)]
-pub type iiko_event_field = i32;
 
 fn field_path(field: iiko_event_field) -> Option<&'static std::ffi::CStr> {
     let index = usize::try_from(field).ok()?.checked_sub(1)?;

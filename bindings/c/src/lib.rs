@@ -15,16 +15,19 @@ pub mod deduplicator;
 pub mod error;
 pub mod event_fields;
 pub mod events;
+mod failure;
 mod ffi;
 pub mod op_table;
 pub mod operations;
 pub mod ordering_guard;
 pub mod organizations;
+mod panic;
 pub mod status;
 pub mod webhook;
 
 use std::ffi::{c_char, CString};
 
+use error::guard;
 use ffi::guard_value;
 use status::*;
 
@@ -72,7 +75,7 @@ pub unsafe extern "C" fn iiko_string_free(s: *mut c_char) {
 pub unsafe extern "C" fn iiko_debug_force_panic(
     err_out: *mut *mut error::iiko_error,
 ) -> iiko_status {
-    ffi::guard(err_out, || panic!("iiko_debug_force_panic was called"))
+    guard(err_out, || panic!("iiko_debug_force_panic was called"))
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@ use std::time::Duration;
 use iikocloud_core::webhook::{OrderingDecision, OrderingGuard};
 
 use crate::deduplicator::open_store;
-use crate::error::{iiko_error, Failure};
+use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
-use crate::ffi::{arg_str, guard, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
 use crate::status::*;
 
 /// `iiko_ordering_guard_observe`: the event is newer than every event applied

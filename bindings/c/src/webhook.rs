@@ -8,9 +8,9 @@ use iikocloud_core::webhook::{
     VerifyError,
 };
 
-use crate::error::{iiko_error, Failure};
+use crate::error::{guard, iiko_error, Failure};
 use crate::events::iiko_events;
-use crate::ffi::{arg_bytes, arg_str, guard, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{arg_bytes, arg_str, guard_value, out_ptr, BoxCastable};
 use crate::status::*;
 
 /// Parse flag: refuse a body that is one event object instead of an array

@@ -312,7 +312,7 @@ pub unsafe extern "C" fn iiko_client_options_set_token_store(
     guard(err_out, || {
         // SAFETY: per this function's contract.
         let url = unsafe { crate::ffi::arg_str(store_url, "store_url") }?;
-        let store = crate::deduplicator::open_store(url)?;
+        let store = crate::memory::open_store(url)?;
         // SAFETY: per this function's contract.
         unsafe { update(options, |b| b.token_store(store)) }
     })

@@ -8,6 +8,7 @@ use iikocloud_core::webhook::{Deduplicator, EventKey};
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
 use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
+use crate::memory::{handle_len, new_handle, new_handle_with_store, MemoryHandle};
 use crate::status::*;
 
 /// Remembers the events already handled, to drop repeated deliveries (the
@@ -23,6 +24,16 @@ pub struct iiko_deduplicator {
 }
 
 impl BoxCastable for iiko_deduplicator {}
+
+impl MemoryHandle for iiko_deduplicator {
+    type Core = Deduplicator;
+    fn wrap(inner: Deduplicator) -> Self {
+        iiko_deduplicator { inner }
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+}
 
 /// Creates a de-duplicator remembering at most `capacity` events (at least 1),
 /// each for `max_age_ms` milliseconds (at least 1; a day is a good choice).
@@ -40,32 +51,17 @@ pub unsafe extern "C" fn iiko_deduplicator_new(
     err_out: *mut *mut iiko_error,
 ) -> iiko_status {
     guard(err_out, || {
-        let out = out_ptr(dedup_out, "dedup_out")?;
-        if capacity == 0 || max_age_ms == 0 {
-            return Err(Failure::invalid_argument(
-                "capacity and max_age_ms must be at least 1",
-            ));
-        }
-        let inner = Deduplicator::new(capacity, Duration::from_millis(max_age_ms));
-        // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_deduplicator { inner }.into_raw()) };
-        Ok(())
-    })
-}
-
-/// Opens the store a URL names, for the `_with_store` constructors: a bad URL
-/// is `IIKO_STATUS_INVALID_CONFIG`, an unreachable store
-/// `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds a password.
-pub(crate) fn open_store(store_url: &str) -> Result<iikocloud_core::store::Store, Failure> {
-    use iikocloud_core::store::{Store, StoreError};
-    Store::open(store_url).map_err(|e| {
-        let status = match e {
-            StoreError::Backend { .. } | StoreError::Timeout { .. } => {
-                IIKO_STATUS_TRANSPORT_CONNECT
+        new_handle(dedup_out, "dedup_out", || {
+            if capacity == 0 || max_age_ms == 0 {
+                return Err(Failure::invalid_argument(
+                    "capacity and max_age_ms must be at least 1",
+                ));
             }
-            _ => IIKO_STATUS_INVALID_CONFIG,
-        };
-        Failure::new(status, e.to_string())
+            Ok(Deduplicator::new(
+                capacity,
+                Duration::from_millis(max_age_ms),
+            ))
+        })
     })
 }
 
@@ -94,15 +90,16 @@ pub unsafe extern "C" fn iiko_deduplicator_new_with_store(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let url = unsafe { arg_str(store_url, "store_url") }?;
-        let out = out_ptr(dedup_out, "dedup_out")?;
-        if max_age_ms == 0 {
-            return Err(Failure::invalid_argument("max_age_ms must be at least 1"));
+        unsafe {
+            new_handle_with_store(
+                store_url,
+                max_age_ms,
+                "max_age_ms",
+                dedup_out,
+                "dedup_out",
+                Deduplicator::with_store,
+            )
         }
-        let inner = Deduplicator::with_store(open_store(url)?, Duration::from_millis(max_age_ms));
-        // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_deduplicator { inner }.into_raw()) };
-        Ok(())
     })
 }
 
@@ -246,6 +243,6 @@ pub unsafe extern "C" fn iiko_deduplicator_forget(
 pub unsafe extern "C" fn iiko_deduplicator_len(dedup: *const iiko_deduplicator) -> usize {
     guard_value(0, || {
         // SAFETY: per this function's contract.
-        unsafe { dedup.as_ref() }.map_or(0, |d| d.inner.len())
+        unsafe { handle_len(dedup) }
     })
 }

@@ -17,6 +17,7 @@ pub mod event_fields;
 pub mod events;
 mod failure;
 mod ffi;
+mod memory;
 pub mod op_table;
 pub mod operations;
 pub mod ordering_guard;

@@ -1,14 +1,13 @@
 //! `iiko_ordering_guard`: skips webhook events that arrive after newer ones.
 
 use std::ffi::c_char;
-use std::time::Duration;
 
 use iikocloud_core::webhook::{OrderingDecision, OrderingGuard};
 
-use crate::deduplicator::open_store;
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
-use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{guard_value, out_ptr, BoxCastable};
+use crate::memory::{handle_len, new_handle, new_handle_with_store, MemoryHandle};
 use crate::status::*;
 
 /// `iiko_ordering_guard_observe`: the event is newer than every event applied
@@ -34,6 +33,16 @@ pub struct iiko_ordering_guard {
 
 impl BoxCastable for iiko_ordering_guard {}
 
+impl MemoryHandle for iiko_ordering_guard {
+    type Core = OrderingGuard;
+    fn wrap(inner: OrderingGuard) -> Self {
+        iiko_ordering_guard { inner }
+    }
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+}
+
 /// Creates an ordering guard remembering at most `capacity` orders and
 /// reserves (at least 1; size it above the number active at once).
 ///
@@ -49,14 +58,12 @@ pub unsafe extern "C" fn iiko_ordering_guard_new(
     err_out: *mut *mut iiko_error,
 ) -> iiko_status {
     guard(err_out, || {
-        let out = out_ptr(guard_out, "guard_out")?;
-        if capacity == 0 {
-            return Err(Failure::invalid_argument("capacity must be at least 1"));
-        }
-        let inner = OrderingGuard::new(capacity);
-        // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_ordering_guard { inner }.into_raw()) };
-        Ok(())
+        new_handle(guard_out, "guard_out", || {
+            if capacity == 0 {
+                return Err(Failure::invalid_argument("capacity must be at least 1"));
+            }
+            Ok(OrderingGuard::new(capacity))
+        })
     })
 }
 
@@ -84,15 +91,16 @@ pub unsafe extern "C" fn iiko_ordering_guard_new_with_store(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let url = unsafe { arg_str(store_url, "store_url") }?;
-        let out = out_ptr(guard_out, "guard_out")?;
-        if ttl_ms == 0 {
-            return Err(Failure::invalid_argument("ttl_ms must be at least 1"));
+        unsafe {
+            new_handle_with_store(
+                store_url,
+                ttl_ms,
+                "ttl_ms",
+                guard_out,
+                "guard_out",
+                OrderingGuard::with_store,
+            )
         }
-        let inner = OrderingGuard::with_store(open_store(url)?, Duration::from_millis(ttl_ms));
-        // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_ordering_guard { inner }.into_raw()) };
-        Ok(())
     })
 }
 
@@ -183,6 +191,6 @@ pub unsafe extern "C" fn iiko_ordering_guard_forget(
 pub unsafe extern "C" fn iiko_ordering_guard_len(ordering: *const iiko_ordering_guard) -> usize {
     guard_value(0, || {
         // SAFETY: per this function's contract.
-        unsafe { ordering.as_ref() }.map_or(0, |g| g.inner.len())
+        unsafe { handle_len(ordering) }
     })
 }

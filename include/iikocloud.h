@@ -2666,6 +2666,7 @@ const char *iiko_version(void);
  */
 void iiko_string_free(char *s);
 
+#if defined(IIKO_TEST_HOOKS)
 /**
  * Panics inside the library on purpose and returns what the panic boundary
  * makes of it: `IIKO_STATUS_PANIC`, with an error in `*err_out` when
@@ -2673,10 +2674,14 @@ void iiko_string_free(char *s);
  * build; a library built with `panic = "abort"` aborts the process here.
  * Prints a panic message to stderr.
  *
+ * Only in a library built with the `test-hooks` feature (the test scripts);
+ * declared when `IIKO_TEST_HOOKS` is defined.
+ *
  * # Safety
  * `err_out` must be NULL or writable.
  */
 iiko_status iiko_debug_force_panic(iiko_error **err_out);
+#endif
 
 /**
  * Creates client options with the defaults: base URL

@@ -8,7 +8,7 @@ use iikocloud_core::webhook::{Deduplicator, EventKey};
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
 use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
-use crate::memory::{handle_len, new_handle, new_handle_with_store, MemoryHandle};
+use crate::memory::{handle_len, memory_handle, new_handle, new_handle_with_store};
 use crate::status::*;
 
 /// Remembers the events already handled, to drop repeated deliveries (the
@@ -23,17 +23,7 @@ pub struct iiko_deduplicator {
     inner: Deduplicator,
 }
 
-impl BoxCastable for iiko_deduplicator {}
-
-impl MemoryHandle for iiko_deduplicator {
-    type Core = Deduplicator;
-    fn wrap(inner: Deduplicator) -> Self {
-        iiko_deduplicator { inner }
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-}
+memory_handle!(iiko_deduplicator, Deduplicator);
 
 /// Creates a de-duplicator remembering at most `capacity` events (at least 1),
 /// each for `max_age_ms` milliseconds (at least 1; a day is a good choice).

@@ -23,6 +23,26 @@ pub(crate) trait MemoryHandle: BoxCastable {
     fn len(&self) -> usize;
 }
 
+/// Makes `$handle` (a struct with one field `inner: $core`) a Box-owned
+/// handle over a `MemoryHandle` core: the impls both handle types would
+/// otherwise repeat.
+macro_rules! memory_handle {
+    ($handle:ident, $core:ty) => {
+        impl $crate::ffi::BoxCastable for $handle {}
+
+        impl $crate::memory::MemoryHandle for $handle {
+            type Core = $core;
+            fn wrap(inner: $core) -> Self {
+                $handle { inner }
+            }
+            fn len(&self) -> usize {
+                self.inner.len()
+            }
+        }
+    };
+}
+pub(crate) use memory_handle;
+
 /// Opens the store a URL names, for the `_with_store` constructors and the
 /// client's token store: a bad URL is `IIKO_STATUS_INVALID_CONFIG`, an
 /// unreachable store `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds

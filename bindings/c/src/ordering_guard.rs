@@ -7,7 +7,7 @@ use iikocloud_core::webhook::{OrderingDecision, OrderingGuard};
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::{event_arg, iiko_events};
 use crate::ffi::{guard_value, out_ptr, BoxCastable};
-use crate::memory::{handle_len, new_handle, new_handle_with_store, MemoryHandle};
+use crate::memory::{handle_len, memory_handle, new_handle, new_handle_with_store};
 use crate::status::*;
 
 /// `iiko_ordering_guard_observe`: the event is newer than every event applied
@@ -31,17 +31,7 @@ pub struct iiko_ordering_guard {
     inner: OrderingGuard,
 }
 
-impl BoxCastable for iiko_ordering_guard {}
-
-impl MemoryHandle for iiko_ordering_guard {
-    type Core = OrderingGuard;
-    fn wrap(inner: OrderingGuard) -> Self {
-        iiko_ordering_guard { inner }
-    }
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-}
+memory_handle!(iiko_ordering_guard, OrderingGuard);
 
 /// Creates an ordering guard remembering at most `capacity` orders and
 /// reserves (at least 1; size it above the number active at once).

@@ -6,9 +6,11 @@ use std::time::Duration;
 use iikocloud_core::webhook::{Deduplicator, EventKey};
 
 use crate::error::{guard, iiko_error, Failure};
-use crate::events::{event_arg, iiko_events};
+use crate::events::iiko_events;
 use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
-use crate::memory::{handle_len, memory_handle, new_handle, new_handle_with_store};
+use crate::memory::{
+    handle_and_event, handle_len, memory_handle, new_handle, new_handle_with_store,
+};
 use crate::status::*;
 
 /// Remembers the events already handled, to drop repeated deliveries (the
@@ -112,12 +114,7 @@ pub unsafe extern "C" fn iiko_deduplicator_first_new_order(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let (dedup, event) = unsafe {
-            (
-                iiko_deduplicator::try_ref(dedup, "dedup")?,
-                event_arg(events, index)?,
-            )
-        };
+        let (dedup, event) = unsafe { handle_and_event(dedup, "dedup", events, index) }?;
         let out = out_ptr(first_out, "first_out")?;
         let first = dedup.inner.first_new_order(event);
         // SAFETY: checked non-NULL; writable per the contract.
@@ -155,12 +152,7 @@ pub unsafe extern "C" fn iiko_deduplicator_first_seen(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let (dedup, event) = unsafe {
-            (
-                iiko_deduplicator::try_ref(dedup, "dedup")?,
-                event_arg(events, index)?,
-            )
-        };
+        let (dedup, event) = unsafe { handle_and_event(dedup, "dedup", events, index) }?;
         let out = out_ptr(first_seen_out, "first_seen_out")?;
         let first = dedup.inner.first_seen(event);
         // SAFETY: checked non-NULL; writable per the contract.
@@ -214,12 +206,7 @@ pub unsafe extern "C" fn iiko_deduplicator_forget(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let (dedup, event) = unsafe {
-            (
-                iiko_deduplicator::try_ref(dedup, "dedup")?,
-                event_arg(events, index)?,
-            )
-        };
+        let (dedup, event) = unsafe { handle_and_event(dedup, "dedup", events, index) }?;
         dedup.inner.forget(event);
         Ok(())
     })

@@ -8,7 +8,9 @@ use std::ffi::c_char;
 use std::time::Duration;
 
 use iikocloud_core::store::{Store, StoreError};
+use iikocloud_core::webhook::Event;
 
+use crate::events::{event_arg, iiko_events};
 use crate::failure::Failure;
 use crate::ffi::{arg_str, out_ptr, BoxCastable};
 use crate::status::*;
@@ -99,6 +101,21 @@ pub(crate) unsafe fn new_handle_with_store<H: MemoryHandle>(
     // SAFETY: checked non-NULL; writable per the export's contract.
     unsafe { out.write(H::wrap(inner).into_raw()) };
     Ok(())
+}
+
+/// Borrows a memory handle and event `index` of `events`, the arguments of
+/// every call that judges or records an event (checked in that order).
+///
+/// # Safety
+/// `handle` and `events` must be NULL or live handles.
+pub(crate) unsafe fn handle_and_event<'a, H: MemoryHandle>(
+    handle: *const H,
+    name: &str,
+    events: *const iiko_events,
+    index: usize,
+) -> Result<(&'a H, &'a Event), Failure> {
+    // SAFETY: per the caller.
+    unsafe { Ok((H::try_ref(handle, name)?, event_arg(events, index)?)) }
 }
 
 /// The body of a `_len` accessor: 0 for NULL.

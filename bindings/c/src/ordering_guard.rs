@@ -5,9 +5,11 @@ use std::ffi::c_char;
 use iikocloud_core::webhook::{OrderingDecision, OrderingGuard};
 
 use crate::error::{guard, iiko_error, Failure};
-use crate::events::{event_arg, iiko_events};
+use crate::events::iiko_events;
 use crate::ffi::{guard_value, out_ptr, BoxCastable};
-use crate::memory::{handle_len, memory_handle, new_handle, new_handle_with_store};
+use crate::memory::{
+    handle_and_event, handle_len, memory_handle, new_handle, new_handle_with_store,
+};
 use crate::status::*;
 
 /// `iiko_ordering_guard_observe`: the event is newer than every event applied
@@ -125,12 +127,7 @@ pub unsafe extern "C" fn iiko_ordering_guard_observe(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let (ordering, event) = unsafe {
-            (
-                iiko_ordering_guard::try_ref(ordering, "ordering")?,
-                event_arg(events, index)?,
-            )
-        };
+        let (ordering, event) = unsafe { handle_and_event(ordering, "ordering", events, index) }?;
         let out = out_ptr(decision_out, "decision_out")?;
         let (decision, last) = match ordering.inner.observe(event) {
             OrderingDecision::Apply => (IIKO_ORDERING_APPLY, None),
@@ -162,12 +159,7 @@ pub unsafe extern "C" fn iiko_ordering_guard_forget(
 ) -> iiko_status {
     guard(err_out, || {
         // SAFETY: per this function's contract.
-        let (ordering, event) = unsafe {
-            (
-                iiko_ordering_guard::try_ref(ordering, "ordering")?,
-                event_arg(events, index)?,
-            )
-        };
+        let (ordering, event) = unsafe { handle_and_event(ordering, "ordering", events, index) }?;
         ordering.inner.forget(event);
         Ok(())
     })

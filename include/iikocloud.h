@@ -69,14 +69,6 @@
 #define IIKO_TRUST_BUNDLED 1
 
 /**
- * `iiko_client_call_operation` flag: write every amount of the answer as a
- * JSON string (`"1250.5"`) instead of a JSON number, for JSON readers that
- * turn numbers into doubles. Amounts as numbers are exact too: their text is
- * the decimal.
- */
-#define IIKO_CALL_MONEY_AS_STRING 2
-
-/**
  * `iiko_events_type`: an event type this SDK does not model (e.g.
  * `KitchenOrderUpdate`), or no `eventType`; read `iiko_events_type_name`.
  */
@@ -123,11 +115,12 @@
 #define IIKO_EVENT_PERSONAL_SHIFT 8
 
 /**
- * Parse flag: refuse a body that is one event object instead of an array
- * (`IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY`). By default such a body is read as
- * one event and `iiko_events_single_object` says so.
+ * `iiko_client_call_operation` flag: write every amount of the answer as a
+ * JSON string (`"1250.5"`) instead of a JSON number, for JSON readers that
+ * turn numbers into doubles. Amounts as numbers are exact too: their text is
+ * the decimal.
  */
-#define IIKO_WEBHOOK_REJECT_SINGLE_OBJECT 1
+#define IIKO_CALL_MONEY_AS_STRING 2
 
 /**
  * `iiko_ordering_guard_observe`: the event is newer than every event applied
@@ -146,6 +139,13 @@
  * `eventInfo.id` or `timestamp`; the guard cannot judge it.
  */
 #define IIKO_ORDERING_UNTRACKED 3
+
+/**
+ * Parse flag: refuse a body that is one event object instead of an array
+ * (`IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY`). By default such a body is read as
+ * one event and `iiko_events_single_object` says so.
+ */
+#define IIKO_WEBHOOK_REJECT_SINGLE_OBJECT 1
 
 /**
  * A client of the iikoCloud API: a connection pool and a token cache shared
@@ -231,19 +231,19 @@ typedef struct iiko_organizations iiko_organizations;
 typedef int32_t iiko_status;
 
 /**
+ * A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
+ * from the documented event schemas (`WebHooks.*EventInfo`) and numbered
+ * append-only (`spec/event-field-numbers.json`); 0 is no field.
+ */
+typedef int32_t iiko_event_field;
+
+/**
  * An operation's number: one of the `IIKO_OP_*` constants, from 1 to
  * `iiko_operation_count()`. Numbers are only ever appended: an operation keeps
  * its number in every release, and one the service retires leaves its number
  * reserved (its accessors answer NULL / -1). 0 is no operation.
  */
 typedef int32_t iiko_operation;
-
-/**
- * A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
- * from the documented event schemas (`WebHooks.*EventInfo`) and numbered
- * append-only (`spec/event-field-numbers.json`); 0 is no field.
- */
-typedef int32_t iiko_event_field;
 
 /**
  * `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
@@ -2666,6 +2666,7 @@ const char *iiko_version(void);
  */
 void iiko_string_free(char *s);
 
+#if defined(IIKO_TEST_HOOKS)
 /**
  * Panics inside the library on purpose and returns what the panic boundary
  * makes of it: `IIKO_STATUS_PANIC`, with an error in `*err_out` when
@@ -2673,10 +2674,14 @@ void iiko_string_free(char *s);
  * build; a library built with `panic = "abort"` aborts the process here.
  * Prints a panic message to stderr.
  *
+ * Only in a library built with the `test-hooks` feature (the test scripts);
+ * declared when `IIKO_TEST_HOOKS` is defined.
+ *
  * # Safety
  * `err_out` must be NULL or writable.
  */
 iiko_status iiko_debug_force_panic(iiko_error **err_out);
+#endif
 
 /**
  * Creates client options with the defaults: base URL
@@ -2986,6 +2991,99 @@ iiko_status iiko_client_stop_lists(const iiko_client *client, const char *reques
 iiko_status iiko_client_call(const iiko_client *client, const char *path, const char *body_json, uint64_t timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
 
 /**
+ * Creates a de-duplicator remembering at most `capacity` events (at least 1),
+ * each for `max_age_ms` milliseconds (at least 1; a day is a good choice).
+ *
+ * On success writes a new handle to `*dedup_out` (yours; free it with
+ * `iiko_deduplicator_free`).
+ *
+ * # Safety
+ * The out pointers must be NULL or writable.
+ */
+iiko_status iiko_deduplicator_new(size_t capacity, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
+
+/**
+ * Creates a de-duplicator whose keys live in the store `store_url` names,
+ * each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
+ * process), `"sqlite:///absolute/path.db"` (the processes of one machine,
+ * e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
+ * machine). A key is first seen by exactly one caller among all sharing the
+ * store. When the store fails later, `iiko_deduplicator_first_seen` logs it
+ * and answers 1 (an event handled twice rather than lost).
+ *
+ * On success writes a new handle to `*dedup_out` (yours; free it with
+ * `iiko_deduplicator_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
+ * a store that cannot be reached `IIKO_STATUS_TRANSPORT_CONNECT`; error
+ * messages never contain the password.
+ *
+ * # Safety
+ * `store_url` must be NULL or NUL-terminated; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_new_with_store(const char *store_url, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
+
+/**
+ * Whether event `index` makes its delivery order new for the first time:
+ * writes 1 once per order id (the service sends both `Unconfirmed` and
+ * `WaitCooking` for one order, and `iiko_events_is_new_delivery_order` is 1
+ * for both), 0 for later ones and for every other event. Remembered like the
+ * de-duplicator's keys (in its store, if it has one).
+ *
+ * # Safety
+ * `dedup` and `events` must be NULL or live handles; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_first_new_order(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_out, iiko_error **err_out);
+
+/**
+ * Frees a de-duplicator. NULL is ignored.
+ *
+ * # Safety
+ * `dedup` must be NULL or a live handle, freed once, with no call running.
+ */
+void iiko_deduplicator_free(iiko_deduplicator *dedup);
+
+/**
+ * Whether event `index` is seen for the first time: writes 1 to
+ * `*first_seen_out` (and remembers it) or 0 for a repeat. Check and record
+ * are one atomic step. An index out of range is `IIKO_STATUS_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `dedup` and `events` must be NULL or live handles; the out pointers NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_first_seen(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_seen_out, iiko_error **err_out);
+
+/**
+ * `iiko_deduplicator_first_seen` for a key text from `iiko_events_dedup_key`,
+ * e.g. read back from your store after a restart: writes 1 to
+ * `*first_seen_out` (and remembers the key) or 0 for a repeat.
+ *
+ * # Safety
+ * `dedup` must be NULL or a live handle; `key` NULL or NUL-terminated; the
+ * out pointers NULL or writable.
+ */
+iiko_status iiko_deduplicator_first_seen_key(const iiko_deduplicator *dedup, const char *key, int32_t *first_seen_out, iiko_error **err_out);
+
+/**
+ * Forgets event `index`, so that its next delivery counts as new (e.g. when
+ * handling it failed and a resend should be processed).
+ *
+ * # Safety
+ * `dedup` and `events` must be NULL or live handles; `err_out` NULL or
+ * writable.
+ */
+iiko_status iiko_deduplicator_forget(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, iiko_error **err_out);
+
+/**
+ * The number of events remembered (0 for NULL).
+ *
+ * # Safety
+ * `dedup` must be NULL or a live handle.
+ */
+size_t iiko_deduplicator_len(const iiko_deduplicator *dedup);
+
+/**
  * The status code of the error (never `IIKO_STATUS_OK`).
  * NULL gives `IIKO_STATUS_NULL_ARGUMENT`.
  *
@@ -3078,278 +3176,6 @@ const uint8_t *iiko_error_body(const iiko_error *error, size_t *len_out);
  * `error` must be NULL or an error from this library not yet freed.
  */
 void iiko_error_free(iiko_error *error);
-
-/**
- * The highest operation number: operations are numbered 1 to this (a
- * reserved number in between has a NULL name). Thread-safe.
- */
-iiko_operation iiko_operation_count(void);
-
-/**
- * The number of the operation with the dotted name `name` (e.g.
- * `"deliveries.create"`), or 0 when there is none (or `name` is NULL or not
- * UTF-8). Thread-safe.
- *
- * # Safety
- * `name` must be NULL or NUL-terminated.
- */
-iiko_operation iiko_operation_by_name(const char *name);
-
-/**
- * The dotted name of an operation (`"deliveries.create"`); NULL for a number
- * that is not an operation. Static: do not free. Thread-safe.
- */
-const char *iiko_operation_name(iiko_operation op);
-
-/**
- * The path of an operation (`"/api/1/deliveries/create"`); NULL for a number
- * that is not an operation. Static: do not free. Thread-safe.
- */
-const char *iiko_operation_path(iiko_operation op);
-
-/**
- * The API key's restriction group that must allow the operation (e.g.
- * `"Orders: creating"`); NULL when the document states none or the number is
- * not an operation. Static: do not free. Thread-safe.
- */
-const char *iiko_operation_restriction_group(iiko_operation op);
-
-/**
- * 1 when the operation is a command (it answers a `correlationId` whose end
- * `iiko_client_call_operation_wait` waits for; never retried), 0 when not, -1
- * for a number that is not an operation. Thread-safe.
- */
-int32_t iiko_operation_is_command(iiko_operation op);
-
-/**
- * 1 when the operation only reads, so the client repeats it after a transport
- * error or a 5xx; 0 when it is never repeated; -1 for a number that is not an
- * operation. Thread-safe.
- */
-int32_t iiko_operation_is_safe_to_retry(iiko_operation op);
-
-/**
- * 1 when the document marks the operation deprecated, 0 when not, -1 for a
- * number that is not an operation. Thread-safe.
- */
-int32_t iiko_operation_is_deprecated(iiko_operation op);
-
-/**
- * Checks a request for an operation and writes it back as the JSON the client
- * would send, without sending anything (e.g. to check a form before queueing
- * it).
- *
- * `request_json` as for `iiko_client_call_operation`. On success writes the
- * request to `*json_out` (yours; free it with `iiko_string_free`). A request
- * that is not JSON is `IIKO_STATUS_INVALID_JSON`; one that does not fit the
- * operation's request or breaks a rule of the document (a required field
- * missing, a length, a range, an allowed value, a UUID) is
- * `IIKO_STATUS_INVALID_ARGUMENT` with a message naming the field, e.g.
- * `order.items[0].amount: must be at least 0, got -1`. Thread-safe.
- *
- * # Safety
- * `request_json` must be NULL or NUL-terminated; the out pointers must be
- * NULL or writable.
- */
-iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, char **json_out, iiko_error **err_out);
-
-/**
- * Calls an operation (`op`, an `IIKO_OP_*` constant) with a JSON request
- * and answers JSON.
- *
- * The request is checked first, as by `iiko_operation_prepare` (nothing is
- * sent when it fails). Reads are retried after a transport error or a 5xx;
- * commands never are. `deliveries.create` and `order.create` always send an
- * `order.id` (a fresh one when yours has none; the answer's `orderInfo.id`
- * says which): set it yourself to look the order up after a lost answer.
- *
- * `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
- * this call's Timeout header (0: the client's; otherwise 1000 to 3600000, or
- * `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
- * (other bits are refused).
- *
- * On success writes the answer to `*json_out` (yours; free it with
- * `iiko_string_free`). Amounts are exact: a JSON number whose text is the
- * decimal (`12345678901234.56`), or a string with the flag. Thread-safe.
- *
- * # Safety
- * `client` must be NULL or a live client; `request_json` must be NULL or
- * NUL-terminated; the out pointers must be NULL or writable.
- */
-iiko_status iiko_client_call_operation(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
-
-/**
- * Calls a command (`iiko_operation_is_command(op) == 1`) as
- * `iiko_client_call_operation` does, then polls `commands/status` with the
- * request's `organizationId` until the command ends, for at most
- * `wait_timeout_ms` (0: 60 s; at most 86400000).
- *
- * `deliveries.create` goes through the safe creation: after a lost answer the
- * order is looked up by its id and sent again only if the service lacks it,
- * so it is never created twice; its answer is `{"orderInfo": {...}}` with the
- * order as `deliveries/by_id` reads it once created. Other commands answer
- * what the command answered.
- *
- * A command that failed is `IIKO_STATUS_COMMAND_FAILED` (the error's
- * description is the service's reason, its correlation id the command's);
- * still running at the limit is `IIKO_STATUS_COMMAND_TIMED_OUT` (it may yet
- * finish); forgotten by the service is `IIKO_STATUS_COMMAND_EXPIRED`. An
- * operation that is not a command is `IIKO_STATUS_INVALID_ARGUMENT` and
- * nothing is sent. Blocks the calling thread only. Thread-safe.
- *
- * # Safety
- * As `iiko_client_call_operation`.
- */
-iiko_status iiko_client_call_operation_wait(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint64_t wait_timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
-
-/**
- * Polls `commands/status` for a command's `correlation_id` (from a command's
- * answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
- * (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
- * `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
- * `iiko_client_call_operation_wait` does. Blocks the calling thread only.
- * Thread-safe.
- *
- * # Safety
- * `client` must be NULL or a live client; the strings must be NULL or
- * NUL-terminated; `err_out` must be NULL or writable.
- */
-iiko_status iiko_client_wait_command(const iiko_client *client, const char *organization_id, const char *correlation_id, uint64_t wait_timeout_ms, iiko_error **err_out);
-
-/**
- * The number of organizations (0 for NULL).
- *
- * # Safety
- * `organizations` must be NULL or a live handle.
- */
-size_t iiko_organizations_count(const iiko_organizations *organizations);
-
-/**
- * The UUID of organization `index` (0-based). NULL when `organizations` is
- * NULL or `index >= iiko_organizations_count(...)`. Borrowed from the handle.
- *
- * # Safety
- * `organizations` must be NULL or a live handle.
- */
-const char *iiko_organizations_id(const iiko_organizations *organizations, size_t index);
-
-/**
- * The name of organization `index` (UTF-8). NULL when the service sent none,
- * when `organizations` is NULL or when `index` is out of range. Borrowed from
- * the handle.
- *
- * # Safety
- * `organizations` must be NULL or a live handle.
- */
-const char *iiko_organizations_name(const iiko_organizations *organizations, size_t index);
-
-/**
- * The whole answer as UTF-8 JSON (`{"correlationId":…,"organizations":[…]}`,
- * every field the service sent, including the Extended ones). NULL for a NULL
- * handle. Borrowed from the handle.
- *
- * # Safety
- * `organizations` must be NULL or a live handle.
- */
-const char *iiko_organizations_json(const iiko_organizations *organizations);
-
-/**
- * Frees the handle. NULL is ignored.
- *
- * # Safety
- * `organizations` must be NULL or a live handle, freed once.
- */
-void iiko_organizations_free(iiko_organizations *organizations);
-
-/**
- * The name and meaning of a status code, e.g.
- * `"IIKO_STATUS_API_RATE_LIMITED: too many requests (HTTP 429)"`.
- *
- * Never NULL. The string is static: do not free it. Any integer is accepted;
- * an unknown code gives a text saying so. Thread-safe.
- */
-const char *iiko_status_str(iiko_status status);
-
-/**
- * Checks the value of a webhook request's `Authorization` header against your
- * `authToken` (the one given to `iiko_client_update_webhook_settings`), in
- * constant time. The bare token and `Bearer <token>` are both accepted.
- *
- * `expected_token`: your token, NUL-terminated (an empty or blank one refuses
- * every request: `IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN`).
- * `authorization`, `authorization_len`: the header value as raw bytes (any
- * bytes, not NUL-terminated), or NULL when the request has no such header. Look the header up by name
- * case-insensitively (or use `iiko_webhook_receive`).
- *
- * Returns `IIKO_STATUS_OK` for an authentic request, else a
- * `IIKO_STATUS_WEBHOOK_*` code from 400 to 403; `iiko_webhook_http_status`
- * gives the answer to send. Messages never contain the token or the header.
- *
- * # Safety
- * `expected_token` must be NULL or NUL-terminated; `authorization` must be
- * NULL or point to `authorization_len` bytes; `err_out` must be NULL or
- * writable.
- */
-iiko_status iiko_webhook_verify(const char *expected_token, const char *authorization, size_t authorization_len, iiko_error **err_out);
-
-/**
- * Parses a webhook body (no verification: for bodies you already verified,
- * or read back from a queue or a file).
- *
- * `body`, `body_len`: the raw request body, any bytes, not NUL-terminated
- * (NULL only with length 0). `char` rather than `uint8_t` so that PHP's FFI
- * can pass a PHP string directly. Limits:
- * `max_body_bytes` (0: 16 MiB) and `max_depth` of JSON nesting (0: 64, at most
- * 128). `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
- *
- * A body that is not UTF-8, not JSON, too large, too deep or not an array
- * fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (410 to 414). One unreadable
- * event does not fail the body: it gets `iiko_events_problem`.
- *
- * On success writes a new handle to `*events_out` (yours; free it with
- * `iiko_events_free`). The body is not referenced afterwards.
- *
- * # Safety
- * `body` must be NULL or point to `body_len` readable bytes; the out pointers
- * must be NULL or writable.
- */
-iiko_status iiko_webhook_parse(const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
-
-/**
- * Verifies a webhook request, then parses its body: what a webhook endpoint
- * calls for each request. The body of a request that fails verification is
- * never parsed.
- *
- * `header_names` and `header_values`: the request's headers, `header_count`
- * of each, NUL-terminated (NULL arrays only with a count of 0). The
- * `Authorization` header is found by name, case-insensitively; several of
- * them are refused as malformed. The other arguments are those of
- * `iiko_webhook_verify` and `iiko_webhook_parse`.
- *
- * Answer `iiko_webhook_http_status(status)` at once, then work on the events.
- *
- * # Safety
- * `expected_token` must be NULL or NUL-terminated; the header arrays must be
- * NULL or hold `header_count` NULL or NUL-terminated strings; `body` must be
- * NULL or point to `body_len` bytes; the out pointers must be NULL or
- * writable.
- */
-iiko_status iiko_webhook_receive(const char *expected_token, const char *const *header_names, const char *const *header_values, size_t header_count, const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
-
-/**
- * The HTTP status a webhook endpoint should answer for the status of
- * `iiko_webhook_receive` (or `iiko_webhook_verify` + `iiko_webhook_parse`):
- *
- * - 200 for `IIKO_STATUS_OK`, and for an authentic body that cannot be read
- *   (410 to 414): the service would resend the same bytes forever and
- *   finally block the webhook; log the body instead;
- * - 401 for a missing, malformed or wrong token (400, 402, 403);
- * - 500 for an empty expected token (401: your configuration) and for any
- *   other code (a failure on your side, so the service retries later).
- *
- * Thread-safe; any integer is accepted.
- */
-int32_t iiko_webhook_http_status(iiko_status status);
 
 /**
  * Frees an events handle. NULL is ignored.
@@ -3561,97 +3387,177 @@ int32_t iiko_events_order_number(const iiko_events *events, size_t index, int64_
 int32_t iiko_events_is_new_delivery_order(const iiko_events *events, size_t index);
 
 /**
- * Creates a de-duplicator remembering at most `capacity` events (at least 1),
- * each for `max_age_ms` milliseconds (at least 1; a day is a good choice).
- *
- * On success writes a new handle to `*dedup_out` (yours; free it with
- * `iiko_deduplicator_free`).
- *
- * # Safety
- * The out pointers must be NULL or writable.
+ * The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
  */
-iiko_status iiko_deduplicator_new(size_t capacity, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
+iiko_event_field iiko_event_field_count(void);
 
 /**
- * Creates a de-duplicator whose keys live in the store `store_url` names,
- * each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
- * process), `"sqlite:///absolute/path.db"` (the processes of one machine,
- * e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
- * machine). A key is first seen by exactly one caller among all sharing the
- * store. When the store fails later, `iiko_deduplicator_first_seen` logs it
- * and answers 1 (an event handled twice rather than lost).
- *
- * On success writes a new handle to `*dedup_out` (yours; free it with
- * `iiko_deduplicator_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`,
- * a store that cannot be reached `IIKO_STATUS_TRANSPORT_CONNECT`; error
- * messages never contain the password.
- *
- * # Safety
- * `store_url` must be NULL or NUL-terminated; the out pointers NULL or
- * writable.
+ * The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
+ * a number that is not a field. Static: do not free. Thread-safe.
  */
-iiko_status iiko_deduplicator_new_with_store(const char *store_url, uint64_t max_age_ms, iiko_deduplicator **dedup_out, iiko_error **err_out);
+const char *iiko_event_field_path(iiko_event_field field);
 
 /**
- * Whether event `index` makes its delivery order new for the first time:
- * writes 1 once per order id (the service sends both `Unconfirmed` and
- * `WaitCooking` for one order, and `iiko_events_is_new_delivery_order` is 1
- * for both), 0 for later ones and for every other event. Remembered like the
- * de-duplicator's keys (in its store, if it has one).
+ * The field with the dotted path `path`, or 0 when there is none (or `path`
+ * is NULL or not UTF-8). Thread-safe.
  *
  * # Safety
- * `dedup` and `events` must be NULL or live handles; the out pointers NULL or
- * writable.
+ * `path` must be NULL or NUL-terminated.
  */
-iiko_status iiko_deduplicator_first_new_order(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_out, iiko_error **err_out);
+iiko_event_field iiko_event_field_by_path(const char *path);
 
 /**
- * Frees a de-duplicator. NULL is ignored.
+ * Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
+ * as text: strings as they are, numbers exactly as the body wrote them (an
+ * amount never goes through a C double), booleans as `"true"`/`"false"`.
+ *
+ * On success writes to `*value_out` the text (yours; free it with
+ * `iiko_string_free`), or NULL when the event does not have the field (absent,
+ * `null`, or a field of another event type). An index out of range or an
+ * unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
  *
  * # Safety
- * `dedup` must be NULL or a live handle, freed once, with no call running.
+ * `events` must be NULL or a live handle; `value_out` and `err_out` must be
+ * NULL or writable.
  */
-void iiko_deduplicator_free(iiko_deduplicator *dedup);
+iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_event_field field, char **value_out, iiko_error **err_out);
 
 /**
- * Whether event `index` is seen for the first time: writes 1 to
- * `*first_seen_out` (and remembers it) or 0 for a repeat. Check and record
- * are one atomic step. An index out of range is `IIKO_STATUS_INVALID_ARGUMENT`.
- *
- * # Safety
- * `dedup` and `events` must be NULL or live handles; the out pointers NULL or
- * writable.
+ * The highest operation number: operations are numbered 1 to this (a
+ * reserved number in between has a NULL name). Thread-safe.
  */
-iiko_status iiko_deduplicator_first_seen(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, int32_t *first_seen_out, iiko_error **err_out);
+iiko_operation iiko_operation_count(void);
 
 /**
- * `iiko_deduplicator_first_seen` for a key text from `iiko_events_dedup_key`,
- * e.g. read back from your store after a restart: writes 1 to
- * `*first_seen_out` (and remembers the key) or 0 for a repeat.
+ * The number of the operation with the dotted name `name` (e.g.
+ * `"deliveries.create"`), or 0 when there is none (or `name` is NULL or not
+ * UTF-8). Thread-safe.
  *
  * # Safety
- * `dedup` must be NULL or a live handle; `key` NULL or NUL-terminated; the
- * out pointers NULL or writable.
+ * `name` must be NULL or NUL-terminated.
  */
-iiko_status iiko_deduplicator_first_seen_key(const iiko_deduplicator *dedup, const char *key, int32_t *first_seen_out, iiko_error **err_out);
+iiko_operation iiko_operation_by_name(const char *name);
 
 /**
- * Forgets event `index`, so that its next delivery counts as new (e.g. when
- * handling it failed and a resend should be processed).
- *
- * # Safety
- * `dedup` and `events` must be NULL or live handles; `err_out` NULL or
- * writable.
+ * The dotted name of an operation (`"deliveries.create"`); NULL for a number
+ * that is not an operation. Static: do not free. Thread-safe.
  */
-iiko_status iiko_deduplicator_forget(const iiko_deduplicator *dedup, const iiko_events *events, size_t index, iiko_error **err_out);
+const char *iiko_operation_name(iiko_operation op);
 
 /**
- * The number of events remembered (0 for NULL).
+ * The path of an operation (`"/api/1/deliveries/create"`); NULL for a number
+ * that is not an operation. Static: do not free. Thread-safe.
+ */
+const char *iiko_operation_path(iiko_operation op);
+
+/**
+ * The API key's restriction group that must allow the operation (e.g.
+ * `"Orders: creating"`); NULL when the document states none or the number is
+ * not an operation. Static: do not free. Thread-safe.
+ */
+const char *iiko_operation_restriction_group(iiko_operation op);
+
+/**
+ * 1 when the operation is a command (it answers a `correlationId` whose end
+ * `iiko_client_call_operation_wait` waits for; never retried), 0 when not, -1
+ * for a number that is not an operation. Thread-safe.
+ */
+int32_t iiko_operation_is_command(iiko_operation op);
+
+/**
+ * 1 when the operation only reads, so the client repeats it after a transport
+ * error or a 5xx; 0 when it is never repeated; -1 for a number that is not an
+ * operation. Thread-safe.
+ */
+int32_t iiko_operation_is_safe_to_retry(iiko_operation op);
+
+/**
+ * 1 when the document marks the operation deprecated, 0 when not, -1 for a
+ * number that is not an operation. Thread-safe.
+ */
+int32_t iiko_operation_is_deprecated(iiko_operation op);
+
+/**
+ * Checks a request for an operation and writes it back as the JSON the client
+ * would send, without sending anything (e.g. to check a form before queueing
+ * it).
+ *
+ * `request_json` as for `iiko_client_call_operation`. On success writes the
+ * request to `*json_out` (yours; free it with `iiko_string_free`). A request
+ * that is not JSON is `IIKO_STATUS_INVALID_JSON`; one that does not fit the
+ * operation's request or breaks a rule of the document (a required field
+ * missing, a length, a range, an allowed value, a UUID) is
+ * `IIKO_STATUS_INVALID_ARGUMENT` with a message naming the field, e.g.
+ * `order.items[0].amount: must be at least 0, got -1`. Thread-safe.
  *
  * # Safety
- * `dedup` must be NULL or a live handle.
+ * `request_json` must be NULL or NUL-terminated; the out pointers must be
+ * NULL or writable.
  */
-size_t iiko_deduplicator_len(const iiko_deduplicator *dedup);
+iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, char **json_out, iiko_error **err_out);
+
+/**
+ * Calls an operation (`op`, an `IIKO_OP_*` constant) with a JSON request
+ * and answers JSON.
+ *
+ * The request is checked first, as by `iiko_operation_prepare` (nothing is
+ * sent when it fails). Reads are retried after a transport error or a 5xx;
+ * commands never are. `deliveries.create` and `order.create` always send an
+ * `order.id` (a fresh one when yours has none; the answer's `orderInfo.id`
+ * says which): set it yourself to look the order up after a lost answer.
+ *
+ * `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
+ * this call's Timeout header (0: the client's; otherwise 1000 to 3600000, or
+ * `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
+ * (other bits are refused).
+ *
+ * On success writes the answer to `*json_out` (yours; free it with
+ * `iiko_string_free`). Amounts are exact: a JSON number whose text is the
+ * decimal (`12345678901234.56`), or a string with the flag. Thread-safe.
+ *
+ * # Safety
+ * `client` must be NULL or a live client; `request_json` must be NULL or
+ * NUL-terminated; the out pointers must be NULL or writable.
+ */
+iiko_status iiko_client_call_operation(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
+
+/**
+ * Calls a command (`iiko_operation_is_command(op) == 1`) as
+ * `iiko_client_call_operation` does, then polls `commands/status` with the
+ * request's `organizationId` until the command ends, for at most
+ * `wait_timeout_ms` (0: 60 s; at most 86400000).
+ *
+ * `deliveries.create` goes through the safe creation: after a lost answer the
+ * order is looked up by its id and sent again only if the service lacks it,
+ * so it is never created twice; its answer is `{"orderInfo": {...}}` with the
+ * order as `deliveries/by_id` reads it once created. Other commands answer
+ * what the command answered.
+ *
+ * A command that failed is `IIKO_STATUS_COMMAND_FAILED` (the error's
+ * description is the service's reason, its correlation id the command's);
+ * still running at the limit is `IIKO_STATUS_COMMAND_TIMED_OUT` (it may yet
+ * finish); forgotten by the service is `IIKO_STATUS_COMMAND_EXPIRED`. An
+ * operation that is not a command is `IIKO_STATUS_INVALID_ARGUMENT` and
+ * nothing is sent. Blocks the calling thread only. Thread-safe.
+ *
+ * # Safety
+ * As `iiko_client_call_operation`.
+ */
+iiko_status iiko_client_call_operation_wait(const iiko_client *client, iiko_operation op, const char *request_json, uint64_t timeout_ms, uint64_t wait_timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
+
+/**
+ * Polls `commands/status` for a command's `correlation_id` (from a command's
+ * answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
+ * (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+ * `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
+ * `iiko_client_call_operation_wait` does. Blocks the calling thread only.
+ * Thread-safe.
+ *
+ * # Safety
+ * `client` must be NULL or a live client; the strings must be NULL or
+ * NUL-terminated; `err_out` must be NULL or writable.
+ */
+iiko_status iiko_client_wait_command(const iiko_client *client, const char *organization_id, const char *correlation_id, uint64_t wait_timeout_ms, iiko_error **err_out);
 
 /**
  * Creates an ordering guard remembering at most `capacity` orders and
@@ -3722,39 +3628,138 @@ iiko_status iiko_ordering_guard_forget(const iiko_ordering_guard *ordering, cons
 size_t iiko_ordering_guard_len(const iiko_ordering_guard *ordering);
 
 /**
- * The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
- */
-iiko_event_field iiko_event_field_count(void);
-
-/**
- * The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
- * a number that is not a field. Static: do not free. Thread-safe.
- */
-const char *iiko_event_field_path(iiko_event_field field);
-
-/**
- * The field with the dotted path `path`, or 0 when there is none (or `path`
- * is NULL or not UTF-8). Thread-safe.
+ * The number of organizations (0 for NULL).
  *
  * # Safety
- * `path` must be NULL or NUL-terminated.
+ * `organizations` must be NULL or a live handle.
  */
-iiko_event_field iiko_event_field_by_path(const char *path);
+size_t iiko_organizations_count(const iiko_organizations *organizations);
 
 /**
- * Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
- * as text: strings as they are, numbers exactly as the body wrote them (an
- * amount never goes through a C double), booleans as `"true"`/`"false"`.
- *
- * On success writes to `*value_out` the text (yours; free it with
- * `iiko_string_free`), or NULL when the event does not have the field (absent,
- * `null`, or a field of another event type). An index out of range or an
- * unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
+ * The UUID of organization `index` (0-based). NULL when `organizations` is
+ * NULL or `index >= iiko_organizations_count(...)`. Borrowed from the handle.
  *
  * # Safety
- * `events` must be NULL or a live handle; `value_out` and `err_out` must be
- * NULL or writable.
+ * `organizations` must be NULL or a live handle.
  */
-iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_event_field field, char **value_out, iiko_error **err_out);
+const char *iiko_organizations_id(const iiko_organizations *organizations, size_t index);
+
+/**
+ * The name of organization `index` (UTF-8). NULL when the service sent none,
+ * when `organizations` is NULL or when `index` is out of range. Borrowed from
+ * the handle.
+ *
+ * # Safety
+ * `organizations` must be NULL or a live handle.
+ */
+const char *iiko_organizations_name(const iiko_organizations *organizations, size_t index);
+
+/**
+ * The whole answer as UTF-8 JSON (`{"correlationId":…,"organizations":[…]}`,
+ * every field the service sent, including the Extended ones). NULL for a NULL
+ * handle. Borrowed from the handle.
+ *
+ * # Safety
+ * `organizations` must be NULL or a live handle.
+ */
+const char *iiko_organizations_json(const iiko_organizations *organizations);
+
+/**
+ * Frees the handle. NULL is ignored.
+ *
+ * # Safety
+ * `organizations` must be NULL or a live handle, freed once.
+ */
+void iiko_organizations_free(iiko_organizations *organizations);
+
+/**
+ * The name and meaning of a status code, e.g.
+ * `"IIKO_STATUS_API_RATE_LIMITED: too many requests (HTTP 429)"`.
+ *
+ * Never NULL. The string is static: do not free it. Any integer is accepted;
+ * an unknown code gives a text saying so. Thread-safe.
+ */
+const char *iiko_status_str(iiko_status status);
+
+/**
+ * Checks the value of a webhook request's `Authorization` header against your
+ * `authToken` (the one given to `iiko_client_update_webhook_settings`), in
+ * constant time. The bare token and `Bearer <token>` are both accepted.
+ *
+ * `expected_token`: your token, NUL-terminated (an empty or blank one refuses
+ * every request: `IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN`).
+ * `authorization`, `authorization_len`: the header value as raw bytes (any
+ * bytes, not NUL-terminated), or NULL when the request has no such header. Look the header up by name
+ * case-insensitively (or use `iiko_webhook_receive`).
+ *
+ * Returns `IIKO_STATUS_OK` for an authentic request, else a
+ * `IIKO_STATUS_WEBHOOK_*` code from 400 to 403; `iiko_webhook_http_status`
+ * gives the answer to send. Messages never contain the token or the header.
+ *
+ * # Safety
+ * `expected_token` must be NULL or NUL-terminated; `authorization` must be
+ * NULL or point to `authorization_len` bytes; `err_out` must be NULL or
+ * writable.
+ */
+iiko_status iiko_webhook_verify(const char *expected_token, const char *authorization, size_t authorization_len, iiko_error **err_out);
+
+/**
+ * Parses a webhook body (no verification: for bodies you already verified,
+ * or read back from a queue or a file).
+ *
+ * `body`, `body_len`: the raw request body, any bytes, not NUL-terminated
+ * (NULL only with length 0). `char` rather than `uint8_t` so that PHP's FFI
+ * can pass a PHP string directly. Limits:
+ * `max_body_bytes` (0: 16 MiB) and `max_depth` of JSON nesting (0: 64, at most
+ * 128). `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
+ *
+ * A body that is not UTF-8, not JSON, too large, too deep or not an array
+ * fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (410 to 414). One unreadable
+ * event does not fail the body: it gets `iiko_events_problem`.
+ *
+ * On success writes a new handle to `*events_out` (yours; free it with
+ * `iiko_events_free`). The body is not referenced afterwards.
+ *
+ * # Safety
+ * `body` must be NULL or point to `body_len` readable bytes; the out pointers
+ * must be NULL or writable.
+ */
+iiko_status iiko_webhook_parse(const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
+
+/**
+ * Verifies a webhook request, then parses its body: what a webhook endpoint
+ * calls for each request. The body of a request that fails verification is
+ * never parsed.
+ *
+ * `header_names` and `header_values`: the request's headers, `header_count`
+ * of each, NUL-terminated (NULL arrays only with a count of 0). The
+ * `Authorization` header is found by name, case-insensitively; several of
+ * them are refused as malformed. The other arguments are those of
+ * `iiko_webhook_verify` and `iiko_webhook_parse`.
+ *
+ * Answer `iiko_webhook_http_status(status)` at once, then work on the events.
+ *
+ * # Safety
+ * `expected_token` must be NULL or NUL-terminated; the header arrays must be
+ * NULL or hold `header_count` NULL or NUL-terminated strings; `body` must be
+ * NULL or point to `body_len` bytes; the out pointers must be NULL or
+ * writable.
+ */
+iiko_status iiko_webhook_receive(const char *expected_token, const char *const *header_names, const char *const *header_values, size_t header_count, const char *body, size_t body_len, size_t max_body_bytes, size_t max_depth, uint32_t flags, iiko_events **events_out, iiko_error **err_out);
+
+/**
+ * The HTTP status a webhook endpoint should answer for the status of
+ * `iiko_webhook_receive` (or `iiko_webhook_verify` + `iiko_webhook_parse`):
+ *
+ * - 200 for `IIKO_STATUS_OK`, and for an authentic body that cannot be read
+ *   (410 to 414): the service would resend the same bytes forever and
+ *   finally block the webhook; log the body instead;
+ * - 401 for a missing, malformed or wrong token (400, 402, 403);
+ * - 500 for an empty expected token (401: your configuration) and for any
+ *   other code (a failure on your side, so the service retries later).
+ *
+ * Thread-safe; any integer is accepted.
+ */
+int32_t iiko_webhook_http_status(iiko_status status);
 
 #endif  /* IIKOCLOUD_H */

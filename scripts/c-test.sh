@@ -60,8 +60,11 @@ if grep -nE 'extern "C"|enum [A-Za-z_]+ *:|^[A-Z_]+\(' include/iikocloud.h; then
 fi
 
 # ---- 3. build ----
-step "building libiikocloud (debug) and the emulator"
-cargo build --locked -p iikocloud-c -p iikocloud-emulator
+step "building libiikocloud (debug, with the test hooks) and the emulator"
+# test-hooks exports iiko_debug_force_panic for the panic-boundary cases; the
+# release build (scripts/dist.sh) has no such export. Only iikocloud-c itself
+# depends on the feature, so switching it rebuilds that one crate.
+cargo build --locked -p iikocloud-c -p iikocloud-emulator --features iikocloud-c/test-hooks
 LIBDIR=$ROOT/target/debug
 # The shared library's SONAME is libiikocloud.so.0.<minor>; link through a
 # directory holding that name, as an installed copy would.
@@ -75,10 +78,12 @@ STATIC_LIBS="-lpthread -ldl -lm -lrt -lutil -lgcc_s -lc"
 CFLAGS=(-std=c11 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Itests/c)
 CXXFLAGS=(-std=c++17 -g -Wall -Wextra -Werror -Wpedantic -Iinclude)
 SHARED=(-L"$OUT/lib" -liikocloud -Wl,-rpath,"$OUT/lib" -pthread)
+# The tests that call iiko_debug_force_panic see its declaration only with this.
+HOOKS=(-DIIKO_TEST_HOOKS)
 
 step "compiling the C and C++ tests and the examples (-Werror)"
-gcc "${CFLAGS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
-gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
+gcc "${CFLAGS[@]}" "${HOOKS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
+gcc "${CFLAGS[@]}" "${HOOKS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_capi.c -o "$OUT/test_capi_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
 gcc "${CFLAGS[@]}" tests/c/test_network.c -o "$OUT/test_network" "${SHARED[@]}"
@@ -86,7 +91,7 @@ gcc "${CFLAGS[@]}" tests/c/test_operations.c -o "$OUT/test_operations" "${SHARED
 gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_operations.c -o "$OUT/test_operations_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
-g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
+g++ "${CXXFLAGS[@]}" "${HOOKS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
 for src in examples/c/*.c; do
     gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
 done
@@ -308,7 +313,9 @@ fi
 step "make install and pkg-config"
 PREFIX=$OUT/prefix
 rm -rf "$PREFIX"
-make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug CARGO_FLAGS=--locked
+# The same features as the build above, so that make finds it up to date.
+make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug \
+    CARGO_FLAGS="--locked --features test-hooks"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 test "$(pkg-config --modversion iikocloud)" = "$VERSION"
 # shellcheck disable=SC2046

@@ -137,6 +137,11 @@ strip --strip-debug -o "$LIB_A" "$REL/libiikocloud.a"
 strip --strip-unneeded -o "$CLI" "$REL/iikocloud"
 readelf -d "$LIB_SO" | grep "Library soname: \[$SONAME\]" >/dev/null ||
     die "libiikocloud.so has no SONAME $SONAME (bindings/c/build.rs sets it)"
+# Test hooks (the test-hooks feature of iikocloud-c) never ship.
+if nm -D --defined-only "$LIB_SO" | grep -w iiko_debug_force_panic >/dev/null ||
+    nm --defined-only "$LIB_A" 2>/dev/null | grep -w iiko_debug_force_panic >/dev/null; then
+    die "the release libiikocloud exports iiko_debug_force_panic (built with test-hooks)"
+fi
 # The newest glibc symbol version each binary needs: the Debian dependency
 # and the platform line of the CHANGELOG.
 glibc_needed() {

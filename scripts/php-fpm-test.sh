@@ -85,7 +85,8 @@ echo "$("$FPM" -v | head -1), $("$NGINX" -v 2>&1)"
 step "building libiikocloud ($PROFILE) and the emulator"
 flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
-cargo build "${flags[@]}" -p iikocloud-c
+# The same features as the other test scripts' build, so this one reuses it.
+cargo build "${flags[@]}" -p iikocloud-c --features test-hooks
 cargo build --locked -p iikocloud-emulator
 
 # ---- 3. the site and its processes ----

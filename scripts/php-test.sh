@@ -45,9 +45,12 @@ echo "$(php -r 'echo "PHP ", PHP_VERSION;'), $(phpunit --version | head -1)"
 step "building libiikocloud ($PROFILE) and the emulator"
 flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
-cargo build "${flags[@]}" -p iikocloud-c
+# With the test hooks (iiko_debug_force_panic, for HeaderConstantsTest); the
+# tests tell Library to keep their declaration (IIKOCLOUD_TEST_HOOKS).
+cargo build "${flags[@]}" -p iikocloud-c --features test-hooks
 cargo build --locked -p iikocloud-emulator
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
+export IIKOCLOUD_TEST_HOOKS=1
 
 # ---- 3. emulator ----
 EMULATOR_PID=""

@@ -44,7 +44,9 @@ step "building the wheel ($PROFILE)"
 rm -rf "$WHEELS"
 flags=()
 [ "$PROFILE" = release ] && flags+=(--release)
-"$VENV/bin/maturin" build -q "${flags[@]}" -m bindings/python/Cargo.toml --out "$WHEELS" \
+# test-hooks adds _native._panic_for_tests (the release wheel lacks it); only
+# the Python crate depends on the feature, so it does not rebuild the others.
+"$VENV/bin/maturin" build -q "${flags[@]}" --features test-hooks -m bindings/python/Cargo.toml --out "$WHEELS" \
     --interpreter "$VENV/bin/python"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     "$WHEELS"/iikocloud-*.whl

@@ -25,7 +25,7 @@ python3 scripts/spec-snapshot.py --check
 cargo run --locked --quiet -p iikocloud-codegen -- --check
 
 step "cargo clippy (all targets, -D warnings)"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features iikocloud-c/test-hooks,iikocloud-python/test-hooks -- -D warnings
 
 step "redis-server for the store and inbox tests (scripts/redis-server.sh)"
 # Tests that need Redis fail (not skip) when IIKO_TEST_REDIS_URL is set but
@@ -33,7 +33,8 @@ step "redis-server for the store and inbox tests (scripts/redis-server.sh)"
 source scripts/redis-server.sh
 
 step "cargo test (workspace)"
-cargo test --workspace --locked
+# test-hooks: the forced-panic case of bindings/c (release builds lack the hook).
+cargo test --workspace --locked --features iikocloud-c/test-hooks
 
 step "rustdoc (no warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use iikocloud_core::webhook::{parse_body_with, ParseOptions};
 
+use crate::events::*;
 use crate::webhook::*;
 
 fn bodies() -> Vec<(String, Vec<u8>)> {

@@ -9,8 +9,8 @@ use iikocloud_core::models::{
 use iikocloud_core::{CallOptions, Client, ClientBuilder};
 use serde::Deserialize;
 
-use crate::error::{iiko_error, Failure};
-use crate::ffi::{arg_str, guard, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
+use crate::error::{guard, iiko_error, Failure};
+use crate::ffi::{arg_str, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
 use crate::organizations::iiko_organizations;
 use crate::status::*;
 
@@ -312,7 +312,7 @@ pub unsafe extern "C" fn iiko_client_options_set_token_store(
     guard(err_out, || {
         // SAFETY: per this function's contract.
         let url = unsafe { crate::ffi::arg_str(store_url, "store_url") }?;
-        let store = crate::webhook::open_store(url)?;
+        let store = crate::memory::open_store(url)?;
         // SAFETY: per this function's contract.
         unsafe { update(options, |b| b.token_store(store)) }
     })

@@ -2,7 +2,11 @@
 // WebHooks.*EventInfo schemas) and spec/event-field-numbers.json. Do not edit.
 //! The webhook event fields `iiko_events_field` reads (`IIKO_EVENT_FIELD_*`).
 
-use crate::webhook::iiko_event_field;
+/// A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
+/// from the documented event schemas (`WebHooks.*EventInfo`) and numbered
+/// append-only (`spec/event-field-numbers.json`); 0 is no field.
+#[allow(non_camel_case_types)]
+pub type iiko_event_field = i32;
 
 /// `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
 pub const IIKO_EVENT_FIELD_EVENT_TYPE: iiko_event_field = 1;

@@ -1,48 +1,20 @@
 //! The helpers every export goes through: the panic boundary, pointer checks,
 //! string conversion and the one way each handle type crosses the ABI.
 //!
-//! Every `extern "C"` function body is a single call to [`guard`] (status
-//! functions) or [`guard_value`] (accessors); a unit test reads the sources and
+//! Every `extern "C"` function body is a single call to `error::guard`
+//! (status functions) or [`guard_value`] (accessors); a unit test reads the sources and
 //! fails if one is not, because a forgotten boundary turns a panic into an abort
 //! of the POS process.
 
 use std::ffi::{c_char, CStr, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::error::{iiko_error, Failure};
+use crate::failure::Failure;
+#[cfg(test)]
 use crate::status::*;
 
-/// Runs a fallible export body behind the panic boundary.
-///
-/// Returns `IIKO_STATUS_OK` on success. On failure (or a caught panic) writes a
-/// new error to `*err_out` when `err_out` is not NULL and returns its status.
-pub(crate) fn guard(
-    err_out: *mut *mut iiko_error,
-    body: impl FnOnce() -> Result<(), Failure>,
-) -> iiko_status {
-    let failure = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => return IIKO_STATUS_OK,
-        Ok(Err(failure)) => failure,
-        Err(payload) => Failure::panic(payload.as_ref()),
-    };
-    let status = failure.status();
-    if !err_out.is_null() {
-        // Building the error can itself panic only on allocation failure,
-        // which aborts anyway; the status is returned either way.
-        if let Ok(error) = catch_unwind(AssertUnwindSafe(|| Box::new(failure.into_error()))) {
-            // SAFETY: err_out is non-NULL and the caller promises it points to
-            // writable storage for one pointer.
-            unsafe { err_out.write(Box::into_raw(error)) };
-        }
-    }
-    status
-}
-
-/// Runs an infallible export body (an accessor, a free function) behind the
-/// panic boundary, returning `on_panic` if it panics.
-pub(crate) fn guard_value<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
-}
+// The boundary of accessors lives in `panic` (below `status`, which needs it);
+// reached from here so that every export imports its helpers from one place.
+pub(crate) use crate::panic::guard_value;
 
 /// Maps each opaque C type to how it is owned on the Rust side. Every handle
 /// in this ABI is a `Box`; keeping the casts here means no export converts a

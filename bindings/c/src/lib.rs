@@ -11,19 +11,26 @@
 #[cfg(test)]
 mod bench;
 pub mod client;
+pub mod deduplicator;
 pub mod error;
 pub mod event_fields;
+pub mod events;
+mod failure;
 mod ffi;
+mod memory;
 pub mod op_table;
 pub mod operations;
+pub mod ordering_guard;
 pub mod organizations;
+mod panic;
 pub mod status;
 pub mod webhook;
 
 use std::ffi::{c_char, CString};
 
+#[cfg(feature = "test-hooks")]
+use error::guard;
 use ffi::guard_value;
-use status::*;
 
 /// The library version, e.g. `"0.1.0"` (the same as the `IIKO_VERSION_*`
 /// macros of the header it was built with). Static: do not free it.
@@ -63,18 +70,23 @@ pub unsafe extern "C" fn iiko_string_free(s: *mut c_char) {
 /// build; a library built with `panic = "abort"` aborts the process here.
 /// Prints a panic message to stderr.
 ///
+/// Only in a library built with the `test-hooks` feature (the test scripts);
+/// declared when `IIKO_TEST_HOOKS` is defined.
+///
 /// # Safety
 /// `err_out` must be NULL or writable.
+#[cfg(feature = "test-hooks")]
 #[no_mangle]
 pub unsafe extern "C" fn iiko_debug_force_panic(
     err_out: *mut *mut error::iiko_error,
-) -> iiko_status {
-    ffi::guard(err_out, || panic!("iiko_debug_force_panic was called"))
+) -> status::iiko_status {
+    guard(err_out, || panic!("iiko_debug_force_panic was called"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::status::*;
 
     /// Every export must sit behind the panic boundary (rustls-ffi #286 found
     /// one that did not): the first statement of each `extern "C"` body is a
@@ -110,6 +122,7 @@ mod tests {
         assert!(exports > 20, "found only {exports} exports");
     }
 
+    #[cfg(feature = "test-hooks")]
     #[test]
     fn a_panic_becomes_a_status() {
         let mut err: *mut error::iiko_error = std::ptr::null_mut();

@@ -4,7 +4,12 @@
 
 use std::ffi::CStr;
 
-use crate::operations::iiko_operation;
+/// An operation's number: one of the `IIKO_OP_*` constants, from 1 to
+/// `iiko_operation_count()`. Numbers are only ever appended: an operation keeps
+/// its number in every release, and one the service retires leaves its number
+/// reserved (its accessors answer NULL / -1). 0 is no operation.
+#[allow(non_camel_case_types)]
+pub type iiko_operation = i32;
 
 /// `access_token`: `POST /api/v2/access_token` (not retried).
 pub const IIKO_OP_ACCESS_TOKEN: iiko_operation = 1;

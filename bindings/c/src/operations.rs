@@ -12,17 +12,10 @@ use iikocloud_core::api::{
 use serde_json::Value;
 
 use crate::client::iiko_client;
-use crate::error::{iiko_error, Failure};
-use crate::ffi::{guard, guard_value, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
-use crate::op_table::{Entry, LAST, TABLE};
+use crate::error::{guard, iiko_error, Failure};
+use crate::ffi::{guard_value, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
+use crate::op_table::{iiko_operation, Entry, LAST, TABLE};
 use crate::status::*;
-
-/// An operation's number: one of the `IIKO_OP_*` constants, from 1 to
-/// `iiko_operation_count()`. Numbers are only ever appended: an operation keeps
-/// its number in every release, and one the service retires leaves its number
-/// reserved (its accessors answer NULL / -1). 0 is no operation.
-#[allow(non_camel_case_types)]
-pub type iiko_operation = i32;
 
 /// `iiko_client_call_operation` flag: write every amount of the answer as a
 /// JSON string (`"1250.5"`) instead of a JSON number, for JSON readers that

@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use crate::ffi::guard_value;
+use crate::panic::guard_value;
 
 /// The result of every fallible call: `IIKO_STATUS_OK` (0) or one of the
 /// `IIKO_STATUS_*` codes. Codes are grouped in ranges (1xx your arguments,

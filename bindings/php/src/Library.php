@@ -49,6 +49,11 @@ use IikoCloud\Exception\WebhookVerificationException;
  * {@see writePreloadHeader()} in `ffi.preload` so the library is bound once
  * at start-up (FFI scope "iikocloud"). {@see writePreload()} writes the
  * header and the php.ini lines of both.
+ *
+ * PHP does not evaluate `#if`, so the header's test-only declarations (under
+ * `#if defined(IIKO_TEST_HOOKS)`, absent from a release library, where
+ * `FFI::cdef` would fail to resolve them) are dropped from the text before
+ * loading, unless `IIKOCLOUD_TEST_HOOKS=1` (the test suite's library has them).
  */
 final class Library
 {
@@ -66,6 +71,8 @@ final class Library
     /** File names written by writePreload() in its directory. */
     public const PRELOAD_HEADER = 'iikocloud-ffi.h';
     public const PRELOAD_INI = 'iikocloud.ini';
+    /** Environment variable that keeps the test-only declarations (`1`). */
+    public const ENV_TEST_HOOKS = 'IIKOCLOUD_TEST_HOOKS';
 
     /** @var array<string, FFI> loaded libraries by real path */
     private static array $loaded = [];
@@ -571,7 +578,10 @@ final class Library
         if ($text === false) {
             throw new LibraryException(sprintf('cannot read %s', $path));
         }
-        return $text;
+        if (getenv(self::ENV_TEST_HOOKS) === '1') {
+            return $text;
+        }
+        return (string) preg_replace('/^#if defined\(IIKO_TEST_HOOKS\)\n.*?^#endif[^\n]*\n/ms', '', $text);
     }
 
     /** The repository root when this file sits in a checkout (bindings/php/src). */

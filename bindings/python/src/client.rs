@@ -12,7 +12,7 @@ use iikocloud::models::{
 };
 use iikocloud::{CallOptions, Client, ClientBuilder, Secret};
 use pyo3::prelude::*;
-use pyo3::types::PyAny;
+use pyo3::types::{PyAny, PyDict};
 use serde::Serialize;
 
 use crate::convert::{decimal, from_py, opt_strings, strings, to_py};
@@ -27,6 +27,31 @@ pub struct NativeClient {
     /// a fresh one: a connection pool shared with the parent would mix both
     /// processes' bytes on one socket.
     state: RwLock<(u32, Client)>,
+}
+
+/// Reads one option of the dict `Client` passes (`iikocloud.ClientOptions`,
+/// names already checked, durations in seconds): absent and `None` both keep
+/// the core's default; a value of the wrong type is a `TypeError` naming the
+/// option and an out-of-range number an `OverflowError`, as for a keyword
+/// argument.
+macro_rules! option {
+    ($options:expr, $name:literal) => {
+        match $options.get_item($name)? {
+            Some(v) if !v.is_none() => Some(v.extract().map_err(|e: PyErr| {
+                let py = $options.py();
+                if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "argument '{}': {}",
+                        $name,
+                        e.value(py)
+                    ))
+                } else {
+                    e
+                }
+            })?),
+            _ => None,
+        }
+    };
 }
 
 pub fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
@@ -152,29 +177,22 @@ fn at<'py>(obj: &Bound<'py, PyAny>, key: &str) -> PyResult<Bound<'py, PyAny>> {
 #[pymethods]
 impl NativeClient {
     #[new]
-    #[pyo3(signature = (*, app_id=None, client_secret=None, api_key=None, api_login=None,
-        base_url=None, timeout=None, client_timeout=None, retries=None, max_response_bytes=None,
-        token_cache_dir=None, ca_file=None, trust=None, proxy=None, no_proxy=None,
-        token_store=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        app_id: Option<String>,
-        client_secret: Option<String>,
-        api_key: Option<String>,
-        api_login: Option<String>,
-        base_url: Option<String>,
-        timeout: Option<f64>,
-        client_timeout: Option<f64>,
-        retries: Option<u32>,
-        max_response_bytes: Option<u64>,
-        token_cache_dir: Option<std::path::PathBuf>,
-        ca_file: Option<std::path::PathBuf>,
-        trust: Option<String>,
-        proxy: Option<String>,
-        no_proxy: Option<String>,
-        token_store: Option<String>,
-    ) -> PyResult<NativeClient> {
+    fn new(py: Python<'_>, options: &Bound<'_, PyDict>) -> PyResult<NativeClient> {
+        let app_id: Option<String> = option!(options, "app_id");
+        let client_secret: Option<String> = option!(options, "client_secret");
+        let api_key: Option<String> = option!(options, "api_key");
+        let api_login: Option<String> = option!(options, "api_login");
+        let base_url: Option<String> = option!(options, "base_url");
+        let timeout: Option<f64> = option!(options, "timeout");
+        let client_timeout: Option<f64> = option!(options, "client_timeout");
+        let retries: Option<u32> = option!(options, "retries");
+        let max_response_bytes: Option<u64> = option!(options, "max_response_bytes");
+        let token_cache_dir: Option<std::path::PathBuf> = option!(options, "token_cache_dir");
+        let ca_file: Option<std::path::PathBuf> = option!(options, "ca_file");
+        let trust: Option<String> = option!(options, "trust");
+        let proxy: Option<String> = option!(options, "proxy");
+        let no_proxy: Option<String> = option!(options, "no_proxy");
+        let token_store: Option<String> = option!(options, "token_store");
         guard(py, || {
             logbridge::refresh(py);
             let mut b = Client::builder();

@@ -44,6 +44,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client::prepare_request, m)?)?;
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
+    #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }
@@ -56,7 +57,9 @@ fn refresh_log_level(py: Python<'_>) {
 }
 
 /// Panics inside the guard, so the tests can check that a Rust panic surfaces
-/// as `IikoError` and not as `PanicException`.
+/// as `IikoError` and not as `PanicException`. Only in test builds (the
+/// `test-hooks` feature).
+#[cfg(feature = "test-hooks")]
 #[pyfunction]
 fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     errors::guard(py, || -> PyResult<()> {

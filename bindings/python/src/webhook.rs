@@ -399,16 +399,44 @@ fn open_store(py: Python<'_>, url: &str) -> PyResult<iikocloud::store::Store> {
         .map_err(|e| crate::errors::store_error(py, &e))
 }
 
+/// What the de-duplicator and the ordering guard share: the core object, and
+/// whether it lives in a store (a file or a server), in which case calls leave
+/// the GIL.
+struct Remembering<T> {
+    inner: T,
+    shared: bool,
+}
+
+impl<T: Sync> Remembering<T> {
+    /// Builds the core object in memory, or over the store `store` names
+    /// (opened without the GIL).
+    fn open(
+        py: Python<'_>,
+        store: Option<String>,
+        in_memory: impl FnOnce() -> T,
+        with_store: impl FnOnce(iikocloud::store::Store) -> T,
+    ) -> PyResult<Self> {
+        let shared = store.is_some();
+        let inner = match store {
+            None => in_memory(),
+            Some(url) => with_store(open_store(py, &url)?),
+        };
+        Ok(Remembering { inner, shared })
+    }
+
+    /// One call on the core object, behind the panic guard and off the GIL
+    /// when it may wait on the store.
+    fn call<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&T) -> R + Send) -> PyResult<R> {
+        guard(py, || Ok(off_gil(py, self.shared, || f(&self.inner))))
+    }
+}
+
 /// Drops repeated deliveries; see `iikocloud.webhooks.Deduplicator`.
 ///
 /// Its lock is held only for a hash-map step and never around Python or
 /// logging, so it is used with the GIL held.
 #[pyclass(frozen, module = "iikocloud._native", name = "NativeDeduplicator")]
-pub struct NativeDeduplicator {
-    inner: Deduplicator,
-    /// Keys live in a file or on a server: calls leave the GIL.
-    shared: bool,
-}
+pub struct NativeDeduplicator(Remembering<Deduplicator>);
 
 #[pymethods]
 impl NativeDeduplicator {
@@ -416,53 +444,41 @@ impl NativeDeduplicator {
     #[pyo3(signature = (capacity, max_age, store=None))]
     fn new(py: Python<'_>, capacity: usize, max_age: f64, store: Option<String>) -> PyResult<Self> {
         let max_age = crate::client::seconds(py, "max_age", max_age)?;
-        let shared = store.is_some();
-        let inner = match store {
-            None => Deduplicator::new(capacity, max_age),
-            Some(url) => Deduplicator::with_store(open_store(py, &url)?, max_age),
-        };
-        Ok(NativeDeduplicator { inner, shared })
+        Remembering::open(
+            py,
+            store,
+            || Deduplicator::new(capacity, max_age),
+            |s| Deduplicator::with_store(s, max_age),
+        )
+        .map(NativeDeduplicator)
     }
     fn first_seen(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
         let event = &event.event;
-        guard(py, || {
-            Ok(off_gil(py, self.shared, || self.inner.first_seen(event)))
-        })
+        self.0.call(py, |d| d.first_seen(event))
     }
     fn first_new_order(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
         let event = &event.event;
-        guard(py, || {
-            Ok(off_gil(py, self.shared, || {
-                self.inner.first_new_order(event)
-            }))
-        })
+        self.0.call(py, |d| d.first_new_order(event))
     }
     #[getter]
     fn store_url(&self) -> Option<String> {
-        self.inner.store().map(|s| s.url().to_string())
+        self.0.inner.store().map(|s| s.url().to_string())
     }
     fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
         let event = &event.event;
-        guard(py, || {
-            off_gil(py, self.shared, || self.inner.forget(event));
-            Ok(())
-        })
+        self.0.call(py, |d| d.forget(event))
     }
     fn __len__(&self) -> usize {
-        self.inner.len()
+        self.0.inner.len()
     }
     fn clear(&self) {
-        self.inner.clear()
+        self.0.inner.clear()
     }
 }
 
 /// Flags stale order and reserve events; see `iikocloud.webhooks.OrderingGuard`.
 #[pyclass(frozen, module = "iikocloud._native", name = "NativeOrderingGuard")]
-pub struct NativeOrderingGuard {
-    inner: OrderingGuard,
-    /// Positions live in a file or on a server: calls leave the GIL.
-    shared: bool,
-}
+pub struct NativeOrderingGuard(Remembering<OrderingGuard>);
 
 #[pymethods]
 impl NativeOrderingGuard {
@@ -474,18 +490,18 @@ impl NativeOrderingGuard {
         store: Option<String>,
         ttl: Option<f64>,
     ) -> PyResult<Self> {
-        let shared = store.is_some();
-        let inner = match store {
-            None => OrderingGuard::new(capacity),
-            Some(url) => {
-                let ttl = match ttl {
-                    Some(t) => crate::client::seconds(py, "ttl", t)?,
-                    None => OrderingGuard::DEFAULT_STORE_TTL,
-                };
-                OrderingGuard::with_store(open_store(py, &url)?, ttl)
-            }
+        // The ttl is read (and refused) only for a guard on a store.
+        let ttl = match (&store, ttl) {
+            (Some(_), Some(t)) => crate::client::seconds(py, "ttl", t)?,
+            _ => OrderingGuard::DEFAULT_STORE_TTL,
         };
-        Ok(NativeOrderingGuard { inner, shared })
+        Remembering::open(
+            py,
+            store,
+            || OrderingGuard::new(capacity),
+            |s| OrderingGuard::with_store(s, ttl),
+        )
+        .map(NativeOrderingGuard)
     }
     /// `("apply" | "stale" | "untracked", last applied timestamp or None)`.
     fn observe(
@@ -493,34 +509,25 @@ impl NativeOrderingGuard {
         py: Python<'_>,
         event: PyRef<'_, NativeEvent>,
     ) -> PyResult<(&'static str, Option<i64>)> {
-        guard(py, || {
-            let event = &event.event;
-            Ok(
-                match off_gil(py, self.shared, || self.inner.observe(event)) {
-                    OrderingDecision::Apply => ("apply", None),
-                    OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
-                    OrderingDecision::Untracked => ("untracked", None),
-                },
-            )
+        let event = &event.event;
+        Ok(match self.0.call(py, |g| g.observe(event))? {
+            OrderingDecision::Apply => ("apply", None),
+            OrderingDecision::Stale { last_applied } => ("stale", Some(last_applied)),
+            OrderingDecision::Untracked => ("untracked", None),
         })
     }
     fn is_newer(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<bool> {
         let event = &event.event;
-        guard(py, || {
-            Ok(off_gil(py, self.shared, || self.inner.is_newer(event)))
-        })
+        self.0.call(py, |g| g.is_newer(event))
     }
     fn forget(&self, py: Python<'_>, event: PyRef<'_, NativeEvent>) -> PyResult<()> {
         let event = &event.event;
-        guard(py, || {
-            off_gil(py, self.shared, || self.inner.forget(event));
-            Ok(())
-        })
+        self.0.call(py, |g| g.forget(event))
     }
     fn __len__(&self) -> usize {
-        self.inner.len()
+        self.0.inner.len()
     }
     fn clear(&self) {
-        self.inner.clear()
+        self.0.inner.clear()
     }
 }

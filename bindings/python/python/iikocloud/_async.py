@@ -12,10 +12,12 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
 
-from ._client import DEFAULT_BASE_URL, Client, Seconds
+from ._client import DEFAULT_BASE_URL, Client, ClientOptions, Seconds, _check_options
 from ._ops import AsyncOps
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
 from .models import (
     CorrelationIdResponse,
@@ -131,42 +133,13 @@ class AsyncClient(AsyncOps):
     def __init__(
         self,
         *,
-        app_id: Optional[str] = None,
-        client_secret: Optional[str] = None,
-        api_key: Optional[str] = None,
-        api_login: Optional[str] = None,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout: Seconds = 15.0,
-        client_timeout: Optional[Seconds] = None,
-        retries: int = 2,
-        max_response_bytes: Optional[int] = None,
-        token_cache_dir: Optional["os.PathLike[str] | str"] = None,
-        ca_file: Optional["os.PathLike[str] | str"] = None,
-        trust: str = "system",
-        proxy: Optional[str] = None,
-        no_proxy: Optional[str] = None,
-        token_store: Optional[str] = None,
         executor: Optional[Executor] = None,
         max_workers: Optional[int] = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
+        _check_options("AsyncClient", options)
         workers = _workers_for(executor, max_workers)
-        self._sync = Client(
-            app_id=app_id,
-            client_secret=client_secret,
-            api_key=api_key,
-            api_login=api_login,
-            base_url=base_url,
-            timeout=timeout,
-            client_timeout=client_timeout,
-            retries=retries,
-            max_response_bytes=max_response_bytes,
-            token_cache_dir=token_cache_dir,
-            ca_file=ca_file,
-            trust=trust,
-            proxy=proxy,
-            no_proxy=no_proxy,
-            token_store=token_store,
-        )
+        self._sync = Client(**options)
         self._executor = executor
         self._workers = workers
 

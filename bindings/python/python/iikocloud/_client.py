@@ -8,7 +8,7 @@ import os
 import datetime as _dt
 from decimal import Decimal
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Type, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Type, TypedDict, Union
 
 from . import _model, _native
 from ._errors import IikoError, InvalidInputError
@@ -22,9 +22,11 @@ from .models import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
 
-__all__ = ["Api", "Client", "DEFAULT_BASE_URL", "Seconds"]
+__all__ = ["Api", "Client", "ClientOptions", "DEFAULT_BASE_URL", "Seconds"]
 
 #: The production address of the service (Russia region).
 DEFAULT_BASE_URL: str = _native.DEFAULT_BASE_URL
@@ -39,6 +41,52 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
     if isinstance(value, _dt.timedelta):
         return value.total_seconds()
     return float(value)
+
+
+class ClientOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`Client` and :class:`AsyncClient`,
+    all optional; :class:`Client` says what each does. Defaults: ``base_url``
+    :data:`DEFAULT_BASE_URL`, ``timeout`` 15 s, ``client_timeout``
+    ``timeout`` + 5 s, ``retries`` 2, ``trust`` ``"system"``.
+
+    The one list of them: both classes take ``**options`` of this type, and
+    the native client reads the same names."""
+
+    app_id: Optional[str]
+    client_secret: Optional[str]
+    api_key: Optional[str]
+    api_login: Optional[str]
+    base_url: str
+    timeout: Seconds
+    client_timeout: Optional[Seconds]
+    retries: int
+    max_response_bytes: Optional[int]
+    token_cache_dir: Optional["os.PathLike[str] | str"]
+    ca_file: Optional["os.PathLike[str] | str"]
+    trust: str
+    proxy: Optional[str]
+    no_proxy: Optional[str]
+    token_store: Optional[str]
+
+
+_OPTION_NAMES = frozenset(ClientOptions.__annotations__)
+
+
+def _check_options(cls: str, options: Mapping[str, Any]) -> None:
+    """Refuses an unknown name, as an explicit signature would."""
+    for name in options:
+        if name not in _OPTION_NAMES:
+            raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {name!r}")
+
+
+def _native_options(options: Mapping[str, Any]) -> Dict[str, Any]:
+    """The options as the native client takes them: durations in seconds."""
+    _check_options("Client", options)
+    out = dict(options)
+    for name in ("timeout", "client_timeout"):
+        if name in out:
+            out[name] = _seconds(out[name])
+    return out
 
 
 def correlation_id_of(command: Any) -> str:
@@ -121,47 +169,17 @@ class Client(Ops):
     ``no_proxy`` (comma-separated hosts) bypassing it; without it
     ``HTTPS_PROXY``/``NO_PROXY`` apply. The proxy password never appears in
     ``repr``, logs or errors.
+
+    All of these are keyword arguments, typed by :class:`ClientOptions`.
     """
 
     __slots__ = ("_native", "_app_id")
 
-    def __init__(
-        self,
-        *,
-        app_id: Optional[str] = None,
-        client_secret: Optional[str] = None,
-        api_key: Optional[str] = None,
-        api_login: Optional[str] = None,
-        base_url: str = DEFAULT_BASE_URL,
-        timeout: Seconds = 15.0,
-        client_timeout: Optional[Seconds] = None,
-        retries: int = 2,
-        max_response_bytes: Optional[int] = None,
-        token_cache_dir: Optional["os.PathLike[str] | str"] = None,
-        ca_file: Optional["os.PathLike[str] | str"] = None,
-        trust: str = "system",
-        proxy: Optional[str] = None,
-        no_proxy: Optional[str] = None,
-        token_store: Optional[str] = None,
-    ) -> None:
+    def __init__(self, **options: Unpack[ClientOptions]) -> None:
         self._native: Optional[_native.NativeClient] = _native.NativeClient(
-            app_id=app_id,
-            client_secret=client_secret,
-            api_key=api_key,
-            api_login=api_login,
-            base_url=base_url,
-            timeout=_seconds(timeout),
-            client_timeout=_seconds(client_timeout),
-            retries=retries,
-            max_response_bytes=max_response_bytes,
-            token_cache_dir=token_cache_dir,
-            ca_file=ca_file,
-            trust=trust,
-            proxy=proxy,
-            no_proxy=no_proxy,
-            token_store=token_store,
+            _native_options(options)
         )
-        self._app_id = app_id
+        self._app_id = options.get("app_id")
 
     @classmethod
     def _wrap(cls, native: _native.NativeClient, app_id: Optional[str]) -> "Client":

@@ -1,7 +1,7 @@
 import os
 # Stubs of the private native module (checked by mypy.stubtest in scripts/py-test.sh).
 from decimal import Decimal
-from typing import Any, Dict, List, Optional, Tuple, final
+from typing import Any, Dict, List, Mapping, Optional, Tuple, final
 
 __all__ = [
     "__version__",
@@ -47,31 +47,16 @@ EMULATOR_DISABLED_ORGANIZATION_ID: str
 EMULATOR_TERMINAL_GROUP_ID: str
 
 def refresh_log_level() -> None: ...
+# Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the
+# release wheel.
 def _panic_for_tests() -> None: ...
 def prepare_request(name: str, request: Any) -> str: ...
 def operations() -> List[Tuple[str, str, str, bool, bool, bool, Optional[str]]]: ...
 
 @final
 class NativeClient:
-    def __new__(
-        cls,
-        *,
-        app_id: Optional[str] = None,
-        client_secret: Optional[str] = None,
-        api_key: Optional[str] = None,
-        api_login: Optional[str] = None,
-        base_url: Optional[str] = None,
-        timeout: Optional[float] = None,
-        client_timeout: Optional[float] = None,
-        retries: Optional[int] = None,
-        max_response_bytes: Optional[int] = None,
-        token_cache_dir: Optional[os.PathLike[str] | str] = None,
-        ca_file: Optional[os.PathLike[str] | str] = None,
-        trust: Optional[str] = None,
-        proxy: Optional[str] = None,
-        no_proxy: Optional[str] = None,
-        token_store: Optional[str] = None,
-    ) -> NativeClient: ...
+    # `options`: the names of iikocloud.ClientOptions, durations in seconds.
+    def __new__(cls, options: Mapping[str, Any]) -> NativeClient: ...
     @property
     def base_url(self) -> str: ...
     @property

@@ -1,0 +1,726 @@
+//! `iiko_events`: the events of one webhook body, their accessors, and the
+//! generated event fields (`iiko_event_field`) read from them.
+
+use std::ffi::{c_char, CString};
+use std::sync::OnceLock;
+
+use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
+
+use crate::error::{guard, iiko_error, Failure};
+use crate::event_fields::iiko_event_field;
+use crate::ffi::{c_string, guard_value, out_ptr, BoxCastable};
+use crate::status::iiko_status;
+
+// --- event types (the values of the core's EventKind codes) ---
+
+/// `iiko_events_type`: an event type this SDK does not model (e.g.
+/// `KitchenOrderUpdate`), or no `eventType`; read `iiko_events_type_name`.
+pub const IIKO_EVENT_UNKNOWN: i32 = 0;
+/// A delivery order was created or changed.
+pub const IIKO_EVENT_DELIVERY_ORDER_UPDATE: i32 = 1;
+/// A delivery order could not be saved.
+pub const IIKO_EVENT_DELIVERY_ORDER_ERROR: i32 = 2;
+/// A table order changed.
+pub const IIKO_EVENT_TABLE_ORDER_UPDATE: i32 = 3;
+/// A table order could not be saved.
+pub const IIKO_EVENT_TABLE_ORDER_ERROR: i32 = 4;
+/// A reserve or banquet changed.
+pub const IIKO_EVENT_RESERVE_UPDATE: i32 = 5;
+/// A reserve could not be saved.
+pub const IIKO_EVENT_RESERVE_ERROR: i32 = 6;
+/// Stop lists changed (the event has no items: call `iiko_client_stop_lists`).
+pub const IIKO_EVENT_STOP_LIST_UPDATE: i32 = 7;
+/// An employee opened or closed a personal shift.
+pub const IIKO_EVENT_PERSONAL_SHIFT: i32 = 8;
+
+/// The events of one webhook body, with per-event accessors taking an index
+/// from 0 to `iiko_events_count() - 1`.
+///
+/// Yours after `iiko_webhook_parse` / `iiko_webhook_receive`; free it with
+/// `iiko_events_free`. Immutable: it may be read from several threads at once.
+/// Strings read from it are borrowed and stay valid until it is freed. String
+/// accessors return NULL when the value is absent (or `null`, or of the wrong
+/// type in the body), when the index is out of range, or for a NULL handle.
+#[allow(non_camel_case_types)]
+pub struct iiko_events {
+    body: ParsedBody,
+    /// The C strings of each event, each built on first use: parsing costs
+    /// what the Rust parse costs, and reading a field costs one copy of it.
+    strings: Box<[OnceLock<Box<EventStrings>>]>,
+}
+
+impl BoxCastable for iiko_events {}
+
+/// A string field of an event, as the C accessors return it.
+#[derive(Clone, Copy)]
+enum Field {
+    EventType,
+    EventTime,
+    OrganizationId,
+    CorrelationId,
+    Problem,
+    EntityId,
+    OrderId,
+    CreationStatus,
+    Status,
+    Sum,
+    Phone,
+    ErrorCode,
+    ErrorMessage,
+    DedupKey,
+    Json,
+}
+
+const FIELDS: usize = Field::Json as usize + 1;
+
+impl Field {
+    /// Whether the event has the field: checked before touching the string
+    /// table, so reading an absent field allocates nothing.
+    fn present(self, e: &Event) -> bool {
+        match self {
+            Field::EventType => e.event_type().is_some(),
+            Field::EventTime => e.event_time().is_some(),
+            Field::OrganizationId => e.organization_id().is_some(),
+            Field::CorrelationId => e.correlation_id().is_some(),
+            Field::Problem => e.problem().is_some(),
+            Field::EntityId => e.entity_id().is_some(),
+            Field::OrderId => e.order_id().is_some(),
+            Field::CreationStatus => e.creation_status().is_some(),
+            Field::Status => e.status().is_some(),
+            Field::Sum => e.sum().is_some(),
+            Field::Phone => e.phone().is_some(),
+            Field::ErrorCode => e.error_code().is_some(),
+            Field::ErrorMessage => e.error_message().is_some(),
+            Field::DedupKey | Field::Json => true,
+        }
+    }
+
+    fn compute(self, e: &Event) -> Option<CString> {
+        match self {
+            Field::EventType => e.event_type().map(c_string),
+            Field::EventTime => e.event_time().map(|t| c_string(&t.raw)),
+            Field::OrganizationId => e.organization_id().map(c_string),
+            Field::CorrelationId => e.correlation_id().map(c_string),
+            Field::Problem => e.problem().map(c_string),
+            Field::EntityId => e.entity_id().map(c_string),
+            Field::OrderId => e.order_id().map(c_string),
+            Field::CreationStatus => e.creation_status().map(|c| c_string(c.as_str())),
+            Field::Status => e.status().map(c_string),
+            Field::Sum => e.sum().map(|m| c_string(&m.to_string())),
+            Field::Phone => e.phone().map(c_string),
+            Field::ErrorCode => e.error_code().map(c_string),
+            Field::ErrorMessage => e.error_message().map(c_string),
+            Field::DedupKey => Some(c_string(e.dedup_key().as_str())),
+            Field::Json => Some(c_string(e.raw_json())),
+        }
+    }
+}
+
+struct EventStrings([OnceLock<Option<CString>>; FIELDS]);
+
+impl iiko_events {
+    pub(crate) fn new(body: ParsedBody) -> iiko_events {
+        let n = body.events.len();
+        iiko_events {
+            body,
+            strings: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn event(&self, index: usize) -> Option<&Event> {
+        self.body.events.get(index)
+    }
+
+    /// The C string of one field of one event; `None` for a bad index or an
+    /// absent value.
+    fn string(&self, index: usize, field: Field) -> Option<&CString> {
+        let event = self.event(index)?;
+        if !field.present(event) {
+            return None;
+        }
+        let slots = self.strings[index]
+            .get_or_init(|| Box::new(EventStrings(std::array::from_fn(|_| OnceLock::new()))));
+        slots.0[field as usize]
+            .get_or_init(|| field.compute(event))
+            .as_ref()
+    }
+}
+
+/// Borrows an events handle and one of its events for a fallible call.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+pub(crate) unsafe fn event_arg<'a>(
+    events: *const iiko_events,
+    index: usize,
+) -> Result<&'a Event, Failure> {
+    // SAFETY: per the caller.
+    let events = unsafe { iiko_events::try_ref(events, "events") }?;
+    events.event(index).ok_or_else(|| {
+        Failure::invalid_argument(format!(
+            "index {index} is out of range ({} events)",
+            events.body.events.len()
+        ))
+    })
+}
+
+/// Frees an events handle. NULL is ignored.
+///
+/// # Safety
+/// `events` must be NULL or a live handle, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_free(events: *mut iiko_events) {
+    guard_value((), || {
+        // SAFETY: per this function's contract.
+        unsafe { iiko_events::free(events) }
+    })
+}
+
+/// The number of events (0 for NULL).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_count(events: *const iiko_events) -> usize {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe { events.as_ref() }.map_or(0, |e| e.body.events.len())
+    })
+}
+
+/// 1 when the body was a single event object instead of an array (off-spec,
+/// accepted unless `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`), else 0.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_single_object(events: *const iiko_events) -> i32 {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe { events.as_ref() }.map_or(0, |e| i32::from(e.body.single_object))
+    })
+}
+
+/// The type of event `index` as an `IIKO_EVENT_*` constant; -1 when the index
+/// is out of range or `events` is NULL. Future versions may return new
+/// constants: treat an unknown one like `IIKO_EVENT_UNKNOWN`.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_type(events: *const iiko_events, index: usize) -> i32 {
+    guard_value(-1, || {
+        // SAFETY: per this function's contract.
+        unsafe { events.as_ref() }
+            .and_then(|e| e.event(index))
+            .map_or(-1, |e| kind_code(e.kind()))
+    })
+}
+
+fn kind_code(kind: EventKind) -> i32 {
+    i32::try_from(kind.code()).unwrap_or(IIKO_EVENT_UNKNOWN)
+}
+
+/// Reads one string of one event (the shared body of the string accessors).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+unsafe fn event_str(events: *const iiko_events, index: usize, field: Field) -> *const c_char {
+    // SAFETY: per the caller.
+    unsafe { events.as_ref() }
+        .and_then(|e| e.string(index, field))
+        .map_or(std::ptr::null(), |s| s.as_ptr())
+}
+
+// The string accessors are written out, not generated by a macro: cbindgen
+// does not expand macros, and each needs its own documentation anyway.
+
+/// `eventType` as sent, also for types this SDK does not model (e.g.
+/// `"KitchenOrderUpdate"`).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_type_name(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::EventType) }
+    })
+}
+
+/// `eventTime` as sent (UTC, e.g. `"2025-09-16 16:02:11.877"`); see also
+/// `iiko_events_time_unix_ms`.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_time(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::EventTime) }
+    })
+}
+
+/// `organizationId`.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_organization_id(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::OrganizationId) }
+    })
+}
+
+/// `correlationId` (the operation id, to quote to iiko support).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_correlation_id(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::CorrelationId) }
+    })
+}
+
+/// Why the event could not be read (not an object, a known type without an
+/// `eventInfo` object, a duplicated key); NULL for a readable event. An
+/// unreadable event still has its raw JSON and any envelope field read.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_problem(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::Problem) }
+    })
+}
+
+/// `eventInfo.id` of an order or reserve event (delivery order, table
+/// order or reserve id).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_entity_id(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::EntityId) }
+    })
+}
+
+/// `eventInfo.id` of a delivery or table order event (NULL for reserves).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_order_id(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::OrderId) }
+    })
+}
+
+/// `eventInfo.creationStatus` of an order or reserve event: `"Success"`,
+/// `"InProgress"`, `"Error"` or a newer value as sent.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_creation_status(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::CreationStatus) }
+    })
+}
+
+/// The order or reserve status as sent: `order.status` of deliveries
+/// (e.g. `"CookingStarted"`) and table orders, `reserve.status` of
+/// reserves.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_status(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::Status) }
+    })
+}
+
+/// The order total as an exact decimal string (`"1780"`, `"12.5"`,
+/// `"0.30000000000000004"`): of a delivery, a table order or a banquet's
+/// order. Never goes through a C double.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_sum(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::Sum) }
+    })
+}
+
+/// The customer phone of a delivery, table order or reserve.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_phone(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::Phone) }
+    })
+}
+
+/// `errorInfo.code` of an `*Error` event (e.g. `"ProductNotFound"`), as sent.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_error_code(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::ErrorCode) }
+    })
+}
+
+/// `errorInfo.message` of an `*Error` event (or the deprecated
+/// `description`).
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_error_message(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::ErrorMessage) }
+    })
+}
+
+/// The event's de-duplication key: a stable text (the service sends no
+/// event id) to store if you de-duplicate across restarts; see
+/// `iiko_deduplicator_first_seen`. Never NULL for a valid index.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_dedup_key(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::DedupKey) }
+    })
+}
+
+/// The event's JSON exactly as it was in the body (UTF-8, NUL-terminated: JSON
+/// text holds no NUL byte). Borrowed from the handle; NULL for a bad index.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_json(
+    events: *const iiko_events,
+    index: usize,
+) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        // SAFETY: per this function's contract.
+        unsafe { event_str(events, index, Field::Json) }
+    })
+}
+
+/// Writes an optional integer of an event; the body of the integer accessors.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `out` NULL or writable.
+unsafe fn event_i64(
+    events: *const iiko_events,
+    index: usize,
+    out: *mut i64,
+    pick: impl FnOnce(&Event) -> Option<i64>,
+) -> i32 {
+    // SAFETY: per the caller.
+    let value = unsafe { events.as_ref() }
+        .and_then(|e| e.event(index))
+        .and_then(pick);
+    match (value, out.is_null()) {
+        (Some(v), false) => {
+            // SAFETY: non-NULL and writable per the caller.
+            unsafe { out.write(v) };
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// `eventTime` as milliseconds since the Unix epoch (UTC). Returns 1 and
+/// writes `*unix_ms_out` when the time is present and readable; returns 0 and
+/// writes nothing otherwise (read the text with `iiko_events_time`).
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `unix_ms_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_time_unix_ms(
+    events: *const iiko_events,
+    index: usize,
+    unix_ms_out: *mut i64,
+) -> i32 {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe {
+            event_i64(events, index, unix_ms_out, |e| {
+                e.event_time()?.utc.map(|t| t.timestamp_millis())
+            })
+        }
+    })
+}
+
+/// `eventInfo.timestamp` of an order or reserve event: a version that grows
+/// with every change of the entity (see `iiko_ordering_guard_observe`).
+/// Returns 1 and writes `*timestamp_out` when present, else 0.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `timestamp_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_timestamp(
+    events: *const iiko_events,
+    index: usize,
+    timestamp_out: *mut i64,
+) -> i32 {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe { event_i64(events, index, timestamp_out, Event::timestamp) }
+    })
+}
+
+/// The order number of a delivery, a table order or a banquet's order.
+/// Returns 1 and writes `*number_out` when present, else 0.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `number_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_order_number(
+    events: *const iiko_events,
+    index: usize,
+    number_out: *mut i64,
+) -> i32 {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe { event_i64(events, index, number_out, Event::order_number) }
+    })
+}
+
+/// 1 when event `index` announces a new delivery order, else 0: a
+/// `DeliveryOrderUpdate` with an `order` whose status is `New`, `Unconfirmed`
+/// or `WaitCooking`. The first update a receiver sees may already be past
+/// these statuses (e.g. after an outage): track "first seen" separately.
+///
+/// # Safety
+/// `events` must be NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_is_new_delivery_order(
+    events: *const iiko_events,
+    index: usize,
+) -> i32 {
+    guard_value(0, || {
+        // SAFETY: per this function's contract.
+        unsafe { events.as_ref() }
+            .and_then(|e| e.event(index))
+            .map_or(0, |e| i32::from(e.is_new_delivery_order()))
+    })
+}
+
+fn field_path(field: iiko_event_field) -> Option<&'static std::ffi::CStr> {
+    let index = usize::try_from(field).ok()?.checked_sub(1)?;
+    *crate::event_fields::FIELD_PATHS.get(index)?
+}
+
+/// The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.
+#[no_mangle]
+pub extern "C" fn iiko_event_field_count() -> iiko_event_field {
+    guard_value(0, || crate::event_fields::LAST_FIELD)
+}
+
+/// The dotted path of a field in the event (`"eventInfo.order.sum"`); NULL for
+/// a number that is not a field. Static: do not free. Thread-safe.
+#[no_mangle]
+pub extern "C" fn iiko_event_field_path(field: iiko_event_field) -> *const c_char {
+    guard_value(std::ptr::null(), || {
+        field_path(field).map_or(std::ptr::null(), |p| p.as_ptr())
+    })
+}
+
+/// The field with the dotted path `path`, or 0 when there is none (or `path`
+/// is NULL or not UTF-8). Thread-safe.
+///
+/// # Safety
+/// `path` must be NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_event_field_by_path(path: *const c_char) -> iiko_event_field {
+    guard_value(0, || {
+        if path.is_null() {
+            return 0;
+        }
+        // SAFETY: non-NULL and NUL-terminated per the contract.
+        let wanted = unsafe { std::ffi::CStr::from_ptr(path) };
+        (1..=crate::event_fields::LAST_FIELD)
+            .find(|&f| field_path(f) == Some(wanted))
+            .unwrap_or(0)
+    })
+}
+
+/// The value at a dotted path of an event's JSON, read from the body's own
+/// text: a string decoded, a number exactly as written, `true`/`false`; `None`
+/// when absent or `null`.
+fn value_at(raw: &str, path: &str) -> Option<String> {
+    use serde_json::value::RawValue;
+    let mut text = raw;
+    for key in path.split('.') {
+        let map: std::collections::HashMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+        text = map.get(key)?.get();
+    }
+    let text = text.trim();
+    match text.as_bytes().first()? {
+        b'"' => serde_json::from_str::<String>(text).ok(),
+        b'n' => None,
+        _ => Some(text.to_owned()),
+    }
+}
+
+/// Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
+/// as text: strings as they are, numbers exactly as the body wrote them (an
+/// amount never goes through a C double), booleans as `"true"`/`"false"`.
+///
+/// On success writes to `*value_out` the text (yours; free it with
+/// `iiko_string_free`), or NULL when the event does not have the field (absent,
+/// `null`, or a field of another event type). An index out of range or an
+/// unknown field is `IIKO_STATUS_INVALID_ARGUMENT`. Thread-safe.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `value_out` and `err_out` must be
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_field(
+    events: *const iiko_events,
+    index: usize,
+    field: iiko_event_field,
+    value_out: *mut *mut c_char,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let events = unsafe { iiko_events::try_ref(events, "events") }?;
+        let out = out_ptr(value_out, "value_out")?;
+        let path = field_path(field).ok_or_else(|| {
+            Failure::invalid_argument(format!(
+                "no event field numbered {field}; use an IIKO_EVENT_FIELD_* constant"
+            ))
+        })?;
+        let event = events.event(index).ok_or_else(|| {
+            Failure::invalid_argument(format!("event index {index} is out of range"))
+        })?;
+        let path = path
+            .to_str()
+            .map_err(|_| Failure::invalid_argument("path"))?;
+        let value = value_at(event.raw_json(), path);
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe {
+            out.write(value.map_or(std::ptr::null_mut(), |v| crate::ffi::owned_c_string(&v)));
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_constants_are_the_core_codes() {
+        let ours = [
+            IIKO_EVENT_UNKNOWN,
+            IIKO_EVENT_DELIVERY_ORDER_UPDATE,
+            IIKO_EVENT_DELIVERY_ORDER_ERROR,
+            IIKO_EVENT_TABLE_ORDER_UPDATE,
+            IIKO_EVENT_TABLE_ORDER_ERROR,
+            IIKO_EVENT_RESERVE_UPDATE,
+            IIKO_EVENT_RESERVE_ERROR,
+            IIKO_EVENT_STOP_LIST_UPDATE,
+            IIKO_EVENT_PERSONAL_SHIFT,
+        ];
+        assert_eq!(ours.len(), EventKind::ALL.len());
+        for (code, kind) in ours.iter().zip(EventKind::ALL) {
+            assert_eq!(*code, kind_code(kind), "{kind}");
+        }
+    }
+
+    #[test]
+    fn values_keep_their_text() {
+        let raw = r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"sum":0.30000000000000004,"phone":"+7 \"9\"","x":null,"ok":true}}}"#;
+        assert_eq!(
+            value_at(raw, "eventInfo.order.sum").as_deref(),
+            Some("0.30000000000000004")
+        );
+        assert_eq!(
+            value_at(raw, "eventInfo.order.phone").as_deref(),
+            Some("+7 \"9\"")
+        );
+        assert_eq!(value_at(raw, "eventInfo.order.x"), None);
+        assert_eq!(value_at(raw, "eventInfo.order.ok").as_deref(), Some("true"));
+        assert_eq!(value_at(raw, "eventInfo.nothing.sum"), None);
+        assert_eq!(value_at("[1]", "eventInfo"), None);
+        let sum = crate::event_fields::IIKO_EVENT_FIELD_ORDER_SUM;
+        // SAFETY: a static path string.
+        assert_eq!(
+            unsafe { iiko_event_field_by_path(iiko_event_field_path(sum)) },
+            sum
+        );
+        assert!(iiko_event_field_path(0).is_null());
+        assert!(iiko_event_field_path(iiko_event_field_count() + 1).is_null());
+    }
+}

@@ -715,11 +715,9 @@ mod tests {
         assert_eq!(value_at(raw, "eventInfo.nothing.sum"), None);
         assert_eq!(value_at("[1]", "eventInfo"), None);
         let sum = crate::event_fields::IIKO_EVENT_FIELD_ORDER_SUM;
-        // SAFETY: a static path string.
-        assert_eq!(
-            unsafe { iiko_event_field_by_path(iiko_event_field_path(sum)) },
-            sum
-        );
+        // SAFETY: the field's path is a static NUL-terminated string.
+        let back = unsafe { iiko_event_field_by_path(iiko_event_field_path(sum)) };
+        assert_eq!(back, sum);
         assert!(iiko_event_field_path(0).is_null());
         assert!(iiko_event_field_path(iiko_event_field_count() + 1).is_null());
     }

@@ -1,10 +1,19 @@
 //! Answers of the service turned into values or errors.
 
+use std::time::Duration;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::transport::Answer;
 use crate::error::{ApiError, ApiErrorKind, Error, Result};
+
+/// An HTTP answer, any status.
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) body: Vec<u8>,
+    pub(super) retry_after: Option<Duration>,
+    pub(super) content_type: Option<String>,
+}
 
 /// What an error body says, in any of the shapes the service uses.
 #[derive(Default)]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::answers::{api_error, error_fields};
+use super::answers::{api_error, error_fields, Answer};
 use super::{Client, Inner, MAX_RETRY_DELAY};
 use crate::error::{Error, Result, TransportErrorKind};
 use crate::network;
@@ -17,14 +17,6 @@ pub(super) struct Call<'a> {
     pub(super) idempotent: bool,
     pub(super) authorized: bool,
     pub(super) server_timeout: Duration,
-}
-
-/// An HTTP answer, any status.
-pub(super) struct Answer {
-    pub(super) status: u16,
-    pub(super) body: Vec<u8>,
-    pub(super) retry_after: Option<Duration>,
-    pub(super) content_type: Option<String>,
 }
 
 impl Client {

@@ -56,6 +56,24 @@ fn rustfmt(code: &str) -> Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| e.to_string())
 }
 
+/// Folders whose every file is generated.
+const GENERATED_DIRS: [&str; 1] = ["bindings/php/src/Api"];
+
+/// Files under `dir` (relative to the root) that are not among `files`.
+fn leftovers(root: &Path, dir: &str, files: &[(String, String)]) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy()))
+        .filter(|rel| !files.iter().any(|(f, _)| f == rel))
+        .collect();
+    found.sort();
+    found
+}
+
 fn main() -> ExitCode {
     let check = std::env::args().any(|a| a == "--check");
     let root = root();
@@ -110,6 +128,20 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("spec/operations.json: {e}");
                 return ExitCode::FAILURE;
+            }
+        }
+    }
+    // Folders only the generator writes: a file there that it no longer
+    // makes (an operation group renamed or gone) is stale too.
+    for dir in GENERATED_DIRS {
+        for rel in leftovers(&root, dir, &files) {
+            if check {
+                stale.push(rel);
+            } else if let Err(e) = std::fs::remove_file(root.join(&rel)) {
+                eprintln!("cannot remove {rel}: {e}");
+                return ExitCode::FAILURE;
+            } else {
+                println!("removed {rel}");
             }
         }
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{dead_reason, DeadLetter, Delivery, InboxBackend, InboxCounts, InboxOptions};
-use crate::store::sqlite::{open_connection, sql_error};
+use crate::store::sqlite::{open_connection, retry_busy, sql_error};
 use crate::store::{now_ms, ttl_ms, StoreError};
 
 const SCHEMA: &str = "
@@ -41,7 +41,7 @@ pub(crate) struct SqliteInbox {
 impl SqliteInbox {
     pub(crate) fn open(path: &Path) -> Result<SqliteInbox, StoreError> {
         let conn = open_connection(path, true)?;
-        conn.execute_batch(SCHEMA).map_err(|e| sql_error(path, e))?;
+        retry_busy(path, || conn.execute_batch(SCHEMA))?;
         Ok(SqliteInbox {
             path: path.to_owned(),
             conn: Mutex::new(conn),

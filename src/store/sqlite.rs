@@ -48,9 +48,9 @@ pub(crate) fn open_connection(path: &Path, full_sync: bool) -> Result<Connection
     let conn = Connection::open(path).map_err(|e| sql_error(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error(path, e))?;
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-        .map_err(|e| sql_error(path, e))?;
+    let mode: String = retry_busy(path, || {
+        conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+    })?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(sql_error(
             path,
@@ -61,6 +61,30 @@ pub(crate) fn open_connection(path: &Path, full_sync: bool) -> Result<Connection
     conn.execute_batch(&format!("PRAGMA synchronous={sync};"))
         .map_err(|e| sql_error(path, e))?;
     Ok(conn)
+}
+
+/// Runs a setup step (the switch to WAL, the schema) again while another
+/// process holds the file: SQLite answers some of these "database is locked"
+/// at once, without waiting out the busy timeout, when several processes
+/// open a new file together.
+pub(crate) fn retry_busy<T>(
+    path: &Path,
+    mut step: impl FnMut() -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5 + fastrand::u64(..20)));
+            }
+            other => return other.map_err(|e| sql_error(path, e)),
+        }
+    }
 }
 
 pub(crate) struct SqliteBackend {
@@ -79,7 +103,7 @@ CREATE TABLE IF NOT EXISTS iiko_locks (key TEXT PRIMARY KEY, owner TEXT NOT NULL
 impl SqliteBackend {
     pub(crate) fn open(path: &Path) -> Result<SqliteBackend, StoreError> {
         let conn = open_connection(path, false)?;
-        conn.execute_batch(SCHEMA).map_err(|e| sql_error(path, e))?;
+        retry_busy(path, || conn.execute_batch(SCHEMA))?;
         Ok(SqliteBackend {
             path: path.to_owned(),
             conn: Mutex::new(conn),

@@ -211,11 +211,7 @@ impl NativeInbox {
     }
 
     /// `[(id, key, body, attempts, reason)]`, oldest first.
-    fn dead_letters(
-        &self,
-        py: Python<'_>,
-        limit: usize,
-    ) -> PyResult<Vec<DeadLetterParts>> {
+    fn dead_letters(&self, py: Python<'_>, limit: usize) -> PyResult<Vec<DeadLetterParts>> {
         guard(py, || {
             let inbox = self.get(py)?;
             let letters = py

@@ -178,6 +178,12 @@ typedef struct iiko_client_options iiko_client_options;
 typedef struct iiko_deduplicator iiko_deduplicator;
 
 /**
+ * One event handed out by `iiko_inbox_take`. Read-only; its strings live as
+ * long as the handle.
+ */
+typedef struct iiko_delivery iiko_delivery;
+
+/**
  * The detail of a failed call: status, message and, for answers of the
  * service, the HTTP status, `errorDescription`, `error` and `correlationId`.
  *
@@ -199,6 +205,14 @@ typedef struct iiko_error iiko_error;
  * type in the body), when the index is out of range, or for a NULL handle.
  */
 typedef struct iiko_events iiko_events;
+
+/**
+ * A durable inbox: the receive path stores the events before answering 200,
+ * workers take them and acknowledge them. Thread-safe: one
+ * `const iiko_inbox *` may be used by any number of threads at once, and
+ * processes (SQLite) or machines (Redis) share the inbox through its URL.
+ */
+typedef struct iiko_inbox iiko_inbox;
 
 /**
  * Remembers the last applied version (`eventInfo.timestamp`) of each order and
@@ -3421,6 +3435,173 @@ iiko_event_field iiko_event_field_by_path(const char *path);
  * NULL or writable.
  */
 iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_event_field field, char **value_out, iiko_error **err_out);
+
+/**
+ * Opens the inbox `url` names: `"sqlite:///absolute/path.db"` (shared by the
+ * processes of one machine) or `"redis://[:password@]host:port/db"` (shared
+ * by every machine). `"memory:"` is refused: an inbox must outlive the
+ * process.
+ *
+ * `visibility_timeout_ms`: how long a taken event stays hidden before it is
+ * handed out again (0: 30 s). `max_attempts`: deliveries of one event before
+ * it goes to the dead letters (0: 5). `dedup_ttl_ms`: how long a key is
+ * remembered to drop repeats (0: a day).
+ *
+ * On success writes a new handle to `*inbox_out` (yours; free it with
+ * `iiko_inbox_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`, an
+ * unreachable server `IIKO_STATUS_TRANSPORT_CONNECT`; messages never contain
+ * the password.
+ *
+ * # Safety
+ * `url` must be NULL or NUL-terminated; the out pointers NULL or writable.
+ */
+iiko_status iiko_inbox_open(const char *url, uint64_t visibility_timeout_ms, uint32_t max_attempts, uint64_t dedup_ttl_ms, iiko_inbox **inbox_out, iiko_error **err_out);
+
+/**
+ * The receive path of a webhook endpoint: verifies the `Authorization`
+ * header against `expected_token`, parses the body, drops repeats, writes the
+ * new events and only then says what to answer.
+ *
+ * The headers and body are those of `iiko_webhook_receive`.
+ * `store_url_or_null`: NULL, or a store URL (as for
+ * `iiko_deduplicator_new_with_store`) shared by several inboxes behind one
+ * load balancer, to drop repeats across them (opened once, then kept).
+ *
+ * Returns `IIKO_STATUS_OK` whenever the request was handled, whatever its
+ * verdict: answer `*http_status_out` at once (200 once stored, also for an
+ * authentic body that cannot be read, which goes to the dead letters; 401 for
+ * a wrong token; 500 for an empty expected token; 503 when the inbox could
+ * not be written, so the service resends). `*stored_out` and
+ * `*repeats_out` (each may be NULL) get the events written and dropped.
+ * `*reason_out` (may be NULL) gets NULL, or why the request was not a plain
+ * success (yours; free it with `iiko_string_free`; never holds a secret).
+ * Other statuses are for bad arguments (NULL, invalid UTF-8, a store URL
+ * that cannot be opened).
+ *
+ * # Safety
+ * `inbox` must be NULL or a live handle; `expected_token` and
+ * `store_url_or_null` NULL or NUL-terminated; the header arrays NULL or
+ * holding `header_count` NULL or NUL-terminated strings; `body` NULL or
+ * pointing to `body_len` bytes; the out pointers NULL or writable.
+ */
+iiko_status iiko_inbox_receive(const iiko_inbox *inbox, const char *expected_token, const char *store_url_or_null, const char *const *header_names, const char *const *header_values, size_t header_count, const char *body, size_t body_len, int32_t *http_status_out, size_t *stored_out, size_t *repeats_out, char **reason_out, iiko_error **err_out);
+
+/**
+ * Takes the next event, hiding it from other consumers for the visibility
+ * timeout. Writes a new handle to `*delivery_out` (yours; free it with
+ * `iiko_delivery_free`), or NULL when nothing is waiting. Acknowledge it
+ * with `iiko_inbox_ack` once handled, or hand it back with
+ * `iiko_inbox_release`.
+ *
+ * # Safety
+ * `inbox` must be NULL or a live handle; the out pointers NULL or writable.
+ */
+iiko_status iiko_inbox_take(const iiko_inbox *inbox, iiko_delivery **delivery_out, iiko_error **err_out);
+
+/**
+ * Acknowledges a delivery: the event is done and removed. Writes 1 to
+ * `*acked_out` (may be NULL), or 0 when this delivery no longer holds the
+ * event (its visibility timeout passed and it was handed out again, or it
+ * was already acknowledged).
+ *
+ * # Safety
+ * `inbox` and `delivery` must be NULL or live handles; the out pointers NULL
+ * or writable.
+ */
+iiko_status iiko_inbox_ack(const iiko_inbox *inbox, const iiko_delivery *delivery, int32_t *acked_out, iiko_error **err_out);
+
+/**
+ * Hands an event back after a failure, with `reason` (NUL-terminated UTF-8):
+ * it is delivered again at once, or goes to the dead letters with this
+ * reason once it has had `max_attempts` deliveries.
+ *
+ * # Safety
+ * `inbox` and `delivery` must be NULL or live handles; `reason` NULL or
+ * NUL-terminated; `err_out` NULL or writable.
+ */
+iiko_status iiko_inbox_release(const iiko_inbox *inbox, const iiko_delivery *delivery, const char *reason, iiko_error **err_out);
+
+/**
+ * How many events are pending (waiting or taken, not acknowledged) and
+ * dead. Either out pointer may be NULL.
+ *
+ * # Safety
+ * `inbox` must be NULL or a live handle; the out pointers NULL or writable.
+ */
+iiko_status iiko_inbox_counts(const iiko_inbox *inbox, uint64_t *pending_out, uint64_t *dead_out, iiko_error **err_out);
+
+/**
+ * Up to `limit` dead letters, oldest first, as a JSON array of
+ * `{"id","key","body","attempts","reason"}` written to `*json_out` (yours;
+ * free it with `iiko_string_free`).
+ *
+ * # Safety
+ * `inbox` must be NULL or a live handle; the out pointers NULL or writable.
+ */
+iiko_status iiko_inbox_dead_letters_json(const iiko_inbox *inbox, size_t limit, char **json_out, iiko_error **err_out);
+
+/**
+ * Frees an inbox (the events stay in the file or server). NULL is ignored.
+ *
+ * # Safety
+ * `inbox` must be NULL or a live handle, freed once, with no call running.
+ */
+void iiko_inbox_free(iiko_inbox *inbox);
+
+/**
+ * The inbox's id of the event (a row number or a Redis stream id); NULL for
+ * a NULL handle. Lives as long as the delivery.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle.
+ */
+const char *iiko_delivery_id(const iiko_delivery *delivery);
+
+/**
+ * The event's de-duplication key (as `iiko_events_dedup_key`); NULL for a
+ * NULL handle. Lives as long as the delivery.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle.
+ */
+const char *iiko_delivery_key(const iiko_delivery *delivery);
+
+/**
+ * The event as received: one JSON object of the posted array; NULL for a
+ * NULL handle. Lives as long as the delivery. `iiko_webhook_parse` reads it
+ * into an `iiko_events` of one event (a single object is accepted by
+ * default).
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle.
+ */
+const char *iiko_delivery_event_json(const iiko_delivery *delivery);
+
+/**
+ * Which delivery of the event this is, from 1; 0 for a NULL handle.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle.
+ */
+uint32_t iiko_delivery_attempt(const iiko_delivery *delivery);
+
+/**
+ * When the receiver stored the event, in milliseconds since the epoch; 0
+ * for a NULL handle.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle.
+ */
+int64_t iiko_delivery_received_at_ms(const iiko_delivery *delivery);
+
+/**
+ * Frees a delivery (acknowledge or release it first, or it comes back after
+ * the visibility timeout). NULL is ignored.
+ *
+ * # Safety
+ * `delivery` must be NULL or a live handle, freed once, with no call running.
+ */
+void iiko_delivery_free(iiko_delivery *delivery);
 
 /**
  * The highest operation number: operations are numbered 1 to this (a

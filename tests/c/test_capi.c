@@ -1616,6 +1616,206 @@ static void test_shared_store(void) {
     CHECK(system(cmd) == 0);
 }
 
+/* The durable inbox on a real SQLite file: receive (stored, repeat, wrong
+ * token, unreadable body), take, ack, release to the dead letters, visibility
+ * timeout, two handles sharing the file, bad arguments. */
+static void test_inbox(void) {
+    char dir[] = "/tmp/iiko-c-inbox-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char url[256];
+    snprintf(url, sizeof url, "sqlite://%s/inbox.db", dir);
+    iiko_inbox *inbox = NULL;
+    iiko_error *err = NULL;
+    /* 0: the default visibility timeout (30 s), long enough under valgrind. */
+    CHECK_STATUS(iiko_inbox_open(url, 0, 2, 0, &inbox, &err), IIKO_STATUS_OK, err);
+    iiko_error_free(err);
+    err = NULL;
+
+    size_t len = 0;
+    unsigned char *body = read_vector_file("payloads/delivery_order_update.json", &len);
+    const char *names[] = {"Content-Type", "AUTHORIZATION"};
+    const char *values[] = {"application/json", "Bearer inbox-token"};
+    int32_t http = -1;
+    size_t stored = 99, repeats = 99;
+    char *reason = SENTINEL;
+    CHECK_STATUS(iiko_inbox_receive(inbox, "inbox-token", NULL, names, values, 2,
+                                    (const char *)body, len, &http, &stored, &repeats, &reason,
+                                    &err),
+                 IIKO_STATUS_OK, err);
+    CHECK(http == 200 && stored == 1 && repeats == 0 && reason == NULL);
+    /* The service resends: 200, stored once. */
+    CHECK_STATUS(iiko_inbox_receive(inbox, "inbox-token", NULL, names, values, 2,
+                                    (const char *)body, len, &http, &stored, &repeats, NULL, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(http == 200 && stored == 0 && repeats == 1);
+    /* A wrong token: 401, nothing stored, the reason names no secret. */
+    const char *wrong[] = {"application/json", "Bearer not-it-9z"};
+    CHECK_STATUS(iiko_inbox_receive(inbox, "inbox-token", NULL, names, wrong, 2,
+                                    (const char *)body, len, &http, NULL, NULL, &reason, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(http == 401 && reason != NULL);
+    CHECK(reason != NULL && strstr(reason, "not-it-9z") == NULL &&
+          strstr(reason, "inbox-token") == NULL);
+    iiko_string_free(reason);
+    /* An authentic unreadable body: 200 and kept as a dead letter. */
+    CHECK_STATUS(iiko_inbox_receive(inbox, "inbox-token", NULL, names, values, 2, "{\"x\":", 5,
+                                    &http, &stored, NULL, NULL, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(http == 200 && stored == 0);
+    uint64_t pending = 99, dead = 99;
+    CHECK_STATUS(iiko_inbox_counts(inbox, &pending, &dead, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(pending == 1 && dead == 1);
+
+    /* Take, parse the event, ack. */
+    iiko_delivery *d = NULL;
+    CHECK_STATUS(iiko_inbox_take(inbox, &d, &err), IIKO_STATUS_OK, err);
+    CHECK(d != NULL);
+    iiko_events *parsed = parse_file("payloads/delivery_order_update.json");
+    CHECK_STR(iiko_delivery_key(d), iiko_events_dedup_key(parsed, 0));
+    CHECK(iiko_delivery_attempt(d) == 1);
+    CHECK(iiko_delivery_received_at_ms(d) > 1700000000000LL);
+    CHECK(iiko_delivery_id(d) != NULL && iiko_delivery_id(d)[0] != '\0');
+    const char *json = iiko_delivery_event_json(d);
+    CHECK(json != NULL);
+    iiko_events *one = NULL;
+    CHECK_STATUS(iiko_webhook_parse(json ? json : "", json ? strlen(json) : 0, 0, 0, 0, &one,
+                                    NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(iiko_events_count(one) == 1);
+    CHECK_STR(iiko_events_dedup_key(one, 0), iiko_events_dedup_key(parsed, 0));
+    iiko_events_free(one);
+    iiko_events_free(parsed);
+    iiko_delivery *none = SENTINEL;
+    CHECK_STATUS(iiko_inbox_take(inbox, &none, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(none == NULL); /* hidden while taken */
+    if (none != NULL && none != SENTINEL) {
+        iiko_delivery_free(none);
+    }
+    int32_t acked = -1;
+    CHECK_STATUS(iiko_inbox_ack(inbox, d, &acked, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(acked == 1);
+    CHECK_STATUS(iiko_inbox_ack(inbox, d, &acked, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(acked == 0);
+    iiko_delivery_free(d);
+
+    /* Released twice (max_attempts 2): a dead letter with the reason. A second
+     * handle on the same file sees what the first wrote. */
+    iiko_inbox *other = NULL;
+    CHECK_STATUS(iiko_inbox_open(url, 0, 2, 0, &other, NULL), IIKO_STATUS_OK, NULL);
+    size_t len2 = 0;
+    unsigned char *body2 = read_vector_file("payloads/reserve_update.json", &len2);
+    CHECK_STATUS(iiko_inbox_receive(other, "inbox-token", NULL, names, values, 2,
+                                    (const char *)body2, len2, &http, &stored, NULL, NULL, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(http == 200 && stored == 1);
+    free(body2);
+    d = NULL;
+    CHECK_STATUS(iiko_inbox_take(inbox, &d, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(d != NULL);
+    CHECK_STATUS(iiko_inbox_release(inbox, d, "db down", NULL), IIKO_STATUS_OK, NULL);
+    iiko_delivery_free(d);
+    d = NULL;
+    CHECK_STATUS(iiko_inbox_take(other, &d, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(d != NULL && iiko_delivery_attempt(d) == 2);
+    CHECK_STATUS(iiko_inbox_release(other, d, "still down", NULL), IIKO_STATUS_OK, NULL);
+    iiko_delivery_free(d);
+    d = SENTINEL;
+    CHECK_STATUS(iiko_inbox_take(inbox, &d, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(d == NULL);
+    char *letters = NULL;
+    CHECK_STATUS(iiko_inbox_dead_letters_json(inbox, 10, &letters, NULL), IIKO_STATUS_OK, NULL);
+    CHECK_CONTAINS(letters, "still down");
+    CHECK_CONTAINS(letters, "\"attempts\":2");
+    iiko_string_free(letters);
+    CHECK_STATUS(iiko_inbox_counts(inbox, &pending, &dead, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(pending == 0 && dead == 2);
+
+    /* Not acknowledged within the visibility timeout (300 ms, set by the taker's
+     * handle): handed out again. */
+    iiko_inbox *quick = NULL;
+    CHECK_STATUS(iiko_inbox_open(url, 300, 2, 0, &quick, NULL), IIKO_STATUS_OK, NULL);
+    size_t len3 = 0;
+    unsigned char *body3 = read_vector_file("payloads/table_order_update.json", &len3);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "inbox-token", NULL, names, values, 2,
+                                    (const char *)body3, len3, &http, &stored, NULL, NULL, NULL),
+                 IIKO_STATUS_OK, NULL);
+    CHECK(http == 200 && stored == 1);
+    free(body3);
+    iiko_delivery *first = NULL, *again = NULL;
+    CHECK_STATUS(iiko_inbox_take(quick, &first, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(first != NULL);
+    usleep(600 * 1000);
+    CHECK_STATUS(iiko_inbox_take(other, &again, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(again != NULL && iiko_delivery_attempt(again) == 2);
+    CHECK_STR(iiko_delivery_id(again), iiko_delivery_id(first));
+    CHECK_STATUS(iiko_inbox_ack(inbox, first, &acked, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(acked == 0); /* a stale delivery cannot ack */
+    CHECK_STATUS(iiko_inbox_ack(other, again, &acked, NULL), IIKO_STATUS_OK, NULL);
+    CHECK(acked == 1);
+    iiko_delivery_free(first);
+    iiko_delivery_free(again);
+
+    /* Bad arguments: clear statuses, out-parameters untouched, no crash. */
+    CHECK_STATUS(iiko_inbox_receive(NULL, "t", NULL, NULL, NULL, 0, NULL, 0, &http, NULL, NULL,
+                                    NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, NULL, NULL, NULL, NULL, 0, NULL, 0, &http, NULL, NULL,
+                                    NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "t", NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL,
+                                    NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "t", NULL, NULL, NULL, 2, NULL, 0, &http, NULL, NULL,
+                                    NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "t", NULL, NULL, NULL, 0, NULL, 5, &http, NULL, NULL,
+                                    NULL, NULL),
+                 IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "\xff\xfe", NULL, NULL, NULL, 0, NULL, 0, &http, NULL,
+                                    NULL, NULL, NULL),
+                 IIKO_STATUS_INVALID_UTF8, NULL);
+    CHECK_STATUS(iiko_inbox_receive(inbox, "t", "mysql://x", NULL, NULL, 0, NULL, 0, &http, NULL,
+                                    NULL, NULL, NULL),
+                 IIKO_STATUS_INVALID_CONFIG, NULL);
+    CHECK_STATUS(iiko_inbox_take(NULL, &d, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_take(inbox, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_ack(inbox, NULL, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_release(inbox, NULL, "x", NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_counts(NULL, NULL, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_dead_letters_json(inbox, 1, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT,
+                 NULL);
+    CHECK(iiko_delivery_id(NULL) == NULL && iiko_delivery_key(NULL) == NULL);
+    CHECK(iiko_delivery_event_json(NULL) == NULL && iiko_delivery_attempt(NULL) == 0);
+    CHECK(iiko_delivery_received_at_ms(NULL) == 0);
+    iiko_delivery_free(NULL);
+    iiko_inbox_free(NULL);
+
+    /* Bad URLs: memory: refused, a password never in the message. */
+    iiko_inbox *bad = SENTINEL;
+    err = NULL;
+    CHECK_STATUS(iiko_inbox_open("memory:", 0, 0, 0, &bad, &err), IIKO_STATUS_INVALID_CONFIG, err);
+    CHECK_CONTAINS(err ? iiko_error_message(err) : NULL, "outlive");
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_inbox_open("redis://:hunter2@127.0.0.1:1/0", 0, 0, 0, &bad, &err),
+                 IIKO_STATUS_TRANSPORT_CONNECT, err);
+    CHECK(err != NULL && strstr(iiko_error_message(err), "hunter2") == NULL);
+    iiko_error_free(err);
+    CHECK_STATUS(iiko_inbox_open("sqlite://relative", 0, 0, 0, &bad, NULL),
+                 IIKO_STATUS_INVALID_CONFIG, NULL);
+    CHECK_STATUS(iiko_inbox_open(NULL, 0, 0, 0, &bad, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_inbox_open(url, 0, 0, 0, NULL, NULL), IIKO_STATUS_NULL_ARGUMENT, NULL);
+    CHECK(bad == SENTINEL);
+
+    free(body);
+    iiko_inbox_free(quick);
+    iiko_inbox_free(other);
+    iiko_inbox_free(inbox);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 static const test_case cases[] = {
     {"version", test_version},
     {"status_str", test_status_str},
@@ -1641,6 +1841,7 @@ static const test_case cases[] = {
     {"deduplicator", test_deduplicator},
     {"ordering_guard", test_ordering_guard},
     {"shared_store", test_shared_store},
+    {"inbox", test_inbox},
     {"webhook_threads", test_webhook_threads},
     {"asan_probe", test_asan_probe},
 };

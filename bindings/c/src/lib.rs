@@ -18,6 +18,7 @@ pub mod event_fields;
 pub mod events;
 mod failure;
 mod ffi;
+pub mod inbox;
 mod memory;
 pub mod op_table;
 pub mod operations;

@@ -50,15 +50,18 @@ pub(crate) use memory_handle;
 /// unreachable store `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds
 /// a password.
 pub(crate) fn open_store(store_url: &str) -> Result<Store, Failure> {
-    Store::open(store_url).map_err(|e| {
-        let status = match e {
-            StoreError::Backend { .. } | StoreError::Timeout { .. } => {
-                IIKO_STATUS_TRANSPORT_CONNECT
-            }
-            _ => IIKO_STATUS_INVALID_CONFIG,
-        };
-        Failure::new(status, e.to_string())
-    })
+    Store::open(store_url).map_err(store_failure)
+}
+
+/// A store or inbox error as a failure: a bad URL or option is
+/// `IIKO_STATUS_INVALID_CONFIG`, a backend that fails
+/// `IIKO_STATUS_TRANSPORT_CONNECT`; the message never holds a password.
+pub(crate) fn store_failure(e: StoreError) -> Failure {
+    let status = match e {
+        StoreError::Backend { .. } | StoreError::Timeout { .. } => IIKO_STATUS_TRANSPORT_CONNECT,
+        _ => IIKO_STATUS_INVALID_CONFIG,
+    };
+    Failure::new(status, e.to_string())
 }
 
 /// The body of an in-memory constructor: checks the out-parameter, then

@@ -142,19 +142,8 @@ final class Webhooks
         bool $acceptSingleObject = true
     ): Receipt {
         $ffi = Library::ffi();
-        $pairs = self::headerPairs($headers);
-        $count = count($pairs);
-        $names = null;
-        $values = null;
         $keep = [];
-        if ($count > 0) {
-            $names = $ffi->new("const char*[$count]");
-            $values = $ffi->new("const char*[$count]");
-            foreach ($pairs as $i => [$name, $value]) {
-                $names[$i] = self::cText($ffi, $name, $keep);
-                $values[$i] = self::cText($ffi, $value, $keep);
-            }
-        }
+        [$names, $values, $count] = self::headerArrays($ffi, $headers, $keep);
         $events = $ffi->new('iiko_events*');
         $err = Library::errorOut($ffi);
         $status = (int) $ffi->iiko_webhook_receive(
@@ -276,6 +265,33 @@ final class Webhooks
             }
         }
         return $pairs;
+    }
+
+    /**
+     * The headers as the C arrays of names and values and their count, the
+     * strings kept alive in $keep for the call. Internal: shared with
+     * {@see Inbox::receive()}.
+     *
+     * @internal
+     * @param array<int|string, mixed> $headers
+     * @param list<CData> $keep
+     * @return array{0: ?CData, 1: ?CData, 2: int}
+     */
+    public static function headerArrays(FFI $ffi, array $headers, array &$keep): array
+    {
+        $pairs = self::headerPairs($headers);
+        $count = count($pairs);
+        $names = null;
+        $values = null;
+        if ($count > 0) {
+            $names = $ffi->new("const char*[$count]");
+            $values = $ffi->new("const char*[$count]");
+            foreach ($pairs as $i => [$name, $value]) {
+                $names[$i] = self::cText($ffi, $name, $keep);
+                $values[$i] = self::cText($ffi, $value, $keep);
+            }
+        }
+        return [$names, $values, $count];
     }
 
     /**

@@ -14,6 +14,7 @@ mod convert;
 #[cfg(feature = "emulator")]
 mod emulator;
 mod errors;
+mod inbox;
 mod logbridge;
 mod webhook;
 
@@ -35,6 +36,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<webhook::NativeEvent>()?;
     m.add_class::<webhook::NativeDeduplicator>()?;
     m.add_class::<webhook::NativeOrderingGuard>()?;
+    m.add_class::<inbox::NativeInbox>()?;
+    m.add_class::<inbox::NativeDelivery>()?;
     m.add_function(wrap_pyfunction!(webhook::parse_body, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::parse_event, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::verify, m)?)?;

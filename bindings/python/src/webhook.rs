@@ -46,7 +46,7 @@ fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
 }
 
 /// The body as bytes: `bytes`, `bytearray`, `memoryview` or `str` (UTF-8).
-fn body_bytes(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+pub(crate) fn body_bytes(body: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(b) = body.cast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
     }
@@ -152,7 +152,7 @@ pub fn verify_headers(py: Python<'_>, headers: &Bound<'_, PyAny>, token: &str) -
 /// Headers as `(name, value)` pairs from a mapping (its `items()`, which for
 /// Flask, Starlette and Django headers yields repeated headers too) or an
 /// iterable of pairs.
-fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
+pub(crate) fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
     let py = headers.py();
     let bad = || invalid_input(py, "headers must be a mapping or (name, value) pairs");
     let iterable = if headers.hasattr("items")? {

@@ -3,6 +3,8 @@
 
 * :class:`Client` (blocking, thread-safe) and :class:`AsyncClient` (asyncio);
 * :mod:`iikocloud.webhooks`: verify, parse and de-duplicate webhook requests;
+* :class:`Inbox`: a durable inbox (SQLite or Redis) between the webhook
+  handler and the workers;
 * :mod:`iikocloud.testing`: an in-process emulator of the service for tests;
 * one exception tree rooted at :class:`IikoError`.
 
@@ -18,6 +20,7 @@ from typing import Any
 from . import models
 from ._async import AsyncApi, AsyncClient
 from ._client import DEFAULT_BASE_URL, Api, Client
+from ._inbox import DeadLetter, Delivery, Inbox, InboxCounts, Received
 from ._model import Model, OpenEnum
 from ._errors import (
     ApiError,
@@ -48,6 +51,11 @@ __all__ = [
     "AsyncApi",
     "AsyncClient",
     "Client",
+    "DeadLetter",
+    "Delivery",
+    "Inbox",
+    "InboxCounts",
+    "Received",
     "CommandError",
     "CommandExpiredError",
     "CommandFailedError",

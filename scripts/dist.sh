@@ -93,10 +93,34 @@ else
     rm -rf "${DIST:?}"/*
 fi
 
+# ---- one release build for the wheel, the C library and the CLI ----
+# All are linked by zig against glibc 2.17, so they run on the same systems.
+# One linker and compiler wrapper and one target directory for cargo and
+# maturin: the linker and CC are part of cargo's fingerprint, so with the
+# same ones the wheel's build reuses every crate the C build compiled.
+ZIG=$ROOT/target/dist-zig
+mkdir -p "$ZIG"
+cat >"$ZIG/cc" <<EOF
+#!/bin/sh
+# rustc's linker and the cc crate's compiler: zig for x86_64 glibc 2.17.
+exec "$VENV/bin/maturin" zig cc -- -fno-sanitize=all -target x86_64-linux-gnu.2.17 "\$@"
+EOF
+chmod +x "$ZIG/cc"
+export CARGO_TARGET_DIR=$ROOT/target/dist-c
+export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=$ZIG/cc
+export CC_x86_64_unknown_linux_gnu=$ZIG/cc
+
+step "libiikocloud, the CLI and the Python module (release, zig, glibc 2.17)"
+# The Python crate is built here too, so the features of the crates all
+# three share are unified as maturin's build of it alone will ask (pyo3 adds
+# some): maturin then finds them compiled.
+cargo build --release --locked --target x86_64-unknown-linux-gnu \
+    -p iikocloud-c -p iikocloud-cli -p iikocloud-python
+
 # ---- Python: wheel and sdist ----
-step "python wheel (abi3, manylinux2014 through zig)"
+step "python wheel (abi3, manylinux2014, linked by the same zig wrapper)"
 [ -n "${DIST_KEEP_PYTHON:-}" ] ||
-    maturin build -q --release --locked --zig --compatibility manylinux2014 \
+    maturin build -q --release --locked --target x86_64-unknown-linux-gnu --compatibility manylinux2014 \
         -m bindings/python/Cargo.toml --out "$DIST" --interpreter "$VENV/bin/python"
 WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_x86_64*.whl)
 case $WHEEL in
@@ -110,22 +134,7 @@ step "python sdist"
 [ -n "${DIST_KEEP_PYTHON:-}" ] || maturin sdist -m bindings/python/Cargo.toml --out "$DIST" >/dev/null
 ls "$DIST"/iikocloud-"$VERSION".tar.gz >/dev/null
 
-# ---- C library and CLI ----
-# Linked like the wheel, by zig against glibc 2.17, so they run on the same
-# systems. Their own target directory: the linker is part of cargo's
-# fingerprint, and sharing maturin's would make each build undo the other.
-step "libiikocloud and the CLI (release, zig, glibc 2.17)"
-ZIG=$ROOT/target/dist-zig
-mkdir -p "$ZIG"
-cat >"$ZIG/cc" <<EOF
-#!/bin/sh
-# rustc's linker and the cc crate's compiler: zig for x86_64 glibc 2.17.
-exec "$VENV/bin/maturin" zig cc -- -fno-sanitize=all -target x86_64-linux-gnu.2.17 "\$@"
-EOF
-chmod +x "$ZIG/cc"
-CARGO_TARGET_DIR=$ROOT/target/dist-c CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=$ZIG/cc \
-    CC_x86_64_unknown_linux_gnu=$ZIG/cc \
-    cargo build --release --locked --target x86_64-unknown-linux-gnu -p iikocloud-c -p iikocloud-cli
+# ---- C library and CLI: stripped copies ----
 REL=$ROOT/target/dist-c/x86_64-unknown-linux-gnu/release
 # Debug info stays in the build (profile.release has debug = 1), not in
 # what users download.

@@ -14,6 +14,9 @@ use iikocloud::webhook::{
 };
 use iikocloud_c::error::{iiko_error, iiko_error_free, iiko_error_message, iiko_error_status};
 use iikocloud_c::status::IIKO_STATUS_OK;
+use iikocloud_c::deduplicator::*;
+use iikocloud_c::events::*;
+use iikocloud_c::ordering_guard::*;
 use iikocloud_c::webhook::*;
 use serde_json::Value;
 

@@ -136,6 +136,41 @@ pub(crate) unsafe fn arg_bytes<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
+/// A request header as name and value bytes.
+pub(crate) type Header<'a> = (&'a [u8], &'a [u8]);
+
+/// Reads a request's headers given as two arrays of `count` NUL-terminated
+/// strings (NULL arrays only with a count of 0), for the receive calls.
+///
+/// # Safety
+/// When `count > 0`, `names` and `values` must each point to `count`
+/// pointers, each NULL or NUL-terminated, valid during the call.
+pub(crate) unsafe fn arg_headers<'a>(
+    names: *const *const c_char,
+    values: *const *const c_char,
+    count: usize,
+) -> Result<Vec<Header<'a>>, Failure> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if names.is_null() || values.is_null() {
+        return Err(Failure::null("header_names / header_values"));
+    }
+    // The count comes from the caller: the capacity is only a hint.
+    let mut headers = Vec::with_capacity(count.min(1024));
+    for i in 0..count {
+        // SAFETY: both arrays hold `count` pointers per the caller.
+        let (name, value) = unsafe { (*names.add(i), *values.add(i)) };
+        if name.is_null() || value.is_null() {
+            return Err(Failure::null("a header name or value"));
+        }
+        // SAFETY: NUL-terminated per the caller.
+        let (name, value) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(value)) };
+        headers.push((name.to_bytes(), value.to_bytes()));
+    }
+    Ok(headers)
+}
+
 /// Text for C: a NUL inside the value ends the C string there (C cannot
 /// represent it); JSON outputs never contain one, since JSON escapes it.
 pub(crate) fn c_string(text: &str) -> CString {

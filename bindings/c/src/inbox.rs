@@ -2,7 +2,7 @@
 //! (`iikocloud::inbox`), on a SQLite file or Redis.
 
 use std::collections::HashMap;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CString};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -12,7 +12,8 @@ use iikocloud_core::webhook::Receiver;
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::ffi::{
-    arg_bytes, arg_str, c_string, guard_value, opt_arg_str, out_ptr, owned_c_string, BoxCastable,
+    arg_bytes, arg_headers, arg_str, c_string, guard_value, opt_arg_str, out_ptr, owned_c_string,
+    BoxCastable,
 };
 use crate::memory::{open_store, store_failure};
 use crate::status::*;
@@ -157,22 +158,8 @@ pub unsafe extern "C" fn iiko_inbox_receive(
         // SAFETY: per this function's contract.
         let body = unsafe { arg_bytes(body.cast(), body_len, "body") }?;
         let status_out = out_ptr(http_status_out, "http_status_out")?;
-        let mut headers: Vec<(&[u8], &[u8])> = Vec::with_capacity(header_count.min(1024));
-        if header_count > 0 {
-            if header_names.is_null() || header_values.is_null() {
-                return Err(Failure::null("header_names / header_values"));
-            }
-            for i in 0..header_count {
-                // SAFETY: both arrays hold header_count pointers per the contract.
-                let (name, value) = unsafe { (*header_names.add(i), *header_values.add(i)) };
-                if name.is_null() || value.is_null() {
-                    return Err(Failure::null("a header name or value"));
-                }
-                // SAFETY: NUL-terminated per the contract.
-                let (name, value) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(value)) };
-                headers.push((name.to_bytes(), value.to_bytes()));
-            }
-        }
+        // SAFETY: per this function's contract.
+        let headers = unsafe { arg_headers(header_names, header_values, header_count) }?;
         let store = store_url.map(|u| inbox.store(u)).transpose()?;
         let received = inbox
             .inner

@@ -1,7 +1,7 @@
 //! The webhook functions: verify a request, parse its body, both at once
 //! (`iiko_webhook_receive`), and the HTTP status to answer.
 
-use std::ffi::{c_char, CStr};
+use std::ffi::c_char;
 
 use iikocloud_core::webhook::{
     parse_body_with, receive, ParseError, ParseErrorKind, ParseOptions, ReceiveError, Verifier,
@@ -10,7 +10,7 @@ use iikocloud_core::webhook::{
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::iiko_events;
-use crate::ffi::{arg_bytes, arg_str, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{arg_bytes, arg_headers, arg_str, guard_value, out_ptr, BoxCastable};
 use crate::status::*;
 
 /// Parse flag: refuse a body that is one event object instead of an array
@@ -183,22 +183,8 @@ pub unsafe extern "C" fn iiko_webhook_receive(
         let body = unsafe { arg_bytes(body.cast(), body_len, "body") }?;
         let out = out_ptr(events_out, "events_out")?;
         let options = parse_options(max_body_bytes, max_depth, flags)?;
-        let mut headers: Vec<(&[u8], &[u8])> = Vec::with_capacity(header_count);
-        if header_count > 0 {
-            if header_names.is_null() || header_values.is_null() {
-                return Err(Failure::null("header_names / header_values"));
-            }
-            for i in 0..header_count {
-                // SAFETY: both arrays hold header_count pointers per the contract.
-                let (name, value) = unsafe { (*header_names.add(i), *header_values.add(i)) };
-                if name.is_null() || value.is_null() {
-                    return Err(Failure::null("a header name or value"));
-                }
-                // SAFETY: NUL-terminated per the contract.
-                let (name, value) = unsafe { (CStr::from_ptr(name), CStr::from_ptr(value)) };
-                headers.push((name.to_bytes(), value.to_bytes()));
-            }
-        }
+        // SAFETY: per this function's contract.
+        let headers = unsafe { arg_headers(header_names, header_values, header_count) }?;
         let parsed = receive(headers, body, expected, &options).map_err(|e| match e {
             ReceiveError::Unauthorized(v) => verify_failure(v),
             ReceiveError::Unparseable(p) => parse_failure(&p),

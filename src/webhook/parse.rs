@@ -453,7 +453,59 @@ struct BlockMasks {
 }
 
 impl BlockMasks {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
     fn of(block: &[u8]) -> BlockMasks {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every CPU this target
+        // runs on has it, so the target-feature function may be called.
+        unsafe { BlockMasks::of_sse2(block) }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(block: &[u8]) -> BlockMasks {
+        BlockMasks::of_words(block)
+    }
+
+    /// SSE2 (every x86-64 CPU has it): sixteen bytes per compare, four
+    /// compares and masks per class, a few times the speed of the word
+    /// version below, which other targets use.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "sse2")]
+    fn of_sse2(block: &[u8]) -> BlockMasks {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set_epi64x,
+        };
+        let (mut quote, mut open, mut close, mut backslash) = (0u64, 0u64, 0u64, 0u64);
+        for (k, chunk) in block.chunks_exact(16).enumerate().take(4) {
+            let half = |from: usize| {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(&chunk[from..from + 8]);
+                i64::from_le_bytes(word)
+            };
+            // Built from two words (no raw pointer): LLVM emits one load.
+            let v = _mm_set_epi64x(half(8), half(0));
+            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let mask = |m| u64::from(_mm_movemask_epi8(m) as u16);
+            let shift = 16 * k;
+            quote |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) << shift;
+            open |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8))) << shift;
+            close |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8))) << shift;
+            backslash |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) << shift;
+        }
+        BlockMasks {
+            quote,
+            backslash,
+            open,
+            close,
+        }
+    }
+
+    /// Eight bytes per step in a `u64`, for targets without SSE2 (and the
+    /// test that checks both agree).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn of_words(block: &[u8]) -> BlockMasks {
         let (mut quote, mut open, mut close, mut backslash) = (0u64, 0u64, 0u64, 0u64);
         // Eight bytes at a time, branch-free.
         for (k, chunk) in block.chunks_exact(8).enumerate().take(8) {
@@ -477,12 +529,14 @@ impl BlockMasks {
     }
 }
 
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn splat(b: u8) -> u64 {
     0x0101_0101_0101_0101 * u64::from(b)
 }
 
 /// The high bit of each zero byte of `v`, exactly.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn zero_bytes(v: u64) -> u64 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -490,6 +544,7 @@ fn zero_bytes(v: u64) -> u64 {
 }
 
 /// Gathers the eight high bits of `x` into the low byte, byte 0 as bit 0.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn gather(x: u64) -> u64 {
     (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
@@ -838,6 +893,21 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn both_mask_builders_agree() {
+        const ALPHABET: &[u8] = b"\"\\[]{}az \xd0\x80\x7f";
+        let mut rng = fastrand::Rng::with_seed(11);
+        for _ in 0..2000 {
+            let block: Vec<u8> = (0..64)
+                .map(|_| ALPHABET[rng.usize(..ALPHABET.len())])
+                .collect();
+            let a = BlockMasks::of(&block);
+            let b = BlockMasks::of_words(&block);
+            assert_eq!((a.quote, a.open, a.close), (b.quote, b.open, b.close));
+            assert_eq!(a.backslash != 0, b.backslash != 0);
         }
     }
 

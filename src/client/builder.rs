@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::credentials::token_key;
+use super::resolver::CachingResolver;
 use super::{
     Client, Credentials, Inner, DEFAULT_BASE_URL, DEFAULT_CLIENT_TIMEOUT_MARGIN,
     DEFAULT_FALLBACK_TOKEN_LIFETIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REFRESH_MARGIN,
@@ -230,7 +231,7 @@ impl ClientBuilder {
         let roots = network::root_certs(self.trust, self.ca_file.as_deref())?;
         let proxy = network::proxy_setting(self.proxy.as_ref(), self.no_proxy.as_deref())?;
         let proxied = network::proxied(&proxy, &base_url);
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .tls_config(ureq::tls::TlsConfig::builder().root_certs(roots).build())
             .proxy(proxy.proxy.clone())
             .http_status_as_error(false)
@@ -238,8 +239,12 @@ impl ClientBuilder {
             .max_redirects(0)
             .timeout_global(Some(client_timeout))
             .timeout_connect(Some(client_timeout.min(Duration::from_secs(10))))
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            CachingResolver::default(),
+        );
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let shared_token = match (&self.token_store, &self.token_cache_dir) {
             (Some(store), _) if store.is_memory() => None,

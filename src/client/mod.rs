@@ -9,6 +9,7 @@ mod answers;
 mod builder;
 mod checks;
 mod credentials;
+mod resolver;
 mod transport;
 
 use std::fmt;

@@ -15,10 +15,9 @@ secret or a body).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import models
-from ._async import AsyncApi, AsyncClient
 from ._client import DEFAULT_BASE_URL, Api, Client
 from ._inbox import DeadLetter, Delivery, Inbox, InboxCounts, Received
 from ._model import Model, OpenEnum
@@ -45,6 +44,9 @@ from ._errors import (
     WebhookVerificationError,
 )
 from ._native import __version__
+
+if TYPE_CHECKING:
+    from ._async import AsyncApi, AsyncClient
 
 __all__ = [
     "Api",
@@ -94,9 +96,17 @@ def operations() -> "list[tuple[str, str, str, bool, bool, bool, str | None]]":
 
 
 def __getattr__(name: str) -> Any:
-    # The generated models load on first use: `iikocloud.api_models`.
+    # The generated models load on first use: `iikocloud.api_models`. The
+    # asyncio client too: asyncio is most of the import time of a program
+    # that only parses webhooks or makes blocking calls.
     if name == "api_models":
         import importlib
 
         return importlib.import_module("iikocloud.api_models")
+    if name in ("AsyncApi", "AsyncClient"):
+        from . import _async
+
+        value = getattr(_async, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'iikocloud' has no attribute {name!r}")

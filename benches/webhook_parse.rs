@@ -2,7 +2,11 @@
 //! same bytes, in MB/s.
 //!
 //! `small` is the 9.6 KB shared `delivery_order_update.json`; `large` is the
-//! ~1 MB, 1,500-item order written by `scripts/gen_large_webhook.py`.
+//! ~1 MB, 1,500-item order written by `scripts/gen_large_webhook.py`. The
+//! held-out-style bodies of `scripts/gen_bench_bodies.py` (compact, as the
+//! service sends them, with other ids and values than the tests use) follow:
+//! one delivery, a small stop-list and error event, the seven events of one
+//! order's lifecycle, and two organizations' mixed events.
 //!
 //! Run: `cargo bench --bench webhook_parse -- --warm-up-time 1 --measurement-time 3`
 
@@ -13,9 +17,25 @@ use iikocloud::webhook::parse_body;
 
 const SMALL: &[u8] = include_bytes!("../tests/vectors/payloads/delivery_order_update.json");
 const LARGE: &[u8] = include_bytes!("data/large_webhook.json");
+const HELD_OUT: [(&str, &[u8]); 5] = [
+    (
+        "delivery",
+        include_bytes!("data/bodies/small_delivery.json"),
+    ),
+    (
+        "stop_list",
+        include_bytes!("data/bodies/small_stop_list.json"),
+    ),
+    ("error", include_bytes!("data/bodies/small_error.json")),
+    ("lifecycle", include_bytes!("data/bodies/lifecycle.json")),
+    ("mixed", include_bytes!("data/bodies/mixed.json")),
+];
 
 fn bench(c: &mut Criterion) {
-    for (name, body) in [("small", SMALL), ("large", LARGE)] {
+    for (name, body) in [("small", SMALL), ("large", LARGE)]
+        .into_iter()
+        .chain(HELD_OUT)
+    {
         // Check the inputs once so the benchmark measures successful parses.
         let parsed = parse_body(body).expect("benchmark body parses");
         assert!(parsed.iter().all(|e| e.problem().is_none()));
@@ -27,6 +47,12 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_function("serde_json_value", |b| {
             b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(body)).expect("parses"))
+        });
+        // The floor of any serde_json reader: syntax checked, nothing kept.
+        group.bench_function("serde_json_ignored", |b| {
+            b.iter(|| {
+                serde_json::from_slice::<serde::de::IgnoredAny>(black_box(body)).expect("parses")
+            })
         });
         group.finish();
     }

@@ -49,15 +49,39 @@ def ratio(theirs, ours):
 print("| webhook body (time per parse; ratio = their time / iikocloud's) | iikocloud parse "
       "| json.loads | orjson.loads | iikocloudapi parse_webhook |")
 print("|---|---|---|---|---|")
+from pathlib import Path  # noqa: E402
+BODIES = Path("../benches/data/bodies")
 small = (bench.VECTORS / "delivery_order_update.json").read_bytes()
 big = bench.large_body()
-for name, body in ((f"small ({len(small):,} B)", small), (f"large ({len(big):,} B)", big)):
+held_out = [(f"held-out {p.stem} ({p.stat().st_size:,} B, {len(json.loads(p.read_bytes()))} events)",
+             p.read_bytes())
+            for p in sorted(BODIES.glob("*.json"), key=lambda p: p.stat().st_size)]
+for name, body in ([(f"small ({len(small):,} B, indented)", small)] + held_out
+                   + [(f"large ({len(big):,} B)", big)]):
     ours = bench.per_call(lambda: webhooks.parse(body))
     loads = bench.per_call(lambda: json.loads(body))
     oj = bench.per_call(lambda: orjson.loads(body))
     api = bench.per_call(lambda: parse_webhook(body)) if parse_webhook else None
     print(f"| {name} | {bench.fmt_us(ours)} | {ratio(loads, ours)} | {ratio(oj, ours)} | "
           f"{ratio(api, ours) if api else 'not installed'} |")
+
+# Import time in a fresh interpreter: the cumulative time -X importtime
+# reports for the top-level module, median of 9 runs each.
+import statistics, subprocess  # noqa: E401,E402
+def import_us(module):
+    runs = []
+    for _ in range(9):
+        err = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
+                             capture_output=True, text=True, check=True).stderr
+        last = [l for l in err.splitlines() if l.rstrip().endswith(f"| {module}")][-1]
+        runs.append(int(last.split("|")[1]))
+    return statistics.median(runs)
+print()
+print("| `import X` in a fresh interpreter (median of 9) | iikocloud | requests | httpx |")
+print("|---|---|---|---|")
+ours, req, hx = import_us("iikocloud"), import_us("requests"), import_us("httpx")
+print(f"| cumulative import time | {ours / 1000:.1f} ms | {req / 1000:.1f} ms ({req / ours:.2f}x) "
+      f"| {hx / 1000:.1f} ms ({hx / ours:.2f}x) |")
 
 print()
 print("| /api/1/organizations, calls/s (ratio = iikocloud / theirs) | iikocloud Client.organizations "

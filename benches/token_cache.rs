@@ -1,6 +1,8 @@
 //! The cost of a token-cache hit: `Client::access_token` on a warm cache,
 //! which every call pays before it sends anything. One thread, and four
-//! threads sharing one client (the cache is behind a lock).
+//! threads sharing one client (the cache is behind a lock). Then a whole
+//! call: `Client::organizations` against the in-process emulator over a
+//! keep-alive loopback connection (the floor of every typed call).
 //!
 //! Run: `cargo bench --bench token_cache -- --warm-up-time 1 --measurement-time 3`
 
@@ -47,6 +49,13 @@ fn bench(c: &mut Criterion) {
             // threads, divided back to per-hit by criterion, is close to it.
             total / 4
         })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("client_call");
+    let request = iikocloud::models::OrganizationsRequest::default();
+    group.bench_function("organizations", |b| {
+        b.iter(|| black_box(client.organizations(&request).expect("answer")))
     });
     group.finish();
     assert_eq!(

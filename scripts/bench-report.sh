@@ -47,7 +47,7 @@ DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 # the figures tied to scripts/gen_bench_bodies.py.
 python3 scripts/gen_bench_bodies.py >/dev/null
 step "criterion: webhook_parse and token_cache (release)"
-rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/api_parse_*
+rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/client_call "$CRITERION"/api_parse_*
 cargo bench --locked --bench webhook_parse -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/webhook_parse.txt" 2>&1
 cargo bench --locked --bench token_cache -- --warm-up-time 1 --measurement-time 3 \
@@ -85,6 +85,7 @@ for size, label in labels.items():
 print()
 hit, _ = mean_ns("token_cache", "hit")
 hit4, _ = mean_ns("token_cache", "hit_4_threads")
+call_ns, _ = mean_ns("client_call", "organizations")
 group = "api_parse_by_id_200_orders"
 t_ns, n = mean_ns(group, "typed")
 v_ns, _ = mean_ns(group, "serde_json_value")
@@ -95,6 +96,10 @@ print("| token-cache hit (`Client::access_token`, warm) | time per call |")
 print("|---|---|")
 print(f"| 1 thread | {hit:,.0f} ns |")
 print(f"| 4 threads on one client | {hit4:,.0f} ns |")
+print()
+print("| whole call (`Client::organizations`, in-process emulator, keep-alive loopback) | time per call |")
+print("|---|---|")
+print(f"| 1 thread | {call_ns / 1000:,.1f} µs |")
 print()
 print("| answer | typed (`api::models`) | serde_json::Value | typed / Value |")
 print("|---|---|---|---|")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
+from typing import Any, ClassVar, Dict, FrozenSet, List, Mapping, Optional, Tuple, Type, TypeVar
 
 __all__ = [
     "CorrelationIdResponse",
@@ -62,18 +62,31 @@ class _Model:
     _omit_none: ClassVar[bool] = False
 
     @classmethod
+    def _plan(cls) -> Tuple[Tuple[Tuple[str, str, Any, bool], ...], FrozenSet[str], bool]:
+        """What ``from_dict`` does per field, worked out once per class:
+        (attribute, wire name, nested model or None, is a Decimal), the
+        known wire names, and whether the class keeps ``extra``. (Working it
+        out on every call was most of a typed call's Python time.)"""
+        plan = cls.__dict__.get("_plan_cache")
+        if plan is None:
+            names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+            fields = tuple(
+                (name, _camel(name), cls._nested.get(name), name in cls._decimals)
+                for name in names
+                if name != "extra"
+            )
+            plan = (fields, frozenset(wire for _, wire, _, _ in fields), "extra" in names)
+            setattr(cls, "_plan_cache", plan)
+        return plan
+
+    @classmethod
     def from_dict(cls: Type[_M], data: Mapping[str, Any]) -> _M:
         """Builds the object from a dict in the service's (camelCase) shape.
         Unknown keys go to ``extra``; a value of the wrong shape reads as None."""
+        fields, known, has_extra = cls._plan()
         kwargs: Dict[str, Any] = {}
-        known = set()
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-            if f.name == "extra":
-                continue
-            key = _camel(f.name)
-            known.add(key)
+        for name, key, nested, is_decimal in fields:
             value = data.get(key)
-            nested = cls._nested.get(f.name)
             if nested is not None:
                 model, is_list = nested
                 if is_list:
@@ -81,13 +94,13 @@ class _Model:
                     value = [model.from_dict(v) for v in items if isinstance(v, Mapping)]
                 else:
                     value = model.from_dict(value) if isinstance(value, Mapping) else None
-            elif f.name in cls._decimals and value is not None and not isinstance(value, Decimal):
+            elif is_decimal and value is not None and not isinstance(value, Decimal):
                 try:
                     value = Decimal(str(value))
                 except ArithmeticError:
                     value = None
-            kwargs[f.name] = value
-        if any(f.name == "extra" for f in dataclasses.fields(cls)):  # type: ignore[arg-type]
+            kwargs[name] = value
+        if has_extra:
             kwargs["extra"] = {k: v for k, v in data.items() if k not in known}
         return cls(**kwargs)
 

@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 # where the minutes go.
 step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
+# Debug builds keep line tables only: backtraces, valgrind and the sanitizers
+# still report file:line, while some forty test binaries, the debug wheel and
+# the C test library link without the variable info that made the debug
+# target 13 GB. Every step below inherits it, so they share one build.
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+
 if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo is required (install Rust with rustup: https://rustup.rs)" >&2
     exit 1

@@ -3,8 +3,9 @@
 //! ureq (3.5) resolves the host before every request, also when a pooled
 //! connection will carry it, and with a timeout set it does so on a new
 //! thread each time. Every call paid a thread start and a `getaddrinfo`
-//! (a DNS query, where the system does not cache): about 0.35 ms per call
-//! against a local emulator, most of a call's time. This resolver answers an
+//! (a DNS query, where the system does not cache): about half of a call's
+//! time against a local emulator (Python went from 2,700 to 5,300 calls/s
+//! without them). This resolver answers an
 //! IP-literal host at once and keeps a name's addresses for
 //! [`NAME_TTL`]; only a miss goes to ureq's resolver, with its timeout.
 
@@ -21,7 +22,7 @@ use ureq::unversioned::transport::NextTimeout;
 /// How long a name's addresses are reused. Short next to DNS TTLs and to
 /// how long a pooled connection stays on one address anyway, so a moved
 /// service is followed within seconds.
-pub(super) const NAME_TTL: Duration = Duration::from_secs(30);
+const NAME_TTL: Duration = Duration::from_secs(30);
 
 /// Most names one client keeps (it talks to one host, or its proxy).
 const MAX_NAMES: usize = 16;
@@ -33,10 +34,13 @@ pub(super) struct CachingResolver {
 }
 
 impl CachingResolver {
+    /// ureq's address list, as many of `addrs` as it holds.
     fn filled(&self, addrs: &[SocketAddr]) -> ResolvedSocketAddrs {
         let mut out = self.empty();
-        for addr in addrs.iter().take(16) {
-            out.push(*addr);
+        for addr in addrs {
+            if out.try_push(*addr).is_err() {
+                break;
+            }
         }
         out
     }
@@ -137,6 +141,17 @@ mod tests {
             r.names.lock().unwrap().is_empty(),
             "literals are not cached"
         );
+    }
+
+    #[test]
+    fn more_addresses_than_ureq_holds_are_cut_not_a_panic() {
+        let r = CachingResolver::default();
+        let many: Vec<SocketAddr> = (0..40u8)
+            .map(|i| SocketAddr::from(([192, 0, 2, i], 443)))
+            .collect();
+        let kept = r.filled(&many);
+        assert!(!kept.is_empty() && kept.len() < many.len());
+        assert_eq!(kept[..], many[..kept.len()]);
     }
 
     #[test]

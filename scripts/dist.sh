@@ -132,7 +132,47 @@ grep -q 'manylinux_2_17_x86_64' "$STAGE/auditwheel.txt" ||
     die "auditwheel does not find the wheel manylinux_2_17 compatible"
 step "python sdist"
 [ -n "${DIST_KEEP_PYTHON:-}" ] || maturin sdist -m bindings/python/Cargo.toml --out "$DIST" >/dev/null
-ls "$DIST"/iikocloud-"$VERSION".tar.gz >/dev/null
+SDIST=$DIST/iikocloud-$VERSION.tar.gz
+ls "$SDIST" >/dev/null
+# What the sdist holds: the Python package and the sources of the crates the
+# module links (their Cargo `include` lists), not the workspace's tests,
+# bindings or scripts.
+if tar tzf "$SDIST" | grep -E '^[^/]+/(tests|bindings/php|bindings/c|cli|codegen|docs/site|scripts|fuzz)/' >/dev/null; then
+    die "the sdist carries workspace parts the module does not build from: $(tar tzf "$SDIST" | grep -E '^[^/]+/(tests|bindings/php|bindings/c|cli|codegen|docs/site|scripts|fuzz)/' | head -3 | tr '\n' ' ')"
+fi
+
+step "python wheel built again from the sdist, as pip builds it where no wheel fits"
+# pip's own path (PEP 517, maturin from the venv), with the same target and
+# policy; not --locked: the sdist's workspace has fewer members than the
+# Cargo.lock it carries, and cargo drops their entries, keeping every pinned
+# version. Same target directory: cargo reuses each crate whose sources it
+# finds unchanged and compiles the rest, so a file missing from the sdist or
+# a manifest it cannot read fails here, as it would for a user.
+rm -rf "$STAGE/from-sdist"
+MATURIN_PEP517_ARGS="--target x86_64-unknown-linux-gnu --compatibility manylinux2014" \
+    "$VENV/bin/python" -m pip wheel -q --disable-pip-version-check --no-cache-dir --no-deps \
+    --no-build-isolation --wheel-dir "$STAGE/from-sdist" "$SDIST" ||
+    die "the sdist does not build (pip wheel $SDIST)"
+"$VENV/bin/python" - "$WHEEL" "$STAGE"/from-sdist/*.whl <<'PY' || die "the wheel built from the sdist differs from $WHEEL"
+import json, os, sys, zipfile
+
+released, rebuilt = (zipfile.ZipFile(p) for p in sys.argv[1:3])
+if os.path.basename(sys.argv[1]) != os.path.basename(sys.argv[2]):
+    sys.exit(f"tags differ: {os.path.basename(sys.argv[2])}")
+names = set(released.namelist())
+if names != set(rebuilt.namelist()):
+    sys.exit(f"files differ: {sorted(names ^ set(rebuilt.namelist()))}")
+for name in sorted(names):
+    if name.endswith("/RECORD"):
+        continue  # hashes of the SBOM below
+    a, b = released.read(name), rebuilt.read(name)
+    if name.endswith(".cyclonedx.json"):
+        # The SBOM names the build directory and time; the components must agree.
+        a, b = ({(c["name"], c["version"]) for c in json.loads(x)["components"]} for x in (a, b))
+    if a != b:
+        sys.exit(f"{name} differs")
+print(f"the sdist builds the same wheel ({len(names)} files)")
+PY
 
 # ---- C library and CLI: stripped copies ----
 REL=$ROOT/target/dist-c/x86_64-unknown-linux-gnu/release

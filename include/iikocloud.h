@@ -245,6 +245,117 @@ typedef struct iiko_organizations iiko_organizations;
 typedef int32_t iiko_status;
 
 /**
+ * Everything the per-event accessors give, filled by one
+ * `iiko_events_summary` call: for callers that read most fields of every
+ * event, where a call per field would cost more than the parse (PHP's FFI).
+ *
+ * Set `size` to `sizeof(iiko_event_summary)` before the call: the library
+ * writes no more than that many bytes, so a program built against this
+ * header keeps working when a later version appends fields. Strings are
+ * borrowed from the events handle, as the accessors' are, and NULL when the
+ * event does not carry the value; each `has_*` flag is 1 when the integer
+ * next to it is present.
+ */
+typedef struct {
+    /**
+     * Set by the caller: `sizeof(iiko_event_summary)`.
+     */
+    size_t size;
+    /**
+     * An `IIKO_EVENT_*` constant, as `iiko_events_type`.
+     */
+    int32_t type_code;
+    /**
+     * As `iiko_events_is_new_delivery_order`.
+     */
+    int32_t is_new_delivery_order;
+    /**
+     * 1 when `time_unix_ms` holds `eventTime`, else 0.
+     */
+    int32_t has_time_unix_ms;
+    /**
+     * 1 when `timestamp` holds `eventInfo.timestamp`, else 0.
+     */
+    int32_t has_timestamp;
+    /**
+     * 1 when `order_number` holds the order number, else 0.
+     */
+    int32_t has_order_number;
+    /**
+     * As `iiko_events_time_unix_ms`.
+     */
+    int64_t time_unix_ms;
+    /**
+     * As `iiko_events_timestamp`.
+     */
+    int64_t timestamp;
+    /**
+     * As `iiko_events_order_number`.
+     */
+    int64_t order_number;
+    /**
+     * As `iiko_events_type_name`.
+     */
+    const char *type_name;
+    /**
+     * As `iiko_events_time`.
+     */
+    const char *time;
+    /**
+     * As `iiko_events_organization_id`.
+     */
+    const char *organization_id;
+    /**
+     * As `iiko_events_correlation_id`.
+     */
+    const char *correlation_id;
+    /**
+     * As `iiko_events_problem`.
+     */
+    const char *problem;
+    /**
+     * As `iiko_events_entity_id`.
+     */
+    const char *entity_id;
+    /**
+     * As `iiko_events_order_id`.
+     */
+    const char *order_id;
+    /**
+     * As `iiko_events_creation_status`.
+     */
+    const char *creation_status;
+    /**
+     * As `iiko_events_status`.
+     */
+    const char *status;
+    /**
+     * As `iiko_events_sum`.
+     */
+    const char *sum;
+    /**
+     * As `iiko_events_phone`.
+     */
+    const char *phone;
+    /**
+     * As `iiko_events_error_code`.
+     */
+    const char *error_code;
+    /**
+     * As `iiko_events_error_message`.
+     */
+    const char *error_message;
+    /**
+     * As `iiko_events_dedup_key`.
+     */
+    const char *dedup_key;
+    /**
+     * As `iiko_events_json`.
+     */
+    const char *json;
+} iiko_event_summary;
+
+/**
  * A webhook event field: one of the `IIKO_EVENT_FIELD_*` constants, generated
  * from the documented event schemas (`WebHooks.*EventInfo`) and numbered
  * append-only (`spec/event-field-numbers.json`); 0 is no field.
@@ -3399,6 +3510,22 @@ int32_t iiko_events_order_number(const iiko_events *events, size_t index, int64_
  * `events` must be NULL or a live handle.
  */
 int32_t iiko_events_is_new_delivery_order(const iiko_events *events, size_t index);
+
+/**
+ * Fills `*summary` with every field of event `index` that the per-event
+ * accessors return, in one call. `summary->size` must be set first (see
+ * `iiko_event_summary`); the library writes `min(size, its own size)` bytes
+ * and leaves `size` as the caller set it.
+ *
+ * `IIKO_STATUS_NULL_ARGUMENT` for a NULL handle or `summary`;
+ * `IIKO_STATUS_INVALID_ARGUMENT` for an index out of range or a `size`
+ * smaller than this first version's struct. Thread-safe on one handle.
+ *
+ * # Safety
+ * `events` must be NULL or a live handle; `summary` NULL or pointing to
+ * `summary->size` writable bytes; `err_out` NULL or writable.
+ */
+iiko_status iiko_events_summary(const iiko_events *events, size_t index, iiko_event_summary *summary, iiko_error **err_out);
 
 /**
  * The highest `IIKO_EVENT_FIELD_*` number (fields are 1 to this). Thread-safe.

@@ -1004,6 +1004,59 @@ static void run_verify_vector(char **f) {
     free(header);
 }
 
+/* iiko_events_summary gives what the accessors give, for every event of a
+ * parsed vector body; and refuses a size set too small. */
+static void check_summaries(const iiko_events *events) {
+    for (size_t i = 0; i < iiko_events_count(events); i++) {
+        iiko_event_summary s;
+        memset(&s, 0xA5, sizeof s);
+        s.size = sizeof s;
+        iiko_error *err = NULL;
+        CHECK_STATUS(iiko_events_summary(events, i, &s, &err), IIKO_STATUS_OK, err);
+        iiko_error_free(err);
+        CHECK(s.size == sizeof s);
+        CHECK(s.type_code == iiko_events_type(events, i));
+        CHECK(s.is_new_delivery_order == iiko_events_is_new_delivery_order(events, i));
+        /* The same borrowed pointers: the strings are built once per handle. */
+        CHECK(s.type_name == iiko_events_type_name(events, i));
+        CHECK(s.time == iiko_events_time(events, i));
+        CHECK(s.organization_id == iiko_events_organization_id(events, i));
+        CHECK(s.correlation_id == iiko_events_correlation_id(events, i));
+        CHECK(s.problem == iiko_events_problem(events, i));
+        CHECK(s.entity_id == iiko_events_entity_id(events, i));
+        CHECK(s.order_id == iiko_events_order_id(events, i));
+        CHECK(s.creation_status == iiko_events_creation_status(events, i));
+        CHECK(s.status == iiko_events_status(events, i));
+        CHECK(s.sum == iiko_events_sum(events, i));
+        CHECK(s.phone == iiko_events_phone(events, i));
+        CHECK(s.error_code == iiko_events_error_code(events, i));
+        CHECK(s.error_message == iiko_events_error_message(events, i));
+        CHECK(s.dedup_key == iiko_events_dedup_key(events, i));
+        CHECK(s.json == iiko_events_json(events, i));
+        int64_t v = 0;
+        CHECK(s.has_time_unix_ms == iiko_events_time_unix_ms(events, i, &v));
+        CHECK(!s.has_time_unix_ms || s.time_unix_ms == v);
+        CHECK(s.has_timestamp == iiko_events_timestamp(events, i, &v));
+        CHECK(!s.has_timestamp || s.timestamp == v);
+        CHECK(s.has_order_number == iiko_events_order_number(events, i, &v));
+        CHECK(!s.has_order_number || s.order_number == v);
+    }
+    iiko_event_summary small;
+    small.size = sizeof small - 1;
+    iiko_error *err = NULL;
+    CHECK_STATUS(iiko_events_summary(events, 0, &small, &err), IIKO_STATUS_INVALID_ARGUMENT, err);
+    CHECK(err != NULL && strstr(iiko_error_message(err), "size") != NULL);
+    iiko_error_free(err);
+    err = NULL;
+    small.size = sizeof small;
+    CHECK_STATUS(iiko_events_summary(events, iiko_events_count(events), &small, &err),
+                 IIKO_STATUS_INVALID_ARGUMENT, err);
+    iiko_error_free(err);
+    err = NULL;
+    CHECK_STATUS(iiko_events_summary(events, 0, NULL, &err), IIKO_STATUS_NULL_ARGUMENT, err);
+    iiko_error_free(err);
+}
+
 /* Runs a parse vector and returns its events (NULL when parsing failed). */
 static iiko_events *run_parse_vector(char **f) {
     size_t body_len = 0;
@@ -1108,6 +1161,9 @@ static void test_webhook_vectors(void) {
         } else if (strcmp(f[0], "P") == 0 && nfields[i] == 9) {
             iiko_events *events = run_parse_vector(f);
             parse_count++;
+            if (events != NULL) {
+                check_summaries(events);
+            }
             for (i++; i < count && strcmp(fields[i][0], "E") == 0; i++) {
                 if (events != NULL) {
                     check_event_field(events, (size_t)atoi(fields[i][1]), fields[i][2],

@@ -575,6 +575,173 @@ pub unsafe extern "C" fn iiko_events_is_new_delivery_order(
     })
 }
 
+/// Everything the per-event accessors give, filled by one
+/// `iiko_events_summary` call: for callers that read most fields of every
+/// event, where a call per field would cost more than the parse (PHP's FFI).
+///
+/// Set `size` to `sizeof(iiko_event_summary)` before the call: the library
+/// writes no more than that many bytes, so a program built against this
+/// header keeps working when a later version appends fields. Strings are
+/// borrowed from the events handle, as the accessors' are, and NULL when the
+/// event does not carry the value; each `has_*` flag is 1 when the integer
+/// next to it is present.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct iiko_event_summary {
+    /// Set by the caller: `sizeof(iiko_event_summary)`.
+    pub size: usize,
+    /// An `IIKO_EVENT_*` constant, as `iiko_events_type`.
+    pub type_code: i32,
+    /// As `iiko_events_is_new_delivery_order`.
+    pub is_new_delivery_order: i32,
+    /// 1 when `time_unix_ms` holds `eventTime`, else 0.
+    pub has_time_unix_ms: i32,
+    /// 1 when `timestamp` holds `eventInfo.timestamp`, else 0.
+    pub has_timestamp: i32,
+    /// 1 when `order_number` holds the order number, else 0.
+    pub has_order_number: i32,
+    /// As `iiko_events_time_unix_ms`.
+    pub time_unix_ms: i64,
+    /// As `iiko_events_timestamp`.
+    pub timestamp: i64,
+    /// As `iiko_events_order_number`.
+    pub order_number: i64,
+    /// As `iiko_events_type_name`.
+    pub type_name: *const c_char,
+    /// As `iiko_events_time`.
+    pub time: *const c_char,
+    /// As `iiko_events_organization_id`.
+    pub organization_id: *const c_char,
+    /// As `iiko_events_correlation_id`.
+    pub correlation_id: *const c_char,
+    /// As `iiko_events_problem`.
+    pub problem: *const c_char,
+    /// As `iiko_events_entity_id`.
+    pub entity_id: *const c_char,
+    /// As `iiko_events_order_id`.
+    pub order_id: *const c_char,
+    /// As `iiko_events_creation_status`.
+    pub creation_status: *const c_char,
+    /// As `iiko_events_status`.
+    pub status: *const c_char,
+    /// As `iiko_events_sum`.
+    pub sum: *const c_char,
+    /// As `iiko_events_phone`.
+    pub phone: *const c_char,
+    /// As `iiko_events_error_code`.
+    pub error_code: *const c_char,
+    /// As `iiko_events_error_message`.
+    pub error_message: *const c_char,
+    /// As `iiko_events_dedup_key`.
+    pub dedup_key: *const c_char,
+    /// As `iiko_events_json`.
+    pub json: *const c_char,
+}
+
+/// The smallest `size` accepted: the struct of this first version.
+const SUMMARY_SIZE_V1: usize = std::mem::size_of::<iiko_event_summary>();
+
+impl iiko_events {
+    fn summary(&self, index: usize, event: &Event) -> iiko_event_summary {
+        let text = |field| {
+            self.string(index, field)
+                .map_or(std::ptr::null(), |s| s.as_ptr())
+        };
+        let number = |value: Option<i64>| (i32::from(value.is_some()), value.unwrap_or(0));
+        let (has_time_unix_ms, time_unix_ms) = number(
+            event
+                .event_time()
+                .and_then(|t| t.utc)
+                .map(|t| t.timestamp_millis()),
+        );
+        let (has_timestamp, timestamp) = number(event.timestamp());
+        let (has_order_number, order_number) = number(event.order_number());
+        iiko_event_summary {
+            size: std::mem::size_of::<iiko_event_summary>(),
+            type_code: kind_code(event.kind()),
+            is_new_delivery_order: i32::from(event.is_new_delivery_order()),
+            has_time_unix_ms,
+            has_timestamp,
+            has_order_number,
+            time_unix_ms,
+            timestamp,
+            order_number,
+            type_name: text(Field::EventType),
+            time: text(Field::EventTime),
+            organization_id: text(Field::OrganizationId),
+            correlation_id: text(Field::CorrelationId),
+            problem: text(Field::Problem),
+            entity_id: text(Field::EntityId),
+            order_id: text(Field::OrderId),
+            creation_status: text(Field::CreationStatus),
+            status: text(Field::Status),
+            sum: text(Field::Sum),
+            phone: text(Field::Phone),
+            error_code: text(Field::ErrorCode),
+            error_message: text(Field::ErrorMessage),
+            dedup_key: text(Field::DedupKey),
+            json: text(Field::Json),
+        }
+    }
+}
+
+/// Fills `*summary` with every field of event `index` that the per-event
+/// accessors return, in one call. `summary->size` must be set first (see
+/// `iiko_event_summary`); the library writes `min(size, its own size)` bytes
+/// and leaves `size` as the caller set it.
+///
+/// `IIKO_STATUS_NULL_ARGUMENT` for a NULL handle or `summary`;
+/// `IIKO_STATUS_INVALID_ARGUMENT` for an index out of range or a `size`
+/// smaller than this first version's struct. Thread-safe on one handle.
+///
+/// # Safety
+/// `events` must be NULL or a live handle; `summary` NULL or pointing to
+/// `summary->size` writable bytes; `err_out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_events_summary(
+    events: *const iiko_events,
+    index: usize,
+    summary: *mut iiko_event_summary,
+    err_out: *mut *mut iiko_error,
+) -> iiko_status {
+    guard(err_out, || {
+        // SAFETY: per this function's contract.
+        let events = unsafe { iiko_events::try_ref(events, "events") }?;
+        if summary.is_null() {
+            return Err(Failure::null("summary"));
+        }
+        // SAFETY: non-NULL, and the caller's `size` field is readable (the
+        // first field of every version of the struct). Only places are
+        // named, no reference to a whole struct the caller may have smaller.
+        let size = unsafe { std::ptr::addr_of!((*summary).size).read() };
+        if size < SUMMARY_SIZE_V1 {
+            return Err(Failure::invalid_argument(format!(
+                "summary->size is {size}, below sizeof(iiko_event_summary) = {SUMMARY_SIZE_V1}: set it before the call"
+            )));
+        }
+        let event = events.event(index).ok_or_else(|| {
+            Failure::invalid_argument(format!(
+                "index {index} is out of range ({} events)",
+                events.body.events.len()
+            ))
+        })?;
+        let filled = events.summary(index, event);
+        let n = size.min(std::mem::size_of::<iiko_event_summary>());
+        // SAFETY: the caller gives `size` writable bytes at `summary`, and
+        // `filled` is a whole struct of at least `n` bytes; the first field
+        // is written back as the caller set it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                std::ptr::addr_of!(filled).cast::<u8>(),
+                summary.cast::<u8>(),
+                n,
+            );
+            std::ptr::addr_of_mut!((*summary).size).write(size);
+        }
+        Ok(())
+    })
+}
+
 fn field_path(field: iiko_event_field) -> Option<&'static std::ffi::CStr> {
     let index = usize::try_from(field).ok()?.checked_sub(1)?;
     *crate::event_fields::FIELD_PATHS.get(index)?
@@ -696,6 +863,86 @@ mod tests {
         assert_eq!(ours.len(), EventKind::ALL.len());
         for (code, kind) in ours.iter().zip(EventKind::ALL) {
             assert_eq!(*code, kind_code(kind), "{kind}");
+        }
+    }
+
+    #[test]
+    fn summary_matches_the_accessors_and_respects_size() {
+        use crate::status::{
+            IIKO_STATUS_INVALID_ARGUMENT, IIKO_STATUS_NULL_ARGUMENT, IIKO_STATUS_OK,
+        };
+        use std::ffi::CStr;
+        let body = br#"[{"eventType":"DeliveryOrderUpdate","eventTime":"2025-09-16 16:02:11.877","organizationId":"o","correlationId":"c","eventInfo":{"id":"d","timestamp":7,"creationStatus":"Success","order":{"number":12,"sum":10.5,"status":"New","phone":"+7"}}},{"eventType":"Other"}]"#;
+        let events = iiko_events::new(iikocloud_core::webhook::parse_body(body).unwrap());
+        let handle: *const iiko_events = &events;
+        let text = |p: *const c_char| {
+            (!p.is_null()).then(|| {
+                // SAFETY: a borrowed string of the live handle.
+                unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+            })
+        };
+        // Two whole structs of room, the second to see nothing is written past `size`.
+        let mut room: [std::mem::MaybeUninit<iiko_event_summary>; 2] = [
+            std::mem::MaybeUninit::zeroed(),
+            std::mem::MaybeUninit::zeroed(),
+        ];
+        let out = room[0].as_mut_ptr();
+        // SAFETY: every call below gets a live handle and writable structs.
+        unsafe {
+            (*out).size = SUMMARY_SIZE_V1 - 1;
+            assert_eq!(
+                iiko_events_summary(handle, 0, out, std::ptr::null_mut()),
+                IIKO_STATUS_INVALID_ARGUMENT
+            );
+            (*out).size = SUMMARY_SIZE_V1;
+            assert_eq!(
+                iiko_events_summary(handle, 2, out, std::ptr::null_mut()),
+                IIKO_STATUS_INVALID_ARGUMENT
+            );
+            assert_eq!(
+                iiko_events_summary(std::ptr::null(), 0, out, std::ptr::null_mut()),
+                IIKO_STATUS_NULL_ARGUMENT
+            );
+            assert_eq!(
+                iiko_events_summary(handle, 0, std::ptr::null_mut(), std::ptr::null_mut()),
+                IIKO_STATUS_NULL_ARGUMENT
+            );
+            // A caller with a larger (newer) struct: the extra room is untouched.
+            (*out).size = 2 * SUMMARY_SIZE_V1;
+            (*room[1].as_mut_ptr()).size = 99;
+            assert_eq!(
+                iiko_events_summary(handle, 0, out, std::ptr::null_mut()),
+                IIKO_STATUS_OK
+            );
+            assert_eq!(room[1].assume_init_ref().size, 99);
+            let s = room[0].assume_init_ref();
+            assert_eq!(s.size, 2 * SUMMARY_SIZE_V1);
+            assert_eq!(s.type_code, iiko_events_type(handle, 0));
+            assert_eq!(s.is_new_delivery_order, 1);
+            assert_eq!((s.has_timestamp, s.timestamp), (1, 7));
+            assert_eq!((s.has_order_number, s.order_number), (1, 12));
+            let mut ms = 0;
+            assert_eq!(iiko_events_time_unix_ms(handle, 0, &mut ms), 1);
+            assert_eq!((s.has_time_unix_ms, s.time_unix_ms), (1, ms));
+            assert_eq!(text(s.sum).as_deref(), Some("10.5"));
+            assert_eq!(s.sum, iiko_events_sum(handle, 0));
+            assert_eq!(s.json, iiko_events_json(handle, 0));
+            assert_eq!(s.dedup_key, iiko_events_dedup_key(handle, 0));
+            assert_eq!(text(s.status).as_deref(), Some("New"));
+            assert!(s.error_code.is_null() && s.problem.is_null());
+            (*out).size = SUMMARY_SIZE_V1;
+            assert_eq!(
+                iiko_events_summary(handle, 1, out, std::ptr::null_mut()),
+                IIKO_STATUS_OK
+            );
+            let s = room[0].assume_init_ref();
+            assert_eq!(s.type_code, IIKO_EVENT_UNKNOWN);
+            assert_eq!(text(s.type_name).as_deref(), Some("Other"));
+            assert_eq!(
+                (s.has_timestamp, s.has_order_number, s.has_time_unix_ms),
+                (0, 0, 0)
+            );
+            assert!(s.sum.is_null() && s.organization_id.is_null());
         }
     }
 

@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace IikoCloud;
 
-use FFI;
 use FFI\CData;
 
 /**
@@ -65,34 +64,31 @@ final class Event
     public readonly string $json;
 
     /**
-     * @internal built by {@see Webhooks} from a parsed body
+     * @internal built by {@see Webhooks} from the `iiko_event_summary` the
+     * library filled for one event (one FFI call per event, not one per field)
      */
-    public function __construct(FFI $ffi, CData $events, int $index)
+    public function __construct(CData $summary)
     {
-        $this->type = (int) $ffi->iiko_events_type($events, $index);
-        $this->typeName = $ffi->iiko_events_type_name($events, $index);
-        $this->time = $ffi->iiko_events_time($events, $index);
-        $this->organizationId = $ffi->iiko_events_organization_id($events, $index);
-        $this->correlationId = $ffi->iiko_events_correlation_id($events, $index);
-        $this->problem = $ffi->iiko_events_problem($events, $index);
-        $this->entityId = $ffi->iiko_events_entity_id($events, $index);
-        $this->orderId = $ffi->iiko_events_order_id($events, $index);
-        $this->creationStatus = $ffi->iiko_events_creation_status($events, $index);
-        $this->status = $ffi->iiko_events_status($events, $index);
-        $this->sum = $ffi->iiko_events_sum($events, $index);
-        $this->phone = $ffi->iiko_events_phone($events, $index);
-        $this->errorCode = $ffi->iiko_events_error_code($events, $index);
-        $this->errorMessage = $ffi->iiko_events_error_message($events, $index);
-        $this->isNewDeliveryOrder = $ffi->iiko_events_is_new_delivery_order($events, $index) === 1;
-        $this->dedupKey = (string) $ffi->iiko_events_dedup_key($events, $index);
-        $this->json = (string) $ffi->iiko_events_json($events, $index);
-        $number = $ffi->new('int64_t');
-        $this->timeUnixMs = $ffi->iiko_events_time_unix_ms($events, $index, FFI::addr($number)) === 1
-            ? (int) $number->cdata : null;
-        $this->timestamp = $ffi->iiko_events_timestamp($events, $index, FFI::addr($number)) === 1
-            ? (int) $number->cdata : null;
-        $this->orderNumber = $ffi->iiko_events_order_number($events, $index, FFI::addr($number)) === 1
-            ? (int) $number->cdata : null;
+        $this->type = $summary->type_code;
+        $this->typeName = $summary->type_name;
+        $this->time = $summary->time;
+        $this->organizationId = $summary->organization_id;
+        $this->correlationId = $summary->correlation_id;
+        $this->problem = $summary->problem;
+        $this->entityId = $summary->entity_id;
+        $this->orderId = $summary->order_id;
+        $this->creationStatus = $summary->creation_status;
+        $this->status = $summary->status;
+        $this->sum = $summary->sum;
+        $this->phone = $summary->phone;
+        $this->errorCode = $summary->error_code;
+        $this->errorMessage = $summary->error_message;
+        $this->isNewDeliveryOrder = $summary->is_new_delivery_order === 1;
+        $this->dedupKey = (string) $summary->dedup_key;
+        $this->json = (string) $summary->json;
+        $this->timeUnixMs = $summary->has_time_unix_ms === 1 ? $summary->time_unix_ms : null;
+        $this->timestamp = $summary->has_timestamp === 1 ? $summary->timestamp : null;
+        $this->orderNumber = $summary->has_order_number === 1 ? $summary->order_number : null;
     }
 
     /** Whether the event could be read ({@see $problem} is null). */

@@ -219,8 +219,14 @@ final class Webhooks
         try {
             $list = [];
             $count = (int) $ffi->iiko_events_count($events);
+            // One struct, filled again for each event: the strings are copied
+            // into PHP as the Event reads them.
+            $summary = $ffi->new('iiko_event_summary');
+            $summary->size = FFI::sizeof($summary);
+            $err = Library::errorOut($ffi);
             for ($i = 0; $i < $count; $i++) {
-                $list[] = new Event($ffi, $events, $i);
+                Library::check($ffi, (int) $ffi->iiko_events_summary($events, $i, FFI::addr($summary), FFI::addr($err)), $err);
+                $list[] = new Event($summary);
             }
             return $list;
         } finally {

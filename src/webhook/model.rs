@@ -1061,7 +1061,7 @@ model! {
         /// Set when `creation_status` is `Error`.
         pub error_info: Option<ErrorInfo>,
         /// Set when `creation_status` is `Success`.
-        pub order: Option<DeliveryOrder>,
+        pub order: Option<Box<DeliveryOrder>>,
     }
 }
 
@@ -1144,7 +1144,7 @@ model! {
         /// Set when `creation_status` is `Error`.
         pub error_info: Option<ErrorInfo>,
         /// Set when `creation_status` is `Success`.
-        pub order: Option<TableOrder>,
+        pub order: Option<Box<TableOrder>>,
     }
 }
 
@@ -1240,7 +1240,7 @@ model! {
         /// Whether the reserve was deleted.
         pub is_deleted: Option<bool>,
         /// The reserve.
-        pub reserve: Option<Reserve>,
+        pub reserve: Option<Box<Reserve>>,
     }
 }
 

@@ -85,7 +85,7 @@ final class Webhooks
     ): array {
         $ffi = Library::ffi();
         $events = $ffi->new('iiko_events*');
-        $err = Library::errorOut($ffi);
+        $err = $ffi->new('iiko_error*');
         $status = (int) $ffi->iiko_webhook_parse(
             $body,
             strlen($body),
@@ -95,7 +95,9 @@ final class Webhooks
             FFI::addr($events),
             FFI::addr($err)
         );
-        Library::check($ffi, $status, $err);
+        if ($status !== Status::OK) {
+            throw Library::exception($ffi, $status, $err);
+        }
         return self::readEvents($ffi, $events);
     }
 
@@ -218,14 +220,19 @@ final class Webhooks
         Library::track(1);
         try {
             $list = [];
-            $count = (int) $ffi->iiko_events_count($events);
+            $count = $ffi->iiko_events_count($events);
             // One struct, filled again for each event: the strings are copied
             // into PHP as the Event reads them.
             $summary = $ffi->new('iiko_event_summary');
             $summary->size = FFI::sizeof($summary);
-            $err = Library::errorOut($ffi);
+            $summaryOut = FFI::addr($summary);
+            $err = $ffi->new('iiko_error*');
+            $errOut = FFI::addr($err);
             for ($i = 0; $i < $count; $i++) {
-                Library::check($ffi, (int) $ffi->iiko_events_summary($events, $i, FFI::addr($summary), FFI::addr($err)), $err);
+                $status = $ffi->iiko_events_summary($events, $i, $summaryOut, $errOut);
+                if ($status !== Status::OK) {
+                    throw Library::exception($ffi, $status, $err);
+                }
                 $list[] = new Event($summary);
             }
             return $list;

@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace IikoCloud;
 
+use FFI;
 use FFI\CData;
+use IikoCloud\Exception\InvalidInputException;
 
 /**
  * One webhook event, read from the body by the C library. Every field is
@@ -89,6 +91,37 @@ final class Event
         $this->timeUnixMs = $summary->has_time_unix_ms === 1 ? $summary->time_unix_ms : null;
         $this->timestamp = $summary->has_timestamp === 1 ? $summary->timestamp : null;
         $this->orderNumber = $summary->has_order_number === 1 ? $summary->order_number : null;
+    }
+
+    /**
+     * A documented field of the event, by its {@see EventField} constant, read by the library
+     * from {@see $json}: strings as sent, numbers exactly as the body wrote them (an amount never
+     * passes through a float), booleans as `"true"`/`"false"`. Null when the event does not
+     * have the field (absent, `null`, or a field of another event type).
+     *
+     * Each call reads the event's JSON again (microseconds for an order); for the fields of
+     * every event, the properties above are read once at parse time.
+     *
+     * @param int $field an EventField constant, e.g. `EventField::ORDER_SUM`
+     * @throws InvalidInputException for a number that is no field
+     */
+    public function field(int $field): ?string
+    {
+        $ffi = Library::ffi();
+        return EventHandle::with($ffi, $this, static function (CData $events) use ($ffi, $field): ?string {
+            $value = $ffi->new('char*');
+            $err = Library::errorOut($ffi);
+            $status = (int) $ffi->iiko_events_field($events, 0, Library::int32($field), FFI::addr($value), FFI::addr($err));
+            Library::check($ffi, $status, $err);
+            if (FFI::isNull($value)) {
+                return null;
+            }
+            try {
+                return FFI::string($value);
+            } finally {
+                $ffi->iiko_string_free($value);
+            }
+        });
     }
 
     /** Whether the event could be read ({@see $problem} is null). */

@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace IikoCloud\Tests;
 
+use IikoCloud\EventField;
 use IikoCloud\EventType;
+use IikoCloud\Library;
 use IikoCloud\Exception\InvalidInputException;
 use IikoCloud\Exception\WebhookParseException;
 use IikoCloud\Exception\WebhookVerificationException;
@@ -170,6 +172,35 @@ final class WebhooksTest extends TestCase
         self::assertFalse($broken->isValid());
         self::assertNotNull($broken->problem);
         self::assertNull($broken->eventInfo());
+    }
+
+    public function testEventFieldReadsEveryGeneratedField(): void
+    {
+        [$event] = Webhooks::parse(self::payload('delivery_order_update.json'));
+        self::assertSame('1780.0', $event->field(EventField::ORDER_SUM), 'as the body wrote it; $sum is the normalized "1780"');
+        self::assertSame($event->phone, $event->field(EventField::ORDER_PHONE));
+        self::assertSame('DeliveryOrderUpdate', $event->field(EventField::EVENT_TYPE));
+        self::assertNull($event->field(EventField::RESERVE_COMMENT), 'a field of another event type');
+        [$exact] = Webhooks::parse('[{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"sum":0.30000000000000004,"isDeleted":false}}}]');
+        self::assertSame('0.30000000000000004', $exact->field(EventField::ORDER_SUM), 'numbers exactly as written');
+        self::assertNull($exact->field(EventField::ORDER_PHONE));
+        try {
+            $event->field(0);
+            self::fail('field 0 was read');
+        } catch (InvalidInputException $e) {
+            self::assertSame(Status::INVALID_ARGUMENT, $e->getStatus());
+        }
+
+        // Every constant is the library's field of the same name and path, and none is missing.
+        $ffi = Library::ffi();
+        $constants = (new \ReflectionClass(EventField::class))->getConstants();
+        self::assertCount((int) $ffi->iiko_event_field_count(), $constants);
+        foreach ($constants as $name => $number) {
+            $path = $ffi->iiko_event_field_path($number);
+            self::assertIsString($path, $name);
+            self::assertSame($number, $ffi->iiko_event_field_by_path($path), $name);
+        }
+        self::assertSame(0, Library::liveHandles(), 'field() frees what it parses');
     }
 
     public function testParseEventReadsAStoredEvent(): void

@@ -3106,6 +3106,9 @@ iiko_status iiko_client_stop_lists(const iiko_client *client, const char *reques
  * with `IIKO_STATUS_INVALID_ARGUMENT`). Without `IIKO_CALL_IDEMPOTENT` the
  * call is never retried.
  *
+ * The body is sent and the answer returned as written, so numbers keep
+ * every digit both ways (amounts never pass through a double).
+ *
  * On success writes the answer as JSON to `*json_out` (yours; free it with
  * `iiko_string_free`).
  *

@@ -462,12 +462,15 @@ fn retries_zero_means_one_attempt() {
 
 /// A loopback HTTP/1.1 server answering every request to the token endpoint
 /// with a token, and every other request with `answer` (raw bytes, written
-/// as is, then the connection is closed). Records each request's path.
+/// as is, then the connection is closed). Records each request's path and body.
 /// Bounded: it stops accepting after 30 s or 32 connections.
 struct Stub {
     url: String,
-    paths: Arc<Mutex<Vec<String>>>,
+    paths: Arc<RequestLog>,
 }
+
+/// Each request's path and body, in order.
+type RequestLog = Mutex<Vec<(String, Vec<u8>)>>;
 
 impl Stub {
     fn start(answer: Vec<u8>) -> Stub {
@@ -499,14 +502,22 @@ impl Stub {
             .lock()
             .unwrap()
             .iter()
-            .filter(|p| *p == path)
+            .filter(|(p, _)| p == path)
             .count()
+    }
+
+    fn bodies(&self, path: &str) -> Vec<Vec<u8>> {
+        let log = self.paths.lock().unwrap();
+        log.iter()
+            .filter(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+            .collect()
     }
 }
 
 /// Serves the requests of one connection (keep-alive) until the client closes
 /// it, or until an `answer` closes it.
-fn serve(mut stream: TcpStream, answer: &[u8], log: &Mutex<Vec<String>>) {
+fn serve(mut stream: TcpStream, answer: &[u8], log: &RequestLog) {
     stream.set_nonblocking(false).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
@@ -540,9 +551,9 @@ fn serve(mut stream: TcpStream, answer: &[u8], log: &Mutex<Vec<String>>) {
                 Ok(n) => buf.extend_from_slice(&chunk[..n]),
             }
         }
-        buf.drain(..head_end + length);
+        let body: Vec<u8> = buf.drain(..head_end + length).skip(head_end).collect();
         let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
-        log.lock().unwrap().push(path.clone());
+        log.lock().unwrap().push((path.clone(), body));
         if path == TOKEN {
             let body =
                 br#"{"correlationId":"00000000-0000-4000-8000-000000000001","token":"stub-token"}"#;
@@ -624,4 +635,36 @@ fn a_body_cut_short_of_its_content_length_is_a_retried_transport_error() {
         took >= BACKOFF_MIN && took < BACKOFF_MAX + SLACK,
         "{took:?}"
     );
+}
+
+#[test]
+fn raw_text_call_keeps_every_digit_both_ways() {
+    let answer = br#"{"sum":12345678901234567.891,"price":0.30000000000000004441}"#;
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        answer.len()
+    );
+    let stub = Stub::start([reply.as_bytes(), answer].concat());
+    let client = builder(&stub.url).build().unwrap();
+    let body = r#"{"amount":98765432109876543.21}"#;
+    let text = client
+        .call_text("/api/1/anything", body, &CallOptions::default())
+        .unwrap();
+    assert_eq!(text.as_bytes(), answer);
+    assert_eq!(
+        stub.bodies("/api/1/anything"),
+        vec![body.as_bytes().to_vec()]
+    );
+    // What the Value call makes of the same answer: the digits a float drops.
+    let value = client
+        .call("/api/1/anything", &json!({}), &CallOptions::default())
+        .unwrap();
+    assert_ne!(value["sum"].to_string(), "12345678901234567.891");
+
+    for (bad, why) in [("[1]", "JSON object"), ("{", "not JSON"), ("", "not JSON")] {
+        let err = client
+            .call_text("/api/1/anything", bad, &CallOptions::default())
+            .unwrap_err();
+        assert!(err.to_string().contains(why), "{bad:?}: {err}");
+    }
 }

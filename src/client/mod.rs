@@ -259,6 +259,37 @@ impl Client {
         decode(path, &answer)
     }
 
+    /// [`Client::call`] with the body and the answer as JSON text, passed
+    /// through unchanged: every number keeps all its digits both ways, where
+    /// a [`Value`] holds it as an `f64` (17 significant digits). For raw calls
+    /// that carry money. The body must be one JSON object; the answer is
+    /// checked to be JSON and returned as the service wrote it.
+    pub fn call_text(&self, path: &str, body_json: &str, options: &CallOptions) -> Result<String> {
+        check_path(path)?;
+        serde_json::from_str::<serde::de::IgnoredAny>(body_json).map_err(|e| {
+            let e = crate::error::without_quoted_values(&e.to_string());
+            Error::invalid(format!("the body is not JSON: {e}"))
+        })?;
+        if !body_json.trim_start().starts_with('{') {
+            return Err(Error::invalid("the body must be a JSON object"));
+        }
+        let server_timeout = match options.timeout {
+            Some(t) => self.with_timeout(t)?.server_timeout,
+            None => self.server_timeout,
+        };
+        let answer = self.execute(&Call {
+            path,
+            body: body_json.as_bytes().to_vec(),
+            idempotent: options.idempotent,
+            authorized: true,
+            server_timeout,
+        })?;
+        // The same check and error as the parsed answers, then the text itself
+        // (JSON that parsed is UTF-8).
+        decode::<serde::de::IgnoredAny>(path, &answer)?;
+        Ok(String::from_utf8_lossy(&answer.body).into_owned())
+    }
+
     pub(crate) fn typed<T: DeserializeOwned>(
         &self,
         path: &str,

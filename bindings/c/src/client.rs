@@ -711,6 +711,9 @@ pub unsafe extern "C" fn iiko_client_stop_lists(
 /// with `IIKO_STATUS_INVALID_ARGUMENT`). Without `IIKO_CALL_IDEMPOTENT` the
 /// call is never retried.
 ///
+/// The body is sent and the answer returned as written, so numbers keep
+/// every digit both ways (amounts never pass through a double).
+///
 /// On success writes the answer as JSON to `*json_out` (yours; free it with
 /// `iiko_string_free`).
 ///
@@ -742,10 +745,10 @@ pub unsafe extern "C" fn iiko_client_call(
                 "unknown flags 0x{flags:x}; use 0 or IIKO_CALL_IDEMPOTENT"
             )));
         }
-        let body: serde_json::Value = match body {
-            None => serde_json::Value::Object(Default::default()),
-            Some(text) => parse_request(text, "body_json")?,
-        };
+        // Checked here for IIKO_STATUS_INVALID_JSON, then sent as written:
+        // numbers keep every digit (see Client::call_text).
+        let body = body.unwrap_or("{}");
+        parse_request::<serde::de::IgnoredAny>(body, "body_json")?;
         let mut options = CallOptions::default();
         if flags & IIKO_CALL_IDEMPOTENT != 0 {
             options = options.idempotent();
@@ -753,8 +756,7 @@ pub unsafe extern "C" fn iiko_client_call(
         if timeout_ms > 0 {
             options = options.timeout(Duration::from_millis(timeout_ms));
         }
-        let answer = client.call(path, &body, &options)?;
-        let json = to_json(&answer)?;
+        let json = client.call_text(path, body, &options)?;
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(owned_c_string(&json)) };
         Ok(())

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict};
 use serde::Serialize;
 
-use crate::convert::{decimal, from_py, opt_strings, strings, to_py};
+use crate::convert::{decimal, decimal_type, from_py, opt_strings, strings, to_py};
 use crate::errors::{detached, guard, invalid_input, to_pyerr};
 use crate::logbridge;
 
@@ -453,8 +453,21 @@ impl NativeClient {
             if idempotent {
                 options = options.idempotent();
             }
-            let answer = detached(py, || self.client()?.call(&path, &body, &options))?;
-            to_py(py, &answer, decimals)
+            if !decimals {
+                let answer = detached(py, || self.client()?.call(&path, &body, &options))?;
+                return to_py(py, &answer, false);
+            }
+            // Decimals: the answer's text, read by Python's json with
+            // parse_float=Decimal, so amounts keep every digit (a Value holds
+            // them as f64).
+            let body = serde_json::to_string(&body)
+                .map_err(|e| crate::errors::invalid_input(py, &e.to_string()))?;
+            let text = detached(py, || self.client()?.call_text(&path, &body, &options))?;
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("parse_float", decimal_type(py)?)?;
+            py.import("json")?
+                .getattr("loads")?
+                .call((text,), Some(&kwargs))
         })
     }
 

@@ -4,7 +4,10 @@ exception class with its correlation_id, tokens, secrets, logging."""
 from __future__ import annotations
 
 import datetime as dt
+import http.server
+import json
 import os
+import threading
 import subprocess
 import sys
 import textwrap
@@ -355,3 +358,46 @@ def test_forked_child_gets_its_own_pool_and_token(emu: Emulator) -> None:
     assert os.WEXITSTATUS(status) == 0
     assert emu.request_count("/api/v2/access_token") == 2
     assert client.organizations().organizations
+
+
+class _ExactAmounts(http.server.BaseHTTPRequestHandler):
+    """Answers every call with amounts a float cannot hold, and records the
+    bodies it was sent."""
+
+    protocol_version = "HTTP/1.1"
+    bodies: "list[bytes]" = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        sent = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.path.endswith("/access_token"):
+            body = b'{"correlationId":"t","token":"opaque-token"}'
+        else:
+            type(self).bodies.append(sent)
+            body = b'{"sum":12345678901234567.891,"items":[{"price":0.30000000000000004441}],"count":98765432109876543210}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_raw_call_with_decimals_keeps_every_digit() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ExactAmounts)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = iikocloud.Client(api_login="login", base_url=f"http://127.0.0.1:{server.server_address[1]}")
+        answer = client.call("/api/1/anything", {"amount": Decimal("12.50")}, decimals=True)
+        assert answer["sum"] == Decimal("12345678901234567.891")
+        assert answer["items"][0]["price"] == Decimal("0.30000000000000004441")
+        assert answer["count"] == 98765432109876543210
+        assert json.loads(_ExactAmounts.bodies[-1]) == {"amount": 12.5}
+        # Without decimals the answer is floats, as json.loads gives them.
+        plain = client.call("/api/1/anything", {})
+        assert plain["sum"] == 12345678901234567.891 and isinstance(plain["sum"], float)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -370,7 +370,8 @@ class Client(Ops):
 
         ``body`` is a dict of JSON values (``Decimal`` is sent as a number).
         The answer is the parsed JSON; with ``decimals=True`` its fractional
-        numbers are ``Decimal``. Not retried unless ``idempotent=True`` says
+        numbers are ``Decimal`` with every digit the service wrote (read from
+        the answer's text, never through a float). Not retried unless ``idempotent=True`` says
         the call is safe to repeat: many calls create orders.
         """
         return self._n().call(

@@ -63,53 +63,29 @@ impl<'a> Spec<'a> {
         Ok(self.schema(name)?["kind"].as_str().unwrap_or("object"))
     }
 
-    /// Fields of an object or union, inherited ones first; a field declared
-    /// again by a derived schema replaces the inherited one.
+    /// Fields of an object or union, inherited ones included (the snapshot
+    /// resolves inheritance).
     pub(crate) fn fields(&self, name: &str) -> Result<Vec<&'a Value>, String> {
-        let mut chain = vec![name.to_string()];
-        let mut seen = HashSet::new();
-        while let Some(base) = self.schema(chain.last().unwrap())?["base"].as_str() {
-            if !seen.insert(base.to_string()) {
-                break;
-            }
-            chain.push(base.to_string());
-        }
-        let mut out: Vec<&Value> = Vec::new();
-        for schema in chain.iter().rev() {
-            for f in self.schema(schema)?["fields"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                let wire = f["name"].as_str().unwrap_or_default();
-                out.retain(|o| o["name"].as_str() != Some(wire));
-                out.push(f);
-            }
-        }
-        Ok(out)
+        Ok(self.schema(name)?["fields"]
+            .as_array()
+            .map(|fields| fields.iter().collect())
+            .unwrap_or_default())
     }
 
     /// Discriminator fields of the unions `name` derives from: the enum
     /// variant carries them, so the variant's struct leaves them out.
     fn inherited_tags(&self, name: &str) -> Vec<String> {
-        let mut tags = Vec::new();
-        let mut current = name.to_string();
-        let mut seen = HashSet::new();
-        while let Ok(s) = self.schema(&current) {
-            if !seen.insert(current.clone()) {
-                break;
-            }
-            if current != name && s["kind"] == "union" {
-                if let Some(t) = s["discriminator"].as_str() {
-                    tags.push(t.to_string());
-                }
-            }
-            match s["base"].as_str() {
-                Some(b) => current = b.to_string(),
-                None => break,
-            }
-        }
-        tags
+        self.schema(name)
+            .map(|s| {
+                s["inherited_discriminators"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Schemas a value of `name` holds directly (not through a list or map),

@@ -320,13 +320,15 @@ fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), Strin
         .collect();
     let names = field_names(&fields);
     out.push_str(&doc_line(name, "object"));
-    out.push_str(
-        "#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]\n",
-    );
+    // Serialize and Deserialize are written below, not derived: see
+    // `crate::api::support::Fields` for why.
+    out.push_str("#[derive(Clone, Debug, Default, PartialEq)]\n");
     writeln!(out, "pub struct {} {{", place.name).unwrap();
     let mut checks = String::new();
+    let mut wire_fields = String::new();
     for (f, rust_name) in fields.iter().zip(&names) {
         let wire = f["name"].as_str().unwrap_or_default();
+        let field = ident(rust_name);
         let mut ty = if is_secret(f) {
             "crate::Secret".to_string()
         } else {
@@ -355,24 +357,25 @@ fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), Strin
             format!(" ({})", notes.join(", "))
         };
         writeln!(out, "    /// `{wire}`{note}.").unwrap();
-        if f["required"] == true {
-            // Required fields are sent even when unset, as `null`.
-            writeln!(out, "    #[serde(rename = {}, default)]", lit(wire)).unwrap();
+        writeln!(out, "    pub {field}: Option<{ty}>,").unwrap();
+        // Required fields are sent even when unset, as `null`.
+        let presence = if f["required"] == true {
+            "required"
         } else {
-            writeln!(
-                out,
-                "    #[serde(rename = {}, default, skip_serializing_if = \"Option::is_none\")]",
-                lit(wire)
-            )
-            .unwrap();
-        }
-        writeln!(out, "    pub {}: Option<{ty}>,", ident(rust_name)).unwrap();
+            "optional"
+        };
+        writeln!(wire_fields, "    {presence} {} => {field},", lit(wire)).unwrap();
         checks.push_str(&field_checks(spec, f, rust_name, boxed)?);
     }
     out.push_str("    /// Fields this version does not know, kept as sent.\n");
-    out.push_str(
-        "    #[serde(flatten)]\n    pub extra: serde_json::Map<String, serde_json::Value>,\n}\n\n",
-    );
+    out.push_str("    pub extra: serde_json::Map<String, serde_json::Value>,\n}\n\n");
+    writeln!(
+        out,
+        "crate::api::support::wire_fields! {{ {} = {} {{\n{wire_fields}}} }}\n",
+        place.name,
+        lit(name)
+    )
+    .unwrap();
     writeln!(
         out,
         "impl crate::api::Validate for {} {{\n    fn validate_at(&self, {}: &mut crate::api::Validator) {{\n{checks}    }}\n}}\n",

@@ -10,6 +10,16 @@ use IikoCloud\Client;
 
 /**
  * The `finance.cash_flow_category` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type CashFlowCategoryCascadeResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryCreateRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryDeleteRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryGetRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryListRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryListResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryRestoreRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryUpdateRequest_In from Shapes
  */
 final class FinanceCashFlowCategory
 {
@@ -23,9 +33,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code: string, name: string, parentId?: string|null, type: string} $request
+     * @param CashFlowCategoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -38,9 +48,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param CashFlowCategoryDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -53,9 +63,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param CashFlowCategoryGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -68,9 +78,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters: list<array<string, mixed>>, limit: int, offset: int} $request
+     * @param CashFlowCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -83,9 +93,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string, restoreDescendants: bool} $request
+     * @param CashFlowCategoryRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -98,9 +108,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code: string, id: string, name: string, parentId?: string|null, type: string} $request
+     * @param CashFlowCategoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `finance.outgoing_service` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
+ * @psalm-import-type OutgoingServiceCreateRequest_In from Shapes
+ * @psalm-import-type OutgoingServiceGetResponse_Out from Shapes
+ * @psalm-import-type OutgoingServiceListItem_Out from Shapes
+ * @psalm-import-type OutgoingServiceSaveResponse_Out from Shapes
+ * @psalm-import-type OutgoingServiceUpdateRequest_In from Shapes
  */
 final class FinanceOutgoingService
 {
@@ -23,9 +31,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -38,9 +46,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, contractDate?: string|null, contractNumber?: string|null, counteragent: string, date: string, documentId?: string|null, dueDate?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, revenueAccount?: string|null} $request
+     * @param OutgoingServiceCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -53,9 +61,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -68,9 +76,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<OutgoingServiceListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -83,9 +91,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -98,9 +106,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -113,9 +121,9 @@ final class FinanceOutgoingService
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, contractDate?: string|null, contractNumber?: string|null, counteragent: string, date: string, documentId: string, dueDate?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number: string, organizationId: string, revenueAccount?: string|null} $request
+     * @param OutgoingServiceUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OutgoingServiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

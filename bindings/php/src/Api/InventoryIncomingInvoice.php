@@ -10,6 +10,12 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_invoice` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type IncomingInvoiceRequest_In from Shapes
+ * @psalm-import-type IncomingInvoiceSaveResponse_Out from Shapes
+ * @psalm-import-type IncomingInvoice_Out from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
  */
 final class InventoryIncomingInvoice
 {
@@ -23,9 +29,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -38,9 +44,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, deliveryOnTime?: bool|null, documentId?: string|null, dueDate?: string|null, employeePassToAccount?: string|null, incomingDate?: string|null, incomingDocumentNumber?: string|null, internalOutgoingInvoiceId?: string|null, invoice?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, transportInvoiceNumber?: string|null} $request
+     * @param IncomingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -53,9 +59,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoice_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -68,9 +74,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<IncomingInvoice_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -95,9 +101,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -110,9 +116,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -125,9 +131,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, deliveryOnTime?: bool|null, documentId?: string|null, dueDate?: string|null, employeePassToAccount?: string|null, incomingDate?: string|null, incomingDocumentNumber?: string|null, internalOutgoingInvoiceId?: string|null, invoice?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, transportInvoiceNumber?: string|null} $request
+     * @param IncomingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

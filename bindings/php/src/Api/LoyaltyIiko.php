@@ -10,6 +10,23 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Common_GetByOrganizationIdRequest_In from Shapes
+ * @psalm-import-type Customer_DeleteCustomersRequest_In from Shapes
+ * @psalm-import-type Customer_DeleteCustomersResponse_Out from Shapes
+ * @psalm-import-type Customer_RestoreCustomersRequest_In from Shapes
+ * @psalm-import-type Customer_RestoreCustomersResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_CalculateCheckinRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_CalculateCheckinResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_GetCountersRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_GetCountersResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_GetManualConditionsResponse_Out from Shapes
+ * @psalm-import-type Notification_CheckSmsStatusRequest_In from Shapes
+ * @psalm-import-type Notification_CheckSmsStatusResponse_Out from Shapes
+ * @psalm-import-type Notification_SmsSendingPossibilityRequest_In from Shapes
+ * @psalm-import-type Notification_SmsSendingPossibilityResponse_Out from Shapes
+ * @psalm-import-type Organization_GetProgramsRequest_In from Shapes
+ * @psalm-import-type Organization_GetProgramsResponse_Out from Shapes
  */
 final class LoyaltyIiko
 {
@@ -23,9 +40,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{order: array<string, mixed>, coupon?: string|null, referrerId?: string|null, terminalGroupId?: string|null, availablePaymentMarketingCampaignIds?: list<string>|null, applicableManualConditions?: list<string>|null, dynamicDiscounts?: list<array<string, mixed>>|null, isLoyaltyTraceEnabled?: bool|null, organizationId: string} $request
+     * @param LoyaltyResult_CalculateCheckinRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_CalculateCheckinResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function calculate(array $request, ?float $timeout = null): array
@@ -38,9 +55,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string} $request
+     * @param Notification_SmsSendingPossibilityRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_SmsSendingPossibilityResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function checkSmsSendingPossibility(array $request, ?float $timeout = null): array
@@ -53,9 +70,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{smsIds: list<string>, organizationId: string} $request
+     * @param Notification_CheckSmsStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_CheckSmsStatusResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function checkSmsStatus(array $request, ?float $timeout = null): array
@@ -86,9 +103,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerIds: list<string>, organizationId: string} $request
+     * @param Customer_DeleteCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_DeleteCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function deleteCustomers(array $request, ?float $timeout = null): array
@@ -101,9 +118,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{guestIds?: list<string>|null, periods?: list<int>|null, metrics?: list<int>|null, organizationId: string} $request
+     * @param LoyaltyResult_GetCountersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_GetCountersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function getCounters(array $request, ?float $timeout = null): array
@@ -116,9 +133,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId?: string|null} $request
+     * @param Common_GetByOrganizationIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_GetManualConditionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function manualCondition(array $request = [], ?float $timeout = null): array
@@ -137,9 +154,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{withoutMarketingCampaigns?: bool|null, organizationId: string} $request
+     * @param Organization_GetProgramsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organization_GetProgramsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function program(array $request, ?float $timeout = null): array
@@ -152,9 +169,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerIds: list<string>, organizationId: string} $request
+     * @param Customer_RestoreCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_RestoreCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restoreCustomers(array $request, ?float $timeout = null): array

@@ -10,6 +10,27 @@ use IikoCloud\Client;
 
 /**
  * Every operation of the official document, by resource group: `$client->api()->deliveries()->create([...])`.
+ *
+ * @psalm-import-type Address_CitiesRequest_In from Shapes
+ * @psalm-import-type Address_CitiesResponse_Out from Shapes
+ * @psalm-import-type Address_RegionsRequest_In from Shapes
+ * @psalm-import-type Address_RegionsResponse_Out from Shapes
+ * @psalm-import-type Auth_GetAccessTokenRequest_In from Shapes
+ * @psalm-import-type Auth_GetAccessTokenResponse_Out from Shapes
+ * @psalm-import-type Auth_GetAccessTokenV2Request_In from Shapes
+ * @psalm-import-type Auth_GetAccessTokenV2Response_Out from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesRequest_In from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesResponse_Out from Shapes
+ * @psalm-import-type Discounts_DiscountsRequest_In from Shapes
+ * @psalm-import-type Discounts_DiscountsResponse_Out from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesRequest_In from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesResponse_Out from Shapes
+ * @psalm-import-type Organizations_GetSimpleOrganizationsResponse_Out from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesRequest_In from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesResponse_Out from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesRequest_In from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesResponse_Out from Shapes
+ * @psalm-import-type TipsTypes_TipsTypesResponse_Out from Shapes
  */
 final class Root
 {
@@ -23,9 +44,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{apiKey: string, appId: string, clientSecret: string} $request
+     * @param Auth_GetAccessTokenV2Request_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Auth_GetAccessTokenV2Response_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function accessToken(array $request, ?float $timeout = null): array
@@ -38,9 +59,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{apiLogin: string} $request
+     * @param Auth_GetAccessTokenRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Auth_GetAccessTokenResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -54,9 +75,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param CancelCauses_CancelCausesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CancelCauses_CancelCausesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancelCauses(array $request, ?float $timeout = null): array
@@ -69,9 +90,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, includeDeleted?: bool|null} $request
+     * @param Address_CitiesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_CitiesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cities(array $request, ?float $timeout = null): array
@@ -108,9 +129,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Discounts_DiscountsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Discounts_DiscountsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function discounts(array $request, ?float $timeout = null): array
@@ -153,9 +174,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param MarketingSources_MarketingSourcesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return MarketingSources_MarketingSourcesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function marketingSources(array $request, ?float $timeout = null): array
@@ -200,7 +221,7 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_GetSimpleOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -214,9 +235,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param PaymentTypes_PaymentTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return PaymentTypes_PaymentTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function paymentTypes(array $request, ?float $timeout = null): array
@@ -235,9 +256,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Address_RegionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_RegionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function regions(array $request, ?float $timeout = null): array
@@ -250,9 +271,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param RemovalTypes_RemovalTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return RemovalTypes_RemovalTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function removalTypes(array $request, ?float $timeout = null): array
@@ -303,7 +324,7 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TipsTypes_TipsTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function tipsTypes(array $request = [], ?float $timeout = null): array

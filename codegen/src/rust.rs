@@ -165,7 +165,7 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
 /// never prints them.
 const SECRET_FIELDS: [&str; 5] = ["authToken", "token", "apiLogin", "apiKey", "clientSecret"];
 
-fn is_secret(f: &Value) -> bool {
+pub(crate) fn is_secret(f: &Value) -> bool {
     f["type"]["type"] == "string" && SECRET_FIELDS.contains(&f["name"].as_str().unwrap_or_default())
 }
 

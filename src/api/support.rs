@@ -193,9 +193,29 @@ pub fn variant<T: DeserializeOwned, E: serde::de::Error>(
 }
 
 /// Reads a request given as JSON into its typed form, for `call_by_name`.
+/// The error names the top-level field at fault when one alone is.
 pub fn request_from_json<T: DeserializeOwned>(name: &str, request: &Value) -> crate::Result<T> {
-    serde_json::from_value(request.clone())
-        .map_err(|e| crate::Error::invalid(format!("{name}: the request does not fit: {e}")))
+    serde_json::from_value(request.clone()).map_err(|e| {
+        let at = misfit_field::<T>(request)
+            .map(|field| format!("{field}: "))
+            .unwrap_or_default();
+        crate::Error::invalid(format!("{name}: the request does not fit: {at}{e}"))
+    })
+}
+
+/// The first top-level field of `request` that `T` cannot read even on its
+/// own. serde's error from a `Value` has no path; every field of a generated
+/// request is optional, so each one can be tried alone. Only on the error path.
+fn misfit_field<T: DeserializeOwned>(request: &Value) -> Option<&str> {
+    let fields = request.as_object()?;
+    serde_json::from_value::<T>(Value::Object(serde_json::Map::new())).ok()?;
+    fields
+        .iter()
+        .find(|(key, value)| {
+            let alone = serde_json::Map::from_iter([((*key).clone(), (*value).clone())]);
+            serde_json::from_value::<T>(Value::Object(alone)).is_err()
+        })
+        .map(|(key, _)| key.as_str())
 }
 
 /// Writes a typed answer back as JSON, for `call_by_name`.
@@ -242,4 +262,35 @@ pub(crate) fn with_answer_money_as_text<R>(on: bool, f: impl FnOnce() -> R) -> R
 
 fn answer_money_as_text() -> bool {
     ANSWER_MONEY_AS_TEXT.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::models::deliveries::request::CreateOrderRequest;
+    use crate::api::models::stop_lists::StopListsRequest;
+
+    #[test]
+    fn a_request_that_does_not_fit_names_its_field() {
+        let request = serde_json::json!({"returnSize": true, "organizationIds": "not-a-list"});
+        let e = request_from_json::<StopListsRequest>("stop_lists", &request).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("stop_lists: the request does not fit: organizationIds: invalid type"),
+            "{text}"
+        );
+
+        // Nested: the top-level field that holds the fault is named.
+        let request = serde_json::json!({"order": {"items": 5}});
+        let text = request_from_json::<CreateOrderRequest>("deliveries.create", &request)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("does not fit: order: "), "{text}");
+
+        // Not an object: nothing to name.
+        let text = request_from_json::<StopListsRequest>("stop_lists", &serde_json::json!([1]))
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("does not fit: invalid type"), "{text}");
+    }
 }

@@ -11,7 +11,8 @@ names, types, formats, required, nullability, enums, lengths and ranges,
 discriminators, the restriction group, deprecation, success status and error
 body shape, and this project's classification of each operation (command or
 not, safe to retry or not). Inheritance is resolved here, once: every object
-lists all its fields, inherited ones included. Dropped: every description, summary, title and
+lists all its fields, inherited ones included. The checks of spec/rules.json
+(the project's own, beyond the documents) are added to their fields. Dropped: every description, summary, title and
 example (the official prose is not ours to republish).
 
 The official document is imperfect (api-facts.md): non-standard type names
@@ -33,6 +34,8 @@ SPEC_DIR = ROOT.parent / "shared" / "spec"
 # name), then the newer edition's 104 back-office paths.
 DEFAULT_DOCS = [SPEC_DIR / "iikocloud.openapi.json", SPEC_DIR / "iikocloud.newer-edition.openapi.json"]
 OUT = ROOT / "spec" / "operations.json"
+# Checks the project adds to what the documents state (hand-written).
+RULES = ROOT / "spec" / "rules.json"
 
 PREFIXES = (
     "iikoTransport.PublicApi.Contracts.",
@@ -314,6 +317,25 @@ def resolve_inheritance(schemas: dict[str, dict]) -> None:
             s["inherited_discriminators"] = tags
 
 
+def apply_rules(schemas: dict[str, dict], rules: dict) -> None:
+    """Copies each project rule into its field as `project_checks` (the
+    `why` stays in rules.json). A rule whose schema or field no document has
+    stops the snapshot: a new edition must not drop a check silently."""
+    for target, rule in sorted(rules.get("fields", {}).items()):
+        schema, _, field = target.rpartition(".")
+        fields = schemas.get(schema, {}).get("fields") or []
+        found = [f for f in fields if f["name"] == field]
+        if not found:
+            raise SystemExit(f"{RULES.name}: {target} names no field of the snapshot")
+        checks = {k: v for k, v in rule.items() if k != "why"}
+        unknown = set(checks) - {"min_items", "not_blank", "format"}
+        if unknown:
+            raise SystemExit(f"{RULES.name}: {target}: unknown checks {sorted(unknown)}")
+        # Fields are shared with schemas deriving from this one: copy, not edit.
+        index = fields.index(found[0])
+        fields[index] = dict(found[0], project_checks=checks)
+
+
 def json_schema(content: dict) -> dict:
     return (content or {}).get("application/json", {}).get("schema", {}) or {}
 
@@ -392,6 +414,7 @@ def main(argv: list[str]) -> int:
     # declares and nothing references (webhook payloads among them).
     for full in list(snap.components):
         snap.define(short(full), snap.components[full])
+    apply_rules(snap.schemas, json.loads(RULES.read_text(encoding="utf-8")))
     resolve_inheritance(snap.schemas)
     disambiguate(operations)
     operations.sort(key=lambda o: (o["name"], o["method"]))

@@ -236,6 +236,7 @@ fn field_checks(
     if f["required"] == true && f["nullable"] != true {
         writeln!(out, "v.required({wire}, {access}.is_some());").unwrap();
     }
+    out.push_str(&project_checks(f, &wire, &access));
     if is_secret(f) {
         // Only the length of a secret is checked; its text never reaches a message.
         out.push_str(&length_check(
@@ -304,6 +305,32 @@ fn field_checks(
         _ => {}
     }
     Ok(out)
+}
+
+/// The checks `spec/rules.json` adds to a field (the project's, beyond the
+/// documents). A secret is read through `expose` and never quoted.
+fn project_checks(f: &Value, wire: &str, access: &str) -> String {
+    let checks = &f["project_checks"];
+    let text = if is_secret(f) {
+        format!("{access}.as_ref().map(crate::Secret::expose)")
+    } else {
+        format!("{access}.as_deref()")
+    };
+    let mut out = String::new();
+    if let Some(n) = checks["min_items"].as_u64() {
+        writeln!(
+            out,
+            "v.min_items({wire}, {access}.as_ref().map(Vec::len), {n});"
+        )
+        .unwrap();
+    }
+    if checks["not_blank"] == true {
+        writeln!(out, "v.not_blank({wire}, {text});").unwrap();
+    }
+    if checks["format"] == "http-url" {
+        writeln!(out, "v.http_url({wire}, {text});").unwrap();
+    }
+    out
 }
 
 fn doc_line(name: &str, kind: &str) -> String {

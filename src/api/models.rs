@@ -34341,6 +34341,11 @@ pub mod stop_lists {
     impl crate::api::Validate for StopListsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationIds", self.organization_ids.is_some());
+            v.min_items(
+                "organizationIds",
+                self.organization_ids.as_ref().map(Vec::len),
+                1,
+            );
             v.uuids("organizationIds", self.organization_ids.as_deref());
             v.uuids("terminalGroupsIds", self.terminal_groups_ids.as_deref());
         }
@@ -35832,6 +35837,11 @@ pub mod web_hooks {
             v.required("organizationId", self.organization_id.is_some());
             v.uuid("organizationId", self.organization_id.as_deref());
             v.required("webHooksUri", self.web_hooks_uri.is_some());
+            v.http_url("webHooksUri", self.web_hooks_uri.as_deref());
+            v.not_blank(
+                "authToken",
+                self.auth_token.as_ref().map(crate::Secret::expose),
+            );
             v.nested("webHooksFilter", self.web_hooks_filter.as_ref());
         }
     }

@@ -126,6 +126,34 @@ impl Validator {
         }
     }
 
+    /// A list of at least `min` items (a rule of `spec/rules.json`).
+    pub fn min_items(&mut self, field: &str, len: Option<usize>, min: usize) {
+        if let Some(n) = len.filter(|&n| n < min) {
+            self.problem(
+                field,
+                format_args!("must have at least {min} item(s), got {n}"),
+            );
+        }
+    }
+
+    /// Text that is not empty or only spaces (a rule of `spec/rules.json`).
+    /// The value is never quoted: the rule guards secrets.
+    pub fn not_blank(&mut self, field: &str, value: Option<&str>) {
+        if value.is_some_and(|s| s.trim().is_empty()) {
+            self.problem(field, "must not be blank; leave it out instead");
+        }
+    }
+
+    /// An absolute `http://` or `https://` URL (a rule of `spec/rules.json`).
+    pub fn http_url(&mut self, field: &str, value: Option<&str>) {
+        if let Some(s) = value.filter(|s| !crate::client::is_http_url(s)) {
+            self.problem(
+                field,
+                format_args!("must be an absolute http:// or https:// URL, got {s:?}"),
+            );
+        }
+    }
+
     /// One of the document's values.
     pub fn one_of(&mut self, field: &str, value: Option<&str>, allowed: &[&str]) {
         if let Some(s) = value {

@@ -21,23 +21,29 @@ pub(super) fn check_uuids(field: &str, values: &[String]) -> Result<()> {
     values.iter().try_for_each(|v| check_uuid(field, v))
 }
 
-pub(super) fn check_webhook_uri(uri: &str) -> Result<()> {
-    let bad = || {
-        Error::invalid(format!(
-            "webHooksUri must be an absolute http:// or https:// URL, got {uri:?}"
-        ))
-    };
+/// Whether `uri` is an absolute `http://` or `https://` URL with a host and
+/// no surrounding spaces or control characters.
+pub fn is_http_url(uri: &str) -> bool {
     if uri.trim() != uri || uri.chars().any(char::is_control) {
-        return Err(bad());
+        return false;
     }
-    let parsed: ureq::http::Uri = uri.parse().map_err(|_| bad())?;
+    let Ok(parsed) = uri.parse::<ureq::http::Uri>() else {
+        return false;
+    };
     let scheme_ok = parsed
         .scheme_str()
         .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"));
-    if !scheme_ok || parsed.host().is_none_or(str::is_empty) {
-        return Err(bad());
+    scheme_ok && parsed.host().is_some_and(|h| !h.is_empty())
+}
+
+pub(super) fn check_webhook_uri(uri: &str) -> Result<()> {
+    if is_http_url(uri) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "webHooksUri must be an absolute http:// or https:// URL, got {uri:?}"
+        )))
     }
-    Ok(())
 }
 
 pub(super) fn check_path(path: &str) -> Result<()> {

@@ -31,6 +31,7 @@ use crate::Secret;
 
 use answers::decode;
 pub use builder::ClientBuilder;
+pub(crate) use checks::is_http_url;
 pub use checks::is_uuid;
 use checks::{check_path, check_uuid, check_uuids, check_webhook_uri};
 pub use credentials::Credentials;

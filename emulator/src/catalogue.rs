@@ -102,7 +102,28 @@ impl Catalogue {
             .collect()
     }
 
+    /// The fields of a schema, inherited ones included, as the snapshot
+    /// describes them (`name`, `type`, `required`, `nullable`).
+    pub(crate) fn field_specs(&self, name: &str) -> Vec<Value> {
+        if !self.schemas.contains_key(name) {
+            return Vec::new();
+        }
+        self.fields(name).into_iter().cloned().collect()
+    }
+
+    /// Whether the snapshot has a schema of this name.
+    #[cfg(test)]
+    pub(crate) fn has_schema(&self, name: &str) -> bool {
+        self.schemas.contains_key(name)
+    }
+
     // ------------------------------------------------------------ checks
+
+    /// Checks a value against a named schema (fixture data in its answer
+    /// shape); the error names the path below `at`.
+    pub(crate) fn check_value(&self, schema: &str, v: &Value, at: &str) -> Result<(), String> {
+        self.check_named(schema, v, at)
+    }
 
     /// Checks a request body against the operation's request schema; the
     /// error names the field path (`order.items[0].productId: ...`).

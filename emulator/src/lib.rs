@@ -26,12 +26,16 @@ mod api;
 mod backoffice;
 mod catalogue;
 mod commands;
+mod contents;
 mod control;
+mod dictionaries;
 mod error;
 mod faults;
 mod fixtures;
 mod flows;
+mod menus;
 mod records;
+mod reference;
 mod reply;
 mod server;
 mod sink;
@@ -49,6 +53,11 @@ use iikocloud_http_server::{Server, ServerConfig};
 
 use serde_json::Value;
 
+pub use dictionaries::{
+    CategoryPrice, CombosFixture, CourierLocation, Dictionaries, EmployeeFixture,
+    ExternalMenuFixture, LoyaltyFixture, MenuCategoryFixture, NomenclatureFixture,
+    PriceCategoryFixture,
+};
 pub use error::EmulatorError;
 pub use faults::{Fault, FaultKind};
 pub use fixtures::{
@@ -98,10 +107,15 @@ pub const SECOND_TERMINAL_GROUP_ID: &str = "2ac14e94-79af-43b0-b843-4d4266edcd2f
 
 /// A request body that fits the schema of the operation at `path` (POST),
 /// made up deterministically from the snapshot (`spec/operations.json`), for
-/// tests that call every operation. `None` for a path the snapshot lacks.
+/// tests that call every operation; the ids the emulator must know to answer
+/// (an external menu, a guest's card, an employee, a city) are those of the
+/// built-in dictionaries. `None` for a path the snapshot lacks.
 pub fn example_request(path: &str) -> Option<Value> {
     let cat = catalogue::catalogue();
-    cat.operation(path).map(|op| cat.example_request(op))
+    let op = cat.operation(path)?;
+    let mut request = cat.example_request(op);
+    dictionaries::fit_example(op["name"].as_str().unwrap_or_default(), &mut request);
+    Some(request)
 }
 
 /// Default port of the binary.

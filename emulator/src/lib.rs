@@ -3,7 +3,8 @@
 //! A real HTTP server on loopback (hyper, on a small runtime of its own: the
 //! caller needs none; idle keep-alive connections never hold up a request)
 //! that issues JWT-shaped tokens,
-//! serves organizations, webhook settings and stop lists from fixture data,
+//! serves organizations, webhook settings, stop lists and each organization's
+//! menu and reference data ([`Dictionaries`]) from fixture data,
 //! injects faults on demand, logs every request, and delivers webhook events
 //! with retries, filters and blocking.
 //!

@@ -972,3 +972,22 @@ fn fixture_files_bring_their_own_dictionaries_or_get_the_builtin_ones() {
     );
     assert_eq!(causes["cancelCauses"], json!([]));
 }
+
+#[test]
+fn reads_the_document_gives_no_body_may_be_sent_none() {
+    let (_emu, http, token) = start();
+    let bearer = format!("Bearer {token}");
+    for path in ["/api/2/menu", "/api/1/tips_types"] {
+        let r = http.post_raw(path, Some("application/json"), Some(&bearer), "");
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+    }
+    // Others still need their JSON object.
+    let r = http.post_raw(
+        "/api/1/nomenclature",
+        Some("application/json"),
+        Some(&bearer),
+        "",
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("Malformed JSON"), "{}", r.body);
+}

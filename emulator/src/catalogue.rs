@@ -125,6 +125,23 @@ impl Catalogue {
         self.check_named(schema, v, at)
     }
 
+    /// Checks the value of one field of a schema against its type (null
+    /// where the field may be null or left out).
+    pub(crate) fn check_field(&self, schema: &str, field: &str, v: &Value) -> Result<(), String> {
+        let fields = self.fields(schema);
+        let Some(spec) = fields.iter().find(|f| f["name"] == field) else {
+            return Err(format!("{field}: is not a field of {schema}"));
+        };
+        if v.is_null() {
+            return if spec["nullable"] == true || spec["required"] != true {
+                Ok(())
+            } else {
+                Err(format!("{field}: is required"))
+            };
+        }
+        self.check(&spec["type"], v, field)
+    }
+
     /// Checks a request body against the operation's request schema; the
     /// error names the field path (`order.items[0].productId: ...`).
     pub(crate) fn check_request(&self, op: &Value, body: &Value) -> Result<(), String> {

@@ -258,6 +258,13 @@ pub struct LoyaltyFixture {
     /// `loyalty/iiko/customer/info` finds by phone, id, card number or track, or e-mail.
     #[serde(default)]
     pub customers: Vec<Value>,
+    /// `LoyaltyResult.CouponInfo` items; those not activated (`whenActivated`
+    /// null) and not deleted are listed by their series.
+    #[serde(default)]
+    pub coupons: Vec<Value>,
+    /// `LoyaltyResult.ManualConditionInfo` items.
+    #[serde(default)]
+    pub manual_conditions: Vec<Value>,
 }
 
 /// Snapshot schemas of the lists kept in their answer shape.
@@ -284,11 +291,13 @@ pub(crate) mod schema {
     pub const GUEST_CATEGORY: &str = "Customer.GuestCategoryShortInfo";
     pub const COUPON_SERIES: &str = "LoyaltyResult.SeriesWithNotActivatedCoupons";
     pub const CUSTOMER: &str = "Customer.GetCustomerInfoResponse";
+    pub const COUPON: &str = "LoyaltyResult.CouponInfo";
+    pub const MANUAL_CONDITION: &str = "LoyaltyResult.ManualConditionInfo";
     pub const SETTINGS: &str = "Organizations.OrganizationSettings";
 
     /// Every schema above, for the test that the snapshot still has them.
     #[cfg(test)]
-    pub const ALL: [&str; 23] = [
+    pub const ALL: [&str; 25] = [
         GROUP,
         PRODUCT_CATEGORY,
         PRODUCT,
@@ -311,6 +320,8 @@ pub(crate) mod schema {
         GUEST_CATEGORY,
         COUPON_SERIES,
         CUSTOMER,
+        COUPON,
+        MANUAL_CONDITION,
         SETTINGS,
     ];
 }
@@ -560,6 +571,12 @@ impl Dictionaries {
                 schema::COUPON_SERIES,
                 "loyalty.couponSeries",
             ),
+            (&mut self.loyalty.coupons, schema::COUPON, "loyalty.coupons"),
+            (
+                &mut self.loyalty.manual_conditions,
+                schema::MANUAL_CONDITION,
+                "loyalty.manualConditions",
+            ),
         ] {
             prepare_list(list, s, &format!("{at}.{name}"), organization_id)?;
         }
@@ -690,6 +707,9 @@ pub(crate) fn fit_example(operation: &str, request: &mut Value) {
             if let Some(e) = d.employees.first() {
                 request["id"] = json!(e.id);
             }
+        }
+        "employees.couriers.by_role" => {
+            request["rolesToCheck"] = json!(["COURIER"]);
         }
         "streets.by_city" => {
             if let Some(city) = first_id(&d.cities) {

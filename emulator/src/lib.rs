@@ -45,6 +45,7 @@ mod tables;
 mod tokens;
 mod util;
 mod webhooks;
+mod zones;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;

@@ -95,9 +95,8 @@ pub(crate) fn handle(
         "nomenclature" => nomenclature(shared, key, body, cid),
         "menu" => Ok(crate::menus::menus(shared, key, cid)),
         "menu.by_id" => crate::menus::menu_by_id(shared, key, body),
-        "terminal_groups" | "reserve.available_terminal_groups" => {
-            terminal_groups(shared, key, body, cid)
-        }
+        "terminal_groups" => terminal_groups(shared, key, body, cid, false),
+        "reserve.available_terminal_groups" => terminal_groups(shared, key, body, cid, true),
         "terminal_groups.is_alive" => is_alive(shared, key, body, cid),
         "payment_types" => payment_types(shared, key, body, cid),
         "deliveries.order_types" => per_organization(shared, key, body, cid, "orderTypes", |d| {
@@ -203,6 +202,47 @@ pub(crate) fn handle(
             Ok(json!({"seriesWithNotActivatedCoupons": d.data.loyalty.coupon_series}))
         }),
         "loyalty.iiko.customer.info" => customer_info(shared, key, body, cid),
+        "loyalty.iiko.manual_condition" => one_organization(shared, key, body, |_, d| {
+            Ok(json!({"manualConditions": d.data.loyalty.manual_conditions}))
+        }),
+        "loyalty.iiko.coupons.info" => one_organization(shared, key, body, |_, d| {
+            let number = str_of(body, "number");
+            let series = str_of(body, "series");
+            let found: Vec<&Value> = d
+                .data
+                .loyalty
+                .coupons
+                .iter()
+                .filter(|c| same(&c["number"], number))
+                .filter(|c| series.is_empty() || in_series(c, series))
+                .collect();
+            Ok(json!({ "couponInfo": found }))
+        }),
+        "loyalty.iiko.coupons.by_series" => one_organization(shared, key, body, |_, d| {
+            let series = str_of(body, "series");
+            let free = d
+                .data
+                .loyalty
+                .coupons
+                .iter()
+                .filter(|c| in_series(c, series) && c["whenActivated"].is_null() && c["isDeleted"] != true)
+                .map(|c| {
+                    json!({"id": c["id"], "number": c["number"], "seriesName": c["seriesName"], "seriesId": c["seriesId"]})
+                });
+            let size = body
+                .get("pageSize")
+                .and_then(Value::as_u64)
+                .filter(|&n| n > 0)
+                .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            let page = body.get("page").and_then(Value::as_u64).unwrap_or(0);
+            let skip = usize::try_from(page)
+                .unwrap_or(usize::MAX)
+                .saturating_mul(size);
+            let coupons: Vec<Value> = free.skip(skip).take(size).collect();
+            Ok(json!({ "notActivatedCoupon": coupons }))
+        }),
+        "delivery_restrictions.allowed" => crate::zones::allowed(shared, key, body, cid),
+        "reserve.available_organizations" => available_organizations(shared, key, body, cid),
         _ => return None,
     };
     Some(answer.unwrap_or_else(|msg| Reply::bad_request(msg, cid)))
@@ -260,19 +300,23 @@ fn flat(
 
 /// The answer of a read about one organization (`organizationId`), whose
 /// schema has no `correlationId`.
+/// (One that may leave `organizationId` out gets the key's first enabled
+/// organization.)
 fn one_organization(
     shared: &Shared,
     key: &ApiKeyFixture,
     body: &Body,
     answer: impl Fn(&str, &Directory) -> Result<Value, String>,
 ) -> Answer {
-    let org = str_of(body, "organizationId").to_ascii_lowercase();
-    if org.is_empty() {
-        return Err("organizationId is required".into());
-    }
-    let (org, d) = directories(shared, key, body)?
-        .into_iter()
-        .find(|(o, _)| *o == org)
+    let org = match requested(key, body)?.into_iter().next() {
+        Some(org) => org,
+        None => key_organizations(shared, key)
+            .into_iter()
+            .next()
+            .ok_or("organizationId is required")?,
+    };
+    let d = shared
+        .directory(&org)
         .ok_or_else(|| format!("Organization {org} not found"))?;
     Ok(Reply::json(200, answer(&org, d)?))
 }
@@ -324,14 +368,34 @@ fn nomenclature(shared: &Shared, key: &ApiKeyFixture, body: &Body, cid: &str) ->
     })
 }
 
-fn terminal_groups(shared: &Shared, key: &ApiKeyFixture, body: &Body, cid: &str) -> Answer {
+/// Terminal groups of the organizations asked about; for reserves, only
+/// those with restaurant sections.
+fn terminal_groups(
+    shared: &Shared,
+    key: &ApiKeyFixture,
+    body: &Body,
+    cid: &str,
+    for_reserves: bool,
+) -> Answer {
     let groups: Vec<Value> = requested(key, body)?
         .iter()
         .filter_map(|id| shared.fixtures.organization(id))
         .map(|o| {
+            let sections = shared
+                .directory(&o.id)
+                .map(|d| d.data.restaurant_sections.as_slice())
+                .unwrap_or_default();
             let items: Vec<Value> = o
                 .terminal_groups
                 .iter()
+                .filter(|tg| {
+                    !for_reserves
+                        || sections.iter().any(|s| {
+                            s["terminalGroupId"]
+                                .as_str()
+                                .is_some_and(|t| t.eq_ignore_ascii_case(&tg.id))
+                        })
+                })
                 .map(|tg| terminal_group_json(o, tg))
                 .collect();
             json!({"organizationId": o.id, "items": items})
@@ -713,8 +777,7 @@ fn organization_settings(shared: &Shared, key: &ApiKeyFixture, body: &Body, cid:
                     .unwrap_or(Value::Null),
             };
             // A value that does not fit (an unknown enum value) is left null.
-            let probe = json!({ "id": o.id, field: value });
-            let value = if catalogue.check_value(schema, &probe, "").is_ok() {
+            let value = if catalogue.check_field(schema, field, &value).is_ok() {
                 value
             } else {
                 Value::Null
@@ -722,6 +785,110 @@ fn organization_settings(shared: &Shared, key: &ApiKeyFixture, body: &Body, cid:
             settings.insert(field.to_string(), value);
         }
         out.push(Value::Object(settings));
+    }
+    Ok(Reply::ok(cid, json!({ "organizations": out })))
+}
+
+fn same(v: &Value, wanted: &str) -> bool {
+    v.as_str()
+        .is_some_and(|s| !wanted.is_empty() && s.eq_ignore_ascii_case(wanted))
+}
+
+/// A coupon of the series named by its number (name) or id.
+fn in_series(coupon: &Value, series: &str) -> bool {
+    same(&coupon["seriesName"], series) || same(&coupon["seriesId"], series)
+}
+
+/// The fields of `schema` taken from `from`, a value that does not fit its
+/// field (an unknown enum value) answered as null.
+fn fitted(schema: &str, base: Map<String, Value>, from: &Map<String, Value>) -> Map<String, Value> {
+    let catalogue = crate::catalogue::catalogue();
+    let mut out = base;
+    for f in catalogue.field_specs(schema) {
+        let Some(field) = f["name"].as_str() else {
+            continue;
+        };
+        if out.contains_key(field) {
+            continue;
+        }
+        let Some(value) = from.get(field) else {
+            continue;
+        };
+        let fits = catalogue.check_field(schema, field, value).is_ok();
+        out.insert(
+            field.to_string(),
+            if fits { value.clone() } else { Value::Null },
+        );
+    }
+    out
+}
+
+/// `reserve/available_organizations`: the key's organizations that have
+/// restaurant sections, in the shape `returnAdditionalInfo` asks for (the
+/// `extended` fields that fit the schema; no `extraFields`).
+fn available_organizations(shared: &Shared, key: &ApiKeyFixture, body: &Body, cid: &str) -> Answer {
+    let asked = requested(key, body)?;
+    let extended = body.get("returnAdditionalInfo") == Some(&json!(true));
+    let include_disabled = body.get("includeDisabled") == Some(&json!(true));
+    let external_keys: Option<Vec<String>> = body
+        .get("returnExternalData")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        });
+    let mut out = Vec::new();
+    for id in &key.organization_ids {
+        let Some(o) = shared.fixtures.organization(id) else {
+            continue;
+        };
+        let with_sections = shared
+            .directory(&o.id)
+            .is_some_and(|d| !d.data.restaurant_sections.is_empty());
+        if !with_sections
+            || (o.disabled && !include_disabled)
+            || (!asked.is_empty() && !asked.contains(&o.id))
+        {
+            continue;
+        }
+        let external = external_keys.as_ref().map(|keys| {
+            o.external_data
+                .iter()
+                .flatten()
+                .filter(|e| keys.contains(&e.key))
+                .map(|e| json!({"key": e.key, "value": e.value}))
+                .collect::<Vec<Value>>()
+        });
+        let mut base = Map::new();
+        base.insert("id".into(), json!(o.id));
+        base.insert("name".into(), json!(o.name));
+        base.insert("code".into(), json!(o.code));
+        base.insert("externalData".into(), json!(external));
+        let simple = {
+            let mut m = base.clone();
+            m.insert("responseType".into(), json!("Simple"));
+            Value::Object(m)
+        };
+        let answer = if extended {
+            let mut m = fitted("Organizations.ExtendedOrganizationInfo", base, &o.extended);
+            m.insert("responseType".into(), json!("Extended"));
+            let full = Value::Object(m);
+            // Extended only when the fixture has every field it requires.
+            let whole = crate::catalogue::catalogue().check_value(
+                "Organizations.ExtendedOrganizationInfo",
+                &full,
+                "",
+            );
+            if whole.is_ok() {
+                full
+            } else {
+                simple
+            }
+        } else {
+            simple
+        };
+        out.push(answer);
     }
     Ok(Reply::ok(cid, json!({ "organizations": out })))
 }

@@ -991,3 +991,147 @@ fn reads_the_document_gives_no_body_may_be_sent_none() {
     assert_eq!(r.status, 400);
     assert!(r.body.contains("Malformed JSON"), "{}", r.body);
 }
+
+#[test]
+fn coupons_manual_conditions_and_reserve_organizations() {
+    let (_emu, http, token) = start();
+    let one = json!({"organizationId": ORG});
+    let series = read(
+        &http,
+        &token,
+        "/api/1/loyalty/iiko/coupons/series",
+        one.clone(),
+    );
+    let summer = named_by(
+        &series["seriesWithNotActivatedCoupons"],
+        "number",
+        "SUMMER-2026",
+    );
+    let free = read(
+        &http,
+        &token,
+        "/api/1/loyalty/iiko/coupons/by_series",
+        json!({"organizationId": ORG, "series": "SUMMER-2026"}),
+    );
+    let numbers: Vec<&str> = free["notActivatedCoupon"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["number"].as_str().unwrap())
+        .collect();
+    // SUMMER-0001 is activated already.
+    assert_eq!(numbers, ["SUMMER-0002", "SUMMER-0003"]);
+    assert!(free["notActivatedCoupon"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["seriesId"] == summer["id"]));
+    let paged = read(
+        &http,
+        &token,
+        "/api/1/loyalty/iiko/coupons/by_series",
+        json!({"organizationId": ORG, "series": summer["id"], "pageSize": 1, "page": 1}),
+    );
+    assert_eq!(paged["notActivatedCoupon"][0]["number"], "SUMMER-0003");
+    let info = read(
+        &http,
+        &token,
+        "/api/1/loyalty/iiko/coupons/info",
+        json!({"organizationId": ORG, "number": "SUMMER-0001"}),
+    );
+    assert_eq!(
+        info["couponInfo"][0]["whenActivated"],
+        "2026-01-10 19:35:02.000"
+    );
+    let none = read(
+        &http,
+        &token,
+        "/api/1/loyalty/iiko/coupons/info",
+        json!({"organizationId": ORG, "number": "NOPE"}),
+    );
+    assert_eq!(none["couponInfo"], json!([]));
+    let conditions = read(&http, &token, "/api/1/loyalty/iiko/manual_condition", one);
+    named_by(&conditions["manualConditions"], "caption", "Birthday week");
+
+    // The organizations and terminal groups that take reserves.
+    let orgs = read(
+        &http,
+        &token,
+        "/api/1/reserve/available_organizations",
+        json!({"returnAdditionalInfo": true}),
+    );
+    let list = orgs["organizations"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{orgs}");
+    assert_eq!(list[0]["responseType"], "Extended");
+    assert_eq!(list[0]["deliveryServiceType"], "CourierAndSelfService");
+    // An unknown enum value of the fixture is not passed on; neither are extra fields.
+    assert!(list[1]["deliveryServiceType"].is_null());
+    assert!(list[0].get("futureField").is_none());
+    let groups = read(
+        &http,
+        &token,
+        "/api/1/reserve/available_terminal_groups",
+        json!({"organizationIds": [ORG, SECOND_ORGANIZATION_ID]}),
+    );
+    assert_eq!(
+        groups["terminalGroups"][0]["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        groups["terminalGroups"][1]["items"][0]["id"],
+        SECOND_TERMINAL_GROUP_ID
+    );
+}
+
+#[test]
+fn delivery_zones_decide_where_the_organization_delivers() {
+    let (_emu, http, token) = start();
+    let allowed = |extra: Value| {
+        let mut body = json!({"organizationIds": [ORG], "isCourierDelivery": true});
+        if let (Some(b), Value::Object(e)) = (body.as_object_mut(), extra) {
+            b.extend(e);
+        }
+        read(&http, &token, "/api/1/delivery_restrictions/allowed", body)
+    };
+    // Tverskaya 7: the Center zone, from the kitchen, in 45 minutes.
+    let center = allowed(
+        json!({"orderLocation": {"latitude": 55.757, "longitude": 37.6125}, "deliverySum": 900}),
+    );
+    assert_eq!(center["isAllowed"], true, "{center}");
+    assert_eq!(center["allowedItems"][0]["zone"], "Center");
+    assert_eq!(
+        center["allowedItems"][0]["terminalGroupId"],
+        DEFAULT_TERMINAL_GROUP_ID
+    );
+    assert_eq!(center["allowedItems"][0]["deliveryDurationInMinutes"], 45);
+    assert_eq!(
+        center["rejectedItems"][0]["rejectCode"],
+        "OutOfTerminalZone"
+    );
+    // The North zone wants at least 1200.
+    let north = allowed(
+        json!({"orderLocation": {"latitude": 55.79, "longitude": 37.6}, "deliverySum": 900}),
+    );
+    assert_eq!(north["isAllowed"], false, "{north}");
+    let short = north["rejectedItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["zone"] == "North")
+        .unwrap();
+    assert_eq!(short["rejectCode"], "SumIsLessThenMinimum");
+    assert_eq!(short["rejectItemData"]["minSum"].as_f64(), Some(1200.0));
+    // Far away: nowhere.
+    let far = allowed(json!({"orderLocation": {"latitude": 55.6, "longitude": 37.4}}));
+    assert_eq!(far["isAllowed"], false);
+    assert!(far["rejectCause"].is_string());
+    // By the street an address names.
+    let street = allowed(json!({"deliveryAddress": {"streetName": "Tverskaya", "house": "7"}}));
+    assert_eq!(street["isAllowed"], true, "{street}");
+    // Self-service: every terminal group.
+    let pickup = allowed(json!({"isCourierDelivery": false}));
+    assert_eq!(pickup["allowedItems"].as_array().unwrap().len(), 2);
+}

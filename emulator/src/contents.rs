@@ -266,3 +266,51 @@ pub(crate) fn fill_from_request(
     }
     order["comment"] = request.get("comment").cloned().unwrap_or(Value::Null);
 }
+
+/// A triggered delivery order (`events::new_delivery_order`) names the
+/// default organization's menu; an organization whose nomenclature lacks
+/// those products gets two of its own dishes instead, paid with its cash
+/// payment type, with its courier order type.
+pub(crate) fn fit_made_up_order(order: &mut Value, directory: &Directory) {
+    let known = order["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["product"]["id"].as_str())
+        .all(|id| directory.product(id).is_some());
+    if known {
+        return;
+    }
+    let dishes = directory.data.nomenclature.products.iter().filter(|p| {
+        p["type"] == "Dish"
+            && p["isDeleted"] != true
+            && p["sizePrices"].as_array().is_some_and(|s| !s.is_empty())
+    });
+    let mut total = 0.0;
+    let items: Vec<Value> = dishes
+        .zip([2.0, 3.0])
+        .map(|(p, amount)| {
+            let size = directory.item_size(p, None).ok().flatten();
+            let size_id = size.and_then(|s| s["id"].as_str());
+            let price = directory.price_of(p, size_id).unwrap_or(json!(0));
+            total += price.as_f64().unwrap_or(0.0) * amount;
+            json!({"type": "Product", "productId": p["id"], "productSizeId": size_id, "amount": amount, "price": price})
+        })
+        .collect();
+    let cash = directory
+        .data
+        .payment_types
+        .iter()
+        .find(|t| t["paymentTypeKind"] == "Cash" && t["isDeleted"] != true);
+    let payments: Vec<Value> = cash
+        .into_iter()
+        .map(|c| json!({"paymentTypeKind": "Cash", "sum": round2(total), "paymentTypeId": c["id"]}))
+        .collect();
+    let request = json!({
+        "items": items,
+        "payments": payments,
+        "phone": order["phone"],
+        "comment": order["comment"],
+    });
+    fill_from_request(order, &request, Some(directory), Some("DeliveryByCourier"));
+}

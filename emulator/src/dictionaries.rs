@@ -918,6 +918,28 @@ impl Directory {
             })
     }
 
+    /// `{id, name, phone}` of the first courier not deleted.
+    pub(crate) fn courier(&self) -> Option<Value> {
+        let e =
+            self.data.employees.iter().find(|e| {
+                !e.is_deleted && e.roles.iter().any(|r| r.eq_ignore_ascii_case("COURIER"))
+            })?;
+        let name = e.display_name.clone().unwrap_or_else(|| {
+            [e.first_name.as_deref(), e.last_name.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        Some(json!({"id": e.id, "name": name, "phone": e.cell_phone.as_ref().or(e.phone.as_ref())}))
+    }
+
+    /// `{id, name}` of the first cancel cause not deleted.
+    pub(crate) fn cancel_cause(&self) -> Option<Value> {
+        let c = self.data.cancel_causes.iter().find(|c| !is_deleted(c))?;
+        Some(json!({"id": c["id"], "name": c["name"]}))
+    }
+
     /// Why the service would refuse this delivery order, if it would: a
     /// product, size or modifier outside the nomenclature, or a payment,
     /// order or marketing source type outside the dictionaries.

@@ -165,7 +165,10 @@ impl Shared {
         let number = world.next_number();
         let tg = self.first_terminal_group(&world, &org);
         let now = SystemTime::now();
-        let order = events::new_delivery_order(number, &tg, now);
+        let mut order = events::new_delivery_order(number, &tg, now);
+        if let Some(d) = self.directory(&org) {
+            crate::contents::fit_made_up_order(&mut order, d);
+        }
         let timestamp = world.next_timestamp();
         let stored = StoredOrder {
             organization_id: org.clone(),
@@ -211,7 +214,8 @@ impl Shared {
             .orders
             .get_mut(&order_id.to_ascii_lowercase())
             .ok_or_else(|| EmulatorError::UnknownOrder(order_id.to_string()))?;
-        events::apply_delivery_status(&mut stored.order, status, SystemTime::now());
+        let directory = self.directory(&stored.organization_id);
+        events::apply_delivery_status(&mut stored.order, status, SystemTime::now(), directory);
         stored.timestamp = timestamp;
         let org = stored.organization_id.clone();
         let head = InfoHead {

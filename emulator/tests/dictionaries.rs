@@ -1135,3 +1135,39 @@ fn delivery_zones_decide_where_the_organization_delivers() {
     let pickup = allowed(json!({"isCourierDelivery": false}));
     assert_eq!(pickup["allowedItems"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn triggered_orders_use_their_organizations_dictionaries() {
+    let (emu, http, token) = start();
+    let order = emu
+        .create_delivery_order(SECOND_ORGANIZATION_ID)
+        .expect("order");
+    let o = &order.events[0]["eventInfo"]["order"];
+    assert_eq!(o["items"][0]["product"]["name"], "Philadelphia roll");
+    assert_eq!(o["items"][0]["size"]["name"], "8 pcs");
+    // 2 × 540 + 3 × 480 (a California roll, 8 pcs).
+    assert_eq!(o["sum"].as_f64(), Some(2520.0));
+    assert_eq!(o["payments"][0]["paymentType"]["name"], "Cash");
+    assert_eq!(o["orderType"]["name"], "Courier delivery");
+    let on_way = emu.set_delivery_status(&order.id, "OnWay").expect("on way");
+    let courier = &on_way[0]["eventInfo"]["order"]["courierInfo"]["courier"];
+    assert_eq!(courier["name"], "Courier Alexey");
+    let cancelled = emu
+        .set_delivery_status(&order.id, "Cancelled")
+        .expect("cancelled");
+    let causes = read(
+        &http,
+        &token,
+        "/api/1/cancel_causes",
+        json!({"organizationIds": [SECOND_ORGANIZATION_ID]}),
+    );
+    assert_eq!(
+        cancelled[0]["eventInfo"]["order"]["cancelInfo"]["cause"]["id"],
+        causes["cancelCauses"][0]["id"]
+    );
+    // The default organization's triggered order keeps its exact menu.
+    let pizza = emu.create_delivery_order(ORG).expect("order");
+    let o = &pizza.events[0]["eventInfo"]["order"];
+    assert_eq!(o["items"][0]["product"]["id"], MENU_PRODUCTS[0].0);
+    assert_eq!(o["sum"], json!(1479.7));
+}

@@ -137,8 +137,15 @@ const RESERVED_ORG_KEYS: [&str; 5] = ["responseType", "id", "name", "code", "ext
 impl Fixtures {
     /// The built-in default data (see the README for its credentials and ids).
     pub fn default_data() -> Fixtures {
-        // The default file is part of the crate and covered by tests.
-        Fixtures::from_json(DEFAULT_FIXTURES_JSON).expect("built-in fixtures are valid")
+        // Checking the dictionaries against their schemas takes a while, and
+        // every emulator a test starts wants these: read them once.
+        static DEFAULT: std::sync::OnceLock<Fixtures> = std::sync::OnceLock::new();
+        DEFAULT
+            .get_or_init(|| {
+                // The default file is part of the crate and covered by tests.
+                Fixtures::from_json(DEFAULT_FIXTURES_JSON).expect("built-in fixtures are valid")
+            })
+            .clone()
     }
 
     /// Parses and validates a fixture document. Ids are normalised to lowercase.

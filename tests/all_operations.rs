@@ -400,6 +400,52 @@ fn create_order(client: &Client) -> (String, String) {
         "amount": 2,
         "price": 590,
     }]);
+    // Dictionary entries of every kind an order shows back (a size, a
+    // modifier of a group, a payment, an order type, a marketing source), so
+    // that the order reads below are checked with them.
+    let fixtures = iikocloud_emulator::Fixtures::default_data();
+    let d = fixtures
+        .organization(iikocloud_emulator::DEFAULT_ORGANIZATION_ID)
+        .and_then(|o| o.dictionaries.clone())
+        .expect("built-in dictionaries");
+    let sized = d
+        .nomenclature
+        .products
+        .iter()
+        .find(|p| {
+            p["sizePrices"].as_array().is_some_and(|s| s.len() > 1)
+                && p["groupModifiers"]
+                    .as_array()
+                    .is_some_and(|g| !g.is_empty())
+        })
+        .expect("a product in sizes with a modifier group");
+    let group = &sized["groupModifiers"][0];
+    let price = sized["sizePrices"][0]["price"]["currentPrice"].clone();
+    request["order"]["items"]
+        .as_array_mut()
+        .expect("items")
+        .push(json!({
+            "type": "Product",
+            "productId": sized["id"],
+            "productSizeId": sized["sizePrices"][0]["sizeId"],
+            "amount": 1,
+            "price": price,
+            "modifiers": [{"productId": group["childModifiers"][0]["id"], "amount": 1, "productGroupId": group["id"]}],
+        }));
+    let cash = d
+        .payment_types
+        .iter()
+        .find(|p| p["paymentTypeKind"] == "Cash")
+        .expect("a cash payment type");
+    request["order"]["payments"] =
+        json!([{"paymentTypeKind": "Cash", "sum": 1000, "paymentTypeId": cash["id"]}]);
+    let courier = d
+        .order_types
+        .iter()
+        .find(|t| t["orderServiceType"] == "DeliveryByCourier")
+        .expect("a courier order type");
+    request["order"]["orderTypeId"] = courier["id"].clone();
+    request["order"]["marketingSourceId"] = d.marketing_sources[0]["id"].clone();
     let answer = call_by_name(client, "deliveries.create", &request).expect("order created");
     let cid = answer["correlationId"]
         .as_str()

@@ -88,7 +88,45 @@ impl Catalogue {
             .collect()
     }
 
+    /// The fields of a schema, inherited ones included, as the snapshot
+    /// describes them (`name`, `type`, `required`, `nullable`).
+    pub(crate) fn field_specs(&self, name: &str) -> Vec<Value> {
+        if !self.schemas.contains_key(name) {
+            return Vec::new();
+        }
+        self.fields(name).into_iter().cloned().collect()
+    }
+
+    /// Whether the snapshot has a schema of this name.
+    #[cfg(test)]
+    pub(crate) fn has_schema(&self, name: &str) -> bool {
+        self.schemas.contains_key(name)
+    }
+
     // ------------------------------------------------------------ checks
+
+    /// Checks a value against a named schema (fixture data in its answer
+    /// shape); the error names the path below `at`.
+    pub(crate) fn check_value(&self, schema: &str, v: &Value, at: &str) -> Result<(), String> {
+        self.check_named(schema, v, at)
+    }
+
+    /// Checks the value of one field of a schema against its type (null
+    /// where the field may be null or left out).
+    pub(crate) fn check_field(&self, schema: &str, field: &str, v: &Value) -> Result<(), String> {
+        let fields = self.fields(schema);
+        let Some(spec) = fields.iter().find(|f| f["name"] == field) else {
+            return Err(format!("{field}: is not a field of {schema}"));
+        };
+        if v.is_null() {
+            return if spec["nullable"] == true || spec["required"] != true {
+                Ok(())
+            } else {
+                Err(format!("{field}: is required"))
+            };
+        }
+        self.check(&spec["type"], v, field)
+    }
 
     /// Checks a request body against the operation's request schema; the
     /// error names the field path (`order.items[0].productId: ...`).

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use crate::dictionaries::CreationFailure;
 use crate::fixtures::StopListItem;
 use crate::reply::Reply;
 use crate::state::Shared;
@@ -23,10 +24,11 @@ pub(crate) type Apply = Box<dyn FnOnce(&Shared) -> Result<(), String> + Send>;
 pub(crate) enum Effect {
     /// Nothing beyond `Success`.
     None,
-    /// A delivery order created; it fails when it names an unknown product.
+    /// A delivery order created; it fails when it names a product, size,
+    /// modifier, payment or order type outside the organization's dictionaries.
     CreateDelivery {
         order_id: String,
-        unknown_product: Option<String>,
+        failure: Option<CreationFailure>,
     },
     /// A delivery order moves to a status.
     DeliveryStatus { order_id: String, status: String },
@@ -85,13 +87,10 @@ pub(crate) fn start(shared: &Arc<Shared>, org: &str, cid: &str, effect: Effect) 
 fn finish(shared: &Shared, org: &str, effect: Effect) -> Result<(), String> {
     match effect {
         Effect::None => Ok(()),
-        Effect::CreateDelivery {
-            order_id,
-            unknown_product,
-        } => {
-            shared.finish_delivery_creation(&order_id, unknown_product.as_deref());
-            match unknown_product {
-                Some(_) => Err("ProductNotFound".into()),
+        Effect::CreateDelivery { order_id, failure } => {
+            shared.finish_delivery_creation(&order_id, failure.as_ref());
+            match failure {
+                Some(f) => Err(f.code.into()),
                 None => Ok(()),
             }
         }

@@ -1,4 +1,5 @@
-//! Fixture data: applications, API keys, organizations, terminal groups and stop lists.
+//! Fixture data: applications, API keys, organizations, terminal groups, stop
+//! lists and each organization's dictionaries (`crate::dictionaries`).
 //!
 //! The file format is documented in the crate README ("Fixture file format");
 //! the built-in default is `fixtures/default.json`.
@@ -8,6 +9,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::dictionaries::Dictionaries;
 use crate::util::is_uuid;
 
 /// The built-in fixture file, compiled into the crate.
@@ -90,6 +92,10 @@ pub struct OrganizationFixture {
     /// Terminal groups with their stop lists.
     #[serde(default)]
     pub terminal_groups: Vec<TerminalGroupFixture>,
+    /// The organization's menu and reference data; without it the
+    /// organization gets those of the built-in fixtures' first organization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dictionaries: Option<Dictionaries>,
 }
 
 /// A terminal group and its stop list.
@@ -131,8 +137,15 @@ const RESERVED_ORG_KEYS: [&str; 5] = ["responseType", "id", "name", "code", "ext
 impl Fixtures {
     /// The built-in default data (see the README for its credentials and ids).
     pub fn default_data() -> Fixtures {
-        // The default file is part of the crate and covered by tests.
-        Fixtures::from_json(DEFAULT_FIXTURES_JSON).expect("built-in fixtures are valid")
+        // Checking the dictionaries against their schemas takes a while, and
+        // every emulator a test starts wants these: read them once.
+        static DEFAULT: std::sync::OnceLock<Fixtures> = std::sync::OnceLock::new();
+        DEFAULT
+            .get_or_init(|| {
+                // The default file is part of the crate and covered by tests.
+                Fixtures::from_json(DEFAULT_FIXTURES_JSON).expect("built-in fixtures are valid")
+            })
+            .clone()
     }
 
     /// Parses and validates a fixture document. Ids are normalised to lowercase.
@@ -206,6 +219,14 @@ impl Fixtures {
                     }
                 }
             }
+            let groups: Vec<String> = org.terminal_groups.iter().map(|g| g.id.clone()).collect();
+            if let Some(d) = &mut org.dictionaries {
+                d.prepare(
+                    &org.id,
+                    &groups,
+                    &format!("organization {}: dictionaries", org.id),
+                )?;
+            }
         }
         let mut keys = HashSet::new();
         for key in &mut self.api_keys {
@@ -237,8 +258,10 @@ impl Default for Fixtures {
     }
 }
 
-/// Products of the emulated menu: id, name, price. Orders may name only
-/// these; any other product fails the creation with `ProductNotFound`.
+/// Three products of the default organization's nomenclature (the built-in
+/// dictionaries, which also hold sized pizzas, drinks, desserts and
+/// modifiers): id, name and the price of their only size. A product outside
+/// the organization's nomenclature fails an order with `ProductNotFound`.
 pub const MENU_PRODUCTS: [(&str, &str, f64); 3] = [
     (
         "b1e604c4-586f-4a06-b3d0-ff67e6c542a2",

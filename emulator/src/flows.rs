@@ -1,7 +1,8 @@
 //! Operations with state: delivery orders (create, read, confirm, move,
-//! close, cancel), stop lists (add, remove, clear) and the menu's products,
-//! started as commands (`commands`) that send their webhook events when they
-//! finish; table orders and reserves are handed to `tables`.
+//! close, cancel) and stop lists (add, remove, clear), started as commands
+//! (`commands`) that send their webhook events when they finish; table
+//! orders and reserves are handed to `tables`, the reads of reference data
+//! to `reference`.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -10,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
 use crate::commands::{self, start, Effect, StopListChange};
-use crate::fixtures::{ApiKeyFixture, StopListItem, MENU_PRODUCTS};
+use crate::fixtures::{ApiKeyFixture, StopListItem};
 use crate::reply::Reply;
 use crate::state::Shared;
 use crate::util::{format_utc, new_uuid};
@@ -43,6 +44,9 @@ pub(crate) fn handle(
             cid,
         ));
     }
+    if let Some(reply) = crate::reference::handle(shared, key, name, body, cid) {
+        return Some(reply);
+    }
     let reply = match name {
         "commands.status" => commands::status(shared, body, cid),
         "deliveries.create" => create_delivery(shared, body, cid),
@@ -63,7 +67,6 @@ pub(crate) fn handle(
         "stop_lists.add" | "stop_lists.remove" | "stop_lists.clear" => {
             stop_list(shared, name, body, cid)
         }
-        "nomenclature" => nomenclature(op, body, cid),
         "order.create"
         | "order.add_items"
         | "order.close"
@@ -106,17 +109,9 @@ fn create_delivery(shared: &Arc<Shared>, body: &Body, cid: &str) -> Reply {
         .get("terminalGroupId")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let items = order["items"].as_array().cloned().unwrap_or_default();
-    let unknown_product = items
-        .iter()
-        .filter(|i| i["type"] == "Product")
-        .filter_map(|i| i["productId"].as_str())
-        .find(|p| {
-            !MENU_PRODUCTS
-                .iter()
-                .any(|(id, _, _)| id.eq_ignore_ascii_case(p))
-        })
-        .map(str::to_string);
+    // Checked when the command runs on the terminal, as the service does:
+    // the command is accepted, then fails with its webhook.
+    let failure = shared.directory(&org).and_then(|d| d.check_order(&order));
     let info =
         match shared.begin_delivery_creation(&org, &order_id, terminal_group.as_deref(), &order) {
             Ok(info) => info,
@@ -126,10 +121,7 @@ fn create_delivery(shared: &Arc<Shared>, body: &Body, cid: &str) -> Reply {
         shared,
         &org,
         cid,
-        Effect::CreateDelivery {
-            order_id,
-            unknown_product,
-        },
+        Effect::CreateDelivery { order_id, failure },
     );
     Reply::json(200, json!({"correlationId": cid, "orderInfo": info}))
 }
@@ -259,24 +251,4 @@ fn stop_list(shared: &Arc<Shared>, name: &str, body: &Body, cid: &str) -> Reply 
         },
     );
     Reply::ok(cid, json!({}))
-}
-
-fn nomenclature(op: &Value, body: &Body, cid: &str) -> Reply {
-    let cat = catalogue();
-    let mut answer = cat.answer(op, cid, &Value::Object(body.clone()));
-    let product_schema = "Nomenclature.ProductInfo";
-    let products: Vec<Value> = MENU_PRODUCTS
-        .iter()
-        .map(|(id, name, price)| {
-            let mut p = cat.make(product_schema);
-            p["id"] = json!(id);
-            p["name"] = json!(name);
-            if let Some(prices) = p.pointer_mut("/sizePrices/0/price/currentPrice") {
-                *prices = json!(price);
-            }
-            p
-        })
-        .collect();
-    answer["products"] = Value::Array(products);
-    Reply::json(200, answer)
 }

@@ -3,7 +3,8 @@
 //! A real HTTP server on loopback (hyper, on a small runtime of its own: the
 //! caller needs none; idle keep-alive connections never hold up a request)
 //! that issues JWT-shaped tokens,
-//! serves organizations, webhook settings and stop lists from fixture data,
+//! serves organizations, webhook settings, stop lists and each organization's
+//! menu and reference data ([`Dictionaries`]) from fixture data,
 //! injects faults on demand, logs every request, and delivers webhook events
 //! with retries, filters and blocking.
 //!
@@ -26,12 +27,16 @@ mod api;
 mod backoffice;
 mod catalogue;
 mod commands;
+mod contents;
 mod control;
+mod dictionaries;
 mod error;
 mod faults;
 mod fixtures;
 mod flows;
+mod menus;
 mod records;
+mod reference;
 mod reply;
 mod server;
 mod sink;
@@ -40,6 +45,7 @@ mod tables;
 mod tokens;
 mod util;
 mod webhooks;
+mod zones;
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
@@ -49,6 +55,11 @@ use iikocloud_http_server::{Server, ServerConfig};
 
 use serde_json::Value;
 
+pub use dictionaries::{
+    CategoryPrice, CombosFixture, CourierLocation, Dictionaries, EmployeeFixture,
+    ExternalMenuFixture, LoyaltyFixture, MenuCategoryFixture, NomenclatureFixture,
+    PriceCategoryFixture,
+};
 pub use error::EmulatorError;
 pub use faults::{Fault, FaultKind};
 pub use fixtures::{
@@ -98,10 +109,15 @@ pub const SECOND_TERMINAL_GROUP_ID: &str = "2ac14e94-79af-43b0-b843-4d4266edcd2f
 
 /// A request body that fits the schema of the operation at `path` (POST),
 /// made up deterministically from the snapshot (`spec/operations.json`), for
-/// tests that call every operation. `None` for a path the snapshot lacks.
+/// tests that call every operation; the ids the emulator must know to answer
+/// (an external menu, a guest's card, an employee, a city) are those of the
+/// built-in dictionaries. `None` for a path the snapshot lacks.
 pub fn example_request(path: &str) -> Option<Value> {
     let cat = catalogue::catalogue();
-    cat.operation(path).map(|op| cat.example_request(op))
+    let op = cat.operation(path)?;
+    let mut request = cat.example_request(op);
+    dictionaries::fit_example(op["name"].as_str().unwrap_or_default(), &mut request);
+    Some(request)
 }
 
 /// Default port of the binary.

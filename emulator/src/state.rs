@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
+use crate::dictionaries::{CreationFailure, Directory};
 use crate::error::EmulatorError;
 use crate::faults::Fault;
 use crate::fixtures::{Fixtures, StopListItem, TerminalGroupFixture};
@@ -79,6 +80,8 @@ pub struct OrderHandle {
 
 pub(crate) struct Shared {
     pub(crate) fixtures: Fixtures,
+    /// Each organization's dictionaries, by lower-case id (read only).
+    directories: HashMap<String, Directory>,
     pub(crate) tokens: Mutex<TokenStore>,
     pub(crate) log: RequestLog,
     pub(crate) faults: Mutex<Vec<Fault>>,
@@ -93,6 +96,7 @@ impl Shared {
     pub(crate) fn new(fixtures: Fixtures, tokens: TokenStore, hub: Arc<Hub>) -> Shared {
         let world = World::new(&fixtures);
         Shared {
+            directories: crate::dictionaries::directories(&fixtures),
             fixtures,
             tokens: Mutex::new(tokens),
             log: RequestLog::default(),
@@ -114,6 +118,11 @@ impl Shared {
         *lock(&self.tables) = Default::default();
         lock(&self.backoffice).clear();
         self.hub.reset();
+    }
+
+    /// The organization's dictionaries.
+    pub(crate) fn directory(&self, organization_id: &str) -> Option<&Directory> {
+        self.directories.get(&organization_id.to_ascii_lowercase())
     }
 
     fn check_org(&self, organization_id: &str) -> Result<String, EmulatorError> {
@@ -156,7 +165,10 @@ impl Shared {
         let number = world.next_number();
         let tg = self.first_terminal_group(&world, &org);
         let now = SystemTime::now();
-        let order = events::new_delivery_order(number, &tg, now);
+        let mut order = events::new_delivery_order(number, &tg, now);
+        if let Some(d) = self.directory(&org) {
+            crate::contents::fit_made_up_order(&mut order, d);
+        }
         let timestamp = world.next_timestamp();
         let stored = StoredOrder {
             organization_id: org.clone(),
@@ -202,7 +214,8 @@ impl Shared {
             .orders
             .get_mut(&order_id.to_ascii_lowercase())
             .ok_or_else(|| EmulatorError::UnknownOrder(order_id.to_string()))?;
-        events::apply_delivery_status(&mut stored.order, status, SystemTime::now());
+        let directory = self.directory(&stored.organization_id);
+        events::apply_delivery_status(&mut stored.order, status, SystemTime::now(), directory);
         stored.timestamp = timestamp;
         let org = stored.organization_id.clone();
         let head = InfoHead {
@@ -241,7 +254,12 @@ impl Shared {
         };
         let now = SystemTime::now();
         let mut order = events::new_delivery_order(number, &tg, now);
-        fill_from_request(&mut order, request);
+        crate::contents::fill_from_request(
+            &mut order,
+            request,
+            self.directory(&org),
+            Some("DeliveryByCourier"),
+        );
         let timestamp = world.next_timestamp();
         let external_number = request["externalNumber"]
             .as_str()
@@ -271,8 +289,13 @@ impl Shared {
     }
 
     /// Finishes an API-created order: `Success` with a `DeliveryOrderUpdate`,
-    /// or, for an unknown product, `Error` with a `DeliveryOrderError`.
-    pub(crate) fn finish_delivery_creation(&self, order_id: &str, unknown_product: Option<&str>) {
+    /// or, when it names something outside the dictionaries, `Error` with a
+    /// `DeliveryOrderError`.
+    pub(crate) fn finish_delivery_creation(
+        &self,
+        order_id: &str,
+        failure: Option<&CreationFailure>,
+    ) {
         let mut world = lock(&self.world);
         let timestamp = world.next_timestamp();
         let Some(stored) = world.orders.get_mut(order_id) else {
@@ -280,15 +303,15 @@ impl Shared {
         };
         stored.timestamp = timestamp;
         let org = stored.organization_id.clone();
-        let (event_type, order) = match unknown_product {
+        let (event_type, order) = match failure {
             None => {
                 stored.creation_status = "Success";
                 ("DeliveryOrderUpdate", stored.order.clone())
             }
-            Some(product) => {
+            Some(failure) => {
                 stored.creation_status = "Error";
-                let mut info = events::error_info("ProductNotFound");
-                info["message"] = json!(format!("Product {product} not found."));
+                let mut info = events::error_info(failure.code);
+                info["message"] = json!(failure.message);
                 info["description"] = info["message"].clone();
                 stored.error_info = info;
                 ("DeliveryOrderError", Value::Null)
@@ -641,47 +664,4 @@ impl Shared {
             .collect();
         json!({"organizationId": organization_id, "items": items})
     }
-}
-
-/// Writes what a create request says into the emulated order: its items
-/// (menu names and prices), sum, payments, phone and comment.
-pub(crate) fn fill_from_request(order: &mut Value, request: &Value) {
-    let mut sum = 0.0;
-    let mut items = Vec::new();
-    for item in request["items"].as_array().into_iter().flatten() {
-        let Some(product) = item["productId"].as_str() else {
-            continue;
-        };
-        let menu = crate::fixtures::MENU_PRODUCTS
-            .iter()
-            .find(|(id, _, _)| id.eq_ignore_ascii_case(product));
-        let name = menu.map_or("Unknown product", |m| m.1);
-        let price = item["price"].as_f64().or(menu.map(|m| m.2)).unwrap_or(0.0);
-        let amount = item["amount"].as_f64().unwrap_or(1.0);
-        let cost = (price * amount * 100.0).round() / 100.0;
-        sum += cost;
-        items.push(events::product_item(
-            "Added",
-            &product.to_ascii_lowercase(),
-            name,
-            json!(amount),
-            json!(price),
-            json!(cost),
-        ));
-    }
-    let sum = (sum * 100.0).round() / 100.0;
-    order["items"] = Value::Array(items);
-    order["sum"] = json!(sum);
-    order["payments"] = if request["payments"]
-        .as_array()
-        .is_some_and(|p| !p.is_empty())
-    {
-        json!([events::cash_payment(json!(sum))])
-    } else {
-        json!([])
-    };
-    if let Some(phone) = request["phone"].as_str() {
-        order["phone"] = json!(phone);
-    }
-    order["comment"] = request.get("comment").cloned().unwrap_or(Value::Null);
 }

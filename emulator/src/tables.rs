@@ -10,8 +10,9 @@ use std::time::SystemTime;
 use serde_json::{json, Map, Value};
 
 use crate::commands::{start, Effect};
+use crate::contents::fill_from_request;
 use crate::reply::Reply;
-use crate::state::{fill_from_request, Shared};
+use crate::state::Shared;
 use crate::util::{lock, new_uuid};
 use crate::webhooks::events::{self, InfoHead};
 
@@ -169,7 +170,7 @@ fn create_order(shared: &Arc<Shared>, body: &Body, cid: &str) -> Reply {
         .and_then(Value::as_str)
         .map_or(first_tg, str::to_ascii_lowercase);
     let mut order = events::new_table_order(number, &tg, SystemTime::now());
-    fill_from_request(&mut order, &request);
+    fill_from_request(&mut order, &request, shared.directory(&org), None);
     if let Some(o) = order.as_object_mut() {
         o.remove("comment"); // a table order has none (its schema is closed)
     }
@@ -227,6 +228,7 @@ fn change_order(shared: &Arc<Shared>, body: &Body, cid: &str, change: Change) ->
         }
     }
     let request = Value::Object(body.clone());
+    let organization = org.clone();
     start(
         shared,
         &org,
@@ -245,7 +247,8 @@ fn change_order(shared: &Arc<Shared>, body: &Body, cid: &str, change: Change) ->
                 match change {
                     Change::AddItems => {
                         let mut added = json!({});
-                        fill_from_request(&mut added, &request);
+                        let directory = shared.directory(&organization);
+                        fill_from_request(&mut added, &request, directory, None);
                         let sum = o.order["sum"].as_f64().unwrap_or(0.0)
                             + added["sum"].as_f64().unwrap_or(0.0);
                         if let (Some(list), Some(new)) =

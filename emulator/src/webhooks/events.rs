@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
+use crate::dictionaries::Directory;
 use crate::util::{format_time, format_utc, new_uuid};
 
 /// Offset of the emulated terminals' local time from UTC.
@@ -253,7 +254,14 @@ fn set_item_statuses(order: &mut Value, status: &str) {
 /// Moves a delivery order to `status`, filling the timestamps and details a real
 /// order gets on the way (`whenConfirmed`, `courierInfo`, `cancelInfo`, ...).
 /// Unknown statuses are written as they are.
-pub(crate) fn apply_delivery_status(order: &mut Value, status: &str, now: SystemTime) {
+/// The organization's dictionaries, when given, name the courier and the
+/// cancel cause (their first ones).
+pub(crate) fn apply_delivery_status(
+    order: &mut Value,
+    status: &str,
+    now: SystemTime,
+    directory: Option<&Directory>,
+) {
     let when = json!(local(now));
     order["status"] = json!(status);
     match status {
@@ -270,8 +278,11 @@ pub(crate) fn apply_delivery_status(order: &mut Value, status: &str, now: System
         "Waiting" => set_if_null(order, "whenPacked", when),
         "OnWay" => {
             set_if_null(order, "whenSended", when);
+            let courier = directory.and_then(Directory::courier).unwrap_or_else(|| {
+                json!({"id": "5d5cbb36-8c55-4a4a-9a3e-6f1f0d1b7c21", "name": "Courier Ivan", "phone": "+79160000001"})
+            });
             order["courierInfo"] = json!({
-                "courier": {"id": "5d5cbb36-8c55-4a4a-9a3e-6f1f0d1b7c21", "name": "Courier Ivan", "phone": "+79160000001"},
+                "courier": courier,
                 "isCourierSelectedManually": false,
             });
         }
@@ -285,9 +296,12 @@ pub(crate) fn apply_delivery_status(order: &mut Value, status: &str, now: System
             order["processedPaymentsSum"] = sum;
         }
         "Cancelled" => {
+            let cause = directory.and_then(Directory::cancel_cause).unwrap_or_else(
+                || json!({"id": "96c48e27-95b2-56ac-ab3e-b04957f1cb90", "name": "Client refused"}),
+            );
             order["cancelInfo"] = json!({
                 "whenCancelled": local(now),
-                "cause": {"id": "96c48e27-95b2-56ac-ab3e-b04957f1cb90", "name": "Client refused"},
+                "cause": cause,
                 "comment": "Cancelled in the emulator",
             });
         }
@@ -425,10 +439,10 @@ mod tests {
             assert!(order.get(key).is_some(), "missing {key}");
         }
         assert_eq!(order["sum"].to_string(), "1479.7");
-        apply_delivery_status(&mut order, "Cancelled", now);
+        apply_delivery_status(&mut order, "Cancelled", now, None);
         assert_eq!(order["status"], "Cancelled");
         assert!(order["cancelInfo"]["cause"]["name"].is_string());
-        apply_delivery_status(&mut order, "Closed", now);
+        apply_delivery_status(&mut order, "Closed", now, None);
         assert_eq!(order["processedPaymentsSum"].to_string(), "1479.7");
     }
 }

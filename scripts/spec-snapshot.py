@@ -13,6 +13,13 @@ body shape, and this project's classification of each operation (command or
 not, safe to retry or not). Dropped: every description, summary, title and
 example (the official prose is not ours to republish).
 
+Each operation's `summary` is ours instead: one line written by hand in
+spec/operation-summaries.json (`{"name": "line", ...}`, sorted by name). Both
+modes refuse a snapshot where an operation has no line or a line names no
+operation, so a new edition dropped in (or a path renamed) stops here until
+every new operation has its line. A line is plain text that every generated
+surface can carry as is: one sentence, no Markdown, quotes or angle brackets.
+
 The official document is imperfect (api-facts.md): non-standard type names
 (`bool`, `float`, `int`, `uuid`, `enum`, "integer <int32>", ...) are read as
 the standard ones, and inline object schemas get names of their own.
@@ -32,6 +39,15 @@ SPEC_DIR = ROOT.parent / "shared" / "spec"
 # name), then the newer edition's 104 back-office paths.
 DEFAULT_DOCS = [SPEC_DIR / "iikocloud.openapi.json", SPEC_DIR / "iikocloud.newer-edition.openapi.json"]
 OUT = ROOT / "spec" / "operations.json"
+SUMMARIES = ROOT / "spec" / "operation-summaries.json"
+# Longer than this and a line stops being one line in `iikocloud ops --long`
+# and in the doc comments.
+SUMMARY_MAX = 120
+# What some surface would read as markup: Markdown in rustdoc and
+# docs/operations.md (a `|` ends a table cell), reST in Python docstrings (a
+# word ending in `_` is a link), `*/` in C, C++ and PHP comments, quotes in the
+# string literals that carry the line.
+SUMMARY_FORBIDDEN = re.compile(r"[`*\[\]<>|\\\"\n\r\t]|_(?![A-Za-z0-9])")
 
 PREFIXES = (
     "iikoTransport.PublicApi.Contracts.",
@@ -279,6 +295,41 @@ def disambiguate(operations: list[dict]) -> None:
         raise SystemExit(f"operation names still clash: {sorted(dupes)}")
 
 
+def add_summaries(operations: list[dict]) -> list[str]:
+    """Gives each operation its line from SUMMARIES (placed after its name);
+    answers what is wrong: operations without a line, lines for no operation,
+    and lines no surface could carry as they are."""
+    try:
+        lines = json.loads(SUMMARIES.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"cannot read it: {e}"]
+    if not isinstance(lines, dict):
+        return ["it must be one JSON object of operation name to line"]
+    problems = []
+    names = {o["name"] for o in operations}
+    for name in sorted(names - lines.keys()):
+        problems.append(f"{name}: no summary; add a line of your own words for it")
+    for name in sorted(lines.keys() - names):
+        problems.append(f"{name}: a summary for no operation of the snapshot; remove or rename it")
+    for name, line in sorted(lines.items()):
+        if not isinstance(line, str) or not line.strip():
+            problems.append(f"{name}: the summary must be a non-empty string")
+        elif line != line.strip() or len(line) > SUMMARY_MAX:
+            problems.append(f"{name}: the summary must be one line of at most {SUMMARY_MAX} characters, "
+                            "without surrounding spaces")
+        elif SUMMARY_FORBIDDEN.search(line):
+            problems.append(f"{name}: the summary holds markup ({SUMMARY_FORBIDDEN.search(line).group()!r}); "
+                            "write it as plain text")
+    if list(lines) != sorted(lines):
+        problems.append("the lines must be sorted by operation name")
+    if problems:
+        return problems
+    for i, o in enumerate(operations):
+        items = list(o.items())
+        operations[i] = dict(items[:1] + [("summary", lines[o["name"]])] + items[1:])
+    return []
+
+
 def json_schema(content: dict) -> dict:
     return (content or {}).get("application/json", {}).get("schema", {}) or {}
 
@@ -359,9 +410,17 @@ def main(argv: list[str]) -> int:
         snap.define(short(full), snap.components[full])
     disambiguate(operations)
     operations.sort(key=lambda o: (o["name"], o["method"]))
+    problems = add_summaries(operations)
+    if problems:
+        print(f"{SUMMARIES.relative_to(ROOT)} does not match the operations:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
     out = {
-        "about": "Facts derived by scripts/spec-snapshot.py from iiko's OpenAPI documents; "
-                 "no prose. Regenerate with that script, then `cargo run -p iikocloud-codegen`.",
+        "about": "Facts derived by scripts/spec-snapshot.py from iiko's OpenAPI documents, with "
+                 "none of their prose; each `summary` is this project's own line from "
+                 "spec/operation-summaries.json. Regenerate with that script, then "
+                 "`cargo run -p iikocloud-codegen`.",
         "sources": sources,
         "operations": operations,
         "schemas": dict(sorted(snap.schemas.items())),

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Derives spec/operations.json, the facts-only snapshot the code generator
-(codegen/) reads, from iiko's OpenAPI documents.
+"""Derives spec/operations.json, the snapshot the code generator (codegen/)
+reads: facts from iiko's OpenAPI documents, and our own one-line summary of
+each operation from spec/operation-summaries.json.
 
     scripts/spec-snapshot.py                      # both documents in ../shared/spec
-    scripts/spec-snapshot.py --check              # fail if spec/operations.json differs
+    scripts/spec-snapshot.py --check              # fail if spec/operations.json differs,
+                                                  # or an operation has no summary
     scripts/spec-snapshot.py DOC [DOC ...]        # several editions; the first wins per path
 
 Kept: paths, methods, operation names, request and response schemas, field
@@ -317,6 +319,8 @@ def add_summaries(operations: list[dict]) -> list[str]:
         elif line != line.strip() or len(line) > SUMMARY_MAX:
             problems.append(f"{name}: the summary must be one line of at most {SUMMARY_MAX} characters, "
                             "without surrounding spaces")
+        elif not (line[0].isupper() and line.endswith(".")):
+            problems.append(f"{name}: the summary must be one sentence: a capital letter first, a full stop last")
         elif SUMMARY_FORBIDDEN.search(line):
             problems.append(f"{name}: the summary holds markup ({SUMMARY_FORBIDDEN.search(line).group()!r}); "
                             "write it as plain text")

@@ -19,6 +19,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Records a finished attendance (shift worked) of an employee in one role; answers the record.
+     *
      * `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Deletes one attendance record for good.
+     *
      * `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Pages through an organization's attendance records in a period, by employee, type or closed state.
+     *
      * `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+     *
      * `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

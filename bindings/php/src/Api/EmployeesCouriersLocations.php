@@ -19,6 +19,8 @@ final class EmployeesCouriersLocations
     }
 
     /**
+     * Answers the couriers' recorded positions over the last offsetInSeconds.
+     *
      * `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or a 5xx; restriction group "Drivers: location").
      *
      * The request is checked by the library before anything is sent.

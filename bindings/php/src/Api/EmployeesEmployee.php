@@ -19,6 +19,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Creates an employee with a code and a main organization; answers the full profile.
+     *
      * `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+     *
      * `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Reads one employee's full profile by id.
+     *
      * `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Pages through employees matching field filters, optionally with only chosen fields.
+     *
      * `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Takes a fired employee back.
+     *
      * `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Changes the fields given of an employee, leaving the rest as they are.
+     *
      * `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

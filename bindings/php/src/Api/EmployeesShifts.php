@@ -19,6 +19,8 @@ final class EmployeesShifts
     }
 
     /**
+     * Lists the terminal groups where an employee has a shift open.
+     *
      * `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or a 5xx; restriction group "Employees: shifts").
      *
      * The request is checked by the library before anything is sent.

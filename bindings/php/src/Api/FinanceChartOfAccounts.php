@@ -19,6 +19,8 @@ final class FinanceChartOfAccounts
     }
 
     /**
+     * Reads the chart of accounts, optionally one account type or deleted accounts only.
+     *
      * `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

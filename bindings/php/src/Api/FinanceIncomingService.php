@@ -19,6 +19,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Cancels a draft act of services received (NEW to CANCELED).
+     *
      * `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Creates an act of services received from a supplier, as a draft; answers its id and number.
+     *
      * `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Reads one act of services received, with its lines and totals.
+     *
      * `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Lists the acts of services received dated within a period.
+     *
      * `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Posts an act of services received to the books (NEW to PROCESSED).
+     *
      * `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Takes a posted act of services received back to draft (PROCESSED to NEW).
+     *
      * `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Rewrites an act of services received: header and every line.
+     *
      * `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

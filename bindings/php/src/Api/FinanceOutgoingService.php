@@ -19,6 +19,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Cancels a draft act of services rendered (NEW to CANCELED).
+     *
      * `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Creates an act of services rendered to a customer, as a draft; answers its id and number.
+     *
      * `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Reads one act of services rendered, with its lines and totals.
+     *
      * `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Lists the acts of services rendered dated within a period.
+     *
      * `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Posts an act of services rendered to the books (NEW to PROCESSED).
+     *
      * `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+     *
      * `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Rewrites an act of services rendered: header and every line.
+     *
      * `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Cancels a disassembly act still in draft (NEW to CANCELED).
+     *
      * `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+     *
      * `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Reads one disassembly act with its lines and status.
+     *
      * `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Lists the disassembly acts dated within a period.
+     *
      * `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Takes a posted disassembly act back to draft (PROCESSED to NEW).
+     *
      * `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Rewrites a disassembly act: its header and every line.
+     *
      * `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

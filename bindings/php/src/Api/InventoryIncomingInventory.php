@@ -19,6 +19,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Cancels a stock-take still in draft (NEW to CANCELED).
+     *
      * `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+     *
      * `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Reads one stock-take with its lines and status.
+     *
      * `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Lists the stock-takes dated within a period.
+     *
      * `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Takes a posted stock-take back to draft (PROCESSED to NEW).
+     *
      * `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Rewrites a stock-take: its header and every line.
+     *
      * `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Cancels a supplier invoice still in draft (NEW to CANCELED).
+     *
      * `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Creates a supplier invoice of goods received in state NEW; answers its id and number.
+     *
      * `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Reads one supplier invoice with its lines and status.
+     *
      * `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Lists the supplier invoices dated within a period.
+     *
      * `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -91,6 +99,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -106,6 +116,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+     *
      * `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -121,6 +133,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Rewrites a supplier invoice: its header and every line.
+     *
      * `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryIncomingInvoicePatch
     }
 
     /**
+     * Sets the payment date of a supplier invoice that is already paid in full.
+     *
      * `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Cancels a buyer return still in draft (NEW to CANCELED).
+     *
      * `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Creates a return of goods from a buyer in state NEW; answers its id and number.
+     *
      * `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Reads one buyer return with its lines and status.
+     *
      * `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Lists the buyer returns dated within a period.
+     *
      * `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Takes a posted buyer return back to draft (PROCESSED to NEW).
+     *
      * `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Rewrites a buyer return: its header and every line.
+     *
      * `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

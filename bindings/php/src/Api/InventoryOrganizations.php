@@ -25,6 +25,8 @@ final class InventoryOrganizations
     }
 
     /**
+     * Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+     *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryOrganizationsSettings
     }
 
     /**
+     * Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+     *
      * `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Cancels an outgoing invoice still in draft (NEW to CANCELED).
+     *
      * `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+     *
      * `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Reads one outgoing invoice with its lines and status.
+     *
      * `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Lists the outgoing invoices dated within a period.
+     *
      * `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -91,6 +99,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -106,6 +116,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+     *
      * `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -121,6 +133,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Rewrites an outgoing invoice: its header and every line.
+     *
      * `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventoryOutgoingInvoicePatch
     }
 
     /**
+     * Sets the payment date of an outgoing invoice that is already paid in full.
+     *
      * `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
      *
      * The request is checked by the library before anything is sent.

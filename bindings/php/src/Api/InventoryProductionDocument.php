@@ -19,6 +19,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Cancels a production act still in draft (NEW to CANCELED).
+     *
      * `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+     *
      * `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Reads one production act with its lines and status.
+     *
      * `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Lists the production acts dated within a period.
+     *
      * `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Takes a posted production act back to draft (PROCESSED to NEW).
+     *
      * `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Rewrites a production act: its header and every line.
+     *
      * `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

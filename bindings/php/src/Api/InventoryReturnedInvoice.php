@@ -19,6 +19,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Cancels a supplier return still in draft (NEW to CANCELED).
+     *
      * `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Creates a return of goods to a supplier in state NEW; answers its id and number.
+     *
      * `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Reads one supplier return with its lines and status.
+     *
      * `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Lists the supplier returns dated within a period.
+     *
      * `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Takes a posted supplier return back to draft (PROCESSED to NEW).
+     *
      * `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Rewrites a supplier return: its header and every line.
+     *
      * `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Cancels a sales act still in draft (NEW to CANCELED).
+     *
      * `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+     *
      * `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Reads one sales act with its lines and status.
+     *
      * `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Lists the sales acts dated within a period.
+     *
      * `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Takes a posted sales act back to draft (PROCESSED to NEW).
+     *
      * `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Rewrites a sales act: its header and every line.
+     *
      * `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

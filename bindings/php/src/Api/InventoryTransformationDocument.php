@@ -19,6 +19,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Cancels a transformation act still in draft (NEW to CANCELED).
+     *
      * `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+     *
      * `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Reads one transformation act with its lines and status.
+     *
      * `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Lists the transformation acts dated within a period.
+     *
      * `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Takes a posted transformation act back to draft (PROCESSED to NEW).
+     *
      * `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Rewrites a transformation act: its header and every line.
+     *
      * `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

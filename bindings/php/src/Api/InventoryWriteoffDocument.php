@@ -19,6 +19,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Cancels a write-off act still in draft (NEW to CANCELED).
+     *
      * `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+     *
      * `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Reads one write-off act with its lines and status.
+     *
      * `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Lists the write-off acts dated within a period.
+     *
      * `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +104,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Takes a posted write-off act back to draft (PROCESSED to NEW).
+     *
      * `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -109,6 +121,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Rewrites a write-off act: its header and every line.
+     *
      * `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Creates a product category with a name; answers its id.
+     *
      * `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Marks a product category deleted.
+     *
      * `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -49,6 +53,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Pages through product categories, optionally only given ids or with deleted ones.
+     *
      * `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -64,6 +70,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Brings a deleted product category back.
+     *
      * `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +87,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Renames a product category.
+     *
      * `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

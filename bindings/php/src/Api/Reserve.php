@@ -19,6 +19,8 @@ final class Reserve
     }
 
     /**
+     * Adds items and combos to a banquet's order (banquets only).
+     *
      * `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -36,6 +38,8 @@ final class Reserve
     }
 
     /**
+     * Adds payments to a banquet's order (banquets only).
+     *
      * `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -53,6 +57,8 @@ final class Reserve
     }
 
     /**
+     * Lists the key's organizations where reserves and banquets can be booked.
+     *
      * `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -68,6 +74,8 @@ final class Reserve
     }
 
     /**
+     * Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+     *
      * `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -83,6 +91,8 @@ final class Reserve
     }
 
     /**
+     * Lists the terminal groups of given organizations where reserves and banquets can be booked.
+     *
      * `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -98,6 +108,8 @@ final class Reserve
     }
 
     /**
+     * Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+     *
      * `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -115,6 +127,8 @@ final class Reserve
     }
 
     /**
+     * Moves a reserve's or banquet's expected start time.
+     *
      * `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -132,6 +146,8 @@ final class Reserve
     }
 
     /**
+     * Replaces the items and combos of a banquet's order (banquets only).
+     *
      * `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -149,6 +165,8 @@ final class Reserve
     }
 
     /**
+     * Moves a reserve or banquet to other tables.
+     *
      * `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -166,6 +184,8 @@ final class Reserve
     }
 
     /**
+     * Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+     *
      * `reserve.create`: `POST /api/1/reserve/create` (a command: it answers a correlationId; never retried; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -183,6 +203,8 @@ final class Reserve
     }
 
     /**
+     * Lists the reserves and banquets booked in given sections within a time range, table by table.
+     *
      * `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -198,6 +220,8 @@ final class Reserve
     }
 
     /**
+     * Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+     *
      * `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class StopLists
     }
 
     /**
+     * Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+     *
      * `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or a 5xx; restriction group "Data: stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class StopLists
     }
 
     /**
+     * Puts products (one size, or all) on a terminal group's stop list with the balance left.
+     *
      * `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -51,6 +55,8 @@ final class StopLists
     }
 
     /**
+     * Checks order items against a terminal group's stop list and answers those that cannot be sold.
+     *
      * `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or a 5xx; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -66,6 +72,8 @@ final class StopLists
     }
 
     /**
+     * Empties a terminal group's stop list.
+     *
      * `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -83,6 +91,8 @@ final class StopLists
     }
 
     /**
+     * Takes products (one size, or all) off a terminal group's stop list.
+     *
      * `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.

@@ -19,6 +19,8 @@ final class Streets
     }
 
     /**
+     * Lists the streets of one city in an organization's address book.
+     *
      * `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -34,6 +36,8 @@ final class Streets
     }
 
     /**
+     * Looks streets up by id or by classifier id, each with its city.
+     *
      * `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.

@@ -1122,7 +1122,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_DELIVERIES_DRAFTS_CREATE 31
 
 /**
- * `deliveries.drafts.delete`: Deletes a delivery order draft.
+ * `deliveries.drafts.delete`: Discards a delivery order draft.
  * `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_DELETE 32
@@ -1236,7 +1236,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE 50
 
 /**
- * `employees.couriers.locations.by_time_offset`: Answers the couriers' recorded positions over the last offsetInSeconds.
+ * `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
  * `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET 51
@@ -1266,7 +1266,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN 55
 
 /**
- * `employees.shifts.by_courier`: Lists the terminal groups where an employee has a shift open.
+ * `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
  * `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
  */
 #define IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER 56
@@ -1284,7 +1284,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST 58
 
 /**
- * `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED).
+ * `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
  * `POST /api/finance/v1/incoming_service/cancel` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL 59
@@ -1314,7 +1314,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_POST 63
 
 /**
- * `finance.incoming_service.unpost`: Takes a posted act of services received back to draft (PROCESSED to NEW).
+ * `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
  * `POST /api/finance/v1/incoming_service/unpost` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST 64
@@ -1326,7 +1326,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE 65
 
 /**
- * `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED).
+ * `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
  * `POST /api/finance/v1/outgoing_service/cancel` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL 66
@@ -1356,7 +1356,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_POST 70
 
 /**
- * `finance.outgoing_service.unpost`: Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+ * `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
  * `POST /api/finance/v1/outgoing_service/unpost` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST 71
@@ -1380,7 +1380,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_COUNTERAGENTS 74
 
 /**
- * `inventory.disassemble_document.cancel`: Cancels a disassembly act still in draft (NEW to CANCELED).
+ * `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL 75
@@ -1410,7 +1410,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST 79
 
 /**
- * `inventory.disassemble_document.unpost`: Takes a posted disassembly act back to draft (PROCESSED to NEW).
+ * `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST 80
@@ -1422,7 +1422,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE 81
 
 /**
- * `inventory.incoming_invoice.cancel`: Cancels a supplier invoice still in draft (NEW to CANCELED).
+ * `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL 82
@@ -1452,7 +1452,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT 86
 
 /**
- * `inventory.incoming_invoice.patch.set_payment_date`: Sets the payment date of a supplier invoice that is already paid in full.
+ * `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
  * `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE 87
@@ -1464,7 +1464,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_POST 88
 
 /**
- * `inventory.incoming_invoice.unpost`: Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+ * `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST 89
@@ -1476,7 +1476,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE 90
 
 /**
- * `inventory.incoming_returned_invoice.cancel`: Cancels a buyer return still in draft (NEW to CANCELED).
+ * `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL 91
@@ -1506,7 +1506,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST 95
 
 /**
- * `inventory.incoming_returned_invoice.unpost`: Takes a posted buyer return back to draft (PROCESSED to NEW).
+ * `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST 96
@@ -1518,7 +1518,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE 97
 
 /**
- * `inventory.internal_transfer.cancel`: Cancels a store transfer still in draft (NEW to CANCELED).
+ * `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL 98
@@ -1548,7 +1548,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST 102
 
 /**
- * `inventory.internal_transfer.unpost`: Takes a posted store transfer back to draft (PROCESSED to NEW).
+ * `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST 103
@@ -1566,7 +1566,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES 105
 
 /**
- * `inventory.outgoing_invoice.cancel`: Cancels an outgoing invoice still in draft (NEW to CANCELED).
+ * `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL 106
@@ -1596,7 +1596,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT 110
 
 /**
- * `inventory.outgoing_invoice.patch.set_payment_date`: Sets the payment date of an outgoing invoice that is already paid in full.
+ * `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
  * `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE 111
@@ -1608,7 +1608,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST 112
 
 /**
- * `inventory.outgoing_invoice.unpost`: Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+ * `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST 113
@@ -1620,7 +1620,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE 114
 
 /**
- * `inventory.production_document.cancel`: Cancels a production act still in draft (NEW to CANCELED).
+ * `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/production_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL 115
@@ -1650,7 +1650,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST 119
 
 /**
- * `inventory.production_document.unpost`: Takes a posted production act back to draft (PROCESSED to NEW).
+ * `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/production_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST 120
@@ -1662,7 +1662,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE 121
 
 /**
- * `inventory.returned_invoice.cancel`: Cancels a supplier return still in draft (NEW to CANCELED).
+ * `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL 122
@@ -1692,7 +1692,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_POST 126
 
 /**
- * `inventory.returned_invoice.unpost`: Takes a posted supplier return back to draft (PROCESSED to NEW).
+ * `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST 127
@@ -1704,7 +1704,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE 128
 
 /**
- * `inventory.sales_document.cancel`: Cancels a sales act still in draft (NEW to CANCELED).
+ * `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/sales_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL 129
@@ -1734,7 +1734,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_POST 133
 
 /**
- * `inventory.sales_document.unpost`: Takes a posted sales act back to draft (PROCESSED to NEW).
+ * `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/sales_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST 134
@@ -1746,7 +1746,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE 135
 
 /**
- * `inventory.transformation_document.cancel`: Cancels a transformation act still in draft (NEW to CANCELED).
+ * `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/transformation_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL 136
@@ -1776,7 +1776,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST 140
 
 /**
- * `inventory.transformation_document.unpost`: Takes a posted transformation act back to draft (PROCESSED to NEW).
+ * `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/transformation_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST 141
@@ -1788,7 +1788,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE 142
 
 /**
- * `inventory.writeoff_document.cancel`: Cancels a write-off act still in draft (NEW to CANCELED).
+ * `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL 143
@@ -1818,7 +1818,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST 147
 
 /**
- * `inventory.writeoff_document.unpost`: Takes a posted write-off act back to draft (PROCESSED to NEW).
+ * `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST 148
@@ -1860,7 +1860,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_LOYALTY_IIKO_COUPONS_INFO 154
 
 /**
- * `loyalty.iiko.coupons.series`: Lists the coupon series that still hold unused, undeleted coupons.
+ * `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
  * `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
  */
 #define IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES 155
@@ -1932,7 +1932,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP 166
 
 /**
- * `loyalty.iiko.customer_category`: Lists the organization's loyalty customer categories.
+ * `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
  * `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY 167
@@ -1956,7 +1956,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS 170
 
 /**
- * `loyalty.iiko.get_counters`: Reads customers' order counts and sums over chosen periods.
+ * `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
  * `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_LOYALTY_IIKO_GET_COUNTERS 171
@@ -2160,7 +2160,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS 204
 
 /**
- * `reserve.available_terminal_groups`: Lists the terminal groups of given organizations where reserves and banquets can be booked.
+ * `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
  * `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
  */
 #define IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS 205
@@ -2172,7 +2172,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_RESERVE_CANCEL 206
 
 /**
- * `reserve.change_estimated_start_time`: Moves a reserve's or banquet's expected start time.
+ * `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
  * `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME 207
@@ -2184,7 +2184,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_RESERVE_CHANGE_ITEMS 208
 
 /**
- * `reserve.change_tables`: Moves a reserve or banquet to other tables.
+ * `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
  * `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_RESERVE_CHANGE_TABLES 209
@@ -2196,7 +2196,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_RESERVE_CREATE 210
 
 /**
- * `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections within a time range, table by table.
+ * `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
  * `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD 211
@@ -2214,7 +2214,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_STOP_LISTS 213
 
 /**
- * `stop_lists.add`: Puts products (one size, or all) on a terminal group's stop list with the balance left.
+ * `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
  * `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
  */
 #define IIKO_OP_STOP_LISTS_ADD 214
@@ -2232,7 +2232,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_STOP_LISTS_CLEAR 216
 
 /**
- * `stop_lists.remove`: Takes products (one size, or all) off a terminal group's stop list.
+ * `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
  * `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
  */
 #define IIKO_OP_STOP_LISTS_REMOVE 217
@@ -2244,7 +2244,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_STREETS_BY_CITY 218
 
 /**
- * `streets.by_id`: Looks streets up by id or by classifier id, each with its city.
+ * `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
  * `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
  */
 #define IIKO_OP_STREETS_BY_ID 219
@@ -2292,7 +2292,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE 226
 
 /**
- * `employees.attendance.delete`: Deletes one attendance record for good.
+ * `employees.attendance.delete`: Removes one attendance record; there is no undo.
  * `POST /api/employees/v1/attendance/delete` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE 227
@@ -2304,7 +2304,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_LIST 228
 
 /**
- * `employees.attendance.update`: Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+ * `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
  * `POST /api/employees/v1/attendance/update` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE 229
@@ -2328,7 +2328,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE 232
 
 /**
- * `employees.employee.get`: Reads one employee's full profile by id.
+ * `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
  * `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_GET 233
@@ -2340,7 +2340,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_LIST 234
 
 /**
- * `employees.employee.restore`: Takes a fired employee back.
+ * `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
  * `POST /api/employees/v1/employee/restore` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE 235
@@ -2370,13 +2370,13 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_ACCOUNT_CREATE 239
 
 /**
- * `finance.account.delete`: Marks a ledger account deleted.
+ * `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
  * `POST /api/finance/v1/account/delete` (not retried).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_DELETE 240
 
 /**
- * `finance.account.get`: Reads one ledger account by id.
+ * `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
  * `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_GET 241
@@ -2430,7 +2430,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE 249
 
 /**
- * `finance.cash_flow_category.get`: Reads one cash flow category by id.
+ * `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
  * `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET 250
@@ -2454,7 +2454,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE 253
 
 /**
- * `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally one account type or deleted accounts only.
+ * `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
  * `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST 254
@@ -2472,7 +2472,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_TAX_CATEGORY_LIST 256
 
 /**
- * `inventory.accounting_categories.get`: Reads one product accounting category by id.
+ * `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
  * `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET 257
@@ -2508,7 +2508,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST 262
 
 /**
- * `inventory.incoming_inventory.cancel`: Cancels a stock-take still in draft (NEW to CANCELED).
+ * `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
  * `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL 263
@@ -2538,7 +2538,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST 267
 
 /**
- * `inventory.incoming_inventory.unpost`: Takes a posted stock-take back to draft (PROCESSED to NEW).
+ * `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
  * `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST 268
@@ -2550,7 +2550,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE 269
 
 /**
- * `inventory.measure_units.get`: Reads one unit of measure by id.
+ * `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
  * `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_MEASURE_UNITS_GET 270
@@ -2562,13 +2562,13 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_MEASURE_UNITS_LIST 271
 
 /**
- * `inventory.organizations.settings.list`: Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+ * `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
  * `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
 
 /**
- * `inventory.organizations.tree`: Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+ * `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
  * `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273
@@ -2604,7 +2604,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_LICENSES_LIST 278
 
 /**
- * `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+ * `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
  * `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_MENU_V3_BY_ID 279
@@ -2634,7 +2634,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE 283
 
 /**
- * `nomenclature.assembly_chart.delete`: Deletes a recipe card by id.
+ * `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
  * `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE 284
@@ -2664,7 +2664,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE 288
 
 /**
- * `nomenclature.assembly_chart.update`: Rewrites an existing recipe card.
+ * `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
  * `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE 289
@@ -2724,13 +2724,13 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST 298
 
 /**
- * `nomenclature.nomenclature.category.create`: Creates a product category with a name; answers its id.
+ * `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
  * `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE 299
 
 /**
- * `nomenclature.nomenclature.category.delete`: Marks a product category deleted.
+ * `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
  * `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE 300
@@ -2742,7 +2742,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST 301
 
 /**
- * `nomenclature.nomenclature.category.restore`: Brings a deleted product category back.
+ * `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
  * `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE 302
@@ -2754,7 +2754,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE 303
 
 /**
- * `nomenclature.outer_economic_activity_nomenclature_codes.get`: Reads one foreign-trade commodity code by id.
+ * `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
  * `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET 304
@@ -2784,7 +2784,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_PRODUCT_CREATE 308
 
 /**
- * `nomenclature.product.delete`: Marks catalogue products deleted.
+ * `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
  * `POST /api/nomenclature/v2/product/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_DELETE 309
@@ -2802,7 +2802,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE 311
 
 /**
- * `nomenclature.product.update`: Rewrites a catalogue product; name, type and unit of measure are required.
+ * `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
  * `POST /api/nomenclature/v2/product/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE 312
@@ -2814,13 +2814,13 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES 313
 
 /**
- * `nomenclature.product_scale.create`: Creates a size scale together with its sizes.
+ * `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
  * `POST /api/nomenclature/v1/product-scale/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE 314
 
 /**
- * `nomenclature.product_scale.delete`: Marks a size scale deleted; it must not be in use by products or modifier schemes.
+ * `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
  * `POST /api/nomenclature/v1/product-scale/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE 315

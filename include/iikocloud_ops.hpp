@@ -312,7 +312,7 @@ inline std::string deliveries_drafts_create(const Client &client, const std::str
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_CREATE, request_json, options);
 }
 
-/** `deliveries.drafts.delete`: Deletes a delivery order draft.
+/** `deliveries.drafts.delete`: Discards a delivery order draft.
  *  `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
 inline std::string deliveries_drafts_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -485,7 +485,7 @@ inline std::string employees_couriers_by_role(const Client &client, const std::s
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE, request_json, options);
 }
 
-/** `employees.couriers.locations.by_time_offset`: Answers the couriers' recorded positions over the last offsetInSeconds.
+/** `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
  *  `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
 inline std::string employees_couriers_locations_by_time_offset(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -520,7 +520,7 @@ inline std::string employees_shift_is_open(const Client &client, const std::stri
     return client.call_operation(IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN, request_json, options);
 }
 
-/** `employees.shifts.by_courier`: Lists the terminal groups where an employee has a shift open.
+/** `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
  *  `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts"). */
 inline std::string employees_shifts_by_courier(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -541,7 +541,7 @@ inline std::string finance_document_transactions_list(const Client &client, cons
     return client.call_operation(IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST, request_json, options);
 }
 
-/** `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED).
+/** `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/finance/v1/incoming_service/cancel` (not retried). */
 inline std::string finance_incoming_service_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -576,7 +576,7 @@ inline std::string finance_incoming_service_post(const Client &client, const std
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_POST, request_json, options);
 }
 
-/** `finance.incoming_service.unpost`: Takes a posted act of services received back to draft (PROCESSED to NEW).
+/** `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/finance/v1/incoming_service/unpost` (not retried). */
 inline std::string finance_incoming_service_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -590,7 +590,7 @@ inline std::string finance_incoming_service_update(const Client &client, const s
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE, request_json, options);
 }
 
-/** `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED).
+/** `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/finance/v1/outgoing_service/cancel` (not retried). */
 inline std::string finance_outgoing_service_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -625,7 +625,7 @@ inline std::string finance_outgoing_service_post(const Client &client, const std
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_POST, request_json, options);
 }
 
-/** `finance.outgoing_service.unpost`: Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+/** `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/finance/v1/outgoing_service/unpost` (not retried). */
 inline std::string finance_outgoing_service_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -653,7 +653,7 @@ inline std::string inventory_counteragents(const Client &client, const std::stri
     return client.call_operation(IIKO_OP_INVENTORY_COUNTERAGENTS, request_json, options);
 }
 
-/** `inventory.disassemble_document.cancel`: Cancels a disassembly act still in draft (NEW to CANCELED).
+/** `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/disassemble_document/cancel` (not retried). */
 inline std::string inventory_disassemble_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -688,7 +688,7 @@ inline std::string inventory_disassemble_document_post(const Client &client, con
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.disassemble_document.unpost`: Takes a posted disassembly act back to draft (PROCESSED to NEW).
+/** `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/disassemble_document/unpost` (not retried). */
 inline std::string inventory_disassemble_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -702,7 +702,7 @@ inline std::string inventory_disassemble_document_update(const Client &client, c
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.incoming_invoice.cancel`: Cancels a supplier invoice still in draft (NEW to CANCELED).
+/** `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/incoming_invoice/cancel` (not retried). */
 inline std::string inventory_incoming_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -737,7 +737,7 @@ inline std::string inventory_incoming_invoice_modify_add_payment(const Client &c
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT, request_json, options);
 }
 
-/** `inventory.incoming_invoice.patch.set_payment_date`: Sets the payment date of a supplier invoice that is already paid in full.
+/** `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
  *  `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried). */
 inline std::string inventory_incoming_invoice_patch_set_payment_date(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -751,7 +751,7 @@ inline std::string inventory_incoming_invoice_post(const Client &client, const s
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.incoming_invoice.unpost`: Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+/** `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/incoming_invoice/unpost` (not retried). */
 inline std::string inventory_incoming_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -765,7 +765,7 @@ inline std::string inventory_incoming_invoice_update(const Client &client, const
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.cancel`: Cancels a buyer return still in draft (NEW to CANCELED).
+/** `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried). */
 inline std::string inventory_incoming_returned_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -800,7 +800,7 @@ inline std::string inventory_incoming_returned_invoice_post(const Client &client
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.unpost`: Takes a posted buyer return back to draft (PROCESSED to NEW).
+/** `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried). */
 inline std::string inventory_incoming_returned_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -814,7 +814,7 @@ inline std::string inventory_incoming_returned_invoice_update(const Client &clie
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.internal_transfer.cancel`: Cancels a store transfer still in draft (NEW to CANCELED).
+/** `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/internal_transfer/cancel` (not retried). */
 inline std::string inventory_internal_transfer_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -849,7 +849,7 @@ inline std::string inventory_internal_transfer_post(const Client &client, const 
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST, request_json, options);
 }
 
-/** `inventory.internal_transfer.unpost`: Takes a posted store transfer back to draft (PROCESSED to NEW).
+/** `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/internal_transfer/unpost` (not retried). */
 inline std::string inventory_internal_transfer_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -870,7 +870,7 @@ inline std::string inventory_nomenclature_update_barcodes(const Client &client, 
     return client.call_operation(IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.cancel`: Cancels an outgoing invoice still in draft (NEW to CANCELED).
+/** `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried). */
 inline std::string inventory_outgoing_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -905,7 +905,7 @@ inline std::string inventory_outgoing_invoice_modify_add_payment(const Client &c
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.patch.set_payment_date`: Sets the payment date of an outgoing invoice that is already paid in full.
+/** `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
  *  `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried). */
 inline std::string inventory_outgoing_invoice_patch_set_payment_date(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -919,7 +919,7 @@ inline std::string inventory_outgoing_invoice_post(const Client &client, const s
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.unpost`: Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+/** `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried). */
 inline std::string inventory_outgoing_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -933,7 +933,7 @@ inline std::string inventory_outgoing_invoice_update(const Client &client, const
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.production_document.cancel`: Cancels a production act still in draft (NEW to CANCELED).
+/** `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/production_document/cancel` (not retried). */
 inline std::string inventory_production_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -968,7 +968,7 @@ inline std::string inventory_production_document_post(const Client &client, cons
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.production_document.unpost`: Takes a posted production act back to draft (PROCESSED to NEW).
+/** `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/production_document/unpost` (not retried). */
 inline std::string inventory_production_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -982,7 +982,7 @@ inline std::string inventory_production_document_update(const Client &client, co
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.returned_invoice.cancel`: Cancels a supplier return still in draft (NEW to CANCELED).
+/** `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/returned_invoice/cancel` (not retried). */
 inline std::string inventory_returned_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1017,7 +1017,7 @@ inline std::string inventory_returned_invoice_post(const Client &client, const s
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.returned_invoice.unpost`: Takes a posted supplier return back to draft (PROCESSED to NEW).
+/** `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/returned_invoice/unpost` (not retried). */
 inline std::string inventory_returned_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1031,7 +1031,7 @@ inline std::string inventory_returned_invoice_update(const Client &client, const
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.sales_document.cancel`: Cancels a sales act still in draft (NEW to CANCELED).
+/** `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/sales_document/cancel` (not retried). */
 inline std::string inventory_sales_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1066,7 +1066,7 @@ inline std::string inventory_sales_document_post(const Client &client, const std
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.sales_document.unpost`: Takes a posted sales act back to draft (PROCESSED to NEW).
+/** `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/sales_document/unpost` (not retried). */
 inline std::string inventory_sales_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1080,7 +1080,7 @@ inline std::string inventory_sales_document_update(const Client &client, const s
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.transformation_document.cancel`: Cancels a transformation act still in draft (NEW to CANCELED).
+/** `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/transformation_document/cancel` (not retried). */
 inline std::string inventory_transformation_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1115,7 +1115,7 @@ inline std::string inventory_transformation_document_post(const Client &client, 
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.transformation_document.unpost`: Takes a posted transformation act back to draft (PROCESSED to NEW).
+/** `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/transformation_document/unpost` (not retried). */
 inline std::string inventory_transformation_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1129,7 +1129,7 @@ inline std::string inventory_transformation_document_update(const Client &client
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.writeoff_document.cancel`: Cancels a write-off act still in draft (NEW to CANCELED).
+/** `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/writeoff_document/cancel` (not retried). */
 inline std::string inventory_writeoff_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1164,7 +1164,7 @@ inline std::string inventory_writeoff_document_post(const Client &client, const 
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.writeoff_document.unpost`: Takes a posted write-off act back to draft (PROCESSED to NEW).
+/** `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/writeoff_document/unpost` (not retried). */
 inline std::string inventory_writeoff_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1213,7 +1213,7 @@ inline std::string loyalty_iiko_coupons_info(const Client &client, const std::st
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_COUPONS_INFO, request_json, options);
 }
 
-/** `loyalty.iiko.coupons.series`: Lists the coupon series that still hold unused, undeleted coupons.
+/** `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
  *  `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons"). */
 inline std::string loyalty_iiko_coupons_series(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1297,7 +1297,7 @@ inline std::string loyalty_iiko_customer_wallet_topup(const Client &client, cons
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP, request_json, options);
 }
 
-/** `loyalty.iiko.customer_category`: Lists the organization's loyalty customer categories.
+/** `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
  *  `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
 inline std::string loyalty_iiko_customer_category(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1325,7 +1325,7 @@ inline std::string loyalty_iiko_delete_customers(const Client &client, const std
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS, request_json, options);
 }
 
-/** `loyalty.iiko.get_counters`: Reads customers' order counts and sums over chosen periods.
+/** `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
  *  `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx). */
 inline std::string loyalty_iiko_get_counters(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1633,7 +1633,7 @@ inline std::string reserve_available_restaurant_sections(const Client &client, c
     return client.call_operation(IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS, request_json, options);
 }
 
-/** `reserve.available_terminal_groups`: Lists the terminal groups of given organizations where reserves and banquets can be booked.
+/** `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
  *  `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
 inline std::string reserve_available_terminal_groups(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1652,7 +1652,7 @@ inline std::string reserve_cancel_wait(const Client &client, const std::string &
     return client.call_operation_wait(IIKO_OP_RESERVE_CANCEL, request_json, options);
 }
 
-/** `reserve.change_estimated_start_time`: Moves a reserve's or banquet's expected start time.
+/** `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
  *  `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried). */
 inline std::string reserve_change_estimated_start_time(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1676,7 +1676,7 @@ inline std::string reserve_change_items_wait(const Client &client, const std::st
     return client.call_operation_wait(IIKO_OP_RESERVE_CHANGE_ITEMS, request_json, options);
 }
 
-/** `reserve.change_tables`: Moves a reserve or banquet to other tables.
+/** `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
  *  `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried). */
 inline std::string reserve_change_tables(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1700,7 +1700,7 @@ inline std::string reserve_create_wait(const Client &client, const std::string &
     return client.call_operation_wait(IIKO_OP_RESERVE_CREATE, request_json, options);
 }
 
-/** `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections within a time range, table by table.
+/** `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
  *  `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string reserve_restaurant_sections_workload(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1721,7 +1721,7 @@ inline std::string stop_lists(const Client &client, const std::string &request_j
     return client.call_operation(IIKO_OP_STOP_LISTS, request_json, options);
 }
 
-/** `stop_lists.add`: Puts products (one size, or all) on a terminal group's stop list with the balance left.
+/** `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
  *  `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
 inline std::string stop_lists_add(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1752,7 +1752,7 @@ inline std::string stop_lists_clear_wait(const Client &client, const std::string
     return client.call_operation_wait(IIKO_OP_STOP_LISTS_CLEAR, request_json, options);
 }
 
-/** `stop_lists.remove`: Takes products (one size, or all) off a terminal group's stop list.
+/** `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
  *  `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
 inline std::string stop_lists_remove(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1771,7 +1771,7 @@ inline std::string streets_by_city(const Client &client, const std::string &requ
     return client.call_operation(IIKO_OP_STREETS_BY_CITY, request_json, options);
 }
 
-/** `streets.by_id`: Looks streets up by id or by classifier id, each with its city.
+/** `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
  *  `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
 inline std::string streets_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1832,7 +1832,7 @@ inline std::string employees_attendance_create(const Client &client, const std::
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE, request_json, options);
 }
 
-/** `employees.attendance.delete`: Deletes one attendance record for good.
+/** `employees.attendance.delete`: Removes one attendance record; there is no undo.
  *  `POST /api/employees/v1/attendance/delete` (not retried). */
 inline std::string employees_attendance_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1846,7 +1846,7 @@ inline std::string employees_attendance_list(const Client &client, const std::st
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_LIST, request_json, options);
 }
 
-/** `employees.attendance.update`: Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+/** `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
  *  `POST /api/employees/v1/attendance/update` (not retried). */
 inline std::string employees_attendance_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1874,7 +1874,7 @@ inline std::string employees_employee_fire(const Client &client, const std::stri
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE, request_json, options);
 }
 
-/** `employees.employee.get`: Reads one employee's full profile by id.
+/** `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
  *  `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx). */
 inline std::string employees_employee_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1888,7 +1888,7 @@ inline std::string employees_employee_list(const Client &client, const std::stri
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_LIST, request_json, options);
 }
 
-/** `employees.employee.restore`: Takes a fired employee back.
+/** `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
  *  `POST /api/employees/v1/employee/restore` (not retried). */
 inline std::string employees_employee_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1923,14 +1923,14 @@ inline std::string finance_account_create(const Client &client, const std::strin
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_CREATE, request_json, options);
 }
 
-/** `finance.account.delete`: Marks a ledger account deleted.
+/** `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
  *  `POST /api/finance/v1/account/delete` (not retried). */
 inline std::string finance_account_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_DELETE, request_json, options);
 }
 
-/** `finance.account.get`: Reads one ledger account by id.
+/** `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
  *  `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -1993,7 +1993,7 @@ inline std::string finance_cash_flow_category_delete(const Client &client, const
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE, request_json, options);
 }
 
-/** `finance.cash_flow_category.get`: Reads one cash flow category by id.
+/** `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
  *  `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_cash_flow_category_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2021,7 +2021,7 @@ inline std::string finance_cash_flow_category_update(const Client &client, const
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE, request_json, options);
 }
 
-/** `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally one account type or deleted accounts only.
+/** `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
  *  `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_chart_of_accounts_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2042,7 +2042,7 @@ inline std::string finance_tax_category_list(const Client &client, const std::st
     return client.call_operation(IIKO_OP_FINANCE_TAX_CATEGORY_LIST, request_json, options);
 }
 
-/** `inventory.accounting_categories.get`: Reads one product accounting category by id.
+/** `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
  *  `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_accounting_categories_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2084,7 +2084,7 @@ inline std::string inventory_counteragents_pricelist_list(const Client &client, 
     return client.call_operation(IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.cancel`: Cancels a stock-take still in draft (NEW to CANCELED).
+/** `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
  *  `POST /api/inventory/v1/incoming_inventory/cancel` (not retried). */
 inline std::string inventory_incoming_inventory_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2119,7 +2119,7 @@ inline std::string inventory_incoming_inventory_post(const Client &client, const
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.unpost`: Takes a posted stock-take back to draft (PROCESSED to NEW).
+/** `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
  *  `POST /api/inventory/v1/incoming_inventory/unpost` (not retried). */
 inline std::string inventory_incoming_inventory_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2133,7 +2133,7 @@ inline std::string inventory_incoming_inventory_update(const Client &client, con
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE, request_json, options);
 }
 
-/** `inventory.measure_units.get`: Reads one unit of measure by id.
+/** `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
  *  `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_measure_units_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2147,14 +2147,14 @@ inline std::string inventory_measure_units_list(const Client &client, const std:
     return client.call_operation(IIKO_OP_INVENTORY_MEASURE_UNITS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.settings.list`: Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+/** `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
  *  `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_settings_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.tree`: Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+/** `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
  *  `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_tree(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2196,7 +2196,7 @@ inline std::string licenses_list(const Client &client, const std::string &reques
     return client.call_operation(IIKO_OP_LICENSES_LIST, request_json, options);
 }
 
-/** `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+/** `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
  *  `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string menu_v3_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2231,7 +2231,7 @@ inline std::string nomenclature_assembly_chart_create(const Client &client, cons
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.delete`: Deletes a recipe card by id.
+/** `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
  *  `POST /api/nomenclature/v2/assembly-chart/delete` (not retried). */
 inline std::string nomenclature_assembly_chart_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2266,7 +2266,7 @@ inline std::string nomenclature_assembly_chart_tree(const Client &client, const 
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.update`: Rewrites an existing recipe card.
+/** `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
  *  `POST /api/nomenclature/v2/assembly-chart/update` (not retried). */
 inline std::string nomenclature_assembly_chart_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2336,14 +2336,14 @@ inline std::string nomenclature_modifier_schema_list(const Client &client, const
     return client.call_operation(IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.create`: Creates a product category with a name; answers its id.
+/** `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
  *  `POST /api/nomenclature/v1/nomenclature/category/create` (not retried). */
 inline std::string nomenclature_nomenclature_category_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.delete`: Marks a product category deleted.
+/** `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
  *  `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried). */
 inline std::string nomenclature_nomenclature_category_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2357,7 +2357,7 @@ inline std::string nomenclature_nomenclature_category_list(const Client &client,
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.restore`: Brings a deleted product category back.
+/** `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
  *  `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried). */
 inline std::string nomenclature_nomenclature_category_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2371,7 +2371,7 @@ inline std::string nomenclature_nomenclature_category_update(const Client &clien
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE, request_json, options);
 }
 
-/** `nomenclature.outer_economic_activity_nomenclature_codes.get`: Reads one foreign-trade commodity code by id.
+/** `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
  *  `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_outer_economic_activity_nomenclature_codes_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2406,7 +2406,7 @@ inline std::string nomenclature_product_create(const Client &client, const std::
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_CREATE, request_json, options);
 }
 
-/** `nomenclature.product.delete`: Marks catalogue products deleted.
+/** `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
  *  `POST /api/nomenclature/v2/product/delete` (not retried). */
 inline std::string nomenclature_product_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2427,7 +2427,7 @@ inline std::string nomenclature_product_restore(const Client &client, const std:
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE, request_json, options);
 }
 
-/** `nomenclature.product.update`: Rewrites a catalogue product; name, type and unit of measure are required.
+/** `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
  *  `POST /api/nomenclature/v2/product/update` (not retried). */
 inline std::string nomenclature_product_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2441,14 +2441,14 @@ inline std::string nomenclature_product_update_barcodes(const Client &client, co
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES, request_json, options);
 }
 
-/** `nomenclature.product_scale.create`: Creates a size scale together with its sizes.
+/** `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
  *  `POST /api/nomenclature/v1/product-scale/create` (not retried). */
 inline std::string nomenclature_product_scale_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE, request_json, options);
 }
 
-/** `nomenclature.product_scale.delete`: Marks a size scale deleted; it must not be in use by products or modifier schemes.
+/** `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
  *  `POST /api/nomenclature/v1/product-scale/delete` (not retried). */
 inline std::string nomenclature_product_scale_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {

@@ -383,7 +383,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.delete",
-        summary: "Deletes a delivery order draft.",
+        summary: "Discards a delivery order draft.",
         method: "POST",
         path: "/api/1/deliveries/drafts/delete",
         edition: "official",
@@ -575,7 +575,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.delete",
-        summary: "Deletes one attendance record for good.",
+        summary: "Removes one attendance record; there is no undo.",
         method: "POST",
         path: "/api/employees/v1/attendance/delete",
         edition: "newer",
@@ -599,7 +599,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.update",
-        summary: "Rewrites an attendance record; moving it to another organization makes a new record with a new id.",
+        summary: "Changes an attendance record; give it another organization and it comes back under a new id.",
         method: "POST",
         path: "/api/employees/v1/attendance/update",
         edition: "newer",
@@ -671,7 +671,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers.locations.by_time_offset",
-        summary: "Answers the couriers' recorded positions over the last offsetInSeconds.",
+        summary: "Answers the courier positions recorded within the last offsetInSeconds seconds.",
         method: "POST",
         path: "/api/1/employees/couriers/locations/by_time_offset",
         edition: "official",
@@ -707,7 +707,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.get",
-        summary: "Reads one employee's full profile by id.",
+        summary: "Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.",
         method: "POST",
         path: "/api/employees/v1/employee/get",
         edition: "newer",
@@ -731,7 +731,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.restore",
-        summary: "Takes a fired employee back.",
+        summary: "Takes a fired employee back on, undoing employee.fire.",
         method: "POST",
         path: "/api/employees/v1/employee/restore",
         edition: "newer",
@@ -827,7 +827,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.shifts.by_courier",
-        summary: "Lists the terminal groups where an employee has a shift open.",
+        summary: "Answers the ids of the terminal groups on which an employee is clocked in.",
         method: "POST",
         path: "/api/1/employees/shifts/by_courier",
         edition: "official",
@@ -851,7 +851,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.delete",
-        summary: "Marks a ledger account deleted.",
+        summary: "Marks a ledger account deleted; finance.account.restore undoes it.",
         method: "POST",
         path: "/api/finance/v1/account/delete",
         edition: "newer",
@@ -863,7 +863,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.get",
-        summary: "Reads one ledger account by id.",
+        summary: "Reads one ledger account: type, parent, opening balance, system or not.",
         method: "POST",
         path: "/api/finance/v1/account/get",
         edition: "newer",
@@ -983,7 +983,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.get",
-        summary: "Reads one cash flow category by id.",
+        summary: "Reads one cash flow category: its code, name, type, parent and revision.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/get",
         edition: "newer",
@@ -1031,7 +1031,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.chart_of_accounts.list",
-        summary: "Reads the chart of accounts, optionally one account type or deleted accounts only.",
+        summary: "Reads the chart of accounts, optionally narrowed to one account type or by deleted state.",
         method: "POST",
         path: "/api/finance/v1/chart-of-accounts/list",
         edition: "newer",
@@ -1055,7 +1055,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.cancel",
-        summary: "Cancels a draft act of services received (NEW to CANCELED).",
+        summary: "Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/cancel",
         edition: "official",
@@ -1115,7 +1115,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.unpost",
-        summary: "Takes a posted act of services received back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/finance/v1/incoming_service/unpost",
         edition: "official",
@@ -1151,7 +1151,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.cancel",
-        summary: "Cancels a draft act of services rendered (NEW to CANCELED).",
+        summary: "Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/cancel",
         edition: "official",
@@ -1211,7 +1211,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.unpost",
-        summary: "Takes a posted act of services rendered back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/unpost",
         edition: "official",
@@ -1247,7 +1247,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.accounting_categories.get",
-        summary: "Reads one product accounting category by id.",
+        summary: "Looks up one product accounting category: its code, name and deleted flag.",
         method: "POST",
         path: "/api/inventory/v1/accounting_categories/get",
         edition: "newer",
@@ -1343,7 +1343,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.cancel",
-        summary: "Cancels a disassembly act still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/cancel",
         edition: "official",
@@ -1403,7 +1403,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.unpost",
-        summary: "Takes a posted disassembly act back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/unpost",
         edition: "official",
@@ -1427,7 +1427,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.cancel",
-        summary: "Cancels a stock-take still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/cancel",
         edition: "newer",
@@ -1487,7 +1487,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.unpost",
-        summary: "Takes a posted stock-take back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/unpost",
         edition: "newer",
@@ -1511,7 +1511,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.cancel",
-        summary: "Cancels a supplier invoice still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/cancel",
         edition: "official",
@@ -1571,7 +1571,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.patch.set_payment_date",
-        summary: "Sets the payment date of a supplier invoice that is already paid in full.",
+        summary: "Records when a supplier invoice was paid; nothing of it may be left unpaid.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/patch/set_payment_date",
         edition: "official",
@@ -1595,7 +1595,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.unpost",
-        summary: "Takes a posted supplier invoice back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/unpost",
         edition: "official",
@@ -1619,7 +1619,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.cancel",
-        summary: "Cancels a buyer return still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/cancel",
         edition: "official",
@@ -1679,7 +1679,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.unpost",
-        summary: "Takes a posted buyer return back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/unpost",
         edition: "official",
@@ -1703,7 +1703,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.cancel",
-        summary: "Cancels a store transfer still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/cancel",
         edition: "official",
@@ -1763,7 +1763,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.unpost",
-        summary: "Takes a posted store transfer back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/unpost",
         edition: "official",
@@ -1787,7 +1787,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.measure_units.get",
-        summary: "Reads one unit of measure by id.",
+        summary: "Looks up one unit of measure: code, short and full name.",
         method: "POST",
         path: "/api/inventory/v1/measure_units/get",
         edition: "newer",
@@ -1823,7 +1823,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.settings.list",
-        summary: "Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.",
+        summary: "Reads chain-wide back-office settings such as money precision and the VAT accounting mode.",
         method: "POST",
         path: "/api/inventory/v1/organizations/settings/list",
         edition: "newer",
@@ -1835,7 +1835,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.tree",
-        summary: "Lists the terminal groups with their points of sale and restaurant sections; untyped answer.",
+        summary: "Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.",
         method: "POST",
         path: "/api/inventory/v1/organizations/tree",
         edition: "newer",
@@ -1847,7 +1847,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.cancel",
-        summary: "Cancels an outgoing invoice still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/cancel",
         edition: "official",
@@ -1907,7 +1907,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.patch.set_payment_date",
-        summary: "Sets the payment date of an outgoing invoice that is already paid in full.",
+        summary: "Records when an outgoing invoice was paid; it must be paid in full already.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/patch/set_payment_date",
         edition: "official",
@@ -1931,7 +1931,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.unpost",
-        summary: "Takes a posted outgoing invoice back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/unpost",
         edition: "official",
@@ -1979,7 +1979,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.cancel",
-        summary: "Cancels a production act still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft production act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/production_document/cancel",
         edition: "official",
@@ -2039,7 +2039,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.unpost",
-        summary: "Takes a posted production act back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/production_document/unpost",
         edition: "official",
@@ -2063,7 +2063,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.cancel",
-        summary: "Cancels a supplier return still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/cancel",
         edition: "official",
@@ -2123,7 +2123,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.unpost",
-        summary: "Takes a posted supplier return back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/unpost",
         edition: "official",
@@ -2147,7 +2147,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.cancel",
-        summary: "Cancels a sales act still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/cancel",
         edition: "official",
@@ -2207,7 +2207,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.unpost",
-        summary: "Takes a posted sales act back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/sales_document/unpost",
         edition: "official",
@@ -2255,7 +2255,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.cancel",
-        summary: "Cancels a transformation act still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/cancel",
         edition: "official",
@@ -2315,7 +2315,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.unpost",
-        summary: "Takes a posted transformation act back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/unpost",
         edition: "official",
@@ -2339,7 +2339,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.cancel",
-        summary: "Cancels a write-off act still in draft (NEW to CANCELED).",
+        summary: "Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/cancel",
         edition: "official",
@@ -2399,7 +2399,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.unpost",
-        summary: "Takes a posted write-off act back to draft (PROCESSED to NEW).",
+        summary: "Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/unpost",
         edition: "official",
@@ -2495,7 +2495,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.coupons.series",
-        summary: "Lists the coupon series that still hold unused, undeleted coupons.",
+        summary: "Lists the coupon series that still have coupons nobody has used or deleted.",
         method: "POST",
         path: "/api/1/loyalty/iiko/coupons/series",
         edition: "official",
@@ -2639,7 +2639,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer_category",
-        summary: "Lists the organization's loyalty customer categories.",
+        summary: "Lists the categories of the organization's loyalty customers, with active and default flags.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer_category",
         edition: "official",
@@ -2687,7 +2687,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.get_counters",
-        summary: "Reads customers' order counts and sums over chosen periods.",
+        summary: "Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.",
         method: "POST",
         path: "/api/1/loyalty/iiko/get_counters",
         edition: "official",
@@ -2795,7 +2795,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "menu.v3.by_id",
-        summary: "Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.",
+        summary: "Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.",
         method: "POST",
         path: "/api/menu/v3/by_id",
         edition: "newer",
@@ -2867,7 +2867,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.delete",
-        summary: "Deletes a recipe card by id.",
+        summary: "Removes one recipe card of a product, by the card's id.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/delete",
         edition: "newer",
@@ -2927,7 +2927,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.update",
-        summary: "Rewrites an existing recipe card.",
+        summary: "Replaces an existing recipe card: validity dates, output quantity and ingredient lines.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/update",
         edition: "newer",
@@ -3047,7 +3047,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.create",
-        summary: "Creates a product category with a name; answers its id.",
+        summary: "Creates a product category from just a name; answers its new id.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/create",
         edition: "newer",
@@ -3059,7 +3059,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.delete",
-        summary: "Marks a product category deleted.",
+        summary: "Marks a product category deleted; the category restore operation undoes it.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/delete",
         edition: "newer",
@@ -3083,7 +3083,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.restore",
-        summary: "Brings a deleted product category back.",
+        summary: "Undoes the deletion of a product category.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/restore",
         edition: "newer",
@@ -3107,7 +3107,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.outer_economic_activity_nomenclature_codes.get",
-        summary: "Reads one foreign-trade commodity code by id.",
+        summary: "Looks up one foreign-trade commodity code (its name and code value) by id.",
         method: "POST",
         path: "/api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get",
         edition: "newer",
@@ -3167,7 +3167,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.delete",
-        summary: "Marks catalogue products deleted.",
+        summary: "Marks catalogue products deleted; nomenclature.product.restore undoes it.",
         method: "POST",
         path: "/api/nomenclature/v2/product/delete",
         edition: "newer",
@@ -3203,7 +3203,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.update",
-        summary: "Rewrites a catalogue product; name, type and unit of measure are required.",
+        summary: "Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.",
         method: "POST",
         path: "/api/nomenclature/v2/product/update",
         edition: "newer",
@@ -3227,7 +3227,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.create",
-        summary: "Creates a size scale together with its sizes.",
+        summary: "Creates a size scale (such as small, medium, large) with the full list of its sizes.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/create",
         edition: "newer",
@@ -3239,7 +3239,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.delete",
-        summary: "Marks a size scale deleted; it must not be in use by products or modifier schemes.",
+        summary: "Marks a size scale deleted; refused while a product or modifier scheme still uses it.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/delete",
         edition: "newer",
@@ -3683,7 +3683,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.available_terminal_groups",
-        summary: "Lists the terminal groups of given organizations where reserves and banquets can be booked.",
+        summary: "Lists, for given organizations, the terminal groups that take reserve and banquet bookings.",
         method: "POST",
         path: "/api/1/reserve/available_terminal_groups",
         edition: "official",
@@ -3707,7 +3707,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.change_estimated_start_time",
-        summary: "Moves a reserve's or banquet's expected start time.",
+        summary: "Reschedules a reserve or banquet to a new expected start time.",
         method: "POST",
         path: "/api/1/reserve/change_estimated_start_time",
         edition: "official",
@@ -3731,7 +3731,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.change_tables",
-        summary: "Moves a reserve or banquet to other tables.",
+        summary: "Moves a reserve or banquet to another set of tables.",
         method: "POST",
         path: "/api/1/reserve/change_tables",
         edition: "official",
@@ -3755,7 +3755,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.restaurant_sections_workload",
-        summary: "Lists the reserves and banquets booked in given sections within a time range, table by table.",
+        summary: "Lists the reserves and banquets booked in given sections from a start time on, with their tables.",
         method: "POST",
         path: "/api/1/reserve/restaurant_sections_workload",
         edition: "official",
@@ -3791,7 +3791,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.add",
-        summary: "Puts products (one size, or all) on a terminal group's stop list with the balance left.",
+        summary: "Puts products (and sizes) on a terminal group's stop list, each with the balance left.",
         method: "POST",
         path: "/api/1/stop_lists/add",
         edition: "official",
@@ -3827,7 +3827,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.remove",
-        summary: "Takes products (one size, or all) off a terminal group's stop list.",
+        summary: "Takes products (and sizes) off a terminal group's stop list.",
         method: "POST",
         path: "/api/1/stop_lists/remove",
         edition: "official",
@@ -3851,7 +3851,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "streets.by_id",
-        summary: "Looks streets up by id or by classifier id, each with its city.",
+        summary: "Looks streets up by their ids or their address classifier ids, each with its city name.",
         method: "POST",
         path: "/api/1/streets/by_id",
         edition: "official",
@@ -4836,7 +4836,7 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[30], request)
     }
 
-    /// Deletes a delivery order draft.
+    /// Discards a delivery order draft.
     ///
     /// `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete`.
     ///
@@ -5047,7 +5047,7 @@ impl<'c> EmployeesAttendance<'c> {
         self.client.operation(&OPERATIONS[46], request)
     }
 
-    /// Deletes one attendance record for good.
+    /// Removes one attendance record; there is no undo.
     ///
     /// `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete`.
     ///
@@ -5077,7 +5077,7 @@ impl<'c> EmployeesAttendance<'c> {
         self.client.operation(&OPERATIONS[48], request)
     }
 
-    /// Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+    /// Changes an attendance record; give it another organization and it comes back under a new id.
     ///
     /// `employees.attendance.update`: `POST /api/employees/v1/attendance/update`.
     ///
@@ -5209,7 +5209,7 @@ pub struct EmployeesCouriersLocations<'c> {
 }
 
 impl<'c> EmployeesCouriersLocations<'c> {
-    /// Answers the couriers' recorded positions over the last offsetInSeconds.
+    /// Answers the courier positions recorded within the last offsetInSeconds seconds.
     ///
     /// `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset`.
     ///
@@ -5261,7 +5261,7 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[57], request)
     }
 
-    /// Reads one employee's full profile by id.
+    /// Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
     ///
     /// `employees.employee.get`: `POST /api/employees/v1/employee/get`.
     ///
@@ -5291,7 +5291,7 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[59], request)
     }
 
-    /// Takes a fired employee back.
+    /// Takes a fired employee back on, undoing employee.fire.
     ///
     /// `employees.employee.restore`: `POST /api/employees/v1/employee/restore`.
     ///
@@ -5417,7 +5417,7 @@ pub struct EmployeesShifts<'c> {
 }
 
 impl<'c> EmployeesShifts<'c> {
-    /// Lists the terminal groups where an employee has a shift open.
+    /// Answers the ids of the terminal groups on which an employee is clocked in.
     ///
     /// `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier`.
     ///
@@ -5546,7 +5546,7 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[69], request)
     }
 
-    /// Marks a ledger account deleted.
+    /// Marks a ledger account deleted; finance.account.restore undoes it.
     ///
     /// `finance.account.delete`: `POST /api/finance/v1/account/delete`.
     ///
@@ -5561,7 +5561,7 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[70], request)
     }
 
-    /// Reads one ledger account by id.
+    /// Reads one ledger account: type, parent, opening balance, system or not.
     ///
     /// `finance.account.get`: `POST /api/finance/v1/account/get`.
     ///
@@ -5748,7 +5748,7 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[80], request)
     }
 
-    /// Reads one cash flow category by id.
+    /// Reads one cash flow category: its code, name, type, parent and revision.
     ///
     /// `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get`.
     ///
@@ -5816,7 +5816,7 @@ pub struct FinanceChartOfAccounts<'c> {
 }
 
 impl<'c> FinanceChartOfAccounts<'c> {
-    /// Reads the chart of accounts, optionally one account type or deleted accounts only.
+    /// Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
     ///
     /// `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list`.
     ///
@@ -5859,7 +5859,7 @@ pub struct FinanceIncomingService<'c> {
 }
 
 impl<'c> FinanceIncomingService<'c> {
-    /// Cancels a draft act of services received (NEW to CANCELED).
+    /// Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
     ///
     /// `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel`.
     ///
@@ -5919,7 +5919,7 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[91], request)
     }
 
-    /// Takes a posted act of services received back to draft (PROCESSED to NEW).
+    /// Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
     ///
     /// `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost`.
     ///
@@ -5974,7 +5974,7 @@ pub struct FinanceOutgoingService<'c> {
 }
 
 impl<'c> FinanceOutgoingService<'c> {
-    /// Cancels a draft act of services rendered (NEW to CANCELED).
+    /// Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
     ///
     /// `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel`.
     ///
@@ -6034,7 +6034,7 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[99], request)
     }
 
-    /// Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+    /// Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
     ///
     /// `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost`.
     ///
@@ -6244,7 +6244,7 @@ pub struct InventoryAccountingCategories<'c> {
 }
 
 impl<'c> InventoryAccountingCategories<'c> {
-    /// Reads one product accounting category by id.
+    /// Looks up one product accounting category: its code, name and deleted flag.
     ///
     /// `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get`.
     ///
@@ -6405,7 +6405,7 @@ pub struct InventoryDisassembleDocument<'c> {
 }
 
 impl<'c> InventoryDisassembleDocument<'c> {
-    /// Cancels a disassembly act still in draft (NEW to CANCELED).
+    /// Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel`.
     ///
@@ -6465,7 +6465,7 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[115], request)
     }
 
-    /// Takes a posted disassembly act back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost`.
     ///
@@ -6497,7 +6497,7 @@ pub struct InventoryIncomingInventory<'c> {
 }
 
 impl<'c> InventoryIncomingInventory<'c> {
-    /// Cancels a stock-take still in draft (NEW to CANCELED).
+    /// Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel`.
     ///
@@ -6572,7 +6572,7 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[122], request)
     }
 
-    /// Takes a posted stock-take back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost`.
     ///
@@ -6624,7 +6624,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         }
     }
 
-    /// Cancels a supplier invoice still in draft (NEW to CANCELED).
+    /// Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel`.
     ///
@@ -6684,7 +6684,7 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[131], request)
     }
 
-    /// Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost`.
     ///
@@ -6736,7 +6736,7 @@ pub struct InventoryIncomingInvoicePatch<'c> {
 }
 
 impl<'c> InventoryIncomingInvoicePatch<'c> {
-    /// Sets the payment date of a supplier invoice that is already paid in full.
+    /// Records when a supplier invoice was paid; nothing of it may be left unpaid.
     ///
     /// `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date`.
     ///
@@ -6756,7 +6756,7 @@ pub struct InventoryIncomingReturnedInvoice<'c> {
 }
 
 impl<'c> InventoryIncomingReturnedInvoice<'c> {
-    /// Cancels a buyer return still in draft (NEW to CANCELED).
+    /// Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel`.
     ///
@@ -6816,7 +6816,7 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[138], request)
     }
 
-    /// Takes a posted buyer return back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost`.
     ///
@@ -6848,7 +6848,7 @@ pub struct InventoryInternalTransfer<'c> {
 }
 
 impl<'c> InventoryInternalTransfer<'c> {
-    /// Cancels a store transfer still in draft (NEW to CANCELED).
+    /// Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel`.
     ///
@@ -6908,7 +6908,7 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[145], request)
     }
 
-    /// Takes a posted store transfer back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost`.
     ///
@@ -6940,7 +6940,7 @@ pub struct InventoryMeasureUnits<'c> {
 }
 
 impl<'c> InventoryMeasureUnits<'c> {
-    /// Reads one unit of measure by id.
+    /// Looks up one unit of measure: code, short and full name.
     ///
     /// `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get`.
     ///
@@ -7005,7 +7005,7 @@ impl<'c> InventoryOrganizations<'c> {
         }
     }
 
-    /// Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+    /// Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
     ///
     /// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree`.
     ///
@@ -7028,7 +7028,7 @@ pub struct InventoryOrganizationsSettings<'c> {
 }
 
 impl<'c> InventoryOrganizationsSettings<'c> {
-    /// Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+    /// Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
     ///
     /// `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list`.
     ///
@@ -7065,7 +7065,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         }
     }
 
-    /// Cancels an outgoing invoice still in draft (NEW to CANCELED).
+    /// Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel`.
     ///
@@ -7125,7 +7125,7 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[159], request)
     }
 
-    /// Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+    /// Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost`.
     ///
@@ -7177,7 +7177,7 @@ pub struct InventoryOutgoingInvoicePatch<'c> {
 }
 
 impl<'c> InventoryOutgoingInvoicePatch<'c> {
-    /// Sets the payment date of an outgoing invoice that is already paid in full.
+    /// Records when an outgoing invoice was paid; it must be paid in full already.
     ///
     /// `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date`.
     ///
@@ -7235,7 +7235,7 @@ pub struct InventoryProductionDocument<'c> {
 }
 
 impl<'c> InventoryProductionDocument<'c> {
-    /// Cancels a production act still in draft (NEW to CANCELED).
+    /// Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel`.
     ///
@@ -7295,7 +7295,7 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[168], request)
     }
 
-    /// Takes a posted production act back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost`.
     ///
@@ -7327,7 +7327,7 @@ pub struct InventoryReturnedInvoice<'c> {
 }
 
 impl<'c> InventoryReturnedInvoice<'c> {
-    /// Cancels a supplier return still in draft (NEW to CANCELED).
+    /// Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel`.
     ///
@@ -7387,7 +7387,7 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[175], request)
     }
 
-    /// Takes a posted supplier return back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost`.
     ///
@@ -7419,7 +7419,7 @@ pub struct InventorySalesDocument<'c> {
 }
 
 impl<'c> InventorySalesDocument<'c> {
-    /// Cancels a sales act still in draft (NEW to CANCELED).
+    /// Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel`.
     ///
@@ -7479,7 +7479,7 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[182], request)
     }
 
-    /// Takes a posted sales act back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost`.
     ///
@@ -7557,7 +7557,7 @@ pub struct InventoryTransformationDocument<'c> {
 }
 
 impl<'c> InventoryTransformationDocument<'c> {
-    /// Cancels a transformation act still in draft (NEW to CANCELED).
+    /// Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel`.
     ///
@@ -7617,7 +7617,7 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[191], request)
     }
 
-    /// Takes a posted transformation act back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost`.
     ///
@@ -7649,7 +7649,7 @@ pub struct InventoryWriteoffDocument<'c> {
 }
 
 impl<'c> InventoryWriteoffDocument<'c> {
-    /// Cancels a write-off act still in draft (NEW to CANCELED).
+    /// Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
     ///
     /// `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel`.
     ///
@@ -7709,7 +7709,7 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[198], request)
     }
 
-    /// Takes a posted write-off act back to draft (PROCESSED to NEW).
+    /// Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
     ///
     /// `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost`.
     ///
@@ -7859,7 +7859,7 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[222], request)
     }
 
-    /// Reads customers' order counts and sums over chosen periods.
+    /// Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
     ///
     /// `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters`.
     ///
@@ -7947,7 +7947,7 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         self.client.operation(&OPERATIONS[206], request)
     }
 
-    /// Lists the coupon series that still hold unused, undeleted coupons.
+    /// Lists the coupon series that still have coupons nobody has used or deleted.
     ///
     /// `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series`.
     ///
@@ -8205,7 +8205,7 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         self.client.operation(&OPERATIONS[220], request)
     }
 
-    /// Lists the organization's loyalty customer categories.
+    /// Lists the categories of the organization's loyalty customers, with active and default flags.
     ///
     /// `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category`.
     ///
@@ -8317,7 +8317,7 @@ pub struct MenuV3<'c> {
 }
 
 impl<'c> MenuV3<'c> {
-    /// Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+    /// Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
     ///
     /// `menu.v3.by_id`: `POST /api/menu/v3/by_id`.
     ///
@@ -8554,7 +8554,7 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[237], request)
     }
 
-    /// Deletes a recipe card by id.
+    /// Removes one recipe card of a product, by the card's id.
     ///
     /// `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete`.
     ///
@@ -8629,7 +8629,7 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[242], request)
     }
 
-    /// Rewrites an existing recipe card.
+    /// Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
     ///
     /// `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update`.
     ///
@@ -8842,7 +8842,7 @@ pub struct NomenclatureNomenclatureCategory<'c> {
 }
 
 impl<'c> NomenclatureNomenclatureCategory<'c> {
-    /// Creates a product category with a name; answers its id.
+    /// Creates a product category from just a name; answers its new id.
     ///
     /// `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create`.
     ///
@@ -8857,7 +8857,7 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[253], request)
     }
 
-    /// Marks a product category deleted.
+    /// Marks a product category deleted; the category restore operation undoes it.
     ///
     /// `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete`.
     ///
@@ -8887,7 +8887,7 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[255], request)
     }
 
-    /// Brings a deleted product category back.
+    /// Undoes the deletion of a product category.
     ///
     /// `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore`.
     ///
@@ -8925,7 +8925,7 @@ pub struct NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
 }
 
 impl<'c> NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
-    /// Reads one foreign-trade commodity code by id.
+    /// Looks up one foreign-trade commodity code (its name and code value) by id.
     ///
     /// `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get`.
     ///
@@ -9025,7 +9025,7 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[262], request)
     }
 
-    /// Marks catalogue products deleted.
+    /// Marks catalogue products deleted; nomenclature.product.restore undoes it.
     ///
     /// `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete`.
     ///
@@ -9070,7 +9070,7 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[265], request)
     }
 
-    /// Rewrites a catalogue product; name, type and unit of measure are required.
+    /// Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
     ///
     /// `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update`.
     ///
@@ -9108,7 +9108,7 @@ pub struct NomenclatureProductScale<'c> {
 }
 
 impl<'c> NomenclatureProductScale<'c> {
-    /// Creates a size scale together with its sizes.
+    /// Creates a size scale (such as small, medium, large) with the full list of its sizes.
     ///
     /// `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create`.
     ///
@@ -9123,7 +9123,7 @@ impl<'c> NomenclatureProductScale<'c> {
         self.client.operation(&OPERATIONS[268], request)
     }
 
-    /// Marks a size scale deleted; it must not be in use by products or modifier schemes.
+    /// Marks a size scale deleted; refused while a product or modifier scheme still uses it.
     ///
     /// `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete`.
     ///
@@ -9776,7 +9776,7 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[305], request)
     }
 
-    /// Lists the terminal groups of given organizations where reserves and banquets can be booked.
+    /// Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
     ///
     /// `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups`.
     ///
@@ -9806,7 +9806,7 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[307], request)
     }
 
-    /// Moves a reserve's or banquet's expected start time.
+    /// Reschedules a reserve or banquet to a new expected start time.
     ///
     /// `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time`.
     ///
@@ -9834,7 +9834,7 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[309], request)
     }
 
-    /// Moves a reserve or banquet to other tables.
+    /// Moves a reserve or banquet to another set of tables.
     ///
     /// `reserve.change_tables`: `POST /api/1/reserve/change_tables`.
     ///
@@ -9864,7 +9864,7 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[311], request)
     }
 
-    /// Lists the reserves and banquets booked in given sections within a time range, table by table.
+    /// Lists the reserves and banquets booked in given sections from a start time on, with their tables.
     ///
     /// `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload`.
     ///
@@ -9900,7 +9900,7 @@ pub struct StopLists<'c> {
 }
 
 impl<'c> StopLists<'c> {
-    /// Puts products (one size, or all) on a terminal group's stop list with the balance left.
+    /// Puts products (and sizes) on a terminal group's stop list, each with the balance left.
     ///
     /// `stop_lists.add`: `POST /api/1/stop_lists/add`.
     ///
@@ -9960,7 +9960,7 @@ impl<'c> StopLists<'c> {
         self.client.operation(&OPERATIONS[314], request)
     }
 
-    /// Takes products (one size, or all) off a terminal group's stop list.
+    /// Takes products (and sizes) off a terminal group's stop list.
     ///
     /// `stop_lists.remove`: `POST /api/1/stop_lists/remove`.
     ///
@@ -9998,7 +9998,7 @@ impl<'c> Streets<'c> {
         self.client.operation(&OPERATIONS[319], request)
     }
 
-    /// Looks streets up by id or by classifier id, each with its city.
+    /// Looks streets up by their ids or their address classifier ids, each with its city name.
     ///
     /// `streets.by_id`: `POST /api/1/streets/by_id`.
     ///

@@ -104,7 +104,7 @@ pub const IIKO_OP_DELIVERIES_DRAFTS_COMMIT: iiko_operation = 30;
 /// `deliveries.drafts.create`: Stores a new delivery order draft in the cloud only; answers its orderId.
 /// `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
 pub const IIKO_OP_DELIVERIES_DRAFTS_CREATE: iiko_operation = 31;
-/// `deliveries.drafts.delete`: Deletes a delivery order draft.
+/// `deliveries.drafts.delete`: Discards a delivery order draft.
 /// `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
 pub const IIKO_OP_DELIVERIES_DRAFTS_DELETE: iiko_operation = 32;
 /// `deliveries.drafts.lock`: Locks a draft for one employee so that no one else edits it.
@@ -161,7 +161,7 @@ pub const IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION_BY_TERMINAL: iiko_operation
 /// `employees.couriers.by_role`: Lists each organization's couriers, marking for each whether it holds the roles asked about.
 /// `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
 pub const IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE: iiko_operation = 50;
-/// `employees.couriers.locations.by_time_offset`: Answers the couriers' recorded positions over the last offsetInSeconds.
+/// `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
 /// `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
 pub const IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET: iiko_operation = 51;
 /// `employees.info`: Reads one employee's name, display name and contacts by id.
@@ -176,7 +176,7 @@ pub const IIKO_OP_EMPLOYEES_SHIFT_CLOCKOUT: iiko_operation = 54;
 /// `employees.shift.is_open`: Tells whether an employee's personal shift is open on a terminal group.
 /// `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN: iiko_operation = 55;
-/// `employees.shifts.by_courier`: Lists the terminal groups where an employee has a shift open.
+/// `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
 /// `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER: iiko_operation = 56;
 /// `finance.account_transactions.list`: Lists one account's transactions in a period with the opening balance and total.
@@ -185,7 +185,7 @@ pub const IIKO_OP_FINANCE_ACCOUNT_TRANSACTIONS_LIST: iiko_operation = 57;
 /// `finance.document_transactions.list`: Lists the ledger transactions one document produced, each with its from and to sides.
 /// `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST: iiko_operation = 58;
-/// `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED).
+/// `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/finance/v1/incoming_service/cancel` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL: iiko_operation = 59;
 /// `finance.incoming_service.create`: Creates an act of services received from a supplier, as a draft; answers its id and number.
@@ -200,13 +200,13 @@ pub const IIKO_OP_FINANCE_INCOMING_SERVICE_LIST: iiko_operation = 62;
 /// `finance.incoming_service.post`: Posts an act of services received to the books (NEW to PROCESSED).
 /// `POST /api/finance/v1/incoming_service/post` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_POST: iiko_operation = 63;
-/// `finance.incoming_service.unpost`: Takes a posted act of services received back to draft (PROCESSED to NEW).
+/// `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/finance/v1/incoming_service/unpost` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST: iiko_operation = 64;
 /// `finance.incoming_service.update`: Rewrites an act of services received: header and every line.
 /// `POST /api/finance/v1/incoming_service/update` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE: iiko_operation = 65;
-/// `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED).
+/// `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/finance/v1/outgoing_service/cancel` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL: iiko_operation = 66;
 /// `finance.outgoing_service.create`: Creates an act of services rendered to a customer, as a draft; answers its id and number.
@@ -221,7 +221,7 @@ pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_LIST: iiko_operation = 69;
 /// `finance.outgoing_service.post`: Posts an act of services rendered to the books (NEW to PROCESSED).
 /// `POST /api/finance/v1/outgoing_service/post` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_POST: iiko_operation = 70;
-/// `finance.outgoing_service.unpost`: Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+/// `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/finance/v1/outgoing_service/unpost` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST: iiko_operation = 71;
 /// `finance.outgoing_service.update`: Rewrites an act of services rendered: header and every line.
@@ -233,7 +233,7 @@ pub const IIKO_OP_INVENTORY_COSTINGS_CALCULATE: iiko_operation = 73;
 /// `inventory.counteragents`: Pages through counteragents (suppliers, clients, employees), filtered by type.
 /// `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_COUNTERAGENTS: iiko_operation = 74;
-/// `inventory.disassemble_document.cancel`: Cancels a disassembly act still in draft (NEW to CANCELED).
+/// `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL: iiko_operation = 75;
 /// `inventory.disassemble_document.create`: Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
@@ -248,13 +248,13 @@ pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_LIST: iiko_operation = 78;
 /// `inventory.disassemble_document.post`: Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/disassemble_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST: iiko_operation = 79;
-/// `inventory.disassemble_document.unpost`: Takes a posted disassembly act back to draft (PROCESSED to NEW).
+/// `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST: iiko_operation = 80;
 /// `inventory.disassemble_document.update`: Rewrites a disassembly act: its header and every line.
 /// `POST /api/inventory/v1/disassemble_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE: iiko_operation = 81;
-/// `inventory.incoming_invoice.cancel`: Cancels a supplier invoice still in draft (NEW to CANCELED).
+/// `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL: iiko_operation = 82;
 /// `inventory.incoming_invoice.create`: Creates a supplier invoice of goods received in state NEW; answers its id and number.
@@ -269,19 +269,19 @@ pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_LIST: iiko_operation = 85;
 /// `inventory.incoming_invoice.modify.add_payment`: Records a payment of a supplier invoice from one account to another; answers the transaction id.
 /// `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT: iiko_operation = 86;
-/// `inventory.incoming_invoice.patch.set_payment_date`: Sets the payment date of a supplier invoice that is already paid in full.
+/// `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
 /// `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE: iiko_operation = 87;
 /// `inventory.incoming_invoice.post`: Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/incoming_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_POST: iiko_operation = 88;
-/// `inventory.incoming_invoice.unpost`: Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+/// `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST: iiko_operation = 89;
 /// `inventory.incoming_invoice.update`: Rewrites a supplier invoice: its header and every line.
 /// `POST /api/inventory/v1/incoming_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE: iiko_operation = 90;
-/// `inventory.incoming_returned_invoice.cancel`: Cancels a buyer return still in draft (NEW to CANCELED).
+/// `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL: iiko_operation = 91;
 /// `inventory.incoming_returned_invoice.create`: Creates a return of goods from a buyer in state NEW; answers its id and number.
@@ -296,13 +296,13 @@ pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_LIST: iiko_operation = 94;
 /// `inventory.incoming_returned_invoice.post`: Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST: iiko_operation = 95;
-/// `inventory.incoming_returned_invoice.unpost`: Takes a posted buyer return back to draft (PROCESSED to NEW).
+/// `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST: iiko_operation = 96;
 /// `inventory.incoming_returned_invoice.update`: Rewrites a buyer return: its header and every line.
 /// `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE: iiko_operation = 97;
-/// `inventory.internal_transfer.cancel`: Cancels a store transfer still in draft (NEW to CANCELED).
+/// `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL: iiko_operation = 98;
 /// `inventory.internal_transfer.create`: Creates a transfer of goods between two stores in state NEW; answers its id and number.
@@ -317,7 +317,7 @@ pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_LIST: iiko_operation = 101;
 /// `inventory.internal_transfer.post`: Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/internal_transfer/post` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST: iiko_operation = 102;
-/// `inventory.internal_transfer.unpost`: Takes a posted store transfer back to draft (PROCESSED to NEW).
+/// `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST: iiko_operation = 103;
 /// `inventory.internal_transfer.update`: Rewrites a store transfer: its header and every line.
@@ -326,7 +326,7 @@ pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UPDATE: iiko_operation = 104;
 /// `inventory.nomenclature.update_barcodes`: Replaces every barcode of a product with the set given.
 /// `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
 pub const IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES: iiko_operation = 105;
-/// `inventory.outgoing_invoice.cancel`: Cancels an outgoing invoice still in draft (NEW to CANCELED).
+/// `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL: iiko_operation = 106;
 /// `inventory.outgoing_invoice.create`: Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
@@ -341,19 +341,19 @@ pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_LIST: iiko_operation = 109;
 /// `inventory.outgoing_invoice.modify.add_payment`: Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
 /// `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT: iiko_operation = 110;
-/// `inventory.outgoing_invoice.patch.set_payment_date`: Sets the payment date of an outgoing invoice that is already paid in full.
+/// `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
 /// `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE: iiko_operation = 111;
 /// `inventory.outgoing_invoice.post`: Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST: iiko_operation = 112;
-/// `inventory.outgoing_invoice.unpost`: Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+/// `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST: iiko_operation = 113;
 /// `inventory.outgoing_invoice.update`: Rewrites an outgoing invoice: its header and every line.
 /// `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE: iiko_operation = 114;
-/// `inventory.production_document.cancel`: Cancels a production act still in draft (NEW to CANCELED).
+/// `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/production_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL: iiko_operation = 115;
 /// `inventory.production_document.create`: Creates a production act (products made from ingredients) in state NEW; answers its id and number.
@@ -368,13 +368,13 @@ pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_LIST: iiko_operation = 118;
 /// `inventory.production_document.post`: Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/production_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST: iiko_operation = 119;
-/// `inventory.production_document.unpost`: Takes a posted production act back to draft (PROCESSED to NEW).
+/// `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/production_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST: iiko_operation = 120;
 /// `inventory.production_document.update`: Rewrites a production act: its header and every line.
 /// `POST /api/inventory/v1/production_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE: iiko_operation = 121;
-/// `inventory.returned_invoice.cancel`: Cancels a supplier return still in draft (NEW to CANCELED).
+/// `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL: iiko_operation = 122;
 /// `inventory.returned_invoice.create`: Creates a return of goods to a supplier in state NEW; answers its id and number.
@@ -389,13 +389,13 @@ pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_LIST: iiko_operation = 125;
 /// `inventory.returned_invoice.post`: Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/returned_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_POST: iiko_operation = 126;
-/// `inventory.returned_invoice.unpost`: Takes a posted supplier return back to draft (PROCESSED to NEW).
+/// `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST: iiko_operation = 127;
 /// `inventory.returned_invoice.update`: Rewrites a supplier return: its header and every line.
 /// `POST /api/inventory/v1/returned_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE: iiko_operation = 128;
-/// `inventory.sales_document.cancel`: Cancels a sales act still in draft (NEW to CANCELED).
+/// `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/sales_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL: iiko_operation = 129;
 /// `inventory.sales_document.create`: Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
@@ -410,13 +410,13 @@ pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_LIST: iiko_operation = 132;
 /// `inventory.sales_document.post`: Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/sales_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_POST: iiko_operation = 133;
-/// `inventory.sales_document.unpost`: Takes a posted sales act back to draft (PROCESSED to NEW).
+/// `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/sales_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST: iiko_operation = 134;
 /// `inventory.sales_document.update`: Rewrites a sales act: its header and every line.
 /// `POST /api/inventory/v1/sales_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE: iiko_operation = 135;
-/// `inventory.transformation_document.cancel`: Cancels a transformation act still in draft (NEW to CANCELED).
+/// `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/transformation_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL: iiko_operation = 136;
 /// `inventory.transformation_document.create`: Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
@@ -431,13 +431,13 @@ pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_LIST: iiko_operation = 139;
 /// `inventory.transformation_document.post`: Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/transformation_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST: iiko_operation = 140;
-/// `inventory.transformation_document.unpost`: Takes a posted transformation act back to draft (PROCESSED to NEW).
+/// `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/transformation_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST: iiko_operation = 141;
 /// `inventory.transformation_document.update`: Rewrites a transformation act: its header and every line.
 /// `POST /api/inventory/v1/transformation_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE: iiko_operation = 142;
-/// `inventory.writeoff_document.cancel`: Cancels a write-off act still in draft (NEW to CANCELED).
+/// `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL: iiko_operation = 143;
 /// `inventory.writeoff_document.create`: Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
@@ -452,7 +452,7 @@ pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_LIST: iiko_operation = 146;
 /// `inventory.writeoff_document.post`: Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/writeoff_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST: iiko_operation = 147;
-/// `inventory.writeoff_document.unpost`: Takes a posted write-off act back to draft (PROCESSED to NEW).
+/// `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST: iiko_operation = 148;
 /// `inventory.writeoff_document.update`: Rewrites a write-off act: its header and every line.
@@ -473,7 +473,7 @@ pub const IIKO_OP_LOYALTY_IIKO_COUPONS_BY_SERIES: iiko_operation = 153;
 /// `loyalty.iiko.coupons.info`: Looks a coupon up by number (and series): its series and when it was activated, if ever.
 /// `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
 pub const IIKO_OP_LOYALTY_IIKO_COUPONS_INFO: iiko_operation = 154;
-/// `loyalty.iiko.coupons.series`: Lists the coupon series that still hold unused, undeleted coupons.
+/// `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
 /// `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
 pub const IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES: iiko_operation = 155;
 /// `loyalty.iiko.customer.card.add`: Links a loyalty card (track and number) to a customer.
@@ -509,7 +509,7 @@ pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_HOLD: iiko_operation = 165;
 /// `loyalty.iiko.customer.wallet.topup`: Adds a sum to a customer's wallet balance.
 /// `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP: iiko_operation = 166;
-/// `loyalty.iiko.customer_category`: Lists the organization's loyalty customer categories.
+/// `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
 /// `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY: iiko_operation = 167;
 /// `loyalty.iiko.customer_category.add`: Puts a customer into a loyalty category.
@@ -521,7 +521,7 @@ pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_REMOVE: iiko_operation = 169;
 /// `loyalty.iiko.delete_customers`: Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
 /// `POST /api/1/loyalty/iiko/delete_customers` (not retried).
 pub const IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS: iiko_operation = 170;
-/// `loyalty.iiko.get_counters`: Reads customers' order counts and sums over chosen periods.
+/// `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 /// `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_LOYALTY_IIKO_GET_COUNTERS: iiko_operation = 171;
 /// `loyalty.iiko.manual_condition`: Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
@@ -623,25 +623,25 @@ pub const IIKO_OP_RESERVE_AVAILABLE_ORGANIZATIONS: iiko_operation = 203;
 /// `reserve.available_restaurant_sections`: Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
 /// `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS: iiko_operation = 204;
-/// `reserve.available_terminal_groups`: Lists the terminal groups of given organizations where reserves and banquets can be booked.
+/// `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 /// `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS: iiko_operation = 205;
 /// `reserve.cancel`: Cancels a reserve that is still New, with the reason (no-show, refusal, other).
 /// `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_RESERVE_CANCEL: iiko_operation = 206;
-/// `reserve.change_estimated_start_time`: Moves a reserve's or banquet's expected start time.
+/// `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
 /// `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME: iiko_operation = 207;
 /// `reserve.change_items`: Replaces the items and combos of a banquet's order (banquets only).
 /// `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_ITEMS: iiko_operation = 208;
-/// `reserve.change_tables`: Moves a reserve or banquet to other tables.
+/// `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
 /// `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_TABLES: iiko_operation = 209;
 /// `reserve.create`: Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
 /// `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
 pub const IIKO_OP_RESERVE_CREATE: iiko_operation = 210;
-/// `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections within a time range, table by table.
+/// `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 /// `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD: iiko_operation = 211;
 /// `reserve.status_by_id`: Reads reserves and banquets by id or source key, each with its creationStatus and any error.
@@ -650,7 +650,7 @@ pub const IIKO_OP_RESERVE_STATUS_BY_ID: iiko_operation = 212;
 /// `stop_lists`: Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
 /// `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
 pub const IIKO_OP_STOP_LISTS: iiko_operation = 213;
-/// `stop_lists.add`: Puts products (one size, or all) on a terminal group's stop list with the balance left.
+/// `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 /// `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_ADD: iiko_operation = 214;
 /// `stop_lists.check`: Checks order items against a terminal group's stop list and answers those that cannot be sold.
@@ -659,13 +659,13 @@ pub const IIKO_OP_STOP_LISTS_CHECK: iiko_operation = 215;
 /// `stop_lists.clear`: Empties a terminal group's stop list.
 /// `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_CLEAR: iiko_operation = 216;
-/// `stop_lists.remove`: Takes products (one size, or all) off a terminal group's stop list.
+/// `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
 /// `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_REMOVE: iiko_operation = 217;
 /// `streets.by_city`: Lists the streets of one city in an organization's address book.
 /// `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_STREETS_BY_CITY: iiko_operation = 218;
-/// `streets.by_id`: Looks streets up by id or by classifier id, each with its city.
+/// `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
 /// `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_STREETS_BY_ID: iiko_operation = 219;
 /// `terminal_groups`: Lists each organization's terminal groups, those asleep apart from the others.
@@ -689,13 +689,13 @@ pub const IIKO_OP_WEBHOOKS_UPDATE_SETTINGS: iiko_operation = 225;
 /// `employees.attendance.create`: Records a finished attendance (shift worked) of an employee in one role; answers the record.
 /// `POST /api/employees/v1/attendance/create` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE: iiko_operation = 226;
-/// `employees.attendance.delete`: Deletes one attendance record for good.
+/// `employees.attendance.delete`: Removes one attendance record; there is no undo.
 /// `POST /api/employees/v1/attendance/delete` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE: iiko_operation = 227;
 /// `employees.attendance.list`: Pages through an organization's attendance records in a period, by employee, type or closed state.
 /// `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_LIST: iiko_operation = 228;
-/// `employees.attendance.update`: Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+/// `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
 /// `POST /api/employees/v1/attendance/update` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE: iiko_operation = 229;
 /// `employees.attendance_type.list`: Lists the attendance types (presence, leave and the like) with their codes and pay rates.
@@ -707,13 +707,13 @@ pub const IIKO_OP_EMPLOYEES_EMPLOYEE_CREATE: iiko_operation = 231;
 /// `employees.employee.fire`: Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
 /// `POST /api/employees/v1/employee/fire` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE: iiko_operation = 232;
-/// `employees.employee.get`: Reads one employee's full profile by id.
+/// `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 /// `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_GET: iiko_operation = 233;
 /// `employees.employee.list`: Pages through employees matching field filters, optionally with only chosen fields.
 /// `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_LIST: iiko_operation = 234;
-/// `employees.employee.restore`: Takes a fired employee back.
+/// `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
 /// `POST /api/employees/v1/employee/restore` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE: iiko_operation = 235;
 /// `employees.employee.update`: Changes the fields given of an employee, leaving the rest as they are.
@@ -728,10 +728,10 @@ pub const IIKO_OP_EMPLOYEES_POSITIONS_LIST: iiko_operation = 238;
 /// `finance.account.create`: Creates a ledger account of a given type with its opening balance and date; answers the account.
 /// `POST /api/finance/v1/account/create` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_CREATE: iiko_operation = 239;
-/// `finance.account.delete`: Marks a ledger account deleted.
+/// `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
 /// `POST /api/finance/v1/account/delete` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_DELETE: iiko_operation = 240;
-/// `finance.account.get`: Reads one ledger account by id.
+/// `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
 /// `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_GET: iiko_operation = 241;
 /// `finance.account.list`: Pages through ledger accounts matching field filters.
@@ -758,7 +758,7 @@ pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_CREATE: iiko_operation = 248;
 /// `finance.cash_flow_category.delete`: Marks a cash flow category deleted with its live subcategories; answers every id touched.
 /// `POST /api/finance/v1/cash-flow-category/delete` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE: iiko_operation = 249;
-/// `finance.cash_flow_category.get`: Reads one cash flow category by id.
+/// `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
 /// `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET: iiko_operation = 250;
 /// `finance.cash_flow_category.list`: Pages through cash flow categories matching field filters.
@@ -770,7 +770,7 @@ pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_RESTORE: iiko_operation = 252;
 /// `finance.cash_flow_category.update`: Rewrites a cash flow category's code, name, type and parent.
 /// `POST /api/finance/v1/cash-flow-category/update` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE: iiko_operation = 253;
-/// `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally one account type or deleted accounts only.
+/// `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 /// `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST: iiko_operation = 254;
 /// `finance.item_category.list`: Pages through the fiscal item categories directory by filter.
@@ -779,7 +779,7 @@ pub const IIKO_OP_FINANCE_ITEM_CATEGORY_LIST: iiko_operation = 255;
 /// `finance.tax_category.list`: Pages through the tax categories directory by filter.
 /// `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_TAX_CATEGORY_LIST: iiko_operation = 256;
-/// `inventory.accounting_categories.get`: Reads one product accounting category by id.
+/// `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
 /// `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET: iiko_operation = 257;
 /// `inventory.accounting_categories.list`: Pages through product accounting categories, deleted ones or those changed since a revision on request.
@@ -797,7 +797,7 @@ pub const IIKO_OP_INVENTORY_COUNTERAGENTS_LIST: iiko_operation = 261;
 /// `inventory.counteragents.pricelist.list`: Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
 /// `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST: iiko_operation = 262;
-/// `inventory.incoming_inventory.cancel`: Cancels a stock-take still in draft (NEW to CANCELED).
+/// `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 /// `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL: iiko_operation = 263;
 /// `inventory.incoming_inventory.create`: Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
@@ -812,22 +812,22 @@ pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST: iiko_operation = 266;
 /// `inventory.incoming_inventory.post`: Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
 /// `POST /api/inventory/v1/incoming_inventory/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST: iiko_operation = 267;
-/// `inventory.incoming_inventory.unpost`: Takes a posted stock-take back to draft (PROCESSED to NEW).
+/// `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 /// `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST: iiko_operation = 268;
 /// `inventory.incoming_inventory.update`: Rewrites a stock-take: its header and every line.
 /// `POST /api/inventory/v1/incoming_inventory/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE: iiko_operation = 269;
-/// `inventory.measure_units.get`: Reads one unit of measure by id.
+/// `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
 /// `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_MEASURE_UNITS_GET: iiko_operation = 270;
 /// `inventory.measure_units.list`: Pages through units of measure, deleted ones or those changed since a revision on request.
 /// `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_MEASURE_UNITS_LIST: iiko_operation = 271;
-/// `inventory.organizations.settings.list`: Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+/// `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 /// `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST: iiko_operation = 272;
-/// `inventory.organizations.tree`: Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+/// `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 /// `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_TREE: iiko_operation = 273;
 /// `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.
@@ -845,7 +845,7 @@ pub const IIKO_OP_INVENTORY_STORES_LIST: iiko_operation = 277;
 /// `licenses.list`: Lists the licenses of each organization the API key reaches.
 /// `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
 pub const IIKO_OP_LICENSES_LIST: iiko_operation = 278;
-/// `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+/// `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 /// `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_MENU_V3_BY_ID: iiko_operation = 279;
 /// `nomenclature.allergen_group.list`: Pages through the allergen groups directory, filtered by id, name, code or deleted state.
@@ -860,7 +860,7 @@ pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_ASSEMBLED: iiko_operation = 282;
 /// `nomenclature.assembly_chart.create`: Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
 /// `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE: iiko_operation = 283;
-/// `nomenclature.assembly_chart.delete`: Deletes a recipe card by id.
+/// `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
 /// `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE: iiko_operation = 284;
 /// `nomenclature.assembly_chart.get`: Reads one recipe card by id.
@@ -875,7 +875,7 @@ pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_PREPARED: iiko_operation = 287;
 /// `nomenclature.assembly_chart.tree`: Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
 /// `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE: iiko_operation = 288;
-/// `nomenclature.assembly_chart.update`: Rewrites an existing recipe card.
+/// `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 /// `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE: iiko_operation = 289;
 /// `nomenclature.container.list`: Pages through the containers (packaging) directory, filtered by id, name or deleted state.
@@ -905,22 +905,22 @@ pub const IIKO_OP_NOMENCLATURE_MENU_LIST: iiko_operation = 297;
 /// `nomenclature.modifier_schema.list`: Pages through the modifier schemes directory, filtered by id, name or deleted state.
 /// `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST: iiko_operation = 298;
-/// `nomenclature.nomenclature.category.create`: Creates a product category with a name; answers its id.
+/// `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
 /// `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE: iiko_operation = 299;
-/// `nomenclature.nomenclature.category.delete`: Marks a product category deleted.
+/// `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
 /// `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE: iiko_operation = 300;
 /// `nomenclature.nomenclature.category.list`: Pages through product categories, optionally only given ids or with deleted ones.
 /// `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST: iiko_operation = 301;
-/// `nomenclature.nomenclature.category.restore`: Brings a deleted product category back.
+/// `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
 /// `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE: iiko_operation = 302;
 /// `nomenclature.nomenclature.category.update`: Renames a product category.
 /// `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE: iiko_operation = 303;
-/// `nomenclature.outer_economic_activity_nomenclature_codes.get`: Reads one foreign-trade commodity code by id.
+/// `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
 /// `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET: iiko_operation = 304;
 /// `nomenclature.outer_economic_activity_nomenclature_codes.list`: Lists the whole foreign-trade commodity code directory, deleted codes on request.
@@ -936,7 +936,7 @@ pub const IIKO_OP_NOMENCLATURE_PRODUCER_LIST: iiko_operation = 307;
 /// `nomenclature.product.create`: Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
 /// `POST /api/nomenclature/v2/product/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_CREATE: iiko_operation = 308;
-/// `nomenclature.product.delete`: Marks catalogue products deleted.
+/// `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
 /// `POST /api/nomenclature/v2/product/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_DELETE: iiko_operation = 309;
 /// `nomenclature.product.list`: Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
@@ -945,16 +945,16 @@ pub const IIKO_OP_NOMENCLATURE_PRODUCT_LIST: iiko_operation = 310;
 /// `nomenclature.product.restore`: Brings deleted catalogue products back.
 /// `POST /api/nomenclature/v2/product/restore` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE: iiko_operation = 311;
-/// `nomenclature.product.update`: Rewrites a catalogue product; name, type and unit of measure are required.
+/// `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 /// `POST /api/nomenclature/v2/product/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE: iiko_operation = 312;
 /// `nomenclature.product.update_barcodes`: Replaces every barcode of a catalogue product with the set given.
 /// `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES: iiko_operation = 313;
-/// `nomenclature.product_scale.create`: Creates a size scale together with its sizes.
+/// `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
 /// `POST /api/nomenclature/v1/product-scale/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE: iiko_operation = 314;
-/// `nomenclature.product_scale.delete`: Marks a size scale deleted; it must not be in use by products or modifier schemes.
+/// `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 /// `POST /api/nomenclature/v1/product-scale/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE: iiko_operation = 315;
 /// `nomenclature.product_scale.get`: Reads one size scale with its sizes.

@@ -89,7 +89,7 @@ final class DeliveriesDrafts
     }
 
     /**
-     * Deletes a delivery order draft.
+     * Discards a delivery order draft.
      *
      * `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: it answers a correlationId; never retried; restriction group "Drafts: changing").
      *

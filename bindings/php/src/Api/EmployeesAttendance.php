@@ -36,7 +36,7 @@ final class EmployeesAttendance
     }
 
     /**
-     * Deletes one attendance record for good.
+     * Removes one attendance record; there is no undo.
      *
      * `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
      *
@@ -70,7 +70,7 @@ final class EmployeesAttendance
     }
 
     /**
-     * Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+     * Changes an attendance record; give it another organization and it comes back under a new id.
      *
      * `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
      *

@@ -53,7 +53,7 @@ final class EmployeesEmployee
     }
 
     /**
-     * Reads one employee's full profile by id.
+     * Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
      *
      * `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or a 5xx).
      *
@@ -87,7 +87,7 @@ final class EmployeesEmployee
     }
 
     /**
-     * Takes a fired employee back.
+     * Takes a fired employee back on, undoing employee.fire.
      *
      * `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
      *

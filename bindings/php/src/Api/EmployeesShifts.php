@@ -19,7 +19,7 @@ final class EmployeesShifts
     }
 
     /**
-     * Lists the terminal groups where an employee has a shift open.
+     * Answers the ids of the terminal groups on which an employee is clocked in.
      *
      * `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or a 5xx; restriction group "Employees: shifts").
      *

@@ -36,7 +36,7 @@ final class FinanceAccount
     }
 
     /**
-     * Marks a ledger account deleted.
+     * Marks a ledger account deleted; finance.account.restore undoes it.
      *
      * `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried).
      *
@@ -53,7 +53,7 @@ final class FinanceAccount
     }
 
     /**
-     * Reads one ledger account by id.
+     * Reads one ledger account: type, parent, opening balance, system or not.
      *
      * `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or a 5xx).
      *

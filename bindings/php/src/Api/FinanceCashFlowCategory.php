@@ -53,7 +53,7 @@ final class FinanceCashFlowCategory
     }
 
     /**
-     * Reads one cash flow category by id.
+     * Reads one cash flow category: its code, name, type, parent and revision.
      *
      * `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or a 5xx).
      *

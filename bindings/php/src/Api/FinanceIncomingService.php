@@ -19,7 +19,7 @@ final class FinanceIncomingService
     }
 
     /**
-     * Cancels a draft act of services received (NEW to CANCELED).
+     * Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
      *
      * `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class FinanceIncomingService
     }
 
     /**
-     * Takes a posted act of services received back to draft (PROCESSED to NEW).
+     * Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
      *
      * `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class FinanceOutgoingService
     }
 
     /**
-     * Cancels a draft act of services rendered (NEW to CANCELED).
+     * Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
      *
      * `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class FinanceOutgoingService
     }
 
     /**
-     * Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+     * Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
      *
      * `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
      *

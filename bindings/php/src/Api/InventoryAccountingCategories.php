@@ -19,7 +19,7 @@ final class InventoryAccountingCategories
     }
 
     /**
-     * Reads one product accounting category by id.
+     * Looks up one product accounting category: its code, name and deleted flag.
      *
      * `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or a 5xx).
      *

@@ -19,7 +19,7 @@ final class InventoryDisassembleDocument
     }
 
     /**
-     * Cancels a disassembly act still in draft (NEW to CANCELED).
+     * Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryDisassembleDocument
     }
 
     /**
-     * Takes a posted disassembly act back to draft (PROCESSED to NEW).
+     * Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryIncomingInventory
     }
 
     /**
-     * Cancels a stock-take still in draft (NEW to CANCELED).
+     * Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryIncomingInventory
     }
 
     /**
-     * Takes a posted stock-take back to draft (PROCESSED to NEW).
+     * Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryIncomingInvoice
     }
 
     /**
-     * Cancels a supplier invoice still in draft (NEW to CANCELED).
+     * Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
      *
@@ -116,7 +116,7 @@ final class InventoryIncomingInvoice
     }
 
     /**
-     * Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+     * Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryIncomingInvoicePatch
     }
 
     /**
-     * Sets the payment date of a supplier invoice that is already paid in full.
+     * Records when a supplier invoice was paid; nothing of it may be left unpaid.
      *
      * `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
      *

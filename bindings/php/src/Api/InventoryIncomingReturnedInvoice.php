@@ -19,7 +19,7 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
-     * Cancels a buyer return still in draft (NEW to CANCELED).
+     * Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
-     * Takes a posted buyer return back to draft (PROCESSED to NEW).
+     * Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryInternalTransfer
     }
 
     /**
-     * Cancels a store transfer still in draft (NEW to CANCELED).
+     * Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryInternalTransfer
     }
 
     /**
-     * Takes a posted store transfer back to draft (PROCESSED to NEW).
+     * Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryMeasureUnits
     }
 
     /**
-     * Reads one unit of measure by id.
+     * Looks up one unit of measure: code, short and full name.
      *
      * `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or a 5xx).
      *

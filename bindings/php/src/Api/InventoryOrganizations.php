@@ -25,7 +25,7 @@ final class InventoryOrganizations
     }
 
     /**
-     * Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+     * Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
      *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *

@@ -19,7 +19,7 @@ final class InventoryOrganizationsSettings
     }
 
     /**
-     * Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+     * Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
      *
      * `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or a 5xx).
      *

@@ -19,7 +19,7 @@ final class InventoryOutgoingInvoice
     }
 
     /**
-     * Cancels an outgoing invoice still in draft (NEW to CANCELED).
+     * Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
      *
@@ -116,7 +116,7 @@ final class InventoryOutgoingInvoice
     }
 
     /**
-     * Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+     * Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryOutgoingInvoicePatch
     }
 
     /**
-     * Sets the payment date of an outgoing invoice that is already paid in full.
+     * Records when an outgoing invoice was paid; it must be paid in full already.
      *
      * `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryProductionDocument
     }
 
     /**
-     * Cancels a production act still in draft (NEW to CANCELED).
+     * Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryProductionDocument
     }
 
     /**
-     * Takes a posted production act back to draft (PROCESSED to NEW).
+     * Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
      *

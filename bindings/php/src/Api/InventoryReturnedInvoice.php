@@ -19,7 +19,7 @@ final class InventoryReturnedInvoice
     }
 
     /**
-     * Cancels a supplier return still in draft (NEW to CANCELED).
+     * Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryReturnedInvoice
     }
 
     /**
-     * Takes a posted supplier return back to draft (PROCESSED to NEW).
+     * Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
      *

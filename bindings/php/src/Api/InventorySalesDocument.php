@@ -19,7 +19,7 @@ final class InventorySalesDocument
     }
 
     /**
-     * Cancels a sales act still in draft (NEW to CANCELED).
+     * Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventorySalesDocument
     }
 
     /**
-     * Takes a posted sales act back to draft (PROCESSED to NEW).
+     * Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryTransformationDocument
     }
 
     /**
-     * Cancels a transformation act still in draft (NEW to CANCELED).
+     * Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryTransformationDocument
     }
 
     /**
-     * Takes a posted transformation act back to draft (PROCESSED to NEW).
+     * Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
      *

@@ -19,7 +19,7 @@ final class InventoryWriteoffDocument
     }
 
     /**
-     * Cancels a write-off act still in draft (NEW to CANCELED).
+     * Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
      *
      * `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
      *
@@ -104,7 +104,7 @@ final class InventoryWriteoffDocument
     }
 
     /**
-     * Takes a posted write-off act back to draft (PROCESSED to NEW).
+     * Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
      *
      * `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
      *

@@ -105,7 +105,7 @@ final class LoyaltyIiko
     }
 
     /**
-     * Reads customers' order counts and sums over chosen periods.
+     * Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
      *
      * `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or a 5xx).
      *

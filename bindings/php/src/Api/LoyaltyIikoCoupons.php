@@ -53,7 +53,7 @@ final class LoyaltyIikoCoupons
     }
 
     /**
-     * Lists the coupon series that still hold unused, undeleted coupons.
+     * Lists the coupon series that still have coupons nobody has used or deleted.
      *
      * `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
      *

@@ -19,7 +19,7 @@ final class LoyaltyIikoCustomerCategory
     }
 
     /**
-     * Lists the organization's loyalty customer categories.
+     * Lists the categories of the organization's loyalty customers, with active and default flags.
      *
      * `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: dictionaries").
      *

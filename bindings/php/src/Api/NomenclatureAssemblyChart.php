@@ -53,7 +53,7 @@ final class NomenclatureAssemblyChart
     }
 
     /**
-     * Deletes a recipe card by id.
+     * Removes one recipe card of a product, by the card's id.
      *
      * `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
      *
@@ -138,7 +138,7 @@ final class NomenclatureAssemblyChart
     }
 
     /**
-     * Rewrites an existing recipe card.
+     * Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
      *
      * `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
      *

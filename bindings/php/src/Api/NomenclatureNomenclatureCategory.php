@@ -19,7 +19,7 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
-     * Creates a product category with a name; answers its id.
+     * Creates a product category from just a name; answers its new id.
      *
      * `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
      *
@@ -36,7 +36,7 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
-     * Marks a product category deleted.
+     * Marks a product category deleted; the category restore operation undoes it.
      *
      * `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
      *
@@ -70,7 +70,7 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
-     * Brings a deleted product category back.
+     * Undoes the deletion of a product category.
      *
      * `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
      *

@@ -19,7 +19,7 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
     }
 
     /**
-     * Reads one foreign-trade commodity code by id.
+     * Looks up one foreign-trade commodity code (its name and code value) by id.
      *
      * `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or a 5xx).
      *

@@ -36,7 +36,7 @@ final class NomenclatureProduct
     }
 
     /**
-     * Marks catalogue products deleted.
+     * Marks catalogue products deleted; nomenclature.product.restore undoes it.
      *
      * `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried).
      *
@@ -87,7 +87,7 @@ final class NomenclatureProduct
     }
 
     /**
-     * Rewrites a catalogue product; name, type and unit of measure are required.
+     * Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
      *
      * `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried).
      *

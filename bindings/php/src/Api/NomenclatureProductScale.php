@@ -19,7 +19,7 @@ final class NomenclatureProductScale
     }
 
     /**
-     * Creates a size scale together with its sizes.
+     * Creates a size scale (such as small, medium, large) with the full list of its sizes.
      *
      * `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried).
      *
@@ -36,7 +36,7 @@ final class NomenclatureProductScale
     }
 
     /**
-     * Marks a size scale deleted; it must not be in use by products or modifier schemes.
+     * Marks a size scale deleted; refused while a product or modifier scheme still uses it.
      *
      * `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried).
      *

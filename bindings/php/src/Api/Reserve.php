@@ -91,7 +91,7 @@ final class Reserve
     }
 
     /**
-     * Lists the terminal groups of given organizations where reserves and banquets can be booked.
+     * Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
      *
      * `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
@@ -127,7 +127,7 @@ final class Reserve
     }
 
     /**
-     * Moves a reserve's or banquet's expected start time.
+     * Reschedules a reserve or banquet to a new expected start time.
      *
      * `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: it answers a correlationId; never retried).
      *
@@ -165,7 +165,7 @@ final class Reserve
     }
 
     /**
-     * Moves a reserve or banquet to other tables.
+     * Moves a reserve or banquet to another set of tables.
      *
      * `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: it answers a correlationId; never retried).
      *
@@ -203,7 +203,7 @@ final class Reserve
     }
 
     /**
-     * Lists the reserves and banquets booked in given sections within a time range, table by table.
+     * Lists the reserves and banquets booked in given sections from a start time on, with their tables.
      *
      * `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *

@@ -36,7 +36,7 @@ final class StopLists
     }
 
     /**
-     * Puts products (one size, or all) on a terminal group's stop list with the balance left.
+     * Puts products (and sizes) on a terminal group's stop list, each with the balance left.
      *
      * `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
@@ -91,7 +91,7 @@ final class StopLists
     }
 
     /**
-     * Takes products (one size, or all) off a terminal group's stop list.
+     * Takes products (and sizes) off a terminal group's stop list.
      *
      * `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *

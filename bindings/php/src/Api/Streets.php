@@ -36,7 +36,7 @@ final class Streets
     }
 
     /**
-     * Looks streets up by id or by classifier id, each with its city.
+     * Looks streets up by their ids or their address classifier ids, each with its city name.
      *
      * `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *

@@ -97,7 +97,7 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     def delete(self, *, organization_id, order_id, timeout=None):
-        """Deletes a delivery order draft.
+        """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
@@ -500,7 +500,7 @@ class EmployeesAttendanceOps(_G):
         return self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
 
     def delete(self, *, id, organization_id, timeout=None):
-        """Deletes one attendance record for good.
+        """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
@@ -516,7 +516,7 @@ class EmployeesAttendanceOps(_G):
         return self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
 
     def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
@@ -567,7 +567,7 @@ class EmployeesCouriersLocationsOps(_G):
     __slots__ = ()
 
     def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
-        """Answers the couriers' recorded positions over the last offsetInSeconds.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
@@ -633,7 +633,7 @@ class EmployeesEmployeeOps(_G):
         return self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """Reads one employee's full profile by id.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
@@ -649,7 +649,7 @@ class EmployeesEmployeeOps(_G):
         return self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
 
     def restore(self, *, id, timeout=None):
-        """Takes a fired employee back.
+        """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
@@ -726,7 +726,7 @@ class EmployeesShiftsOps(_G):
     __slots__ = ()
 
     def by_courier(self, *, employee_id, timeout=None):
-        """Lists the terminal groups where an employee has a shift open.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
@@ -799,7 +799,7 @@ class FinanceAccountOps(_G):
         return self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
 
     def delete(self, *, id, timeout=None):
-        """Marks a ledger account deleted.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
@@ -807,7 +807,7 @@ class FinanceAccountOps(_G):
         return self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """Reads one ledger account by id.
+        """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
@@ -912,7 +912,7 @@ class FinanceCashFlowCategoryOps(_G):
         return self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """Reads one cash flow category by id.
+        """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
@@ -949,7 +949,7 @@ class FinanceChartOfAccountsOps(_G):
     __slots__ = ()
 
     def list(self, *, account_type=None, is_deleted=None, timeout=None):
-        """Reads the chart of accounts, optionally one account type or deleted accounts only.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
@@ -975,7 +975,7 @@ class FinanceIncomingServiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a draft act of services received (NEW to CANCELED).
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
@@ -1015,7 +1015,7 @@ class FinanceIncomingServiceOps(_G):
         return self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted act of services received back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
@@ -1049,7 +1049,7 @@ class FinanceOutgoingServiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a draft act of services rendered (NEW to CANCELED).
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
@@ -1089,7 +1089,7 @@ class FinanceOutgoingServiceOps(_G):
         return self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
@@ -1188,7 +1188,7 @@ class InventoryAccountingCategoriesOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """Reads one product accounting category by id.
+        """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
@@ -1282,7 +1282,7 @@ class InventoryDisassembleDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a disassembly act still in draft (NEW to CANCELED).
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
@@ -1322,7 +1322,7 @@ class InventoryDisassembleDocumentOps(_G):
         return self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted disassembly act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
@@ -1343,7 +1343,7 @@ class InventoryIncomingInventoryOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a stock-take still in draft (NEW to CANCELED).
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
@@ -1383,7 +1383,7 @@ class InventoryIncomingInventoryOps(_G):
         return self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted stock-take back to draft (PROCESSED to NEW).
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
@@ -1417,7 +1417,7 @@ class InventoryIncomingInvoicePatchOps(_G):
     __slots__ = ()
 
     def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """Sets the payment date of a supplier invoice that is already paid in full.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
@@ -1440,7 +1440,7 @@ class InventoryIncomingInvoiceOps(_G):
         return InventoryIncomingInvoicePatchOps(self._client)
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a supplier invoice still in draft (NEW to CANCELED).
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
@@ -1480,7 +1480,7 @@ class InventoryIncomingInvoiceOps(_G):
         return self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
@@ -1501,7 +1501,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a buyer return still in draft (NEW to CANCELED).
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
@@ -1541,7 +1541,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         return self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted buyer return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
@@ -1562,7 +1562,7 @@ class InventoryInternalTransferOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a store transfer still in draft (NEW to CANCELED).
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
@@ -1602,7 +1602,7 @@ class InventoryInternalTransferOps(_G):
         return self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted store transfer back to draft (PROCESSED to NEW).
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
@@ -1623,7 +1623,7 @@ class InventoryMeasureUnitsOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """Reads one unit of measure by id.
+        """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
@@ -1657,7 +1657,7 @@ class InventoryOrganizationsSettingsOps(_G):
     __slots__ = ()
 
     def list(self, *, timeout=None):
-        """Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
@@ -1675,7 +1675,7 @@ class InventoryOrganizationsOps(_G):
         return InventoryOrganizationsSettingsOps(self._client)
 
     def tree(self, *, timeout=None):
-        """Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -1701,7 +1701,7 @@ class InventoryOutgoingInvoicePatchOps(_G):
     __slots__ = ()
 
     def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """Sets the payment date of an outgoing invoice that is already paid in full.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
@@ -1724,7 +1724,7 @@ class InventoryOutgoingInvoiceOps(_G):
         return InventoryOutgoingInvoicePatchOps(self._client)
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels an outgoing invoice still in draft (NEW to CANCELED).
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
@@ -1764,7 +1764,7 @@ class InventoryOutgoingInvoiceOps(_G):
         return self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
@@ -1806,7 +1806,7 @@ class InventoryProductionDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a production act still in draft (NEW to CANCELED).
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
@@ -1846,7 +1846,7 @@ class InventoryProductionDocumentOps(_G):
         return self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted production act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
@@ -1867,7 +1867,7 @@ class InventoryReturnedInvoiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a supplier return still in draft (NEW to CANCELED).
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
@@ -1907,7 +1907,7 @@ class InventoryReturnedInvoiceOps(_G):
         return self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted supplier return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
@@ -1928,7 +1928,7 @@ class InventorySalesDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a sales act still in draft (NEW to CANCELED).
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
@@ -1968,7 +1968,7 @@ class InventorySalesDocumentOps(_G):
         return self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted sales act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
@@ -2015,7 +2015,7 @@ class InventoryTransformationDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a transformation act still in draft (NEW to CANCELED).
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
@@ -2055,7 +2055,7 @@ class InventoryTransformationDocumentOps(_G):
         return self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted transformation act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
@@ -2076,7 +2076,7 @@ class InventoryWriteoffDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a write-off act still in draft (NEW to CANCELED).
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
@@ -2116,7 +2116,7 @@ class InventoryWriteoffDocumentOps(_G):
         return self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted write-off act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
@@ -2282,7 +2282,7 @@ class LoyaltyIikoCouponsOps(_G):
         return self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
 
     def series(self, *, organization_id, timeout=None):
-        """Lists the coupon series that still hold unused, undeleted coupons.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
@@ -2452,7 +2452,7 @@ class LoyaltyIikoCustomerCategoryOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_id, timeout=None):
-        """Lists the organization's loyalty customer categories.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
@@ -2566,7 +2566,7 @@ class LoyaltyIikoOps(_G):
         return self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
 
     def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
-        """Reads customers' order counts and sums over chosen periods.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
@@ -2617,7 +2617,7 @@ class MenuV3Ops(_G):
     __slots__ = ()
 
     def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
-        """Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
@@ -2704,7 +2704,7 @@ class NomenclatureAssemblyChartOps(_G):
         return self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """Deletes a recipe card by id.
+        """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
@@ -2744,7 +2744,7 @@ class NomenclatureAssemblyChartOps(_G):
         return self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
 
     def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """Rewrites an existing recipe card.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
@@ -2854,7 +2854,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
     __slots__ = ()
 
     def create(self, *, name=None, timeout=None):
-        """Creates a product category with a name; answers its id.
+        """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
@@ -2862,7 +2862,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         return self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """Marks a product category deleted.
+        """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
@@ -2878,7 +2878,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         return self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
 
     def restore(self, *, id=None, timeout=None):
-        """Brings a deleted product category back.
+        """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
@@ -2909,7 +2909,7 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """Reads one foreign-trade commodity code by id.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
@@ -2964,7 +2964,7 @@ class NomenclatureProductOps(_G):
         return self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
 
     def delete(self, *, product_ids, timeout=None):
-        """Marks catalogue products deleted.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
@@ -2988,7 +2988,7 @@ class NomenclatureProductOps(_G):
         return self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
 
     def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """Rewrites a catalogue product; name, type and unit of measure are required.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
@@ -3009,7 +3009,7 @@ class NomenclatureProductScaleOps(_G):
     __slots__ = ()
 
     def create(self, *, name=None, product_sizes=None, timeout=None):
-        """Creates a size scale together with its sizes.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
@@ -3017,7 +3017,7 @@ class NomenclatureProductScaleOps(_G):
         return self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """Marks a size scale deleted; it must not be in use by products or modifier schemes.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
@@ -3526,7 +3526,7 @@ class ReserveOps(_G):
         return self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
 
     def available_terminal_groups(self, *, organization_ids, timeout=None):
-        """Lists the terminal groups of given organizations where reserves and banquets can be booked.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
@@ -3547,7 +3547,7 @@ class ReserveOps(_G):
         return self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
 
     def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
-        """Moves a reserve's or banquet's expected start time.
+        """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
@@ -3565,7 +3565,7 @@ class ReserveOps(_G):
         return self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
-        """Moves a reserve or banquet to other tables.
+        """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
@@ -3585,7 +3585,7 @@ class ReserveOps(_G):
         return self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
 
     def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
-        """Lists the reserves and banquets booked in given sections within a time range, table by table.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
@@ -3620,7 +3620,7 @@ class StopListsOps(_G):
         return self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
 
     def add(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """Puts products (one size, or all) on a terminal group's stop list with the balance left.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
@@ -3652,7 +3652,7 @@ class StopListsOps(_G):
         return self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
 
     def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """Takes products (one size, or all) off a terminal group's stop list.
+        """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
@@ -3678,7 +3678,7 @@ class StreetsOps(_G):
         return self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
 
     def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
-        """Looks streets up by id or by classifier id, each with its city.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
@@ -3876,7 +3876,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     async def delete(self, *, organization_id, order_id, timeout=None):
-        """Deletes a delivery order draft.
+        """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
@@ -4279,7 +4279,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         return await self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
 
     async def delete(self, *, id, organization_id, timeout=None):
-        """Deletes one attendance record for good.
+        """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
@@ -4295,7 +4295,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         return await self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
 
     async def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
@@ -4346,7 +4346,7 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
     __slots__ = ()
 
     async def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
-        """Answers the couriers' recorded positions over the last offsetInSeconds.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
@@ -4412,7 +4412,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         return await self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """Reads one employee's full profile by id.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
@@ -4428,7 +4428,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         return await self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
 
     async def restore(self, *, id, timeout=None):
-        """Takes a fired employee back.
+        """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
@@ -4505,7 +4505,7 @@ class AsyncEmployeesShiftsOps(_AG):
     __slots__ = ()
 
     async def by_courier(self, *, employee_id, timeout=None):
-        """Lists the terminal groups where an employee has a shift open.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
@@ -4578,7 +4578,7 @@ class AsyncFinanceAccountOps(_AG):
         return await self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
 
     async def delete(self, *, id, timeout=None):
-        """Marks a ledger account deleted.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
@@ -4586,7 +4586,7 @@ class AsyncFinanceAccountOps(_AG):
         return await self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """Reads one ledger account by id.
+        """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
@@ -4691,7 +4691,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         return await self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """Reads one cash flow category by id.
+        """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
@@ -4728,7 +4728,7 @@ class AsyncFinanceChartOfAccountsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, account_type=None, is_deleted=None, timeout=None):
-        """Reads the chart of accounts, optionally one account type or deleted accounts only.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
@@ -4754,7 +4754,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a draft act of services received (NEW to CANCELED).
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
@@ -4794,7 +4794,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         return await self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted act of services received back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
@@ -4828,7 +4828,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a draft act of services rendered (NEW to CANCELED).
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
@@ -4868,7 +4868,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         return await self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
@@ -4967,7 +4967,7 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """Reads one product accounting category by id.
+        """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
@@ -5061,7 +5061,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a disassembly act still in draft (NEW to CANCELED).
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
@@ -5101,7 +5101,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         return await self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted disassembly act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
@@ -5122,7 +5122,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a stock-take still in draft (NEW to CANCELED).
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
@@ -5162,7 +5162,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         return await self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted stock-take back to draft (PROCESSED to NEW).
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
@@ -5196,7 +5196,7 @@ class AsyncInventoryIncomingInvoicePatchOps(_AG):
     __slots__ = ()
 
     async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """Sets the payment date of a supplier invoice that is already paid in full.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
@@ -5219,7 +5219,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         return AsyncInventoryIncomingInvoicePatchOps(self._client)
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a supplier invoice still in draft (NEW to CANCELED).
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
@@ -5259,7 +5259,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         return await self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
@@ -5280,7 +5280,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a buyer return still in draft (NEW to CANCELED).
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
@@ -5320,7 +5320,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         return await self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted buyer return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
@@ -5341,7 +5341,7 @@ class AsyncInventoryInternalTransferOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a store transfer still in draft (NEW to CANCELED).
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
@@ -5381,7 +5381,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         return await self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted store transfer back to draft (PROCESSED to NEW).
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
@@ -5402,7 +5402,7 @@ class AsyncInventoryMeasureUnitsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """Reads one unit of measure by id.
+        """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
@@ -5436,7 +5436,7 @@ class AsyncInventoryOrganizationsSettingsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, timeout=None):
-        """Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
@@ -5454,7 +5454,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         return AsyncInventoryOrganizationsSettingsOps(self._client)
 
     async def tree(self, *, timeout=None):
-        """Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -5480,7 +5480,7 @@ class AsyncInventoryOutgoingInvoicePatchOps(_AG):
     __slots__ = ()
 
     async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """Sets the payment date of an outgoing invoice that is already paid in full.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
@@ -5503,7 +5503,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         return AsyncInventoryOutgoingInvoicePatchOps(self._client)
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels an outgoing invoice still in draft (NEW to CANCELED).
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
@@ -5543,7 +5543,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         return await self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
@@ -5585,7 +5585,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a production act still in draft (NEW to CANCELED).
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
@@ -5625,7 +5625,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         return await self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted production act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
@@ -5646,7 +5646,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a supplier return still in draft (NEW to CANCELED).
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
@@ -5686,7 +5686,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         return await self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted supplier return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
@@ -5707,7 +5707,7 @@ class AsyncInventorySalesDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a sales act still in draft (NEW to CANCELED).
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
@@ -5747,7 +5747,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         return await self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted sales act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
@@ -5794,7 +5794,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a transformation act still in draft (NEW to CANCELED).
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
@@ -5834,7 +5834,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         return await self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted transformation act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
@@ -5855,7 +5855,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """Cancels a write-off act still in draft (NEW to CANCELED).
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
@@ -5895,7 +5895,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         return await self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """Takes a posted write-off act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
@@ -6061,7 +6061,7 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         return await self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
 
     async def series(self, *, organization_id, timeout=None):
-        """Lists the coupon series that still hold unused, undeleted coupons.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
@@ -6231,7 +6231,7 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_id, timeout=None):
-        """Lists the organization's loyalty customer categories.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
@@ -6345,7 +6345,7 @@ class AsyncLoyaltyIikoOps(_AG):
         return await self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
 
     async def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
-        """Reads customers' order counts and sums over chosen periods.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
@@ -6396,7 +6396,7 @@ class AsyncMenuV3Ops(_AG):
     __slots__ = ()
 
     async def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
-        """Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
@@ -6483,7 +6483,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         return await self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """Deletes a recipe card by id.
+        """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
@@ -6523,7 +6523,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         return await self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
 
     async def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """Rewrites an existing recipe card.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
@@ -6633,7 +6633,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
     __slots__ = ()
 
     async def create(self, *, name=None, timeout=None):
-        """Creates a product category with a name; answers its id.
+        """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
@@ -6641,7 +6641,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         return await self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """Marks a product category deleted.
+        """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
@@ -6657,7 +6657,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         return await self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
 
     async def restore(self, *, id=None, timeout=None):
-        """Brings a deleted product category back.
+        """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
@@ -6688,7 +6688,7 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """Reads one foreign-trade commodity code by id.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
@@ -6743,7 +6743,7 @@ class AsyncNomenclatureProductOps(_AG):
         return await self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
 
     async def delete(self, *, product_ids, timeout=None):
-        """Marks catalogue products deleted.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
@@ -6767,7 +6767,7 @@ class AsyncNomenclatureProductOps(_AG):
         return await self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
 
     async def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """Rewrites a catalogue product; name, type and unit of measure are required.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
@@ -6788,7 +6788,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
     __slots__ = ()
 
     async def create(self, *, name=None, product_sizes=None, timeout=None):
-        """Creates a size scale together with its sizes.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
@@ -6796,7 +6796,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         return await self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """Marks a size scale deleted; it must not be in use by products or modifier schemes.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
@@ -7305,7 +7305,7 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
 
     async def available_terminal_groups(self, *, organization_ids, timeout=None):
-        """Lists the terminal groups of given organizations where reserves and banquets can be booked.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
@@ -7326,7 +7326,7 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
 
     async def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
-        """Moves a reserve's or banquet's expected start time.
+        """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
@@ -7344,7 +7344,7 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     async def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
-        """Moves a reserve or banquet to other tables.
+        """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
@@ -7364,7 +7364,7 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
 
     async def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
-        """Lists the reserves and banquets booked in given sections within a time range, table by table.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
@@ -7399,7 +7399,7 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
 
     async def add(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """Puts products (one size, or all) on a terminal group's stop list with the balance left.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
@@ -7431,7 +7431,7 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
 
     async def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """Takes products (one size, or all) off a terminal group's stop list.
+        """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
@@ -7457,7 +7457,7 @@ class AsyncStreetsOps(_AG):
         return await self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
 
     async def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
-        """Looks streets up by id or by classifier id, each with its city.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
 

@@ -154,7 +154,7 @@ class DeliveriesDraftsOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Deletes a delivery order draft.
+        """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
@@ -806,7 +806,7 @@ class EmployeesAttendanceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceDeleteResponse:
-        """Deletes one attendance record for good.
+        """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
@@ -848,7 +848,7 @@ class EmployeesAttendanceOps(_G):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceUpdateResponse:
-        """Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
@@ -916,7 +916,7 @@ class EmployeesCouriersLocationsOps(_G):
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CourierLocationsByTimeOffsetResponse:
-        """Answers the couriers' recorded positions over the last offsetInSeconds.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
@@ -1012,7 +1012,7 @@ class EmployeesEmployeeOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """Reads one employee's full profile by id.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
@@ -1039,7 +1039,7 @@ class EmployeesEmployeeOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeRestoreResponse:
-        """Takes a fired employee back.
+        """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
@@ -1166,7 +1166,7 @@ class EmployeesShiftsOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTerminalGroupsOfEmployeeResponse:
-        """Lists the terminal groups where an employee has a shift open.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
@@ -1250,7 +1250,7 @@ class FinanceAccountOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountDeleteResponse:
-        """Marks a ledger account deleted.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
@@ -1262,7 +1262,7 @@ class FinanceAccountOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """Reads one ledger account by id.
+        """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
@@ -1422,7 +1422,7 @@ class FinanceCashFlowCategoryOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """Reads one cash flow category by id.
+        """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
@@ -1482,7 +1482,7 @@ class FinanceChartOfAccountsOps(_G):
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartOfAccountsListResponse:
-        """Reads the chart of accounts, optionally one account type or deleted accounts only.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
@@ -1516,7 +1516,7 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """Cancels a draft act of services received (NEW to CANCELED).
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
@@ -1598,7 +1598,7 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """Takes a posted act of services received back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
@@ -1662,7 +1662,7 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """Cancels a draft act of services rendered (NEW to CANCELED).
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
@@ -1740,7 +1740,7 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
@@ -1851,7 +1851,7 @@ class InventoryAccountingCategoriesOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategory:
-        """Reads one product accounting category by id.
+        """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
@@ -1986,7 +1986,7 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """Cancels a disassembly act still in draft (NEW to CANCELED).
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
@@ -2062,7 +2062,7 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """Takes a posted disassembly act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
@@ -2102,7 +2102,7 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """Cancels a stock-take still in draft (NEW to CANCELED).
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
@@ -2179,7 +2179,7 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """Takes a posted stock-take back to draft (PROCESSED to NEW).
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
@@ -2242,7 +2242,7 @@ class InventoryIncomingInvoicePatchOps(_G):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateResponse:
-        """Sets the payment date of a supplier invoice that is already paid in full.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
@@ -2267,7 +2267,7 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """Cancels a supplier invoice still in draft (NEW to CANCELED).
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
@@ -2350,7 +2350,7 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
@@ -2397,7 +2397,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """Cancels a buyer return still in draft (NEW to CANCELED).
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
@@ -2476,7 +2476,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """Takes a posted buyer return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
@@ -2519,7 +2519,7 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """Cancels a store transfer still in draft (NEW to CANCELED).
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
@@ -2594,7 +2594,7 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """Takes a posted store transfer back to draft (PROCESSED to NEW).
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
@@ -2632,7 +2632,7 @@ class InventoryMeasureUnitsOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnit:
-        """Reads one unit of measure by id.
+        """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
@@ -2680,7 +2680,7 @@ class InventoryOrganizationsSettingsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> CorporationSettings:
-        """Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
@@ -2699,7 +2699,7 @@ class InventoryOrganizationsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -2738,7 +2738,7 @@ class InventoryOutgoingInvoicePatchOps(_G):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateOutgoingResponse:
-        """Sets the payment date of an outgoing invoice that is already paid in full.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
@@ -2763,7 +2763,7 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """Cancels an outgoing invoice still in draft (NEW to CANCELED).
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
@@ -2842,7 +2842,7 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
@@ -2916,7 +2916,7 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """Cancels a production act still in draft (NEW to CANCELED).
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
@@ -2991,7 +2991,7 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """Takes a posted production act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
@@ -3030,7 +3030,7 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """Cancels a supplier return still in draft (NEW to CANCELED).
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
@@ -3105,7 +3105,7 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """Takes a posted supplier return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
@@ -3144,7 +3144,7 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """Cancels a sales act still in draft (NEW to CANCELED).
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
@@ -3221,7 +3221,7 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """Takes a posted sales act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
@@ -3303,7 +3303,7 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """Cancels a transformation act still in draft (NEW to CANCELED).
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
@@ -3382,7 +3382,7 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """Takes a posted transformation act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
@@ -3425,7 +3425,7 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """Cancels a write-off act still in draft (NEW to CANCELED).
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
@@ -3500,7 +3500,7 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """Takes a posted write-off act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
@@ -3677,7 +3677,7 @@ class LoyaltyIikoCouponsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SeriesWithNotActivatedCouponsResponse:
-        """Lists the coupon series that still hold unused, undeleted coupons.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
@@ -3935,7 +3935,7 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCategoriesResponse:
-        """Lists the organization's loyalty customer categories.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
@@ -4101,7 +4101,7 @@ class LoyaltyIikoOps(_G):
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCountersResponse:
-        """Reads customers' order counts and sums over chosen periods.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
@@ -4169,7 +4169,7 @@ class MenuV3Ops(_G):
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuV3:
-        """Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
@@ -4308,7 +4308,7 @@ class NomenclatureAssemblyChartOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """Deletes a recipe card by id.
+        """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
@@ -4395,7 +4395,7 @@ class NomenclatureAssemblyChartOps(_G):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """Rewrites an existing recipe card.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
@@ -4595,7 +4595,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Creates a product category with a name; answers its id.
+        """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
@@ -4607,7 +4607,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Marks a product category deleted.
+        """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
@@ -4634,7 +4634,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Brings a deleted product category back.
+        """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
@@ -4671,7 +4671,7 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCode:
-        """Reads one foreign-trade commodity code by id.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
@@ -4836,7 +4836,7 @@ class NomenclatureProductOps(_G):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductDeleteResponse:
-        """Marks catalogue products deleted.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
@@ -4963,7 +4963,7 @@ class NomenclatureProductOps(_G):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateResponse:
-        """Rewrites a catalogue product; name, type and unit of measure are required.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
@@ -4993,7 +4993,7 @@ class NomenclatureProductScaleOps(_G):
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """Creates a size scale together with its sizes.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
@@ -5005,7 +5005,7 @@ class NomenclatureProductScaleOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """Marks a size scale deleted; it must not be in use by products or modifier schemes.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
@@ -5687,7 +5687,7 @@ class ReserveOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """Lists the terminal groups of given organizations where reserves and banquets can be booked.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
@@ -5720,7 +5720,7 @@ class ReserveOps(_G):
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Moves a reserve's or banquet's expected start time.
+        """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
@@ -5751,7 +5751,7 @@ class ReserveOps(_G):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Moves a reserve or banquet to other tables.
+        """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
@@ -5797,7 +5797,7 @@ class ReserveOps(_G):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsWorkloadResponse:
-        """Lists the reserves and banquets booked in given sections within a time range, table by table.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
@@ -5849,7 +5849,7 @@ class StopListsOps(_G):
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Puts products (one size, or all) on a terminal group's stop list with the balance left.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
@@ -5898,7 +5898,7 @@ class StopListsOps(_G):
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Takes products (one size, or all) off a terminal group's stop list.
+        """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
@@ -5935,7 +5935,7 @@ class StreetsOps(_G):
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsByIdResponse:
-        """Looks streets up by id or by classifier id, each with its city.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
@@ -6219,7 +6219,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Deletes a delivery order draft.
+        """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
@@ -6871,7 +6871,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceDeleteResponse:
-        """Deletes one attendance record for good.
+        """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
@@ -6913,7 +6913,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceUpdateResponse:
-        """Rewrites an attendance record; moving it to another organization makes a new record with a new id.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
@@ -6981,7 +6981,7 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CourierLocationsByTimeOffsetResponse:
-        """Answers the couriers' recorded positions over the last offsetInSeconds.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
@@ -7077,7 +7077,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """Reads one employee's full profile by id.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
@@ -7104,7 +7104,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeRestoreResponse:
-        """Takes a fired employee back.
+        """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
@@ -7231,7 +7231,7 @@ class AsyncEmployeesShiftsOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTerminalGroupsOfEmployeeResponse:
-        """Lists the terminal groups where an employee has a shift open.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
@@ -7315,7 +7315,7 @@ class AsyncFinanceAccountOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountDeleteResponse:
-        """Marks a ledger account deleted.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
@@ -7327,7 +7327,7 @@ class AsyncFinanceAccountOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """Reads one ledger account by id.
+        """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
@@ -7487,7 +7487,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """Reads one cash flow category by id.
+        """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
@@ -7547,7 +7547,7 @@ class AsyncFinanceChartOfAccountsOps(_AG):
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartOfAccountsListResponse:
-        """Reads the chart of accounts, optionally one account type or deleted accounts only.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
@@ -7581,7 +7581,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """Cancels a draft act of services received (NEW to CANCELED).
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
@@ -7663,7 +7663,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """Takes a posted act of services received back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
@@ -7727,7 +7727,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """Cancels a draft act of services rendered (NEW to CANCELED).
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
@@ -7805,7 +7805,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """Takes a posted act of services rendered back to draft (PROCESSED to NEW).
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
@@ -7916,7 +7916,7 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategory:
-        """Reads one product accounting category by id.
+        """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
@@ -8051,7 +8051,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """Cancels a disassembly act still in draft (NEW to CANCELED).
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
@@ -8127,7 +8127,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """Takes a posted disassembly act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
@@ -8167,7 +8167,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """Cancels a stock-take still in draft (NEW to CANCELED).
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
@@ -8244,7 +8244,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """Takes a posted stock-take back to draft (PROCESSED to NEW).
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
@@ -8307,7 +8307,7 @@ class AsyncInventoryIncomingInvoicePatchOps(_AG):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateResponse:
-        """Sets the payment date of a supplier invoice that is already paid in full.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
@@ -8332,7 +8332,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """Cancels a supplier invoice still in draft (NEW to CANCELED).
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
@@ -8415,7 +8415,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """Takes a posted supplier invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
@@ -8462,7 +8462,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """Cancels a buyer return still in draft (NEW to CANCELED).
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
@@ -8541,7 +8541,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """Takes a posted buyer return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
@@ -8584,7 +8584,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """Cancels a store transfer still in draft (NEW to CANCELED).
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
@@ -8659,7 +8659,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """Takes a posted store transfer back to draft (PROCESSED to NEW).
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
@@ -8697,7 +8697,7 @@ class AsyncInventoryMeasureUnitsOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnit:
-        """Reads one unit of measure by id.
+        """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
@@ -8745,7 +8745,7 @@ class AsyncInventoryOrganizationsSettingsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> CorporationSettings:
-        """Reads the chain's accounting settings: money precision, VAT accounting, default algorithms and more.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
@@ -8764,7 +8764,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """Lists the terminal groups with their points of sale and restaurant sections; untyped answer.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -8803,7 +8803,7 @@ class AsyncInventoryOutgoingInvoicePatchOps(_AG):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateOutgoingResponse:
-        """Sets the payment date of an outgoing invoice that is already paid in full.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
@@ -8828,7 +8828,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """Cancels an outgoing invoice still in draft (NEW to CANCELED).
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
@@ -8907,7 +8907,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """Takes a posted outgoing invoice back to draft (PROCESSED to NEW).
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
@@ -8981,7 +8981,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """Cancels a production act still in draft (NEW to CANCELED).
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
@@ -9056,7 +9056,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """Takes a posted production act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
@@ -9095,7 +9095,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """Cancels a supplier return still in draft (NEW to CANCELED).
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
@@ -9170,7 +9170,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """Takes a posted supplier return back to draft (PROCESSED to NEW).
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
@@ -9209,7 +9209,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """Cancels a sales act still in draft (NEW to CANCELED).
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
@@ -9286,7 +9286,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """Takes a posted sales act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
@@ -9368,7 +9368,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """Cancels a transformation act still in draft (NEW to CANCELED).
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
@@ -9447,7 +9447,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """Takes a posted transformation act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
@@ -9490,7 +9490,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """Cancels a write-off act still in draft (NEW to CANCELED).
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
@@ -9565,7 +9565,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """Takes a posted write-off act back to draft (PROCESSED to NEW).
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
@@ -9742,7 +9742,7 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SeriesWithNotActivatedCouponsResponse:
-        """Lists the coupon series that still hold unused, undeleted coupons.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
@@ -10000,7 +10000,7 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCategoriesResponse:
-        """Lists the organization's loyalty customer categories.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
@@ -10166,7 +10166,7 @@ class AsyncLoyaltyIikoOps(_AG):
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCountersResponse:
-        """Reads customers' order counts and sums over chosen periods.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
@@ -10234,7 +10234,7 @@ class AsyncMenuV3Ops(_AG):
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuV3:
-        """Reads one external menu of one organization in the v3 shape: products, combos, modifiers and categories.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
@@ -10373,7 +10373,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """Deletes a recipe card by id.
+        """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
@@ -10460,7 +10460,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """Rewrites an existing recipe card.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
@@ -10660,7 +10660,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Creates a product category with a name; answers its id.
+        """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
@@ -10672,7 +10672,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Marks a product category deleted.
+        """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
@@ -10699,7 +10699,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """Brings a deleted product category back.
+        """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
@@ -10736,7 +10736,7 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCode:
-        """Reads one foreign-trade commodity code by id.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
@@ -10901,7 +10901,7 @@ class AsyncNomenclatureProductOps(_AG):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductDeleteResponse:
-        """Marks catalogue products deleted.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
@@ -11028,7 +11028,7 @@ class AsyncNomenclatureProductOps(_AG):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateResponse:
-        """Rewrites a catalogue product; name, type and unit of measure are required.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
@@ -11058,7 +11058,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """Creates a size scale together with its sizes.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
@@ -11070,7 +11070,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """Marks a size scale deleted; it must not be in use by products or modifier schemes.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
@@ -11752,7 +11752,7 @@ class AsyncReserveOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """Lists the terminal groups of given organizations where reserves and banquets can be booked.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
@@ -11785,7 +11785,7 @@ class AsyncReserveOps(_AG):
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Moves a reserve's or banquet's expected start time.
+        """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
@@ -11816,7 +11816,7 @@ class AsyncReserveOps(_AG):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Moves a reserve or banquet to other tables.
+        """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
@@ -11862,7 +11862,7 @@ class AsyncReserveOps(_AG):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsWorkloadResponse:
-        """Lists the reserves and banquets booked in given sections within a time range, table by table.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
@@ -11914,7 +11914,7 @@ class AsyncStopListsOps(_AG):
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Puts products (one size, or all) on a terminal group's stop list with the balance left.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
@@ -11963,7 +11963,7 @@ class AsyncStopListsOps(_AG):
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """Takes products (one size, or all) off a terminal group's stop list.
+        """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
@@ -12000,7 +12000,7 @@ class AsyncStreetsOps(_AG):
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsByIdResponse:
-        """Looks streets up by id or by classifier id, each with its city.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
 

@@ -936,6 +936,11 @@ typedef int32_t iiko_operation;
 #define IIKO_EVENT_FIELD_ORDER_SPLIT_ORDER_BETWEEN_CASH_REGISTERS 113
 
 /**
+ * `eventInfo.order.customer.type` (text) of TableOrderError, TableOrderUpdate events.
+ */
+#define IIKO_EVENT_FIELD_ORDER_CUSTOMER_TYPE 114
+
+/**
  * `access_token`: Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
  * `POST /api/v2/access_token` (not retried).
  */

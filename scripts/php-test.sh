@@ -2,12 +2,16 @@
 # The PHP binding (bindings/php, examples/php), run by scripts/test.sh (or
 # alone: ./scripts/php-test.sh). Safe to run again.
 #
-#  1. installs php-cli and phpunit with apt-get when missing (Debian's php-cli
-#     includes FFI);
-#  2. builds libiikocloud (package iikocloud-c) and the emulator (a no-op
+#  1. installs php-cli, phpunit and php-phpstan-phpdoc-parser with apt-get
+#     when missing (Debian's php-cli includes FFI);
+#  2. checks every PHPDoc type of bindings/php/src and examples/php with
+#     PHPStan's own PHPDoc parser (scripts/phpdoc-check.php: each type parses,
+#     each name is a type, an alias in scope or a class; PHPStan itself is
+#     not run, see bindings/php/README.md);
+#  3. builds libiikocloud (package iikocloud-c) and the emulator (a no-op
 #     when they are up to date);
-#  3. starts the emulator on a free port, stopped again on exit;
-#  4. runs PHPUnit with -d ffi.enable=1 on bindings/php/tests: every Client
+#  4. starts the emulator on a free port, stopped again on exit;
+#  5. runs PHPUnit with -d ffi.enable=1 on bindings/php/tests: every Client
 #     method and error, the shared webhook vectors, the library loader and the
 #     preload files, leaks, 8 processes sharing one token, and examples/php
 #     (receiver.php and organizations.php under php -S). PHP-FPM behind nginx
@@ -29,6 +33,8 @@ command -v php >/dev/null 2>&1 || missing+=(php-cli)
 command -v phpunit >/dev/null 2>&1 || missing+=(phpunit)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+# PHPStan's PHPDoc parser, for the PHPDoc check (PHPStan itself has no Debian package).
+[ -f /usr/share/php/PHPStan/PhpDocParser/autoload.php ] || missing+=(php-phpstan-phpdoc-parser)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
@@ -41,7 +47,11 @@ if ! php -m | grep -ix ffi >/dev/null; then
 fi
 echo "$(php -r 'echo "PHP ", PHP_VERSION;'), $(phpunit --version | head -1)"
 
-# ---- 2. build ----
+# ---- 2. PHPDoc ----
+step "PHPDoc types of bindings/php/src and examples/php (PHPStan's parser)"
+php scripts/phpdoc-check.php --autoload bindings/php/autoload.php bindings/php/src examples/php
+
+# ---- 3. build ----
 step "building libiikocloud ($PROFILE) and the emulator"
 flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
@@ -52,7 +62,7 @@ cargo build --locked -p iikocloud-emulator
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
 export IIKOCLOUD_TEST_HOOKS=1
 
-# ---- 3. emulator ----
+# ---- 4. emulator ----
 EMULATOR_PID=""
 stop_emulator() {
     if [ -n "$EMULATOR_PID" ]; then
@@ -82,7 +92,7 @@ export IIKO_BASE_URL
 tls_fixture_start "$OUT/tls" till php-proxy-pw-9b3f
 trap 'tls_fixture_stop; stop_emulator' EXIT
 
-# ---- 4. PHPUnit ----
+# ---- 5. PHPUnit ----
 step "phpunit (bindings/php/tests) against $IIKO_BASE_URL"
 # The panic-boundary test panics on purpose; keep its report to one line.
 export RUST_BACKTRACE=0

@@ -81,7 +81,7 @@ with Emulator() as emu:
             emu.clear_faults()
     emu.expire_tokens()
     attempt("after expiry (401 retry)", c.organizations)
-    attempt("bad org id", lambda: c.webhook_settings("not-a-uuid"))
+    attempt("bad org id", lambda: c.webhooks.settings(organization_id="not-a-uuid"))
     # Labels carry an index, never the header: the probe must not print secrets itself.
     for i, header in enumerate(("Bearer wrong-secret", "s3cretx", " s3cret", "Bearer", None, "s3cret\r\n")):
         attempt(f"verify header #{i}", lambda: webhooks.verify(header, "s3cret"))

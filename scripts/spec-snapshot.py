@@ -12,7 +12,8 @@ Kept: paths, methods, operation names, request and response schemas, field
 names, types, formats, required, nullability, enums, lengths and ranges,
 discriminators, the restriction group, deprecation, success status and error
 body shape, and this project's classification of each operation (command or
-not, safe to retry or not). Dropped: every description, summary, title and
+not, safe to retry or not). Inheritance is resolved here, once: every object
+lists all its fields, inherited ones included. Dropped: every description, summary, title and
 example (the official prose is not ours to republish).
 
 Each operation's `summary` is ours instead: one line written by hand in
@@ -334,6 +335,40 @@ def add_summaries(operations: list[dict]) -> list[str]:
     return []
 
 
+def resolve_inheritance(schemas: dict[str, dict]) -> None:
+    """Writes each object's and union's whole field list, inherited fields
+    first (a field a derived schema declares again replaces the inherited
+    one), so no reader walks `base` chains; `base` stays as a fact. A
+    schema deriving from unions also gets `inherited_discriminators`: their
+    tag fields, which the union's variant carries, not the schema's fields."""
+    own = {name: list(s.get("fields") or []) for name, s in schemas.items()}
+    resolved: dict[str, list] = {}
+
+    def fields(name: str, seen: frozenset) -> list:
+        if name in resolved:
+            return resolved[name]
+        base = schemas[name].get("base")
+        out = list(fields(base, seen | {name})) if base in schemas and base not in seen else []
+        for f in own.get(name, []):
+            out = [o for o in out if o["name"] != f["name"]]
+            out.append(f)
+        resolved[name] = out
+        return out
+
+    for name, s in schemas.items():
+        if s.get("kind") not in ("object", "union"):
+            continue
+        s["fields"] = fields(name, frozenset())
+        tags, seen, base = [], {name}, s.get("base")
+        while base in schemas and base not in seen:
+            seen.add(base)
+            if schemas[base].get("kind") == "union" and schemas[base].get("discriminator"):
+                tags.append(schemas[base]["discriminator"])
+            base = schemas[base].get("base")
+        if tags:
+            s["inherited_discriminators"] = tags
+
+
 def json_schema(content: dict) -> dict:
     return (content or {}).get("application/json", {}).get("schema", {}) or {}
 
@@ -412,6 +447,7 @@ def main(argv: list[str]) -> int:
     # declares and nothing references (webhook payloads among them).
     for full in list(snap.components):
         snap.define(short(full), snap.components[full])
+    resolve_inheritance(snap.schemas)
     disambiguate(operations)
     operations.sort(key=lambda o: (o["name"], o["method"]))
     problems = add_summaries(operations)

@@ -65,17 +65,12 @@ impl Snapshot {
         &self.spec["schemas"][name]
     }
 
+    /// Every field, inherited ones included (the snapshot resolves them).
     fn fields(&self, name: &str) -> Vec<Value> {
-        let s = self.schema(name);
-        let mut out = match s["base"].as_str() {
-            Some(b) => self.fields(b),
-            None => Vec::new(),
-        };
-        for f in s["fields"].as_array().into_iter().flatten() {
-            out.retain(|o: &Value| o["name"] != f["name"]);
-            out.push(f.clone());
-        }
-        out
+        self.schema(name)["fields"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Walks `value` with its type, collecting break sites and text fields.
@@ -179,16 +174,12 @@ impl Snapshot {
     }
 
     fn inherited_tags(&self, name: &str) -> Vec<String> {
-        let mut tags = Vec::new();
-        let mut current = self.schema(name)["base"].as_str().map(str::to_string);
-        while let Some(b) = current {
-            let s = self.schema(&b);
-            if let Some(t) = s["discriminator"].as_str() {
-                tags.push(t.to_string());
-            }
-            current = s["base"].as_str().map(str::to_string);
-        }
-        tags
+        self.schema(name)["inherited_discriminators"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect()
     }
 }
 

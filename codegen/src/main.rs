@@ -13,6 +13,7 @@ mod c;
 mod docs;
 mod names;
 mod php;
+mod php_shapes;
 mod python;
 mod rust;
 

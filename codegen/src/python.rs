@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::names::{pascal, snake};
-use crate::rust::Spec;
+use crate::rust::{is_secret, Spec};
 
 pub struct Generated {
     pub files: Vec<(&'static str, String)>,
@@ -326,6 +326,16 @@ This module is imported on first use (``client.deliveries...`` or\n\
                         .join(" ")
                 )
                 .unwrap();
+                // Credentials and tokens: `repr` shows them as `[redacted]`.
+                let secrets: Vec<String> = fields
+                    .iter()
+                    .zip(&attrs)
+                    .filter(|(f, _)| is_secret(f))
+                    .map(|(_, a)| format!("{},", py_str(a)))
+                    .collect();
+                if !secrets.is_empty() {
+                    writeln!(py, "    _SECRETS = frozenset(({}))", secrets.join(" ")).unwrap();
+                }
                 if kind == "union" {
                     let variants: Vec<String> = s["variants"]
                         .as_object()

@@ -63,53 +63,29 @@ impl<'a> Spec<'a> {
         Ok(self.schema(name)?["kind"].as_str().unwrap_or("object"))
     }
 
-    /// Fields of an object or union, inherited ones first; a field declared
-    /// again by a derived schema replaces the inherited one.
+    /// Fields of an object or union, inherited ones included (the snapshot
+    /// resolves inheritance).
     pub(crate) fn fields(&self, name: &str) -> Result<Vec<&'a Value>, String> {
-        let mut chain = vec![name.to_string()];
-        let mut seen = HashSet::new();
-        while let Some(base) = self.schema(chain.last().unwrap())?["base"].as_str() {
-            if !seen.insert(base.to_string()) {
-                break;
-            }
-            chain.push(base.to_string());
-        }
-        let mut out: Vec<&Value> = Vec::new();
-        for schema in chain.iter().rev() {
-            for f in self.schema(schema)?["fields"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                let wire = f["name"].as_str().unwrap_or_default();
-                out.retain(|o| o["name"].as_str() != Some(wire));
-                out.push(f);
-            }
-        }
-        Ok(out)
+        Ok(self.schema(name)?["fields"]
+            .as_array()
+            .map(|fields| fields.iter().collect())
+            .unwrap_or_default())
     }
 
     /// Discriminator fields of the unions `name` derives from: the enum
     /// variant carries them, so the variant's struct leaves them out.
     fn inherited_tags(&self, name: &str) -> Vec<String> {
-        let mut tags = Vec::new();
-        let mut current = name.to_string();
-        let mut seen = HashSet::new();
-        while let Ok(s) = self.schema(&current) {
-            if !seen.insert(current.clone()) {
-                break;
-            }
-            if current != name && s["kind"] == "union" {
-                if let Some(t) = s["discriminator"].as_str() {
-                    tags.push(t.to_string());
-                }
-            }
-            match s["base"].as_str() {
-                Some(b) => current = b.to_string(),
-                None => break,
-            }
-        }
-        tags
+        self.schema(name)
+            .map(|s| {
+                s["inherited_discriminators"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Schemas a value of `name` holds directly (not through a list or map),
@@ -189,7 +165,7 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
 /// never prints them.
 const SECRET_FIELDS: [&str; 5] = ["authToken", "token", "apiLogin", "apiKey", "clientSecret"];
 
-fn is_secret(f: &Value) -> bool {
+pub(crate) fn is_secret(f: &Value) -> bool {
     f["type"]["type"] == "string" && SECRET_FIELDS.contains(&f["name"].as_str().unwrap_or_default())
 }
 
@@ -344,13 +320,15 @@ fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), Strin
         .collect();
     let names = field_names(&fields);
     out.push_str(&doc_line(name, "object"));
-    out.push_str(
-        "#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]\n",
-    );
+    // Serialize and Deserialize are written below, not derived: see
+    // `crate::api::support::Fields` for why.
+    out.push_str("#[derive(Clone, Debug, Default, PartialEq)]\n");
     writeln!(out, "pub struct {} {{", place.name).unwrap();
     let mut checks = String::new();
+    let mut wire_fields = String::new();
     for (f, rust_name) in fields.iter().zip(&names) {
         let wire = f["name"].as_str().unwrap_or_default();
+        let field = ident(rust_name);
         let mut ty = if is_secret(f) {
             "crate::Secret".to_string()
         } else {
@@ -379,24 +357,25 @@ fn gen_struct(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), Strin
             format!(" ({})", notes.join(", "))
         };
         writeln!(out, "    /// `{wire}`{note}.").unwrap();
-        if f["required"] == true {
-            // Required fields are sent even when unset, as `null`.
-            writeln!(out, "    #[serde(rename = {}, default)]", lit(wire)).unwrap();
+        writeln!(out, "    pub {field}: Option<{ty}>,").unwrap();
+        // Required fields are sent even when unset, as `null`.
+        let presence = if f["required"] == true {
+            "required"
         } else {
-            writeln!(
-                out,
-                "    #[serde(rename = {}, default, skip_serializing_if = \"Option::is_none\")]",
-                lit(wire)
-            )
-            .unwrap();
-        }
-        writeln!(out, "    pub {}: Option<{ty}>,", ident(rust_name)).unwrap();
+            "optional"
+        };
+        writeln!(wire_fields, "    {presence} {} => {field},", lit(wire)).unwrap();
         checks.push_str(&field_checks(spec, f, rust_name, boxed)?);
     }
     out.push_str("    /// Fields this version does not know, kept as sent.\n");
-    out.push_str(
-        "    #[serde(flatten)]\n    pub extra: serde_json::Map<String, serde_json::Value>,\n}\n\n",
-    );
+    out.push_str("    pub extra: serde_json::Map<String, serde_json::Value>,\n}\n\n");
+    writeln!(
+        out,
+        "crate::api::support::wire_fields! {{ {} = {} {{\n{wire_fields}}} }}\n",
+        place.name,
+        lit(name)
+    )
+    .unwrap();
     writeln!(
         out,
         "impl crate::api::Validate for {} {{\n    fn validate_at(&self, {}: &mut crate::api::Validator) {{\n{checks}    }}\n}}\n",

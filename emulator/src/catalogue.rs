@@ -53,28 +53,14 @@ impl Catalogue {
         self.by_path.get(path)
     }
 
-    /// Fields of an object or union schema, inherited ones first.
+    /// Fields of an object or union schema, inherited ones included (the
+    /// snapshot resolves inheritance).
     fn fields(&self, name: &str) -> Vec<&Value> {
-        let mut chain = vec![name];
-        while let Some(base) = self
-            .schemas
-            .get(*chain.last().unwrap_or(&name))
-            .and_then(|s| s["base"].as_str())
-        {
-            if chain.contains(&base) || chain.len() > 16 {
-                break;
-            }
-            chain.push(base);
-        }
-        let mut out: Vec<&Value> = Vec::new();
-        for s in chain.iter().rev() {
-            let fields = self.schemas.get(*s).and_then(|x| x["fields"].as_array());
-            for f in fields.into_iter().flatten() {
-                out.retain(|o| o["name"] != f["name"]);
-                out.push(f);
-            }
-        }
-        out
+        self.schemas
+            .get(name)
+            .and_then(|s| s["fields"].as_array())
+            .map(|fields| fields.iter().collect())
+            .unwrap_or_default()
     }
 
     /// The schema of the items of the array field `field` of the operation's

@@ -15,6 +15,7 @@ import sys
 from typing import Optional
 
 import iikocloud
+from iikocloud import api_models as m
 
 
 def list_organizations(client: iikocloud.Client) -> int:
@@ -27,9 +28,12 @@ def list_organizations(client: iikocloud.Client) -> int:
         # The message ends with the correlationId to quote to iiko support.
         print(f"failed: {e}", file=sys.stderr)
         return 1
-    for org in orgs.organizations:
-        print(f"{org.id}  {org.name or '-'}  {org.currency_iso_name or ''}")
-    print(f"{len(orgs.organizations)} organizations (correlationId {orgs.correlation_id})")
+    found = orgs.organizations or []
+    for org in found:
+        # `return_additional_info=True` answers the Extended variant.
+        currency = org.currency_iso_name if isinstance(org, m.ExtendedOrganizationInfo) else None
+        print(f"{org.id}  {org.name or '-'}  {currency or ''}")
+    print(f"{len(found)} organizations (correlationId {orgs.correlation_id})")
     return 0
 
 

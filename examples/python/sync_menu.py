@@ -27,7 +27,7 @@ def sync_menu(client: iikocloud.Client, organization_id: str) -> Dict[str, Tuple
                 break
     groups = {g.id: g.name for g in menu.groups or []}
     print(f"revision {menu.revision}: {len(prices)} priced products in {len(groups)} groups")
-    stopped = client.api.stop_lists(organization_ids=[organization_id])
+    stopped = client.stop_lists(organization_ids=[organization_id])
     out = {
         item.product_id
         for org in stopped.terminal_group_stop_lists or []

@@ -234,12 +234,14 @@ pub const IIKO_EVENT_FIELD_ORDER_WAITER_PHONE: iiko_event_field = 111;
 pub const IIKO_EVENT_FIELD_ORDER_TAB_NAME: iiko_event_field = 112;
 /// `eventInfo.order.splitOrderBetweenCashRegisters` (text) of TableOrderError, TableOrderUpdate events.
 pub const IIKO_EVENT_FIELD_ORDER_SPLIT_ORDER_BETWEEN_CASH_REGISTERS: iiko_event_field = 113;
+/// `eventInfo.order.customer.type` (text) of TableOrderError, TableOrderUpdate events.
+pub const IIKO_EVENT_FIELD_ORDER_CUSTOMER_TYPE: iiko_event_field = 114;
 
 /// The highest field number.
-pub(crate) const LAST_FIELD: iiko_event_field = 113;
+pub(crate) const LAST_FIELD: iiko_event_field = 114;
 
 /// Each field's path (NUL-terminated), indexed by number - 1; `None` is reserved.
-pub(crate) static FIELD_PATHS: [Option<&std::ffi::CStr>; 113] = [
+pub(crate) static FIELD_PATHS: [Option<&std::ffi::CStr>; 114] = [
     Some(c"eventType"),
     Some(c"eventTime"),
     Some(c"organizationId"),
@@ -353,4 +355,5 @@ pub(crate) static FIELD_PATHS: [Option<&std::ffi::CStr>; 113] = [
     Some(c"eventInfo.order.waiter.phone"),
     Some(c"eventInfo.order.tabName"),
     Some(c"eventInfo.order.splitOrderBetweenCashRegisters"),
+    Some(c"eventInfo.order.customer.type"),
 ];

@@ -239,6 +239,8 @@ final class EventField
     public const ORDER_TAB_NAME = 112;
     /** `eventInfo.order.splitOrderBetweenCashRegisters` (text) of TableOrderError, TableOrderUpdate events. */
     public const ORDER_SPLIT_ORDER_BETWEEN_CASH_REGISTERS = 113;
+    /** `eventInfo.order.customer.type` (text) of TableOrderError, TableOrderUpdate events. */
+    public const ORDER_CUSTOMER_TYPE = 114;
 
     private function __construct()
     {

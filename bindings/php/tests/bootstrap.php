@@ -13,6 +13,7 @@ require dirname(__DIR__) . '/autoload.php';
 require __DIR__ . '/Support/Emulator.php';
 require __DIR__ . '/Support/TestCase.php';
 require __DIR__ . '/Support/Php.php';
+require __DIR__ . '/Support/Shapes.php';
 
 if (!extension_loaded('ffi') || !in_array(strtolower((string) ini_get('ffi.enable')), ['1', 'true', 'on', 'yes', 'preload'], true)) {
     fwrite(STDERR, "the tests need PHP FFI: run them with php -d ffi.enable=1\n");

@@ -7,15 +7,11 @@ use std::time::Duration;
 
 use iikocloud::api::models::deliveries::request::CreateOrderRequest;
 use iikocloud::api::WaitOptions;
-use iikocloud::models::{
-    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
-};
 use iikocloud::{CallOptions, Client, ClientBuilder, Secret};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict};
-use serde::Serialize;
 
-use crate::convert::{decimal, decimal_type, from_py, opt_strings, strings, to_py};
+use crate::convert::{decimal_type, from_py, to_py};
 use crate::errors::{detached, guard, invalid_input, to_pyerr};
 use crate::logbridge;
 
@@ -84,12 +80,6 @@ impl NativeClient {
             state: RwLock::new((std::process::id(), client)),
         }
     }
-}
-
-fn json_dict<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
-    let value = serde_json::to_value(value)
-        .map_err(|e| to_pyerr(py, &iikocloud::Error::InvalidInput(e.to_string())))?;
-    to_py(py, &value, false)
 }
 
 /// A request given as JSON text or as a Python object of JSON values.
@@ -167,11 +157,6 @@ pub fn operations() -> Vec<(
             )
         })
         .collect()
-}
-
-/// `obj[key]` for a dict, `obj[index]` for a list.
-fn at<'py>(obj: &Bound<'py, PyAny>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-    obj.get_item(key)
 }
 
 #[pymethods]
@@ -315,120 +300,6 @@ impl NativeClient {
         })
     }
 
-    #[pyo3(signature = (organization_ids=None, return_additional_info=None,
-        include_disabled=None, return_external_data=None))]
-    fn organizations<'py>(
-        &self,
-        py: Python<'py>,
-        organization_ids: Option<&Bound<'py, PyAny>>,
-        return_additional_info: Option<bool>,
-        include_disabled: Option<bool>,
-        return_external_data: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || {
-            logbridge::refresh(py);
-            let request = OrganizationsRequest {
-                organization_ids: opt_strings(organization_ids, "organization_ids")?,
-                return_additional_info,
-                include_disabled,
-                return_external_data: opt_strings(return_external_data, "return_external_data")?,
-            };
-            let response = detached(py, || self.client()?.organizations(&request))?;
-            let out = json_dict(py, &response)?;
-            let orgs = at(&out, "organizations")?;
-            for (i, org) in response.organizations.iter().enumerate() {
-                if let Some(m) = &org.extended.currency_minimum_denomination {
-                    orgs.get_item(i)?
-                        .set_item("currencyMinimumDenomination", decimal(py, &m.to_string())?)?;
-                }
-            }
-            Ok(out)
-        })
-    }
-
-    fn webhook_settings<'py>(
-        &self,
-        py: Python<'py>,
-        organization_id: String,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || {
-            logbridge::refresh(py);
-            let response = detached(py, || self.client()?.webhook_settings(&organization_id))?;
-            json_dict(py, &response)
-        })
-    }
-
-    #[pyo3(signature = (organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None))]
-    fn update_webhook_settings<'py>(
-        &self,
-        py: Python<'py>,
-        organization_id: String,
-        web_hooks_uri: String,
-        auth_token: Option<String>,
-        web_hooks_filter: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || {
-            logbridge::refresh(py);
-            let filter = match web_hooks_filter {
-                Some(f) if !f.is_none() => {
-                    let value = from_py(f)?;
-                    let filter: WebHooksFilter = serde_json::from_value(value).map_err(|e| {
-                        invalid_input(
-                            py,
-                            &format!("web_hooks_filter is not a webHooksFilter: {e}"),
-                        )
-                    })?;
-                    Some(filter)
-                }
-                _ => None,
-            };
-            let request = UpdateWebhookSettingsRequest {
-                organization_id,
-                web_hooks_uri,
-                auth_token: auth_token.map(Secret::new),
-                web_hooks_filter: filter,
-            };
-            let response = detached(py, || self.client()?.update_webhook_settings(&request))?;
-            json_dict(py, &response)
-        })
-    }
-
-    #[pyo3(signature = (organization_ids, return_size=None, terminal_groups_ids=None))]
-    fn stop_lists<'py>(
-        &self,
-        py: Python<'py>,
-        organization_ids: &Bound<'py, PyAny>,
-        return_size: Option<bool>,
-        terminal_groups_ids: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || {
-            logbridge::refresh(py);
-            let request = StopListsRequest {
-                organization_ids: strings(organization_ids, "organization_ids")?,
-                return_size,
-                terminal_groups_ids: opt_strings(terminal_groups_ids, "terminal_groups_ids")?,
-            };
-            let response = detached(py, || self.client()?.stop_lists(&request))?;
-            let out = json_dict(py, &response)?;
-            // Balances as exact Decimal, from the typed answer.
-            let orgs = at(&out, "terminalGroupStopLists")?;
-            for (i, org) in response.terminal_group_stop_lists.iter().enumerate() {
-                let groups = orgs.get_item(i)?.get_item("items")?;
-                for (j, group) in org.items.iter().enumerate() {
-                    let items = groups.get_item(j)?.get_item("items")?;
-                    for (k, item) in group.items.iter().enumerate() {
-                        if let Some(m) = &item.balance {
-                            items
-                                .get_item(k)?
-                                .set_item("balance", decimal(py, &m.to_string())?)?;
-                        }
-                    }
-                }
-            }
-            Ok(out)
-        })
-    }
-
     /// Any endpoint: `body` is a dict; the answer is the parsed JSON.
     #[pyo3(signature = (path, body=None, *, timeout=None, idempotent=false, decimals=false))]
     fn call<'py>(
@@ -569,12 +440,9 @@ impl NativeClient {
             logbridge::refresh(py);
             let options = wait_options(py, timeout, first_pause, max_pause)?;
             let body = json_arg(request)?;
-            let mut typed: CreateOrderRequest = serde_json::from_value(body).map_err(|e| {
-                invalid_input(
-                    py,
-                    &format!("deliveries.create: the request does not fit: {e}"),
-                )
-            })?;
+            let mut typed: CreateOrderRequest =
+                iikocloud::api::support::request_from_json("deliveries.create", &body)
+                    .map_err(|e| to_pyerr(py, &e))?;
             let info = detached(py, || {
                 self.client()?.create_delivery_order(&mut typed, &options)
             })?;

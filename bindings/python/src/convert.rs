@@ -153,35 +153,3 @@ fn from_py_at(obj: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value>
         ),
     ))
 }
-
-/// Extracts an optional list of strings, naming the argument on error.
-pub fn opt_strings(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<Vec<String>>> {
-    match obj {
-        None => Ok(None),
-        Some(o) if o.is_none() => Ok(None),
-        Some(o) => strings(o, name).map(Some),
-    }
-}
-
-/// Extracts a list of strings; a bare `str` is refused (it would be read as
-/// a list of characters).
-pub fn strings(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<String>> {
-    if obj.cast::<PyString>().is_ok() {
-        return Err(invalid_input(
-            obj.py(),
-            &format!("{name} must be a list of strings, not a single string"),
-        ));
-    }
-    let mut out = Vec::new();
-    for item in obj
-        .try_iter()
-        .map_err(|_| invalid_input(obj.py(), &format!("{name} must be a list of strings")))?
-    {
-        let item = item?;
-        let s = item
-            .cast::<PyString>()
-            .map_err(|_| invalid_input(obj.py(), &format!("{name} must be a list of strings")))?;
-        out.push(s.to_cow()?.into_owned());
-    }
-    Ok(out)
-}

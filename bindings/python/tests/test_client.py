@@ -19,7 +19,7 @@ from decimal import Decimal
 import pytest
 
 import iikocloud
-from iikocloud import models
+from iikocloud import api_models as m
 from iikocloud.testing import (
     API_KEY,
     API_LOGIN_NAME,
@@ -38,24 +38,27 @@ ORGS = "/api/1/organizations"
 def test_organizations_simple_and_extended(emu: Emulator) -> None:
     with emu.client() as client:
         r = client.organizations()
-        assert isinstance(r, models.OrganizationsResponse)
-        assert r.correlation_id
+        assert isinstance(r, m.GetOrganizationsResponse)
+        assert r.correlation_id and r.organizations
         ids = [o.id for o in r.organizations]
         assert ORGANIZATION_ID in ids and SECOND_ORGANIZATION_ID in ids
-        assert all(isinstance(o, models.Organization) for o in r.organizations)
+        # The union is read into its variant by `responseType`.
+        assert all(isinstance(o, m.SimpleOrganizationInfo) for o in r.organizations)
 
-        ext = client.organizations([ORGANIZATION_ID], return_additional_info=True)
+        ext = client.organizations(organization_ids=[ORGANIZATION_ID], return_additional_info=True)
+        assert ext.organizations is not None
         (org,) = ext.organizations
-        assert org.is_extended and org.response_type == "Extended"
+        assert isinstance(org, m.ExtendedOrganizationInfo) and org.response_type == "Extended"
         assert org.id == ORGANIZATION_ID
-        if org.currency_minimum_denomination is not None:
-            assert isinstance(org.currency_minimum_denomination, Decimal)
+        assert type(org.currency_minimum_denomination) is Decimal
         d = ext.to_dict()
         assert d["organizations"][0]["id"] == ORGANIZATION_ID
+        assert d["organizations"][0]["responseType"] == "Extended"
         assert d["correlationId"] == ext.correlation_id
+        assert m.GetOrganizationsResponse.from_dict(d) == ext
 
         disabled = client.organizations(include_disabled=True)
-        assert DISABLED_ORGANIZATION_ID in [o.id for o in disabled.organizations]
+        assert DISABLED_ORGANIZATION_ID in [o.id for o in disabled.organizations or []]
 
 
 def test_empty_api_key_sees_no_organization(emu: Emulator) -> None:
@@ -63,38 +66,105 @@ def test_empty_api_key_sees_no_organization(emu: Emulator) -> None:
 
 
 def test_stop_lists_balances_are_exact_decimals(emu: Emulator) -> None:
-    r = emu.client().stop_lists([ORGANIZATION_ID])
-    assert isinstance(r, models.StopListsResponse) and r.correlation_id
+    r = emu.client().stop_lists(organization_ids=[ORGANIZATION_ID])
+    assert isinstance(r, m.StopListsResponse) and r.correlation_id
+    assert r.terminal_group_stop_lists is not None
     (org,) = r.terminal_group_stop_lists
     assert org.organization_id == ORGANIZATION_ID
-    group = next(g for g in org.items if g.terminal_group_id == TERMINAL_GROUP_ID)
-    balances = sorted(i.balance for i in group.items if i.balance is not None)
+    group = next(g for g in org.items or [] if g.terminal_group_id == TERMINAL_GROUP_ID)
+    balances = sorted(i.balance for i in group.items or [] if i.balance is not None)
     assert balances == [Decimal("0.1"), Decimal("12.35")]
     assert all(type(b) is Decimal for b in balances)
+
+
+def test_stop_list_commands_are_reachable_from_the_client(emu: Emulator) -> None:
+    client = emu.client()
+    product = "0c3f7a1e-6d52-4b8e-9f0a-3d2c1b4a5e6f"  # on the menu, not stopped in the fixtures
+
+    def stopped() -> "list[str]":
+        r = client.stop_lists(organization_ids=[ORGANIZATION_ID], terminal_groups_ids=[TERMINAL_GROUP_ID])
+        return [
+            i.product_id or ""
+            for org in r.terminal_group_stop_lists or []
+            for g in org.items or []
+            for i in g.items or []
+        ]
+
+    assert product not in stopped()
+    added = client.stop_lists.add(
+        organization_id=ORGANIZATION_ID,
+        terminal_group_id=TERMINAL_GROUP_ID,
+        items=[m.AddProductsToStopListItem(product_id=product, balance=Decimal("3.5"))],
+    )
+    assert isinstance(added, m.CorrelationIdResponse)
+    client.wait(added, organization_id=ORGANIZATION_ID, timeout=10)
+    assert product in stopped()
+    checked = client.stop_lists.check(
+        organization_id=ORGANIZATION_ID,
+        terminal_group_id=TERMINAL_GROUP_ID,
+        items=[{"type": "Product", "productId": product, "amount": 1, "price": 690}],
+    )
+    assert isinstance(checked, m.CheckStopListResponse)
+    removed = client.stop_lists.remove(
+        organization_id=ORGANIZATION_ID, terminal_group_id=TERMINAL_GROUP_ID, items=[{"productId": product}]
+    )
+    client.wait(removed, organization_id=ORGANIZATION_ID, timeout=10)
+    assert product not in stopped()
+    cleared = client.stop_lists.clear(organization_id=ORGANIZATION_ID, terminal_group_id=TERMINAL_GROUP_ID)
+    client.wait(cleared, organization_id=ORGANIZATION_ID, timeout=10)
+    assert stopped() == []
 
 
 def test_webhook_settings_round_trip_and_secret_not_in_repr(emu: Emulator) -> None:
     client = emu.client()
     token = "very-secret-webhook-token-123"
-    filt = models.WebHooksFilter(
-        delivery_order_filter=models.DeliveryOrderFilter(order_statuses=["Unconfirmed"], errors=True),
-        stop_list_update_filter=models.UpdatesFilter(updates=True),
+    filt = m.WebHooksFilter(
+        delivery_order_filter=m.DeliveryOrderWebHooksFilter(order_statuses=["Unconfirmed"], errors=True),
+        stop_list_update_filter=m.WebHookShortFilter(updates=True),
     )
-    r = client.update_webhook_settings(ORGANIZATION_ID, "http://127.0.0.1:9/hook", token, filt)
-    assert isinstance(r, models.CorrelationIdResponse) and r.correlation_id
-    s = client.webhook_settings(ORGANIZATION_ID)
+    r = client.webhooks.update_settings(
+        organization_id=ORGANIZATION_ID,
+        web_hooks_uri="http://127.0.0.1:9/hook",
+        auth_token=token,
+        web_hooks_filter=filt,
+    )
+    assert isinstance(r, m.CorrelationIdResponse) and r.correlation_id
+    s = client.webhooks.settings(organization_id=ORGANIZATION_ID)
+    assert isinstance(s, m.GetWebHookSettingsResponse)
     assert s.web_hooks_uri == "http://127.0.0.1:9/hook"
     assert s.auth_token == token
     assert s.api_login_name == API_LOGIN_NAME
     assert s.web_hooks_filter is not None
     assert s.web_hooks_filter.delivery_order_filter is not None
     assert s.web_hooks_filter.delivery_order_filter.order_statuses == ["Unconfirmed"]
-    assert token not in repr(s) and "[redacted]" in repr(s)
+    assert s.web_hooks_filter.delivery_order_filter.order_statuses[0] == m.DeliveryStatus.UNCONFIRMED
+    # The token is kept (to_dict sends it back) but never shown.
+    assert token not in repr(s) and "auth_token='[redacted]'" in repr(s)
+    assert s.to_dict()["authToken"] == token
+    assert token not in repr(s.replace(web_hooks_uri="http://127.0.0.1:9/other"))
     # A plain dict works as a filter too.
-    client.update_webhook_settings(
-        ORGANIZATION_ID, "http://127.0.0.1:9/h2", token, {"reserveFilter": {"updates": True}}
+    client.webhooks.update_settings(
+        organization_id=ORGANIZATION_ID,
+        web_hooks_uri="http://127.0.0.1:9/h2",
+        auth_token=token,
+        web_hooks_filter={"reserveFilter": {"updates": True}},
     )
-    assert client.webhook_settings(ORGANIZATION_ID).web_hooks_uri == "http://127.0.0.1:9/h2"
+    again = client.webhooks.settings(organization_id=ORGANIZATION_ID)
+    assert again.web_hooks_uri == "http://127.0.0.1:9/h2"
+    assert again.web_hooks_filter is not None and again.web_hooks_filter.reserve_filter is not None
+
+
+def test_credentials_in_generated_models_are_redacted() -> None:
+    secret = "s3cret-value-0123456789"
+    shown = [
+        repr(m.GetAccessTokenV2Request(api_key=secret, client_secret=secret, app_id="app")),
+        repr(m.GetAccessTokenRequest(api_login=secret)),
+        repr(m.GetAccessTokenResponse(token=secret, correlation_id="c")),
+        repr(m.UpdateWebHookSettingsRequest(auth_token=secret, web_hooks_uri="http://x")),
+    ]
+    for text in shown:
+        assert secret not in text and "[redacted]" in text, text
+    assert "app_id='app'" in shown[0] and "correlation_id='c'" in shown[2]
 
 
 def test_raw_call(emu: Emulator) -> None:
@@ -112,15 +182,17 @@ def test_raw_call(emu: Emulator) -> None:
 
 def test_invalid_input_is_a_value_error_and_sends_nothing(emu: Emulator) -> None:
     client = emu.client()
-    with pytest.raises(ValueError):
-        client.organizations(["not-a-uuid"])
-    with pytest.raises(iikocloud.InvalidInputError, match="list of strings"):
-        client.stop_lists(ORGANIZATION_ID)
-    with pytest.raises(iikocloud.InvalidInputError):
-        client.stop_lists([])
-    with pytest.raises(iikocloud.InvalidInputError):
-        client.update_webhook_settings(ORGANIZATION_ID, "not a url")
+    with pytest.raises(ValueError, match="organizationIds"):
+        client.organizations(organization_ids=["not-a-uuid"])
+    # A bare string is not read as a list of characters.
+    with pytest.raises(iikocloud.InvalidInputError, match="organizationIds: invalid type: string"):
+        client.organizations(organization_ids=ORGANIZATION_ID)
+    with pytest.raises(iikocloud.InvalidInputError, match="organizationId"):
+        client.webhooks.update_settings(organization_id="not-a-uuid", web_hooks_uri="http://x")
+    with pytest.raises(TypeError):
+        client.stop_lists([ORGANIZATION_ID])  # type: ignore[misc]
     assert emu.request_count(ORGS) == 0
+    assert emu.request_count("/api/1/webhooks/update_settings") == 0
 
 
 @pytest.mark.parametrize(

@@ -119,10 +119,12 @@ def test_async_client_methods(emu: Emulator) -> None:
         async with emu.async_client() as client:
             orgs = await client.organizations()
             assert orgs.organizations
-            stops = await client.stop_lists([ORGANIZATION_ID])
+            stops = await client.stop_lists(organization_ids=[ORGANIZATION_ID])
             assert stops.terminal_group_stop_lists
-            await client.update_webhook_settings(ORGANIZATION_ID, "http://127.0.0.1:9/x", "tok-123456")
-            s = await client.webhook_settings(ORGANIZATION_ID)
+            await client.webhooks.update_settings(
+                organization_id=ORGANIZATION_ID, web_hooks_uri="http://127.0.0.1:9/x", auth_token="tok-123456"
+            )
+            s = await client.webhooks.settings(organization_id=ORGANIZATION_ID)
             assert s.web_hooks_uri == "http://127.0.0.1:9/x"
             raw = await client.call(ORGS, {})
             assert raw["correlationId"]

@@ -44,19 +44,33 @@ def test_every_operation_of_the_core_is_a_method() -> None:
     assert [o[0] for o in table] == sorted(o["name"] for o in spec["operations"])
     client = iikocloud.Client(api_login="unused")
     names = {o[0] for o in table}
-    for name, method, path, command, safe, _deprecated, _group in table:
-        target: Any = client.api
-        parts = name.split(".")
-        for part in parts:
-            target = getattr(target, part)
-        # A path that is also a group is called as the group itself.
-        assert callable(target), name
-        if any(n.startswith(name + ".") for n in names):
-            assert type(target).__call__ is not object.__call__, name
-        assert method in ("GET", "POST") and path.startswith("/api/")
-        assert not (command and safe), name
-        doc = (type(target).__call__ if isinstance(target, _model.Group) else target).__doc__ or ""
-        assert path in doc, name
+    for root in (client, iikocloud.AsyncClient.from_client(client)):
+        asy = isinstance(root, iikocloud.AsyncClient)
+        for name, method, path, command, safe, _deprecated, _group in table:
+            target: Any = root
+            for part in name.split("."):
+                target = getattr(target, part)
+            # A path that is also a group is called as the group itself.
+            assert callable(target), name
+            if any(n.startswith(name + ".") for n in names):
+                assert type(target).__call__ is not object.__call__, name
+            assert method in ("GET", "POST") and path.startswith("/api/")
+            assert not (command and safe), name
+            function = type(target).__call__ if isinstance(target, _model.Group) else target
+            assert path in (function.__doc__ or ""), name
+            # Generated, not shadowed by a hand-written method of the client.
+            assert function.__module__ in ("iikocloud._groups", "iikocloud._ops"), name
+            assert asyncio.iscoroutinefunction(function) == asy, name
+
+
+def test_no_generated_group_or_method_is_overridden_by_the_clients() -> None:
+    from iikocloud import _ops
+
+    for client, ops in ((iikocloud.Client, _ops.Ops), (iikocloud.AsyncClient, _ops.AsyncOps)):
+        generated = {n for n in vars(ops) if not n.startswith("_")}
+        assert {"organizations", "stop_lists", "webhooks", "deliveries", "commands"} <= generated
+        for n in generated:
+            assert getattr(client, n) is vars(ops)[n], (client.__name__, n)
 
 
 def test_async_client_has_the_same_surface() -> None:
@@ -146,7 +160,7 @@ def test_money_comes_back_exact_through_the_emulator(emu: Emulator) -> None:
 
 def test_typed_values(emu: Emulator) -> None:
     client = emu.client()
-    orgs = client.api.organizations(organization_ids=[ORGANIZATION_ID], return_additional_info=True)
+    orgs = client.organizations(organization_ids=[ORGANIZATION_ID], return_additional_info=True)
     assert isinstance(orgs, m.GetOrganizationsResponse)
     assert orgs.organizations
     org = orgs.organizations[0]
@@ -357,7 +371,7 @@ def test_whole_flow_async(emu: Emulator, receiver: Tuple[str, type]) -> None:
             order_id = str(uuid.uuid4())
             answer = await client.deliveries.create(organization_id=ORGANIZATION_ID, order=_order(order_id))
             await client.wait(answer, organization_id=ORGANIZATION_ID, timeout=20)
-            back = await client.api.deliveries.by_id(organization_id=ORGANIZATION_ID, order_ids=[order_id])
+            back = await client.deliveries.by_id(organization_id=ORGANIZATION_ID, order_ids=[order_id])
             assert back.orders and back.orders[0].order and back.orders[0].order.sum == Decimal("1180")
             cancelled = await client.deliveries.cancel(organization_id=ORGANIZATION_ID, order_id=order_id)
             await client.wait(cancelled, organization_id=ORGANIZATION_ID, timeout=20)

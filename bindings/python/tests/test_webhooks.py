@@ -91,6 +91,26 @@ def test_vector(path: Path) -> None:
         assert type(again) is type(event) and again.dedup_key == event.dedup_key
 
 
+def test_every_documented_event_type_reads_its_event_info_into_its_model() -> None:
+    from iikocloud import api_models
+    from iikocloud._ops import EVENT_INFO_MODELS
+
+    # The types with a `*WebHookEventInfo` schema in the document; the enum's
+    # other three (KitchenOrderUpdate, NomenclatureUpdate,
+    # BusinessHoursAndMappingUpdate) have no documented eventInfo.
+    assert set(EVENT_INFO_MODELS) == {
+        "DeliveryOrderUpdate", "DeliveryOrderError", "TableOrderUpdate", "TableOrderError",
+        "ReserveUpdate", "ReserveError", "StopListUpdate", "PersonalShift",
+    }
+    seen = {}
+    for path in FILES:
+        for event in webhooks.parse(path.read_bytes()):
+            if isinstance(event.raw_event_info, dict):
+                seen[event.event_type] = type(event.event_info)
+    for event_type, model in EVENT_INFO_MODELS.items():
+        assert seen.get(event_type) is getattr(api_models, model), (event_type, seen.get(event_type))
+
+
 def test_unknown_and_invalid_events_do_not_hide_neighbours() -> None:
     body = json.dumps(
         [
@@ -247,7 +267,7 @@ def receiver() -> Iterator[Tuple[str, type]]:
 def test_emulator_delivers_to_a_receiver(emu: Emulator, receiver: Tuple[str, type]) -> None:
     url, handler = receiver
     client = emu.client()
-    client.update_webhook_settings(ORGANIZATION_ID, url, handler.token)
+    client.webhooks.update_settings(organization_id=ORGANIZATION_ID, web_hooks_uri=url, auth_token=handler.token)
     order = emu.create_delivery_order()
     emu.set_delivery_status(order["id"], "CookingStarted")
     emu.trigger("stop_list_change")
@@ -259,7 +279,9 @@ def test_emulator_delivers_to_a_receiver(emu: Emulator, receiver: Tuple[str, typ
     assert all(e.event_time is not None for e in handler.received)
 
     # A receiver with the wrong token answers 401 and gets nothing.
-    client.update_webhook_settings(ORGANIZATION_ID, url, "another-token-0123456789")
+    client.webhooks.update_settings(
+        organization_id=ORGANIZATION_ID, web_hooks_uri=url, auth_token="another-token-0123456789"
+    )
     handler.statuses.clear()
     emu.trigger("personal_shift")
     assert emu.wait_for_deliveries(4, timeout=10)

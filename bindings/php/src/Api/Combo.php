@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `combo` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->combo()`.
+ *
+ * @psalm-import-type LoyaltyResult_CalculateComboPriceRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_CalculateComboPriceResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_GetCombosInfoRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_GetCombosInfoResponse_Out from Shapes
  */
 final class Combo
 {
@@ -25,9 +30,9 @@ final class Combo
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{extraData?: bool|null, organizationId: string} $request
+     * @param LoyaltyResult_GetCombosInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_GetCombosInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class Combo
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{items: list<array<string, mixed>>, organizationId: string} $request
+     * @param LoyaltyResult_CalculateComboPriceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_CalculateComboPriceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function calculate(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `commands` operations; reach them with `$client->api()` or `$client->commands()`.
+ *
+ * @psalm-import-type Commands_GetCommandStatusRequest_In from Shapes
+ * @psalm-import-type Commands_GetCommandStatusResponse_Out from Shapes
  */
 final class Commands
 {
@@ -25,9 +28,9 @@ final class Commands
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, correlationId: string} $request
+     * @param Commands_GetCommandStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Commands_GetCommandStatusResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function status(array $request, ?float $timeout = null): array

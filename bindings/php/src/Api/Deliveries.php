@@ -10,6 +10,40 @@ use IikoCloud\Client;
 
 /**
  * The `deliveries` operations; reach them with `$client->api()` or `$client->deliveries()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Request_AddOrderItemsRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_CancelOrderRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_ChangeDriverInfoRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_CloseDeliveryOrderRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_CreateOrderRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_OrdersByDeliveryDateAndFilterRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_OrdersByDeliveryDateAndPhoneRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_OrdersByDeliveryDateAndStatusRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_OrdersByIdRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_OrdersByRevisionRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_PrintDeliveryBillRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateDeliveryStatusRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrderCourierRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrderPaymentsRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrderProblemRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_CancelDeliveryConfirmationRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeCompleteBeforeRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeDeliveryCommentRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeDeliveryOperatorRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeDeliveryPointRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeExternalDataRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangePaymentsRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeServiceTypeRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ConfirmDeliveryRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateTrackingLinkRequest_In from Shapes
+ * @psalm-import-type Deliveries_Response_OrderResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Response_Order_OrderInfo_Out from Shapes
+ * @psalm-import-type Deliveries_Response_OrdersResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Response_OrdersWithRevisionResponse_Out from Shapes
+ * @psalm-import-type OrderTypes_OrderTypesRequest_In from Shapes
+ * @psalm-import-type OrderTypes_OrderTypesResponse_Out from Shapes
+ * @psalm-import-type Orders_Common_AddOrderPaymentsRequest_In from Shapes
  */
 final class Deliveries
 {
@@ -25,11 +59,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{orderId: string, organizationId: string, items: list<array<string, mixed>>, combos?: list<array<string, mixed>>|null} $request
+     * @param Deliveries_Request_AddOrderItemsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -44,11 +78,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{orderId: string, tips?: list<array<string, mixed>>|null, organizationId: string, payments: list<array<string, mixed>>} $request
+     * @param Orders_Common_AddOrderPaymentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -63,9 +97,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{phone: string|null, deliveryDateFrom?: string|null, deliveryDateTo?: string|null, organizationIds: list<string>, startRevision?: int|null, sourceKeys?: list<string>|null, rowsCount?: int|null} $request
+     * @param Deliveries_Request_OrdersByDeliveryDateAndPhoneRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byDeliveryDateAndPhone(array $request, ?float $timeout = null): array
@@ -80,9 +114,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, terminalGroupIds?: list<string>|null, deliveryDateFrom?: string|null, deliveryDateTo?: string|null, statuses?: list<string>|null, hasProblem?: bool|null, orderServiceType?: string|null, searchText?: string|null, timeToCookingErrorTimeout?: int|null, cookingTimeout?: int|null, sortProperty?: string|null, sortDirection?: string|null, rowsCount?: int|null, sourceKeys?: list<string>|null, orderIds?: list<string>|null, posOrderIds?: list<string>|null} $request
+     * @param Deliveries_Request_OrdersByDeliveryDateAndFilterRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byDeliveryDateAndSourceKeyAndFilter(array $request, ?float $timeout = null): array
@@ -97,9 +131,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, deliveryDateFrom: string, deliveryDateTo?: string|null, statuses?: list<string>|null, sourceKeys?: list<string>|null, courierIds?: list<string>|null} $request
+     * @param Deliveries_Request_OrdersByDeliveryDateAndStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byDeliveryDateAndStatus(array $request, ?float $timeout = null): array
@@ -114,9 +148,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderIds?: list<string>|null, sourceKeys?: list<string>|null, posOrderIds?: list<string>|null, returnExternalDataKeys?: list<string>|null, returnLockedByUser?: bool|null} $request
+     * @param Deliveries_Request_OrdersByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byId(array $request, ?float $timeout = null): array
@@ -131,9 +165,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{startRevision: int, organizationIds: list<string>, sourceKeys?: list<string>|null} $request
+     * @param Deliveries_Request_OrdersByRevisionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byRevision(array $request, ?float $timeout = null): array
@@ -148,11 +182,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, movedOrderId?: string|null, cancelCauseId?: string|null, cancelComment?: string|null, removalTypeId?: string|null, removalComment?: string|null, userIdForWriteoff?: string|null} $request
+     * @param Deliveries_Request_CancelOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -167,11 +201,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_UpdateOrder_CancelDeliveryConfirmationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function cancelConfirmation(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -186,11 +220,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, comment: string} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeDeliveryCommentRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeComment(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -205,11 +239,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, newCompleteBefore: string} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeCompleteBeforeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeCompleteBefore(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -224,11 +258,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, newDeliveryPoint: array<string, mixed>} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeDeliveryPointRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeDeliveryPoint(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -243,11 +277,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, driverId?: string|null, estimatedTime?: string|null} $request
+     * @param Deliveries_Request_ChangeDriverInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeDriverInfo(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -262,11 +296,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, externalData: list<array<string, mixed>>} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeExternalDataRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -281,11 +315,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, operatorId: string} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeDeliveryOperatorRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeOperator(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -300,11 +334,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, payments: list<array<string, mixed>>, tips?: list<array<string, mixed>>|null} $request
+     * @param Deliveries_Request_UpdateOrder_ChangePaymentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -319,11 +353,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param Deliveries_Request_UpdateOrder_ChangeServiceTypeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeServiceType(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -338,11 +372,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{deliveryDate?: string|null, organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_CloseDeliveryOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -357,11 +391,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_UpdateOrder_ConfirmDeliveryRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function confirm(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -376,11 +410,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId?: string|null, createOrderSettings?: array<string, mixed>|null, order: array<string, mixed>} $request
+     * @param Deliveries_Request_CreateOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ($wait is true ? array{orderInfo: Deliveries_Response_Order_OrderInfo_Out} : Deliveries_Response_OrderResponse_Out) the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -407,9 +441,9 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param OrderTypes_OrderTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OrderTypes_OrderTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function orderTypes(array $request, ?float $timeout = null): array
@@ -424,11 +458,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_PrintDeliveryBillRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function printDeliveryBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -443,11 +477,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, employeeId: string} $request
+     * @param Deliveries_Request_UpdateOrderCourierRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      * @deprecated the document deprecates it
      */
@@ -463,11 +497,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, deliveryStatus: string, deliveryDate?: string|null} $request
+     * @param Deliveries_Request_UpdateDeliveryStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function updateOrderDeliveryStatus(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -482,11 +516,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, paymentItems?: list<array<string, mixed>>|null} $request
+     * @param Deliveries_Request_UpdateOrderPaymentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      * @deprecated the document deprecates it
      */
@@ -502,11 +536,11 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, hasProblem: bool, problem: string|null} $request
+     * @param Deliveries_Request_UpdateOrderProblemRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function updateOrderProblem(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -521,7 +555,7 @@ final class Deliveries
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, trackingLink?: string|null} $request
+     * @param Deliveries_Request_UpdateTrackingLinkRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

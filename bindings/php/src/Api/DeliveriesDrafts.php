@@ -10,6 +10,19 @@ use IikoCloud\Client;
 
 /**
  * The `deliveries.drafts` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Drafts_CommitDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_CreateDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_CreateOrSaveDraftResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Drafts_DeleteDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_FilterDraftsRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_FilterDraftsResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Drafts_GetDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_GetDraftResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Drafts_LockOrUnlockDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Drafts_SaveDraftRequest_In from Shapes
+ * @psalm-import-type Deliveries_Response_OrderResponse_Out from Shapes
  */
 final class DeliveriesDrafts
 {
@@ -25,9 +38,9 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, dateFrom?: string|null, dateTo?: string|null, phone?: string|null, limit?: int|null, offset?: int|null, sourceKeys?: list<string>|null, terminalGroupIds?: list<string>|null, searchText?: string|null, sortProperty?: string|null, sortDirection?: string|null, operatorIds?: list<string>|null, orderTypeIds?: list<string>|null} $request
+     * @param Deliveries_Drafts_FilterDraftsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Drafts_FilterDraftsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byFilter(array $request, ?float $timeout = null): array
@@ -42,9 +55,9 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Drafts_GetDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Drafts_GetDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byId(array $request, ?float $timeout = null): array
@@ -59,11 +72,11 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId?: string|null, createOrderSettings?: array<string, mixed>|null, orderId: string} $request
+     * @param Deliveries_Drafts_CommitDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrderResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function commit(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -78,9 +91,9 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, order: array<string, mixed>, terminalGroupId?: string|null} $request
+     * @param Deliveries_Drafts_CreateDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Drafts_CreateOrSaveDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -95,11 +108,11 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Drafts_DeleteDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function delete(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -114,11 +127,11 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, employeeId: string} $request
+     * @param Deliveries_Drafts_LockOrUnlockDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function lock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -133,9 +146,9 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{employeeId: string, organizationId: string, order: array<string, mixed>, terminalGroupId?: string|null} $request
+     * @param Deliveries_Drafts_SaveDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Drafts_CreateOrSaveDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function save(array $request, ?float $timeout = null): array
@@ -150,11 +163,11 @@ final class DeliveriesDrafts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, employeeId: string} $request
+     * @param Deliveries_Drafts_LockOrUnlockDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function unlock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

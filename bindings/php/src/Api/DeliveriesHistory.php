@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `deliveries.history` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Deliveries_Request_OrdersHistoryByDeliveryDateAndPhoneRequest_In from Shapes
+ * @psalm-import-type Deliveries_Response_OrdersWithRevisionResponse_Out from Shapes
  */
 final class DeliveriesHistory
 {
@@ -25,9 +28,9 @@ final class DeliveriesHistory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{phone: string, deliveryDateFrom?: string|null, deliveryDateTo?: string|null, organizationIds: list<string>, startRevision?: int|null, sourceKeys?: list<string>|null, rowsCount: int} $request
+     * @param Deliveries_Request_OrdersHistoryByDeliveryDateAndPhoneRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byDeliveryDateAndPhone(array $request, ?float $timeout = null): array

@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `delivery_restrictions` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->deliveryRestrictions()`.
+ *
+ * @psalm-import-type DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsRequest_In from Shapes
+ * @psalm-import-type DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsResponse_Out from Shapes
+ * @psalm-import-type DeliveryRestrictions_GetDeliveryRestrictionsRequest_In from Shapes
+ * @psalm-import-type DeliveryRestrictions_GetDeliveryRestrictionsResponse_Out from Shapes
  */
 final class DeliveryRestrictions
 {
@@ -25,9 +30,9 @@ final class DeliveryRestrictions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param DeliveryRestrictions_GetDeliveryRestrictionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return DeliveryRestrictions_GetDeliveryRestrictionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class DeliveryRestrictions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId?: string|null, organizationIds?: list<string>|null, deliveryAddress?: array<string, mixed>|null, orderLocation?: array<string, mixed>|null, orderItems?: list<array<string, mixed>>|null, isCourierDelivery: bool, deliveryDate?: string|null, deliverySum?: numeric-string|int|float|null, discountSum?: numeric-string|int|float|null} $request
+     * @param DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function allowed(array $request, ?float $timeout = null): array

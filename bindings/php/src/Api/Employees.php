@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `employees` operations; reach them with `$client->api()` or `$client->employees()`.
+ *
+ * @psalm-import-type Employees_EmployeeInfoRequest_In from Shapes
+ * @psalm-import-type Employees_EmployeeInfoResponse_Out from Shapes
  */
 final class Employees
 {
@@ -49,9 +52,9 @@ final class Employees
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, id: string} $request
+     * @param Employees_EmployeeInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_EmployeeInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function info(array $request, ?float $timeout = null): array

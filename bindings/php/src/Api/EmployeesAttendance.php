@@ -10,6 +10,15 @@ use IikoCloud\Client;
 
 /**
  * The `employees.attendance` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AttendanceCreateRequest_In from Shapes
+ * @psalm-import-type AttendanceCreateResponse_Out from Shapes
+ * @psalm-import-type AttendanceDeleteRequest_In from Shapes
+ * @psalm-import-type AttendanceDeleteResponse_Out from Shapes
+ * @psalm-import-type AttendanceListRequest_In from Shapes
+ * @psalm-import-type AttendanceListResponse_Out from Shapes
+ * @psalm-import-type AttendanceUpdateRequest_In from Shapes
+ * @psalm-import-type AttendanceUpdateResponse_Out from Shapes
  */
 final class EmployeesAttendance
 {
@@ -25,9 +34,9 @@ final class EmployeesAttendance
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{attendanceTypeId?: string|null, comment?: string|null, employeeId: string, endAt: string, isConfirmedManually?: bool|null, organizationId: string, personalEndAt?: string|null, personalStartAt?: string|null, roleId: string, startAt: string} $request
+     * @param AttendanceCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AttendanceCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +51,9 @@ final class EmployeesAttendance
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string, organizationId: string} $request
+     * @param AttendanceDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AttendanceDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -59,9 +68,9 @@ final class EmployeesAttendance
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{attendanceTypeIds?: list<string>|null, employeeIds?: list<string>|null, endAt: string, isClosed?: bool|null, limit?: int|null, offset?: int|null, organizationId: string, shouldIncludePaymentDetails?: bool|null, startAt: string} $request
+     * @param AttendanceListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AttendanceListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -76,9 +85,9 @@ final class EmployeesAttendance
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{attendanceTypeId: string, comment?: string|null, employeeId: string, endAt: string, id: string, isConfirmedManually: bool, organizationId: string, personalEndAt?: string|null, personalStartAt?: string|null, roleId: string, startAt: string} $request
+     * @param AttendanceUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AttendanceUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `employees.attendance_type` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AttendanceTypeListRequest_In from Shapes
+ * @psalm-import-type AttendanceTypeListResponse_Out from Shapes
  */
 final class EmployeesAttendanceType
 {
@@ -25,9 +28,9 @@ final class EmployeesAttendanceType
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{isDeleted?: bool|null, limit?: int|null, offset?: int|null} $request
+     * @param AttendanceTypeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AttendanceTypeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

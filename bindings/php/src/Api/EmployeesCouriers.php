@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `employees.couriers` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
+ *
+ * @psalm-import-type Employees_CouriersAndCheckRoleRequest_In from Shapes
+ * @psalm-import-type Employees_CouriersRequest_In from Shapes
+ * @psalm-import-type Employees_EmployeesResponse_Out from Shapes
+ * @psalm-import-type Employees_EmployeesWithRoleSignResponse_Out from Shapes
  */
 final class EmployeesCouriers
 {
@@ -25,9 +30,9 @@ final class EmployeesCouriers
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Employees_CouriersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_EmployeesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -48,9 +53,9 @@ final class EmployeesCouriers
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, rolesToCheck: list<string>} $request
+     * @param Employees_CouriersAndCheckRoleRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_EmployeesWithRoleSignResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byRole(array $request, ?float $timeout = null): array

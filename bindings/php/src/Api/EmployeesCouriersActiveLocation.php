@@ -10,6 +10,10 @@ use IikoCloud\Client;
 
 /**
  * The `employees.couriers.active_location` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
+ *
+ * @psalm-import-type Employees_ActiveCourierLocationsByTerminalGroupRequest_In from Shapes
+ * @psalm-import-type Employees_ActiveCourierLocationsResponse_Out from Shapes
+ * @psalm-import-type Employees_CouriersRequest_In from Shapes
  */
 final class EmployeesCouriersActiveLocation
 {
@@ -25,9 +29,9 @@ final class EmployeesCouriersActiveLocation
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Employees_CouriersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_ActiveCourierLocationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,9 +46,9 @@ final class EmployeesCouriersActiveLocation
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string} $request
+     * @param Employees_ActiveCourierLocationsByTerminalGroupRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_ActiveCourierLocationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byTerminal(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `employees.couriers.locations` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Employees_CourierLocationsByTimeOffsetRequest_In from Shapes
+ * @psalm-import-type Employees_CourierLocationsByTimeOffsetResponse_Out from Shapes
  */
 final class EmployeesCouriersLocations
 {
@@ -25,9 +28,9 @@ final class EmployeesCouriersLocations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, offsetInSeconds?: int|null} $request
+     * @param Employees_CourierLocationsByTimeOffsetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_CourierLocationsByTimeOffsetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byTimeOffset(array $request, ?float $timeout = null): array

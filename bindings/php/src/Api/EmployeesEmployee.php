@@ -10,6 +10,17 @@ use IikoCloud\Client;
 
 /**
  * The `employees.employee` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type EmployeeCreateRequest_In from Shapes
+ * @psalm-import-type EmployeeFireRequest_In from Shapes
+ * @psalm-import-type EmployeeFireResponse_Out from Shapes
+ * @psalm-import-type EmployeeGetRequest_In from Shapes
+ * @psalm-import-type EmployeeListRequest_In from Shapes
+ * @psalm-import-type EmployeeResponse_Out from Shapes
+ * @psalm-import-type EmployeeRestoreRequest_In from Shapes
+ * @psalm-import-type EmployeeRestoreResponse_Out from Shapes
+ * @psalm-import-type EmployeeUpdateRequest_In from Shapes
+ * @psalm-import-type SwaggerEmployeeListResponse_Out from Shapes
  */
 final class EmployeesEmployee
 {
@@ -25,9 +36,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{cardNumber?: string|null, code: string, email?: string|null, firstName?: string|null, hireDate?: string|null, lastName?: string|null, mainOrganizationId: string, mainRoleId?: string|null, middleName?: string|null, name?: string|null, note?: string|null, organizationIds?: list<string>|null, phone?: string|null, responsibleForOrganizationIds?: list<string>|null} $request
+     * @param EmployeeCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +53,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{ids: list<string>} $request
+     * @param EmployeeFireRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeeFireResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function fire(array $request, ?float $timeout = null): array
@@ -59,9 +70,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param EmployeeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +87,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{fields?: list<string>|null, filters: list<array<string, mixed>>, limit?: int|null, offset?: int|null} $request
+     * @param EmployeeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return SwaggerEmployeeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -93,9 +104,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param EmployeeRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeeRestoreResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -110,9 +121,9 @@ final class EmployeesEmployee
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{cardNumber?: string|null, code?: string|null, email?: string|null, firstName?: string|null, hireDate?: string|null, id: string, lastName?: string|null, mainOrganizationId?: string|null, mainRoleId?: string|null, middleName?: string|null, name?: string|null, note?: string|null, organizationIds?: list<string>|null, phone?: string|null, responsibleForOrganizationIds?: list<string>|null} $request
+     * @param EmployeeUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `employees.positions` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type EmployeePositionResponse_Out from Shapes
+ * @psalm-import-type GetPositionRequest_In from Shapes
+ * @psalm-import-type ListPositionsRequest_In from Shapes
+ * @psalm-import-type ListPositionsResponse_Out from Shapes
  */
 final class EmployeesPositions
 {
@@ -25,9 +30,9 @@ final class EmployeesPositions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null, revisionFrom?: int|null} $request
+     * @param GetPositionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EmployeePositionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class EmployeesPositions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null, revisionFrom?: int|null} $request
+     * @param ListPositionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ListPositionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

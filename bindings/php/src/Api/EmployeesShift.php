@@ -10,6 +10,12 @@ use IikoCloud\Client;
 
 /**
  * The `employees.shift` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Employees_ChangePersonalSessionResponse_Out from Shapes
+ * @psalm-import-type Employees_ClosePersonalSessionRequest_In from Shapes
+ * @psalm-import-type Employees_GetPersonalSessionInfoRequest_In from Shapes
+ * @psalm-import-type Employees_GetPersonalSessionInfoResponse_Out from Shapes
+ * @psalm-import-type Employees_OpenPersonalSessionRequest_In from Shapes
  */
 final class EmployeesShift
 {
@@ -25,9 +31,9 @@ final class EmployeesShift
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, employeeId: string, roleId?: string|null} $request
+     * @param Employees_OpenPersonalSessionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_ChangePersonalSessionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function clockin(array $request, ?float $timeout = null): array
@@ -42,9 +48,9 @@ final class EmployeesShift
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, employeeId: string} $request
+     * @param Employees_ClosePersonalSessionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_ChangePersonalSessionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function clockout(array $request, ?float $timeout = null): array
@@ -59,9 +65,9 @@ final class EmployeesShift
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, employeeId: string} $request
+     * @param Employees_GetPersonalSessionInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_GetPersonalSessionInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function isOpen(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `employees.shifts` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Employees_GetTerminalGroupsOfEmployeeRequest_In from Shapes
+ * @psalm-import-type Employees_GetTerminalGroupsOfEmployeeResponse_Out from Shapes
  */
 final class EmployeesShifts
 {
@@ -25,9 +28,9 @@ final class EmployeesShifts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{employeeId: string} $request
+     * @param Employees_GetTerminalGroupsOfEmployeeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Employees_GetTerminalGroupsOfEmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byCourier(array $request, ?float $timeout = null): array

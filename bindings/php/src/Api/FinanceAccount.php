@@ -10,6 +10,17 @@ use IikoCloud\Client;
 
 /**
  * The `finance.account` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountCreateRequest_In from Shapes
+ * @psalm-import-type AccountDeleteRequest_In from Shapes
+ * @psalm-import-type AccountDeleteResponse_Out from Shapes
+ * @psalm-import-type AccountGetRequest_In from Shapes
+ * @psalm-import-type AccountListRequest_In from Shapes
+ * @psalm-import-type AccountListResponse_Out from Shapes
+ * @psalm-import-type AccountResponse_Out from Shapes
+ * @psalm-import-type AccountRestoreRequest_In from Shapes
+ * @psalm-import-type AccountRestoreResponse_Out from Shapes
+ * @psalm-import-type AccountUpdateRequest_In from Shapes
  */
 final class FinanceAccount
 {
@@ -25,9 +36,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code?: string|null, description: string, isCustomTransactionsAllowed?: bool|null, name: string, parentId?: string|null, startBalanceDate: string, startBalanceSum: numeric-string|int|float, type: string} $request
+     * @param AccountCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +53,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param AccountDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -59,9 +70,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param AccountGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +87,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters: list<array<string, mixed>>, limit: int, offset: int} $request
+     * @param AccountListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -93,9 +104,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string, restoreDescendants: bool} $request
+     * @param AccountRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountRestoreResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -110,9 +121,9 @@ final class FinanceAccount
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code?: string|null, description: string, id: string, name: string, parentId?: string|null, startBalanceDate: string, startBalanceSum: numeric-string|int|float, type: string} $request
+     * @param AccountUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `finance.account_posting` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountPostingListRequest_In from Shapes
+ * @psalm-import-type AccountPostingListResponse_Out from Shapes
  */
 final class FinanceAccountPosting
 {
@@ -25,9 +28,9 @@ final class FinanceAccountPosting
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountId?: string|null, counteragentId?: string|null, from?: string|null, organizationIds?: list<string>|null, to?: string|null} $request
+     * @param AccountPostingListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountPostingListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `finance.account_transactions` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountTransactionsListRequest_In from Shapes
+ * @psalm-import-type AccountTransactionsResponse_Out from Shapes
  */
 final class FinanceAccountTransactions
 {
@@ -25,9 +28,9 @@ final class FinanceAccountTransactions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountId: string, from: string, organizationId: string, to: string} $request
+     * @param AccountTransactionsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountTransactionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

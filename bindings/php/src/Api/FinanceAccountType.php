@@ -10,6 +10,8 @@ use IikoCloud\Client;
 
 /**
  * The `finance.account_type` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountTypeListRequest_In from Shapes
  */
 final class FinanceAccountType
 {
@@ -25,7 +27,7 @@ final class FinanceAccountType
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param AccountTypeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `finance.balance_sheet` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type BalanceSheetListRequest_In from Shapes
+ * @psalm-import-type BalanceSheetListResponse_Out from Shapes
  */
 final class FinanceBalanceSheet
 {
@@ -25,9 +28,9 @@ final class FinanceBalanceSheet
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{balanceAt?: string|null, organizationIds?: list<string>|null} $request
+     * @param BalanceSheetListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return BalanceSheetListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

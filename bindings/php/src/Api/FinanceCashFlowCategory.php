@@ -10,6 +10,16 @@ use IikoCloud\Client;
 
 /**
  * The `finance.cash_flow_category` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type CashFlowCategoryCascadeResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryCreateRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryDeleteRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryGetRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryListRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryListResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryResponse_Out from Shapes
+ * @psalm-import-type CashFlowCategoryRestoreRequest_In from Shapes
+ * @psalm-import-type CashFlowCategoryUpdateRequest_In from Shapes
  */
 final class FinanceCashFlowCategory
 {
@@ -25,9 +35,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code: string, name: string, parentId?: string|null, type: string} $request
+     * @param CashFlowCategoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +52,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param CashFlowCategoryDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -59,9 +69,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string} $request
+     * @param CashFlowCategoryGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +86,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters: list<array<string, mixed>>, limit: int, offset: int} $request
+     * @param CashFlowCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -93,9 +103,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id: string, restoreDescendants: bool} $request
+     * @param CashFlowCategoryRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -110,9 +120,9 @@ final class FinanceCashFlowCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{code: string, id: string, name: string, parentId?: string|null, type: string} $request
+     * @param CashFlowCategoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `finance.chart_of_accounts` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type ChartOfAccountsListRequest_In from Shapes
+ * @psalm-import-type ChartOfAccountsListResponse_Out from Shapes
  */
 final class FinanceChartOfAccounts
 {
@@ -25,9 +28,9 @@ final class FinanceChartOfAccounts
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountType?: string|null, isDeleted?: bool|null} $request
+     * @param ChartOfAccountsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ChartOfAccountsListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

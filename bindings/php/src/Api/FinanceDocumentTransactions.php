@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `finance.document_transactions` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type DocumentTransactionItem_Out from Shapes
+ * @psalm-import-type DocumentTransactionsListRequest_In from Shapes
  */
 final class FinanceDocumentTransactions
 {
@@ -25,9 +28,9 @@ final class FinanceDocumentTransactions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param DocumentTransactionsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<DocumentTransactionItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.costings` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetCostPricesRequest_In from Shapes
+ * @psalm-import-type GetCostPricesResponse_Out from Shapes
  */
 final class InventoryCostings
 {
@@ -25,9 +28,9 @@ final class InventoryCostings
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateIncoming: string, items: list<array<string, mixed>>, organizationId: string} $request
+     * @param GetCostPricesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetCostPricesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function calculate(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.counteragents` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetCounteragentsRequest_In from Shapes
+ * @psalm-import-type GetCounteragentsResponse_Out from Shapes
  */
 final class InventoryCounteragents
 {
@@ -25,9 +28,9 @@ final class InventoryCounteragents
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{limit?: int|null, offset?: int|null, organizationId?: string|null, type?: list<string>|null} $request
+     * @param GetCounteragentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetCounteragentsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,9 +45,9 @@ final class InventoryCounteragents
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{limit?: int|null, offset?: int|null, organizationId?: string|null, type?: list<string>|null} $request
+     * @param GetCounteragentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetCounteragentsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.counteragents.pricelist` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetPriceListRequest_In from Shapes
+ * @psalm-import-type GetPriceListResponse_Out from Shapes
  */
 final class InventoryCounteragentsPricelist
 {
@@ -25,9 +28,9 @@ final class InventoryCounteragentsPricelist
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{counteragentId: string} $request
+     * @param GetPriceListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetPriceListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

@@ -10,6 +10,13 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_inventory` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type IncomingInventoryCreateRequest_In from Shapes
+ * @psalm-import-type IncomingInventoryGetResponse_Out from Shapes
+ * @psalm-import-type IncomingInventorySaveResponse_Out from Shapes
+ * @psalm-import-type IncomingInventoryUpdateRequest_In from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
  */
 final class InventoryIncomingInventory
 {
@@ -25,9 +32,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventorySaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -42,9 +49,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountShortage?: string|null, accountSurplus?: string|null, comment?: string|null, conception?: string|null, date: string, documentId?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, itemsFirstStep: list<array<string, mixed>>, number?: string|null, organizationId: string, store: string} $request
+     * @param IncomingInventoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventorySaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -59,9 +66,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventoryGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,7 +83,7 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
@@ -93,9 +100,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventorySaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -110,9 +117,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventorySaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -127,9 +134,9 @@ final class InventoryIncomingInventory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountShortage?: string|null, accountSurplus?: string|null, comment?: string|null, conception?: string|null, date: string, documentId: string, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, itemsFirstStep: list<array<string, mixed>>, number: string, organizationId: string, store: string} $request
+     * @param IncomingInventoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInventorySaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,12 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_invoice` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type IncomingInvoiceRequest_In from Shapes
+ * @psalm-import-type IncomingInvoiceSaveResponse_Out from Shapes
+ * @psalm-import-type IncomingInvoice_Out from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
  */
 final class InventoryIncomingInvoice
 {
@@ -25,9 +31,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -42,9 +48,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, deliveryOnTime?: bool|null, documentId?: string|null, dueDate?: string|null, employeePassToAccount?: string|null, incomingDate?: string|null, incomingDocumentNumber?: string|null, internalOutgoingInvoiceId?: string|null, invoice?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, transportInvoiceNumber?: string|null} $request
+     * @param IncomingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -59,9 +65,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoice_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +82,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<IncomingInvoice_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -105,9 +111,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -122,9 +128,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -139,9 +145,9 @@ final class InventoryIncomingInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, deliveryOnTime?: bool|null, documentId?: string|null, dueDate?: string|null, employeePassToAccount?: string|null, incomingDate?: string|null, incomingDocumentNumber?: string|null, internalOutgoingInvoiceId?: string|null, invoice?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, transportInvoiceNumber?: string|null} $request
+     * @param IncomingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_invoice.modify` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountingTransactionUserResponse_Out from Shapes
+ * @psalm-import-type PayRequest_In from Shapes
  */
 final class InventoryIncomingInvoiceModify
 {
@@ -25,9 +28,9 @@ final class InventoryIncomingInvoiceModify
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountFrom: string, accountTo?: string|null, date: string, documentId: string, organizationId: string, sum: numeric-string|int|float} $request
+     * @param PayRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountingTransactionUserResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function addPayment(array $request, ?float $timeout = null): array

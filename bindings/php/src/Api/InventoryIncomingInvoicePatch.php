@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_invoice.patch` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type SetPaymentDateRequest_In from Shapes
+ * @psalm-import-type SetPaymentDateResponse_Out from Shapes
  */
 final class InventoryIncomingInvoicePatch
 {
@@ -25,9 +28,9 @@ final class InventoryIncomingInvoicePatch
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string, paymentDate: string} $request
+     * @param SetPaymentDateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return SetPaymentDateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function setPaymentDate(array $request, ?float $timeout = null): array

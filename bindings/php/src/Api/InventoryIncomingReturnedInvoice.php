@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.incoming_returned_invoice` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type IncomingReturnedInvoiceCreateRequest_In from Shapes
+ * @psalm-import-type IncomingReturnedInvoiceGetResponse_Out from Shapes
+ * @psalm-import-type IncomingReturnedInvoiceListItem_Out from Shapes
+ * @psalm-import-type IncomingReturnedInvoiceSaveResponse_Out from Shapes
+ * @psalm-import-type IncomingReturnedInvoiceUpdateRequest_In from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
  */
 final class InventoryIncomingReturnedInvoice
 {
@@ -25,9 +33,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -42,9 +50,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, documentId?: string|null, expenseAccount?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, outgoingInvoiceId?: string|null, processingMode: string, revenueAccount?: string|null} $request
+     * @param IncomingReturnedInvoiceCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -59,9 +67,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +84,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<IncomingReturnedInvoiceListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -93,9 +101,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -110,9 +118,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -127,9 +135,9 @@ final class InventoryIncomingReturnedInvoice
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{comment?: string|null, conception?: string|null, counteragent: string, date: string, defaultStore?: string|null, documentId: string, expenseAccount?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number: string, organizationId: string, outgoingInvoiceId?: string|null, processingMode: string, revenueAccount?: string|null} $request
+     * @param IncomingReturnedInvoiceUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return IncomingReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

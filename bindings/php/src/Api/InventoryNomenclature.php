@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.nomenclature` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type UpdateProductBarcodesRequest_In from Shapes
+ * @psalm-import-type UpdateProductBarcodesResponse_Out from Shapes
  */
 final class InventoryNomenclature
 {
@@ -25,9 +28,9 @@ final class InventoryNomenclature
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{barcodes?: list<array<string, mixed>>|null, organizationId?: string|null, productId?: string|null} $request
+     * @param UpdateProductBarcodesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return UpdateProductBarcodesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function updateBarcodes(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,8 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.organizations` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type OrganizationRequest_In from Shapes
  */
 final class InventoryOrganizations
 {
@@ -31,7 +33,7 @@ final class InventoryOrganizations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param OrganizationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.organizations.settings` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type CorporationSettings_Out from Shapes
+ * @psalm-import-type OrganizationRequest_In from Shapes
  */
 final class InventoryOrganizationsSettings
 {
@@ -25,9 +28,9 @@ final class InventoryOrganizationsSettings
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param OrganizationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CorporationSettings_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.outgoing_invoice.modify` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AccountingTransactionUserResponse_Out from Shapes
+ * @psalm-import-type PayOutgoingInvoiceRequest_In from Shapes
  */
 final class InventoryOutgoingInvoiceModify
 {
@@ -25,9 +28,9 @@ final class InventoryOutgoingInvoiceModify
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountId: string, amount: numeric-string|int|float, cfoItemId?: string|null, documentId: string, organizationId: string, paymentDate: string} $request
+     * @param PayOutgoingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AccountingTransactionUserResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function addPayment(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.outgoing_invoice.patch` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type SetPaymentDateOutgoingRequest_In from Shapes
+ * @psalm-import-type SetPaymentDateOutgoingResponse_Out from Shapes
  */
 final class InventoryOutgoingInvoicePatch
 {
@@ -25,9 +28,9 @@ final class InventoryOutgoingInvoicePatch
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string, paymentDate: string} $request
+     * @param SetPaymentDateOutgoingRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return SetPaymentDateOutgoingResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function setPaymentDate(array $request, ?float $timeout = null): array

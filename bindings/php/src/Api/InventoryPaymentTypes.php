@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.payment_types` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type InventoryPaymentType_Out from Shapes
+ * @psalm-import-type PaymentTypeGetByIDRequest_In from Shapes
+ * @psalm-import-type PaymentTypeListRequest_In from Shapes
+ * @psalm-import-type PaymentTypeListResponse_Out from Shapes
  */
 final class InventoryPaymentTypes
 {
@@ -25,9 +30,9 @@ final class InventoryPaymentTypes
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param PaymentTypeGetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return InventoryPaymentType_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class InventoryPaymentTypes
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{isDeleted?: bool|null, limit?: int|null, offset?: int|null, revision?: int|null} $request
+     * @param PaymentTypeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return PaymentTypeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

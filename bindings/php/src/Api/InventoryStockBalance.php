@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.stock_balance` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type StockBalanceListRequest_In from Shapes
+ * @psalm-import-type StockBalanceListResponse_Out from Shapes
  */
 final class InventoryStockBalance
 {
@@ -25,9 +28,9 @@ final class InventoryStockBalance
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{balanceAt: string, limit?: int|null, offset?: int|null, organizationId?: string|null, productGroupIds?: list<string>|null, productIds?: list<string>|null, shouldIncludeDetails?: bool|null, storeIds?: list<string>|null} $request
+     * @param StockBalanceListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return StockBalanceListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.stores` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type StoreListResponse_Out from Shapes
+ * @psalm-import-type StoresListRequest_In from Shapes
  */
 final class InventoryStores
 {
@@ -25,9 +28,9 @@ final class InventoryStores
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param StoresListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return StoreListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `inventory.transformation_document` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetByIDRequest_In from Shapes
+ * @psalm-import-type ListRequest_In from Shapes
+ * @psalm-import-type TransformationDocumentCreateRequest_In from Shapes
+ * @psalm-import-type TransformationDocumentGetResponse_Out from Shapes
+ * @psalm-import-type TransformationDocumentListItem_Out from Shapes
+ * @psalm-import-type TransformationDocumentSaveResponse_Out from Shapes
+ * @psalm-import-type TransformationDocumentUpdateRequest_In from Shapes
  */
 final class InventoryTransformationDocument
 {
@@ -25,9 +33,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancel(array $request, ?float $timeout = null): array
@@ -42,9 +50,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{amount: numeric-string|int|float, amountUnit: string, assemblyChartWriteoff?: bool|null, comment?: string|null, conception?: string|null, date: string, documentId?: string|null, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number?: string|null, organizationId: string, product: string, storeFrom: string, storeTo: string} $request
+     * @param TransformationDocumentCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -59,9 +67,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -76,9 +84,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{from: string, organizationId: string, to: string} $request
+     * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<TransformationDocumentListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -93,9 +101,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function post(array $request, ?float $timeout = null): array
@@ -110,9 +118,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{documentId: string, organizationId: string} $request
+     * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function unpost(array $request, ?float $timeout = null): array
@@ -127,9 +135,9 @@ final class InventoryTransformationDocument
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{amount: numeric-string|int|float, amountUnit: string, assemblyChartWriteoff?: bool|null, comment?: string|null, conception?: string|null, date: string, documentId: string, isAutomatic?: bool|null, isEditable?: bool|null, items: list<array<string, mixed>>, number: string, organizationId: string, product: string, storeFrom: string, storeTo: string} $request
+     * @param TransformationDocumentUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TransformationDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

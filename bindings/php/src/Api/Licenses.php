@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `licenses` operations; reach them with `$client->api()` or `$client->licenses()`.
+ *
+ * @psalm-import-type GetLicenseListRequest_In from Shapes
+ * @psalm-import-type GetLicenseListResponse_Out from Shapes
  */
 final class Licenses
 {
@@ -25,9 +28,9 @@ final class Licenses
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds?: list<string>|null} $request
+     * @param GetLicenseListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetLicenseListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

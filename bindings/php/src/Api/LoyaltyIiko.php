@@ -10,6 +10,23 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Common_GetByOrganizationIdRequest_In from Shapes
+ * @psalm-import-type Customer_DeleteCustomersRequest_In from Shapes
+ * @psalm-import-type Customer_DeleteCustomersResponse_Out from Shapes
+ * @psalm-import-type Customer_RestoreCustomersRequest_In from Shapes
+ * @psalm-import-type Customer_RestoreCustomersResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_CalculateCheckinRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_CalculateCheckinResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_GetCountersRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_GetCountersResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_GetManualConditionsResponse_Out from Shapes
+ * @psalm-import-type Notification_CheckSmsStatusRequest_In from Shapes
+ * @psalm-import-type Notification_CheckSmsStatusResponse_Out from Shapes
+ * @psalm-import-type Notification_SmsSendingPossibilityRequest_In from Shapes
+ * @psalm-import-type Notification_SmsSendingPossibilityResponse_Out from Shapes
+ * @psalm-import-type Organization_GetProgramsRequest_In from Shapes
+ * @psalm-import-type Organization_GetProgramsResponse_Out from Shapes
  */
 final class LoyaltyIiko
 {
@@ -25,9 +42,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{order: array<string, mixed>, coupon?: string|null, referrerId?: string|null, terminalGroupId?: string|null, availablePaymentMarketingCampaignIds?: list<string>|null, applicableManualConditions?: list<string>|null, dynamicDiscounts?: list<array<string, mixed>>|null, isLoyaltyTraceEnabled?: bool|null, organizationId: string} $request
+     * @param LoyaltyResult_CalculateCheckinRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_CalculateCheckinResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function calculate(array $request, ?float $timeout = null): array
@@ -42,9 +59,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string} $request
+     * @param Notification_SmsSendingPossibilityRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_SmsSendingPossibilityResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function checkSmsSendingPossibility(array $request, ?float $timeout = null): array
@@ -59,9 +76,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{smsIds: list<string>, organizationId: string} $request
+     * @param Notification_CheckSmsStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_CheckSmsStatusResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function checkSmsStatus(array $request, ?float $timeout = null): array
@@ -94,9 +111,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerIds: list<string>, organizationId: string} $request
+     * @param Customer_DeleteCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_DeleteCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function deleteCustomers(array $request, ?float $timeout = null): array
@@ -111,9 +128,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{guestIds?: list<string>|null, periods?: list<int>|null, metrics?: list<int>|null, organizationId: string} $request
+     * @param LoyaltyResult_GetCountersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_GetCountersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function getCounters(array $request, ?float $timeout = null): array
@@ -128,9 +145,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId?: string|null} $request
+     * @param Common_GetByOrganizationIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_GetManualConditionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function manualCondition(array $request = [], ?float $timeout = null): array
@@ -151,9 +168,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{withoutMarketingCampaigns?: bool|null, organizationId: string} $request
+     * @param Organization_GetProgramsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organization_GetProgramsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function program(array $request, ?float $timeout = null): array
@@ -168,9 +185,9 @@ final class LoyaltyIiko
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerIds: list<string>, organizationId: string} $request
+     * @param Customer_RestoreCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_RestoreCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restoreCustomers(array $request, ?float $timeout = null): array

@@ -10,6 +10,13 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.coupons` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type LoyaltyResult_CouponInfoRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_CouponInfoResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_NotActivatedCouponRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_NotActivatedCouponResponse_Out from Shapes
+ * @psalm-import-type LoyaltyResult_SeriesWithNotActivatedCouponsRequest_In from Shapes
+ * @psalm-import-type LoyaltyResult_SeriesWithNotActivatedCouponsResponse_Out from Shapes
  */
 final class LoyaltyIikoCoupons
 {
@@ -25,9 +32,9 @@ final class LoyaltyIikoCoupons
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{series: string, pageSize?: int|null, page?: int|null, organizationId: string} $request
+     * @param LoyaltyResult_NotActivatedCouponRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_NotActivatedCouponResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function bySeries(array $request, ?float $timeout = null): array
@@ -42,9 +49,9 @@ final class LoyaltyIikoCoupons
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{number: string, series?: string|null, organizationId: string} $request
+     * @param LoyaltyResult_CouponInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_CouponInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function info(array $request, ?float $timeout = null): array
@@ -59,9 +66,9 @@ final class LoyaltyIikoCoupons
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string} $request
+     * @param LoyaltyResult_SeriesWithNotActivatedCouponsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return LoyaltyResult_SeriesWithNotActivatedCouponsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function series(array $request, ?float $timeout = null): array

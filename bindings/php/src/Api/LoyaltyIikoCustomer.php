@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Customer_CreateOrUpdateCustomerRequest_In from Shapes
+ * @psalm-import-type Customer_CreateOrUpdateCustomerResponse_Out from Shapes
+ * @psalm-import-type Customer_GetCustomerInfoRequest_In from Shapes
+ * @psalm-import-type Customer_GetCustomerInfoResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomer
 {
@@ -31,9 +36,9 @@ final class LoyaltyIikoCustomer
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null, phone?: string|null, cardTrack?: string|null, cardNumber?: string|null, name?: string|null, middleName?: string|null, surName?: string|null, birthday?: string|null, email?: string|null, sex?: int|null, consentStatus?: int|null, shouldReceiveLoyaltyInfo?: bool|null, shouldReceivePromoActionsInfo?: bool|null, referrerId?: string|null, userData?: string|null, isDeleted?: bool|null, employeeId?: string|null, comment?: string|null, nullifyEmptyFields?: bool|null, organizationId: string} $request
+     * @param Customer_CreateOrUpdateCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_CreateOrUpdateCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function createOrUpdate(array $request, ?float $timeout = null): array
@@ -48,9 +53,9 @@ final class LoyaltyIikoCustomer
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param Customer_GetCustomerInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_GetCustomerInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function info(array $request, ?float $timeout = null): array

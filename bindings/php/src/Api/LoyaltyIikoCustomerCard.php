@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer.card` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Customer_AddMagnetCardRequest_In from Shapes
+ * @psalm-import-type Customer_AddMagnetCardResponse_Out from Shapes
+ * @psalm-import-type Customer_DeleteMagnetCardRequest_In from Shapes
+ * @psalm-import-type Customer_DeleteMagnetCardResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomerCard
 {
@@ -25,9 +30,9 @@ final class LoyaltyIikoCustomerCard
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, cardTrack: string, cardNumber: string, organizationId: string} $request
+     * @param Customer_AddMagnetCardRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_AddMagnetCardResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function add(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class LoyaltyIikoCustomerCard
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, cardTrack: string, organizationId: string} $request
+     * @param Customer_DeleteMagnetCardRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_DeleteMagnetCardResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function remove(array $request, ?float $timeout = null): array

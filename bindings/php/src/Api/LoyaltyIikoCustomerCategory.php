@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer_category` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
+ *
+ * @psalm-import-type Customer_ChangeCategoryForCustomerRequest_In from Shapes
+ * @psalm-import-type Customer_ChangeCategoryForCustomerResponse_Out from Shapes
+ * @psalm-import-type Customer_GetCategoriesRequest_In from Shapes
+ * @psalm-import-type Customer_GetCategoriesResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomerCategory
 {
@@ -25,9 +30,9 @@ final class LoyaltyIikoCustomerCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string} $request
+     * @param Customer_GetCategoriesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_GetCategoriesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class LoyaltyIikoCustomerCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, categoryId: string, organizationId: string} $request
+     * @param Customer_ChangeCategoryForCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_ChangeCategoryForCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function add(array $request, ?float $timeout = null): array
@@ -59,9 +64,9 @@ final class LoyaltyIikoCustomerCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, categoryId: string, organizationId: string} $request
+     * @param Customer_ChangeCategoryForCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_ChangeCategoryForCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function remove(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer.program` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Customer_AddCustomerToProgramRequest_In from Shapes
+ * @psalm-import-type Customer_AddCustomerToProgramResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomerProgram
 {
@@ -25,9 +28,9 @@ final class LoyaltyIikoCustomerProgram
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId?: string|null, programId?: string|null, organizationId: string} $request
+     * @param Customer_AddCustomerToProgramRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_AddCustomerToProgramResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function add(array $request, ?float $timeout = null): array

@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer.transactions` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Report_GetTransactionsReportByPeriodRequest_In from Shapes
+ * @psalm-import-type Report_GetTransactionsReportByPeriodResponse_Out from Shapes
+ * @psalm-import-type Report_GetTransactionsReportByRevisionRequest_In from Shapes
+ * @psalm-import-type Report_GetTransactionsReportByRevisionResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomerTransactions
 {
@@ -25,9 +30,9 @@ final class LoyaltyIikoCustomerTransactions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, dateFrom: string, dateTo: string, pageNumber: int, pageSize: int, organizationId: string} $request
+     * @param Report_GetTransactionsReportByPeriodRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Report_GetTransactionsReportByPeriodResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byDate(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class LoyaltyIikoCustomerTransactions
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId: string, revision?: int|null, lastTransactionId?: string|null, pageSize: int, organizationId: string} $request
+     * @param Report_GetTransactionsReportByRevisionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Report_GetTransactionsReportByRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byRevision(array $request, ?float $timeout = null): array

@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.customer.wallet` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Customer_CancelHoldMoneyRequest_In from Shapes
+ * @psalm-import-type Customer_CancelHoldMoneyResponse_Out from Shapes
+ * @psalm-import-type Customer_ChangeUserBalanceRequest_In from Shapes
+ * @psalm-import-type Customer_HoldMoneyRequest_In from Shapes
+ * @psalm-import-type Customer_HoldMoneyResponse_Out from Shapes
+ * @psalm-import-type Organization_RefillUserBalanceResponse_Out from Shapes
+ * @psalm-import-type Organization_WithdrawUserBalanceResponse_Out from Shapes
  */
 final class LoyaltyIikoCustomerWallet
 {
@@ -25,9 +33,9 @@ final class LoyaltyIikoCustomerWallet
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{transactionId: string, organizationId: string} $request
+     * @param Customer_CancelHoldMoneyRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_CancelHoldMoneyResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancelHold(array $request, ?float $timeout = null): array
@@ -42,9 +50,9 @@ final class LoyaltyIikoCustomerWallet
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId?: string|null, walletId?: string|null, sum?: numeric-string|int|float|null, comment?: string|null, organizationId: string} $request
+     * @param Customer_ChangeUserBalanceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organization_WithdrawUserBalanceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function chargeoff(array $request, ?float $timeout = null): array
@@ -59,9 +67,9 @@ final class LoyaltyIikoCustomerWallet
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{transactionId?: string|null, customerId: string, walletId: string, sum: numeric-string|int|float, comment?: string|null, organizationId: string} $request
+     * @param Customer_HoldMoneyRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Customer_HoldMoneyResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function hold(array $request, ?float $timeout = null): array
@@ -76,9 +84,9 @@ final class LoyaltyIikoCustomerWallet
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{customerId?: string|null, walletId?: string|null, sum?: numeric-string|int|float|null, comment?: string|null, organizationId: string} $request
+     * @param Customer_ChangeUserBalanceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organization_RefillUserBalanceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function topup(array $request, ?float $timeout = null): array

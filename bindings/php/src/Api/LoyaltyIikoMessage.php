@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `loyalty.iiko.message` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type Notification_SendEmailRequest_In from Shapes
+ * @psalm-import-type Notification_SendEmailResponse_Out from Shapes
+ * @psalm-import-type Notification_SendSmsRequest_In from Shapes
+ * @psalm-import-type Notification_SendSmsResponse_Out from Shapes
  */
 final class LoyaltyIikoMessage
 {
@@ -25,9 +30,9 @@ final class LoyaltyIikoMessage
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{receiver: string, subject: string, body: string, organizationId: string} $request
+     * @param Notification_SendEmailRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_SendEmailResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function sendEmail(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class LoyaltyIikoMessage
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{phone: string, text: string, organizationId: string} $request
+     * @param Notification_SendSmsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Notification_SendSmsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function sendSms(array $request, ?float $timeout = null): array

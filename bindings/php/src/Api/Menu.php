@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `menu` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->menu()`.
+ *
+ * @psalm-import-type Nomenclature_MenuRequest_In from Shapes
+ * @psalm-import-type Nomenclature_MenusDataResponse_Out from Shapes
  */
 final class Menu
 {
@@ -27,7 +30,7 @@ final class Menu
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Nomenclature_MenusDataResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,7 +45,7 @@ final class Menu
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{externalMenuId: string, organizationIds: list<string>, priceCategoryId?: string|null, version?: int|null, language?: string|null, asyncMode?: bool|null, startRevision?: int|null} $request
+     * @param Nomenclature_MenuRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

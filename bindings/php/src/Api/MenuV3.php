@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `menu.v3` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type MenuRequestV3_In from Shapes
+ * @psalm-import-type MenuV3_Out from Shapes
  */
 final class MenuV3
 {
@@ -25,9 +28,9 @@ final class MenuV3
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{externalMenuId: string, organizationId: string, priceCategoryId?: string|null} $request
+     * @param MenuRequestV3_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return MenuV3_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byId(array $request, ?float $timeout = null): array

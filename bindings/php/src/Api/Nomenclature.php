@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->nomenclature()`.
+ *
+ * @psalm-import-type Nomenclature_NomenclatureRequest_In from Shapes
+ * @psalm-import-type Nomenclature_NomenclatureResponse_Out from Shapes
  */
 final class Nomenclature
 {
@@ -25,9 +28,9 @@ final class Nomenclature
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, startRevision?: int|null} $request
+     * @param Nomenclature_NomenclatureRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Nomenclature_NomenclatureResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array

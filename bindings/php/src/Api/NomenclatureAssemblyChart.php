@@ -10,6 +10,20 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.assembly_chart` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type AssembledRequest_In from Shapes
+ * @psalm-import-type AssemblyChartCommonResponse_Out from Shapes
+ * @psalm-import-type AssemblyChartListRequest_In from Shapes
+ * @psalm-import-type AssemblyChartListResponse_Out from Shapes
+ * @psalm-import-type AssemblyChartResponse_Out from Shapes
+ * @psalm-import-type ChartTreeNodeDto_Out from Shapes
+ * @psalm-import-type CreateRequest_In from Shapes
+ * @psalm-import-type DeleteRequest_In from Shapes
+ * @psalm-import-type GetRequest_In from Shapes
+ * @psalm-import-type PreparedChartDto_Out from Shapes
+ * @psalm-import-type PreparedRequest_In from Shapes
+ * @psalm-import-type SaveRequest_In from Shapes
+ * @psalm-import-type TreeRequest_In from Shapes
  */
 final class NomenclatureAssemblyChart
 {
@@ -25,9 +39,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom?: string|null, organizationId?: string|null, productId?: string|null} $request
+     * @param AssembledRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function assembled(array $request = [], ?float $timeout = null): array
@@ -42,9 +56,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{appearance?: string|null, assembledQuantity?: numeric-string|int|float|null, dateFrom?: string|null, dateTo: string, description?: string|null, directWriteoffStoreSpecification?: array<string, mixed>|null, franchiseMasterId?: string|null, franchiseOriginalId?: string|null, franchiseUniqueId?: string|null, id?: string|null, items?: list<array<string, mixed>>|null, organoleptic?: string|null, outputComment?: string|null, picture?: string|null, productId?: string|null, productSizeAssemblyStrategy?: string|null, technologyDescription?: string|null, versionCompatibility?: string|null, writeoffStrategy?: string|null} $request
+     * @param CreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -59,9 +73,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param DeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request = [], ?float $timeout = null): array
@@ -76,9 +90,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param GetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -93,9 +107,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom?: string|null, dateTo?: string|null, includeDeletedProducts?: bool|null, includePreparedCharts?: bool|null, knownRevision?: int|null, productId?: string|null} $request
+     * @param AssemblyChartListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array
@@ -110,9 +124,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom?: string|null, organizationId?: string|null, productId?: string|null} $request
+     * @param PreparedRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return PreparedChartDto_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function prepared(array $request = [], ?float $timeout = null): array
@@ -127,9 +141,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom?: string|null, organizationId?: string|null, productId?: string|null} $request
+     * @param TreeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ChartTreeNodeDto_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function tree(array $request = [], ?float $timeout = null): array
@@ -144,9 +158,9 @@ final class NomenclatureAssemblyChart
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{appearance?: string|null, assembledQuantity?: numeric-string|int|float|null, dateFrom?: string|null, dateTo: string, description?: string|null, directWriteoffStoreSpecification?: array<string, mixed>|null, franchiseMasterId?: string|null, franchiseOriginalId?: string|null, franchiseUniqueId?: string|null, id?: string|null, items?: list<array<string, mixed>>|null, organoleptic?: string|null, outputComment?: string|null, picture?: string|null, productId?: string|null, productSizeAssemblyStrategy?: string|null, technologyDescription?: string|null, versionCompatibility?: string|null, writeoffStrategy?: string|null} $request
+     * @param SaveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

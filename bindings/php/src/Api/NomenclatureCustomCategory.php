@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.custom_category` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type CustomCategoryListRequest_In from Shapes
+ * @psalm-import-type CustomCategoryListResponse_Out from Shapes
  */
 final class NomenclatureCustomCategory
 {
@@ -25,9 +28,9 @@ final class NomenclatureCustomCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param CustomCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CustomCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,17 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.group` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type NomenclatureGroupCreateRequest_In from Shapes
+ * @psalm-import-type NomenclatureGroupCreateResponse_Out from Shapes
+ * @psalm-import-type NomenclatureGroupDeleteRequest_In from Shapes
+ * @psalm-import-type NomenclatureGroupDeleteResponse_Out from Shapes
+ * @psalm-import-type NomenclatureGroupListRequest_In from Shapes
+ * @psalm-import-type NomenclatureGroupListResponse_Out from Shapes
+ * @psalm-import-type NomenclatureGroupUndeleteRequest_In from Shapes
+ * @psalm-import-type NomenclatureGroupUndeleteResponse_Out from Shapes
+ * @psalm-import-type NomenclatureGroupUpdateRequest_In from Shapes
+ * @psalm-import-type NomenclatureGroupUpdateResponse_Out from Shapes
  */
 final class NomenclatureGroup
 {
@@ -25,9 +36,9 @@ final class NomenclatureGroup
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountingCategoryId?: string|null, categoryId?: string|null, code: string, color?: array<string, mixed>|null, customCategories?: list<array<string, mixed>>|null, defaultCourse?: int|null, defaultMaximumStoreBalanceLevel?: numeric-string|int|float|null, defaultMinimumStoreBalanceLevel?: numeric-string|int|float|null, description?: string|null, fontColor?: array<string, mixed>|null, frontImageId?: string|null, groupArticle?: string|null, groupId?: string|null, includeInReport?: bool|null, isFixedPrice?: bool|null, markupSettings?: list<array<string, mixed>>|null, maximumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumStoreBalanceLevels?: list<array<string, mixed>>|null, name: string, parentId?: string|null, position?: int|null, priceMarkupPercent?: numeric-string|int|float|null, taxCategoryId?: string|null, visibilityFilter?: array<string, mixed>|null} $request
+     * @param NomenclatureGroupCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureGroupCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +53,9 @@ final class NomenclatureGroup
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{groupIds: list<string>} $request
+     * @param NomenclatureGroupDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureGroupDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -59,9 +70,9 @@ final class NomenclatureGroup
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters: list<array<string, mixed>>, limit: int, offset: int} $request
+     * @param NomenclatureGroupListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureGroupListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array
@@ -76,9 +87,9 @@ final class NomenclatureGroup
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{groupIds: list<string>, recursively?: bool|null} $request
+     * @param NomenclatureGroupUndeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureGroupUndeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -93,9 +104,9 @@ final class NomenclatureGroup
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountingCategoryId?: string|null, categoryId?: string|null, code: string, color?: array<string, mixed>|null, customCategories?: list<array<string, mixed>>|null, defaultCourse?: int|null, defaultMaximumStoreBalanceLevel?: numeric-string|int|float|null, defaultMinimumStoreBalanceLevel?: numeric-string|int|float|null, description?: string|null, fontColor?: array<string, mixed>|null, frontImageId?: string|null, groupArticle?: string|null, groupId: string, includeInReport?: bool|null, isFixedPrice?: bool|null, markupSettings?: list<array<string, mixed>>|null, maximumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumStoreBalanceLevels?: list<array<string, mixed>>|null, name: string, parentId?: string|null, priceMarkupPercent?: numeric-string|int|float|null, taxCategoryId?: string|null, visibilityFilter?: array<string, mixed>|null} $request
+     * @param NomenclatureGroupUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureGroupUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.menu` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type MenuSectionListRequest_In from Shapes
+ * @psalm-import-type MenuSectionListResponse_Out from Shapes
  */
 final class NomenclatureMenu
 {
@@ -25,9 +28,9 @@ final class NomenclatureMenu
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param MenuSectionListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return MenuSectionListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.nomenclature.category` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type NomenclatureCategoryCreateRequest_In from Shapes
+ * @psalm-import-type NomenclatureCategoryDeleteRequest_In from Shapes
+ * @psalm-import-type NomenclatureCategoryListRequest_In from Shapes
+ * @psalm-import-type NomenclatureCategoryListResponse_Out from Shapes
+ * @psalm-import-type NomenclatureCategoryRestoreRequest_In from Shapes
+ * @psalm-import-type NomenclatureCategoryUpdateRequest_In from Shapes
+ * @psalm-import-type NomenclatureCategoryWriteResponse_Out from Shapes
  */
 final class NomenclatureNomenclatureCategory
 {
@@ -25,9 +33,9 @@ final class NomenclatureNomenclatureCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{name?: string|null} $request
+     * @param NomenclatureCategoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request = [], ?float $timeout = null): array
@@ -42,9 +50,9 @@ final class NomenclatureNomenclatureCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param NomenclatureCategoryDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request = [], ?float $timeout = null): array
@@ -59,9 +67,9 @@ final class NomenclatureNomenclatureCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{ids?: list<string>|null, includeDeleted?: bool|null, limit?: int|null, offset?: int|null} $request
+     * @param NomenclatureCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array
@@ -76,9 +84,9 @@ final class NomenclatureNomenclatureCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param NomenclatureCategoryRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request = [], ?float $timeout = null): array
@@ -93,9 +101,9 @@ final class NomenclatureNomenclatureCategory
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null, name?: string|null} $request
+     * @param NomenclatureCategoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request = [], ?float $timeout = null): array

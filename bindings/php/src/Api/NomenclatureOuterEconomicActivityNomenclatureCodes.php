@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.outer_economic_activity_nomenclature_codes` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type OuterEconomicActivityNomenclatureCodeGetRequest_In from Shapes
+ * @psalm-import-type OuterEconomicActivityNomenclatureCodeListRequest_In from Shapes
+ * @psalm-import-type OuterEconomicActivityNomenclatureCodeListResponse_Out from Shapes
+ * @psalm-import-type OuterEconomicActivityNomenclatureCode_Out from Shapes
  */
 final class NomenclatureOuterEconomicActivityNomenclatureCodes
 {
@@ -25,9 +30,9 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param OuterEconomicActivityNomenclatureCodeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OuterEconomicActivityNomenclatureCode_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{includeDeleted?: bool|null} $request
+     * @param OuterEconomicActivityNomenclatureCodeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return OuterEconomicActivityNomenclatureCodeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

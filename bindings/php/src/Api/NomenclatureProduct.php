@@ -10,6 +10,19 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.product` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type NomenclatureProductCreateRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductCreateResponse_Out from Shapes
+ * @psalm-import-type NomenclatureProductDeleteRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductDeleteResponse_Out from Shapes
+ * @psalm-import-type NomenclatureProductListRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductListResponse_Out from Shapes
+ * @psalm-import-type NomenclatureProductUndeleteRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductUndeleteResponse_Out from Shapes
+ * @psalm-import-type NomenclatureProductUpdateBarcodesRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductUpdateBarcodesResponse_Out from Shapes
+ * @psalm-import-type NomenclatureProductUpdateRequest_In from Shapes
+ * @psalm-import-type NomenclatureProductUpdateResponse_Out from Shapes
  */
 final class NomenclatureProduct
 {
@@ -25,9 +38,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountingCategoryId?: string|null, alcoholClass?: string|null, allergenGroupIds?: list<string>|null, amountIndependentOfParentAmount?: bool|null, amountUnitId: string, barcodes?: list<array<string, mixed>>|null, canBuyFromCashdesk?: bool|null, canChangeAmountCookedDish?: bool|null, canSetOpenPrice?: bool|null, categoryId?: string|null, chequePrintable?: bool|null, code: string, coldLossPercent?: numeric-string|int|float|null, color?: array<string, mixed>|null, containers?: list<array<string, mixed>>|null, cookWithMainDish?: bool|null, cookingTimeNormal?: int|null, cookingTimePeak?: int|null, cookingType?: string|null, customCategories?: list<array<string, mixed>>|null, defaultContainerId?: string|null, defaultCourse?: int|null, defaultIncludedInMenu?: bool|null, defaultMaximumStoreBalanceLevel?: numeric-string|int|float|null, defaultMinimumStoreBalanceLevel?: numeric-string|int|float|null, defaultSalePrice?: numeric-string|int|float|null, description?: string|null, descriptionEnglish?: string|null, disabledProductSizeIds?: list<string>|null, egaisAlcCode?: string|null, estimatedPurchasePrice?: numeric-string|int|float|null, excludedSectionIds?: list<string>|null, expirationDate?: int|null, fontColor?: array<string, mixed>|null, frontImageId?: string|null, fullName?: string|null, fullNameEnglish?: string|null, gtin?: string|null, hotLossPercent?: numeric-string|int|float|null, images?: list<array<string, mixed>>|null, invoiceSupplierId?: string|null, isCalculateUnitWeight?: bool|null, isDishOfDay?: bool|null, isFixedPrice?: bool|null, isFlyerProgram?: bool|null, isNotInStoreMovement?: bool|null, isNutritionValueAutoCalculated?: bool|null, isPercentageOfAlcoholApplicable?: bool|null, isTimePayProduct?: bool|null, itemCategoryId?: string|null, markupSettings?: list<array<string, mixed>>|null, maximumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumTimePayProductDurationMinutes?: int|null, modifierSchemaId?: string|null, modifierSchemaRedefinitions?: list<array<string, mixed>>|null, modifiers?: list<array<string, mixed>>|null, name: string, nameEnglish?: string|null, nameKitchen?: string|null, nutritionValues?: list<array<string, mixed>>|null, outerEconomicActivityNomenclatureCode?: string|null, parentGroupId?: string|null, percentageOfAlcohol?: numeric-string|int|float|null, placeTypeId?: string|null, position?: int|null, prechequePrintable?: bool|null, priceMarkupPercent?: numeric-string|int|float|null, printOnAdd?: bool|null, producerIds?: list<string>|null, productArticle?: string|null, productId?: string|null, productScaleId?: string|null, productSizeFactors?: array<string, mixed>|null, productTagIds?: list<string>|null, productTypeForCooking?: string|null, rateSchedule?: array<string, mixed>|null, relativeRateSchedule?: bool|null, sourceNature?: string|null, taxCategoryId?: string|null, timePayProductDurationStepMinutes?: int|null, transferType?: string|null, type: string, unitCapacity?: numeric-string|int|float|null, unitWeight?: numeric-string|int|float|null, useBalanceForInventory?: bool|null, useBalanceForSell?: bool|null, useDefaultCookingTime?: bool|null, useRangeForInvoices?: bool|null, uzFiscalCode?: string|null} $request
+     * @param NomenclatureProductCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request, ?float $timeout = null): array
@@ -42,9 +55,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{productIds: list<string>} $request
+     * @param NomenclatureProductDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request, ?float $timeout = null): array
@@ -59,9 +72,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param NomenclatureProductListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array
@@ -76,9 +89,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{productIds: list<string>} $request
+     * @param NomenclatureProductUndeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductUndeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restore(array $request, ?float $timeout = null): array
@@ -93,9 +106,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{accountingCategoryId?: string|null, alcoholClass?: string|null, allergenGroupIds?: list<string>|null, amountIndependentOfParentAmount?: bool|null, amountUnitId: string, barcodes?: list<array<string, mixed>>|null, canBuyFromCashdesk?: bool|null, canChangeAmountCookedDish?: bool|null, canSetOpenPrice?: bool|null, categoryId?: string|null, chequePrintable?: bool|null, code: string, coldLossPercent?: numeric-string|int|float|null, color?: array<string, mixed>|null, containers?: list<array<string, mixed>>|null, cookWithMainDish?: bool|null, cookingTimeNormal?: int|null, cookingTimePeak?: int|null, cookingType?: string|null, customCategories?: list<array<string, mixed>>|null, defaultContainerId?: string|null, defaultCourse?: int|null, defaultIncludedInMenu?: bool|null, defaultMaximumStoreBalanceLevel?: numeric-string|int|float|null, defaultMinimumStoreBalanceLevel?: numeric-string|int|float|null, defaultSalePrice?: numeric-string|int|float|null, description?: string|null, descriptionEnglish?: string|null, disabledProductSizeIds?: list<string>|null, egaisAlcCode?: string|null, estimatedPurchasePrice?: numeric-string|int|float|null, excludedSectionIds?: list<string>|null, expirationDate?: int|null, fontColor?: array<string, mixed>|null, frontImageId?: string|null, fullName?: string|null, fullNameEnglish?: string|null, gtin?: string|null, hotLossPercent?: numeric-string|int|float|null, images?: list<array<string, mixed>>|null, invoiceSupplierId?: string|null, isCalculateUnitWeight?: bool|null, isDishOfDay?: bool|null, isFixedPrice?: bool|null, isFlyerProgram?: bool|null, isNotInStoreMovement?: bool|null, isNutritionValueAutoCalculated?: bool|null, isPercentageOfAlcoholApplicable?: bool|null, isTimePayProduct?: bool|null, itemCategoryId?: string|null, markupSettings?: list<array<string, mixed>>|null, maximumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumStoreBalanceLevels?: list<array<string, mixed>>|null, minimumTimePayProductDurationMinutes?: int|null, modifierSchemaId?: string|null, modifierSchemaRedefinitions?: list<array<string, mixed>>|null, modifiers?: list<array<string, mixed>>|null, name: string, nameEnglish?: string|null, nameKitchen?: string|null, nutritionValues?: list<array<string, mixed>>|null, outerEconomicActivityNomenclatureCode?: string|null, parentGroupId?: string|null, percentageOfAlcohol?: numeric-string|int|float|null, placeTypeId?: string|null, position?: int|null, prechequePrintable?: bool|null, priceMarkupPercent?: numeric-string|int|float|null, printOnAdd?: bool|null, producerIds?: list<string>|null, productArticle?: string|null, productId: string, productScaleId?: string|null, productSizeFactors?: array<string, mixed>|null, productTagIds?: list<string>|null, productTypeForCooking?: string|null, rateSchedule?: array<string, mixed>|null, relativeRateSchedule?: bool|null, sourceNature?: string|null, taxCategoryId?: string|null, timePayProductDurationStepMinutes?: int|null, transferType?: string|null, type: string, unitCapacity?: numeric-string|int|float|null, unitWeight?: numeric-string|int|float|null, useBalanceForInventory?: bool|null, useBalanceForSell?: bool|null, useDefaultCookingTime?: bool|null, useRangeForInvoices?: bool|null, uzFiscalCode?: string|null} $request
+     * @param NomenclatureProductUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request, ?float $timeout = null): array
@@ -110,9 +123,9 @@ final class NomenclatureProduct
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{barcodes: list<array<string, mixed>>, productId: string} $request
+     * @param NomenclatureProductUpdateBarcodesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return NomenclatureProductUpdateBarcodesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function updateBarcodes(array $request, ?float $timeout = null): array

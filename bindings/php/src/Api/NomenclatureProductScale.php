@@ -10,6 +10,14 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.product_scale` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type ProductScaleListResponse_Out from Shapes
+ * @psalm-import-type ProductScaleResponse_Out from Shapes
+ * @psalm-import-type ProductSizeCreateRequest_In from Shapes
+ * @psalm-import-type ProductSizeDeleteRequest_In from Shapes
+ * @psalm-import-type ProductSizeGetRequest_In from Shapes
+ * @psalm-import-type ProductSizeListRequest_In from Shapes
+ * @psalm-import-type ProductSizeUpdateRequest_In from Shapes
  */
 final class NomenclatureProductScale
 {
@@ -25,9 +33,9 @@ final class NomenclatureProductScale
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{name?: string|null, productSizes?: list<array<string, mixed>>|null} $request
+     * @param ProductSizeCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function create(array $request = [], ?float $timeout = null): array
@@ -42,9 +50,9 @@ final class NomenclatureProductScale
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param ProductSizeDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function delete(array $request = [], ?float $timeout = null): array
@@ -59,9 +67,9 @@ final class NomenclatureProductScale
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null} $request
+     * @param ProductSizeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -76,9 +84,9 @@ final class NomenclatureProductScale
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param ProductSizeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductScaleListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array
@@ -93,9 +101,9 @@ final class NomenclatureProductScale
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{id?: string|null, name?: string|null, productSizes?: list<array<string, mixed>>|null} $request
+     * @param ProductSizeUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function update(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `nomenclature.product_tag` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type ProductTagListRequest_In from Shapes
+ * @psalm-import-type ProductTagListResponse_Out from Shapes
  */
 final class NomenclatureProductTag
 {
@@ -25,9 +28,9 @@ final class NomenclatureProductTag
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{filters?: list<array<string, mixed>>|null, limit?: int|null, offset?: int|null} $request
+     * @param ProductTagListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return ProductTagListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

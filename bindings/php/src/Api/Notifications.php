@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `notifications` operations; reach them with `$client->api()` or `$client->notifications()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type Notifications_SendNotificationRequest_In from Shapes
  */
 final class Notifications
 {
@@ -25,11 +28,11 @@ final class Notifications
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param Notifications_SendNotificationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function send(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

@@ -12,6 +12,25 @@ namespace IikoCloud\Api;
  * uses (accessToken, organizations, stopLists) are under `$client->api()`.
  *
  * @internal used by IikoCloud\Client
+ *
+ * @psalm-import-type Address_CitiesRequest_In from Shapes
+ * @psalm-import-type Address_CitiesResponse_Out from Shapes
+ * @psalm-import-type Address_RegionsRequest_In from Shapes
+ * @psalm-import-type Address_RegionsResponse_Out from Shapes
+ * @psalm-import-type Auth_GetAccessTokenRequest_In from Shapes
+ * @psalm-import-type Auth_GetAccessTokenResponse_Out from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesRequest_In from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesResponse_Out from Shapes
+ * @psalm-import-type Discounts_DiscountsRequest_In from Shapes
+ * @psalm-import-type Discounts_DiscountsResponse_Out from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesRequest_In from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesResponse_Out from Shapes
+ * @psalm-import-type Organizations_GetSimpleOrganizationsResponse_Out from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesRequest_In from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesResponse_Out from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesRequest_In from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesResponse_Out from Shapes
+ * @psalm-import-type TipsTypes_TipsTypesResponse_Out from Shapes
  */
 trait Operations
 {
@@ -28,9 +47,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{apiLogin: string} $request
+     * @param Auth_GetAccessTokenRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Auth_GetAccessTokenResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -46,9 +65,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param CancelCauses_CancelCausesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CancelCauses_CancelCausesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancelCauses(array $request, ?float $timeout = null): array
@@ -63,9 +82,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, includeDeleted?: bool|null} $request
+     * @param Address_CitiesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_CitiesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cities(array $request, ?float $timeout = null): array
@@ -104,9 +123,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Discounts_DiscountsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Discounts_DiscountsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function discounts(array $request, ?float $timeout = null): array
@@ -151,9 +170,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param MarketingSources_MarketingSourcesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return MarketingSources_MarketingSourcesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function marketingSources(array $request, ?float $timeout = null): array
@@ -194,7 +213,7 @@ trait Operations
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_GetSimpleOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -210,9 +229,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param PaymentTypes_PaymentTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return PaymentTypes_PaymentTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function paymentTypes(array $request, ?float $timeout = null): array
@@ -233,9 +252,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Address_RegionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_RegionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function regions(array $request, ?float $timeout = null): array
@@ -250,9 +269,9 @@ trait Operations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param RemovalTypes_RemovalTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return RemovalTypes_RemovalTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function removalTypes(array $request, ?float $timeout = null): array
@@ -299,7 +318,7 @@ trait Operations
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TipsTypes_TipsTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function tipsTypes(array $request = [], ?float $timeout = null): array

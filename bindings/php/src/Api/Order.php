@@ -10,6 +10,23 @@ use IikoCloud\Client;
 
 /**
  * The `order` operations; reach them with `$client->api()` or `$client->order()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type Deliveries_Request_CancelTableOrderRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_CloseTableOrderRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_PrintBillRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangeExternalDataRequest_In from Shapes
+ * @psalm-import-type Deliveries_Request_UpdateOrder_ChangePaymentsRequest_In from Shapes
+ * @psalm-import-type Orders_Common_AddOrderPaymentsRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_AddCustomerToTableOrderRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_AddItemsToTableOrderRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_CreateTableOrderRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_GetTableOrdersByIdRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_GetTableOrdersByTableRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_InitTableOrderByPosOrderRequest_In from Shapes
+ * @psalm-import-type TableOrders_Request_InitTableOrderRequest_In from Shapes
+ * @psalm-import-type TableOrders_Response_TableOrderResponse_Out from Shapes
+ * @psalm-import-type TableOrders_Response_TableOrdersResponse_Out from Shapes
  */
 final class Order
 {
@@ -25,11 +42,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, customer: array<string, mixed>} $request
+     * @param TableOrders_Request_AddCustomerToTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addCustomer(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -44,11 +61,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{addOrderItemsSettings?: array<string, mixed>|null, orderId: string, organizationId: string, items: list<array<string, mixed>>, combos?: list<array<string, mixed>>|null} $request
+     * @param TableOrders_Request_AddItemsToTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -63,11 +80,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{orderId: string, tips?: list<array<string, mixed>>|null, organizationId: string, payments: list<array<string, mixed>>} $request
+     * @param Orders_Common_AddOrderPaymentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -82,9 +99,9 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{sourceKeys?: list<string>|null, organizationIds: list<string>, orderIds?: list<string>|null, posOrderIds?: list<string>|null, returnExternalDataKeys?: list<string>|null} $request
+     * @param TableOrders_Request_GetTableOrdersByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TableOrders_Response_TableOrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byId(array $request, ?float $timeout = null): array
@@ -99,9 +116,9 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{sourceKeys?: list<string>|null, organizationIds: list<string>, tableIds: list<string>, statuses?: list<string>|null, dateFrom?: string|null, dateTo?: string|null} $request
+     * @param TableOrders_Request_GetTableOrdersByTableRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TableOrders_Response_TableOrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byTable(array $request, ?float $timeout = null): array
@@ -116,11 +133,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, removalTypeId?: string|null, removalComment?: string|null, userIdForWriteoff?: string|null} $request
+     * @param Deliveries_Request_CancelTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -135,11 +152,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, externalData: list<array<string, mixed>>} $request
+     * @param Deliveries_Request_UpdateOrder_ChangeExternalDataRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -154,11 +171,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string, payments: list<array<string, mixed>>, tips?: list<array<string, mixed>>|null} $request
+     * @param Deliveries_Request_UpdateOrder_ChangePaymentsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -173,11 +190,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{chequeAdditionalInfo?: array<string, mixed>|null, organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_CloseTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -192,11 +209,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, order?: array<string, mixed>|null, createOrderSettings?: array<string, mixed>|null} $request
+     * @param TableOrders_Request_CreateTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TableOrders_Response_TableOrderResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -211,11 +228,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, posOrderIds: list<string>} $request
+     * @param TableOrders_Request_InitTableOrderByPosOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function initByPosorder(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -230,11 +247,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, tableIds: list<string>} $request
+     * @param TableOrders_Request_InitTableOrderRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function initByTable(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -249,11 +266,11 @@ final class Order
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, orderId: string} $request
+     * @param Deliveries_Request_PrintBillRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function printBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `organizations` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->organizations()`.
+ *
+ * @psalm-import-type Organizations_GetOrganizationsRequest_In from Shapes
+ * @psalm-import-type Organizations_GetOrganizationsResponse_Out from Shapes
+ * @psalm-import-type Organizations_OrganizationsSettingsRequest_In from Shapes
+ * @psalm-import-type Organizations_OrganizationsSettingsResponse_Out from Shapes
  */
 final class Organizations
 {
@@ -25,9 +30,9 @@ final class Organizations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds?: list<string>|null, returnAdditionalInfo?: bool|null, includeDisabled?: bool|null, returnExternalData?: list<string>|null} $request
+     * @param Organizations_GetOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_GetOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request = [], ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class Organizations
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds?: list<string>|null, includeDisabled?: bool|null, parameters?: list<string>|null, returnExternalData?: list<string>|null} $request
+     * @param Organizations_OrganizationsSettingsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_OrganizationsSettingsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function settings(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `platform.events` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type EventListRequest_In from Shapes
+ * @psalm-import-type EventListResponse_Out from Shapes
  */
 final class PlatformEvents
 {
@@ -25,9 +28,9 @@ final class PlatformEvents
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{eventTypes?: list<string>|null, fromRevision?: int|null, fromTime?: string|null, organizationId?: string|null, toTime?: string|null} $request
+     * @param EventListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EventListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

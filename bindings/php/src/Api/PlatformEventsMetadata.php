@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `platform.events.metadata` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type EventMetadataListRequest_In from Shapes
+ * @psalm-import-type EventMetadataListResponse_Out from Shapes
  */
 final class PlatformEventsMetadata
 {
@@ -25,9 +28,9 @@ final class PlatformEventsMetadata
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param EventMetadataListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return EventMetadataListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `reporting.income_plan` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetIncomePlanRequest_In from Shapes
+ * @psalm-import-type GetIncomePlanResponse_Out from Shapes
  */
 final class ReportingIncomePlan
 {
@@ -25,9 +28,9 @@ final class ReportingIncomePlan
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom: string, dateTo: string, organizationId: string} $request
+     * @param GetIncomePlanRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetIncomePlanResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `reporting.olap` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetOlapReportRequest_In from Shapes
+ * @psalm-import-type GetOlapReportResponse_Out from Shapes
  */
 final class ReportingOlap
 {
@@ -31,9 +34,9 @@ final class ReportingOlap
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{aggregateFields: list<string>, buildSummary?: bool|null, filters: list<array<string, mixed>>, groupByColFields?: list<string>|null, groupByRowFields?: list<string>|null, reportType: string} $request
+     * @param GetOlapReportRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetOlapReportResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array

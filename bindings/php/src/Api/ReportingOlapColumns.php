@@ -10,6 +10,8 @@ use IikoCloud\Client;
 
 /**
  * The `reporting.olap.columns` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetOlapColumnsRequest_In from Shapes
  */
 final class ReportingOlapColumns
 {
@@ -25,7 +27,7 @@ final class ReportingOlapColumns
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{reportType: string} $request
+     * @param GetOlapColumnsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

@@ -10,6 +10,10 @@ use IikoCloud\Client;
 
 /**
  * The `reporting.olap.presets` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type GetOlapReportResponse_Out from Shapes
+ * @psalm-import-type OlapPresetReportRequest_In from Shapes
+ * @psalm-import-type OlapPresetsListRequest_In from Shapes
  */
 final class ReportingOlapPresets
 {
@@ -25,9 +29,9 @@ final class ReportingOlapPresets
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{dateFrom: string, dateTo: string, presetId: string} $request
+     * @param OlapPresetReportRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return GetOlapReportResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,7 +46,7 @@ final class ReportingOlapPresets
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array<string, mixed> $request
+     * @param OlapPresetsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses

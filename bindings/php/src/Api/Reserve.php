@@ -10,6 +10,26 @@ use IikoCloud\Client;
 
 /**
  * The `reserve` operations; reach them with `$client->api()` or `$client->reserve()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type Organizations_GetOrganizationsRequest_In from Shapes
+ * @psalm-import-type Organizations_GetOrganizationsResponse_Out from Shapes
+ * @psalm-import-type Reserves_AddOrderItemsToBanquetRequest_In from Shapes
+ * @psalm-import-type Reserves_AddOrderPaymentsToBanquetRequest_In from Shapes
+ * @psalm-import-type Reserves_CancelReserveRequest_In from Shapes
+ * @psalm-import-type Reserves_ChangeBanquetOrderItemsRequest_In from Shapes
+ * @psalm-import-type Reserves_ChangeReserveEstimatedStartTimeRequest_In from Shapes
+ * @psalm-import-type Reserves_ChangeReserveTablesRequest_In from Shapes
+ * @psalm-import-type Reserves_CreateReserveRequest_In from Shapes
+ * @psalm-import-type Reserves_GetRestaurantSectionsRequest_In from Shapes
+ * @psalm-import-type Reserves_GetRestaurantSectionsResponse_Out from Shapes
+ * @psalm-import-type Reserves_GetRestaurantSectionsWorkloadRequest_In from Shapes
+ * @psalm-import-type Reserves_GetRestaurantSectionsWorkloadResponse_Out from Shapes
+ * @psalm-import-type Reserves_ReserveResponse_Out from Shapes
+ * @psalm-import-type Reserves_ReservesByIdRequest_In from Shapes
+ * @psalm-import-type Reserves_ReservesResponse_Out from Shapes
+ * @psalm-import-type Terminals_GetTerminalGroupsByOrganizationsRequest_In from Shapes
+ * @psalm-import-type Terminals_TerminalGroupsResponse_Out from Shapes
  */
 final class Reserve
 {
@@ -25,11 +45,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{reserveId: string, organizationId: string, items: list<array<string, mixed>>, combos?: list<array<string, mixed>>|null} $request
+     * @param Reserves_AddOrderItemsToBanquetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -44,11 +64,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{reserveId: string, organizationId: string, payments: list<array<string, mixed>>} $request
+     * @param Reserves_AddOrderPaymentsToBanquetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -63,9 +83,9 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds?: list<string>|null, returnAdditionalInfo?: bool|null, includeDisabled?: bool|null, returnExternalData?: list<string>|null} $request
+     * @param Organizations_GetOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_GetOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function availableOrganizations(array $request = [], ?float $timeout = null): array
@@ -80,9 +100,9 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{terminalGroupIds: list<string>, returnSchema?: bool|null, revision?: int|null} $request
+     * @param Reserves_GetRestaurantSectionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Reserves_GetRestaurantSectionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function availableRestaurantSections(array $request, ?float $timeout = null): array
@@ -97,9 +117,9 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Terminals_GetTerminalGroupsByOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Terminals_TerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function availableTerminalGroups(array $request, ?float $timeout = null): array
@@ -114,11 +134,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, reserveId: string, cancelReason: string} $request
+     * @param Reserves_CancelReserveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -133,11 +153,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, reserveId: string, newEstimatedStartTime: string} $request
+     * @param Reserves_ChangeReserveEstimatedStartTimeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeEstimatedStartTime(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -152,11 +172,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, reserveId: string, items?: list<array<string, mixed>>|null, combos?: list<array<string, mixed>>|null} $request
+     * @param Reserves_ChangeBanquetOrderItemsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -171,11 +191,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, reserveId: string, tableIds: list<string>} $request
+     * @param Reserves_ChangeReserveTablesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function changeTables(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -190,11 +210,11 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId?: string|null, id?: string|null, externalNumber?: string|null, order?: array<string, mixed>|null, customer: array<string, mixed>, phone: string, guestsCount?: int|null, comment?: string|null, durationInMinutes: int, shouldRemind: bool, tableIds: list<string>, estimatedStartTime: string, transportToFrontTimeout?: int|null, guests?: array<string, mixed>|null, eventType?: string|null, createReserveSettings?: array<string, mixed>|null} $request
+     * @param Reserves_CreateReserveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Reserves_ReserveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -209,9 +229,9 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{restaurantSectionIds: list<string>, dateFrom: string, dateTo?: string|null} $request
+     * @param Reserves_GetRestaurantSectionsWorkloadRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Reserves_GetRestaurantSectionsWorkloadResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function restaurantSectionsWorkload(array $request, ?float $timeout = null): array
@@ -226,9 +246,9 @@ final class Reserve
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, reserveIds: list<string>, sourceKeys?: list<string>|null} $request
+     * @param Reserves_ReservesByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Reserves_ReservesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function statusById(array $request, ?float $timeout = null): array

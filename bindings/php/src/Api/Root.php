@@ -10,6 +10,27 @@ use IikoCloud\Client;
 
 /**
  * Every operation of the official document, by resource group: `$client->api()->deliveries()->create([...])`.
+ *
+ * @psalm-import-type Address_CitiesRequest_In from Shapes
+ * @psalm-import-type Address_CitiesResponse_Out from Shapes
+ * @psalm-import-type Address_RegionsRequest_In from Shapes
+ * @psalm-import-type Address_RegionsResponse_Out from Shapes
+ * @psalm-import-type Auth_GetAccessTokenRequest_In from Shapes
+ * @psalm-import-type Auth_GetAccessTokenResponse_Out from Shapes
+ * @psalm-import-type Auth_GetAccessTokenV2Request_In from Shapes
+ * @psalm-import-type Auth_GetAccessTokenV2Response_Out from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesRequest_In from Shapes
+ * @psalm-import-type CancelCauses_CancelCausesResponse_Out from Shapes
+ * @psalm-import-type Discounts_DiscountsRequest_In from Shapes
+ * @psalm-import-type Discounts_DiscountsResponse_Out from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesRequest_In from Shapes
+ * @psalm-import-type MarketingSources_MarketingSourcesResponse_Out from Shapes
+ * @psalm-import-type Organizations_GetSimpleOrganizationsResponse_Out from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesRequest_In from Shapes
+ * @psalm-import-type PaymentTypes_PaymentTypesResponse_Out from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesRequest_In from Shapes
+ * @psalm-import-type RemovalTypes_RemovalTypesResponse_Out from Shapes
+ * @psalm-import-type TipsTypes_TipsTypesResponse_Out from Shapes
  */
 final class Root
 {
@@ -25,9 +46,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{apiKey: string, appId: string, clientSecret: string} $request
+     * @param Auth_GetAccessTokenV2Request_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Auth_GetAccessTokenV2Response_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function accessToken(array $request, ?float $timeout = null): array
@@ -42,9 +63,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{apiLogin: string} $request
+     * @param Auth_GetAccessTokenRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Auth_GetAccessTokenResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -60,9 +81,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param CancelCauses_CancelCausesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CancelCauses_CancelCausesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cancelCauses(array $request, ?float $timeout = null): array
@@ -77,9 +98,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, includeDeleted?: bool|null} $request
+     * @param Address_CitiesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_CitiesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function cities(array $request, ?float $timeout = null): array
@@ -118,9 +139,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Discounts_DiscountsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Discounts_DiscountsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function discounts(array $request, ?float $timeout = null): array
@@ -165,9 +186,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param MarketingSources_MarketingSourcesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return MarketingSources_MarketingSourcesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function marketingSources(array $request, ?float $timeout = null): array
@@ -214,7 +235,7 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Organizations_GetSimpleOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
@@ -230,9 +251,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param PaymentTypes_PaymentTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return PaymentTypes_PaymentTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function paymentTypes(array $request, ?float $timeout = null): array
@@ -253,9 +274,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param Address_RegionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_RegionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function regions(array $request, ?float $timeout = null): array
@@ -270,9 +291,9 @@ final class Root
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>} $request
+     * @param RemovalTypes_RemovalTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return RemovalTypes_RemovalTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function removalTypes(array $request, ?float $timeout = null): array
@@ -325,7 +346,7 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TipsTypes_TipsTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function tipsTypes(array $request = [], ?float $timeout = null): array

@@ -10,6 +10,15 @@ use IikoCloud\Client;
 
 /**
  * The `stop_lists` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->stopLists()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type StopLists_AddProductsToStopListRequest_In from Shapes
+ * @psalm-import-type StopLists_CheckStopListRequest_In from Shapes
+ * @psalm-import-type StopLists_CheckStopListResponse_Out from Shapes
+ * @psalm-import-type StopLists_ClearStopListRequest_In from Shapes
+ * @psalm-import-type StopLists_RemoveProductsFromStopListRequest_In from Shapes
+ * @psalm-import-type StopLists_StopListsRequest_In from Shapes
+ * @psalm-import-type StopLists_StopListsResponse_Out from Shapes
  */
 final class StopLists
 {
@@ -25,9 +34,9 @@ final class StopLists
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, returnSize?: bool|null, terminalGroupsIds?: list<string>|null} $request
+     * @param StopLists_StopListsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return StopLists_StopListsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,11 +51,11 @@ final class StopLists
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, items: list<array<string, mixed>>} $request
+     * @param StopLists_AddProductsToStopListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function add(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -61,9 +70,9 @@ final class StopLists
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, items: list<array<string, mixed>>} $request
+     * @param StopLists_CheckStopListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return StopLists_CheckStopListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function check(array $request, ?float $timeout = null): array
@@ -78,11 +87,11 @@ final class StopLists
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string} $request
+     * @param StopLists_ClearStopListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function clear(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
@@ -97,11 +106,11 @@ final class StopLists
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, terminalGroupId: string, items: list<array<string, mixed>>} $request
+     * @param StopLists_RemoveProductsFromStopListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function remove(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `streets` operations; reach them with `$client->api()` or `$client->streets()`.
+ *
+ * @psalm-import-type Address_StreetsByCityRequest_In from Shapes
+ * @psalm-import-type Address_StreetsByIdRequest_In from Shapes
+ * @psalm-import-type Address_StreetsByIdResponse_Out from Shapes
+ * @psalm-import-type Address_StreetsResponse_Out from Shapes
  */
 final class Streets
 {
@@ -25,9 +30,9 @@ final class Streets
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, cityId: string, includeDeleted?: bool|null} $request
+     * @param Address_StreetsByCityRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_StreetsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byCity(array $request, ?float $timeout = null): array
@@ -42,9 +47,9 @@ final class Streets
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, ids?: list<string>|null, classifierIds?: list<string>|null} $request
+     * @param Address_StreetsByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Address_StreetsByIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function byId(array $request, ?float $timeout = null): array

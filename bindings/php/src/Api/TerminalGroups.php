@@ -10,6 +10,13 @@ use IikoCloud\Client;
 
 /**
  * The `terminal_groups` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->terminalGroups()`.
+ *
+ * @psalm-import-type Terminals_AwakeTerminalGroupsRequest_In from Shapes
+ * @psalm-import-type Terminals_AwakeTerminalGroupsResponse_Out from Shapes
+ * @psalm-import-type Terminals_TerminalGroupsIsAliveRequest_In from Shapes
+ * @psalm-import-type Terminals_TerminalGroupsIsAliveResponse_Out from Shapes
+ * @psalm-import-type Terminals_TerminalGroupsRequest_In from Shapes
+ * @psalm-import-type Terminals_TerminalGroupsResponse_Out from Shapes
  */
 final class TerminalGroups
 {
@@ -25,9 +32,9 @@ final class TerminalGroups
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, includeDisabled?: bool|null, returnExternalData?: list<string>|null} $request
+     * @param Terminals_TerminalGroupsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Terminals_TerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array
@@ -42,9 +49,9 @@ final class TerminalGroups
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationIds: list<string>, terminalGroupIds: list<string>} $request
+     * @param Terminals_AwakeTerminalGroupsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Terminals_AwakeTerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function awake(array $request, ?float $timeout = null): array
@@ -59,9 +66,9 @@ final class TerminalGroups
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId?: string|null, organizationIds?: list<string>|null, terminalGroupIds: list<string>} $request
+     * @param Terminals_TerminalGroupsIsAliveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Terminals_TerminalGroupsIsAliveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function isAlive(array $request, ?float $timeout = null): array

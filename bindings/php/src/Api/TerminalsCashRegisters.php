@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `terminals.cash_registers` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type CashRegisterListRequest_In from Shapes
+ * @psalm-import-type CashRegisterListResponse_Out from Shapes
  */
 final class TerminalsCashRegisters
 {
@@ -25,9 +28,9 @@ final class TerminalsCashRegisters
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{limit?: int|null, offset?: int|null, organizationId: string, search?: string|null, terminalGroupIds?: list<string>|null} $request
+     * @param CashRegisterListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return CashRegisterListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

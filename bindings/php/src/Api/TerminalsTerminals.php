@@ -10,6 +10,9 @@ use IikoCloud\Client;
 
 /**
  * The `terminals.terminals` operations; reach them with `$client->api()`.
+ *
+ * @psalm-import-type TerminalListRequest_In from Shapes
+ * @psalm-import-type TerminalListResponse_Out from Shapes
  */
 final class TerminalsTerminals
 {
@@ -25,9 +28,9 @@ final class TerminalsTerminals
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{includeAnonymous?: bool|null, organizationId: string, search?: string|null} $request
+     * @param TerminalListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return TerminalListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

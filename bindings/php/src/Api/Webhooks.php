@@ -10,6 +10,11 @@ use IikoCloud\Client;
 
 /**
  * The `webhooks` operations; reach them with `$client->api()` or `$client->webhooks()`.
+ *
+ * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
+ * @psalm-import-type WebHooks_GetWebHookSettingsRequest_In from Shapes
+ * @psalm-import-type WebHooks_GetWebHookSettingsResponse_Out from Shapes
+ * @psalm-import-type WebHooks_UpdateWebHookSettingsRequest_In from Shapes
  */
 final class Webhooks
 {
@@ -25,9 +30,9 @@ final class Webhooks
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string} $request
+     * @param WebHooks_GetWebHookSettingsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return WebHooks_GetWebHookSettingsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function settings(array $request, ?float $timeout = null): array
@@ -42,11 +47,11 @@ final class Webhooks
      *
      * The request is checked by the library before anything is sent.
      *
-     * @param array{organizationId: string, webHooksUri: string, authToken?: string|null, webHooksFilter?: array<string, mixed>|null} $request
+     * @param WebHooks_UpdateWebHookSettingsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function updateSettings(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

@@ -1,7 +1,10 @@
 """iikocloud: client, webhook tools and a local emulator for the iikoCloud
 (iikoTransport) API, on a Rust core.
 
-* :class:`Client` (blocking, thread-safe) and :class:`AsyncClient` (asyncio);
+* :class:`Client` (blocking, thread-safe) and :class:`AsyncClient` (asyncio),
+  every operation a method of its resource group
+  (``client.deliveries.create(...)``), answering the typed models of
+  :mod:`iikocloud.api_models`;
 * :mod:`iikocloud.webhooks`: verify, parse and de-duplicate webhook requests;
 * :class:`Inbox`: a durable inbox (SQLite or Redis) between the webhook
   handler and the workers;
@@ -17,8 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import models
-from ._client import DEFAULT_BASE_URL, Api, Client
+from ._client import DEFAULT_BASE_URL, Client
 from ._inbox import DeadLetter, Delivery, Inbox, InboxCounts, Received
 from ._model import Model, OpenEnum
 from ._errors import (
@@ -46,11 +48,9 @@ from ._errors import (
 from ._native import __version__
 
 if TYPE_CHECKING:
-    from ._async import AsyncApi, AsyncClient
+    from ._async import AsyncClient
 
 __all__ = [
-    "Api",
-    "AsyncApi",
     "AsyncClient",
     "Client",
     "DeadLetter",
@@ -82,7 +82,6 @@ __all__ = [
     "ProxyError",
     "WebhookParseError",
     "WebhookVerificationError",
-    "models",
     "__version__",
 ]
 
@@ -103,7 +102,7 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("iikocloud.api_models")
-    if name in ("AsyncApi", "AsyncClient"):
+    if name == "AsyncClient":
         from . import _async
 
         value = getattr(_async, name)

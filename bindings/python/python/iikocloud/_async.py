@@ -10,7 +10,7 @@ import os
 import threading
 from concurrent.futures import Executor, ThreadPoolExecutor
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Type, TypeVar, Union
 
 from ._client import DEFAULT_BASE_URL, Client, ClientOptions, Seconds, _check_options
 from ._ops import AsyncOps
@@ -19,15 +19,8 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
-from .models import (
-    CorrelationIdResponse,
-    OrganizationsResponse,
-    StopListsResponse,
-    WebHooksFilter,
-    WebhookSettings,
-)
 
-__all__ = ["AsyncApi", "AsyncClient", "DEFAULT_MAX_WORKERS"]
+__all__ = ["AsyncClient", "DEFAULT_MAX_WORKERS"]
 
 _T = TypeVar("_T")
 
@@ -87,21 +80,6 @@ def _workers_for(executor: Optional[Executor], max_workers: Optional[int]) -> Op
             raise ValueError("give executor or max_workers, not both")
         return None
     return _Workers(DEFAULT_MAX_WORKERS if max_workers is None else _check_max_workers(max_workers))
-
-
-class AsyncApi(AsyncOps):
-    """Every operation by resource group, as coroutines (``client.api``)."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: "AsyncClient") -> None:
-        self._client = client
-
-    def _root(self) -> Any:
-        return self._client
-
-    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        return self._client._call_op(name, fields, response, timeout)
 
 
 class AsyncClient(AsyncOps):
@@ -197,11 +175,6 @@ class AsyncClient(AsyncOps):
         executor = self._executor if self._workers is None else self._workers.executor()
         return await loop.run_in_executor(executor, call)
 
-    @property
-    def api(self) -> AsyncApi:
-        """Every operation by resource group (see :attr:`Client.api`)."""
-        return AsyncApi(self)
-
     async def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
         return await self._run(self._sync._call_op, name, fields, response, timeout)
 
@@ -255,58 +228,6 @@ class AsyncClient(AsyncOps):
             terminal_group_id=terminal_group_id,
             create_order_settings=create_order_settings,
             timeout=timeout,
-        )
-
-    async def organizations(  # type: ignore[override]
-        self,
-        organization_ids: Optional[Iterable[str]] = None,
-        *,
-        return_additional_info: Optional[bool] = None,
-        include_disabled: Optional[bool] = None,
-        return_external_data: Optional[Iterable[str]] = None,
-    ) -> OrganizationsResponse:
-        """See :meth:`Client.organizations`."""
-        return await self._run(
-            self._sync.organizations,
-            None if organization_ids is None else list(organization_ids),
-            return_additional_info=return_additional_info,
-            include_disabled=include_disabled,
-            return_external_data=return_external_data,
-        )
-
-    async def webhook_settings(self, organization_id: str) -> WebhookSettings:
-        """See :meth:`Client.webhook_settings`."""
-        return await self._run(self._sync.webhook_settings, organization_id)
-
-    async def update_webhook_settings(
-        self,
-        organization_id: str,
-        web_hooks_uri: str,
-        auth_token: Optional[str] = None,
-        web_hooks_filter: Union[WebHooksFilter, Mapping[str, Any], None] = None,
-    ) -> CorrelationIdResponse:
-        """See :meth:`Client.update_webhook_settings`."""
-        return await self._run(
-            self._sync.update_webhook_settings,
-            organization_id,
-            web_hooks_uri,
-            auth_token,
-            web_hooks_filter,
-        )
-
-    async def stop_lists(  # type: ignore[override]
-        self,
-        organization_ids: Iterable[str],
-        *,
-        return_size: Optional[bool] = None,
-        terminal_groups_ids: Optional[Iterable[str]] = None,
-    ) -> StopListsResponse:
-        """See :meth:`Client.stop_lists`."""
-        return await self._run(
-            self._sync.stop_lists,
-            organization_ids,
-            return_size=return_size,
-            terminal_groups_ids=terminal_groups_ids,
         )
 
     async def call(

@@ -8,25 +8,18 @@ import os
 import datetime as _dt
 from decimal import Decimal
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Type, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, TypedDict, Union
 
 from . import _model, _native
 from ._errors import IikoError, InvalidInputError
 from ._ops import Ops
-from .models import (
-    CorrelationIdResponse,
-    OrganizationsResponse,
-    StopListsResponse,
-    WebHooksFilter,
-    WebhookSettings,
-)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from .api_models import CreateOrderSettings, DeliveryOrder, OrderInfo
 
-__all__ = ["Api", "Client", "ClientOptions", "DEFAULT_BASE_URL", "Seconds"]
+__all__ = ["Client", "ClientOptions", "DEFAULT_BASE_URL", "Seconds"]
 
 #: The production address of the service (Russia region).
 DEFAULT_BASE_URL: str = _native.DEFAULT_BASE_URL
@@ -104,24 +97,6 @@ def correlation_id_of(command: Any) -> str:
     return cid
 
 
-class Api(Ops):
-    """Every operation by resource group, reached from a client as
-    ``client.api``: the same groups as on the client itself, including the
-    ones a hand-written method of the client hides (``client.api.organizations``,
-    ``client.api.stop_lists.add``)."""
-
-    __slots__ = ("_client",)
-
-    def __init__(self, client: "Client") -> None:
-        self._client = client
-
-    def _root(self) -> Any:
-        return self._client
-
-    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        return self._client._call_op(name, fields, response, timeout)
-
-
 class Client(Ops):
     """A blocking client of the iikoCloud API.
 
@@ -132,8 +107,6 @@ class Client(Ops):
     fields in snake case; answers are the typed, immutable models of
     :mod:`iikocloud.api_models` (``Decimal`` money, terminal-local naive
     ``datetime``). Requests are checked by the core before they are sent.
-    ``organizations`` and ``stop_lists`` keep their older signatures here;
-    ``client.api`` reaches their generated forms and sub-groups.
 
     Give either the v2 credentials (``app_id``, ``client_secret``,
     ``api_key``) or the legacy ``api_login``. A bad configuration raises
@@ -210,12 +183,6 @@ class Client(Ops):
         seconds = _seconds(timeout)
         assert seconds is not None
         return Client._wrap(self._n().with_timeout(seconds), self._app_id)
-
-    @property
-    def api(self) -> Api:
-        """Every operation by resource group (also those hidden by the
-        hand-written :meth:`organizations` and :meth:`stop_lists`)."""
-        return Api(self)
 
     def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
         text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
@@ -300,61 +267,6 @@ class Client(Ops):
         )
         return _model.load("OrderInfo", json.loads(text, parse_float=Decimal))  # type: ignore[no-any-return]
 
-    def organizations(  # type: ignore[override]
-        self,
-        organization_ids: Optional[Iterable[str]] = None,
-        *,
-        return_additional_info: Optional[bool] = None,
-        include_disabled: Optional[bool] = None,
-        return_external_data: Optional[Iterable[str]] = None,
-    ) -> OrganizationsResponse:
-        """Organizations the API key can see (``/api/1/organizations``).
-        ``return_additional_info=True`` gives the Extended shape."""
-        data = self._n().organizations(
-            _list(organization_ids),
-            return_additional_info,
-            include_disabled,
-            _list(return_external_data),
-        )
-        return OrganizationsResponse.from_dict(data)
-
-    def webhook_settings(self, organization_id: str) -> WebhookSettings:
-        """Webhook settings of an organization (``/api/1/webhooks/settings``)."""
-        return WebhookSettings.from_dict(self._n().webhook_settings(organization_id))
-
-    def update_webhook_settings(
-        self,
-        organization_id: str,
-        web_hooks_uri: str,
-        auth_token: Optional[str] = None,
-        web_hooks_filter: Union[WebHooksFilter, Mapping[str, Any], None] = None,
-    ) -> CorrelationIdResponse:
-        """Sets the webhook of an organization
-        (``/api/1/webhooks/update_settings``). Choose a long random
-        ``auth_token``: the service sends it back in ``Authorization``."""
-        filt: Optional[Mapping[str, Any]]
-        if isinstance(web_hooks_filter, WebHooksFilter):
-            filt = web_hooks_filter.to_dict()
-        else:
-            filt = web_hooks_filter
-        data = self._n().update_webhook_settings(
-            organization_id, web_hooks_uri, auth_token, None if filt is None else dict(filt)
-        )
-        return CorrelationIdResponse.from_dict(data)
-
-    def stop_lists(  # type: ignore[override]
-        self,
-        organization_ids: Iterable[str],
-        *,
-        return_size: Optional[bool] = None,
-        terminal_groups_ids: Optional[Iterable[str]] = None,
-    ) -> StopListsResponse:
-        """Out-of-stock items of organizations (``/api/1/stop_lists``)."""
-        data = self._n().stop_lists(
-            _list(organization_ids) or [], return_size, _list(terminal_groups_ids)
-        )
-        return StopListsResponse.from_dict(data)
-
     def call(
         self,
         path: str,
@@ -423,10 +335,3 @@ class Client(Ops):
         who = f"app_id={self._app_id!r}" if self._app_id else "api_login=[redacted]"
         return f"<iikocloud.Client base_url={self.base_url!r} {who} timeout={self.timeout:g}>"
 
-
-def _list(values: Optional[Iterable[str]]) -> Any:
-    if values is None or isinstance(values, str):
-        # A bare str goes through as is: the native side refuses it with a
-        # clear message instead of reading it as a list of characters.
-        return values
-    return list(values)

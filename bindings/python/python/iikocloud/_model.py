@@ -134,6 +134,8 @@ class Model:
     _wires: ClassVar[FrozenSet[str]] = frozenset()
     #: ``(discriminator, value)`` of a union variant, written by ``to_dict``.
     _TAG_OF: ClassVar[Optional[Tuple[str, str]]] = None
+    #: Attributes holding credentials or tokens, never shown by ``repr``.
+    _SECRETS: ClassVar[FrozenSet[str]] = frozenset()
     #: Fields of the answer this version does not know, as sent.
     extra: Dict[str, Any]
 
@@ -215,8 +217,9 @@ class Model:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        secrets = type(self)._SECRETS
         shown = [
-            f"{attr}={getattr(self, attr)!r}"
+            f"{attr}='[redacted]'" if attr in secrets else f"{attr}={getattr(self, attr)!r}"
             for attr, _w, _c in type(self)._F
             if getattr(self, attr) is not None
         ]

@@ -66,27 +66,6 @@ class NativeClient:
     def with_timeout(self, timeout: float) -> NativeClient: ...
     def token_expires_at(self) -> Optional[float]: ...
     def ensure_token(self) -> None: ...
-    def organizations(
-        self,
-        organization_ids: Any = None,
-        return_additional_info: Optional[bool] = None,
-        include_disabled: Optional[bool] = None,
-        return_external_data: Any = None,
-    ) -> Dict[str, Any]: ...
-    def webhook_settings(self, organization_id: str) -> Dict[str, Any]: ...
-    def update_webhook_settings(
-        self,
-        organization_id: str,
-        web_hooks_uri: str,
-        auth_token: Optional[str] = None,
-        web_hooks_filter: Optional[Dict[str, Any]] = None,
-    ) -> Dict[str, Any]: ...
-    def stop_lists(
-        self,
-        organization_ids: Any,
-        return_size: Optional[bool] = None,
-        terminal_groups_ids: Any = None,
-    ) -> Dict[str, Any]: ...
     def call(
         self,
         path: str,

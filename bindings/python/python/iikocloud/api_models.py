@@ -678,6 +678,7 @@ class GetAccessTokenRequest(_M):
 
     __slots__ = ("api_login",)
     _F = (("api_login", "apiLogin", "s"),)
+    _SECRETS = frozenset(("api_login",))
 
     def __init__(self, *, api_login=None, extra=None):
         _set(self, (api_login,), extra)
@@ -688,6 +689,7 @@ class GetAccessTokenResponse(_M):
 
     __slots__ = ("correlation_id", "token",)
     _F = (("correlation_id", "correlationId", "s"), ("token", "token", "s"),)
+    _SECRETS = frozenset(("token",))
 
     def __init__(self, *, correlation_id=None, token=None, extra=None):
         _set(self, (correlation_id, token,), extra)
@@ -698,6 +700,7 @@ class GetAccessTokenV2Request(_M):
 
     __slots__ = ("api_key", "app_id", "client_secret",)
     _F = (("api_key", "apiKey", "s"), ("app_id", "appId", "s"), ("client_secret", "clientSecret", "s"),)
+    _SECRETS = frozenset(("api_key", "client_secret",))
 
     def __init__(self, *, api_key=None, app_id=None, client_secret=None, extra=None):
         _set(self, (api_key, app_id, client_secret,), extra)
@@ -708,6 +711,7 @@ class GetAccessTokenV2Response(_M):
 
     __slots__ = ("correlation_id", "token",)
     _F = (("correlation_id", "correlationId", "s"), ("token", "token", "s"),)
+    _SECRETS = frozenset(("token",))
 
     def __init__(self, *, correlation_id=None, token=None, extra=None):
         _set(self, (correlation_id, token,), extra)
@@ -9832,6 +9836,7 @@ class GetWebHookSettingsResponse(_M):
 
     __slots__ = ("correlation_id", "api_login_name", "web_hooks_uri", "auth_token", "web_hooks_filter",)
     _F = (("correlation_id", "correlationId", "s"), ("api_login_name", "apiLoginName", "s"), ("web_hooks_uri", "webHooksUri", "s"), ("auth_token", "authToken", "s"), ("web_hooks_filter", "webHooksFilter", "WebHooksFilter"),)
+    _SECRETS = frozenset(("auth_token",))
 
     def __init__(self, *, correlation_id=None, api_login_name=None, web_hooks_uri=None, auth_token=None, web_hooks_filter=None, extra=None):
         _set(self, (correlation_id, api_login_name, web_hooks_uri, auth_token, web_hooks_filter,), extra)
@@ -9902,6 +9907,7 @@ class UpdateWebHookSettingsRequest(_M):
 
     __slots__ = ("organization_id", "web_hooks_uri", "auth_token", "web_hooks_filter",)
     _F = (("organization_id", "organizationId", "s"), ("web_hooks_uri", "webHooksUri", "s"), ("auth_token", "authToken", "s"), ("web_hooks_filter", "webHooksFilter", "WebHooksFilter"),)
+    _SECRETS = frozenset(("auth_token",))
 
     def __init__(self, *, organization_id=None, web_hooks_uri=None, auth_token=None, web_hooks_filter=None, extra=None):
         _set(self, (organization_id, web_hooks_uri, auth_token, web_hooks_filter,), extra)

@@ -419,8 +419,8 @@ class ReserveError(_ReserveEvent):
 
 
 class StopListUpdate(Event):
-    """Stop lists changed. The event carries no items: call
-    :meth:`iikocloud.Client.stop_lists` for the terminal groups named."""
+    """Stop lists changed. The event carries no items: read them with
+    ``client.stop_lists(organization_ids=..., terminal_groups_ids=...)``."""
 
     __slots__ = ()
     EVENT_TYPE = "StopListUpdate"

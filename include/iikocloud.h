@@ -941,1647 +941,1976 @@ typedef int32_t iiko_operation;
 #define IIKO_EVENT_FIELD_ORDER_CUSTOMER_TYPE 114
 
 /**
- * `access_token`: `POST /api/v2/access_token` (not retried).
+ * `access_token`: Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+ * `POST /api/v2/access_token` (not retried).
  */
 #define IIKO_OP_ACCESS_TOKEN 1
 
 /**
- * `access_token_v1`: `POST /api/1/access_token` (not retried; deprecated).
+ * `access_token_v1`: Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+ * `POST /api/1/access_token` (not retried; deprecated).
  */
 #define IIKO_OP_ACCESS_TOKEN_V1 2
 
 /**
- * `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `cancel_causes`: Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+ * `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_CANCEL_CAUSES 3
 
 /**
- * `cities`: `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ * `cities`: Lists the cities of each organization's address book, deleted ones on request.
+ * `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
  */
 #define IIKO_OP_CITIES 4
 
 /**
- * `combo`: `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ * `combo`: Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+ * `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_COMBO 5
 
 /**
- * `combo.calculate`: `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
+ * `combo.calculate`: Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+ * `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
  */
 #define IIKO_OP_COMBO_CALCULATE 6
 
 /**
- * `commands.status`: `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands").
+ * `commands.status`: Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+ * `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands").
  */
 #define IIKO_OP_COMMANDS_STATUS 7
 
 /**
- * `deliveries.add_items`: `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.add_items`: Adds items and combos to an existing delivery order.
+ * `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_ADD_ITEMS 8
 
 /**
- * `deliveries.add_payments`: `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ * `deliveries.add_payments`: Adds payments and tips to a delivery order, keeping those it already has.
+ * `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
  */
 #define IIKO_OP_DELIVERIES_ADD_PAYMENTS 9
 
 /**
- * `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `deliveries.by_delivery_date_and_phone`: Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+ * `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_PHONE 10
 
 /**
- * `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `deliveries.by_delivery_date_and_source_key_and_filter`: Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+ * `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_SOURCE_KEY_AND_FILTER 11
 
 /**
- * `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `deliveries.by_delivery_date_and_status`: Lists delivery orders due in a date range, optionally by status, source key or courier.
+ * `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_STATUS 12
 
 /**
- * `deliveries.by_id`: `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `deliveries.by_id`: Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+ * `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_DELIVERIES_BY_ID 13
 
 /**
- * `deliveries.by_revision`: `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision").
+ * `deliveries.by_revision`: Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+ * `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision").
  */
 #define IIKO_OP_DELIVERIES_BY_REVISION 14
 
 /**
- * `deliveries.cancel`: `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.cancel`: Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+ * `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_CANCEL 15
 
 /**
- * `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.cancel_confirmation`: Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+ * `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_CANCEL_CONFIRMATION 16
 
 /**
- * `deliveries.change_comment`: `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_comment`: Replaces a delivery order's comment.
+ * `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_COMMENT 17
 
 /**
- * `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_complete_before`: Moves the time a delivery order is due by (completeBefore).
+ * `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_COMPLETE_BEFORE 18
 
 /**
- * `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_delivery_point`: Replaces a delivery order's address, coordinates and address comment.
+ * `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_DELIVERY_POINT 19
 
 /**
- * `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing").
+ * `deliveries.change_driver_info`: Sets the driver of a delivery order and the estimated arrival time.
+ * `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_DRIVER_INFO 20
 
 /**
- * `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_external_data`: Sets key-value external data on a delivery order, each pair public or not.
+ * `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_EXTERNAL_DATA 21
 
 /**
- * `deliveries.change_operator`: `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_operator`: Makes an employee the call-centre operator of a delivery order.
+ * `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_OPERATOR 22
 
 /**
- * `deliveries.change_payments`: `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ * `deliveries.change_payments`: Replaces every payment and tip of a delivery order; fails once any payment is processed.
+ * `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_PAYMENTS 23
 
 /**
- * `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.change_service_type`: Switches a delivery order between courier and pickup; courier needs a delivery point.
+ * `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_CHANGE_SERVICE_TYPE 24
 
 /**
- * `deliveries.close`: `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.close`: Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+ * `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_CLOSE 25
 
 /**
- * `deliveries.confirm`: `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.confirm`: Confirms an unconfirmed delivery order.
+ * `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_CONFIRM 26
 
 /**
- * `deliveries.create`: `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ * `deliveries.create`: Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+ * `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
  */
 #define IIKO_OP_DELIVERIES_CREATE 27
 
 /**
- * `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+ * `deliveries.drafts.by_filter`: Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+ * `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_BY_FILTER 28
 
 /**
- * `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+ * `deliveries.drafts.by_id`: Reads one delivery order draft and who holds its lock.
+ * `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_BY_ID 29
 
 /**
- * `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ * `deliveries.drafts.commit`: Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+ * `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_COMMIT 30
 
 /**
- * `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
+ * `deliveries.drafts.create`: Stores a new delivery order draft in the cloud only; answers its orderId.
+ * `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_CREATE 31
 
 /**
- * `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ * `deliveries.drafts.delete`: Discards a delivery order draft.
+ * `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_DELETE 32
 
 /**
- * `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ * `deliveries.drafts.lock`: Locks a draft for one employee so that no one else edits it.
+ * `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_LOCK 33
 
 /**
- * `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
+ * `deliveries.drafts.save`: Overwrites an existing delivery order draft on behalf of an employee.
+ * `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_SAVE 34
 
 /**
- * `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+ * `deliveries.drafts.unlock`: Releases an employee's lock on a draft.
+ * `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
  */
 #define IIKO_OP_DELIVERIES_DRAFTS_UNLOCK 35
 
 /**
- * `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `deliveries.history.by_delivery_date_and_phone`: Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+ * `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_DELIVERIES_HISTORY_BY_DELIVERY_DATE_AND_PHONE 36
 
 /**
- * `deliveries.order_types`: `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `deliveries.order_types`: Lists each organization's order types, each tied to a service type (common, courier, pickup).
+ * `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_DELIVERIES_ORDER_TYPES 37
 
 /**
- * `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `deliveries.print_delivery_bill`: Prints a delivery order's bill on the terminal.
+ * `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_DELIVERIES_PRINT_DELIVERY_BILL 38
 
 /**
- * `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated).
+ * `deliveries.update_order_courier`: Assigns a courier (an employee) to a delivery order; deprecated.
+ * `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated).
  */
 #define IIKO_OP_DELIVERIES_UPDATE_ORDER_COURIER 39
 
 /**
- * `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.update_order_delivery_status`: Moves a courier delivery order to Waiting, OnWay or Delivered.
+ * `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_UPDATE_ORDER_DELIVERY_STATUS 40
 
 /**
- * `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated).
+ * `deliveries.update_order_payments`: Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+ * `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated).
  */
 #define IIKO_OP_DELIVERIES_UPDATE_ORDER_PAYMENTS 41
 
 /**
- * `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `deliveries.update_order_problem`: Flags a delivery order as having a problem, with its text, or clears the flag.
+ * `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_DELIVERIES_UPDATE_ORDER_PROBLEM 42
 
 /**
- * `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link` (not retried).
+ * `deliveries.update_tracking_link`: Sets or clears the link a customer follows to track a delivery order.
+ * `POST /api/1/deliveries/update_tracking_link` (not retried).
  */
 #define IIKO_OP_DELIVERIES_UPDATE_TRACKING_LINK 43
 
 /**
- * `delivery_restrictions`: `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `delivery_restrictions`: Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+ * `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_DELIVERY_RESTRICTIONS 44
 
 /**
- * `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ * `delivery_restrictions.allowed`: Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+ * `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
  */
 #define IIKO_OP_DELIVERY_RESTRICTIONS_ALLOWED 45
 
 /**
- * `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `discounts`: Lists each organization's discount and surcharge types with their settings.
+ * `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_DISCOUNTS 46
 
 /**
- * `employees.couriers`: `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+ * `employees.couriers`: Lists the employees of each organization who deliver orders.
+ * `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS 47
 
 /**
- * `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ * `employees.couriers.active_location`: Answers where each courier with an open courier session is now, per organization.
+ * `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION 48
 
 /**
- * `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ * `employees.couriers.active_location.by_terminal`: Answers where the couriers clocked in on one terminal group are now.
+ * `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION_BY_TERMINAL 49
 
 /**
- * `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+ * `employees.couriers.by_role`: Lists each organization's couriers, marking for each whether it holds the roles asked about.
+ * `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE 50
 
 /**
- * `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+ * `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
+ * `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
  */
 #define IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET 51
 
 /**
- * `employees.info`: `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries").
+ * `employees.info`: Reads one employee's name, display name and contacts by id.
+ * `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries").
  */
 #define IIKO_OP_EMPLOYEES_INFO 52
 
 /**
- * `employees.shift.clockin`: `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
+ * `employees.shift.clockin`: Opens an employee's personal shift on a terminal group, optionally in a given role.
+ * `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
  */
 #define IIKO_OP_EMPLOYEES_SHIFT_CLOCKIN 53
 
 /**
- * `employees.shift.clockout`: `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
+ * `employees.shift.clockout`: Closes an employee's personal shift on a terminal group.
+ * `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
  */
 #define IIKO_OP_EMPLOYEES_SHIFT_CLOCKOUT 54
 
 /**
- * `employees.shift.is_open`: `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+ * `employees.shift.is_open`: Tells whether an employee's personal shift is open on a terminal group.
+ * `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
  */
 #define IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN 55
 
 /**
- * `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+ * `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
+ * `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
  */
 #define IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER 56
 
 /**
- * `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx).
+ * `finance.account_transactions.list`: Lists one account's transactions in a period with the opening balance and total.
+ * `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_TRANSACTIONS_LIST 57
 
 /**
- * `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
+ * `finance.document_transactions.list`: Lists the ledger transactions one document produced, each with its from and to sides.
+ * `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST 58
 
 /**
- * `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
+ * `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/finance/v1/incoming_service/cancel` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL 59
 
 /**
- * `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried).
+ * `finance.incoming_service.create`: Creates an act of services received from a supplier, as a draft; answers its id and number.
+ * `POST /api/finance/v1/incoming_service/create` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_CREATE 60
 
 /**
- * `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx).
+ * `finance.incoming_service.get`: Reads one act of services received, with its lines and totals.
+ * `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_GET 61
 
 /**
- * `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx).
+ * `finance.incoming_service.list`: Lists the acts of services received dated within a period.
+ * `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_LIST 62
 
 /**
- * `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried).
+ * `finance.incoming_service.post`: Posts an act of services received to the books (NEW to PROCESSED).
+ * `POST /api/finance/v1/incoming_service/post` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_POST 63
 
 /**
- * `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
+ * `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/finance/v1/incoming_service/unpost` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST 64
 
 /**
- * `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried).
+ * `finance.incoming_service.update`: Rewrites an act of services received: header and every line.
+ * `POST /api/finance/v1/incoming_service/update` (not retried).
  */
 #define IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE 65
 
 /**
- * `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
+ * `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/finance/v1/outgoing_service/cancel` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL 66
 
 /**
- * `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried).
+ * `finance.outgoing_service.create`: Creates an act of services rendered to a customer, as a draft; answers its id and number.
+ * `POST /api/finance/v1/outgoing_service/create` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_CREATE 67
 
 /**
- * `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx).
+ * `finance.outgoing_service.get`: Reads one act of services rendered, with its lines and totals.
+ * `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_GET 68
 
 /**
- * `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx).
+ * `finance.outgoing_service.list`: Lists the acts of services rendered dated within a period.
+ * `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_LIST 69
 
 /**
- * `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried).
+ * `finance.outgoing_service.post`: Posts an act of services rendered to the books (NEW to PROCESSED).
+ * `POST /api/finance/v1/outgoing_service/post` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_POST 70
 
 /**
- * `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
+ * `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/finance/v1/outgoing_service/unpost` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST 71
 
 /**
- * `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried).
+ * `finance.outgoing_service.update`: Rewrites an act of services rendered: header and every line.
+ * `POST /api/finance/v1/outgoing_service/update` (not retried).
  */
 #define IIKO_OP_FINANCE_OUTGOING_SERVICE_UPDATE 72
 
 /**
- * `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate` (not retried).
+ * `inventory.costings.calculate`: Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+ * `POST /api/inventory/v1/costings/calculate` (not retried).
  */
 #define IIKO_OP_INVENTORY_COSTINGS_CALCULATE 73
 
 /**
- * `inventory.counteragents`: `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
+ * `inventory.counteragents`: Pages through counteragents (suppliers, clients, employees), filtered by type.
+ * `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_COUNTERAGENTS 74
 
 /**
- * `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
+ * `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL 75
 
 /**
- * `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried).
+ * `inventory.disassemble_document.create`: Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/disassemble_document/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CREATE 76
 
 /**
- * `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx).
+ * `inventory.disassemble_document.get`: Reads one disassembly act with its lines and status.
+ * `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_GET 77
 
 /**
- * `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx).
+ * `inventory.disassemble_document.list`: Lists the disassembly acts dated within a period.
+ * `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_LIST 78
 
 /**
- * `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried).
+ * `inventory.disassemble_document.post`: Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/disassemble_document/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST 79
 
 /**
- * `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
+ * `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST 80
 
 /**
- * `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried).
+ * `inventory.disassemble_document.update`: Rewrites a disassembly act: its header and every line.
+ * `POST /api/inventory/v1/disassemble_document/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE 81
 
 /**
- * `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
+ * `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL 82
 
 /**
- * `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried).
+ * `inventory.incoming_invoice.create`: Creates a supplier invoice of goods received in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/incoming_invoice/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_CREATE 83
 
 /**
- * `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_invoice.get`: Reads one supplier invoice with its lines and status.
+ * `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_GET 84
 
 /**
- * `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_invoice.list`: Lists the supplier invoices dated within a period.
+ * `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_LIST 85
 
 /**
- * `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
+ * `inventory.incoming_invoice.modify.add_payment`: Records a payment of a supplier invoice from one account to another; answers the transaction id.
+ * `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT 86
 
 /**
- * `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
+ * `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
+ * `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE 87
 
 /**
- * `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried).
+ * `inventory.incoming_invoice.post`: Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/incoming_invoice/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_POST 88
 
 /**
- * `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
+ * `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST 89
 
 /**
- * `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried).
+ * `inventory.incoming_invoice.update`: Rewrites a supplier invoice: its header and every line.
+ * `POST /api/inventory/v1/incoming_invoice/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE 90
 
 /**
- * `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
+ * `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL 91
 
 /**
- * `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
+ * `inventory.incoming_returned_invoice.create`: Creates a return of goods from a buyer in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CREATE 92
 
 /**
- * `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_returned_invoice.get`: Reads one buyer return with its lines and status.
+ * `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_GET 93
 
 /**
- * `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_returned_invoice.list`: Lists the buyer returns dated within a period.
+ * `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_LIST 94
 
 /**
- * `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
+ * `inventory.incoming_returned_invoice.post`: Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST 95
 
 /**
- * `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
+ * `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST 96
 
 /**
- * `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
+ * `inventory.incoming_returned_invoice.update`: Rewrites a buyer return: its header and every line.
+ * `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE 97
 
 /**
- * `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
+ * `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL 98
 
 /**
- * `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create` (not retried).
+ * `inventory.internal_transfer.create`: Creates a transfer of goods between two stores in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/internal_transfer/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CREATE 99
 
 /**
- * `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx).
+ * `inventory.internal_transfer.get`: Reads one store transfer with its lines and status.
+ * `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_GET 100
 
 /**
- * `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx).
+ * `inventory.internal_transfer.list`: Lists the store transfers dated within a period.
+ * `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_LIST 101
 
 /**
- * `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post` (not retried).
+ * `inventory.internal_transfer.post`: Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/internal_transfer/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST 102
 
 /**
- * `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
+ * `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST 103
 
 /**
- * `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update` (not retried).
+ * `inventory.internal_transfer.update`: Rewrites a store transfer: its header and every line.
+ * `POST /api/inventory/v1/internal_transfer/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UPDATE 104
 
 /**
- * `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
+ * `inventory.nomenclature.update_barcodes`: Replaces every barcode of a product with the set given.
+ * `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
  */
 #define IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES 105
 
 /**
- * `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
+ * `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL 106
 
 /**
- * `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
+ * `inventory.outgoing_invoice.create`: Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_CREATE 107
 
 /**
- * `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx).
+ * `inventory.outgoing_invoice.get`: Reads one outgoing invoice with its lines and status.
+ * `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_GET 108
 
 /**
- * `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx).
+ * `inventory.outgoing_invoice.list`: Lists the outgoing invoices dated within a period.
+ * `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_LIST 109
 
 /**
- * `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
+ * `inventory.outgoing_invoice.modify.add_payment`: Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+ * `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT 110
 
 /**
- * `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
+ * `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
+ * `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE 111
 
 /**
- * `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
+ * `inventory.outgoing_invoice.post`: Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST 112
 
 /**
- * `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
+ * `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST 113
 
 /**
- * `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
+ * `inventory.outgoing_invoice.update`: Rewrites an outgoing invoice: its header and every line.
+ * `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE 114
 
 /**
- * `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
+ * `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/production_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL 115
 
 /**
- * `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried).
+ * `inventory.production_document.create`: Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/production_document/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CREATE 116
 
 /**
- * `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx).
+ * `inventory.production_document.get`: Reads one production act with its lines and status.
+ * `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_GET 117
 
 /**
- * `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx).
+ * `inventory.production_document.list`: Lists the production acts dated within a period.
+ * `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_LIST 118
 
 /**
- * `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried).
+ * `inventory.production_document.post`: Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/production_document/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST 119
 
 /**
- * `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
+ * `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/production_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST 120
 
 /**
- * `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried).
+ * `inventory.production_document.update`: Rewrites a production act: its header and every line.
+ * `POST /api/inventory/v1/production_document/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE 121
 
 /**
- * `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
+ * `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL 122
 
 /**
- * `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried).
+ * `inventory.returned_invoice.create`: Creates a return of goods to a supplier in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/returned_invoice/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_CREATE 123
 
 /**
- * `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx).
+ * `inventory.returned_invoice.get`: Reads one supplier return with its lines and status.
+ * `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_GET 124
 
 /**
- * `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx).
+ * `inventory.returned_invoice.list`: Lists the supplier returns dated within a period.
+ * `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_LIST 125
 
 /**
- * `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried).
+ * `inventory.returned_invoice.post`: Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/returned_invoice/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_POST 126
 
 /**
- * `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
+ * `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST 127
 
 /**
- * `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried).
+ * `inventory.returned_invoice.update`: Rewrites a supplier return: its header and every line.
+ * `POST /api/inventory/v1/returned_invoice/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE 128
 
 /**
- * `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
+ * `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/sales_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL 129
 
 /**
- * `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried).
+ * `inventory.sales_document.create`: Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/sales_document/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_CREATE 130
 
 /**
- * `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx).
+ * `inventory.sales_document.get`: Reads one sales act with its lines and status.
+ * `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_GET 131
 
 /**
- * `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx).
+ * `inventory.sales_document.list`: Lists the sales acts dated within a period.
+ * `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_LIST 132
 
 /**
- * `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried).
+ * `inventory.sales_document.post`: Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/sales_document/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_POST 133
 
 /**
- * `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
+ * `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/sales_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST 134
 
 /**
- * `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried).
+ * `inventory.sales_document.update`: Rewrites a sales act: its header and every line.
+ * `POST /api/inventory/v1/sales_document/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE 135
 
 /**
- * `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
+ * `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/transformation_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL 136
 
 /**
- * `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried).
+ * `inventory.transformation_document.create`: Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/transformation_document/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CREATE 137
 
 /**
- * `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx).
+ * `inventory.transformation_document.get`: Reads one transformation act with its lines and status.
+ * `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_GET 138
 
 /**
- * `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx).
+ * `inventory.transformation_document.list`: Lists the transformation acts dated within a period.
+ * `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_LIST 139
 
 /**
- * `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried).
+ * `inventory.transformation_document.post`: Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/transformation_document/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST 140
 
 /**
- * `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
+ * `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/transformation_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST 141
 
 /**
- * `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried).
+ * `inventory.transformation_document.update`: Rewrites a transformation act: its header and every line.
+ * `POST /api/inventory/v1/transformation_document/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE 142
 
 /**
- * `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
+ * `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL 143
 
 /**
- * `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried).
+ * `inventory.writeoff_document.create`: Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/writeoff_document/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CREATE 144
 
 /**
- * `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx).
+ * `inventory.writeoff_document.get`: Reads one write-off act with its lines and status.
+ * `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_GET 145
 
 /**
- * `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx).
+ * `inventory.writeoff_document.list`: Lists the write-off acts dated within a period.
+ * `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_LIST 146
 
 /**
- * `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried).
+ * `inventory.writeoff_document.post`: Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/writeoff_document/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST 147
 
 /**
- * `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
+ * `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST 148
 
 /**
- * `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried).
+ * `inventory.writeoff_document.update`: Rewrites a write-off act: its header and every line.
+ * `POST /api/inventory/v1/writeoff_document/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UPDATE 149
 
 /**
- * `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
+ * `loyalty.iiko.calculate`: Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+ * `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
  */
 #define IIKO_OP_LOYALTY_IIKO_CALCULATE 150
 
 /**
- * `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx).
+ * `loyalty.iiko.check_sms_sending_possibility`: Tells whether the organization can send SMS now and how many messages it has left.
+ * `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_LOYALTY_IIKO_CHECK_SMS_SENDING_POSSIBILITY 151
 
 /**
- * `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx).
+ * `loyalty.iiko.check_sms_status`: Reads the delivery state of SMS messages sent earlier, by their ids.
+ * `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_LOYALTY_IIKO_CHECK_SMS_STATUS 152
 
 /**
- * `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+ * `loyalty.iiko.coupons.by_series`: Pages through the coupons of one series that nobody has activated yet.
+ * `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
  */
 #define IIKO_OP_LOYALTY_IIKO_COUPONS_BY_SERIES 153
 
 /**
- * `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+ * `loyalty.iiko.coupons.info`: Looks a coupon up by number (and series): its series and when it was activated, if ever.
+ * `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
  */
 #define IIKO_OP_LOYALTY_IIKO_COUPONS_INFO 154
 
 /**
- * `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
+ * `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
+ * `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
  */
 #define IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES 155
 
 /**
- * `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
+ * `loyalty.iiko.customer.card.add`: Links a loyalty card (track and number) to a customer.
+ * `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_ADD 156
 
 /**
- * `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
+ * `loyalty.iiko.customer.card.remove`: Unlinks a loyalty card, by its track, from a customer.
+ * `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_REMOVE 157
 
 /**
- * `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
+ * `loyalty.iiko.customer.create_or_update`: Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+ * `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CREATE_OR_UPDATE 158
 
 /**
- * `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ * `loyalty.iiko.customer.info`: Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+ * `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_INFO 159
 
 /**
- * `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
+ * `loyalty.iiko.customer.program.add`: Enrols a customer in a loyalty program; answers the customer's new wallet.
+ * `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_PROGRAM_ADD 160
 
 /**
- * `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ * `loyalty.iiko.customer.transactions.by_date`: Pages through a customer's loyalty transactions within a date range.
+ * `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_DATE 161
 
 /**
- * `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+ * `loyalty.iiko.customer.transactions.by_revision`: Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+ * `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_REVISION 162
 
 /**
- * `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
+ * `loyalty.iiko.customer.wallet.cancel_hold`: Releases money reserved earlier by wallet.hold, by that transaction's id.
+ * `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CANCEL_HOLD 163
 
 /**
- * `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
+ * `loyalty.iiko.customer.wallet.chargeoff`: Takes a sum off a customer's wallet balance at once.
+ * `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CHARGEOFF 164
 
 /**
- * `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
+ * `loyalty.iiko.customer.wallet.hold`: Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+ * `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_HOLD 165
 
 /**
- * `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
+ * `loyalty.iiko.customer.wallet.topup`: Adds a sum to a customer's wallet balance.
+ * `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP 166
 
 /**
- * `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ * `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
+ * `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY 167
 
 /**
- * `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
+ * `loyalty.iiko.customer_category.add`: Puts a customer into a loyalty category.
+ * `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_ADD 168
 
 /**
- * `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
+ * `loyalty.iiko.customer_category.remove`: Takes a customer out of a loyalty category.
+ * `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
  */
 #define IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_REMOVE 169
 
 /**
- * `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers` (not retried).
+ * `loyalty.iiko.delete_customers`: Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+ * `POST /api/1/loyalty/iiko/delete_customers` (not retried).
  */
 #define IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS 170
 
 /**
- * `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
+ * `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+ * `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_LOYALTY_IIKO_GET_COUNTERS 171
 
 /**
- * `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ * `loyalty.iiko.manual_condition`: Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+ * `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
  */
 #define IIKO_OP_LOYALTY_IIKO_MANUAL_CONDITION 172
 
 /**
- * `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
+ * `loyalty.iiko.message.send_email`: Sends an e-mail through the organization's loyalty mail settings.
+ * `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
  */
 #define IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_EMAIL 173
 
 /**
- * `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
+ * `loyalty.iiko.message.send_sms`: Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+ * `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
  */
 #define IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_SMS 174
 
 /**
- * `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+ * `loyalty.iiko.program`: Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+ * `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
  */
 #define IIKO_OP_LOYALTY_IIKO_PROGRAM 175
 
 /**
- * `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers` (not retried).
+ * `loyalty.iiko.restore_customers`: Clears the deleted mark of loyalty customers; answers how many were found and restored.
+ * `POST /api/1/loyalty/iiko/restore_customers` (not retried).
  */
 #define IIKO_OP_LOYALTY_IIKO_RESTORE_CUSTOMERS 176
 
 /**
- * `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `marketing_sources`: Lists the marketing sources (how a customer found the restaurant) that orders may name.
+ * `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_MARKETING_SOURCES 177
 
 /**
- * `menu`: `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ * `menu`: Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+ * `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_MENU 178
 
 /**
- * `menu.by_id`: `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ * `menu.by_id`: Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+ * `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_MENU_BY_ID 179
 
 /**
- * `nomenclature`: `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ * `nomenclature`: Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+ * `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_NOMENCLATURE 180
 
 /**
- * `notifications.send`: `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications").
+ * `notifications.send`: Raises an order-attention notice about one order to the systems connected to the organization.
+ * `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications").
  */
 #define IIKO_OP_NOTIFICATIONS_SEND 181
 
 /**
- * `order.add_customer`: `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `order.add_customer`: Attaches a customer (name, phone, birthdate and more) to a table order.
+ * `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_ORDER_ADD_CUSTOMER 182
 
 /**
- * `order.add_items`: `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `order.add_items`: Adds items and combos to an open table order, optionally printing a service ticket.
+ * `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_ORDER_ADD_ITEMS 183
 
 /**
- * `order.add_payments`: `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ * `order.add_payments`: Adds payments and tips to a table order, keeping those it already has.
+ * `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
  */
 #define IIKO_OP_ORDER_ADD_PAYMENTS 184
 
 /**
- * `order.by_id`: `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `order.by_id`: Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+ * `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_ORDER_BY_ID 185
 
 /**
- * `order.by_table`: `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `order.by_table`: Lists the orders on given tables, optionally by status and date range.
+ * `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_ORDER_BY_TABLE 186
 
 /**
- * `order.cancel`: `POST /api/1/order/cancel` (a command: answers a correlationId; never retried).
+ * `order.cancel`: Cancels a table order, optionally writing its items off with a removal type.
+ * `POST /api/1/order/cancel` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_ORDER_CANCEL 187
 
 /**
- * `order.change_external_data`: `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `order.change_external_data`: Sets key-value external data on a table order, each pair public or not.
+ * `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_ORDER_CHANGE_EXTERNAL_DATA 188
 
 /**
- * `order.change_payments`: `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ * `order.change_payments`: Replaces every payment and tip of a table order; fails once any payment is processed.
+ * `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
  */
 #define IIKO_OP_ORDER_CHANGE_PAYMENTS 189
 
 /**
- * `order.close`: `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `order.close`: Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+ * `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_ORDER_CLOSE 190
 
 /**
- * `order.create`: `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ * `order.create`: Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+ * `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
  */
 #define IIKO_OP_ORDER_CREATE 191
 
 /**
- * `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+ * `order.init_by_posorder`: Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+ * `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
  */
 #define IIKO_OP_ORDER_INIT_BY_POSORDER 192
 
 /**
- * `order.init_by_table`: `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+ * `order.init_by_table`: Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+ * `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
  */
 #define IIKO_OP_ORDER_INIT_BY_TABLE 193
 
 /**
- * `order.print_bill`: `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried).
+ * `order.print_bill`: Prints a table order's bill on the terminal.
+ * `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_ORDER_PRINT_BILL 194
 
 /**
- * `organizations`: `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `organizations`: Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+ * `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_ORGANIZATIONS 195
 
 /**
- * `organizations.settings`: `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+ * `organizations.settings`: Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+ * `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
  */
 #define IIKO_OP_ORGANIZATIONS_SETTINGS 196
 
 /**
- * `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated).
+ * `organizations_get`: Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+ * `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated).
  */
 #define IIKO_OP_ORGANIZATIONS_GET 197
 
 /**
- * `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `payment_types`: Lists each organization's payment types with their kind, processing mode and terminal groups.
+ * `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_PAYMENT_TYPES 198
 
 /**
- * `regions`: `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ * `regions`: Lists the regions of each organization's address book.
+ * `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
  */
 #define IIKO_OP_REGIONS 199
 
 /**
- * `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `removal_types`: Lists each organization's reasons for removing order items and whom each may write the loss off to.
+ * `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_REMOVAL_TYPES 200
 
 /**
- * `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+ * `reserve.add_items`: Adds items and combos to a banquet's order (banquets only).
+ * `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
  */
 #define IIKO_OP_RESERVE_ADD_ITEMS 201
 
 /**
- * `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+ * `reserve.add_payments`: Adds payments to a banquet's order (banquets only).
+ * `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
  */
 #define IIKO_OP_RESERVE_ADD_PAYMENTS 202
 
 /**
- * `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ * `reserve.available_organizations`: Lists the key's organizations where reserves and banquets can be booked.
+ * `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
  */
 #define IIKO_OP_RESERVE_AVAILABLE_ORGANIZATIONS 203
 
 /**
- * `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ * `reserve.available_restaurant_sections`: Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+ * `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
  */
 #define IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS 204
 
 /**
- * `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+ * `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+ * `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
  */
 #define IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS 205
 
 /**
- * `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+ * `reserve.cancel`: Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+ * `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
  */
 #define IIKO_OP_RESERVE_CANCEL 206
 
 /**
- * `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
+ * `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
+ * `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME 207
 
 /**
- * `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
+ * `reserve.change_items`: Replaces the items and combos of a banquet's order (banquets only).
+ * `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_RESERVE_CHANGE_ITEMS 208
 
 /**
- * `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
+ * `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
+ * `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
  */
 #define IIKO_OP_RESERVE_CHANGE_TABLES 209
 
 /**
- * `reserve.create`: `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+ * `reserve.create`: Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+ * `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
  */
 #define IIKO_OP_RESERVE_CREATE 210
 
 /**
- * `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+ * `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD 211
 
 /**
- * `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+ * `reserve.status_by_id`: Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+ * `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
  */
 #define IIKO_OP_RESERVE_STATUS_BY_ID 212
 
 /**
- * `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
+ * `stop_lists`: Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+ * `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
  */
 #define IIKO_OP_STOP_LISTS 213
 
 /**
- * `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ * `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+ * `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
  */
 #define IIKO_OP_STOP_LISTS_ADD 214
 
 /**
- * `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating").
+ * `stop_lists.check`: Checks order items against a terminal group's stop list and answers those that cannot be sold.
+ * `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating").
  */
 #define IIKO_OP_STOP_LISTS_CHECK 215
 
 /**
- * `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ * `stop_lists.clear`: Empties a terminal group's stop list.
+ * `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
  */
 #define IIKO_OP_STOP_LISTS_CLEAR 216
 
 /**
- * `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+ * `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
+ * `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
  */
 #define IIKO_OP_STOP_LISTS_REMOVE 217
 
 /**
- * `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ * `streets.by_city`: Lists the streets of one city in an organization's address book.
+ * `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
  */
 #define IIKO_OP_STREETS_BY_CITY 218
 
 /**
- * `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+ * `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
+ * `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
  */
 #define IIKO_OP_STREETS_BY_ID 219
 
 /**
- * `terminal_groups`: `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `terminal_groups`: Lists each organization's terminal groups, those asleep apart from the others.
+ * `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_TERMINAL_GROUPS 220
 
 /**
- * `terminal_groups.awake`: `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
+ * `terminal_groups.awake`: Wakes sleeping terminal groups; answers which ones woke and which did not.
+ * `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
  */
 #define IIKO_OP_TERMINAL_GROUPS_AWAKE 221
 
 /**
- * `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability").
+ * `terminal_groups.is_alive`: Tells whether each given terminal group is online now.
+ * `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability").
  */
 #define IIKO_OP_TERMINAL_GROUPS_IS_ALIVE 222
 
 /**
- * `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+ * `tips_types`: Lists the tip types of the key's organizations, with the service types and payment types each allows.
+ * `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
  */
 #define IIKO_OP_TIPS_TYPES 223
 
 /**
- * `webhooks.settings`: `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+ * `webhooks.settings`: Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+ * `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
  */
 #define IIKO_OP_WEBHOOKS_SETTINGS 224
 
 /**
- * `webhooks.update_settings`: `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings").
+ * `webhooks.update_settings`: Sets the webhook address, authToken and event filter of an organization for this API key.
+ * `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings").
  */
 #define IIKO_OP_WEBHOOKS_UPDATE_SETTINGS 225
 
 /**
- * `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried).
+ * `employees.attendance.create`: Records a finished attendance (shift worked) of an employee in one role; answers the record.
+ * `POST /api/employees/v1/attendance/create` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE 226
 
 /**
- * `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
+ * `employees.attendance.delete`: Removes one attendance record; there is no undo.
+ * `POST /api/employees/v1/attendance/delete` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE 227
 
 /**
- * `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
+ * `employees.attendance.list`: Pages through an organization's attendance records in a period, by employee, type or closed state.
+ * `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_LIST 228
 
 /**
- * `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
+ * `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
+ * `POST /api/employees/v1/attendance/update` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE 229
 
 /**
- * `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx).
+ * `employees.attendance_type.list`: Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+ * `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_ATTENDANCE_TYPE_LIST 230
 
 /**
- * `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried).
+ * `employees.employee.create`: Creates an employee with a code and a main organization; answers the full profile.
+ * `POST /api/employees/v1/employee/create` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_CREATE 231
 
 /**
- * `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried).
+ * `employees.employee.fire`: Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+ * `POST /api/employees/v1/employee/fire` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE 232
 
 /**
- * `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
+ * `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+ * `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_GET 233
 
 /**
- * `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
+ * `employees.employee.list`: Pages through employees matching field filters, optionally with only chosen fields.
+ * `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_LIST 234
 
 /**
- * `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
+ * `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
+ * `POST /api/employees/v1/employee/restore` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE 235
 
 /**
- * `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried).
+ * `employees.employee.update`: Changes the fields given of an employee, leaving the rest as they are.
+ * `POST /api/employees/v1/employee/update` (not retried).
  */
 #define IIKO_OP_EMPLOYEES_EMPLOYEE_UPDATE 236
 
 /**
- * `employees.positions.get`: `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx).
+ * `employees.positions.get`: Reads one employee position (job): schedule type, hourly rate, fixed salary.
+ * `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_POSITIONS_GET 237
 
 /**
- * `employees.positions.list`: `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx).
+ * `employees.positions.list`: Pages through employee positions, filtered by field or changed since a revision.
+ * `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_EMPLOYEES_POSITIONS_LIST 238
 
 /**
- * `finance.account.create`: `POST /api/finance/v1/account/create` (not retried).
+ * `finance.account.create`: Creates a ledger account of a given type with its opening balance and date; answers the account.
+ * `POST /api/finance/v1/account/create` (not retried).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_CREATE 239
 
 /**
- * `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried).
+ * `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
+ * `POST /api/finance/v1/account/delete` (not retried).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_DELETE 240
 
 /**
- * `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
+ * `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
+ * `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_GET 241
 
 /**
- * `finance.account.list`: `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx).
+ * `finance.account.list`: Pages through ledger accounts matching field filters.
+ * `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_LIST 242
 
 /**
- * `finance.account.restore`: `POST /api/finance/v1/account/restore` (not retried).
+ * `finance.account.restore`: Brings a deleted ledger account back, its child accounts too when asked.
+ * `POST /api/finance/v1/account/restore` (not retried).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_RESTORE 243
 
 /**
- * `finance.account.update`: `POST /api/finance/v1/account/update` (not retried).
+ * `finance.account.update`: Rewrites a ledger account's name, type, parent, code and opening balance.
+ * `POST /api/finance/v1/account/update` (not retried).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_UPDATE 244
 
 /**
- * `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
+ * `finance.account_posting.list`: Lists the postings of a ledger account over a period, with opening balance and net change.
+ * `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST 245
 
 /**
- * `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
+ * `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+ * `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST 246
 
 /**
- * `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx).
+ * `finance.balance_sheet.list`: Answers every account's balance as of a date, optionally for some organizations only.
+ * `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_BALANCE_SHEET_LIST 247
 
 /**
- * `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create` (not retried).
+ * `finance.cash_flow_category.create`: Creates a cash flow category (optionally under a parent); answers it.
+ * `POST /api/finance/v1/cash-flow-category/create` (not retried).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_CREATE 248
 
 /**
- * `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete` (not retried).
+ * `finance.cash_flow_category.delete`: Marks a cash flow category deleted with its live subcategories; answers every id touched.
+ * `POST /api/finance/v1/cash-flow-category/delete` (not retried).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE 249
 
 /**
- * `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
+ * `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
+ * `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET 250
 
 /**
- * `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx).
+ * `finance.cash_flow_category.list`: Pages through cash flow categories matching field filters.
+ * `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_LIST 251
 
 /**
- * `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore` (not retried).
+ * `finance.cash_flow_category.restore`: Brings a deleted cash flow category back, its subcategories too when asked.
+ * `POST /api/finance/v1/cash-flow-category/restore` (not retried).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_RESTORE 252
 
 /**
- * `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update` (not retried).
+ * `finance.cash_flow_category.update`: Rewrites a cash flow category's code, name, type and parent.
+ * `POST /api/finance/v1/cash-flow-category/update` (not retried).
  */
 #define IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE 253
 
 /**
- * `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
+ * `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+ * `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST 254
 
 /**
- * `finance.item_category.list`: `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx).
+ * `finance.item_category.list`: Pages through the fiscal item categories directory by filter.
+ * `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ITEM_CATEGORY_LIST 255
 
 /**
- * `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
+ * `finance.tax_category.list`: Pages through the tax categories directory by filter.
+ * `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_TAX_CATEGORY_LIST 256
 
 /**
- * `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
+ * `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
+ * `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET 257
 
 /**
- * `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx).
+ * `inventory.accounting_categories.list`: Pages through product accounting categories, deleted ones or those changed since a revision on request.
+ * `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_LIST 258
 
 /**
- * `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx).
+ * `inventory.conceptions.get`: Reads one concept (a brand or format within the chain) by id.
+ * `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_CONCEPTIONS_GET 259
 
 /**
- * `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx).
+ * `inventory.conceptions.list`: Pages through concepts, deleted ones or those changed since a revision on request.
+ * `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_CONCEPTIONS_LIST 260
 
 /**
- * `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx).
+ * `inventory.counteragents.list`: Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+ * `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_COUNTERAGENTS_LIST 261
 
 /**
- * `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
+ * `inventory.counteragents.pricelist.list`: Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+ * `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST 262
 
 /**
- * `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
+ * `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+ * `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL 263
 
 /**
- * `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried).
+ * `inventory.incoming_inventory.create`: Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+ * `POST /api/inventory/v1/incoming_inventory/create` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_CREATE 264
 
 /**
- * `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_inventory.get`: Reads one stock-take with its lines and status.
+ * `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_GET 265
 
 /**
- * `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx).
+ * `inventory.incoming_inventory.list`: Lists the stock-takes dated within a period.
+ * `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST 266
 
 /**
- * `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried).
+ * `inventory.incoming_inventory.post`: Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+ * `POST /api/inventory/v1/incoming_inventory/post` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST 267
 
 /**
- * `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
+ * `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+ * `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST 268
 
 /**
- * `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried).
+ * `inventory.incoming_inventory.update`: Rewrites a stock-take: its header and every line.
+ * `POST /api/inventory/v1/incoming_inventory/update` (not retried).
  */
 #define IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE 269
 
 /**
- * `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
+ * `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
+ * `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_MEASURE_UNITS_GET 270
 
 /**
- * `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
+ * `inventory.measure_units.list`: Pages through units of measure, deleted ones or those changed since a revision on request.
+ * `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_MEASURE_UNITS_LIST 271
 
 /**
- * `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
+ * `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+ * `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
 
 /**
- * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
+ * `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+ * `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273
 
 /**
- * `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx).
+ * `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.
+ * `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_PAYMENT_TYPES_GET 274
 
 /**
- * `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx).
+ * `inventory.payment_types.list`: Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+ * `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_PAYMENT_TYPES_LIST 275
 
 /**
- * `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx).
+ * `inventory.stock_balance.list`: Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+ * `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_STOCK_BALANCE_LIST 276
 
 /**
- * `inventory.stores.list`: `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx).
+ * `inventory.stores.list`: Pages through the stores (warehouses) with their organization and type, by filter.
+ * `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_STORES_LIST 277
 
 /**
- * `licenses.list`: `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
+ * `licenses.list`: Lists the licenses of each organization the API key reaches.
+ * `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
  */
 #define IIKO_OP_LICENSES_LIST 278
 
 /**
- * `menu.v3.by_id`: `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+ * `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+ * `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
  */
 #define IIKO_OP_MENU_V3_BY_ID 279
 
 /**
- * `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.allergen_group.list`: Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+ * `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ALLERGEN_GROUP_LIST 280
 
 /**
- * `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.amount_unit.list`: Pages through the units of measure directory, filtered by id, name, code or deleted state.
+ * `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_AMOUNT_UNIT_LIST 281
 
 /**
- * `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx).
+ * `nomenclature.assembly_chart.assembled`: Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+ * `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_ASSEMBLED 282
 
 /**
- * `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
+ * `nomenclature.assembly_chart.create`: Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+ * `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE 283
 
 /**
- * `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
+ * `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
+ * `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE 284
 
 /**
- * `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx).
+ * `nomenclature.assembly_chart.get`: Reads one recipe card by id.
+ * `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_GET 285
 
 /**
- * `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.assembly_chart.list`: Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+ * `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_LIST 286
 
 /**
- * `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx).
+ * `nomenclature.assembly_chart.prepared`: Breaks a product's recipe down to the stock items written off for it, as of a date.
+ * `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_PREPARED 287
 
 /**
- * `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
+ * `nomenclature.assembly_chart.tree`: Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+ * `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE 288
 
 /**
- * `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
+ * `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+ * `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE 289
 
 /**
- * `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.container.list`: Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_CONTAINER_LIST 290
 
 /**
- * `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.custom_category.list`: Pages through the user-defined product categories, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_CUSTOM_CATEGORY_LIST 291
 
 /**
- * `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create` (not retried).
+ * `nomenclature.group.create`: Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+ * `POST /api/nomenclature/v2/group/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_GROUP_CREATE 292
 
 /**
- * `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete` (not retried).
+ * `nomenclature.group.delete`: Marks product groups deleted together with their subgroups and products.
+ * `POST /api/nomenclature/v2/group/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_GROUP_DELETE 293
 
 /**
- * `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.group.list`: Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+ * `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_GROUP_LIST 294
 
 /**
- * `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore` (not retried).
+ * `nomenclature.group.restore`: Brings deleted product groups back, with their subgroups and products when recursively is set.
+ * `POST /api/nomenclature/v2/group/restore` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_GROUP_RESTORE 295
 
 /**
- * `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update` (not retried).
+ * `nomenclature.group.update`: Rewrites a product group; its position stays, its article must stay unique.
+ * `POST /api/nomenclature/v2/group/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_GROUP_UPDATE 296
 
 /**
- * `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.menu.list`: Pages through the menu sections directory, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_MENU_LIST 297
 
 /**
- * `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.modifier_schema.list`: Pages through the modifier schemes directory, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST 298
 
 /**
- * `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
+ * `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
+ * `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE 299
 
 /**
- * `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
+ * `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
+ * `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE 300
 
 /**
- * `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.nomenclature.category.list`: Pages through product categories, optionally only given ids or with deleted ones.
+ * `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST 301
 
 /**
- * `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
+ * `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
+ * `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE 302
 
 /**
- * `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
+ * `nomenclature.nomenclature.category.update`: Renames a product category.
+ * `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE 303
 
 /**
- * `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
+ * `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
+ * `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET 304
 
 /**
- * `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.outer_economic_activity_nomenclature_codes.list`: Lists the whole foreign-trade commodity code directory, deleted codes on request.
+ * `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_LIST 305
 
 /**
- * `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.place_type.list`: Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PLACE_TYPE_LIST 306
 
 /**
- * `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.producer.list`: Pages through the producers directory, filtered by id, name, code or deleted state.
+ * `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCER_LIST 307
 
 /**
- * `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create` (not retried).
+ * `nomenclature.product.create`: Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+ * `POST /api/nomenclature/v2/product/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_CREATE 308
 
 /**
- * `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried).
+ * `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
+ * `POST /api/nomenclature/v2/product/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_DELETE 309
 
 /**
- * `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.product.list`: Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+ * `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_LIST 310
 
 /**
- * `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore` (not retried).
+ * `nomenclature.product.restore`: Brings deleted catalogue products back.
+ * `POST /api/nomenclature/v2/product/restore` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE 311
 
 /**
- * `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried).
+ * `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+ * `POST /api/nomenclature/v2/product/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE 312
 
 /**
- * `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
+ * `nomenclature.product.update_barcodes`: Replaces every barcode of a catalogue product with the set given.
+ * `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES 313
 
 /**
- * `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried).
+ * `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
+ * `POST /api/nomenclature/v1/product-scale/create` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE 314
 
 /**
- * `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried).
+ * `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+ * `POST /api/nomenclature/v1/product-scale/delete` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE 315
 
 /**
- * `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx).
+ * `nomenclature.product_scale.get`: Reads one size scale with its sizes.
+ * `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_GET 316
 
 /**
- * `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.product_scale.list`: Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+ * `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_LIST 317
 
 /**
- * `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update` (not retried).
+ * `nomenclature.product_scale.update`: Rewrites a size scale and its sizes; sizes left out are marked deleted.
+ * `POST /api/nomenclature/v1/product-scale/update` (not retried).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_UPDATE 318
 
 /**
- * `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.product_size.list`: Pages through the product sizes directory, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_SIZE_LIST 319
 
 /**
- * `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx).
+ * `nomenclature.product_tag.list`: Pages through the product tags directory, filtered by id, name or deleted state.
+ * `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_NOMENCLATURE_PRODUCT_TAG_LIST 320
 
 /**
- * `platform.events.list`: `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx).
+ * `platform.events.list`: Pages through one organization's platform events by type, from a revision or within a time range.
+ * `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_PLATFORM_EVENTS_LIST 321
 
 /**
- * `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx).
+ * `platform.events.metadata.list`: Lists the groups and types of platform events, the values platform.events.list filters on.
+ * `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_PLATFORM_EVENTS_METADATA_LIST 322
 
 /**
- * `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
+ * `reporting.income_plan.list`: Reads an organization's planned income for each day of a date range.
+ * `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_INCOME_PLAN_LIST 323
 
 /**
- * `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
+ * `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+ * `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_COLUMNS_GET 324
 
 /**
- * `reporting.olap.get`: `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx).
+ * `reporting.olap.get`: Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+ * `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_GET 325
 
 /**
- * `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
+ * `reporting.olap.presets.get`: Runs a saved OLAP report preset over a date range and answers its data.
+ * `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_PRESETS_GET 326
 
 /**
- * `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
+ * `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+ * `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_PRESETS_LIST 327
 
 /**
- * `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx).
+ * `terminals.cash_registers.list`: Pages through an organization's cash registers, by name search or terminal group.
+ * `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_TERMINALS_CASH_REGISTERS_LIST 328
 
 /**
- * `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx).
+ * `terminals.terminals.list`: Lists an organization's terminals (computer name, sections), anonymous ones on request.
+ * `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_TERMINALS_TERMINALS_LIST 329
 

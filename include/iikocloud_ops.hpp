@@ -15,49 +15,57 @@
 namespace iiko {
 namespace op {
 
-/** `access_token`: `POST /api/v2/access_token` (not retried). */
+/** `access_token`: Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+ *  `POST /api/v2/access_token` (not retried). */
 inline std::string access_token(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ACCESS_TOKEN, request_json, options);
 }
 
-/** `access_token_v1`: `POST /api/1/access_token` (not retried; deprecated). */
+/** `access_token_v1`: Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+ *  `POST /api/1/access_token` (not retried; deprecated). */
 inline std::string access_token_v1(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ACCESS_TOKEN_V1, request_json, options);
 }
 
-/** `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `cancel_causes`: Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+ *  `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string cancel_causes(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_CANCEL_CAUSES, request_json, options);
 }
 
-/** `cities`: `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
+/** `cities`: Lists the cities of each organization's address book, deleted ones on request.
+ *  `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
 inline std::string cities(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_CITIES, request_json, options);
 }
 
-/** `combo`: `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
+/** `combo`: Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+ *  `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string combo(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_COMBO, request_json, options);
 }
 
-/** `combo.calculate`: `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate"). */
+/** `combo.calculate`: Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+ *  `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate"). */
 inline std::string combo_calculate(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_COMBO_CALCULATE, request_json, options);
 }
 
-/** `commands.status`: `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands"). */
+/** `commands.status`: Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+ *  `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands"). */
 inline std::string commands_status(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_COMMANDS_STATUS, request_json, options);
 }
 
-/** `deliveries.add_items`: `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.add_items`: Adds items and combos to an existing delivery order.
+ *  `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_add_items(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_ADD_ITEMS, request_json, options);
@@ -68,7 +76,8 @@ inline std::string deliveries_add_items_wait(const Client &client, const std::st
     return client.call_operation_wait(IIKO_OP_DELIVERIES_ADD_ITEMS, request_json, options);
 }
 
-/** `deliveries.add_payments`: `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
+/** `deliveries.add_payments`: Adds payments and tips to a delivery order, keeping those it already has.
+ *  `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
 inline std::string deliveries_add_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_ADD_PAYMENTS, request_json, options);
@@ -79,37 +88,43 @@ inline std::string deliveries_add_payments_wait(const Client &client, const std:
     return client.call_operation_wait(IIKO_OP_DELIVERIES_ADD_PAYMENTS, request_json, options);
 }
 
-/** `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `deliveries.by_delivery_date_and_phone`: Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+ *  `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string deliveries_by_delivery_date_and_phone(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_PHONE, request_json, options);
 }
 
-/** `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `deliveries.by_delivery_date_and_source_key_and_filter`: Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+ *  `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string deliveries_by_delivery_date_and_source_key_and_filter(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_SOURCE_KEY_AND_FILTER, request_json, options);
 }
 
-/** `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `deliveries.by_delivery_date_and_status`: Lists delivery orders due in a date range, optionally by status, source key or courier.
+ *  `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string deliveries_by_delivery_date_and_status(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_STATUS, request_json, options);
 }
 
-/** `deliveries.by_id`: `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `deliveries.by_id`: Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+ *  `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string deliveries_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_BY_ID, request_json, options);
 }
 
-/** `deliveries.by_revision`: `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision"). */
+/** `deliveries.by_revision`: Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+ *  `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision"). */
 inline std::string deliveries_by_revision(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_BY_REVISION, request_json, options);
 }
 
-/** `deliveries.cancel`: `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.cancel`: Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+ *  `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CANCEL, request_json, options);
@@ -120,7 +135,8 @@ inline std::string deliveries_cancel_wait(const Client &client, const std::strin
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CANCEL, request_json, options);
 }
 
-/** `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.cancel_confirmation`: Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+ *  `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_cancel_confirmation(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CANCEL_CONFIRMATION, request_json, options);
@@ -131,7 +147,8 @@ inline std::string deliveries_cancel_confirmation_wait(const Client &client, con
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CANCEL_CONFIRMATION, request_json, options);
 }
 
-/** `deliveries.change_comment`: `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_comment`: Replaces a delivery order's comment.
+ *  `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_comment(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_COMMENT, request_json, options);
@@ -142,7 +159,8 @@ inline std::string deliveries_change_comment_wait(const Client &client, const st
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_COMMENT, request_json, options);
 }
 
-/** `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_complete_before`: Moves the time a delivery order is due by (completeBefore).
+ *  `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_complete_before(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_COMPLETE_BEFORE, request_json, options);
@@ -153,7 +171,8 @@ inline std::string deliveries_change_complete_before_wait(const Client &client, 
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_COMPLETE_BEFORE, request_json, options);
 }
 
-/** `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_delivery_point`: Replaces a delivery order's address, coordinates and address comment.
+ *  `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_delivery_point(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_DELIVERY_POINT, request_json, options);
@@ -164,7 +183,8 @@ inline std::string deliveries_change_delivery_point_wait(const Client &client, c
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_DELIVERY_POINT, request_json, options);
 }
 
-/** `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"). */
+/** `deliveries.change_driver_info`: Sets the driver of a delivery order and the estimated arrival time.
+ *  `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"). */
 inline std::string deliveries_change_driver_info(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_DRIVER_INFO, request_json, options);
@@ -175,7 +195,8 @@ inline std::string deliveries_change_driver_info_wait(const Client &client, cons
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_DRIVER_INFO, request_json, options);
 }
 
-/** `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_external_data`: Sets key-value external data on a delivery order, each pair public or not.
+ *  `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_external_data(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_EXTERNAL_DATA, request_json, options);
@@ -186,7 +207,8 @@ inline std::string deliveries_change_external_data_wait(const Client &client, co
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_EXTERNAL_DATA, request_json, options);
 }
 
-/** `deliveries.change_operator`: `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_operator`: Makes an employee the call-centre operator of a delivery order.
+ *  `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_operator(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_OPERATOR, request_json, options);
@@ -197,7 +219,8 @@ inline std::string deliveries_change_operator_wait(const Client &client, const s
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_OPERATOR, request_json, options);
 }
 
-/** `deliveries.change_payments`: `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
+/** `deliveries.change_payments`: Replaces every payment and tip of a delivery order; fails once any payment is processed.
+ *  `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
 inline std::string deliveries_change_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_PAYMENTS, request_json, options);
@@ -208,7 +231,8 @@ inline std::string deliveries_change_payments_wait(const Client &client, const s
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_PAYMENTS, request_json, options);
 }
 
-/** `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.change_service_type`: Switches a delivery order between courier and pickup; courier needs a delivery point.
+ *  `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_change_service_type(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CHANGE_SERVICE_TYPE, request_json, options);
@@ -219,7 +243,8 @@ inline std::string deliveries_change_service_type_wait(const Client &client, con
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CHANGE_SERVICE_TYPE, request_json, options);
 }
 
-/** `deliveries.close`: `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.close`: Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+ *  `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_close(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CLOSE, request_json, options);
@@ -230,7 +255,8 @@ inline std::string deliveries_close_wait(const Client &client, const std::string
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CLOSE, request_json, options);
 }
 
-/** `deliveries.confirm`: `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.confirm`: Confirms an unconfirmed delivery order.
+ *  `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_confirm(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CONFIRM, request_json, options);
@@ -241,7 +267,8 @@ inline std::string deliveries_confirm_wait(const Client &client, const std::stri
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CONFIRM, request_json, options);
 }
 
-/** `deliveries.create`: `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
+/** `deliveries.create`: Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+ *  `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
 inline std::string deliveries_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_CREATE, request_json, options);
@@ -252,19 +279,22 @@ inline std::string deliveries_create_wait(const Client &client, const std::strin
     return client.call_operation_wait(IIKO_OP_DELIVERIES_CREATE, request_json, options);
 }
 
-/** `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving"). */
+/** `deliveries.drafts.by_filter`: Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+ *  `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving"). */
 inline std::string deliveries_drafts_by_filter(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_BY_FILTER, request_json, options);
 }
 
-/** `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving"). */
+/** `deliveries.drafts.by_id`: Reads one delivery order draft and who holds its lock.
+ *  `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving"). */
 inline std::string deliveries_drafts_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_BY_ID, request_json, options);
 }
 
-/** `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
+/** `deliveries.drafts.commit`: Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+ *  `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
 inline std::string deliveries_drafts_commit(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_COMMIT, request_json, options);
@@ -275,13 +305,15 @@ inline std::string deliveries_drafts_commit_wait(const Client &client, const std
     return client.call_operation_wait(IIKO_OP_DELIVERIES_DRAFTS_COMMIT, request_json, options);
 }
 
-/** `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating"). */
+/** `deliveries.drafts.create`: Stores a new delivery order draft in the cloud only; answers its orderId.
+ *  `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating"). */
 inline std::string deliveries_drafts_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_CREATE, request_json, options);
 }
 
-/** `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
+/** `deliveries.drafts.delete`: Discards a delivery order draft.
+ *  `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
 inline std::string deliveries_drafts_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_DELETE, request_json, options);
@@ -292,7 +324,8 @@ inline std::string deliveries_drafts_delete_wait(const Client &client, const std
     return client.call_operation_wait(IIKO_OP_DELIVERIES_DRAFTS_DELETE, request_json, options);
 }
 
-/** `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
+/** `deliveries.drafts.lock`: Locks a draft for one employee so that no one else edits it.
+ *  `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
 inline std::string deliveries_drafts_lock(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_LOCK, request_json, options);
@@ -303,13 +336,15 @@ inline std::string deliveries_drafts_lock_wait(const Client &client, const std::
     return client.call_operation_wait(IIKO_OP_DELIVERIES_DRAFTS_LOCK, request_json, options);
 }
 
-/** `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating"). */
+/** `deliveries.drafts.save`: Overwrites an existing delivery order draft on behalf of an employee.
+ *  `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating"). */
 inline std::string deliveries_drafts_save(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_SAVE, request_json, options);
 }
 
-/** `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
+/** `deliveries.drafts.unlock`: Releases an employee's lock on a draft.
+ *  `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing"). */
 inline std::string deliveries_drafts_unlock(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_DRAFTS_UNLOCK, request_json, options);
@@ -320,19 +355,22 @@ inline std::string deliveries_drafts_unlock_wait(const Client &client, const std
     return client.call_operation_wait(IIKO_OP_DELIVERIES_DRAFTS_UNLOCK, request_json, options);
 }
 
-/** `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `deliveries.history.by_delivery_date_and_phone`: Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+ *  `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string deliveries_history_by_delivery_date_and_phone(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_HISTORY_BY_DELIVERY_DATE_AND_PHONE, request_json, options);
 }
 
-/** `deliveries.order_types`: `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `deliveries.order_types`: Lists each organization's order types, each tied to a service type (common, courier, pickup).
+ *  `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string deliveries_order_types(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_ORDER_TYPES, request_json, options);
 }
 
-/** `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `deliveries.print_delivery_bill`: Prints a delivery order's bill on the terminal.
+ *  `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string deliveries_print_delivery_bill(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_PRINT_DELIVERY_BILL, request_json, options);
@@ -343,7 +381,8 @@ inline std::string deliveries_print_delivery_bill_wait(const Client &client, con
     return client.call_operation_wait(IIKO_OP_DELIVERIES_PRINT_DELIVERY_BILL, request_json, options);
 }
 
-/** `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated). */
+/** `deliveries.update_order_courier`: Assigns a courier (an employee) to a delivery order; deprecated.
+ *  `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated). */
 inline std::string deliveries_update_order_courier(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_UPDATE_ORDER_COURIER, request_json, options);
@@ -354,7 +393,8 @@ inline std::string deliveries_update_order_courier_wait(const Client &client, co
     return client.call_operation_wait(IIKO_OP_DELIVERIES_UPDATE_ORDER_COURIER, request_json, options);
 }
 
-/** `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.update_order_delivery_status`: Moves a courier delivery order to Waiting, OnWay or Delivered.
+ *  `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_update_order_delivery_status(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_UPDATE_ORDER_DELIVERY_STATUS, request_json, options);
@@ -365,7 +405,8 @@ inline std::string deliveries_update_order_delivery_status_wait(const Client &cl
     return client.call_operation_wait(IIKO_OP_DELIVERIES_UPDATE_ORDER_DELIVERY_STATUS, request_json, options);
 }
 
-/** `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated). */
+/** `deliveries.update_order_payments`: Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+ *  `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated). */
 inline std::string deliveries_update_order_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_UPDATE_ORDER_PAYMENTS, request_json, options);
@@ -376,7 +417,8 @@ inline std::string deliveries_update_order_payments_wait(const Client &client, c
     return client.call_operation_wait(IIKO_OP_DELIVERIES_UPDATE_ORDER_PAYMENTS, request_json, options);
 }
 
-/** `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `deliveries.update_order_problem`: Flags a delivery order as having a problem, with its text, or clears the flag.
+ *  `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string deliveries_update_order_problem(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_UPDATE_ORDER_PROBLEM, request_json, options);
@@ -387,835 +429,974 @@ inline std::string deliveries_update_order_problem_wait(const Client &client, co
     return client.call_operation_wait(IIKO_OP_DELIVERIES_UPDATE_ORDER_PROBLEM, request_json, options);
 }
 
-/** `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link` (not retried). */
+/** `deliveries.update_tracking_link`: Sets or clears the link a customer follows to track a delivery order.
+ *  `POST /api/1/deliveries/update_tracking_link` (not retried). */
 inline std::string deliveries_update_tracking_link(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERIES_UPDATE_TRACKING_LINK, request_json, options);
 }
 
-/** `delivery_restrictions`: `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `delivery_restrictions`: Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+ *  `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string delivery_restrictions(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERY_RESTRICTIONS, request_json, options);
 }
 
-/** `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
+/** `delivery_restrictions.allowed`: Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+ *  `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
 inline std::string delivery_restrictions_allowed(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DELIVERY_RESTRICTIONS_ALLOWED, request_json, options);
 }
 
-/** `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `discounts`: Lists each organization's discount and surcharge types with their settings.
+ *  `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string discounts(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_DISCOUNTS, request_json, options);
 }
 
-/** `employees.couriers`: `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries"). */
+/** `employees.couriers`: Lists the employees of each organization who deliver orders.
+ *  `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries"). */
 inline std::string employees_couriers(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS, request_json, options);
 }
 
-/** `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
+/** `employees.couriers.active_location`: Answers where each courier with an open courier session is now, per organization.
+ *  `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
 inline std::string employees_couriers_active_location(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION, request_json, options);
 }
 
-/** `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
+/** `employees.couriers.active_location.by_terminal`: Answers where the couriers clocked in on one terminal group are now.
+ *  `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
 inline std::string employees_couriers_active_location_by_terminal(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION_BY_TERMINAL, request_json, options);
 }
 
-/** `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries"). */
+/** `employees.couriers.by_role`: Lists each organization's couriers, marking for each whether it holds the roles asked about.
+ *  `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries"). */
 inline std::string employees_couriers_by_role(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE, request_json, options);
 }
 
-/** `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
+/** `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
+ *  `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location"). */
 inline std::string employees_couriers_locations_by_time_offset(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET, request_json, options);
 }
 
-/** `employees.info`: `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries"). */
+/** `employees.info`: Reads one employee's name, display name and contacts by id.
+ *  `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries"). */
 inline std::string employees_info(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_INFO, request_json, options);
 }
 
-/** `employees.shift.clockin`: `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts"). */
+/** `employees.shift.clockin`: Opens an employee's personal shift on a terminal group, optionally in a given role.
+ *  `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts"). */
 inline std::string employees_shift_clockin(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_SHIFT_CLOCKIN, request_json, options);
 }
 
-/** `employees.shift.clockout`: `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts"). */
+/** `employees.shift.clockout`: Closes an employee's personal shift on a terminal group.
+ *  `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts"). */
 inline std::string employees_shift_clockout(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_SHIFT_CLOCKOUT, request_json, options);
 }
 
-/** `employees.shift.is_open`: `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts"). */
+/** `employees.shift.is_open`: Tells whether an employee's personal shift is open on a terminal group.
+ *  `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts"). */
 inline std::string employees_shift_is_open(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN, request_json, options);
 }
 
-/** `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts"). */
+/** `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
+ *  `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts"). */
 inline std::string employees_shifts_by_courier(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER, request_json, options);
 }
 
-/** `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx). */
+/** `finance.account_transactions.list`: Lists one account's transactions in a period with the opening balance and total.
+ *  `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_transactions_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_TRANSACTIONS_LIST, request_json, options);
 }
 
-/** `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx). */
+/** `finance.document_transactions.list`: Lists the ledger transactions one document produced, each with its from and to sides.
+ *  `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_document_transactions_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST, request_json, options);
 }
 
-/** `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried). */
+/** `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/finance/v1/incoming_service/cancel` (not retried). */
 inline std::string finance_incoming_service_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL, request_json, options);
 }
 
-/** `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried). */
+/** `finance.incoming_service.create`: Creates an act of services received from a supplier, as a draft; answers its id and number.
+ *  `POST /api/finance/v1/incoming_service/create` (not retried). */
 inline std::string finance_incoming_service_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_CREATE, request_json, options);
 }
 
-/** `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx). */
+/** `finance.incoming_service.get`: Reads one act of services received, with its lines and totals.
+ *  `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_incoming_service_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_GET, request_json, options);
 }
 
-/** `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx). */
+/** `finance.incoming_service.list`: Lists the acts of services received dated within a period.
+ *  `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_incoming_service_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_LIST, request_json, options);
 }
 
-/** `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried). */
+/** `finance.incoming_service.post`: Posts an act of services received to the books (NEW to PROCESSED).
+ *  `POST /api/finance/v1/incoming_service/post` (not retried). */
 inline std::string finance_incoming_service_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_POST, request_json, options);
 }
 
-/** `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried). */
+/** `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/finance/v1/incoming_service/unpost` (not retried). */
 inline std::string finance_incoming_service_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST, request_json, options);
 }
 
-/** `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried). */
+/** `finance.incoming_service.update`: Rewrites an act of services received: header and every line.
+ *  `POST /api/finance/v1/incoming_service/update` (not retried). */
 inline std::string finance_incoming_service_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE, request_json, options);
 }
 
-/** `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried). */
+/** `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/finance/v1/outgoing_service/cancel` (not retried). */
 inline std::string finance_outgoing_service_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL, request_json, options);
 }
 
-/** `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried). */
+/** `finance.outgoing_service.create`: Creates an act of services rendered to a customer, as a draft; answers its id and number.
+ *  `POST /api/finance/v1/outgoing_service/create` (not retried). */
 inline std::string finance_outgoing_service_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_CREATE, request_json, options);
 }
 
-/** `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx). */
+/** `finance.outgoing_service.get`: Reads one act of services rendered, with its lines and totals.
+ *  `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_outgoing_service_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_GET, request_json, options);
 }
 
-/** `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx). */
+/** `finance.outgoing_service.list`: Lists the acts of services rendered dated within a period.
+ *  `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_outgoing_service_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_LIST, request_json, options);
 }
 
-/** `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried). */
+/** `finance.outgoing_service.post`: Posts an act of services rendered to the books (NEW to PROCESSED).
+ *  `POST /api/finance/v1/outgoing_service/post` (not retried). */
 inline std::string finance_outgoing_service_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_POST, request_json, options);
 }
 
-/** `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried). */
+/** `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/finance/v1/outgoing_service/unpost` (not retried). */
 inline std::string finance_outgoing_service_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST, request_json, options);
 }
 
-/** `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried). */
+/** `finance.outgoing_service.update`: Rewrites an act of services rendered: header and every line.
+ *  `POST /api/finance/v1/outgoing_service/update` (not retried). */
 inline std::string finance_outgoing_service_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_OUTGOING_SERVICE_UPDATE, request_json, options);
 }
 
-/** `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate` (not retried). */
+/** `inventory.costings.calculate`: Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+ *  `POST /api/inventory/v1/costings/calculate` (not retried). */
 inline std::string inventory_costings_calculate(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_COSTINGS_CALCULATE, request_json, options);
 }
 
-/** `inventory.counteragents`: `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx). */
+/** `inventory.counteragents`: Pages through counteragents (suppliers, clients, employees), filtered by type.
+ *  `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_counteragents(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_COUNTERAGENTS, request_json, options);
 }
 
-/** `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried). */
+/** `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/disassemble_document/cancel` (not retried). */
 inline std::string inventory_disassemble_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL, request_json, options);
 }
 
-/** `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried). */
+/** `inventory.disassemble_document.create`: Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/disassemble_document/create` (not retried). */
 inline std::string inventory_disassemble_document_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CREATE, request_json, options);
 }
 
-/** `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.disassemble_document.get`: Reads one disassembly act with its lines and status.
+ *  `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_disassemble_document_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_GET, request_json, options);
 }
 
-/** `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.disassemble_document.list`: Lists the disassembly acts dated within a period.
+ *  `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_disassemble_document_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_LIST, request_json, options);
 }
 
-/** `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried). */
+/** `inventory.disassemble_document.post`: Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/disassemble_document/post` (not retried). */
 inline std::string inventory_disassemble_document_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried). */
+/** `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/disassemble_document/unpost` (not retried). */
 inline std::string inventory_disassemble_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST, request_json, options);
 }
 
-/** `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried). */
+/** `inventory.disassemble_document.update`: Rewrites a disassembly act: its header and every line.
+ *  `POST /api/inventory/v1/disassemble_document/update` (not retried). */
 inline std::string inventory_disassemble_document_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried). */
+/** `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/incoming_invoice/cancel` (not retried). */
 inline std::string inventory_incoming_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL, request_json, options);
 }
 
-/** `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried). */
+/** `inventory.incoming_invoice.create`: Creates a supplier invoice of goods received in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/incoming_invoice/create` (not retried). */
 inline std::string inventory_incoming_invoice_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_CREATE, request_json, options);
 }
 
-/** `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_invoice.get`: Reads one supplier invoice with its lines and status.
+ *  `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_invoice_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_GET, request_json, options);
 }
 
-/** `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_invoice.list`: Lists the supplier invoices dated within a period.
+ *  `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_invoice_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_LIST, request_json, options);
 }
 
-/** `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried). */
+/** `inventory.incoming_invoice.modify.add_payment`: Records a payment of a supplier invoice from one account to another; answers the transaction id.
+ *  `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried). */
 inline std::string inventory_incoming_invoice_modify_add_payment(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT, request_json, options);
 }
 
-/** `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried). */
+/** `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
+ *  `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried). */
 inline std::string inventory_incoming_invoice_patch_set_payment_date(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE, request_json, options);
 }
 
-/** `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried). */
+/** `inventory.incoming_invoice.post`: Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/incoming_invoice/post` (not retried). */
 inline std::string inventory_incoming_invoice_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried). */
+/** `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/incoming_invoice/unpost` (not retried). */
 inline std::string inventory_incoming_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST, request_json, options);
 }
 
-/** `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried). */
+/** `inventory.incoming_invoice.update`: Rewrites a supplier invoice: its header and every line.
+ *  `POST /api/inventory/v1/incoming_invoice/update` (not retried). */
 inline std::string inventory_incoming_invoice_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried). */
+/** `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried). */
 inline std::string inventory_incoming_returned_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried). */
+/** `inventory.incoming_returned_invoice.create`: Creates a return of goods from a buyer in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried). */
 inline std::string inventory_incoming_returned_invoice_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CREATE, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_returned_invoice.get`: Reads one buyer return with its lines and status.
+ *  `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_returned_invoice_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_GET, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_returned_invoice.list`: Lists the buyer returns dated within a period.
+ *  `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_returned_invoice_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_LIST, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried). */
+/** `inventory.incoming_returned_invoice.post`: Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried). */
 inline std::string inventory_incoming_returned_invoice_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried). */
+/** `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried). */
 inline std::string inventory_incoming_returned_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST, request_json, options);
 }
 
-/** `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried). */
+/** `inventory.incoming_returned_invoice.update`: Rewrites a buyer return: its header and every line.
+ *  `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried). */
 inline std::string inventory_incoming_returned_invoice_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried). */
+/** `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/internal_transfer/cancel` (not retried). */
 inline std::string inventory_internal_transfer_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL, request_json, options);
 }
 
-/** `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create` (not retried). */
+/** `inventory.internal_transfer.create`: Creates a transfer of goods between two stores in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/internal_transfer/create` (not retried). */
 inline std::string inventory_internal_transfer_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CREATE, request_json, options);
 }
 
-/** `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.internal_transfer.get`: Reads one store transfer with its lines and status.
+ *  `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_internal_transfer_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_GET, request_json, options);
 }
 
-/** `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.internal_transfer.list`: Lists the store transfers dated within a period.
+ *  `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_internal_transfer_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_LIST, request_json, options);
 }
 
-/** `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post` (not retried). */
+/** `inventory.internal_transfer.post`: Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/internal_transfer/post` (not retried). */
 inline std::string inventory_internal_transfer_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST, request_json, options);
 }
 
-/** `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried). */
+/** `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/internal_transfer/unpost` (not retried). */
 inline std::string inventory_internal_transfer_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST, request_json, options);
 }
 
-/** `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update` (not retried). */
+/** `inventory.internal_transfer.update`: Rewrites a store transfer: its header and every line.
+ *  `POST /api/inventory/v1/internal_transfer/update` (not retried). */
 inline std::string inventory_internal_transfer_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UPDATE, request_json, options);
 }
 
-/** `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried). */
+/** `inventory.nomenclature.update_barcodes`: Replaces every barcode of a product with the set given.
+ *  `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried). */
 inline std::string inventory_nomenclature_update_barcodes(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried). */
+/** `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried). */
 inline std::string inventory_outgoing_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried). */
+/** `inventory.outgoing_invoice.create`: Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/outgoing_invoice/create` (not retried). */
 inline std::string inventory_outgoing_invoice_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_CREATE, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.outgoing_invoice.get`: Reads one outgoing invoice with its lines and status.
+ *  `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_outgoing_invoice_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_GET, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.outgoing_invoice.list`: Lists the outgoing invoices dated within a period.
+ *  `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_outgoing_invoice_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_LIST, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried). */
+/** `inventory.outgoing_invoice.modify.add_payment`: Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+ *  `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried). */
 inline std::string inventory_outgoing_invoice_modify_add_payment(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried). */
+/** `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
+ *  `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried). */
 inline std::string inventory_outgoing_invoice_patch_set_payment_date(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried). */
+/** `inventory.outgoing_invoice.post`: Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/outgoing_invoice/post` (not retried). */
 inline std::string inventory_outgoing_invoice_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried). */
+/** `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried). */
 inline std::string inventory_outgoing_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST, request_json, options);
 }
 
-/** `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried). */
+/** `inventory.outgoing_invoice.update`: Rewrites an outgoing invoice: its header and every line.
+ *  `POST /api/inventory/v1/outgoing_invoice/update` (not retried). */
 inline std::string inventory_outgoing_invoice_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried). */
+/** `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/production_document/cancel` (not retried). */
 inline std::string inventory_production_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL, request_json, options);
 }
 
-/** `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried). */
+/** `inventory.production_document.create`: Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/production_document/create` (not retried). */
 inline std::string inventory_production_document_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CREATE, request_json, options);
 }
 
-/** `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.production_document.get`: Reads one production act with its lines and status.
+ *  `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_production_document_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_GET, request_json, options);
 }
 
-/** `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.production_document.list`: Lists the production acts dated within a period.
+ *  `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_production_document_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_LIST, request_json, options);
 }
 
-/** `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried). */
+/** `inventory.production_document.post`: Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/production_document/post` (not retried). */
 inline std::string inventory_production_document_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried). */
+/** `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/production_document/unpost` (not retried). */
 inline std::string inventory_production_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST, request_json, options);
 }
 
-/** `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried). */
+/** `inventory.production_document.update`: Rewrites a production act: its header and every line.
+ *  `POST /api/inventory/v1/production_document/update` (not retried). */
 inline std::string inventory_production_document_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried). */
+/** `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/returned_invoice/cancel` (not retried). */
 inline std::string inventory_returned_invoice_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL, request_json, options);
 }
 
-/** `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried). */
+/** `inventory.returned_invoice.create`: Creates a return of goods to a supplier in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/returned_invoice/create` (not retried). */
 inline std::string inventory_returned_invoice_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_CREATE, request_json, options);
 }
 
-/** `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.returned_invoice.get`: Reads one supplier return with its lines and status.
+ *  `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_returned_invoice_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_GET, request_json, options);
 }
 
-/** `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.returned_invoice.list`: Lists the supplier returns dated within a period.
+ *  `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_returned_invoice_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_LIST, request_json, options);
 }
 
-/** `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried). */
+/** `inventory.returned_invoice.post`: Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/returned_invoice/post` (not retried). */
 inline std::string inventory_returned_invoice_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_POST, request_json, options);
 }
 
-/** `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried). */
+/** `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/returned_invoice/unpost` (not retried). */
 inline std::string inventory_returned_invoice_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST, request_json, options);
 }
 
-/** `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried). */
+/** `inventory.returned_invoice.update`: Rewrites a supplier return: its header and every line.
+ *  `POST /api/inventory/v1/returned_invoice/update` (not retried). */
 inline std::string inventory_returned_invoice_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE, request_json, options);
 }
 
-/** `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried). */
+/** `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/sales_document/cancel` (not retried). */
 inline std::string inventory_sales_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL, request_json, options);
 }
 
-/** `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried). */
+/** `inventory.sales_document.create`: Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/sales_document/create` (not retried). */
 inline std::string inventory_sales_document_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_CREATE, request_json, options);
 }
 
-/** `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.sales_document.get`: Reads one sales act with its lines and status.
+ *  `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_sales_document_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_GET, request_json, options);
 }
 
-/** `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.sales_document.list`: Lists the sales acts dated within a period.
+ *  `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_sales_document_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_LIST, request_json, options);
 }
 
-/** `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried). */
+/** `inventory.sales_document.post`: Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/sales_document/post` (not retried). */
 inline std::string inventory_sales_document_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried). */
+/** `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/sales_document/unpost` (not retried). */
 inline std::string inventory_sales_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST, request_json, options);
 }
 
-/** `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried). */
+/** `inventory.sales_document.update`: Rewrites a sales act: its header and every line.
+ *  `POST /api/inventory/v1/sales_document/update` (not retried). */
 inline std::string inventory_sales_document_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried). */
+/** `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/transformation_document/cancel` (not retried). */
 inline std::string inventory_transformation_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL, request_json, options);
 }
 
-/** `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried). */
+/** `inventory.transformation_document.create`: Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/transformation_document/create` (not retried). */
 inline std::string inventory_transformation_document_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CREATE, request_json, options);
 }
 
-/** `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.transformation_document.get`: Reads one transformation act with its lines and status.
+ *  `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_transformation_document_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_GET, request_json, options);
 }
 
-/** `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.transformation_document.list`: Lists the transformation acts dated within a period.
+ *  `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_transformation_document_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_LIST, request_json, options);
 }
 
-/** `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried). */
+/** `inventory.transformation_document.post`: Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/transformation_document/post` (not retried). */
 inline std::string inventory_transformation_document_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried). */
+/** `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/transformation_document/unpost` (not retried). */
 inline std::string inventory_transformation_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST, request_json, options);
 }
 
-/** `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried). */
+/** `inventory.transformation_document.update`: Rewrites a transformation act: its header and every line.
+ *  `POST /api/inventory/v1/transformation_document/update` (not retried). */
 inline std::string inventory_transformation_document_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried). */
+/** `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/writeoff_document/cancel` (not retried). */
 inline std::string inventory_writeoff_document_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL, request_json, options);
 }
 
-/** `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried). */
+/** `inventory.writeoff_document.create`: Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/writeoff_document/create` (not retried). */
 inline std::string inventory_writeoff_document_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CREATE, request_json, options);
 }
 
-/** `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.writeoff_document.get`: Reads one write-off act with its lines and status.
+ *  `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_writeoff_document_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_GET, request_json, options);
 }
 
-/** `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.writeoff_document.list`: Lists the write-off acts dated within a period.
+ *  `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_writeoff_document_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_LIST, request_json, options);
 }
 
-/** `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried). */
+/** `inventory.writeoff_document.post`: Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/writeoff_document/post` (not retried). */
 inline std::string inventory_writeoff_document_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST, request_json, options);
 }
 
-/** `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried). */
+/** `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/writeoff_document/unpost` (not retried). */
 inline std::string inventory_writeoff_document_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST, request_json, options);
 }
 
-/** `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried). */
+/** `inventory.writeoff_document.update`: Rewrites a write-off act: its header and every line.
+ *  `POST /api/inventory/v1/writeoff_document/update` (not retried). */
 inline std::string inventory_writeoff_document_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UPDATE, request_json, options);
 }
 
-/** `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate"). */
+/** `loyalty.iiko.calculate`: Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+ *  `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate"). */
 inline std::string loyalty_iiko_calculate(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CALCULATE, request_json, options);
 }
 
-/** `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx). */
+/** `loyalty.iiko.check_sms_sending_possibility`: Tells whether the organization can send SMS now and how many messages it has left.
+ *  `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx). */
 inline std::string loyalty_iiko_check_sms_sending_possibility(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CHECK_SMS_SENDING_POSSIBILITY, request_json, options);
 }
 
-/** `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx). */
+/** `loyalty.iiko.check_sms_status`: Reads the delivery state of SMS messages sent earlier, by their ids.
+ *  `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx). */
 inline std::string loyalty_iiko_check_sms_status(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CHECK_SMS_STATUS, request_json, options);
 }
 
-/** `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons"). */
+/** `loyalty.iiko.coupons.by_series`: Pages through the coupons of one series that nobody has activated yet.
+ *  `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons"). */
 inline std::string loyalty_iiko_coupons_by_series(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_COUPONS_BY_SERIES, request_json, options);
 }
 
-/** `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons"). */
+/** `loyalty.iiko.coupons.info`: Looks a coupon up by number (and series): its series and when it was activated, if ever.
+ *  `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons"). */
 inline std::string loyalty_iiko_coupons_info(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_COUPONS_INFO, request_json, options);
 }
 
-/** `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons"). */
+/** `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
+ *  `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons"). */
 inline std::string loyalty_iiko_coupons_series(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES, request_json, options);
 }
 
-/** `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing"). */
+/** `loyalty.iiko.customer.card.add`: Links a loyalty card (track and number) to a customer.
+ *  `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing"). */
 inline std::string loyalty_iiko_customer_card_add(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_ADD, request_json, options);
 }
 
-/** `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing"). */
+/** `loyalty.iiko.customer.card.remove`: Unlinks a loyalty card, by its track, from a customer.
+ *  `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing"). */
 inline std::string loyalty_iiko_customer_card_remove(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_REMOVE, request_json, options);
 }
 
-/** `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating"). */
+/** `loyalty.iiko.customer.create_or_update`: Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+ *  `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating"). */
 inline std::string loyalty_iiko_customer_create_or_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CREATE_OR_UPDATE, request_json, options);
 }
 
-/** `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
+/** `loyalty.iiko.customer.info`: Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+ *  `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
 inline std::string loyalty_iiko_customer_info(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_INFO, request_json, options);
 }
 
-/** `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing"). */
+/** `loyalty.iiko.customer.program.add`: Enrols a customer in a loyalty program; answers the customer's new wallet.
+ *  `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing"). */
 inline std::string loyalty_iiko_customer_program_add(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_PROGRAM_ADD, request_json, options);
 }
 
-/** `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
+/** `loyalty.iiko.customer.transactions.by_date`: Pages through a customer's loyalty transactions within a date range.
+ *  `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
 inline std::string loyalty_iiko_customer_transactions_by_date(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_DATE, request_json, options);
 }
 
-/** `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
+/** `loyalty.iiko.customer.transactions.by_revision`: Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+ *  `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info"). */
 inline std::string loyalty_iiko_customer_transactions_by_revision(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_REVISION, request_json, options);
 }
 
-/** `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets"). */
+/** `loyalty.iiko.customer.wallet.cancel_hold`: Releases money reserved earlier by wallet.hold, by that transaction's id.
+ *  `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets"). */
 inline std::string loyalty_iiko_customer_wallet_cancel_hold(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CANCEL_HOLD, request_json, options);
 }
 
-/** `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets"). */
+/** `loyalty.iiko.customer.wallet.chargeoff`: Takes a sum off a customer's wallet balance at once.
+ *  `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets"). */
 inline std::string loyalty_iiko_customer_wallet_chargeoff(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CHARGEOFF, request_json, options);
 }
 
-/** `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets"). */
+/** `loyalty.iiko.customer.wallet.hold`: Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+ *  `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets"). */
 inline std::string loyalty_iiko_customer_wallet_hold(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_HOLD, request_json, options);
 }
 
-/** `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets"). */
+/** `loyalty.iiko.customer.wallet.topup`: Adds a sum to a customer's wallet balance.
+ *  `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets"). */
 inline std::string loyalty_iiko_customer_wallet_topup(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP, request_json, options);
 }
 
-/** `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
+/** `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
+ *  `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
 inline std::string loyalty_iiko_customer_category(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY, request_json, options);
 }
 
-/** `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing"). */
+/** `loyalty.iiko.customer_category.add`: Puts a customer into a loyalty category.
+ *  `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing"). */
 inline std::string loyalty_iiko_customer_category_add(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_ADD, request_json, options);
 }
 
-/** `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing"). */
+/** `loyalty.iiko.customer_category.remove`: Takes a customer out of a loyalty category.
+ *  `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing"). */
 inline std::string loyalty_iiko_customer_category_remove(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_REMOVE, request_json, options);
 }
 
-/** `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers` (not retried). */
+/** `loyalty.iiko.delete_customers`: Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+ *  `POST /api/1/loyalty/iiko/delete_customers` (not retried). */
 inline std::string loyalty_iiko_delete_customers(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS, request_json, options);
 }
 
-/** `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx). */
+/** `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+ *  `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx). */
 inline std::string loyalty_iiko_get_counters(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_GET_COUNTERS, request_json, options);
 }
 
-/** `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
+/** `loyalty.iiko.manual_condition`: Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+ *  `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
 inline std::string loyalty_iiko_manual_condition(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_MANUAL_CONDITION, request_json, options);
 }
 
-/** `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages"). */
+/** `loyalty.iiko.message.send_email`: Sends an e-mail through the organization's loyalty mail settings.
+ *  `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages"). */
 inline std::string loyalty_iiko_message_send_email(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_EMAIL, request_json, options);
 }
 
-/** `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages"). */
+/** `loyalty.iiko.message.send_sms`: Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+ *  `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages"). */
 inline std::string loyalty_iiko_message_send_sms(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_SMS, request_json, options);
 }
 
-/** `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
+/** `loyalty.iiko.program`: Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+ *  `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries"). */
 inline std::string loyalty_iiko_program(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_PROGRAM, request_json, options);
 }
 
-/** `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers` (not retried). */
+/** `loyalty.iiko.restore_customers`: Clears the deleted mark of loyalty customers; answers how many were found and restored.
+ *  `POST /api/1/loyalty/iiko/restore_customers` (not retried). */
 inline std::string loyalty_iiko_restore_customers(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LOYALTY_IIKO_RESTORE_CUSTOMERS, request_json, options);
 }
 
-/** `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `marketing_sources`: Lists the marketing sources (how a customer found the restaurant) that orders may name.
+ *  `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string marketing_sources(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_MARKETING_SOURCES, request_json, options);
 }
 
-/** `menu`: `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
+/** `menu`: Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+ *  `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string menu(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_MENU, request_json, options);
 }
 
-/** `menu.by_id`: `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
+/** `menu.by_id`: Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+ *  `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string menu_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_MENU_BY_ID, request_json, options);
 }
 
-/** `nomenclature`: `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
+/** `nomenclature`: Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+ *  `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string nomenclature(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE, request_json, options);
 }
 
-/** `notifications.send`: `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications"). */
+/** `notifications.send`: Raises an order-attention notice about one order to the systems connected to the organization.
+ *  `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications"). */
 inline std::string notifications_send(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOTIFICATIONS_SEND, request_json, options);
@@ -1226,7 +1407,8 @@ inline std::string notifications_send_wait(const Client &client, const std::stri
     return client.call_operation_wait(IIKO_OP_NOTIFICATIONS_SEND, request_json, options);
 }
 
-/** `order.add_customer`: `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `order.add_customer`: Attaches a customer (name, phone, birthdate and more) to a table order.
+ *  `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string order_add_customer(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_ADD_CUSTOMER, request_json, options);
@@ -1237,7 +1419,8 @@ inline std::string order_add_customer_wait(const Client &client, const std::stri
     return client.call_operation_wait(IIKO_OP_ORDER_ADD_CUSTOMER, request_json, options);
 }
 
-/** `order.add_items`: `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `order.add_items`: Adds items and combos to an open table order, optionally printing a service ticket.
+ *  `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string order_add_items(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_ADD_ITEMS, request_json, options);
@@ -1248,7 +1431,8 @@ inline std::string order_add_items_wait(const Client &client, const std::string 
     return client.call_operation_wait(IIKO_OP_ORDER_ADD_ITEMS, request_json, options);
 }
 
-/** `order.add_payments`: `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
+/** `order.add_payments`: Adds payments and tips to a table order, keeping those it already has.
+ *  `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
 inline std::string order_add_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_ADD_PAYMENTS, request_json, options);
@@ -1259,19 +1443,22 @@ inline std::string order_add_payments_wait(const Client &client, const std::stri
     return client.call_operation_wait(IIKO_OP_ORDER_ADD_PAYMENTS, request_json, options);
 }
 
-/** `order.by_id`: `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `order.by_id`: Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+ *  `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string order_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_BY_ID, request_json, options);
 }
 
-/** `order.by_table`: `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `order.by_table`: Lists the orders on given tables, optionally by status and date range.
+ *  `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string order_by_table(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_BY_TABLE, request_json, options);
 }
 
-/** `order.cancel`: `POST /api/1/order/cancel` (a command: answers a correlationId; never retried). */
+/** `order.cancel`: Cancels a table order, optionally writing its items off with a removal type.
+ *  `POST /api/1/order/cancel` (a command: answers a correlationId; never retried). */
 inline std::string order_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_CANCEL, request_json, options);
@@ -1282,7 +1469,8 @@ inline std::string order_cancel_wait(const Client &client, const std::string &re
     return client.call_operation_wait(IIKO_OP_ORDER_CANCEL, request_json, options);
 }
 
-/** `order.change_external_data`: `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `order.change_external_data`: Sets key-value external data on a table order, each pair public or not.
+ *  `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string order_change_external_data(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_CHANGE_EXTERNAL_DATA, request_json, options);
@@ -1293,7 +1481,8 @@ inline std::string order_change_external_data_wait(const Client &client, const s
     return client.call_operation_wait(IIKO_OP_ORDER_CHANGE_EXTERNAL_DATA, request_json, options);
 }
 
-/** `order.change_payments`: `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
+/** `order.change_payments`: Replaces every payment and tip of a table order; fails once any payment is processed.
+ *  `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
 inline std::string order_change_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_CHANGE_PAYMENTS, request_json, options);
@@ -1304,7 +1493,8 @@ inline std::string order_change_payments_wait(const Client &client, const std::s
     return client.call_operation_wait(IIKO_OP_ORDER_CHANGE_PAYMENTS, request_json, options);
 }
 
-/** `order.close`: `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `order.close`: Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+ *  `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string order_close(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_CLOSE, request_json, options);
@@ -1315,7 +1505,8 @@ inline std::string order_close_wait(const Client &client, const std::string &req
     return client.call_operation_wait(IIKO_OP_ORDER_CLOSE, request_json, options);
 }
 
-/** `order.create`: `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
+/** `order.create`: Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+ *  `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
 inline std::string order_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_CREATE, request_json, options);
@@ -1326,7 +1517,8 @@ inline std::string order_create_wait(const Client &client, const std::string &re
     return client.call_operation_wait(IIKO_OP_ORDER_CREATE, request_json, options);
 }
 
-/** `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data"). */
+/** `order.init_by_posorder`: Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+ *  `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data"). */
 inline std::string order_init_by_posorder(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_INIT_BY_POSORDER, request_json, options);
@@ -1337,7 +1529,8 @@ inline std::string order_init_by_posorder_wait(const Client &client, const std::
     return client.call_operation_wait(IIKO_OP_ORDER_INIT_BY_POSORDER, request_json, options);
 }
 
-/** `order.init_by_table`: `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data"). */
+/** `order.init_by_table`: Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+ *  `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data"). */
 inline std::string order_init_by_table(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_INIT_BY_TABLE, request_json, options);
@@ -1348,7 +1541,8 @@ inline std::string order_init_by_table_wait(const Client &client, const std::str
     return client.call_operation_wait(IIKO_OP_ORDER_INIT_BY_TABLE, request_json, options);
 }
 
-/** `order.print_bill`: `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried). */
+/** `order.print_bill`: Prints a table order's bill on the terminal.
+ *  `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried). */
 inline std::string order_print_bill(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORDER_PRINT_BILL, request_json, options);
@@ -1359,43 +1553,50 @@ inline std::string order_print_bill_wait(const Client &client, const std::string
     return client.call_operation_wait(IIKO_OP_ORDER_PRINT_BILL, request_json, options);
 }
 
-/** `organizations`: `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `organizations`: Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+ *  `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string organizations(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORGANIZATIONS, request_json, options);
 }
 
-/** `organizations.settings`: `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings"). */
+/** `organizations.settings`: Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+ *  `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings"). */
 inline std::string organizations_settings(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORGANIZATIONS_SETTINGS, request_json, options);
 }
 
-/** `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated). */
+/** `organizations_get`: Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+ *  `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated). */
 inline std::string organizations_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_ORGANIZATIONS_GET, request_json, options);
 }
 
-/** `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `payment_types`: Lists each organization's payment types with their kind, processing mode and terminal groups.
+ *  `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string payment_types(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_PAYMENT_TYPES, request_json, options);
 }
 
-/** `regions`: `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
+/** `regions`: Lists the regions of each organization's address book.
+ *  `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
 inline std::string regions(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REGIONS, request_json, options);
 }
 
-/** `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `removal_types`: Lists each organization's reasons for removing order items and whom each may write the loss off to.
+ *  `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string removal_types(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REMOVAL_TYPES, request_json, options);
 }
 
-/** `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
+/** `reserve.add_items`: Adds items and combos to a banquet's order (banquets only).
+ *  `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing"). */
 inline std::string reserve_add_items(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_ADD_ITEMS, request_json, options);
@@ -1406,7 +1607,8 @@ inline std::string reserve_add_items_wait(const Client &client, const std::strin
     return client.call_operation_wait(IIKO_OP_RESERVE_ADD_ITEMS, request_json, options);
 }
 
-/** `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
+/** `reserve.add_payments`: Adds payments to a banquet's order (banquets only).
+ *  `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing"). */
 inline std::string reserve_add_payments(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_ADD_PAYMENTS, request_json, options);
@@ -1417,25 +1619,29 @@ inline std::string reserve_add_payments_wait(const Client &client, const std::st
     return client.call_operation_wait(IIKO_OP_RESERVE_ADD_PAYMENTS, request_json, options);
 }
 
-/** `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
+/** `reserve.available_organizations`: Lists the key's organizations where reserves and banquets can be booked.
+ *  `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
 inline std::string reserve_available_organizations(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_AVAILABLE_ORGANIZATIONS, request_json, options);
 }
 
-/** `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
+/** `reserve.available_restaurant_sections`: Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+ *  `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
 inline std::string reserve_available_restaurant_sections(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS, request_json, options);
 }
 
-/** `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
+/** `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+ *  `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing"). */
 inline std::string reserve_available_terminal_groups(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS, request_json, options);
 }
 
-/** `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
+/** `reserve.cancel`: Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+ *  `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing"). */
 inline std::string reserve_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_CANCEL, request_json, options);
@@ -1446,7 +1652,8 @@ inline std::string reserve_cancel_wait(const Client &client, const std::string &
     return client.call_operation_wait(IIKO_OP_RESERVE_CANCEL, request_json, options);
 }
 
-/** `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried). */
+/** `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
+ *  `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried). */
 inline std::string reserve_change_estimated_start_time(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME, request_json, options);
@@ -1457,7 +1664,8 @@ inline std::string reserve_change_estimated_start_time_wait(const Client &client
     return client.call_operation_wait(IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME, request_json, options);
 }
 
-/** `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried). */
+/** `reserve.change_items`: Replaces the items and combos of a banquet's order (banquets only).
+ *  `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried). */
 inline std::string reserve_change_items(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_CHANGE_ITEMS, request_json, options);
@@ -1468,7 +1676,8 @@ inline std::string reserve_change_items_wait(const Client &client, const std::st
     return client.call_operation_wait(IIKO_OP_RESERVE_CHANGE_ITEMS, request_json, options);
 }
 
-/** `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried). */
+/** `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
+ *  `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried). */
 inline std::string reserve_change_tables(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_CHANGE_TABLES, request_json, options);
@@ -1479,7 +1688,8 @@ inline std::string reserve_change_tables_wait(const Client &client, const std::s
     return client.call_operation_wait(IIKO_OP_RESERVE_CHANGE_TABLES, request_json, options);
 }
 
-/** `reserve.create`: `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
+/** `reserve.create`: Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+ *  `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating"). */
 inline std::string reserve_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_CREATE, request_json, options);
@@ -1490,25 +1700,29 @@ inline std::string reserve_create_wait(const Client &client, const std::string &
     return client.call_operation_wait(IIKO_OP_RESERVE_CREATE, request_json, options);
 }
 
-/** `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+ *  `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string reserve_restaurant_sections_workload(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD, request_json, options);
 }
 
-/** `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
+/** `reserve.status_by_id`: Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+ *  `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving"). */
 inline std::string reserve_status_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_RESERVE_STATUS_BY_ID, request_json, options);
 }
 
-/** `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists"). */
+/** `stop_lists`: Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+ *  `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists"). */
 inline std::string stop_lists(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STOP_LISTS, request_json, options);
 }
 
-/** `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
+/** `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+ *  `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
 inline std::string stop_lists_add(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STOP_LISTS_ADD, request_json, options);
@@ -1519,13 +1733,15 @@ inline std::string stop_lists_add_wait(const Client &client, const std::string &
     return client.call_operation_wait(IIKO_OP_STOP_LISTS_ADD, request_json, options);
 }
 
-/** `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating"). */
+/** `stop_lists.check`: Checks order items against a terminal group's stop list and answers those that cannot be sold.
+ *  `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating"). */
 inline std::string stop_lists_check(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STOP_LISTS_CHECK, request_json, options);
 }
 
-/** `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
+/** `stop_lists.clear`: Empties a terminal group's stop list.
+ *  `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
 inline std::string stop_lists_clear(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STOP_LISTS_CLEAR, request_json, options);
@@ -1536,7 +1752,8 @@ inline std::string stop_lists_clear_wait(const Client &client, const std::string
     return client.call_operation_wait(IIKO_OP_STOP_LISTS_CLEAR, request_json, options);
 }
 
-/** `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
+/** `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
+ *  `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists"). */
 inline std::string stop_lists_remove(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STOP_LISTS_REMOVE, request_json, options);
@@ -1547,49 +1764,57 @@ inline std::string stop_lists_remove_wait(const Client &client, const std::strin
     return client.call_operation_wait(IIKO_OP_STOP_LISTS_REMOVE, request_json, options);
 }
 
-/** `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
+/** `streets.by_city`: Lists the streets of one city in an organization's address book.
+ *  `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
 inline std::string streets_by_city(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STREETS_BY_CITY, request_json, options);
 }
 
-/** `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
+/** `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
+ *  `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo"). */
 inline std::string streets_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_STREETS_BY_ID, request_json, options);
 }
 
-/** `terminal_groups`: `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `terminal_groups`: Lists each organization's terminal groups, those asleep apart from the others.
+ *  `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string terminal_groups(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TERMINAL_GROUPS, request_json, options);
 }
 
-/** `terminal_groups.awake`: `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings"). */
+/** `terminal_groups.awake`: Wakes sleeping terminal groups; answers which ones woke and which did not.
+ *  `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings"). */
 inline std::string terminal_groups_awake(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TERMINAL_GROUPS_AWAKE, request_json, options);
 }
 
-/** `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability"). */
+/** `terminal_groups.is_alive`: Tells whether each given terminal group is online now.
+ *  `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability"). */
 inline std::string terminal_groups_is_alive(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TERMINAL_GROUPS_IS_ALIVE, request_json, options);
 }
 
-/** `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
+/** `tips_types`: Lists the tip types of the key's organizations, with the service types and payment types each allows.
+ *  `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"). */
 inline std::string tips_types(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TIPS_TYPES, request_json, options);
 }
 
-/** `webhooks.settings`: `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings"). */
+/** `webhooks.settings`: Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+ *  `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings"). */
 inline std::string webhooks_settings(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_WEBHOOKS_SETTINGS, request_json, options);
 }
 
-/** `webhooks.update_settings`: `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings"). */
+/** `webhooks.update_settings`: Sets the webhook address, authToken and event filter of an organization for this API key.
+ *  `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings"). */
 inline std::string webhooks_update_settings(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_WEBHOOKS_UPDATE_SETTINGS, request_json, options);
@@ -1600,625 +1825,729 @@ inline std::string webhooks_update_settings_wait(const Client &client, const std
     return client.call_operation_wait(IIKO_OP_WEBHOOKS_UPDATE_SETTINGS, request_json, options);
 }
 
-/** `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried). */
+/** `employees.attendance.create`: Records a finished attendance (shift worked) of an employee in one role; answers the record.
+ *  `POST /api/employees/v1/attendance/create` (not retried). */
 inline std::string employees_attendance_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE, request_json, options);
 }
 
-/** `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried). */
+/** `employees.attendance.delete`: Removes one attendance record; there is no undo.
+ *  `POST /api/employees/v1/attendance/delete` (not retried). */
 inline std::string employees_attendance_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE, request_json, options);
 }
 
-/** `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx). */
+/** `employees.attendance.list`: Pages through an organization's attendance records in a period, by employee, type or closed state.
+ *  `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx). */
 inline std::string employees_attendance_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_LIST, request_json, options);
 }
 
-/** `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried). */
+/** `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
+ *  `POST /api/employees/v1/attendance/update` (not retried). */
 inline std::string employees_attendance_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE, request_json, options);
 }
 
-/** `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx). */
+/** `employees.attendance_type.list`: Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+ *  `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx). */
 inline std::string employees_attendance_type_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_ATTENDANCE_TYPE_LIST, request_json, options);
 }
 
-/** `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried). */
+/** `employees.employee.create`: Creates an employee with a code and a main organization; answers the full profile.
+ *  `POST /api/employees/v1/employee/create` (not retried). */
 inline std::string employees_employee_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_CREATE, request_json, options);
 }
 
-/** `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried). */
+/** `employees.employee.fire`: Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+ *  `POST /api/employees/v1/employee/fire` (not retried). */
 inline std::string employees_employee_fire(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE, request_json, options);
 }
 
-/** `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx). */
+/** `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+ *  `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx). */
 inline std::string employees_employee_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_GET, request_json, options);
 }
 
-/** `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx). */
+/** `employees.employee.list`: Pages through employees matching field filters, optionally with only chosen fields.
+ *  `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx). */
 inline std::string employees_employee_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_LIST, request_json, options);
 }
 
-/** `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried). */
+/** `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
+ *  `POST /api/employees/v1/employee/restore` (not retried). */
 inline std::string employees_employee_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE, request_json, options);
 }
 
-/** `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried). */
+/** `employees.employee.update`: Changes the fields given of an employee, leaving the rest as they are.
+ *  `POST /api/employees/v1/employee/update` (not retried). */
 inline std::string employees_employee_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_EMPLOYEE_UPDATE, request_json, options);
 }
 
-/** `employees.positions.get`: `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx). */
+/** `employees.positions.get`: Reads one employee position (job): schedule type, hourly rate, fixed salary.
+ *  `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx). */
 inline std::string employees_positions_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_POSITIONS_GET, request_json, options);
 }
 
-/** `employees.positions.list`: `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx). */
+/** `employees.positions.list`: Pages through employee positions, filtered by field or changed since a revision.
+ *  `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx). */
 inline std::string employees_positions_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_EMPLOYEES_POSITIONS_LIST, request_json, options);
 }
 
-/** `finance.account.create`: `POST /api/finance/v1/account/create` (not retried). */
+/** `finance.account.create`: Creates a ledger account of a given type with its opening balance and date; answers the account.
+ *  `POST /api/finance/v1/account/create` (not retried). */
 inline std::string finance_account_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_CREATE, request_json, options);
 }
 
-/** `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried). */
+/** `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
+ *  `POST /api/finance/v1/account/delete` (not retried). */
 inline std::string finance_account_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_DELETE, request_json, options);
 }
 
-/** `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx). */
+/** `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
+ *  `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_GET, request_json, options);
 }
 
-/** `finance.account.list`: `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx). */
+/** `finance.account.list`: Pages through ledger accounts matching field filters.
+ *  `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_LIST, request_json, options);
 }
 
-/** `finance.account.restore`: `POST /api/finance/v1/account/restore` (not retried). */
+/** `finance.account.restore`: Brings a deleted ledger account back, its child accounts too when asked.
+ *  `POST /api/finance/v1/account/restore` (not retried). */
 inline std::string finance_account_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_RESTORE, request_json, options);
 }
 
-/** `finance.account.update`: `POST /api/finance/v1/account/update` (not retried). */
+/** `finance.account.update`: Rewrites a ledger account's name, type, parent, code and opening balance.
+ *  `POST /api/finance/v1/account/update` (not retried). */
 inline std::string finance_account_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_UPDATE, request_json, options);
 }
 
-/** `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx). */
+/** `finance.account_posting.list`: Lists the postings of a ledger account over a period, with opening balance and net change.
+ *  `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_posting_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST, request_json, options);
 }
 
-/** `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx). */
+/** `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+ *  `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_type_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST, request_json, options);
 }
 
-/** `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx). */
+/** `finance.balance_sheet.list`: Answers every account's balance as of a date, optionally for some organizations only.
+ *  `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_balance_sheet_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_BALANCE_SHEET_LIST, request_json, options);
 }
 
-/** `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create` (not retried). */
+/** `finance.cash_flow_category.create`: Creates a cash flow category (optionally under a parent); answers it.
+ *  `POST /api/finance/v1/cash-flow-category/create` (not retried). */
 inline std::string finance_cash_flow_category_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_CREATE, request_json, options);
 }
 
-/** `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete` (not retried). */
+/** `finance.cash_flow_category.delete`: Marks a cash flow category deleted with its live subcategories; answers every id touched.
+ *  `POST /api/finance/v1/cash-flow-category/delete` (not retried). */
 inline std::string finance_cash_flow_category_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE, request_json, options);
 }
 
-/** `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx). */
+/** `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
+ *  `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx). */
 inline std::string finance_cash_flow_category_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET, request_json, options);
 }
 
-/** `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx). */
+/** `finance.cash_flow_category.list`: Pages through cash flow categories matching field filters.
+ *  `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_cash_flow_category_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_LIST, request_json, options);
 }
 
-/** `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore` (not retried). */
+/** `finance.cash_flow_category.restore`: Brings a deleted cash flow category back, its subcategories too when asked.
+ *  `POST /api/finance/v1/cash-flow-category/restore` (not retried). */
 inline std::string finance_cash_flow_category_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_RESTORE, request_json, options);
 }
 
-/** `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update` (not retried). */
+/** `finance.cash_flow_category.update`: Rewrites a cash flow category's code, name, type and parent.
+ *  `POST /api/finance/v1/cash-flow-category/update` (not retried). */
 inline std::string finance_cash_flow_category_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE, request_json, options);
 }
 
-/** `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx). */
+/** `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+ *  `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_chart_of_accounts_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST, request_json, options);
 }
 
-/** `finance.item_category.list`: `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx). */
+/** `finance.item_category.list`: Pages through the fiscal item categories directory by filter.
+ *  `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_item_category_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_ITEM_CATEGORY_LIST, request_json, options);
 }
 
-/** `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx). */
+/** `finance.tax_category.list`: Pages through the tax categories directory by filter.
+ *  `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_tax_category_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_FINANCE_TAX_CATEGORY_LIST, request_json, options);
 }
 
-/** `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
+ *  `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_accounting_categories_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET, request_json, options);
 }
 
-/** `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.accounting_categories.list`: Pages through product accounting categories, deleted ones or those changed since a revision on request.
+ *  `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_accounting_categories_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_LIST, request_json, options);
 }
 
-/** `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.conceptions.get`: Reads one concept (a brand or format within the chain) by id.
+ *  `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_conceptions_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_CONCEPTIONS_GET, request_json, options);
 }
 
-/** `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.conceptions.list`: Pages through concepts, deleted ones or those changed since a revision on request.
+ *  `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_conceptions_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_CONCEPTIONS_LIST, request_json, options);
 }
 
-/** `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.counteragents.list`: Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+ *  `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_counteragents_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_COUNTERAGENTS_LIST, request_json, options);
 }
 
-/** `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.counteragents.pricelist.list`: Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+ *  `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_counteragents_pricelist_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried). */
+/** `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+ *  `POST /api/inventory/v1/incoming_inventory/cancel` (not retried). */
 inline std::string inventory_incoming_inventory_cancel(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL, request_json, options);
 }
 
-/** `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried). */
+/** `inventory.incoming_inventory.create`: Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+ *  `POST /api/inventory/v1/incoming_inventory/create` (not retried). */
 inline std::string inventory_incoming_inventory_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_CREATE, request_json, options);
 }
 
-/** `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_inventory.get`: Reads one stock-take with its lines and status.
+ *  `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_inventory_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_GET, request_json, options);
 }
 
-/** `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.incoming_inventory.list`: Lists the stock-takes dated within a period.
+ *  `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_incoming_inventory_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried). */
+/** `inventory.incoming_inventory.post`: Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+ *  `POST /api/inventory/v1/incoming_inventory/post` (not retried). */
 inline std::string inventory_incoming_inventory_post(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried). */
+/** `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+ *  `POST /api/inventory/v1/incoming_inventory/unpost` (not retried). */
 inline std::string inventory_incoming_inventory_unpost(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST, request_json, options);
 }
 
-/** `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried). */
+/** `inventory.incoming_inventory.update`: Rewrites a stock-take: its header and every line.
+ *  `POST /api/inventory/v1/incoming_inventory/update` (not retried). */
 inline std::string inventory_incoming_inventory_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE, request_json, options);
 }
 
-/** `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
+ *  `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_measure_units_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_MEASURE_UNITS_GET, request_json, options);
 }
 
-/** `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.measure_units.list`: Pages through units of measure, deleted ones or those changed since a revision on request.
+ *  `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_measure_units_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_MEASURE_UNITS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+ *  `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_settings_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx). */
+/** `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+ *  `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_tree(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_ORGANIZATIONS_TREE, request_json, options);
 }
 
-/** `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx). */
+/** `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.
+ *  `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_payment_types_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PAYMENT_TYPES_GET, request_json, options);
 }
 
-/** `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.payment_types.list`: Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+ *  `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_payment_types_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_PAYMENT_TYPES_LIST, request_json, options);
 }
 
-/** `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.stock_balance.list`: Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+ *  `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_stock_balance_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_STOCK_BALANCE_LIST, request_json, options);
 }
 
-/** `inventory.stores.list`: `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx). */
+/** `inventory.stores.list`: Pages through the stores (warehouses) with their organization and type, by filter.
+ *  `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_stores_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_INVENTORY_STORES_LIST, request_json, options);
 }
 
-/** `licenses.list`: `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses"). */
+/** `licenses.list`: Lists the licenses of each organization the API key reaches.
+ *  `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses"). */
 inline std::string licenses_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_LICENSES_LIST, request_json, options);
 }
 
-/** `menu.v3.by_id`: `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
+/** `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+ *  `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu"). */
 inline std::string menu_v3_by_id(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_MENU_V3_BY_ID, request_json, options);
 }
 
-/** `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.allergen_group.list`: Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+ *  `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_allergen_group_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ALLERGEN_GROUP_LIST, request_json, options);
 }
 
-/** `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.amount_unit.list`: Pages through the units of measure directory, filtered by id, name, code or deleted state.
+ *  `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_amount_unit_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_AMOUNT_UNIT_LIST, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.assembly_chart.assembled`: Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+ *  `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_assembly_chart_assembled(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_ASSEMBLED, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create` (not retried). */
+/** `nomenclature.assembly_chart.create`: Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+ *  `POST /api/nomenclature/v2/assembly-chart/create` (not retried). */
 inline std::string nomenclature_assembly_chart_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried). */
+/** `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
+ *  `POST /api/nomenclature/v2/assembly-chart/delete` (not retried). */
 inline std::string nomenclature_assembly_chart_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.assembly_chart.get`: Reads one recipe card by id.
+ *  `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_assembly_chart_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_GET, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.assembly_chart.list`: Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+ *  `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_assembly_chart_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_LIST, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.assembly_chart.prepared`: Breaks a product's recipe down to the stock items written off for it, as of a date.
+ *  `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_assembly_chart_prepared(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_PREPARED, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.assembly_chart.tree`: Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+ *  `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_assembly_chart_tree(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE, request_json, options);
 }
 
-/** `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried). */
+/** `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+ *  `POST /api/nomenclature/v2/assembly-chart/update` (not retried). */
 inline std::string nomenclature_assembly_chart_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE, request_json, options);
 }
 
-/** `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.container.list`: Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_container_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_CONTAINER_LIST, request_json, options);
 }
 
-/** `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.custom_category.list`: Pages through the user-defined product categories, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_custom_category_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_CUSTOM_CATEGORY_LIST, request_json, options);
 }
 
-/** `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create` (not retried). */
+/** `nomenclature.group.create`: Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+ *  `POST /api/nomenclature/v2/group/create` (not retried). */
 inline std::string nomenclature_group_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_GROUP_CREATE, request_json, options);
 }
 
-/** `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete` (not retried). */
+/** `nomenclature.group.delete`: Marks product groups deleted together with their subgroups and products.
+ *  `POST /api/nomenclature/v2/group/delete` (not retried). */
 inline std::string nomenclature_group_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_GROUP_DELETE, request_json, options);
 }
 
-/** `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.group.list`: Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+ *  `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_group_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_GROUP_LIST, request_json, options);
 }
 
-/** `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore` (not retried). */
+/** `nomenclature.group.restore`: Brings deleted product groups back, with their subgroups and products when recursively is set.
+ *  `POST /api/nomenclature/v2/group/restore` (not retried). */
 inline std::string nomenclature_group_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_GROUP_RESTORE, request_json, options);
 }
 
-/** `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update` (not retried). */
+/** `nomenclature.group.update`: Rewrites a product group; its position stays, its article must stay unique.
+ *  `POST /api/nomenclature/v2/group/update` (not retried). */
 inline std::string nomenclature_group_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_GROUP_UPDATE, request_json, options);
 }
 
-/** `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.menu.list`: Pages through the menu sections directory, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_menu_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_MENU_LIST, request_json, options);
 }
 
-/** `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.modifier_schema.list`: Pages through the modifier schemes directory, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_modifier_schema_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried). */
+/** `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
+ *  `POST /api/nomenclature/v1/nomenclature/category/create` (not retried). */
 inline std::string nomenclature_nomenclature_category_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried). */
+/** `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
+ *  `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried). */
 inline std::string nomenclature_nomenclature_category_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.nomenclature.category.list`: Pages through product categories, optionally only given ids or with deleted ones.
+ *  `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_nomenclature_category_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried). */
+/** `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
+ *  `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried). */
 inline std::string nomenclature_nomenclature_category_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE, request_json, options);
 }
 
-/** `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried). */
+/** `nomenclature.nomenclature.category.update`: Renames a product category.
+ *  `POST /api/nomenclature/v1/nomenclature/category/update` (not retried). */
 inline std::string nomenclature_nomenclature_category_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE, request_json, options);
 }
 
-/** `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
+ *  `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_outer_economic_activity_nomenclature_codes_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET, request_json, options);
 }
 
-/** `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.outer_economic_activity_nomenclature_codes.list`: Lists the whole foreign-trade commodity code directory, deleted codes on request.
+ *  `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_outer_economic_activity_nomenclature_codes_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_LIST, request_json, options);
 }
 
-/** `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.place_type.list`: Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_place_type_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PLACE_TYPE_LIST, request_json, options);
 }
 
-/** `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.producer.list`: Pages through the producers directory, filtered by id, name, code or deleted state.
+ *  `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_producer_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCER_LIST, request_json, options);
 }
 
-/** `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create` (not retried). */
+/** `nomenclature.product.create`: Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+ *  `POST /api/nomenclature/v2/product/create` (not retried). */
 inline std::string nomenclature_product_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_CREATE, request_json, options);
 }
 
-/** `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried). */
+/** `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
+ *  `POST /api/nomenclature/v2/product/delete` (not retried). */
 inline std::string nomenclature_product_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_DELETE, request_json, options);
 }
 
-/** `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.product.list`: Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+ *  `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_product_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_LIST, request_json, options);
 }
 
-/** `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore` (not retried). */
+/** `nomenclature.product.restore`: Brings deleted catalogue products back.
+ *  `POST /api/nomenclature/v2/product/restore` (not retried). */
 inline std::string nomenclature_product_restore(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE, request_json, options);
 }
 
-/** `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried). */
+/** `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+ *  `POST /api/nomenclature/v2/product/update` (not retried). */
 inline std::string nomenclature_product_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE, request_json, options);
 }
 
-/** `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes` (not retried). */
+/** `nomenclature.product.update_barcodes`: Replaces every barcode of a catalogue product with the set given.
+ *  `POST /api/nomenclature/v2/product/update_barcodes` (not retried). */
 inline std::string nomenclature_product_update_barcodes(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES, request_json, options);
 }
 
-/** `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried). */
+/** `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
+ *  `POST /api/nomenclature/v1/product-scale/create` (not retried). */
 inline std::string nomenclature_product_scale_create(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE, request_json, options);
 }
 
-/** `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried). */
+/** `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+ *  `POST /api/nomenclature/v1/product-scale/delete` (not retried). */
 inline std::string nomenclature_product_scale_delete(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE, request_json, options);
 }
 
-/** `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.product_scale.get`: Reads one size scale with its sizes.
+ *  `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_product_scale_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_GET, request_json, options);
 }
 
-/** `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.product_scale.list`: Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+ *  `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_product_scale_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_LIST, request_json, options);
 }
 
-/** `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update` (not retried). */
+/** `nomenclature.product_scale.update`: Rewrites a size scale and its sizes; sizes left out are marked deleted.
+ *  `POST /api/nomenclature/v1/product-scale/update` (not retried). */
 inline std::string nomenclature_product_scale_update(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_UPDATE, request_json, options);
 }
 
-/** `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.product_size.list`: Pages through the product sizes directory, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_product_size_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_SIZE_LIST, request_json, options);
 }
 
-/** `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx). */
+/** `nomenclature.product_tag.list`: Pages through the product tags directory, filtered by id, name or deleted state.
+ *  `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx). */
 inline std::string nomenclature_product_tag_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_NOMENCLATURE_PRODUCT_TAG_LIST, request_json, options);
 }
 
-/** `platform.events.list`: `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx). */
+/** `platform.events.list`: Pages through one organization's platform events by type, from a revision or within a time range.
+ *  `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx). */
 inline std::string platform_events_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_PLATFORM_EVENTS_LIST, request_json, options);
 }
 
-/** `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx). */
+/** `platform.events.metadata.list`: Lists the groups and types of platform events, the values platform.events.list filters on.
+ *  `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx). */
 inline std::string platform_events_metadata_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_PLATFORM_EVENTS_METADATA_LIST, request_json, options);
 }
 
-/** `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx). */
+/** `reporting.income_plan.list`: Reads an organization's planned income for each day of a date range.
+ *  `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_income_plan_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REPORTING_INCOME_PLAN_LIST, request_json, options);
 }
 
-/** `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx). */
+/** `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+ *  `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_columns_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REPORTING_OLAP_COLUMNS_GET, request_json, options);
 }
 
-/** `reporting.olap.get`: `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx). */
+/** `reporting.olap.get`: Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+ *  `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REPORTING_OLAP_GET, request_json, options);
 }
 
-/** `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx). */
+/** `reporting.olap.presets.get`: Runs a saved OLAP report preset over a date range and answers its data.
+ *  `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_presets_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REPORTING_OLAP_PRESETS_GET, request_json, options);
 }
 
-/** `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx). */
+/** `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+ *  `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_presets_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_REPORTING_OLAP_PRESETS_LIST, request_json, options);
 }
 
-/** `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx). */
+/** `terminals.cash_registers.list`: Pages through an organization's cash registers, by name search or terminal group.
+ *  `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx). */
 inline std::string terminals_cash_registers_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TERMINALS_CASH_REGISTERS_LIST, request_json, options);
 }
 
-/** `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx). */
+/** `terminals.terminals.list`: Lists an organization's terminals (computer name, sections), anonymous ones on request.
+ *  `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx). */
 inline std::string terminals_terminals_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
     return client.call_operation(IIKO_OP_TERMINALS_TERMINALS_LIST, request_json, options);

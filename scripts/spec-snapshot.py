@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Derives spec/operations.json, the facts-only snapshot the code generator
-(codegen/) reads, from iiko's OpenAPI documents.
+"""Derives spec/operations.json, the snapshot the code generator (codegen/)
+reads: facts from iiko's OpenAPI documents, and our own one-line summary of
+each operation from spec/operation-summaries.json.
 
     scripts/spec-snapshot.py                      # both documents in ../shared/spec
-    scripts/spec-snapshot.py --check              # fail if spec/operations.json differs
+    scripts/spec-snapshot.py --check              # fail if spec/operations.json differs,
+                                                  # or an operation has no summary
     scripts/spec-snapshot.py DOC [DOC ...]        # several editions; the first wins per path
 
 Kept: paths, methods, operation names, request and response schemas, field
@@ -12,8 +14,16 @@ discriminators, the restriction group, deprecation, success status and error
 body shape, and this project's classification of each operation (command or
 not, safe to retry or not). Inheritance is resolved here, once: every object
 lists all its fields, inherited ones included. The checks of spec/rules.json
-(the project's own, beyond the documents) are added to their fields. Dropped: every description, summary, title and
-example (the official prose is not ours to republish).
+(the project's own, beyond the documents) are added to their fields.
+Dropped: every description, summary, title and example (the official prose
+is not ours to republish).
+
+Each operation's `summary` is ours instead: one line written by hand in
+spec/operation-summaries.json (`{"name": "line", ...}`, sorted by name). Both
+modes refuse a snapshot where an operation has no line or a line names no
+operation, so a new edition dropped in (or a path renamed) stops here until
+every new operation has its line. A line is plain text that every generated
+surface can carry as is: one sentence, no Markdown, quotes or angle brackets.
 
 The official document is imperfect (api-facts.md): non-standard type names
 (`bool`, `float`, `int`, `uuid`, `enum`, "integer <int32>", ...) are read as
@@ -36,6 +46,15 @@ DEFAULT_DOCS = [SPEC_DIR / "iikocloud.openapi.json", SPEC_DIR / "iikocloud.newer
 OUT = ROOT / "spec" / "operations.json"
 # Checks the project adds to what the documents state (hand-written).
 RULES = ROOT / "spec" / "rules.json"
+SUMMARIES = ROOT / "spec" / "operation-summaries.json"
+# Longer than this and a line stops being one line in `iikocloud ops --long`
+# and in the doc comments.
+SUMMARY_MAX = 120
+# What some surface would read as markup: Markdown in rustdoc and
+# docs/operations.md (a `|` ends a table cell), reST in Python docstrings (a
+# word ending in `_` is a link), `*/` in C, C++ and PHP comments, quotes in the
+# string literals that carry the line.
+SUMMARY_FORBIDDEN = re.compile(r"[`*\[\]<>|\\\"\n\r\t]|_(?![A-Za-z0-9])")
 
 PREFIXES = (
     "iikoTransport.PublicApi.Contracts.",
@@ -283,6 +302,43 @@ def disambiguate(operations: list[dict]) -> None:
         raise SystemExit(f"operation names still clash: {sorted(dupes)}")
 
 
+def add_summaries(operations: list[dict]) -> list[str]:
+    """Gives each operation its line from SUMMARIES (placed after its name);
+    answers what is wrong: operations without a line, lines for no operation,
+    and lines no surface could carry as they are."""
+    try:
+        lines = json.loads(SUMMARIES.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"cannot read it: {e}"]
+    if not isinstance(lines, dict):
+        return ["it must be one JSON object of operation name to line"]
+    problems = []
+    names = {o["name"] for o in operations}
+    for name in sorted(names - lines.keys()):
+        problems.append(f"{name}: no summary; add a line of your own words for it")
+    for name in sorted(lines.keys() - names):
+        problems.append(f"{name}: a summary for no operation of the snapshot; remove or rename it")
+    for name, line in sorted(lines.items()):
+        if not isinstance(line, str) or not line.strip():
+            problems.append(f"{name}: the summary must be a non-empty string")
+        elif line != line.strip() or len(line) > SUMMARY_MAX:
+            problems.append(f"{name}: the summary must be one line of at most {SUMMARY_MAX} characters, "
+                            "without surrounding spaces")
+        elif not (line[0].isupper() and line.endswith(".")):
+            problems.append(f"{name}: the summary must be one sentence: a capital letter first, a full stop last")
+        elif SUMMARY_FORBIDDEN.search(line):
+            problems.append(f"{name}: the summary holds markup ({SUMMARY_FORBIDDEN.search(line).group()!r}); "
+                            "write it as plain text")
+    if list(lines) != sorted(lines):
+        problems.append("the lines must be sorted by operation name")
+    if problems:
+        return problems
+    for i, o in enumerate(operations):
+        items = list(o.items())
+        operations[i] = dict(items[:1] + [("summary", lines[o["name"]])] + items[1:])
+    return []
+
+
 def resolve_inheritance(schemas: dict[str, dict]) -> None:
     """Writes each object's and union's whole field list, inherited fields
     first (a field a derived schema declares again replaces the inherited
@@ -418,9 +474,17 @@ def main(argv: list[str]) -> int:
     resolve_inheritance(snap.schemas)
     disambiguate(operations)
     operations.sort(key=lambda o: (o["name"], o["method"]))
+    problems = add_summaries(operations)
+    if problems:
+        print(f"{SUMMARIES.relative_to(ROOT)} does not match the operations:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
     out = {
-        "about": "Facts derived by scripts/spec-snapshot.py from iiko's OpenAPI documents; "
-                 "no prose. Regenerate with that script, then `cargo run -p iikocloud-codegen`.",
+        "about": "Facts derived by scripts/spec-snapshot.py from iiko's OpenAPI documents, with "
+                 "none of their prose; each `summary` is this project's own line from "
+                 "spec/operation-summaries.json. Regenerate with that script, then "
+                 "`cargo run -p iikocloud-codegen`.",
         "sources": sources,
         "operations": operations,
         "schemas": dict(sorted(snap.schemas.items())),

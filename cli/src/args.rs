@@ -271,6 +271,9 @@ pub struct OpsArgs {
     /// Only operations whose name or path contains this text.
     #[arg(value_name = "FILTER")]
     pub filter: Option<String>,
+    /// Add what each operation is for, as a last column (`--json` always has it).
+    #[arg(long, short = 'l')]
+    pub long: bool,
 }
 
 /// `schema`.

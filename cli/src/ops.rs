@@ -42,8 +42,8 @@ pub fn list(g: &GlobalOpts, a: &OpsArgs) -> Result<(), Failure> {
             .iter()
             .map(|o| {
                 json!({
-                    "name": o.name, "method": o.method, "path": o.path, "kind": kind(o),
-                    "command": o.command, "safeToRetry": o.safe_to_retry,
+                    "name": o.name, "summary": o.summary, "method": o.method, "path": o.path,
+                    "kind": kind(o), "command": o.command, "safeToRetry": o.safe_to_retry,
                     "restrictionGroup": o.restriction_group, "deprecated": o.deprecated,
                 })
             })
@@ -58,18 +58,23 @@ pub fn list(g: &GlobalOpts, a: &OpsArgs) -> Result<(), Failure> {
             if o.deprecated {
                 name.push_str(" (deprecated)");
             }
-            vec![
+            let mut row = vec![
                 name,
                 o.path.to_string(),
                 kind(o).to_string(),
                 o.restriction_group.unwrap_or("-").to_string(),
-            ]
+            ];
+            if a.long {
+                row.push(o.summary.to_string());
+            }
+            row
         })
         .collect();
-    println!(
-        "{}",
-        table(&["NAME", "PATH", "KIND", "RESTRICTION GROUP"], &rows)
-    );
+    let mut headers = vec!["NAME", "PATH", "KIND", "RESTRICTION GROUP"];
+    if a.long {
+        headers.push("SUMMARY");
+    }
+    println!("{}", table(&headers, &rows));
     Ok(())
 }
 
@@ -246,6 +251,7 @@ pub fn schema(g: &GlobalOpts, a: &SchemaArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let info = operation(&a.name).ok_or_else(|| unknown(&a.name))?;
+    println!("{}", info.summary);
     println!("{} {}  ({})", info.method, info.path, kind(info));
     if let Some(g) = info.restriction_group {
         println!("restriction group: {g}");

@@ -882,17 +882,41 @@ fn ops_lists_every_operation_with_its_kind_and_group() {
     assert_eq!(create["path"], "/api/1/deliveries/create");
     assert_eq!(create["kind"], "command");
     assert_eq!(create["restrictionGroup"], "Orders: creating");
+    let create_summary = iikocloud::api::operation("deliveries.create")
+        .expect("deliveries.create")
+        .summary;
+    assert_eq!(create["summary"], create_summary);
+    for op in list {
+        let summary = op["summary"].as_str().unwrap_or_default();
+        assert!(!summary.trim().is_empty(), "{} has no summary", op["name"]);
+    }
     let o = run(&mut bare(), &["ops", "terminal_groups"]);
     assert_code(&o, 0);
     assert!(o.stdout.starts_with("NAME"), "{}", o.stdout);
     assert!(o.stdout.contains("/api/1/terminal_groups/is_alive"));
     assert!(!o.stdout.contains("deliveries"));
+    // The plain table keeps its four columns; --long adds the summary last.
+    let alive = iikocloud::api::operation("terminal_groups.is_alive")
+        .expect("terminal_groups.is_alive")
+        .summary;
+    assert!(!o.stdout.contains("SUMMARY") && !o.stdout.contains(alive));
+    let o = run(&mut bare(), &["ops", "--long", "terminal_groups.is_alive"]);
+    assert_code(&o, 0);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", o.stdout);
+    assert!(lines[0].starts_with("NAME") && lines[0].ends_with("SUMMARY"));
+    assert!(lines[1].starts_with("terminal_groups.is_alive"));
+    assert!(lines[1].ends_with(alive), "{}", o.stdout);
 }
 
 #[test]
 fn schema_prints_the_request_shape() {
     let o = run(&mut bare(), &["schema", "deliveries.create"]);
     assert_code(&o, 0);
+    let summary = iikocloud::api::operation("deliveries.create")
+        .expect("deliveries.create")
+        .summary;
+    assert_eq!(o.stdout.lines().next(), Some(summary), "{}", o.stdout);
     for part in [
         "POST /api/1/deliveries/create",
         "organizationId: uuid, required",
@@ -905,6 +929,7 @@ fn schema_prints_the_request_shape() {
     assert_code(&o, 0);
     let v = o.json();
     assert_eq!(v["operation"]["name"], "deliveries.create");
+    assert_eq!(v["operation"]["summary"], summary);
     assert!(v["schemas"]["Deliveries.Request.CreateOrderRequest"].is_object());
     let o = run(&mut bare(), &["schema", "deliveries.creat"]);
     assert_code(&o, 2);

@@ -15,6 +15,8 @@ use serde_json::Value;
 pub struct Op {
     pub number: i64,
     pub name: String,
+    /// What it is for, in one line (`spec/operation-summaries.json`).
+    pub summary: String,
     pub path: String,
     pub method: String,
     pub restriction_group: Option<String>,
@@ -283,6 +285,7 @@ pub fn ops(spec: &Value, numbers: &BTreeMap<String, i64>) -> Result<Vec<Op>, Str
         let name = s("name").ok_or("operation without a name")?;
         out.push(Op {
             number: numbers[&name],
+            summary: crate::summary(op).to_string(),
             path: s("path").ok_or("operation without a path")?,
             method: s("method").unwrap_or_else(|| "POST".into()),
             restriction_group: s("restriction_group"),
@@ -354,8 +357,9 @@ pub fn table(ops: &[Op], numbers: &BTreeMap<String, i64>) -> String {
     );
     for op in ops {
         out.push_str(&format!(
-            "/// `{}`: {}.\npub const IIKO_OP_{}: iiko_operation = {};\n",
+            "/// `{}`: {}\n/// {}.\npub const IIKO_OP_{}: iiko_operation = {};\n",
             op.name,
+            op.summary,
             describe(op),
             ident(&op.name).to_ascii_uppercase(),
             op.number
@@ -430,8 +434,9 @@ pub fn cpp(ops: &[Op]) -> String {
         }
         let constant = format!("IIKO_OP_{}", ident(&op.name).to_ascii_uppercase());
         out.push_str(&format!(
-            "\n/** `{}`: {}. */\ninline std::string {f}(const Client &client, const std::string &request_json = \"{{}}\",\n                       const CallOptions &options = CallOptions()) {{\n    return client.call_operation({constant}, request_json, options);\n}}\n",
+            "\n/** `{}`: {}\n *  {}. */\ninline std::string {f}(const Client &client, const std::string &request_json = \"{{}}\",\n                       const CallOptions &options = CallOptions()) {{\n    return client.call_operation({constant}, request_json, options);\n}}\n",
             op.name,
+            op.summary.replace("*/", "* /"),
             describe(op).replace("*/", "* /"),
         ));
         if op.command {

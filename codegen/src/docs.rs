@@ -1,6 +1,6 @@
-//! `docs/operations.md`: every operation by family, with the edition of the
-//! document it comes from, whether it is a command or only reads, and its
-//! restriction group. The README links it; the counts come from here only.
+//! `docs/operations.md`: every operation by family, with what it is for (our
+//! own line), the edition of the document it comes from, whether it is a
+//! command or only reads, and its restriction group. The README links it; the counts come from here only.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -68,7 +68,7 @@ pub fn generate(spec: &Value) -> Result<String, String> {
     for (fam, list) in &by_family {
         writeln!(out, "\n## `{fam}`\n").map_err(|e| e.to_string())?;
         out.push_str(
-            "| operation | path | edition | kind | restriction group |\n|---|---|---|---|---|\n",
+            "| operation | what it does | path | edition | kind | restriction group |\n|---|---|---|---|---|---|\n",
         );
         for op in list {
             let kind = if op["command"] == true {
@@ -85,8 +85,9 @@ pub fn generate(spec: &Value) -> Result<String, String> {
             };
             writeln!(
                 out,
-                "| `{}`{deprecated} | `{} {}` | {} | {kind} | {} |",
+                "| `{}`{deprecated} | {} | `{} {}` | {} | {kind} | {} |",
                 op["name"].as_str().unwrap_or_default(),
+                crate::summary(op),
                 op["method"].as_str().unwrap_or("POST"),
                 op["path"].as_str().unwrap_or_default(),
                 edition_name(op["edition"].as_str().unwrap_or_default()),

@@ -75,6 +75,26 @@ fn leftovers(root: &Path, dir: &str, files: &[(String, String)]) -> Vec<String> 
     found
 }
 
+/// An operation's own one-line summary: what it is for, in this project's
+/// words (`spec/operation-summaries.json`, merged in by
+/// `scripts/spec-snapshot.py`). Every surface documents the operation with it;
+/// [`missing_summaries`] has made sure each operation has one.
+pub(crate) fn summary(op: &Value) -> &str {
+    op["summary"].as_str().unwrap_or_default()
+}
+
+/// Operations of the snapshot without a summary: a snapshot written by an
+/// older script, or edited by hand.
+fn missing_summaries(spec: &Value) -> Vec<String> {
+    spec["operations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|op| summary(op).trim().is_empty())
+        .map(|op| op["name"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
+
 fn main() -> ExitCode {
     let check = std::env::args().any(|a| a == "--check");
     let root = root();
@@ -89,6 +109,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let missing = missing_summaries(&spec);
+    if !missing.is_empty() {
+        eprintln!(
+            "spec/operations.json: no summary for {}; add lines to spec/operation-summaries.json \
+             and run scripts/spec-snapshot.py",
+            missing.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
     let generated = match rust::generate(&spec) {
         Ok(g) => g,
         Err(e) => {
@@ -189,4 +218,83 @@ fn main() -> ExitCode {
         println!("every generated file matches spec/operations.json");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Value {
+        let text = std::fs::read_to_string(root().join("spec/operations.json")).expect("snapshot");
+        serde_json::from_str(&text).expect("JSON")
+    }
+
+    /// All the files of `files` whose path contains `part`, as one text.
+    fn joined(files: &[(String, String)], part: &str) -> String {
+        let found: Vec<&str> = files
+            .iter()
+            .filter(|(path, _)| path.contains(part))
+            .map(|(_, text)| text.as_str())
+            .collect();
+        assert!(!found.is_empty(), "no generated file matches {part}");
+        found.join("\n")
+    }
+
+    /// Every surface documents every operation with its own line, first: a
+    /// generator that drops the summary fails here, not in a reader's editor.
+    #[test]
+    fn every_surface_opens_each_operation_with_its_summary() {
+        let spec = spec();
+        assert!(missing_summaries(&spec).is_empty());
+        let mut files: Vec<(String, String)> = vec![
+            (
+                "src/api/ops.rs".into(),
+                rust::generate(&spec).expect("rust").ops,
+            ),
+            (
+                "docs/operations.md".into(),
+                docs::generate(&spec).expect("docs"),
+            ),
+        ];
+        files.extend(
+            python::generate(&spec)
+                .expect("python")
+                .files
+                .into_iter()
+                .map(|(path, text)| (path.to_string(), text)),
+        );
+        files.extend(c::files(&spec, &root()).expect("c"));
+        files.extend(php::files(&spec).expect("php"));
+        let rust = joined(&files, "src/api/ops.rs");
+        let docs = joined(&files, "docs/operations.md");
+        let python = joined(&files, "iikocloud/_");
+        let php = joined(&files, "bindings/php/src/Api/");
+        let c = joined(&files, "op_table.rs");
+        let cpp = joined(&files, "iikocloud_ops.hpp");
+        for op in spec["operations"].as_array().expect("operations") {
+            let name = op["name"].as_str().expect("name");
+            let line = summary(op);
+            assert!(rust.contains(&format!("/// {line}\n")), "Rust: {name}");
+            assert!(
+                rust.contains(&format!("summary: {line:?}")),
+                "OPERATIONS: {name}"
+            );
+            assert!(docs.contains(&format!("| {line} |")), "docs: {name}");
+            // Sync and async methods, in the module and in its stub.
+            let docstrings = python.matches(&format!("\"\"\"{line}\n")).count();
+            assert!(
+                docstrings >= 4,
+                "Python: {name} has {docstrings} docstrings"
+            );
+            assert!(
+                php.contains(&format!("/**\n     * {line}\n")),
+                "PHP: {name}"
+            );
+            assert!(c.contains(&format!("`{name}`: {line}\n")), "C: {name}");
+            assert!(
+                cpp.contains(&format!("/** `{name}`: {line}\n")),
+                "C++: {name}"
+            );
+        }
+    }
 }

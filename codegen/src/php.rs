@@ -96,7 +96,8 @@ fn method(spec: &Value, method_name: &str, op: &Value, receiver: &str) -> String
         .is_some_and(|f| f.iter().any(|f| f["required"] == true));
     let default = if required { "" } else { " = []" };
     let mut doc = format!(
-        "    /**\n     * `{name}`: `{} {}` ({kind}{group}).\n     *\n     * The request is checked by the library before anything is sent.\n     *\n     * @param {} $request\n     * @param ?float $timeout this call's Timeout header in seconds (null: the client's)\n",
+        "    /**\n     * {}\n     *\n     * `{name}`: `{} {}` ({kind}{group}).\n     *\n     * The request is checked by the library before anything is sent.\n     *\n     * @param {} $request\n     * @param ?float $timeout this call's Timeout header in seconds (null: the client's)\n",
+        crate::summary(op),
         op["method"].as_str().unwrap_or("POST"),
         op["path"].as_str().unwrap_or_default(),
         types.request,

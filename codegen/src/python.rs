@@ -428,7 +428,8 @@ struct Group {
 
 fn op_doc(op: &Value) -> String {
     let mut doc = format!(
-        "``{}``: ``{} {}``.",
+        "{}\n\n        ``{}``: ``{} {}``.",
+        crate::summary(op),
         op["name"].as_str().unwrap_or_default(),
         op["method"].as_str().unwrap_or("POST"),
         op["path"].as_str().unwrap_or_default()

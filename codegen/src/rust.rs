@@ -631,7 +631,8 @@ fn group_struct(path: &[String]) -> String {
 
 fn op_doc(op: &Value) -> String {
     let mut doc = format!(
-        "/// `{}`: `{} {}`.\n",
+        "/// {}\n///\n/// `{}`: `{} {}`.\n",
+        crate::summary(op),
         op["name"].as_str().unwrap_or_default(),
         op["method"].as_str().unwrap_or("POST"),
         op["path"].as_str().unwrap_or_default()
@@ -709,8 +710,11 @@ fn gen_ops(spec: &Spec<'_>, operations: &[Value]) -> Result<String, String> {
         let o = op.raw;
         writeln!(
             out,
-            "    OperationInfo {{ name: {}, method: {}, path: {}, edition: {}, restriction_group: {}, command: {}, safe_to_retry: {}, deprecated: {}, success_status: {} }},",
+            // Laid out as rustfmt would: a summary longer than rustfmt's line
+            // width makes it leave the whole table as written.
+            "    OperationInfo {{\n        name: {},\n        summary: {},\n        method: {},\n        path: {},\n        edition: {},\n        restriction_group: {},\n        command: {},\n        safe_to_retry: {},\n        deprecated: {},\n        success_status: {},\n    }},",
             lit(o["name"].as_str().unwrap_or_default()),
+            lit(crate::summary(o)),
             lit(o["method"].as_str().unwrap_or("POST")),
             lit(o["path"].as_str().unwrap_or_default()),
             lit(o["edition"].as_str().unwrap_or("official")),

@@ -54,6 +54,9 @@ use crate::{Client, Error, Result};
 pub struct OperationInfo {
     /// Dotted name, e.g. `deliveries.create`.
     pub name: &'static str,
+    /// What the operation is for, in one line (this project's words, from
+    /// `spec/operation-summaries.json`; none of the official document's prose).
+    pub summary: &'static str,
     /// HTTP method (`POST` for all but one).
     pub method: &'static str,
     /// Path, e.g. `/api/1/deliveries/create`.

@@ -11,6 +11,7 @@ use crate::Result;
 pub static OPERATIONS: [OperationInfo; 329] = [
     OperationInfo {
         name: "access_token",
+        summary: "Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.",
         method: "POST",
         path: "/api/v2/access_token",
         edition: "official",
@@ -22,6 +23,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "access_token_v1",
+        summary: "Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.",
         method: "POST",
         path: "/api/1/access_token",
         edition: "official",
@@ -33,6 +35,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "cancel_causes",
+        summary: "Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.",
         method: "POST",
         path: "/api/1/cancel_causes",
         edition: "official",
@@ -44,6 +47,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "cities",
+        summary: "Lists the cities of each organization's address book, deleted ones on request.",
         method: "POST",
         path: "/api/1/cities",
         edition: "official",
@@ -55,6 +59,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "combo",
+        summary: "Reads an organization's combo offers: their groups, price rule, validity dates and categories.",
         method: "POST",
         path: "/api/1/combo",
         edition: "official",
@@ -66,6 +71,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "combo.calculate",
+        summary: "Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.",
         method: "POST",
         path: "/api/1/combo/calculate",
         edition: "official",
@@ -77,6 +83,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "commands.status",
+        summary: "Polls a command by its correlationId: InProgress, Success, or Error with the error's details.",
         method: "POST",
         path: "/api/1/commands/status",
         edition: "official",
@@ -88,6 +95,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.add_items",
+        summary: "Adds items and combos to an existing delivery order.",
         method: "POST",
         path: "/api/1/deliveries/add_items",
         edition: "official",
@@ -99,6 +107,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.add_payments",
+        summary: "Adds payments and tips to a delivery order, keeping those it already has.",
         method: "POST",
         path: "/api/1/deliveries/add_payments",
         edition: "official",
@@ -110,6 +119,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.by_delivery_date_and_phone",
+        summary: "Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.",
         method: "POST",
         path: "/api/1/deliveries/by_delivery_date_and_phone",
         edition: "official",
@@ -121,6 +131,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.by_delivery_date_and_source_key_and_filter",
+        summary: "Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.",
         method: "POST",
         path: "/api/1/deliveries/by_delivery_date_and_source_key_and_filter",
         edition: "official",
@@ -132,6 +143,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.by_delivery_date_and_status",
+        summary: "Lists delivery orders due in a date range, optionally by status, source key or courier.",
         method: "POST",
         path: "/api/1/deliveries/by_delivery_date_and_status",
         edition: "official",
@@ -143,6 +155,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.by_id",
+        summary: "Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.",
         method: "POST",
         path: "/api/1/deliveries/by_id",
         edition: "official",
@@ -154,6 +167,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.by_revision",
+        summary: "Answers the delivery orders changed since startRevision and the maxRevision to start from next time.",
         method: "POST",
         path: "/api/1/deliveries/by_revision",
         edition: "official",
@@ -165,6 +179,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.cancel",
+        summary: "Cancels a delivery order with a cause, optionally writing its items off with a removal type.",
         method: "POST",
         path: "/api/1/deliveries/cancel",
         edition: "official",
@@ -176,6 +191,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.cancel_confirmation",
+        summary: "Takes back a delivery order's confirmation: the reverse of deliveries.confirm.",
         method: "POST",
         path: "/api/1/deliveries/cancel_confirmation",
         edition: "official",
@@ -187,6 +203,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_comment",
+        summary: "Replaces a delivery order's comment.",
         method: "POST",
         path: "/api/1/deliveries/change_comment",
         edition: "official",
@@ -198,6 +215,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_complete_before",
+        summary: "Moves the time a delivery order is due by (completeBefore).",
         method: "POST",
         path: "/api/1/deliveries/change_complete_before",
         edition: "official",
@@ -209,6 +227,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_delivery_point",
+        summary: "Replaces a delivery order's address, coordinates and address comment.",
         method: "POST",
         path: "/api/1/deliveries/change_delivery_point",
         edition: "official",
@@ -220,6 +239,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_driver_info",
+        summary: "Sets the driver of a delivery order and the estimated arrival time.",
         method: "POST",
         path: "/api/1/deliveries/change_driver_info",
         edition: "official",
@@ -231,6 +251,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_external_data",
+        summary: "Sets key-value external data on a delivery order, each pair public or not.",
         method: "POST",
         path: "/api/1/deliveries/change_external_data",
         edition: "official",
@@ -242,6 +263,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_operator",
+        summary: "Makes an employee the call-centre operator of a delivery order.",
         method: "POST",
         path: "/api/1/deliveries/change_operator",
         edition: "official",
@@ -253,6 +275,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_payments",
+        summary: "Replaces every payment and tip of a delivery order; fails once any payment is processed.",
         method: "POST",
         path: "/api/1/deliveries/change_payments",
         edition: "official",
@@ -264,6 +287,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.change_service_type",
+        summary: "Switches a delivery order between courier and pickup; courier needs a delivery point.",
         method: "POST",
         path: "/api/1/deliveries/change_service_type",
         edition: "official",
@@ -275,6 +299,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.close",
+        summary: "Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).",
         method: "POST",
         path: "/api/1/deliveries/close",
         edition: "official",
@@ -286,6 +311,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.confirm",
+        summary: "Confirms an unconfirmed delivery order.",
         method: "POST",
         path: "/api/1/deliveries/confirm",
         edition: "official",
@@ -297,6 +323,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.create",
+        summary: "Creates a delivery order; answers it InProgress, and it exists once the command succeeds.",
         method: "POST",
         path: "/api/1/deliveries/create",
         edition: "official",
@@ -308,6 +335,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.by_filter",
+        summary: "Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.",
         method: "POST",
         path: "/api/1/deliveries/drafts/by_filter",
         edition: "official",
@@ -319,6 +347,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.by_id",
+        summary: "Reads one delivery order draft and who holds its lock.",
         method: "POST",
         path: "/api/1/deliveries/drafts/by_id",
         edition: "official",
@@ -330,6 +359,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.commit",
+        summary: "Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.",
         method: "POST",
         path: "/api/1/deliveries/drafts/commit",
         edition: "official",
@@ -341,6 +371,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.create",
+        summary: "Stores a new delivery order draft in the cloud only; answers its orderId.",
         method: "POST",
         path: "/api/1/deliveries/drafts/create",
         edition: "official",
@@ -352,6 +383,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.delete",
+        summary: "Discards a delivery order draft.",
         method: "POST",
         path: "/api/1/deliveries/drafts/delete",
         edition: "official",
@@ -363,6 +395,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.lock",
+        summary: "Locks a draft for one employee so that no one else edits it.",
         method: "POST",
         path: "/api/1/deliveries/drafts/lock",
         edition: "official",
@@ -374,6 +407,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.save",
+        summary: "Overwrites an existing delivery order draft on behalf of an employee.",
         method: "POST",
         path: "/api/1/deliveries/drafts/save",
         edition: "official",
@@ -385,6 +419,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.drafts.unlock",
+        summary: "Releases an employee's lock on a draft.",
         method: "POST",
         path: "/api/1/deliveries/drafts/unlock",
         edition: "official",
@@ -396,6 +431,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.history.by_delivery_date_and_phone",
+        summary: "Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.",
         method: "POST",
         path: "/api/1/deliveries/history/by_delivery_date_and_phone",
         edition: "official",
@@ -407,6 +443,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.order_types",
+        summary: "Lists each organization's order types, each tied to a service type (common, courier, pickup).",
         method: "POST",
         path: "/api/1/deliveries/order_types",
         edition: "official",
@@ -418,6 +455,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.print_delivery_bill",
+        summary: "Prints a delivery order's bill on the terminal.",
         method: "POST",
         path: "/api/1/deliveries/print_delivery_bill",
         edition: "official",
@@ -429,6 +467,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.update_order_courier",
+        summary: "Assigns a courier (an employee) to a delivery order; deprecated.",
         method: "POST",
         path: "/api/1/deliveries/update_order_courier",
         edition: "official",
@@ -440,6 +479,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.update_order_delivery_status",
+        summary: "Moves a courier delivery order to Waiting, OnWay or Delivered.",
         method: "POST",
         path: "/api/1/deliveries/update_order_delivery_status",
         edition: "official",
@@ -451,6 +491,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.update_order_payments",
+        summary: "Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.",
         method: "POST",
         path: "/api/1/deliveries/update_order_payments",
         edition: "official",
@@ -462,6 +503,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.update_order_problem",
+        summary: "Flags a delivery order as having a problem, with its text, or clears the flag.",
         method: "POST",
         path: "/api/1/deliveries/update_order_problem",
         edition: "official",
@@ -473,6 +515,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "deliveries.update_tracking_link",
+        summary: "Sets or clears the link a customer follows to track a delivery order.",
         method: "POST",
         path: "/api/1/deliveries/update_tracking_link",
         edition: "official",
@@ -484,6 +527,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "delivery_restrictions",
+        summary: "Reads each organization's delivery zones, minimum sums, working hours and delivery durations.",
         method: "POST",
         path: "/api/1/delivery_restrictions",
         edition: "official",
@@ -495,6 +539,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "delivery_restrictions.allowed",
+        summary: "Tells whether an address or point is deliverable and which terminal groups and zones would serve it.",
         method: "POST",
         path: "/api/1/delivery_restrictions/allowed",
         edition: "official",
@@ -506,6 +551,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "discounts",
+        summary: "Lists each organization's discount and surcharge types with their settings.",
         method: "POST",
         path: "/api/1/discounts",
         edition: "official",
@@ -517,6 +563,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.create",
+        summary: "Records a finished attendance (shift worked) of an employee in one role; answers the record.",
         method: "POST",
         path: "/api/employees/v1/attendance/create",
         edition: "newer",
@@ -528,6 +575,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.delete",
+        summary: "Removes one attendance record; there is no undo.",
         method: "POST",
         path: "/api/employees/v1/attendance/delete",
         edition: "newer",
@@ -539,6 +587,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.list",
+        summary: "Pages through an organization's attendance records in a period, by employee, type or closed state.",
         method: "POST",
         path: "/api/employees/v1/attendance/list",
         edition: "newer",
@@ -550,6 +599,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance.update",
+        summary: "Changes an attendance record; give it another organization and it comes back under a new id.",
         method: "POST",
         path: "/api/employees/v1/attendance/update",
         edition: "newer",
@@ -561,6 +611,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.attendance_type.list",
+        summary: "Lists the attendance types (presence, leave and the like) with their codes and pay rates.",
         method: "POST",
         path: "/api/employees/v1/attendance-type/list",
         edition: "newer",
@@ -572,6 +623,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers",
+        summary: "Lists the employees of each organization who deliver orders.",
         method: "POST",
         path: "/api/1/employees/couriers",
         edition: "official",
@@ -583,6 +635,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers.active_location",
+        summary: "Answers where each courier with an open courier session is now, per organization.",
         method: "POST",
         path: "/api/1/employees/couriers/active_location",
         edition: "official",
@@ -594,6 +647,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers.active_location.by_terminal",
+        summary: "Answers where the couriers clocked in on one terminal group are now.",
         method: "POST",
         path: "/api/1/employees/couriers/active_location/by_terminal",
         edition: "official",
@@ -605,6 +659,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers.by_role",
+        summary: "Lists each organization's couriers, marking for each whether it holds the roles asked about.",
         method: "POST",
         path: "/api/1/employees/couriers/by_role",
         edition: "official",
@@ -616,6 +671,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.couriers.locations.by_time_offset",
+        summary: "Answers the courier positions recorded within the last offsetInSeconds seconds.",
         method: "POST",
         path: "/api/1/employees/couriers/locations/by_time_offset",
         edition: "official",
@@ -627,6 +683,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.create",
+        summary: "Creates an employee with a code and a main organization; answers the full profile.",
         method: "POST",
         path: "/api/employees/v1/employee/create",
         edition: "newer",
@@ -638,6 +695,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.fire",
+        summary: "Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.",
         method: "POST",
         path: "/api/employees/v1/employee/fire",
         edition: "newer",
@@ -649,6 +707,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.get",
+        summary: "Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.",
         method: "POST",
         path: "/api/employees/v1/employee/get",
         edition: "newer",
@@ -660,6 +719,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.list",
+        summary: "Pages through employees matching field filters, optionally with only chosen fields.",
         method: "POST",
         path: "/api/employees/v1/employee/list",
         edition: "newer",
@@ -671,6 +731,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.restore",
+        summary: "Takes a fired employee back on, undoing employee.fire.",
         method: "POST",
         path: "/api/employees/v1/employee/restore",
         edition: "newer",
@@ -682,6 +743,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.employee.update",
+        summary: "Changes the fields given of an employee, leaving the rest as they are.",
         method: "POST",
         path: "/api/employees/v1/employee/update",
         edition: "newer",
@@ -693,6 +755,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.info",
+        summary: "Reads one employee's name, display name and contacts by id.",
         method: "POST",
         path: "/api/1/employees/info",
         edition: "official",
@@ -704,6 +767,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.positions.get",
+        summary: "Reads one employee position (job): schedule type, hourly rate, fixed salary.",
         method: "POST",
         path: "/api/employees/v1/positions/get",
         edition: "newer",
@@ -715,6 +779,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.positions.list",
+        summary: "Pages through employee positions, filtered by field or changed since a revision.",
         method: "POST",
         path: "/api/employees/v1/positions/list",
         edition: "newer",
@@ -726,6 +791,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.shift.clockin",
+        summary: "Opens an employee's personal shift on a terminal group, optionally in a given role.",
         method: "POST",
         path: "/api/1/employees/shift/clockin",
         edition: "official",
@@ -737,6 +803,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.shift.clockout",
+        summary: "Closes an employee's personal shift on a terminal group.",
         method: "POST",
         path: "/api/1/employees/shift/clockout",
         edition: "official",
@@ -748,6 +815,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.shift.is_open",
+        summary: "Tells whether an employee's personal shift is open on a terminal group.",
         method: "POST",
         path: "/api/1/employees/shift/is_open",
         edition: "official",
@@ -759,6 +827,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "employees.shifts.by_courier",
+        summary: "Answers the ids of the terminal groups on which an employee is clocked in.",
         method: "POST",
         path: "/api/1/employees/shifts/by_courier",
         edition: "official",
@@ -770,6 +839,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.create",
+        summary: "Creates a ledger account of a given type with its opening balance and date; answers the account.",
         method: "POST",
         path: "/api/finance/v1/account/create",
         edition: "newer",
@@ -781,6 +851,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.delete",
+        summary: "Marks a ledger account deleted; finance.account.restore undoes it.",
         method: "POST",
         path: "/api/finance/v1/account/delete",
         edition: "newer",
@@ -792,6 +863,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.get",
+        summary: "Reads one ledger account: type, parent, opening balance, system or not.",
         method: "POST",
         path: "/api/finance/v1/account/get",
         edition: "newer",
@@ -803,6 +875,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.list",
+        summary: "Pages through ledger accounts matching field filters.",
         method: "POST",
         path: "/api/finance/v1/account/list",
         edition: "newer",
@@ -814,6 +887,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.restore",
+        summary: "Brings a deleted ledger account back, its child accounts too when asked.",
         method: "POST",
         path: "/api/finance/v1/account/restore",
         edition: "newer",
@@ -825,6 +899,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account.update",
+        summary: "Rewrites a ledger account's name, type, parent, code and opening balance.",
         method: "POST",
         path: "/api/finance/v1/account/update",
         edition: "newer",
@@ -836,6 +911,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account_posting.list",
+        summary: "Lists the postings of a ledger account over a period, with opening balance and net change.",
         method: "POST",
         path: "/api/finance/v1/account-posting/list",
         edition: "newer",
@@ -847,6 +923,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account_transactions.list",
+        summary: "Lists one account's transactions in a period with the opening balance and total.",
         method: "POST",
         path: "/api/finance/v1/account_transactions/list",
         edition: "official",
@@ -858,6 +935,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account_type.list",
+        summary: "Lists the account types a ledger account may have; untyped answer.",
         method: "POST",
         path: "/api/finance/v1/account-type/list",
         edition: "newer",
@@ -869,6 +947,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.balance_sheet.list",
+        summary: "Answers every account's balance as of a date, optionally for some organizations only.",
         method: "POST",
         path: "/api/finance/v1/balance-sheet/list",
         edition: "newer",
@@ -880,6 +959,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.create",
+        summary: "Creates a cash flow category (optionally under a parent); answers it.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/create",
         edition: "newer",
@@ -891,6 +971,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.delete",
+        summary: "Marks a cash flow category deleted with its live subcategories; answers every id touched.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/delete",
         edition: "newer",
@@ -902,6 +983,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.get",
+        summary: "Reads one cash flow category: its code, name, type, parent and revision.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/get",
         edition: "newer",
@@ -913,6 +995,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.list",
+        summary: "Pages through cash flow categories matching field filters.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/list",
         edition: "newer",
@@ -924,6 +1007,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.restore",
+        summary: "Brings a deleted cash flow category back, its subcategories too when asked.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/restore",
         edition: "newer",
@@ -935,6 +1019,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.cash_flow_category.update",
+        summary: "Rewrites a cash flow category's code, name, type and parent.",
         method: "POST",
         path: "/api/finance/v1/cash-flow-category/update",
         edition: "newer",
@@ -946,6 +1031,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.chart_of_accounts.list",
+        summary: "Reads the chart of accounts, optionally narrowed to one account type or by deleted state.",
         method: "POST",
         path: "/api/finance/v1/chart-of-accounts/list",
         edition: "newer",
@@ -957,6 +1043,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.document_transactions.list",
+        summary: "Lists the ledger transactions one document produced, each with its from and to sides.",
         method: "POST",
         path: "/api/finance/v1/document_transactions/list",
         edition: "official",
@@ -968,6 +1055,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.cancel",
+        summary: "Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/cancel",
         edition: "official",
@@ -979,6 +1067,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.create",
+        summary: "Creates an act of services received from a supplier, as a draft; answers its id and number.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/create",
         edition: "official",
@@ -990,6 +1079,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.get",
+        summary: "Reads one act of services received, with its lines and totals.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/get",
         edition: "official",
@@ -1001,6 +1091,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.list",
+        summary: "Lists the acts of services received dated within a period.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/list",
         edition: "official",
@@ -1012,6 +1103,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.post",
+        summary: "Posts an act of services received to the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/finance/v1/incoming_service/post",
         edition: "official",
@@ -1023,6 +1115,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.unpost",
+        summary: "Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/finance/v1/incoming_service/unpost",
         edition: "official",
@@ -1034,6 +1127,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.incoming_service.update",
+        summary: "Rewrites an act of services received: header and every line.",
         method: "POST",
         path: "/api/finance/v1/incoming_service/update",
         edition: "official",
@@ -1045,6 +1139,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.item_category.list",
+        summary: "Pages through the fiscal item categories directory by filter.",
         method: "POST",
         path: "/api/finance/v1/item-category/list",
         edition: "newer",
@@ -1056,6 +1151,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.cancel",
+        summary: "Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/cancel",
         edition: "official",
@@ -1067,6 +1163,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.create",
+        summary: "Creates an act of services rendered to a customer, as a draft; answers its id and number.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/create",
         edition: "official",
@@ -1078,6 +1175,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.get",
+        summary: "Reads one act of services rendered, with its lines and totals.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/get",
         edition: "official",
@@ -1089,6 +1187,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.list",
+        summary: "Lists the acts of services rendered dated within a period.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/list",
         edition: "official",
@@ -1100,6 +1199,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.post",
+        summary: "Posts an act of services rendered to the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/post",
         edition: "official",
@@ -1111,6 +1211,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.unpost",
+        summary: "Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/unpost",
         edition: "official",
@@ -1122,6 +1223,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.outgoing_service.update",
+        summary: "Rewrites an act of services rendered: header and every line.",
         method: "POST",
         path: "/api/finance/v1/outgoing_service/update",
         edition: "official",
@@ -1133,6 +1235,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.tax_category.list",
+        summary: "Pages through the tax categories directory by filter.",
         method: "POST",
         path: "/api/finance/v1/tax-category/list",
         edition: "newer",
@@ -1144,6 +1247,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.accounting_categories.get",
+        summary: "Looks up one product accounting category: its code, name and deleted flag.",
         method: "POST",
         path: "/api/inventory/v1/accounting_categories/get",
         edition: "newer",
@@ -1155,6 +1259,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.accounting_categories.list",
+        summary: "Pages through product accounting categories, deleted ones or those changed since a revision on request.",
         method: "POST",
         path: "/api/inventory/v1/accounting_categories/list",
         edition: "newer",
@@ -1166,6 +1271,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.conceptions.get",
+        summary: "Reads one concept (a brand or format within the chain) by id.",
         method: "POST",
         path: "/api/inventory/v1/conceptions/get",
         edition: "newer",
@@ -1177,6 +1283,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.conceptions.list",
+        summary: "Pages through concepts, deleted ones or those changed since a revision on request.",
         method: "POST",
         path: "/api/inventory/v1/conceptions/list",
         edition: "newer",
@@ -1188,6 +1295,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.costings.calculate",
+        summary: "Answers the cost price of products at given stores on a date; items it cannot price come back apart.",
         method: "POST",
         path: "/api/inventory/v1/costings/calculate",
         edition: "official",
@@ -1199,6 +1307,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.counteragents",
+        summary: "Pages through counteragents (suppliers, clients, employees), filtered by type.",
         method: "POST",
         path: "/api/inventory/v1/counteragents",
         edition: "official",
@@ -1210,6 +1319,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.counteragents.list",
+        summary: "Pages through counteragents by type: inventory.counteragents under the newer edition's path.",
         method: "POST",
         path: "/api/inventory/v1/counteragents/list",
         edition: "newer",
@@ -1221,6 +1331,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.counteragents.pricelist.list",
+        summary: "Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.",
         method: "POST",
         path: "/api/inventory/v1/counteragents/pricelist/list",
         edition: "newer",
@@ -1232,6 +1343,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.cancel",
+        summary: "Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/cancel",
         edition: "official",
@@ -1243,6 +1355,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.create",
+        summary: "Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/create",
         edition: "official",
@@ -1254,6 +1367,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.get",
+        summary: "Reads one disassembly act with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/get",
         edition: "official",
@@ -1265,6 +1379,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.list",
+        summary: "Lists the disassembly acts dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/list",
         edition: "official",
@@ -1276,6 +1391,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.post",
+        summary: "Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/post",
         edition: "official",
@@ -1287,6 +1403,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.unpost",
+        summary: "Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/unpost",
         edition: "official",
@@ -1298,6 +1415,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.disassemble_document.update",
+        summary: "Rewrites a disassembly act: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/disassemble_document/update",
         edition: "official",
@@ -1309,6 +1427,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.cancel",
+        summary: "Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/cancel",
         edition: "newer",
@@ -1320,6 +1439,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.create",
+        summary: "Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/create",
         edition: "newer",
@@ -1331,6 +1451,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.get",
+        summary: "Reads one stock-take with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/get",
         edition: "newer",
@@ -1342,6 +1463,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.list",
+        summary: "Lists the stock-takes dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/list",
         edition: "newer",
@@ -1353,6 +1475,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.post",
+        summary: "Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/post",
         edition: "newer",
@@ -1364,6 +1487,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.unpost",
+        summary: "Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/unpost",
         edition: "newer",
@@ -1375,6 +1499,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_inventory.update",
+        summary: "Rewrites a stock-take: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/incoming_inventory/update",
         edition: "newer",
@@ -1386,6 +1511,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.cancel",
+        summary: "Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/cancel",
         edition: "official",
@@ -1397,6 +1523,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.create",
+        summary: "Creates a supplier invoice of goods received in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/create",
         edition: "official",
@@ -1408,6 +1535,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.get",
+        summary: "Reads one supplier invoice with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/get",
         edition: "official",
@@ -1419,6 +1547,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.list",
+        summary: "Lists the supplier invoices dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/list",
         edition: "official",
@@ -1430,6 +1559,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.modify.add_payment",
+        summary: "Records a payment of a supplier invoice from one account to another; answers the transaction id.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/modify/add_payment",
         edition: "official",
@@ -1441,6 +1571,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.patch.set_payment_date",
+        summary: "Records when a supplier invoice was paid; nothing of it may be left unpaid.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/patch/set_payment_date",
         edition: "official",
@@ -1452,6 +1583,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.post",
+        summary: "Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/post",
         edition: "official",
@@ -1463,6 +1595,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.unpost",
+        summary: "Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/unpost",
         edition: "official",
@@ -1474,6 +1607,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_invoice.update",
+        summary: "Rewrites a supplier invoice: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/incoming_invoice/update",
         edition: "official",
@@ -1485,6 +1619,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.cancel",
+        summary: "Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/cancel",
         edition: "official",
@@ -1496,6 +1631,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.create",
+        summary: "Creates a return of goods from a buyer in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/create",
         edition: "official",
@@ -1507,6 +1643,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.get",
+        summary: "Reads one buyer return with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/get",
         edition: "official",
@@ -1518,6 +1655,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.list",
+        summary: "Lists the buyer returns dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/list",
         edition: "official",
@@ -1529,6 +1667,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.post",
+        summary: "Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/post",
         edition: "official",
@@ -1540,6 +1679,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.unpost",
+        summary: "Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/unpost",
         edition: "official",
@@ -1551,6 +1691,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.incoming_returned_invoice.update",
+        summary: "Rewrites a buyer return: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/incoming_returned_invoice/update",
         edition: "official",
@@ -1562,6 +1703,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.cancel",
+        summary: "Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/cancel",
         edition: "official",
@@ -1573,6 +1715,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.create",
+        summary: "Creates a transfer of goods between two stores in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/create",
         edition: "official",
@@ -1584,6 +1727,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.get",
+        summary: "Reads one store transfer with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/get",
         edition: "official",
@@ -1595,6 +1739,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.list",
+        summary: "Lists the store transfers dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/list",
         edition: "official",
@@ -1606,6 +1751,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.post",
+        summary: "Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/post",
         edition: "official",
@@ -1617,6 +1763,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.unpost",
+        summary: "Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/unpost",
         edition: "official",
@@ -1628,6 +1775,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.internal_transfer.update",
+        summary: "Rewrites a store transfer: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/internal_transfer/update",
         edition: "official",
@@ -1639,6 +1787,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.measure_units.get",
+        summary: "Looks up one unit of measure: code, short and full name.",
         method: "POST",
         path: "/api/inventory/v1/measure_units/get",
         edition: "newer",
@@ -1650,6 +1799,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.measure_units.list",
+        summary: "Pages through units of measure, deleted ones or those changed since a revision on request.",
         method: "POST",
         path: "/api/inventory/v1/measure_units/list",
         edition: "newer",
@@ -1661,6 +1811,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.nomenclature.update_barcodes",
+        summary: "Replaces every barcode of a product with the set given.",
         method: "POST",
         path: "/api/inventory/v1/nomenclature/update_barcodes",
         edition: "official",
@@ -1672,6 +1823,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.settings.list",
+        summary: "Reads chain-wide back-office settings such as money precision and the VAT accounting mode.",
         method: "POST",
         path: "/api/inventory/v1/organizations/settings/list",
         edition: "newer",
@@ -1683,6 +1835,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.tree",
+        summary: "Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.",
         method: "POST",
         path: "/api/inventory/v1/organizations/tree",
         edition: "newer",
@@ -1694,6 +1847,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.cancel",
+        summary: "Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/cancel",
         edition: "official",
@@ -1705,6 +1859,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.create",
+        summary: "Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/create",
         edition: "official",
@@ -1716,6 +1871,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.get",
+        summary: "Reads one outgoing invoice with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/get",
         edition: "official",
@@ -1727,6 +1883,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.list",
+        summary: "Lists the outgoing invoices dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/list",
         edition: "official",
@@ -1738,6 +1895,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.modify.add_payment",
+        summary: "Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/modify/add_payment",
         edition: "official",
@@ -1749,6 +1907,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.patch.set_payment_date",
+        summary: "Records when an outgoing invoice was paid; it must be paid in full already.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/patch/set_payment_date",
         edition: "official",
@@ -1760,6 +1919,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.post",
+        summary: "Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/post",
         edition: "official",
@@ -1771,6 +1931,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.unpost",
+        summary: "Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/unpost",
         edition: "official",
@@ -1782,6 +1943,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.outgoing_invoice.update",
+        summary: "Rewrites an outgoing invoice: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/outgoing_invoice/update",
         edition: "official",
@@ -1793,6 +1955,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.payment_types.get",
+        summary: "Reads one payment type of the back-office catalogue by id.",
         method: "POST",
         path: "/api/inventory/v1/payment_types/get",
         edition: "newer",
@@ -1804,6 +1967,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.payment_types.list",
+        summary: "Pages through the back-office payment types, deleted ones or those changed since a revision on request.",
         method: "POST",
         path: "/api/inventory/v1/payment_types/list",
         edition: "newer",
@@ -1815,6 +1979,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.cancel",
+        summary: "Cancels a draft production act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/production_document/cancel",
         edition: "official",
@@ -1826,6 +1991,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.create",
+        summary: "Creates a production act (products made from ingredients) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/production_document/create",
         edition: "official",
@@ -1837,6 +2003,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.get",
+        summary: "Reads one production act with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/production_document/get",
         edition: "official",
@@ -1848,6 +2015,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.list",
+        summary: "Lists the production acts dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/production_document/list",
         edition: "official",
@@ -1859,6 +2027,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.post",
+        summary: "Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/production_document/post",
         edition: "official",
@@ -1870,6 +2039,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.unpost",
+        summary: "Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/production_document/unpost",
         edition: "official",
@@ -1881,6 +2051,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.production_document.update",
+        summary: "Rewrites a production act: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/production_document/update",
         edition: "official",
@@ -1892,6 +2063,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.cancel",
+        summary: "Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/cancel",
         edition: "official",
@@ -1903,6 +2075,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.create",
+        summary: "Creates a return of goods to a supplier in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/create",
         edition: "official",
@@ -1914,6 +2087,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.get",
+        summary: "Reads one supplier return with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/get",
         edition: "official",
@@ -1925,6 +2099,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.list",
+        summary: "Lists the supplier returns dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/list",
         edition: "official",
@@ -1936,6 +2111,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.post",
+        summary: "Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/post",
         edition: "official",
@@ -1947,6 +2123,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.unpost",
+        summary: "Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/unpost",
         edition: "official",
@@ -1958,6 +2135,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.returned_invoice.update",
+        summary: "Rewrites a supplier return: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/returned_invoice/update",
         edition: "official",
@@ -1969,6 +2147,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.cancel",
+        summary: "Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/cancel",
         edition: "official",
@@ -1980,6 +2159,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.create",
+        summary: "Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/create",
         edition: "official",
@@ -1991,6 +2171,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.get",
+        summary: "Reads one sales act with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/get",
         edition: "official",
@@ -2002,6 +2183,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.list",
+        summary: "Lists the sales acts dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/list",
         edition: "official",
@@ -2013,6 +2195,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.post",
+        summary: "Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/sales_document/post",
         edition: "official",
@@ -2024,6 +2207,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.unpost",
+        summary: "Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/sales_document/unpost",
         edition: "official",
@@ -2035,6 +2219,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.sales_document.update",
+        summary: "Rewrites a sales act: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/sales_document/update",
         edition: "official",
@@ -2046,6 +2231,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.stock_balance.list",
+        summary: "Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.",
         method: "POST",
         path: "/api/inventory/v1/stock_balance/list",
         edition: "newer",
@@ -2057,6 +2243,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.stores.list",
+        summary: "Pages through the stores (warehouses) with their organization and type, by filter.",
         method: "POST",
         path: "/api/inventory/v1/stores/list",
         edition: "newer",
@@ -2068,6 +2255,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.cancel",
+        summary: "Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/cancel",
         edition: "official",
@@ -2079,6 +2267,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.create",
+        summary: "Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/create",
         edition: "official",
@@ -2090,6 +2279,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.get",
+        summary: "Reads one transformation act with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/get",
         edition: "official",
@@ -2101,6 +2291,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.list",
+        summary: "Lists the transformation acts dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/list",
         edition: "official",
@@ -2112,6 +2303,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.post",
+        summary: "Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/post",
         edition: "official",
@@ -2123,6 +2315,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.unpost",
+        summary: "Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/unpost",
         edition: "official",
@@ -2134,6 +2327,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.transformation_document.update",
+        summary: "Rewrites a transformation act: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/transformation_document/update",
         edition: "official",
@@ -2145,6 +2339,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.cancel",
+        summary: "Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/cancel",
         edition: "official",
@@ -2156,6 +2351,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.create",
+        summary: "Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/create",
         edition: "official",
@@ -2167,6 +2363,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.get",
+        summary: "Reads one write-off act with its lines and status.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/get",
         edition: "official",
@@ -2178,6 +2375,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.list",
+        summary: "Lists the write-off acts dated within a period.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/list",
         edition: "official",
@@ -2189,6 +2387,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.post",
+        summary: "Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/post",
         edition: "official",
@@ -2200,6 +2399,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.unpost",
+        summary: "Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/unpost",
         edition: "official",
@@ -2211,6 +2411,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.writeoff_document.update",
+        summary: "Rewrites a write-off act: its header and every line.",
         method: "POST",
         path: "/api/inventory/v1/writeoff_document/update",
         edition: "official",
@@ -2222,6 +2423,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "licenses.list",
+        summary: "Lists the licenses of each organization the API key reaches.",
         method: "POST",
         path: "/api/licenses/v2/list",
         edition: "newer",
@@ -2233,6 +2435,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.calculate",
+        summary: "Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.",
         method: "POST",
         path: "/api/1/loyalty/iiko/calculate",
         edition: "official",
@@ -2244,6 +2447,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.check_sms_sending_possibility",
+        summary: "Tells whether the organization can send SMS now and how many messages it has left.",
         method: "POST",
         path: "/api/1/loyalty/iiko/check_sms_sending_possibility",
         edition: "official",
@@ -2255,6 +2459,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.check_sms_status",
+        summary: "Reads the delivery state of SMS messages sent earlier, by their ids.",
         method: "POST",
         path: "/api/1/loyalty/iiko/check_sms_status",
         edition: "official",
@@ -2266,6 +2471,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.coupons.by_series",
+        summary: "Pages through the coupons of one series that nobody has activated yet.",
         method: "POST",
         path: "/api/1/loyalty/iiko/coupons/by_series",
         edition: "official",
@@ -2277,6 +2483,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.coupons.info",
+        summary: "Looks a coupon up by number (and series): its series and when it was activated, if ever.",
         method: "POST",
         path: "/api/1/loyalty/iiko/coupons/info",
         edition: "official",
@@ -2288,6 +2495,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.coupons.series",
+        summary: "Lists the coupon series that still have coupons nobody has used or deleted.",
         method: "POST",
         path: "/api/1/loyalty/iiko/coupons/series",
         edition: "official",
@@ -2299,6 +2507,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.card.add",
+        summary: "Links a loyalty card (track and number) to a customer.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/card/add",
         edition: "official",
@@ -2310,6 +2519,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.card.remove",
+        summary: "Unlinks a loyalty card, by its track, from a customer.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/card/remove",
         edition: "official",
@@ -2321,6 +2531,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.create_or_update",
+        summary: "Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/create_or_update",
         edition: "official",
@@ -2332,6 +2543,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.info",
+        summary: "Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/info",
         edition: "official",
@@ -2343,6 +2555,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.program.add",
+        summary: "Enrols a customer in a loyalty program; answers the customer's new wallet.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/program/add",
         edition: "official",
@@ -2354,6 +2567,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.transactions.by_date",
+        summary: "Pages through a customer's loyalty transactions within a date range.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/transactions/by_date",
         edition: "official",
@@ -2365,6 +2579,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.transactions.by_revision",
+        summary: "Pages through a customer's loyalty transactions after a revision; answers where to go on from.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/transactions/by_revision",
         edition: "official",
@@ -2376,6 +2591,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.wallet.cancel_hold",
+        summary: "Releases money reserved earlier by wallet.hold, by that transaction's id.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/wallet/cancel_hold",
         edition: "official",
@@ -2387,6 +2603,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.wallet.chargeoff",
+        summary: "Takes a sum off a customer's wallet balance at once.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/wallet/chargeoff",
         edition: "official",
@@ -2398,6 +2615,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.wallet.hold",
+        summary: "Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/wallet/hold",
         edition: "official",
@@ -2409,6 +2627,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer.wallet.topup",
+        summary: "Adds a sum to a customer's wallet balance.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer/wallet/topup",
         edition: "official",
@@ -2420,6 +2639,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer_category",
+        summary: "Lists the categories of the organization's loyalty customers, with active and default flags.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer_category",
         edition: "official",
@@ -2431,6 +2651,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer_category.add",
+        summary: "Puts a customer into a loyalty category.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer_category/add",
         edition: "official",
@@ -2442,6 +2663,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.customer_category.remove",
+        summary: "Takes a customer out of a loyalty category.",
         method: "POST",
         path: "/api/1/loyalty/iiko/customer_category/remove",
         edition: "official",
@@ -2453,6 +2675,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.delete_customers",
+        summary: "Marks loyalty customers deleted (reversibly); answers how many were found and deleted.",
         method: "POST",
         path: "/api/1/loyalty/iiko/delete_customers",
         edition: "official",
@@ -2464,6 +2687,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.get_counters",
+        summary: "Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.",
         method: "POST",
         path: "/api/1/loyalty/iiko/get_counters",
         edition: "official",
@@ -2475,6 +2699,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.manual_condition",
+        summary: "Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.",
         method: "POST",
         path: "/api/1/loyalty/iiko/manual_condition",
         edition: "official",
@@ -2486,6 +2711,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.message.send_email",
+        summary: "Sends an e-mail through the organization's loyalty mail settings.",
         method: "POST",
         path: "/api/1/loyalty/iiko/message/send_email",
         edition: "official",
@@ -2497,6 +2723,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.message.send_sms",
+        summary: "Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.",
         method: "POST",
         path: "/api/1/loyalty/iiko/message/send_sms",
         edition: "official",
@@ -2508,6 +2735,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.program",
+        summary: "Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.",
         method: "POST",
         path: "/api/1/loyalty/iiko/program",
         edition: "official",
@@ -2519,6 +2747,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "loyalty.iiko.restore_customers",
+        summary: "Clears the deleted mark of loyalty customers; answers how many were found and restored.",
         method: "POST",
         path: "/api/1/loyalty/iiko/restore_customers",
         edition: "official",
@@ -2530,6 +2759,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "marketing_sources",
+        summary: "Lists the marketing sources (how a customer found the restaurant) that orders may name.",
         method: "POST",
         path: "/api/1/marketing_sources",
         edition: "official",
@@ -2541,6 +2771,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "menu",
+        summary: "Lists the external menus and price categories the API key can read: the ids menu.by_id takes.",
         method: "POST",
         path: "/api/2/menu",
         edition: "official",
@@ -2552,6 +2783,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "menu.by_id",
+        summary: "Reads one external menu for the given organizations, optionally at one price category; untyped answer.",
         method: "POST",
         path: "/api/2/menu/by_id",
         edition: "official",
@@ -2563,6 +2795,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "menu.v3.by_id",
+        summary: "Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.",
         method: "POST",
         path: "/api/menu/v3/by_id",
         edition: "newer",
@@ -2574,6 +2807,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature",
+        summary: "Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.",
         method: "POST",
         path: "/api/1/nomenclature",
         edition: "official",
@@ -2585,6 +2819,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.allergen_group.list",
+        summary: "Pages through the allergen groups directory, filtered by id, name, code or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/allergen-group/list",
         edition: "newer",
@@ -2596,6 +2831,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.amount_unit.list",
+        summary: "Pages through the units of measure directory, filtered by id, name, code or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/amount-unit/list",
         edition: "newer",
@@ -2607,6 +2843,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.assembled",
+        summary: "Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/assembled",
         edition: "newer",
@@ -2618,6 +2855,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.create",
+        summary: "Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/create",
         edition: "newer",
@@ -2629,6 +2867,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.delete",
+        summary: "Removes one recipe card of a product, by the card's id.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/delete",
         edition: "newer",
@@ -2640,6 +2879,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.get",
+        summary: "Reads one recipe card by id.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/get",
         edition: "newer",
@@ -2651,6 +2891,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.list",
+        summary: "Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/list",
         edition: "newer",
@@ -2662,6 +2903,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.prepared",
+        summary: "Breaks a product's recipe down to the stock items written off for it, as of a date.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/prepared",
         edition: "newer",
@@ -2673,6 +2915,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.tree",
+        summary: "Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/tree",
         edition: "newer",
@@ -2684,6 +2927,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.assembly_chart.update",
+        summary: "Replaces an existing recipe card: validity dates, output quantity and ingredient lines.",
         method: "POST",
         path: "/api/nomenclature/v2/assembly-chart/update",
         edition: "newer",
@@ -2695,6 +2939,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.container.list",
+        summary: "Pages through the containers (packaging) directory, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/container/list",
         edition: "newer",
@@ -2706,6 +2951,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.custom_category.list",
+        summary: "Pages through the user-defined product categories, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/custom-category/list",
         edition: "newer",
@@ -2717,6 +2963,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.group.create",
+        summary: "Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.",
         method: "POST",
         path: "/api/nomenclature/v2/group/create",
         edition: "newer",
@@ -2728,6 +2975,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.group.delete",
+        summary: "Marks product groups deleted together with their subgroups and products.",
         method: "POST",
         path: "/api/nomenclature/v2/group/delete",
         edition: "newer",
@@ -2739,6 +2987,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.group.list",
+        summary: "Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.",
         method: "POST",
         path: "/api/nomenclature/v2/group/list",
         edition: "newer",
@@ -2750,6 +2999,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.group.restore",
+        summary: "Brings deleted product groups back, with their subgroups and products when recursively is set.",
         method: "POST",
         path: "/api/nomenclature/v2/group/restore",
         edition: "newer",
@@ -2761,6 +3011,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.group.update",
+        summary: "Rewrites a product group; its position stays, its article must stay unique.",
         method: "POST",
         path: "/api/nomenclature/v2/group/update",
         edition: "newer",
@@ -2772,6 +3023,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.menu.list",
+        summary: "Pages through the menu sections directory, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/menu/list",
         edition: "newer",
@@ -2783,6 +3035,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.modifier_schema.list",
+        summary: "Pages through the modifier schemes directory, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/modifier-schema/list",
         edition: "newer",
@@ -2794,6 +3047,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.create",
+        summary: "Creates a product category from just a name; answers its new id.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/create",
         edition: "newer",
@@ -2805,6 +3059,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.delete",
+        summary: "Marks a product category deleted; the category restore operation undoes it.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/delete",
         edition: "newer",
@@ -2816,6 +3071,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.list",
+        summary: "Pages through product categories, optionally only given ids or with deleted ones.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/list",
         edition: "newer",
@@ -2827,6 +3083,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.restore",
+        summary: "Undoes the deletion of a product category.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/restore",
         edition: "newer",
@@ -2838,6 +3095,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.nomenclature.category.update",
+        summary: "Renames a product category.",
         method: "POST",
         path: "/api/nomenclature/v1/nomenclature/category/update",
         edition: "newer",
@@ -2849,6 +3107,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.outer_economic_activity_nomenclature_codes.get",
+        summary: "Looks up one foreign-trade commodity code (its name and code value) by id.",
         method: "POST",
         path: "/api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get",
         edition: "newer",
@@ -2860,6 +3119,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.outer_economic_activity_nomenclature_codes.list",
+        summary: "Lists the whole foreign-trade commodity code directory, deleted codes on request.",
         method: "POST",
         path: "/api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list",
         edition: "newer",
@@ -2871,6 +3131,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.place_type.list",
+        summary: "Pages through the kitchen preparation place types, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/place-type/list",
         edition: "newer",
@@ -2882,6 +3143,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.producer.list",
+        summary: "Pages through the producers directory, filtered by id, name, code or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/producer/list",
         edition: "newer",
@@ -2893,6 +3155,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.create",
+        summary: "Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.",
         method: "POST",
         path: "/api/nomenclature/v2/product/create",
         edition: "newer",
@@ -2904,6 +3167,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.delete",
+        summary: "Marks catalogue products deleted; nomenclature.product.restore undoes it.",
         method: "POST",
         path: "/api/nomenclature/v2/product/delete",
         edition: "newer",
@@ -2915,6 +3179,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.list",
+        summary: "Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.",
         method: "POST",
         path: "/api/nomenclature/v2/product/list",
         edition: "newer",
@@ -2926,6 +3191,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.restore",
+        summary: "Brings deleted catalogue products back.",
         method: "POST",
         path: "/api/nomenclature/v2/product/restore",
         edition: "newer",
@@ -2937,6 +3203,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.update",
+        summary: "Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.",
         method: "POST",
         path: "/api/nomenclature/v2/product/update",
         edition: "newer",
@@ -2948,6 +3215,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product.update_barcodes",
+        summary: "Replaces every barcode of a catalogue product with the set given.",
         method: "POST",
         path: "/api/nomenclature/v2/product/update_barcodes",
         edition: "newer",
@@ -2959,6 +3227,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.create",
+        summary: "Creates a size scale (such as small, medium, large) with the full list of its sizes.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/create",
         edition: "newer",
@@ -2970,6 +3239,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.delete",
+        summary: "Marks a size scale deleted; refused while a product or modifier scheme still uses it.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/delete",
         edition: "newer",
@@ -2981,6 +3251,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.get",
+        summary: "Reads one size scale with its sizes.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/get",
         edition: "newer",
@@ -2992,6 +3263,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.list",
+        summary: "Pages through size scales with their sizes, filtered by id, name, deleted state or revision.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/list",
         edition: "newer",
@@ -3003,6 +3275,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_scale.update",
+        summary: "Rewrites a size scale and its sizes; sizes left out are marked deleted.",
         method: "POST",
         path: "/api/nomenclature/v1/product-scale/update",
         edition: "newer",
@@ -3014,6 +3287,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_size.list",
+        summary: "Pages through the product sizes directory, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/product-size/list",
         edition: "newer",
@@ -3025,6 +3299,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "nomenclature.product_tag.list",
+        summary: "Pages through the product tags directory, filtered by id, name or deleted state.",
         method: "POST",
         path: "/api/nomenclature/v1/product-tag/list",
         edition: "newer",
@@ -3036,6 +3311,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "notifications.send",
+        summary: "Raises an order-attention notice about one order to the systems connected to the organization.",
         method: "POST",
         path: "/api/1/notifications/send",
         edition: "official",
@@ -3047,6 +3323,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.add_customer",
+        summary: "Attaches a customer (name, phone, birthdate and more) to a table order.",
         method: "POST",
         path: "/api/1/order/add_customer",
         edition: "official",
@@ -3058,6 +3335,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.add_items",
+        summary: "Adds items and combos to an open table order, optionally printing a service ticket.",
         method: "POST",
         path: "/api/1/order/add_items",
         edition: "official",
@@ -3069,6 +3347,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.add_payments",
+        summary: "Adds payments and tips to a table order, keeping those it already has.",
         method: "POST",
         path: "/api/1/order/add_payments",
         edition: "official",
@@ -3080,6 +3359,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.by_id",
+        summary: "Reads table orders by id, POS id or source key, each with its creationStatus and any error.",
         method: "POST",
         path: "/api/1/order/by_id",
         edition: "official",
@@ -3091,6 +3371,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.by_table",
+        summary: "Lists the orders on given tables, optionally by status and date range.",
         method: "POST",
         path: "/api/1/order/by_table",
         edition: "official",
@@ -3102,6 +3383,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.cancel",
+        summary: "Cancels a table order, optionally writing its items off with a removal type.",
         method: "POST",
         path: "/api/1/order/cancel",
         edition: "official",
@@ -3113,6 +3395,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.change_external_data",
+        summary: "Sets key-value external data on a table order, each pair public or not.",
         method: "POST",
         path: "/api/1/order/change_external_data",
         edition: "official",
@@ -3124,6 +3407,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.change_payments",
+        summary: "Replaces every payment and tip of a table order; fails once any payment is processed.",
         method: "POST",
         path: "/api/1/order/change_payments",
         edition: "official",
@@ -3135,6 +3419,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.close",
+        summary: "Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.",
         method: "POST",
         path: "/api/1/order/close",
         edition: "official",
@@ -3146,6 +3431,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.create",
+        summary: "Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.",
         method: "POST",
         path: "/api/1/order/create",
         edition: "official",
@@ -3157,6 +3443,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.init_by_posorder",
+        summary: "Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.",
         method: "POST",
         path: "/api/1/order/init_by_posOrder",
         edition: "official",
@@ -3168,6 +3455,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.init_by_table",
+        summary: "Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.",
         method: "POST",
         path: "/api/1/order/init_by_table",
         edition: "official",
@@ -3179,6 +3467,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "order.print_bill",
+        summary: "Prints a table order's bill on the terminal.",
         method: "POST",
         path: "/api/1/order/print_bill",
         edition: "official",
@@ -3190,6 +3479,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "organizations",
+        summary: "Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.",
         method: "POST",
         path: "/api/1/organizations",
         edition: "official",
@@ -3201,6 +3491,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "organizations.settings",
+        summary: "Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.",
         method: "POST",
         path: "/api/1/organizations/settings",
         edition: "official",
@@ -3212,6 +3503,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "organizations_get",
+        summary: "Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.",
         method: "GET",
         path: "/api/1/organizations",
         edition: "official",
@@ -3223,6 +3515,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "payment_types",
+        summary: "Lists each organization's payment types with their kind, processing mode and terminal groups.",
         method: "POST",
         path: "/api/1/payment_types",
         edition: "official",
@@ -3234,6 +3527,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "platform.events.list",
+        summary: "Pages through one organization's platform events by type, from a revision or within a time range.",
         method: "POST",
         path: "/api/platform/v1/events/list",
         edition: "newer",
@@ -3245,6 +3539,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "platform.events.metadata.list",
+        summary: "Lists the groups and types of platform events, the values platform.events.list filters on.",
         method: "POST",
         path: "/api/platform/v1/events/metadata/list",
         edition: "newer",
@@ -3256,6 +3551,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "regions",
+        summary: "Lists the regions of each organization's address book.",
         method: "POST",
         path: "/api/1/regions",
         edition: "official",
@@ -3267,6 +3563,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "removal_types",
+        summary: "Lists each organization's reasons for removing order items and whom each may write the loss off to.",
         method: "POST",
         path: "/api/1/removal_types",
         edition: "official",
@@ -3278,6 +3575,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.income_plan.list",
+        summary: "Reads an organization's planned income for each day of a date range.",
         method: "POST",
         path: "/api/reporting/v1/income-plan/list",
         edition: "newer",
@@ -3289,6 +3587,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.columns.get",
+        summary: "Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.",
         method: "POST",
         path: "/api/reporting/v1/olap/columns/get",
         edition: "newer",
@@ -3300,6 +3599,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.get",
+        summary: "Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.",
         method: "POST",
         path: "/api/reporting/v1/olap/get",
         edition: "newer",
@@ -3311,6 +3611,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.presets.get",
+        summary: "Runs a saved OLAP report preset over a date range and answers its data.",
         method: "POST",
         path: "/api/reporting/v1/olap/presets/get",
         edition: "newer",
@@ -3322,6 +3623,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.presets.list",
+        summary: "Lists the OLAP report presets saved in the back office; untyped answer.",
         method: "POST",
         path: "/api/reporting/v1/olap/presets/list",
         edition: "newer",
@@ -3333,6 +3635,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.add_items",
+        summary: "Adds items and combos to a banquet's order (banquets only).",
         method: "POST",
         path: "/api/1/reserve/add_items",
         edition: "official",
@@ -3344,6 +3647,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.add_payments",
+        summary: "Adds payments to a banquet's order (banquets only).",
         method: "POST",
         path: "/api/1/reserve/add_payments",
         edition: "official",
@@ -3355,6 +3659,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.available_organizations",
+        summary: "Lists the key's organizations where reserves and banquets can be booked.",
         method: "POST",
         path: "/api/1/reserve/available_organizations",
         edition: "official",
@@ -3366,6 +3671,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.available_restaurant_sections",
+        summary: "Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.",
         method: "POST",
         path: "/api/1/reserve/available_restaurant_sections",
         edition: "official",
@@ -3377,6 +3683,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.available_terminal_groups",
+        summary: "Lists, for given organizations, the terminal groups that take reserve and banquet bookings.",
         method: "POST",
         path: "/api/1/reserve/available_terminal_groups",
         edition: "official",
@@ -3388,6 +3695,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.cancel",
+        summary: "Cancels a reserve that is still New, with the reason (no-show, refusal, other).",
         method: "POST",
         path: "/api/1/reserve/cancel",
         edition: "official",
@@ -3399,6 +3707,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.change_estimated_start_time",
+        summary: "Reschedules a reserve or banquet to a new expected start time.",
         method: "POST",
         path: "/api/1/reserve/change_estimated_start_time",
         edition: "official",
@@ -3410,6 +3719,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.change_items",
+        summary: "Replaces the items and combos of a banquet's order (banquets only).",
         method: "POST",
         path: "/api/1/reserve/change_items",
         edition: "official",
@@ -3421,6 +3731,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.change_tables",
+        summary: "Moves a reserve or banquet to another set of tables.",
         method: "POST",
         path: "/api/1/reserve/change_tables",
         edition: "official",
@@ -3432,6 +3743,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.create",
+        summary: "Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.",
         method: "POST",
         path: "/api/1/reserve/create",
         edition: "official",
@@ -3443,6 +3755,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.restaurant_sections_workload",
+        summary: "Lists the reserves and banquets booked in given sections from a start time on, with their tables.",
         method: "POST",
         path: "/api/1/reserve/restaurant_sections_workload",
         edition: "official",
@@ -3454,6 +3767,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reserve.status_by_id",
+        summary: "Reads reserves and banquets by id or source key, each with its creationStatus and any error.",
         method: "POST",
         path: "/api/1/reserve/status_by_id",
         edition: "official",
@@ -3465,6 +3779,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists",
+        summary: "Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.",
         method: "POST",
         path: "/api/1/stop_lists",
         edition: "official",
@@ -3476,6 +3791,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.add",
+        summary: "Puts products (and sizes) on a terminal group's stop list, each with the balance left.",
         method: "POST",
         path: "/api/1/stop_lists/add",
         edition: "official",
@@ -3487,6 +3803,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.check",
+        summary: "Checks order items against a terminal group's stop list and answers those that cannot be sold.",
         method: "POST",
         path: "/api/1/stop_lists/check",
         edition: "official",
@@ -3498,6 +3815,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.clear",
+        summary: "Empties a terminal group's stop list.",
         method: "POST",
         path: "/api/1/stop_lists/clear",
         edition: "official",
@@ -3509,6 +3827,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "stop_lists.remove",
+        summary: "Takes products (and sizes) off a terminal group's stop list.",
         method: "POST",
         path: "/api/1/stop_lists/remove",
         edition: "official",
@@ -3520,6 +3839,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "streets.by_city",
+        summary: "Lists the streets of one city in an organization's address book.",
         method: "POST",
         path: "/api/1/streets/by_city",
         edition: "official",
@@ -3531,6 +3851,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "streets.by_id",
+        summary: "Looks streets up by their ids or their address classifier ids, each with its city name.",
         method: "POST",
         path: "/api/1/streets/by_id",
         edition: "official",
@@ -3542,6 +3863,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "terminal_groups",
+        summary: "Lists each organization's terminal groups, those asleep apart from the others.",
         method: "POST",
         path: "/api/1/terminal_groups",
         edition: "official",
@@ -3553,6 +3875,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "terminal_groups.awake",
+        summary: "Wakes sleeping terminal groups; answers which ones woke and which did not.",
         method: "POST",
         path: "/api/1/terminal_groups/awake",
         edition: "official",
@@ -3564,6 +3887,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "terminal_groups.is_alive",
+        summary: "Tells whether each given terminal group is online now.",
         method: "POST",
         path: "/api/1/terminal_groups/is_alive",
         edition: "official",
@@ -3575,6 +3899,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "terminals.cash_registers.list",
+        summary: "Pages through an organization's cash registers, by name search or terminal group.",
         method: "POST",
         path: "/api/terminals/v1/cash-registers/list",
         edition: "newer",
@@ -3586,6 +3911,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "terminals.terminals.list",
+        summary: "Lists an organization's terminals (computer name, sections), anonymous ones on request.",
         method: "POST",
         path: "/api/terminals/v1/terminals/list",
         edition: "newer",
@@ -3597,6 +3923,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "tips_types",
+        summary: "Lists the tip types of the key's organizations, with the service types and payment types each allows.",
         method: "POST",
         path: "/api/1/tips_types",
         edition: "official",
@@ -3608,6 +3935,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "webhooks.settings",
+        summary: "Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.",
         method: "POST",
         path: "/api/1/webhooks/settings",
         edition: "official",
@@ -3619,6 +3947,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "webhooks.update_settings",
+        summary: "Sets the webhook address, authToken and event filter of an organization for this API key.",
         method: "POST",
         path: "/api/1/webhooks/update_settings",
         edition: "official",
@@ -3791,6 +4120,8 @@ impl<'c> Api<'c> {
         }
     }
 
+    /// Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+    ///
     /// `access_token`: `POST /api/v2/access_token`.
     ///
     /// Changes data: never retried by the client.
@@ -3801,6 +4132,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[0], request)
     }
 
+    /// Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+    ///
     /// `access_token_v1`: `POST /api/1/access_token`.
     ///
     /// Changes data: never retried by the client.
@@ -3813,6 +4146,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[1], request)
     }
 
+    /// Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+    ///
     /// `cancel_causes`: `POST /api/1/cancel_causes`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3825,6 +4160,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[2], request)
     }
 
+    /// Lists the cities of each organization's address book, deleted ones on request.
+    ///
     /// `cities`: `POST /api/1/cities`.
     ///
     /// Restriction group: `Data: geo`.
@@ -3837,6 +4174,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[3], request)
     }
 
+    /// Lists each organization's discount and surcharge types with their settings.
+    ///
     /// `discounts`: `POST /api/1/discounts`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3849,6 +4188,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[45], request)
     }
 
+    /// Lists the marketing sources (how a customer found the restaurant) that orders may name.
+    ///
     /// `marketing_sources`: `POST /api/1/marketing_sources`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3861,6 +4202,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[229], request)
     }
 
+    /// Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+    ///
     /// `organizations_get`: `GET /api/1/organizations`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3874,6 +4217,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[291], &crate::api::NoBody)
     }
 
+    /// Lists each organization's payment types with their kind, processing mode and terminal groups.
+    ///
     /// `payment_types`: `POST /api/1/payment_types`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3886,6 +4231,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[292], request)
     }
 
+    /// Lists the regions of each organization's address book.
+    ///
     /// `regions`: `POST /api/1/regions`.
     ///
     /// Restriction group: `Data: geo`.
@@ -3898,6 +4245,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[295], request)
     }
 
+    /// Lists each organization's reasons for removing order items and whom each may write the loss off to.
+    ///
     /// `removal_types`: `POST /api/1/removal_types`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3910,6 +4259,8 @@ impl<'c> Api<'c> {
         self.client.operation(&OPERATIONS[296], request)
     }
 
+    /// Lists the tip types of the key's organizations, with the service types and payment types each allows.
+    ///
     /// `tips_types`: `POST /api/1/tips_types`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -3927,6 +4278,8 @@ pub struct Combo<'c> {
 }
 
 impl<'c> Combo<'c> {
+    /// Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+    ///
     /// `combo.calculate`: `POST /api/1/combo/calculate`.
     ///
     /// Restriction group: `Loyalty: order calculate`.
@@ -3939,6 +4292,8 @@ impl<'c> Combo<'c> {
         self.client.operation(&OPERATIONS[5], request)
     }
 
+    /// Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+    ///
     /// `combo`: `POST /api/1/combo`.
     ///
     /// Restriction group: `Data: menu`.
@@ -3959,6 +4314,8 @@ pub struct Commands<'c> {
 }
 
 impl<'c> Commands<'c> {
+    /// Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+    ///
     /// `commands.status`: `POST /api/1/commands/status`.
     ///
     /// Restriction group: `Commands`.
@@ -3993,6 +4350,8 @@ impl<'c> Deliveries<'c> {
         }
     }
 
+    /// Adds items and combos to an existing delivery order.
+    ///
     /// `deliveries.add_items`: `POST /api/1/deliveries/add_items`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4007,6 +4366,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[7], request)
     }
 
+    /// Adds payments and tips to a delivery order, keeping those it already has.
+    ///
     /// `deliveries.add_payments`: `POST /api/1/deliveries/add_payments`.
     ///
     /// Restriction group: `Order payments: changing`.
@@ -4021,6 +4382,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[8], request)
     }
 
+    /// Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+    ///
     /// `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -4033,6 +4396,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[9], request)
     }
 
+    /// Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+    ///
     /// `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -4045,6 +4410,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[10], request)
     }
 
+    /// Lists delivery orders due in a date range, optionally by status, source key or courier.
+    ///
     /// `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -4057,6 +4424,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[11], request)
     }
 
+    /// Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+    ///
     /// `deliveries.by_id`: `POST /api/1/deliveries/by_id`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -4069,6 +4438,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[12], request)
     }
 
+    /// Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+    ///
     /// `deliveries.by_revision`: `POST /api/1/deliveries/by_revision`.
     ///
     /// Restriction group: `Orders: receiving by revision`.
@@ -4081,6 +4452,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[13], request)
     }
 
+    /// Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+    ///
     /// `deliveries.cancel`: `POST /api/1/deliveries/cancel`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4095,6 +4468,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[14], request)
     }
 
+    /// Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+    ///
     /// `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4109,6 +4484,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[15], request)
     }
 
+    /// Replaces a delivery order's comment.
+    ///
     /// `deliveries.change_comment`: `POST /api/1/deliveries/change_comment`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4123,6 +4500,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[16], request)
     }
 
+    /// Moves the time a delivery order is due by (completeBefore).
+    ///
     /// `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4137,6 +4516,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[17], request)
     }
 
+    /// Replaces a delivery order's address, coordinates and address comment.
+    ///
     /// `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4151,6 +4532,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[18], request)
     }
 
+    /// Sets the driver of a delivery order and the estimated arrival time.
+    ///
     /// `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info`.
     ///
     /// Restriction group: `Order driver: changing`.
@@ -4165,6 +4548,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[19], request)
     }
 
+    /// Sets key-value external data on a delivery order, each pair public or not.
+    ///
     /// `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4179,6 +4564,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[20], request)
     }
 
+    /// Makes an employee the call-centre operator of a delivery order.
+    ///
     /// `deliveries.change_operator`: `POST /api/1/deliveries/change_operator`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4193,6 +4580,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[21], request)
     }
 
+    /// Replaces every payment and tip of a delivery order; fails once any payment is processed.
+    ///
     /// `deliveries.change_payments`: `POST /api/1/deliveries/change_payments`.
     ///
     /// Restriction group: `Order payments: changing`.
@@ -4207,6 +4596,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[22], request)
     }
 
+    /// Switches a delivery order between courier and pickup; courier needs a delivery point.
+    ///
     /// `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4221,6 +4612,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[23], request)
     }
 
+    /// Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+    ///
     /// `deliveries.close`: `POST /api/1/deliveries/close`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4235,6 +4628,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[24], request)
     }
 
+    /// Confirms an unconfirmed delivery order.
+    ///
     /// `deliveries.confirm`: `POST /api/1/deliveries/confirm`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4249,6 +4644,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[25], request)
     }
 
+    /// Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+    ///
     /// `deliveries.create`: `POST /api/1/deliveries/create`.
     ///
     /// Restriction group: `Orders: creating`.
@@ -4263,6 +4660,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[26], request)
     }
 
+    /// Lists each organization's order types, each tied to a service type (common, courier, pickup).
+    ///
     /// `deliveries.order_types`: `POST /api/1/deliveries/order_types`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -4275,6 +4674,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[36], request)
     }
 
+    /// Prints a delivery order's bill on the terminal.
+    ///
     /// `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -4289,6 +4690,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[37], request)
     }
 
+    /// Assigns a courier (an employee) to a delivery order; deprecated.
+    ///
     /// `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier`.
     ///
     /// Restriction group: `Order driver: changing`.
@@ -4305,6 +4708,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[38], request)
     }
 
+    /// Moves a courier delivery order to Waiting, OnWay or Delivered.
+    ///
     /// `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4319,6 +4724,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[39], request)
     }
 
+    /// Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+    ///
     /// `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments`.
     ///
     /// Restriction group: `Deprecated`.
@@ -4335,6 +4742,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[40], request)
     }
 
+    /// Flags a delivery order as having a problem, with its text, or clears the flag.
+    ///
     /// `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -4349,6 +4758,8 @@ impl<'c> Deliveries<'c> {
         self.client.operation(&OPERATIONS[41], request)
     }
 
+    /// Sets or clears the link a customer follows to track a delivery order.
+    ///
     /// `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link`.
     ///
     /// Changes data: never retried by the client.
@@ -4367,6 +4778,8 @@ pub struct DeliveriesDrafts<'c> {
 }
 
 impl<'c> DeliveriesDrafts<'c> {
+    /// Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+    ///
     /// `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter`.
     ///
     /// Restriction group: `Drafts: receiving`.
@@ -4379,6 +4792,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[27], request)
     }
 
+    /// Reads one delivery order draft and who holds its lock.
+    ///
     /// `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id`.
     ///
     /// Restriction group: `Drafts: receiving`.
@@ -4391,6 +4806,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[28], request)
     }
 
+    /// Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+    ///
     /// `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit`.
     ///
     /// Restriction group: `Drafts: changing`.
@@ -4405,6 +4822,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[29], request)
     }
 
+    /// Stores a new delivery order draft in the cloud only; answers its orderId.
+    ///
     /// `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create`.
     ///
     /// Restriction group: `Drafts: creating`.
@@ -4417,6 +4836,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[30], request)
     }
 
+    /// Discards a delivery order draft.
+    ///
     /// `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete`.
     ///
     /// Restriction group: `Drafts: changing`.
@@ -4431,6 +4852,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[31], request)
     }
 
+    /// Locks a draft for one employee so that no one else edits it.
+    ///
     /// `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock`.
     ///
     /// Restriction group: `Drafts: changing`.
@@ -4445,6 +4868,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[32], request)
     }
 
+    /// Overwrites an existing delivery order draft on behalf of an employee.
+    ///
     /// `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save`.
     ///
     /// Restriction group: `Drafts: creating`.
@@ -4457,6 +4882,8 @@ impl<'c> DeliveriesDrafts<'c> {
         self.client.operation(&OPERATIONS[33], request)
     }
 
+    /// Releases an employee's lock on a draft.
+    ///
     /// `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock`.
     ///
     /// Restriction group: `Drafts: changing`.
@@ -4479,6 +4906,8 @@ pub struct DeliveriesHistory<'c> {
 }
 
 impl<'c> DeliveriesHistory<'c> {
+    /// Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+    ///
     /// `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -4499,6 +4928,8 @@ pub struct DeliveryRestrictions<'c> {
 }
 
 impl<'c> DeliveryRestrictions<'c> {
+    /// Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+    ///
     /// `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed`.
     ///
     /// Restriction group: `Orders: preparing`.
@@ -4508,6 +4939,8 @@ impl<'c> DeliveryRestrictions<'c> {
         self.client.operation(&OPERATIONS[44], request)
     }
 
+    /// Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+    ///
     /// `delivery_restrictions`: `POST /api/1/delivery_restrictions`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -4577,6 +5010,8 @@ impl<'c> Employees<'c> {
         }
     }
 
+    /// Reads one employee's name, display name and contacts by id.
+    ///
     /// `employees.info`: `POST /api/1/employees/info`.
     ///
     /// Restriction group: `Employees: dictionaries`.
@@ -4597,6 +5032,8 @@ pub struct EmployeesAttendance<'c> {
 }
 
 impl<'c> EmployeesAttendance<'c> {
+    /// Records a finished attendance (shift worked) of an employee in one role; answers the record.
+    ///
     /// `employees.attendance.create`: `POST /api/employees/v1/attendance/create`.
     ///
     /// Changes data: never retried by the client.
@@ -4610,6 +5047,8 @@ impl<'c> EmployeesAttendance<'c> {
         self.client.operation(&OPERATIONS[46], request)
     }
 
+    /// Removes one attendance record; there is no undo.
+    ///
     /// `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -4623,6 +5062,8 @@ impl<'c> EmployeesAttendance<'c> {
         self.client.operation(&OPERATIONS[47], request)
     }
 
+    /// Pages through an organization's attendance records in a period, by employee, type or closed state.
+    ///
     /// `employees.attendance.list`: `POST /api/employees/v1/attendance/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4636,6 +5077,8 @@ impl<'c> EmployeesAttendance<'c> {
         self.client.operation(&OPERATIONS[48], request)
     }
 
+    /// Changes an attendance record; give it another organization and it comes back under a new id.
+    ///
     /// `employees.attendance.update`: `POST /api/employees/v1/attendance/update`.
     ///
     /// Changes data: never retried by the client.
@@ -4657,6 +5100,8 @@ pub struct EmployeesAttendanceType<'c> {
 }
 
 impl<'c> EmployeesAttendanceType<'c> {
+    /// Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+    ///
     /// `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4692,6 +5137,8 @@ impl<'c> EmployeesCouriers<'c> {
         }
     }
 
+    /// Lists each organization's couriers, marking for each whether it holds the roles asked about.
+    ///
     /// `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role`.
     ///
     /// Restriction group: `Drivers: dictionaries`.
@@ -4704,6 +5151,8 @@ impl<'c> EmployeesCouriers<'c> {
         self.client.operation(&OPERATIONS[54], request)
     }
 
+    /// Lists the employees of each organization who deliver orders.
+    ///
     /// `employees.couriers`: `POST /api/1/employees/couriers`.
     ///
     /// Restriction group: `Drivers: dictionaries`.
@@ -4724,6 +5173,8 @@ pub struct EmployeesCouriersActiveLocation<'c> {
 }
 
 impl<'c> EmployeesCouriersActiveLocation<'c> {
+    /// Answers where the couriers clocked in on one terminal group are now.
+    ///
     /// `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal`.
     ///
     /// Restriction group: `Drivers: location`.
@@ -4736,6 +5187,8 @@ impl<'c> EmployeesCouriersActiveLocation<'c> {
         self.client.operation(&OPERATIONS[53], request)
     }
 
+    /// Answers where each courier with an open courier session is now, per organization.
+    ///
     /// `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location`.
     ///
     /// Restriction group: `Drivers: location`.
@@ -4756,6 +5209,8 @@ pub struct EmployeesCouriersLocations<'c> {
 }
 
 impl<'c> EmployeesCouriersLocations<'c> {
+    /// Answers the courier positions recorded within the last offsetInSeconds seconds.
+    ///
     /// `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset`.
     ///
     /// Restriction group: `Drivers: location`.
@@ -4776,6 +5231,8 @@ pub struct EmployeesEmployee<'c> {
 }
 
 impl<'c> EmployeesEmployee<'c> {
+    /// Creates an employee with a code and a main organization; answers the full profile.
+    ///
     /// `employees.employee.create`: `POST /api/employees/v1/employee/create`.
     ///
     /// Changes data: never retried by the client.
@@ -4789,6 +5246,8 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[56], request)
     }
 
+    /// Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+    ///
     /// `employees.employee.fire`: `POST /api/employees/v1/employee/fire`.
     ///
     /// Changes data: never retried by the client.
@@ -4802,6 +5261,8 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[57], request)
     }
 
+    /// Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+    ///
     /// `employees.employee.get`: `POST /api/employees/v1/employee/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4815,6 +5276,8 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[58], request)
     }
 
+    /// Pages through employees matching field filters, optionally with only chosen fields.
+    ///
     /// `employees.employee.list`: `POST /api/employees/v1/employee/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4828,6 +5291,8 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[59], request)
     }
 
+    /// Takes a fired employee back on, undoing employee.fire.
+    ///
     /// `employees.employee.restore`: `POST /api/employees/v1/employee/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -4841,6 +5306,8 @@ impl<'c> EmployeesEmployee<'c> {
         self.client.operation(&OPERATIONS[60], request)
     }
 
+    /// Changes the fields given of an employee, leaving the rest as they are.
+    ///
     /// `employees.employee.update`: `POST /api/employees/v1/employee/update`.
     ///
     /// Changes data: never retried by the client.
@@ -4862,6 +5329,8 @@ pub struct EmployeesPositions<'c> {
 }
 
 impl<'c> EmployeesPositions<'c> {
+    /// Reads one employee position (job): schedule type, hourly rate, fixed salary.
+    ///
     /// `employees.positions.get`: `POST /api/employees/v1/positions/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4875,6 +5344,8 @@ impl<'c> EmployeesPositions<'c> {
         self.client.operation(&OPERATIONS[63], request)
     }
 
+    /// Pages through employee positions, filtered by field or changed since a revision.
+    ///
     /// `employees.positions.list`: `POST /api/employees/v1/positions/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -4896,6 +5367,8 @@ pub struct EmployeesShift<'c> {
 }
 
 impl<'c> EmployeesShift<'c> {
+    /// Opens an employee's personal shift on a terminal group, optionally in a given role.
+    ///
     /// `employees.shift.clockin`: `POST /api/1/employees/shift/clockin`.
     ///
     /// Restriction group: `Employees: shifts`.
@@ -4908,6 +5381,8 @@ impl<'c> EmployeesShift<'c> {
         self.client.operation(&OPERATIONS[65], request)
     }
 
+    /// Closes an employee's personal shift on a terminal group.
+    ///
     /// `employees.shift.clockout`: `POST /api/1/employees/shift/clockout`.
     ///
     /// Restriction group: `Employees: shifts`.
@@ -4920,6 +5395,8 @@ impl<'c> EmployeesShift<'c> {
         self.client.operation(&OPERATIONS[66], request)
     }
 
+    /// Tells whether an employee's personal shift is open on a terminal group.
+    ///
     /// `employees.shift.is_open`: `POST /api/1/employees/shift/is_open`.
     ///
     /// Restriction group: `Employees: shifts`.
@@ -4940,6 +5417,8 @@ pub struct EmployeesShifts<'c> {
 }
 
 impl<'c> EmployeesShifts<'c> {
+    /// Answers the ids of the terminal groups on which an employee is clocked in.
+    ///
     /// `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier`.
     ///
     /// Restriction group: `Employees: shifts`.
@@ -5052,6 +5531,8 @@ pub struct FinanceAccount<'c> {
 }
 
 impl<'c> FinanceAccount<'c> {
+    /// Creates a ledger account of a given type with its opening balance and date; answers the account.
+    ///
     /// `finance.account.create`: `POST /api/finance/v1/account/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5065,6 +5546,8 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[69], request)
     }
 
+    /// Marks a ledger account deleted; finance.account.restore undoes it.
+    ///
     /// `finance.account.delete`: `POST /api/finance/v1/account/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -5078,6 +5561,8 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[70], request)
     }
 
+    /// Reads one ledger account: type, parent, opening balance, system or not.
+    ///
     /// `finance.account.get`: `POST /api/finance/v1/account/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5091,6 +5576,8 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[71], request)
     }
 
+    /// Pages through ledger accounts matching field filters.
+    ///
     /// `finance.account.list`: `POST /api/finance/v1/account/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5104,6 +5591,8 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[72], request)
     }
 
+    /// Brings a deleted ledger account back, its child accounts too when asked.
+    ///
     /// `finance.account.restore`: `POST /api/finance/v1/account/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -5117,6 +5606,8 @@ impl<'c> FinanceAccount<'c> {
         self.client.operation(&OPERATIONS[73], request)
     }
 
+    /// Rewrites a ledger account's name, type, parent, code and opening balance.
+    ///
     /// `finance.account.update`: `POST /api/finance/v1/account/update`.
     ///
     /// Changes data: never retried by the client.
@@ -5138,6 +5629,8 @@ pub struct FinanceAccountPosting<'c> {
 }
 
 impl<'c> FinanceAccountPosting<'c> {
+    /// Lists the postings of a ledger account over a period, with opening balance and net change.
+    ///
     /// `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5159,6 +5652,8 @@ pub struct FinanceAccountTransactions<'c> {
 }
 
 impl<'c> FinanceAccountTransactions<'c> {
+    /// Lists one account's transactions in a period with the opening balance and total.
+    ///
     /// `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5177,6 +5672,8 @@ pub struct FinanceAccountType<'c> {
 }
 
 impl<'c> FinanceAccountType<'c> {
+    /// Lists the account types a ledger account may have; untyped answer.
+    ///
     /// `finance.account_type.list`: `POST /api/finance/v1/account-type/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5198,6 +5695,8 @@ pub struct FinanceBalanceSheet<'c> {
 }
 
 impl<'c> FinanceBalanceSheet<'c> {
+    /// Answers every account's balance as of a date, optionally for some organizations only.
+    ///
     /// `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5219,6 +5718,8 @@ pub struct FinanceCashFlowCategory<'c> {
 }
 
 impl<'c> FinanceCashFlowCategory<'c> {
+    /// Creates a cash flow category (optionally under a parent); answers it.
+    ///
     /// `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5232,6 +5733,8 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[79], request)
     }
 
+    /// Marks a cash flow category deleted with its live subcategories; answers every id touched.
+    ///
     /// `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -5245,6 +5748,8 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[80], request)
     }
 
+    /// Reads one cash flow category: its code, name, type, parent and revision.
+    ///
     /// `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5258,6 +5763,8 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[81], request)
     }
 
+    /// Pages through cash flow categories matching field filters.
+    ///
     /// `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5271,6 +5778,8 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[82], request)
     }
 
+    /// Brings a deleted cash flow category back, its subcategories too when asked.
+    ///
     /// `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -5284,6 +5793,8 @@ impl<'c> FinanceCashFlowCategory<'c> {
         self.client.operation(&OPERATIONS[83], request)
     }
 
+    /// Rewrites a cash flow category's code, name, type and parent.
+    ///
     /// `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update`.
     ///
     /// Changes data: never retried by the client.
@@ -5305,6 +5816,8 @@ pub struct FinanceChartOfAccounts<'c> {
 }
 
 impl<'c> FinanceChartOfAccounts<'c> {
+    /// Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+    ///
     /// `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5326,6 +5839,8 @@ pub struct FinanceDocumentTransactions<'c> {
 }
 
 impl<'c> FinanceDocumentTransactions<'c> {
+    /// Lists the ledger transactions one document produced, each with its from and to sides.
+    ///
     /// `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5344,6 +5859,8 @@ pub struct FinanceIncomingService<'c> {
 }
 
 impl<'c> FinanceIncomingService<'c> {
+    /// Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -5354,6 +5871,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[87], request)
     }
 
+    /// Creates an act of services received from a supplier, as a draft; answers its id and number.
+    ///
     /// `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5364,6 +5883,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[88], request)
     }
 
+    /// Reads one act of services received, with its lines and totals.
+    ///
     /// `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5374,6 +5895,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[89], request)
     }
 
+    /// Lists the acts of services received dated within a period.
+    ///
     /// `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5384,6 +5907,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[90], request)
     }
 
+    /// Posts an act of services received to the books (NEW to PROCESSED).
+    ///
     /// `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post`.
     ///
     /// Changes data: never retried by the client.
@@ -5394,6 +5919,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[91], request)
     }
 
+    /// Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -5404,6 +5931,8 @@ impl<'c> FinanceIncomingService<'c> {
         self.client.operation(&OPERATIONS[92], request)
     }
 
+    /// Rewrites an act of services received: header and every line.
+    ///
     /// `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update`.
     ///
     /// Changes data: never retried by the client.
@@ -5422,6 +5951,8 @@ pub struct FinanceItemCategory<'c> {
 }
 
 impl<'c> FinanceItemCategory<'c> {
+    /// Pages through the fiscal item categories directory by filter.
+    ///
     /// `finance.item_category.list`: `POST /api/finance/v1/item-category/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5443,6 +5974,8 @@ pub struct FinanceOutgoingService<'c> {
 }
 
 impl<'c> FinanceOutgoingService<'c> {
+    /// Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -5453,6 +5986,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[95], request)
     }
 
+    /// Creates an act of services rendered to a customer, as a draft; answers its id and number.
+    ///
     /// `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5463,6 +5998,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[96], request)
     }
 
+    /// Reads one act of services rendered, with its lines and totals.
+    ///
     /// `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5473,6 +6010,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[97], request)
     }
 
+    /// Lists the acts of services rendered dated within a period.
+    ///
     /// `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5483,6 +6022,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[98], request)
     }
 
+    /// Posts an act of services rendered to the books (NEW to PROCESSED).
+    ///
     /// `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post`.
     ///
     /// Changes data: never retried by the client.
@@ -5493,6 +6034,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[99], request)
     }
 
+    /// Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -5503,6 +6046,8 @@ impl<'c> FinanceOutgoingService<'c> {
         self.client.operation(&OPERATIONS[100], request)
     }
 
+    /// Rewrites an act of services rendered: header and every line.
+    ///
     /// `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update`.
     ///
     /// Changes data: never retried by the client.
@@ -5521,6 +6066,8 @@ pub struct FinanceTaxCategory<'c> {
 }
 
 impl<'c> FinanceTaxCategory<'c> {
+    /// Pages through the tax categories directory by filter.
+    ///
     /// `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5697,6 +6244,8 @@ pub struct InventoryAccountingCategories<'c> {
 }
 
 impl<'c> InventoryAccountingCategories<'c> {
+    /// Looks up one product accounting category: its code, name and deleted flag.
+    ///
     /// `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5710,6 +6259,8 @@ impl<'c> InventoryAccountingCategories<'c> {
         self.client.operation(&OPERATIONS[103], request)
     }
 
+    /// Pages through product accounting categories, deleted ones or those changed since a revision on request.
+    ///
     /// `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5731,6 +6282,8 @@ pub struct InventoryConceptions<'c> {
 }
 
 impl<'c> InventoryConceptions<'c> {
+    /// Reads one concept (a brand or format within the chain) by id.
+    ///
     /// `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5744,6 +6297,8 @@ impl<'c> InventoryConceptions<'c> {
         self.client.operation(&OPERATIONS[105], request)
     }
 
+    /// Pages through concepts, deleted ones or those changed since a revision on request.
+    ///
     /// `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5765,6 +6320,8 @@ pub struct InventoryCostings<'c> {
 }
 
 impl<'c> InventoryCostings<'c> {
+    /// Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+    ///
     /// `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate`.
     ///
     /// Changes data: never retried by the client.
@@ -5790,6 +6347,8 @@ impl<'c> InventoryCounteragents<'c> {
         }
     }
 
+    /// Pages through counteragents (suppliers, clients, employees), filtered by type.
+    ///
     /// `inventory.counteragents`: `POST /api/inventory/v1/counteragents`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5800,6 +6359,8 @@ impl<'c> InventoryCounteragents<'c> {
         self.client.operation(&OPERATIONS[108], request)
     }
 
+    /// Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+    ///
     /// `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5821,6 +6382,8 @@ pub struct InventoryCounteragentsPricelist<'c> {
 }
 
 impl<'c> InventoryCounteragentsPricelist<'c> {
+    /// Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+    ///
     /// `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5842,6 +6405,8 @@ pub struct InventoryDisassembleDocument<'c> {
 }
 
 impl<'c> InventoryDisassembleDocument<'c> {
+    /// Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -5852,6 +6417,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[111], request)
     }
 
+    /// Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+    ///
     /// `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5862,6 +6429,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[112], request)
     }
 
+    /// Reads one disassembly act with its lines and status.
+    ///
     /// `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5872,6 +6441,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[113], request)
     }
 
+    /// Lists the disassembly acts dated within a period.
+    ///
     /// `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5882,6 +6453,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[114], request)
     }
 
+    /// Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post`.
     ///
     /// Changes data: never retried by the client.
@@ -5892,6 +6465,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[115], request)
     }
 
+    /// Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -5902,6 +6477,8 @@ impl<'c> InventoryDisassembleDocument<'c> {
         self.client.operation(&OPERATIONS[116], request)
     }
 
+    /// Rewrites a disassembly act: its header and every line.
+    ///
     /// `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update`.
     ///
     /// Changes data: never retried by the client.
@@ -5920,6 +6497,8 @@ pub struct InventoryIncomingInventory<'c> {
 }
 
 impl<'c> InventoryIncomingInventory<'c> {
+    /// Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -5933,6 +6512,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[118], request)
     }
 
+    /// Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+    ///
     /// `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create`.
     ///
     /// Changes data: never retried by the client.
@@ -5946,6 +6527,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[119], request)
     }
 
+    /// Reads one stock-take with its lines and status.
+    ///
     /// `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5959,6 +6542,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[120], request)
     }
 
+    /// Lists the stock-takes dated within a period.
+    ///
     /// `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -5972,6 +6557,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[121], request)
     }
 
+    /// Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post`.
     ///
     /// Changes data: never retried by the client.
@@ -5985,6 +6572,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[122], request)
     }
 
+    /// Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -5998,6 +6587,8 @@ impl<'c> InventoryIncomingInventory<'c> {
         self.client.operation(&OPERATIONS[123], request)
     }
 
+    /// Rewrites a stock-take: its header and every line.
+    ///
     /// `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6033,6 +6624,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         }
     }
 
+    /// Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6043,6 +6636,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[125], request)
     }
 
+    /// Creates a supplier invoice of goods received in state NEW; answers its id and number.
+    ///
     /// `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6053,6 +6648,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[126], request)
     }
 
+    /// Reads one supplier invoice with its lines and status.
+    ///
     /// `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6063,6 +6660,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[127], request)
     }
 
+    /// Lists the supplier invoices dated within a period.
+    ///
     /// `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6073,6 +6672,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[128], request)
     }
 
+    /// Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6083,6 +6684,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[131], request)
     }
 
+    /// Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6093,6 +6696,8 @@ impl<'c> InventoryIncomingInvoice<'c> {
         self.client.operation(&OPERATIONS[132], request)
     }
 
+    /// Rewrites a supplier invoice: its header and every line.
+    ///
     /// `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6111,6 +6716,8 @@ pub struct InventoryIncomingInvoiceModify<'c> {
 }
 
 impl<'c> InventoryIncomingInvoiceModify<'c> {
+    /// Records a payment of a supplier invoice from one account to another; answers the transaction id.
+    ///
     /// `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment`.
     ///
     /// Changes data: never retried by the client.
@@ -6129,6 +6736,8 @@ pub struct InventoryIncomingInvoicePatch<'c> {
 }
 
 impl<'c> InventoryIncomingInvoicePatch<'c> {
+    /// Records when a supplier invoice was paid; nothing of it may be left unpaid.
+    ///
     /// `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date`.
     ///
     /// Changes data: never retried by the client.
@@ -6147,6 +6756,8 @@ pub struct InventoryIncomingReturnedInvoice<'c> {
 }
 
 impl<'c> InventoryIncomingReturnedInvoice<'c> {
+    /// Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6157,6 +6768,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[134], request)
     }
 
+    /// Creates a return of goods from a buyer in state NEW; answers its id and number.
+    ///
     /// `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6167,6 +6780,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[135], request)
     }
 
+    /// Reads one buyer return with its lines and status.
+    ///
     /// `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6177,6 +6792,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[136], request)
     }
 
+    /// Lists the buyer returns dated within a period.
+    ///
     /// `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6187,6 +6804,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[137], request)
     }
 
+    /// Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6197,6 +6816,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[138], request)
     }
 
+    /// Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6207,6 +6828,8 @@ impl<'c> InventoryIncomingReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[139], request)
     }
 
+    /// Rewrites a buyer return: its header and every line.
+    ///
     /// `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6225,6 +6848,8 @@ pub struct InventoryInternalTransfer<'c> {
 }
 
 impl<'c> InventoryInternalTransfer<'c> {
+    /// Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6235,6 +6860,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[141], request)
     }
 
+    /// Creates a transfer of goods between two stores in state NEW; answers its id and number.
+    ///
     /// `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6245,6 +6872,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[142], request)
     }
 
+    /// Reads one store transfer with its lines and status.
+    ///
     /// `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6255,6 +6884,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[143], request)
     }
 
+    /// Lists the store transfers dated within a period.
+    ///
     /// `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6265,6 +6896,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[144], request)
     }
 
+    /// Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6275,6 +6908,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[145], request)
     }
 
+    /// Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6285,6 +6920,8 @@ impl<'c> InventoryInternalTransfer<'c> {
         self.client.operation(&OPERATIONS[146], request)
     }
 
+    /// Rewrites a store transfer: its header and every line.
+    ///
     /// `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6303,6 +6940,8 @@ pub struct InventoryMeasureUnits<'c> {
 }
 
 impl<'c> InventoryMeasureUnits<'c> {
+    /// Looks up one unit of measure: code, short and full name.
+    ///
     /// `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6316,6 +6955,8 @@ impl<'c> InventoryMeasureUnits<'c> {
         self.client.operation(&OPERATIONS[148], request)
     }
 
+    /// Pages through units of measure, deleted ones or those changed since a revision on request.
+    ///
     /// `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6337,6 +6978,8 @@ pub struct InventoryNomenclature<'c> {
 }
 
 impl<'c> InventoryNomenclature<'c> {
+    /// Replaces every barcode of a product with the set given.
+    ///
     /// `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes`.
     ///
     /// Changes data: never retried by the client.
@@ -6362,6 +7005,8 @@ impl<'c> InventoryOrganizations<'c> {
         }
     }
 
+    /// Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+    ///
     /// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6383,6 +7028,8 @@ pub struct InventoryOrganizationsSettings<'c> {
 }
 
 impl<'c> InventoryOrganizationsSettings<'c> {
+    /// Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+    ///
     /// `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6418,6 +7065,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         }
     }
 
+    /// Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6428,6 +7077,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[153], request)
     }
 
+    /// Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+    ///
     /// `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6438,6 +7089,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[154], request)
     }
 
+    /// Reads one outgoing invoice with its lines and status.
+    ///
     /// `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6448,6 +7101,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[155], request)
     }
 
+    /// Lists the outgoing invoices dated within a period.
+    ///
     /// `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6458,6 +7113,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[156], request)
     }
 
+    /// Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6468,6 +7125,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[159], request)
     }
 
+    /// Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6478,6 +7137,8 @@ impl<'c> InventoryOutgoingInvoice<'c> {
         self.client.operation(&OPERATIONS[160], request)
     }
 
+    /// Rewrites an outgoing invoice: its header and every line.
+    ///
     /// `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6496,6 +7157,8 @@ pub struct InventoryOutgoingInvoiceModify<'c> {
 }
 
 impl<'c> InventoryOutgoingInvoiceModify<'c> {
+    /// Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+    ///
     /// `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment`.
     ///
     /// Changes data: never retried by the client.
@@ -6514,6 +7177,8 @@ pub struct InventoryOutgoingInvoicePatch<'c> {
 }
 
 impl<'c> InventoryOutgoingInvoicePatch<'c> {
+    /// Records when an outgoing invoice was paid; it must be paid in full already.
+    ///
     /// `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date`.
     ///
     /// Changes data: never retried by the client.
@@ -6532,6 +7197,8 @@ pub struct InventoryPaymentTypes<'c> {
 }
 
 impl<'c> InventoryPaymentTypes<'c> {
+    /// Reads one payment type of the back-office catalogue by id.
+    ///
     /// `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6545,6 +7212,8 @@ impl<'c> InventoryPaymentTypes<'c> {
         self.client.operation(&OPERATIONS[162], request)
     }
 
+    /// Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+    ///
     /// `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6566,6 +7235,8 @@ pub struct InventoryProductionDocument<'c> {
 }
 
 impl<'c> InventoryProductionDocument<'c> {
+    /// Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6576,6 +7247,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[164], request)
     }
 
+    /// Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+    ///
     /// `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6586,6 +7259,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[165], request)
     }
 
+    /// Reads one production act with its lines and status.
+    ///
     /// `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6596,6 +7271,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[166], request)
     }
 
+    /// Lists the production acts dated within a period.
+    ///
     /// `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6606,6 +7283,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[167], request)
     }
 
+    /// Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6616,6 +7295,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[168], request)
     }
 
+    /// Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6626,6 +7307,8 @@ impl<'c> InventoryProductionDocument<'c> {
         self.client.operation(&OPERATIONS[169], request)
     }
 
+    /// Rewrites a production act: its header and every line.
+    ///
     /// `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6644,6 +7327,8 @@ pub struct InventoryReturnedInvoice<'c> {
 }
 
 impl<'c> InventoryReturnedInvoice<'c> {
+    /// Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6654,6 +7339,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[171], request)
     }
 
+    /// Creates a return of goods to a supplier in state NEW; answers its id and number.
+    ///
     /// `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6664,6 +7351,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[172], request)
     }
 
+    /// Reads one supplier return with its lines and status.
+    ///
     /// `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6674,6 +7363,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[173], request)
     }
 
+    /// Lists the supplier returns dated within a period.
+    ///
     /// `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6684,6 +7375,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[174], request)
     }
 
+    /// Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6694,6 +7387,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[175], request)
     }
 
+    /// Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6704,6 +7399,8 @@ impl<'c> InventoryReturnedInvoice<'c> {
         self.client.operation(&OPERATIONS[176], request)
     }
 
+    /// Rewrites a supplier return: its header and every line.
+    ///
     /// `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6722,6 +7419,8 @@ pub struct InventorySalesDocument<'c> {
 }
 
 impl<'c> InventorySalesDocument<'c> {
+    /// Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6732,6 +7431,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[178], request)
     }
 
+    /// Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+    ///
     /// `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6742,6 +7443,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[179], request)
     }
 
+    /// Reads one sales act with its lines and status.
+    ///
     /// `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6752,6 +7455,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[180], request)
     }
 
+    /// Lists the sales acts dated within a period.
+    ///
     /// `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6762,6 +7467,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[181], request)
     }
 
+    /// Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6772,6 +7479,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[182], request)
     }
 
+    /// Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6782,6 +7491,8 @@ impl<'c> InventorySalesDocument<'c> {
         self.client.operation(&OPERATIONS[183], request)
     }
 
+    /// Rewrites a sales act: its header and every line.
+    ///
     /// `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6800,6 +7511,8 @@ pub struct InventoryStockBalance<'c> {
 }
 
 impl<'c> InventoryStockBalance<'c> {
+    /// Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+    ///
     /// `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6821,6 +7534,8 @@ pub struct InventoryStores<'c> {
 }
 
 impl<'c> InventoryStores<'c> {
+    /// Pages through the stores (warehouses) with their organization and type, by filter.
+    ///
     /// `inventory.stores.list`: `POST /api/inventory/v1/stores/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6842,6 +7557,8 @@ pub struct InventoryTransformationDocument<'c> {
 }
 
 impl<'c> InventoryTransformationDocument<'c> {
+    /// Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6852,6 +7569,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[187], request)
     }
 
+    /// Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+    ///
     /// `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6862,6 +7581,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[188], request)
     }
 
+    /// Reads one transformation act with its lines and status.
+    ///
     /// `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6872,6 +7593,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[189], request)
     }
 
+    /// Lists the transformation acts dated within a period.
+    ///
     /// `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6882,6 +7605,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[190], request)
     }
 
+    /// Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6892,6 +7617,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[191], request)
     }
 
+    /// Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6902,6 +7629,8 @@ impl<'c> InventoryTransformationDocument<'c> {
         self.client.operation(&OPERATIONS[192], request)
     }
 
+    /// Rewrites a transformation act: its header and every line.
+    ///
     /// `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6920,6 +7649,8 @@ pub struct InventoryWriteoffDocument<'c> {
 }
 
 impl<'c> InventoryWriteoffDocument<'c> {
+    /// Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+    ///
     /// `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel`.
     ///
     /// Changes data: never retried by the client.
@@ -6930,6 +7661,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[194], request)
     }
 
+    /// Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+    ///
     /// `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create`.
     ///
     /// Changes data: never retried by the client.
@@ -6940,6 +7673,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[195], request)
     }
 
+    /// Reads one write-off act with its lines and status.
+    ///
     /// `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6950,6 +7685,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[196], request)
     }
 
+    /// Lists the write-off acts dated within a period.
+    ///
     /// `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -6960,6 +7697,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[197], request)
     }
 
+    /// Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+    ///
     /// `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post`.
     ///
     /// Changes data: never retried by the client.
@@ -6970,6 +7709,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[198], request)
     }
 
+    /// Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+    ///
     /// `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost`.
     ///
     /// Changes data: never retried by the client.
@@ -6980,6 +7721,8 @@ impl<'c> InventoryWriteoffDocument<'c> {
         self.client.operation(&OPERATIONS[199], request)
     }
 
+    /// Rewrites a write-off act: its header and every line.
+    ///
     /// `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update`.
     ///
     /// Changes data: never retried by the client.
@@ -6998,6 +7741,8 @@ pub struct Licenses<'c> {
 }
 
 impl<'c> Licenses<'c> {
+    /// Lists the licenses of each organization the API key reaches.
+    ///
     /// `licenses.list`: `POST /api/licenses/v2/list`.
     ///
     /// Restriction group: `Data: licenses`.
@@ -7064,6 +7809,8 @@ impl<'c> LoyaltyIiko<'c> {
         }
     }
 
+    /// Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+    ///
     /// `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate`.
     ///
     /// Restriction group: `Loyalty: order calculate`.
@@ -7076,6 +7823,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[202], request)
     }
 
+    /// Tells whether the organization can send SMS now and how many messages it has left.
+    ///
     /// `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7086,6 +7835,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[203], request)
     }
 
+    /// Reads the delivery state of SMS messages sent earlier, by their ids.
+    ///
     /// `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7096,6 +7847,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[204], request)
     }
 
+    /// Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+    ///
     /// `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers`.
     ///
     /// Changes data: never retried by the client.
@@ -7106,6 +7859,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[222], request)
     }
 
+    /// Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+    ///
     /// `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7116,6 +7871,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[223], request)
     }
 
+    /// Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+    ///
     /// `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition`.
     ///
     /// Restriction group: `Loyalty: dictionaries`.
@@ -7128,6 +7885,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[224], request)
     }
 
+    /// Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+    ///
     /// `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program`.
     ///
     /// Restriction group: `Loyalty: dictionaries`.
@@ -7140,6 +7899,8 @@ impl<'c> LoyaltyIiko<'c> {
         self.client.operation(&OPERATIONS[227], request)
     }
 
+    /// Clears the deleted mark of loyalty customers; answers how many were found and restored.
+    ///
     /// `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers`.
     ///
     /// Changes data: never retried by the client.
@@ -7158,6 +7919,8 @@ pub struct LoyaltyIikoCoupons<'c> {
 }
 
 impl<'c> LoyaltyIikoCoupons<'c> {
+    /// Pages through the coupons of one series that nobody has activated yet.
+    ///
     /// `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series`.
     ///
     /// Restriction group: `Loyalty: coupons`.
@@ -7170,6 +7933,8 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         self.client.operation(&OPERATIONS[205], request)
     }
 
+    /// Looks a coupon up by number (and series): its series and when it was activated, if ever.
+    ///
     /// `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info`.
     ///
     /// Restriction group: `Loyalty: coupons`.
@@ -7182,6 +7947,8 @@ impl<'c> LoyaltyIikoCoupons<'c> {
         self.client.operation(&OPERATIONS[206], request)
     }
 
+    /// Lists the coupon series that still have coupons nobody has used or deleted.
+    ///
     /// `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series`.
     ///
     /// Restriction group: `Loyalty: coupons`.
@@ -7230,6 +7997,8 @@ impl<'c> LoyaltyIikoCustomer<'c> {
         }
     }
 
+    /// Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+    ///
     /// `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update`.
     ///
     /// Restriction group: `Guests: creating`.
@@ -7242,6 +8011,8 @@ impl<'c> LoyaltyIikoCustomer<'c> {
         self.client.operation(&OPERATIONS[210], request)
     }
 
+    /// Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+    ///
     /// `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info`.
     ///
     /// Restriction group: `Guests: info`.
@@ -7262,6 +8033,8 @@ pub struct LoyaltyIikoCustomerCard<'c> {
 }
 
 impl<'c> LoyaltyIikoCustomerCard<'c> {
+    /// Links a loyalty card (track and number) to a customer.
+    ///
     /// `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add`.
     ///
     /// Restriction group: `Guests: changing`.
@@ -7274,6 +8047,8 @@ impl<'c> LoyaltyIikoCustomerCard<'c> {
         self.client.operation(&OPERATIONS[208], request)
     }
 
+    /// Unlinks a loyalty card, by its track, from a customer.
+    ///
     /// `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove`.
     ///
     /// Restriction group: `Guests: changing`.
@@ -7294,6 +8069,8 @@ pub struct LoyaltyIikoCustomerProgram<'c> {
 }
 
 impl<'c> LoyaltyIikoCustomerProgram<'c> {
+    /// Enrols a customer in a loyalty program; answers the customer's new wallet.
+    ///
     /// `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add`.
     ///
     /// Restriction group: `Guests: changing`.
@@ -7314,6 +8091,8 @@ pub struct LoyaltyIikoCustomerTransactions<'c> {
 }
 
 impl<'c> LoyaltyIikoCustomerTransactions<'c> {
+    /// Pages through a customer's loyalty transactions within a date range.
+    ///
     /// `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date`.
     ///
     /// Restriction group: `Guests: info`.
@@ -7326,6 +8105,8 @@ impl<'c> LoyaltyIikoCustomerTransactions<'c> {
         self.client.operation(&OPERATIONS[213], request)
     }
 
+    /// Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+    ///
     /// `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision`.
     ///
     /// Restriction group: `Guests: info`.
@@ -7346,6 +8127,8 @@ pub struct LoyaltyIikoCustomerWallet<'c> {
 }
 
 impl<'c> LoyaltyIikoCustomerWallet<'c> {
+    /// Releases money reserved earlier by wallet.hold, by that transaction's id.
+    ///
     /// `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold`.
     ///
     /// Restriction group: `Loyalty: wallets`.
@@ -7358,6 +8141,8 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         self.client.operation(&OPERATIONS[215], request)
     }
 
+    /// Takes a sum off a customer's wallet balance at once.
+    ///
     /// `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff`.
     ///
     /// Restriction group: `Loyalty: wallets`.
@@ -7370,6 +8155,8 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         self.client.operation(&OPERATIONS[216], request)
     }
 
+    /// Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+    ///
     /// `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold`.
     ///
     /// Restriction group: `Loyalty: wallets`.
@@ -7382,6 +8169,8 @@ impl<'c> LoyaltyIikoCustomerWallet<'c> {
         self.client.operation(&OPERATIONS[217], request)
     }
 
+    /// Adds a sum to a customer's wallet balance.
+    ///
     /// `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup`.
     ///
     /// Restriction group: `Loyalty: wallets`.
@@ -7402,6 +8191,8 @@ pub struct LoyaltyIikoCustomerCategory<'c> {
 }
 
 impl<'c> LoyaltyIikoCustomerCategory<'c> {
+    /// Puts a customer into a loyalty category.
+    ///
     /// `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add`.
     ///
     /// Restriction group: `Guests: changing`.
@@ -7414,6 +8205,8 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         self.client.operation(&OPERATIONS[220], request)
     }
 
+    /// Lists the categories of the organization's loyalty customers, with active and default flags.
+    ///
     /// `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category`.
     ///
     /// Restriction group: `Loyalty: dictionaries`.
@@ -7426,6 +8219,8 @@ impl<'c> LoyaltyIikoCustomerCategory<'c> {
         self.client.operation(&OPERATIONS[219], request)
     }
 
+    /// Takes a customer out of a loyalty category.
+    ///
     /// `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove`.
     ///
     /// Restriction group: `Guests: changing`.
@@ -7446,6 +8241,8 @@ pub struct LoyaltyIikoMessage<'c> {
 }
 
 impl<'c> LoyaltyIikoMessage<'c> {
+    /// Sends an e-mail through the organization's loyalty mail settings.
+    ///
     /// `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email`.
     ///
     /// Restriction group: `Loyalty: messages`.
@@ -7458,6 +8255,8 @@ impl<'c> LoyaltyIikoMessage<'c> {
         self.client.operation(&OPERATIONS[225], request)
     }
 
+    /// Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+    ///
     /// `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms`.
     ///
     /// Restriction group: `Loyalty: messages`.
@@ -7485,6 +8284,8 @@ impl<'c> Menu<'c> {
         }
     }
 
+    /// Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+    ///
     /// `menu.by_id`: `POST /api/2/menu/by_id`.
     ///
     /// Restriction group: `Data: menu`.
@@ -7497,6 +8298,8 @@ impl<'c> Menu<'c> {
         self.client.operation(&OPERATIONS[231], request)
     }
 
+    /// Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+    ///
     /// `menu`: `POST /api/2/menu`.
     ///
     /// Restriction group: `Data: menu`.
@@ -7514,6 +8317,8 @@ pub struct MenuV3<'c> {
 }
 
 impl<'c> MenuV3<'c> {
+    /// Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+    ///
     /// `menu.v3.by_id`: `POST /api/menu/v3/by_id`.
     ///
     /// Restriction group: `Data: menu`.
@@ -7651,6 +8456,8 @@ impl<'c> Nomenclature<'c> {
         }
     }
 
+    /// Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+    ///
     /// `nomenclature`: `POST /api/1/nomenclature`.
     ///
     /// Restriction group: `Data: menu`.
@@ -7671,6 +8478,8 @@ pub struct NomenclatureAllergenGroup<'c> {
 }
 
 impl<'c> NomenclatureAllergenGroup<'c> {
+    /// Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+    ///
     /// `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7692,6 +8501,8 @@ pub struct NomenclatureAmountUnit<'c> {
 }
 
 impl<'c> NomenclatureAmountUnit<'c> {
+    /// Pages through the units of measure directory, filtered by id, name, code or deleted state.
+    ///
     /// `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7713,6 +8524,8 @@ pub struct NomenclatureAssemblyChart<'c> {
 }
 
 impl<'c> NomenclatureAssemblyChart<'c> {
+    /// Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+    ///
     /// `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7726,6 +8539,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[236], request)
     }
 
+    /// Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+    ///
     /// `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create`.
     ///
     /// Changes data: never retried by the client.
@@ -7739,6 +8554,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[237], request)
     }
 
+    /// Removes one recipe card of a product, by the card's id.
+    ///
     /// `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -7752,6 +8569,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[238], request)
     }
 
+    /// Reads one recipe card by id.
+    ///
     /// `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7765,6 +8584,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[239], request)
     }
 
+    /// Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+    ///
     /// `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7778,6 +8599,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[240], request)
     }
 
+    /// Breaks a product's recipe down to the stock items written off for it, as of a date.
+    ///
     /// `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7791,6 +8614,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[241], request)
     }
 
+    /// Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+    ///
     /// `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7804,6 +8629,8 @@ impl<'c> NomenclatureAssemblyChart<'c> {
         self.client.operation(&OPERATIONS[242], request)
     }
 
+    /// Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+    ///
     /// `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update`.
     ///
     /// Changes data: never retried by the client.
@@ -7825,6 +8652,8 @@ pub struct NomenclatureContainer<'c> {
 }
 
 impl<'c> NomenclatureContainer<'c> {
+    /// Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7846,6 +8675,8 @@ pub struct NomenclatureCustomCategory<'c> {
 }
 
 impl<'c> NomenclatureCustomCategory<'c> {
+    /// Pages through the user-defined product categories, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7867,6 +8698,8 @@ pub struct NomenclatureGroup<'c> {
 }
 
 impl<'c> NomenclatureGroup<'c> {
+    /// Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+    ///
     /// `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create`.
     ///
     /// Changes data: never retried by the client.
@@ -7880,6 +8713,8 @@ impl<'c> NomenclatureGroup<'c> {
         self.client.operation(&OPERATIONS[246], request)
     }
 
+    /// Marks product groups deleted together with their subgroups and products.
+    ///
     /// `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -7893,6 +8728,8 @@ impl<'c> NomenclatureGroup<'c> {
         self.client.operation(&OPERATIONS[247], request)
     }
 
+    /// Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+    ///
     /// `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7906,6 +8743,8 @@ impl<'c> NomenclatureGroup<'c> {
         self.client.operation(&OPERATIONS[248], request)
     }
 
+    /// Brings deleted product groups back, with their subgroups and products when recursively is set.
+    ///
     /// `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -7919,6 +8758,8 @@ impl<'c> NomenclatureGroup<'c> {
         self.client.operation(&OPERATIONS[249], request)
     }
 
+    /// Rewrites a product group; its position stays, its article must stay unique.
+    ///
     /// `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update`.
     ///
     /// Changes data: never retried by the client.
@@ -7940,6 +8781,8 @@ pub struct NomenclatureMenu<'c> {
 }
 
 impl<'c> NomenclatureMenu<'c> {
+    /// Pages through the menu sections directory, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7961,6 +8804,8 @@ pub struct NomenclatureModifierSchema<'c> {
 }
 
 impl<'c> NomenclatureModifierSchema<'c> {
+    /// Pages through the modifier schemes directory, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -7997,6 +8842,8 @@ pub struct NomenclatureNomenclatureCategory<'c> {
 }
 
 impl<'c> NomenclatureNomenclatureCategory<'c> {
+    /// Creates a product category from just a name; answers its new id.
+    ///
     /// `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create`.
     ///
     /// Changes data: never retried by the client.
@@ -8010,6 +8857,8 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[253], request)
     }
 
+    /// Marks a product category deleted; the category restore operation undoes it.
+    ///
     /// `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -8023,6 +8872,8 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[254], request)
     }
 
+    /// Pages through product categories, optionally only given ids or with deleted ones.
+    ///
     /// `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8036,6 +8887,8 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[255], request)
     }
 
+    /// Undoes the deletion of a product category.
+    ///
     /// `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -8049,6 +8902,8 @@ impl<'c> NomenclatureNomenclatureCategory<'c> {
         self.client.operation(&OPERATIONS[256], request)
     }
 
+    /// Renames a product category.
+    ///
     /// `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update`.
     ///
     /// Changes data: never retried by the client.
@@ -8070,6 +8925,8 @@ pub struct NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
 }
 
 impl<'c> NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
+    /// Looks up one foreign-trade commodity code (its name and code value) by id.
+    ///
     /// `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8083,6 +8940,8 @@ impl<'c> NomenclatureOuterEconomicActivityNomenclatureCodes<'c> {
         self.client.operation(&OPERATIONS[258], request)
     }
 
+    /// Lists the whole foreign-trade commodity code directory, deleted codes on request.
+    ///
     /// `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8105,6 +8964,8 @@ pub struct NomenclaturePlaceType<'c> {
 }
 
 impl<'c> NomenclaturePlaceType<'c> {
+    /// Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8126,6 +8987,8 @@ pub struct NomenclatureProducer<'c> {
 }
 
 impl<'c> NomenclatureProducer<'c> {
+    /// Pages through the producers directory, filtered by id, name, code or deleted state.
+    ///
     /// `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8147,6 +9010,8 @@ pub struct NomenclatureProduct<'c> {
 }
 
 impl<'c> NomenclatureProduct<'c> {
+    /// Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+    ///
     /// `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create`.
     ///
     /// Changes data: never retried by the client.
@@ -8160,6 +9025,8 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[262], request)
     }
 
+    /// Marks catalogue products deleted; nomenclature.product.restore undoes it.
+    ///
     /// `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -8173,6 +9040,8 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[263], request)
     }
 
+    /// Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+    ///
     /// `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8186,6 +9055,8 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[264], request)
     }
 
+    /// Brings deleted catalogue products back.
+    ///
     /// `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore`.
     ///
     /// Changes data: never retried by the client.
@@ -8199,6 +9070,8 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[265], request)
     }
 
+    /// Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+    ///
     /// `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update`.
     ///
     /// Changes data: never retried by the client.
@@ -8212,6 +9085,8 @@ impl<'c> NomenclatureProduct<'c> {
         self.client.operation(&OPERATIONS[266], request)
     }
 
+    /// Replaces every barcode of a catalogue product with the set given.
+    ///
     /// `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes`.
     ///
     /// Changes data: never retried by the client.
@@ -8233,6 +9108,8 @@ pub struct NomenclatureProductScale<'c> {
 }
 
 impl<'c> NomenclatureProductScale<'c> {
+    /// Creates a size scale (such as small, medium, large) with the full list of its sizes.
+    ///
     /// `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create`.
     ///
     /// Changes data: never retried by the client.
@@ -8246,6 +9123,8 @@ impl<'c> NomenclatureProductScale<'c> {
         self.client.operation(&OPERATIONS[268], request)
     }
 
+    /// Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+    ///
     /// `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete`.
     ///
     /// Changes data: never retried by the client.
@@ -8259,6 +9138,8 @@ impl<'c> NomenclatureProductScale<'c> {
         self.client.operation(&OPERATIONS[269], request)
     }
 
+    /// Reads one size scale with its sizes.
+    ///
     /// `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8272,6 +9153,8 @@ impl<'c> NomenclatureProductScale<'c> {
         self.client.operation(&OPERATIONS[270], request)
     }
 
+    /// Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+    ///
     /// `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8285,6 +9168,8 @@ impl<'c> NomenclatureProductScale<'c> {
         self.client.operation(&OPERATIONS[271], request)
     }
 
+    /// Rewrites a size scale and its sizes; sizes left out are marked deleted.
+    ///
     /// `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update`.
     ///
     /// Changes data: never retried by the client.
@@ -8306,6 +9191,8 @@ pub struct NomenclatureProductSize<'c> {
 }
 
 impl<'c> NomenclatureProductSize<'c> {
+    /// Pages through the product sizes directory, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8327,6 +9214,8 @@ pub struct NomenclatureProductTag<'c> {
 }
 
 impl<'c> NomenclatureProductTag<'c> {
+    /// Pages through the product tags directory, filtered by id, name or deleted state.
+    ///
     /// `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8348,6 +9237,8 @@ pub struct Notifications<'c> {
 }
 
 impl<'c> Notifications<'c> {
+    /// Raises an order-attention notice about one order to the systems connected to the organization.
+    ///
     /// `notifications.send`: `POST /api/1/notifications/send`.
     ///
     /// Restriction group: `Notifications`.
@@ -8370,6 +9261,8 @@ pub struct Order<'c> {
 }
 
 impl<'c> Order<'c> {
+    /// Attaches a customer (name, phone, birthdate and more) to a table order.
+    ///
     /// `order.add_customer`: `POST /api/1/order/add_customer`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -8384,6 +9277,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[276], request)
     }
 
+    /// Adds items and combos to an open table order, optionally printing a service ticket.
+    ///
     /// `order.add_items`: `POST /api/1/order/add_items`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -8398,6 +9293,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[277], request)
     }
 
+    /// Adds payments and tips to a table order, keeping those it already has.
+    ///
     /// `order.add_payments`: `POST /api/1/order/add_payments`.
     ///
     /// Restriction group: `Order payments: changing`.
@@ -8412,6 +9309,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[278], request)
     }
 
+    /// Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+    ///
     /// `order.by_id`: `POST /api/1/order/by_id`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -8424,6 +9323,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[279], request)
     }
 
+    /// Lists the orders on given tables, optionally by status and date range.
+    ///
     /// `order.by_table`: `POST /api/1/order/by_table`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -8436,6 +9337,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[280], request)
     }
 
+    /// Cancels a table order, optionally writing its items off with a removal type.
+    ///
     /// `order.cancel`: `POST /api/1/order/cancel`.
     ///
     /// A command: the service answers at once with a `correlationId` and does
@@ -8448,6 +9351,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[281], request)
     }
 
+    /// Sets key-value external data on a table order, each pair public or not.
+    ///
     /// `order.change_external_data`: `POST /api/1/order/change_external_data`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -8462,6 +9367,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[282], request)
     }
 
+    /// Replaces every payment and tip of a table order; fails once any payment is processed.
+    ///
     /// `order.change_payments`: `POST /api/1/order/change_payments`.
     ///
     /// Restriction group: `Order payments: changing`.
@@ -8476,6 +9383,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[283], request)
     }
 
+    /// Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+    ///
     /// `order.close`: `POST /api/1/order/close`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -8490,6 +9399,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[284], request)
     }
 
+    /// Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+    ///
     /// `order.create`: `POST /api/1/order/create`.
     ///
     /// Restriction group: `Orders: creating`.
@@ -8504,6 +9415,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[285], request)
     }
 
+    /// Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+    ///
     /// `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder`.
     ///
     /// Restriction group: `Orders: loading data`.
@@ -8518,6 +9431,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[286], request)
     }
 
+    /// Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+    ///
     /// `order.init_by_table`: `POST /api/1/order/init_by_table`.
     ///
     /// Restriction group: `Orders: loading data`.
@@ -8532,6 +9447,8 @@ impl<'c> Order<'c> {
         self.client.operation(&OPERATIONS[287], request)
     }
 
+    /// Prints a table order's bill on the terminal.
+    ///
     /// `order.print_bill`: `POST /api/1/order/print_bill`.
     ///
     /// A command: the service answers at once with a `correlationId` and does
@@ -8552,6 +9469,8 @@ pub struct Organizations<'c> {
 }
 
 impl<'c> Organizations<'c> {
+    /// Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+    ///
     /// `organizations`: `POST /api/1/organizations`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -8564,6 +9483,8 @@ impl<'c> Organizations<'c> {
         self.client.operation(&OPERATIONS[289], request)
     }
 
+    /// Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+    ///
     /// `organizations.settings`: `POST /api/1/organizations/settings`.
     ///
     /// Restriction group: `Organizations: settings`.
@@ -8606,6 +9527,8 @@ impl<'c> PlatformEvents<'c> {
         }
     }
 
+    /// Pages through one organization's platform events by type, from a revision or within a time range.
+    ///
     /// `platform.events.list`: `POST /api/platform/v1/events/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8627,6 +9550,8 @@ pub struct PlatformEventsMetadata<'c> {
 }
 
 impl<'c> PlatformEventsMetadata<'c> {
+    /// Lists the groups and types of platform events, the values platform.events.list filters on.
+    ///
     /// `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8670,6 +9595,8 @@ pub struct ReportingIncomePlan<'c> {
 }
 
 impl<'c> ReportingIncomePlan<'c> {
+    /// Reads an organization's planned income for each day of a date range.
+    ///
     /// `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8705,6 +9632,8 @@ impl<'c> ReportingOlap<'c> {
         }
     }
 
+    /// Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+    ///
     /// `reporting.olap.get`: `POST /api/reporting/v1/olap/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8726,6 +9655,8 @@ pub struct ReportingOlapColumns<'c> {
 }
 
 impl<'c> ReportingOlapColumns<'c> {
+    /// Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+    ///
     /// `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8747,6 +9678,8 @@ pub struct ReportingOlapPresets<'c> {
 }
 
 impl<'c> ReportingOlapPresets<'c> {
+    /// Runs a saved OLAP report preset over a date range and answers its data.
+    ///
     /// `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8760,6 +9693,8 @@ impl<'c> ReportingOlapPresets<'c> {
         self.client.operation(&OPERATIONS[300], request)
     }
 
+    /// Lists the OLAP report presets saved in the back office; untyped answer.
+    ///
     /// `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -8781,6 +9716,8 @@ pub struct Reserve<'c> {
 }
 
 impl<'c> Reserve<'c> {
+    /// Adds items and combos to a banquet's order (banquets only).
+    ///
     /// `reserve.add_items`: `POST /api/1/reserve/add_items`.
     ///
     /// Restriction group: `Orders: changing`.
@@ -8795,6 +9732,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[302], request)
     }
 
+    /// Adds payments to a banquet's order (banquets only).
+    ///
     /// `reserve.add_payments`: `POST /api/1/reserve/add_payments`.
     ///
     /// Restriction group: `Order payments: changing`.
@@ -8809,6 +9748,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[303], request)
     }
 
+    /// Lists the key's organizations where reserves and banquets can be booked.
+    ///
     /// `reserve.available_organizations`: `POST /api/1/reserve/available_organizations`.
     ///
     /// Restriction group: `Orders: preparing`.
@@ -8821,6 +9762,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[304], request)
     }
 
+    /// Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+    ///
     /// `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections`.
     ///
     /// Restriction group: `Orders: preparing`.
@@ -8833,6 +9776,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[305], request)
     }
 
+    /// Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+    ///
     /// `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups`.
     ///
     /// Restriction group: `Orders: preparing`.
@@ -8845,6 +9790,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[306], request)
     }
 
+    /// Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+    ///
     /// `reserve.cancel`: `POST /api/1/reserve/cancel`.
     ///
     /// Restriction group: `Order status: changing`.
@@ -8859,6 +9806,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[307], request)
     }
 
+    /// Reschedules a reserve or banquet to a new expected start time.
+    ///
     /// `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time`.
     ///
     /// A command: the service answers at once with a `correlationId` and does
@@ -8871,6 +9820,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[308], request)
     }
 
+    /// Replaces the items and combos of a banquet's order (banquets only).
+    ///
     /// `reserve.change_items`: `POST /api/1/reserve/change_items`.
     ///
     /// A command: the service answers at once with a `correlationId` and does
@@ -8883,6 +9834,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[309], request)
     }
 
+    /// Moves a reserve or banquet to another set of tables.
+    ///
     /// `reserve.change_tables`: `POST /api/1/reserve/change_tables`.
     ///
     /// A command: the service answers at once with a `correlationId` and does
@@ -8895,6 +9848,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[310], request)
     }
 
+    /// Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+    ///
     /// `reserve.create`: `POST /api/1/reserve/create`.
     ///
     /// Restriction group: `Orders: creating`.
@@ -8909,6 +9864,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[311], request)
     }
 
+    /// Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+    ///
     /// `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -8921,6 +9878,8 @@ impl<'c> Reserve<'c> {
         self.client.operation(&OPERATIONS[312], request)
     }
 
+    /// Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+    ///
     /// `reserve.status_by_id`: `POST /api/1/reserve/status_by_id`.
     ///
     /// Restriction group: `Orders: receiving`.
@@ -8941,6 +9900,8 @@ pub struct StopLists<'c> {
 }
 
 impl<'c> StopLists<'c> {
+    /// Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+    ///
     /// `stop_lists.add`: `POST /api/1/stop_lists/add`.
     ///
     /// Restriction group: `Data: changing stoplists`.
@@ -8955,6 +9916,8 @@ impl<'c> StopLists<'c> {
         self.client.operation(&OPERATIONS[315], request)
     }
 
+    /// Checks order items against a terminal group's stop list and answers those that cannot be sold.
+    ///
     /// `stop_lists.check`: `POST /api/1/stop_lists/check`.
     ///
     /// Restriction group: `Orders: creating`.
@@ -8967,6 +9930,8 @@ impl<'c> StopLists<'c> {
         self.client.operation(&OPERATIONS[316], request)
     }
 
+    /// Empties a terminal group's stop list.
+    ///
     /// `stop_lists.clear`: `POST /api/1/stop_lists/clear`.
     ///
     /// Restriction group: `Data: changing stoplists`.
@@ -8981,6 +9946,8 @@ impl<'c> StopLists<'c> {
         self.client.operation(&OPERATIONS[317], request)
     }
 
+    /// Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+    ///
     /// `stop_lists`: `POST /api/1/stop_lists`.
     ///
     /// Restriction group: `Data: stoplists`.
@@ -8993,6 +9960,8 @@ impl<'c> StopLists<'c> {
         self.client.operation(&OPERATIONS[314], request)
     }
 
+    /// Takes products (and sizes) off a terminal group's stop list.
+    ///
     /// `stop_lists.remove`: `POST /api/1/stop_lists/remove`.
     ///
     /// Restriction group: `Data: changing stoplists`.
@@ -9015,6 +9984,8 @@ pub struct Streets<'c> {
 }
 
 impl<'c> Streets<'c> {
+    /// Lists the streets of one city in an organization's address book.
+    ///
     /// `streets.by_city`: `POST /api/1/streets/by_city`.
     ///
     /// Restriction group: `Data: geo`.
@@ -9027,6 +9998,8 @@ impl<'c> Streets<'c> {
         self.client.operation(&OPERATIONS[319], request)
     }
 
+    /// Looks streets up by their ids or their address classifier ids, each with its city name.
+    ///
     /// `streets.by_id`: `POST /api/1/streets/by_id`.
     ///
     /// Restriction group: `Data: geo`.
@@ -9047,6 +10020,8 @@ pub struct TerminalGroups<'c> {
 }
 
 impl<'c> TerminalGroups<'c> {
+    /// Wakes sleeping terminal groups; answers which ones woke and which did not.
+    ///
     /// `terminal_groups.awake`: `POST /api/1/terminal_groups/awake`.
     ///
     /// Restriction group: `Organizations: settings`.
@@ -9059,6 +10034,8 @@ impl<'c> TerminalGroups<'c> {
         self.client.operation(&OPERATIONS[322], request)
     }
 
+    /// Lists each organization's terminal groups, those asleep apart from the others.
+    ///
     /// `terminal_groups`: `POST /api/1/terminal_groups`.
     ///
     /// Restriction group: `Data: dictionaries`.
@@ -9071,6 +10048,8 @@ impl<'c> TerminalGroups<'c> {
         self.client.operation(&OPERATIONS[321], request)
     }
 
+    /// Tells whether each given terminal group is online now.
+    ///
     /// `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive`.
     ///
     /// Restriction group: `POS: availability`.
@@ -9113,6 +10092,8 @@ pub struct TerminalsCashRegisters<'c> {
 }
 
 impl<'c> TerminalsCashRegisters<'c> {
+    /// Pages through an organization's cash registers, by name search or terminal group.
+    ///
     /// `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -9134,6 +10115,8 @@ pub struct TerminalsTerminals<'c> {
 }
 
 impl<'c> TerminalsTerminals<'c> {
+    /// Lists an organization's terminals (computer name, sections), anonymous ones on request.
+    ///
     /// `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list`.
     ///
     /// Only reads: retried after a transport error or a 5xx.
@@ -9155,6 +10138,8 @@ pub struct Webhooks<'c> {
 }
 
 impl<'c> Webhooks<'c> {
+    /// Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+    ///
     /// `webhooks.settings`: `POST /api/1/webhooks/settings`.
     ///
     /// Restriction group: `Organizations: settings`.
@@ -9167,6 +10152,8 @@ impl<'c> Webhooks<'c> {
         self.client.operation(&OPERATIONS[327], request)
     }
 
+    /// Sets the webhook address, authToken and event filter of an organization for this API key.
+    ///
     /// `webhooks.update_settings`: `POST /api/1/webhooks/update_settings`.
     ///
     /// Restriction group: `WebHooks: settings`.

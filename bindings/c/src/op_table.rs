@@ -11,664 +11,993 @@ use std::ffi::CStr;
 #[allow(non_camel_case_types)]
 pub type iiko_operation = i32;
 
-/// `access_token`: `POST /api/v2/access_token` (not retried).
+/// `access_token`: Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+/// `POST /api/v2/access_token` (not retried).
 pub const IIKO_OP_ACCESS_TOKEN: iiko_operation = 1;
-/// `access_token_v1`: `POST /api/1/access_token` (not retried; deprecated).
+/// `access_token_v1`: Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+/// `POST /api/1/access_token` (not retried; deprecated).
 pub const IIKO_OP_ACCESS_TOKEN_V1: iiko_operation = 2;
-/// `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `cancel_causes`: Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+/// `POST /api/1/cancel_causes` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_CANCEL_CAUSES: iiko_operation = 3;
-/// `cities`: `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+/// `cities`: Lists the cities of each organization's address book, deleted ones on request.
+/// `POST /api/1/cities` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_CITIES: iiko_operation = 4;
-/// `combo`: `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+/// `combo`: Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+/// `POST /api/1/combo` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_COMBO: iiko_operation = 5;
-/// `combo.calculate`: `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
+/// `combo.calculate`: Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+/// `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
 pub const IIKO_OP_COMBO_CALCULATE: iiko_operation = 6;
-/// `commands.status`: `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands").
+/// `commands.status`: Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+/// `POST /api/1/commands/status` (a read: retried after a transport error or 5xx; restriction group "Commands").
 pub const IIKO_OP_COMMANDS_STATUS: iiko_operation = 7;
-/// `deliveries.add_items`: `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.add_items`: Adds items and combos to an existing delivery order.
+/// `POST /api/1/deliveries/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_ADD_ITEMS: iiko_operation = 8;
-/// `deliveries.add_payments`: `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+/// `deliveries.add_payments`: Adds payments and tips to a delivery order, keeping those it already has.
+/// `POST /api/1/deliveries/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
 pub const IIKO_OP_DELIVERIES_ADD_PAYMENTS: iiko_operation = 9;
-/// `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `deliveries.by_delivery_date_and_phone`: Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+/// `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_PHONE: iiko_operation = 10;
-/// `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `deliveries.by_delivery_date_and_source_key_and_filter`: Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+/// `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_SOURCE_KEY_AND_FILTER: iiko_operation = 11;
-/// `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `deliveries.by_delivery_date_and_status`: Lists delivery orders due in a date range, optionally by status, source key or courier.
+/// `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_DELIVERIES_BY_DELIVERY_DATE_AND_STATUS: iiko_operation = 12;
-/// `deliveries.by_id`: `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `deliveries.by_id`: Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+/// `POST /api/1/deliveries/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_DELIVERIES_BY_ID: iiko_operation = 13;
-/// `deliveries.by_revision`: `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision").
+/// `deliveries.by_revision`: Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+/// `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving by revision").
 pub const IIKO_OP_DELIVERIES_BY_REVISION: iiko_operation = 14;
-/// `deliveries.cancel`: `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.cancel`: Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+/// `POST /api/1/deliveries/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_CANCEL: iiko_operation = 15;
-/// `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.cancel_confirmation`: Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+/// `POST /api/1/deliveries/cancel_confirmation` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_CANCEL_CONFIRMATION: iiko_operation = 16;
-/// `deliveries.change_comment`: `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_comment`: Replaces a delivery order's comment.
+/// `POST /api/1/deliveries/change_comment` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_COMMENT: iiko_operation = 17;
-/// `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_complete_before`: Moves the time a delivery order is due by (completeBefore).
+/// `POST /api/1/deliveries/change_complete_before` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_COMPLETE_BEFORE: iiko_operation = 18;
-/// `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_delivery_point`: Replaces a delivery order's address, coordinates and address comment.
+/// `POST /api/1/deliveries/change_delivery_point` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_DELIVERY_POINT: iiko_operation = 19;
-/// `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing").
+/// `deliveries.change_driver_info`: Sets the driver of a delivery order and the estimated arrival time.
+/// `POST /api/1/deliveries/change_driver_info` (a command: answers a correlationId; never retried; restriction group "Order driver: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_DRIVER_INFO: iiko_operation = 20;
-/// `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_external_data`: Sets key-value external data on a delivery order, each pair public or not.
+/// `POST /api/1/deliveries/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_EXTERNAL_DATA: iiko_operation = 21;
-/// `deliveries.change_operator`: `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_operator`: Makes an employee the call-centre operator of a delivery order.
+/// `POST /api/1/deliveries/change_operator` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_OPERATOR: iiko_operation = 22;
-/// `deliveries.change_payments`: `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+/// `deliveries.change_payments`: Replaces every payment and tip of a delivery order; fails once any payment is processed.
+/// `POST /api/1/deliveries/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_PAYMENTS: iiko_operation = 23;
-/// `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.change_service_type`: Switches a delivery order between courier and pickup; courier needs a delivery point.
+/// `POST /api/1/deliveries/change_service_type` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_CHANGE_SERVICE_TYPE: iiko_operation = 24;
-/// `deliveries.close`: `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.close`: Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+/// `POST /api/1/deliveries/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_CLOSE: iiko_operation = 25;
-/// `deliveries.confirm`: `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.confirm`: Confirms an unconfirmed delivery order.
+/// `POST /api/1/deliveries/confirm` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_CONFIRM: iiko_operation = 26;
-/// `deliveries.create`: `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+/// `deliveries.create`: Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+/// `POST /api/1/deliveries/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
 pub const IIKO_OP_DELIVERIES_CREATE: iiko_operation = 27;
-/// `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+/// `deliveries.drafts.by_filter`: Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+/// `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
 pub const IIKO_OP_DELIVERIES_DRAFTS_BY_FILTER: iiko_operation = 28;
-/// `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
+/// `deliveries.drafts.by_id`: Reads one delivery order draft and who holds its lock.
+/// `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or 5xx; restriction group "Drafts: receiving").
 pub const IIKO_OP_DELIVERIES_DRAFTS_BY_ID: iiko_operation = 29;
-/// `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+/// `deliveries.drafts.commit`: Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+/// `POST /api/1/deliveries/drafts/commit` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
 pub const IIKO_OP_DELIVERIES_DRAFTS_COMMIT: iiko_operation = 30;
-/// `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
+/// `deliveries.drafts.create`: Stores a new delivery order draft in the cloud only; answers its orderId.
+/// `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
 pub const IIKO_OP_DELIVERIES_DRAFTS_CREATE: iiko_operation = 31;
-/// `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+/// `deliveries.drafts.delete`: Discards a delivery order draft.
+/// `POST /api/1/deliveries/drafts/delete` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
 pub const IIKO_OP_DELIVERIES_DRAFTS_DELETE: iiko_operation = 32;
-/// `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+/// `deliveries.drafts.lock`: Locks a draft for one employee so that no one else edits it.
+/// `POST /api/1/deliveries/drafts/lock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
 pub const IIKO_OP_DELIVERIES_DRAFTS_LOCK: iiko_operation = 33;
-/// `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
+/// `deliveries.drafts.save`: Overwrites an existing delivery order draft on behalf of an employee.
+/// `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
 pub const IIKO_OP_DELIVERIES_DRAFTS_SAVE: iiko_operation = 34;
-/// `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
+/// `deliveries.drafts.unlock`: Releases an employee's lock on a draft.
+/// `POST /api/1/deliveries/drafts/unlock` (a command: answers a correlationId; never retried; restriction group "Drafts: changing").
 pub const IIKO_OP_DELIVERIES_DRAFTS_UNLOCK: iiko_operation = 35;
-/// `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `deliveries.history.by_delivery_date_and_phone`: Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+/// `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_DELIVERIES_HISTORY_BY_DELIVERY_DATE_AND_PHONE: iiko_operation = 36;
-/// `deliveries.order_types`: `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `deliveries.order_types`: Lists each organization's order types, each tied to a service type (common, courier, pickup).
+/// `POST /api/1/deliveries/order_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_DELIVERIES_ORDER_TYPES: iiko_operation = 37;
-/// `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `deliveries.print_delivery_bill`: Prints a delivery order's bill on the terminal.
+/// `POST /api/1/deliveries/print_delivery_bill` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_DELIVERIES_PRINT_DELIVERY_BILL: iiko_operation = 38;
-/// `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated).
+/// `deliveries.update_order_courier`: Assigns a courier (an employee) to a delivery order; deprecated.
+/// `POST /api/1/deliveries/update_order_courier` (a command: answers a correlationId; never retried; restriction group "Order driver: changing"; deprecated).
 pub const IIKO_OP_DELIVERIES_UPDATE_ORDER_COURIER: iiko_operation = 39;
-/// `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.update_order_delivery_status`: Moves a courier delivery order to Waiting, OnWay or Delivered.
+/// `POST /api/1/deliveries/update_order_delivery_status` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_UPDATE_ORDER_DELIVERY_STATUS: iiko_operation = 40;
-/// `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated).
+/// `deliveries.update_order_payments`: Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+/// `POST /api/1/deliveries/update_order_payments` (a command: answers a correlationId; never retried; restriction group "Deprecated"; deprecated).
 pub const IIKO_OP_DELIVERIES_UPDATE_ORDER_PAYMENTS: iiko_operation = 41;
-/// `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `deliveries.update_order_problem`: Flags a delivery order as having a problem, with its text, or clears the flag.
+/// `POST /api/1/deliveries/update_order_problem` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_DELIVERIES_UPDATE_ORDER_PROBLEM: iiko_operation = 42;
-/// `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link` (not retried).
+/// `deliveries.update_tracking_link`: Sets or clears the link a customer follows to track a delivery order.
+/// `POST /api/1/deliveries/update_tracking_link` (not retried).
 pub const IIKO_OP_DELIVERIES_UPDATE_TRACKING_LINK: iiko_operation = 43;
-/// `delivery_restrictions`: `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `delivery_restrictions`: Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+/// `POST /api/1/delivery_restrictions` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_DELIVERY_RESTRICTIONS: iiko_operation = 44;
-/// `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+/// `delivery_restrictions.allowed`: Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+/// `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_DELIVERY_RESTRICTIONS_ALLOWED: iiko_operation = 45;
-/// `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `discounts`: Lists each organization's discount and surcharge types with their settings.
+/// `POST /api/1/discounts` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_DISCOUNTS: iiko_operation = 46;
-/// `employees.couriers`: `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+/// `employees.couriers`: Lists the employees of each organization who deliver orders.
+/// `POST /api/1/employees/couriers` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
 pub const IIKO_OP_EMPLOYEES_COURIERS: iiko_operation = 47;
-/// `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+/// `employees.couriers.active_location`: Answers where each courier with an open courier session is now, per organization.
+/// `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
 pub const IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION: iiko_operation = 48;
-/// `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+/// `employees.couriers.active_location.by_terminal`: Answers where the couriers clocked in on one terminal group are now.
+/// `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
 pub const IIKO_OP_EMPLOYEES_COURIERS_ACTIVE_LOCATION_BY_TERMINAL: iiko_operation = 49;
-/// `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
+/// `employees.couriers.by_role`: Lists each organization's couriers, marking for each whether it holds the roles asked about.
+/// `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or 5xx; restriction group "Drivers: dictionaries").
 pub const IIKO_OP_EMPLOYEES_COURIERS_BY_ROLE: iiko_operation = 50;
-/// `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
+/// `employees.couriers.locations.by_time_offset`: Answers the courier positions recorded within the last offsetInSeconds seconds.
+/// `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or 5xx; restriction group "Drivers: location").
 pub const IIKO_OP_EMPLOYEES_COURIERS_LOCATIONS_BY_TIME_OFFSET: iiko_operation = 51;
-/// `employees.info`: `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries").
+/// `employees.info`: Reads one employee's name, display name and contacts by id.
+/// `POST /api/1/employees/info` (a read: retried after a transport error or 5xx; restriction group "Employees: dictionaries").
 pub const IIKO_OP_EMPLOYEES_INFO: iiko_operation = 52;
-/// `employees.shift.clockin`: `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
+/// `employees.shift.clockin`: Opens an employee's personal shift on a terminal group, optionally in a given role.
+/// `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFT_CLOCKIN: iiko_operation = 53;
-/// `employees.shift.clockout`: `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
+/// `employees.shift.clockout`: Closes an employee's personal shift on a terminal group.
+/// `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFT_CLOCKOUT: iiko_operation = 54;
-/// `employees.shift.is_open`: `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+/// `employees.shift.is_open`: Tells whether an employee's personal shift is open on a terminal group.
+/// `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFT_IS_OPEN: iiko_operation = 55;
-/// `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
+/// `employees.shifts.by_courier`: Answers the ids of the terminal groups on which an employee is clocked in.
+/// `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or 5xx; restriction group "Employees: shifts").
 pub const IIKO_OP_EMPLOYEES_SHIFTS_BY_COURIER: iiko_operation = 56;
-/// `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx).
+/// `finance.account_transactions.list`: Lists one account's transactions in a period with the opening balance and total.
+/// `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_TRANSACTIONS_LIST: iiko_operation = 57;
-/// `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
+/// `finance.document_transactions.list`: Lists the ledger transactions one document produced, each with its from and to sides.
+/// `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_DOCUMENT_TRANSACTIONS_LIST: iiko_operation = 58;
-/// `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
+/// `finance.incoming_service.cancel`: Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/finance/v1/incoming_service/cancel` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_CANCEL: iiko_operation = 59;
-/// `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried).
+/// `finance.incoming_service.create`: Creates an act of services received from a supplier, as a draft; answers its id and number.
+/// `POST /api/finance/v1/incoming_service/create` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_CREATE: iiko_operation = 60;
-/// `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx).
+/// `finance.incoming_service.get`: Reads one act of services received, with its lines and totals.
+/// `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_GET: iiko_operation = 61;
-/// `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx).
+/// `finance.incoming_service.list`: Lists the acts of services received dated within a period.
+/// `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_LIST: iiko_operation = 62;
-/// `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried).
+/// `finance.incoming_service.post`: Posts an act of services received to the books (NEW to PROCESSED).
+/// `POST /api/finance/v1/incoming_service/post` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_POST: iiko_operation = 63;
-/// `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
+/// `finance.incoming_service.unpost`: Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/finance/v1/incoming_service/unpost` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_UNPOST: iiko_operation = 64;
-/// `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried).
+/// `finance.incoming_service.update`: Rewrites an act of services received: header and every line.
+/// `POST /api/finance/v1/incoming_service/update` (not retried).
 pub const IIKO_OP_FINANCE_INCOMING_SERVICE_UPDATE: iiko_operation = 65;
-/// `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
+/// `finance.outgoing_service.cancel`: Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/finance/v1/outgoing_service/cancel` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_CANCEL: iiko_operation = 66;
-/// `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried).
+/// `finance.outgoing_service.create`: Creates an act of services rendered to a customer, as a draft; answers its id and number.
+/// `POST /api/finance/v1/outgoing_service/create` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_CREATE: iiko_operation = 67;
-/// `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx).
+/// `finance.outgoing_service.get`: Reads one act of services rendered, with its lines and totals.
+/// `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_GET: iiko_operation = 68;
-/// `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx).
+/// `finance.outgoing_service.list`: Lists the acts of services rendered dated within a period.
+/// `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_LIST: iiko_operation = 69;
-/// `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried).
+/// `finance.outgoing_service.post`: Posts an act of services rendered to the books (NEW to PROCESSED).
+/// `POST /api/finance/v1/outgoing_service/post` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_POST: iiko_operation = 70;
-/// `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
+/// `finance.outgoing_service.unpost`: Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/finance/v1/outgoing_service/unpost` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_UNPOST: iiko_operation = 71;
-/// `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried).
+/// `finance.outgoing_service.update`: Rewrites an act of services rendered: header and every line.
+/// `POST /api/finance/v1/outgoing_service/update` (not retried).
 pub const IIKO_OP_FINANCE_OUTGOING_SERVICE_UPDATE: iiko_operation = 72;
-/// `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate` (not retried).
+/// `inventory.costings.calculate`: Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+/// `POST /api/inventory/v1/costings/calculate` (not retried).
 pub const IIKO_OP_INVENTORY_COSTINGS_CALCULATE: iiko_operation = 73;
-/// `inventory.counteragents`: `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
+/// `inventory.counteragents`: Pages through counteragents (suppliers, clients, employees), filtered by type.
+/// `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_COUNTERAGENTS: iiko_operation = 74;
-/// `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
+/// `inventory.disassemble_document.cancel`: Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CANCEL: iiko_operation = 75;
-/// `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried).
+/// `inventory.disassemble_document.create`: Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/disassemble_document/create` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_CREATE: iiko_operation = 76;
-/// `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx).
+/// `inventory.disassemble_document.get`: Reads one disassembly act with its lines and status.
+/// `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_GET: iiko_operation = 77;
-/// `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx).
+/// `inventory.disassemble_document.list`: Lists the disassembly acts dated within a period.
+/// `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_LIST: iiko_operation = 78;
-/// `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried).
+/// `inventory.disassemble_document.post`: Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/disassemble_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_POST: iiko_operation = 79;
-/// `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
+/// `inventory.disassemble_document.unpost`: Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UNPOST: iiko_operation = 80;
-/// `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried).
+/// `inventory.disassemble_document.update`: Rewrites a disassembly act: its header and every line.
+/// `POST /api/inventory/v1/disassemble_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_DISASSEMBLE_DOCUMENT_UPDATE: iiko_operation = 81;
-/// `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
+/// `inventory.incoming_invoice.cancel`: Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_CANCEL: iiko_operation = 82;
-/// `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried).
+/// `inventory.incoming_invoice.create`: Creates a supplier invoice of goods received in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/incoming_invoice/create` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_CREATE: iiko_operation = 83;
-/// `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_invoice.get`: Reads one supplier invoice with its lines and status.
+/// `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_GET: iiko_operation = 84;
-/// `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_invoice.list`: Lists the supplier invoices dated within a period.
+/// `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_LIST: iiko_operation = 85;
-/// `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
+/// `inventory.incoming_invoice.modify.add_payment`: Records a payment of a supplier invoice from one account to another; answers the transaction id.
+/// `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_MODIFY_ADD_PAYMENT: iiko_operation = 86;
-/// `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
+/// `inventory.incoming_invoice.patch.set_payment_date`: Records when a supplier invoice was paid; nothing of it may be left unpaid.
+/// `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_PATCH_SET_PAYMENT_DATE: iiko_operation = 87;
-/// `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried).
+/// `inventory.incoming_invoice.post`: Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/incoming_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_POST: iiko_operation = 88;
-/// `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
+/// `inventory.incoming_invoice.unpost`: Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_UNPOST: iiko_operation = 89;
-/// `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried).
+/// `inventory.incoming_invoice.update`: Rewrites a supplier invoice: its header and every line.
+/// `POST /api/inventory/v1/incoming_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVOICE_UPDATE: iiko_operation = 90;
-/// `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
+/// `inventory.incoming_returned_invoice.cancel`: Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CANCEL: iiko_operation = 91;
-/// `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
+/// `inventory.incoming_returned_invoice.create`: Creates a return of goods from a buyer in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_CREATE: iiko_operation = 92;
-/// `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_returned_invoice.get`: Reads one buyer return with its lines and status.
+/// `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_GET: iiko_operation = 93;
-/// `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_returned_invoice.list`: Lists the buyer returns dated within a period.
+/// `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_LIST: iiko_operation = 94;
-/// `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
+/// `inventory.incoming_returned_invoice.post`: Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_POST: iiko_operation = 95;
-/// `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
+/// `inventory.incoming_returned_invoice.unpost`: Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UNPOST: iiko_operation = 96;
-/// `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
+/// `inventory.incoming_returned_invoice.update`: Rewrites a buyer return: its header and every line.
+/// `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_RETURNED_INVOICE_UPDATE: iiko_operation = 97;
-/// `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
+/// `inventory.internal_transfer.cancel`: Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CANCEL: iiko_operation = 98;
-/// `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create` (not retried).
+/// `inventory.internal_transfer.create`: Creates a transfer of goods between two stores in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/internal_transfer/create` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_CREATE: iiko_operation = 99;
-/// `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx).
+/// `inventory.internal_transfer.get`: Reads one store transfer with its lines and status.
+/// `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_GET: iiko_operation = 100;
-/// `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx).
+/// `inventory.internal_transfer.list`: Lists the store transfers dated within a period.
+/// `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_LIST: iiko_operation = 101;
-/// `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post` (not retried).
+/// `inventory.internal_transfer.post`: Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/internal_transfer/post` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_POST: iiko_operation = 102;
-/// `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
+/// `inventory.internal_transfer.unpost`: Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UNPOST: iiko_operation = 103;
-/// `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update` (not retried).
+/// `inventory.internal_transfer.update`: Rewrites a store transfer: its header and every line.
+/// `POST /api/inventory/v1/internal_transfer/update` (not retried).
 pub const IIKO_OP_INVENTORY_INTERNAL_TRANSFER_UPDATE: iiko_operation = 104;
-/// `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
+/// `inventory.nomenclature.update_barcodes`: Replaces every barcode of a product with the set given.
+/// `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
 pub const IIKO_OP_INVENTORY_NOMENCLATURE_UPDATE_BARCODES: iiko_operation = 105;
-/// `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
+/// `inventory.outgoing_invoice.cancel`: Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_CANCEL: iiko_operation = 106;
-/// `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
+/// `inventory.outgoing_invoice.create`: Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_CREATE: iiko_operation = 107;
-/// `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx).
+/// `inventory.outgoing_invoice.get`: Reads one outgoing invoice with its lines and status.
+/// `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_GET: iiko_operation = 108;
-/// `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx).
+/// `inventory.outgoing_invoice.list`: Lists the outgoing invoices dated within a period.
+/// `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_LIST: iiko_operation = 109;
-/// `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
+/// `inventory.outgoing_invoice.modify.add_payment`: Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+/// `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_MODIFY_ADD_PAYMENT: iiko_operation = 110;
-/// `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
+/// `inventory.outgoing_invoice.patch.set_payment_date`: Records when an outgoing invoice was paid; it must be paid in full already.
+/// `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_PATCH_SET_PAYMENT_DATE: iiko_operation = 111;
-/// `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
+/// `inventory.outgoing_invoice.post`: Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_POST: iiko_operation = 112;
-/// `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
+/// `inventory.outgoing_invoice.unpost`: Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_UNPOST: iiko_operation = 113;
-/// `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
+/// `inventory.outgoing_invoice.update`: Rewrites an outgoing invoice: its header and every line.
+/// `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_OUTGOING_INVOICE_UPDATE: iiko_operation = 114;
-/// `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
+/// `inventory.production_document.cancel`: Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/production_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CANCEL: iiko_operation = 115;
-/// `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried).
+/// `inventory.production_document.create`: Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/production_document/create` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_CREATE: iiko_operation = 116;
-/// `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx).
+/// `inventory.production_document.get`: Reads one production act with its lines and status.
+/// `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_GET: iiko_operation = 117;
-/// `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx).
+/// `inventory.production_document.list`: Lists the production acts dated within a period.
+/// `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_LIST: iiko_operation = 118;
-/// `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried).
+/// `inventory.production_document.post`: Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/production_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_POST: iiko_operation = 119;
-/// `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
+/// `inventory.production_document.unpost`: Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/production_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UNPOST: iiko_operation = 120;
-/// `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried).
+/// `inventory.production_document.update`: Rewrites a production act: its header and every line.
+/// `POST /api/inventory/v1/production_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_PRODUCTION_DOCUMENT_UPDATE: iiko_operation = 121;
-/// `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
+/// `inventory.returned_invoice.cancel`: Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_CANCEL: iiko_operation = 122;
-/// `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried).
+/// `inventory.returned_invoice.create`: Creates a return of goods to a supplier in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/returned_invoice/create` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_CREATE: iiko_operation = 123;
-/// `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx).
+/// `inventory.returned_invoice.get`: Reads one supplier return with its lines and status.
+/// `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_GET: iiko_operation = 124;
-/// `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx).
+/// `inventory.returned_invoice.list`: Lists the supplier returns dated within a period.
+/// `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_LIST: iiko_operation = 125;
-/// `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried).
+/// `inventory.returned_invoice.post`: Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/returned_invoice/post` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_POST: iiko_operation = 126;
-/// `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
+/// `inventory.returned_invoice.unpost`: Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_UNPOST: iiko_operation = 127;
-/// `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried).
+/// `inventory.returned_invoice.update`: Rewrites a supplier return: its header and every line.
+/// `POST /api/inventory/v1/returned_invoice/update` (not retried).
 pub const IIKO_OP_INVENTORY_RETURNED_INVOICE_UPDATE: iiko_operation = 128;
-/// `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
+/// `inventory.sales_document.cancel`: Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/sales_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_CANCEL: iiko_operation = 129;
-/// `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried).
+/// `inventory.sales_document.create`: Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/sales_document/create` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_CREATE: iiko_operation = 130;
-/// `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx).
+/// `inventory.sales_document.get`: Reads one sales act with its lines and status.
+/// `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_GET: iiko_operation = 131;
-/// `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx).
+/// `inventory.sales_document.list`: Lists the sales acts dated within a period.
+/// `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_LIST: iiko_operation = 132;
-/// `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried).
+/// `inventory.sales_document.post`: Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/sales_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_POST: iiko_operation = 133;
-/// `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
+/// `inventory.sales_document.unpost`: Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/sales_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_UNPOST: iiko_operation = 134;
-/// `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried).
+/// `inventory.sales_document.update`: Rewrites a sales act: its header and every line.
+/// `POST /api/inventory/v1/sales_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_SALES_DOCUMENT_UPDATE: iiko_operation = 135;
-/// `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
+/// `inventory.transformation_document.cancel`: Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/transformation_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CANCEL: iiko_operation = 136;
-/// `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried).
+/// `inventory.transformation_document.create`: Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/transformation_document/create` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_CREATE: iiko_operation = 137;
-/// `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx).
+/// `inventory.transformation_document.get`: Reads one transformation act with its lines and status.
+/// `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_GET: iiko_operation = 138;
-/// `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx).
+/// `inventory.transformation_document.list`: Lists the transformation acts dated within a period.
+/// `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_LIST: iiko_operation = 139;
-/// `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried).
+/// `inventory.transformation_document.post`: Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/transformation_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_POST: iiko_operation = 140;
-/// `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
+/// `inventory.transformation_document.unpost`: Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/transformation_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UNPOST: iiko_operation = 141;
-/// `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried).
+/// `inventory.transformation_document.update`: Rewrites a transformation act: its header and every line.
+/// `POST /api/inventory/v1/transformation_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_TRANSFORMATION_DOCUMENT_UPDATE: iiko_operation = 142;
-/// `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
+/// `inventory.writeoff_document.cancel`: Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CANCEL: iiko_operation = 143;
-/// `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried).
+/// `inventory.writeoff_document.create`: Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/writeoff_document/create` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_CREATE: iiko_operation = 144;
-/// `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx).
+/// `inventory.writeoff_document.get`: Reads one write-off act with its lines and status.
+/// `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_GET: iiko_operation = 145;
-/// `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx).
+/// `inventory.writeoff_document.list`: Lists the write-off acts dated within a period.
+/// `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_LIST: iiko_operation = 146;
-/// `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried).
+/// `inventory.writeoff_document.post`: Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/writeoff_document/post` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_POST: iiko_operation = 147;
-/// `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
+/// `inventory.writeoff_document.unpost`: Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UNPOST: iiko_operation = 148;
-/// `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried).
+/// `inventory.writeoff_document.update`: Rewrites a write-off act: its header and every line.
+/// `POST /api/inventory/v1/writeoff_document/update` (not retried).
 pub const IIKO_OP_INVENTORY_WRITEOFF_DOCUMENT_UPDATE: iiko_operation = 149;
-/// `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
+/// `loyalty.iiko.calculate`: Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+/// `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
 pub const IIKO_OP_LOYALTY_IIKO_CALCULATE: iiko_operation = 150;
-/// `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx).
+/// `loyalty.iiko.check_sms_sending_possibility`: Tells whether the organization can send SMS now and how many messages it has left.
+/// `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_LOYALTY_IIKO_CHECK_SMS_SENDING_POSSIBILITY: iiko_operation = 151;
-/// `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx).
+/// `loyalty.iiko.check_sms_status`: Reads the delivery state of SMS messages sent earlier, by their ids.
+/// `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_LOYALTY_IIKO_CHECK_SMS_STATUS: iiko_operation = 152;
-/// `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+/// `loyalty.iiko.coupons.by_series`: Pages through the coupons of one series that nobody has activated yet.
+/// `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
 pub const IIKO_OP_LOYALTY_IIKO_COUPONS_BY_SERIES: iiko_operation = 153;
-/// `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
+/// `loyalty.iiko.coupons.info`: Looks a coupon up by number (and series): its series and when it was activated, if ever.
+/// `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or 5xx; restriction group "Loyalty: coupons").
 pub const IIKO_OP_LOYALTY_IIKO_COUPONS_INFO: iiko_operation = 154;
-/// `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
+/// `loyalty.iiko.coupons.series`: Lists the coupon series that still have coupons nobody has used or deleted.
+/// `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
 pub const IIKO_OP_LOYALTY_IIKO_COUPONS_SERIES: iiko_operation = 155;
-/// `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
+/// `loyalty.iiko.customer.card.add`: Links a loyalty card (track and number) to a customer.
+/// `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_ADD: iiko_operation = 156;
-/// `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
+/// `loyalty.iiko.customer.card.remove`: Unlinks a loyalty card, by its track, from a customer.
+/// `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CARD_REMOVE: iiko_operation = 157;
-/// `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
+/// `loyalty.iiko.customer.create_or_update`: Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+/// `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CREATE_OR_UPDATE: iiko_operation = 158;
-/// `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+/// `loyalty.iiko.customer.info`: Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+/// `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_INFO: iiko_operation = 159;
-/// `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
+/// `loyalty.iiko.customer.program.add`: Enrols a customer in a loyalty program; answers the customer's new wallet.
+/// `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_PROGRAM_ADD: iiko_operation = 160;
-/// `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+/// `loyalty.iiko.customer.transactions.by_date`: Pages through a customer's loyalty transactions within a date range.
+/// `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_DATE: iiko_operation = 161;
-/// `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
+/// `loyalty.iiko.customer.transactions.by_revision`: Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+/// `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or 5xx; restriction group "Guests: info").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_TRANSACTIONS_BY_REVISION: iiko_operation = 162;
-/// `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
+/// `loyalty.iiko.customer.wallet.cancel_hold`: Releases money reserved earlier by wallet.hold, by that transaction's id.
+/// `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CANCEL_HOLD: iiko_operation = 163;
-/// `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
+/// `loyalty.iiko.customer.wallet.chargeoff`: Takes a sum off a customer's wallet balance at once.
+/// `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_CHARGEOFF: iiko_operation = 164;
-/// `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
+/// `loyalty.iiko.customer.wallet.hold`: Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+/// `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_HOLD: iiko_operation = 165;
-/// `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
+/// `loyalty.iiko.customer.wallet.topup`: Adds a sum to a customer's wallet balance.
+/// `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_WALLET_TOPUP: iiko_operation = 166;
-/// `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+/// `loyalty.iiko.customer_category`: Lists the categories of the organization's loyalty customers, with active and default flags.
+/// `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY: iiko_operation = 167;
-/// `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
+/// `loyalty.iiko.customer_category.add`: Puts a customer into a loyalty category.
+/// `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_ADD: iiko_operation = 168;
-/// `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
+/// `loyalty.iiko.customer_category.remove`: Takes a customer out of a loyalty category.
+/// `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
 pub const IIKO_OP_LOYALTY_IIKO_CUSTOMER_CATEGORY_REMOVE: iiko_operation = 169;
-/// `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers` (not retried).
+/// `loyalty.iiko.delete_customers`: Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+/// `POST /api/1/loyalty/iiko/delete_customers` (not retried).
 pub const IIKO_OP_LOYALTY_IIKO_DELETE_CUSTOMERS: iiko_operation = 170;
-/// `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
+/// `loyalty.iiko.get_counters`: Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+/// `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_LOYALTY_IIKO_GET_COUNTERS: iiko_operation = 171;
-/// `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+/// `loyalty.iiko.manual_condition`: Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+/// `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
 pub const IIKO_OP_LOYALTY_IIKO_MANUAL_CONDITION: iiko_operation = 172;
-/// `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
+/// `loyalty.iiko.message.send_email`: Sends an e-mail through the organization's loyalty mail settings.
+/// `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
 pub const IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_EMAIL: iiko_operation = 173;
-/// `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
+/// `loyalty.iiko.message.send_sms`: Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+/// `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
 pub const IIKO_OP_LOYALTY_IIKO_MESSAGE_SEND_SMS: iiko_operation = 174;
-/// `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
+/// `loyalty.iiko.program`: Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+/// `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or 5xx; restriction group "Loyalty: dictionaries").
 pub const IIKO_OP_LOYALTY_IIKO_PROGRAM: iiko_operation = 175;
-/// `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers` (not retried).
+/// `loyalty.iiko.restore_customers`: Clears the deleted mark of loyalty customers; answers how many were found and restored.
+/// `POST /api/1/loyalty/iiko/restore_customers` (not retried).
 pub const IIKO_OP_LOYALTY_IIKO_RESTORE_CUSTOMERS: iiko_operation = 176;
-/// `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `marketing_sources`: Lists the marketing sources (how a customer found the restaurant) that orders may name.
+/// `POST /api/1/marketing_sources` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_MARKETING_SOURCES: iiko_operation = 177;
-/// `menu`: `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+/// `menu`: Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+/// `POST /api/2/menu` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_MENU: iiko_operation = 178;
-/// `menu.by_id`: `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+/// `menu.by_id`: Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+/// `POST /api/2/menu/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_MENU_BY_ID: iiko_operation = 179;
-/// `nomenclature`: `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+/// `nomenclature`: Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+/// `POST /api/1/nomenclature` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_NOMENCLATURE: iiko_operation = 180;
-/// `notifications.send`: `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications").
+/// `notifications.send`: Raises an order-attention notice about one order to the systems connected to the organization.
+/// `POST /api/1/notifications/send` (a command: answers a correlationId; never retried; restriction group "Notifications").
 pub const IIKO_OP_NOTIFICATIONS_SEND: iiko_operation = 181;
-/// `order.add_customer`: `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `order.add_customer`: Attaches a customer (name, phone, birthdate and more) to a table order.
+/// `POST /api/1/order/add_customer` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_ORDER_ADD_CUSTOMER: iiko_operation = 182;
-/// `order.add_items`: `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `order.add_items`: Adds items and combos to an open table order, optionally printing a service ticket.
+/// `POST /api/1/order/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_ORDER_ADD_ITEMS: iiko_operation = 183;
-/// `order.add_payments`: `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+/// `order.add_payments`: Adds payments and tips to a table order, keeping those it already has.
+/// `POST /api/1/order/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
 pub const IIKO_OP_ORDER_ADD_PAYMENTS: iiko_operation = 184;
-/// `order.by_id`: `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `order.by_id`: Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+/// `POST /api/1/order/by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_ORDER_BY_ID: iiko_operation = 185;
-/// `order.by_table`: `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `order.by_table`: Lists the orders on given tables, optionally by status and date range.
+/// `POST /api/1/order/by_table` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_ORDER_BY_TABLE: iiko_operation = 186;
-/// `order.cancel`: `POST /api/1/order/cancel` (a command: answers a correlationId; never retried).
+/// `order.cancel`: Cancels a table order, optionally writing its items off with a removal type.
+/// `POST /api/1/order/cancel` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_ORDER_CANCEL: iiko_operation = 187;
-/// `order.change_external_data`: `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `order.change_external_data`: Sets key-value external data on a table order, each pair public or not.
+/// `POST /api/1/order/change_external_data` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_ORDER_CHANGE_EXTERNAL_DATA: iiko_operation = 188;
-/// `order.change_payments`: `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+/// `order.change_payments`: Replaces every payment and tip of a table order; fails once any payment is processed.
+/// `POST /api/1/order/change_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
 pub const IIKO_OP_ORDER_CHANGE_PAYMENTS: iiko_operation = 189;
-/// `order.close`: `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `order.close`: Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+/// `POST /api/1/order/close` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_ORDER_CLOSE: iiko_operation = 190;
-/// `order.create`: `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+/// `order.create`: Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+/// `POST /api/1/order/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
 pub const IIKO_OP_ORDER_CREATE: iiko_operation = 191;
-/// `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+/// `order.init_by_posorder`: Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+/// `POST /api/1/order/init_by_posOrder` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
 pub const IIKO_OP_ORDER_INIT_BY_POSORDER: iiko_operation = 192;
-/// `order.init_by_table`: `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
+/// `order.init_by_table`: Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+/// `POST /api/1/order/init_by_table` (a command: answers a correlationId; never retried; restriction group "Orders: loading data").
 pub const IIKO_OP_ORDER_INIT_BY_TABLE: iiko_operation = 193;
-/// `order.print_bill`: `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried).
+/// `order.print_bill`: Prints a table order's bill on the terminal.
+/// `POST /api/1/order/print_bill` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_ORDER_PRINT_BILL: iiko_operation = 194;
-/// `organizations`: `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `organizations`: Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+/// `POST /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_ORGANIZATIONS: iiko_operation = 195;
-/// `organizations.settings`: `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+/// `organizations.settings`: Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+/// `POST /api/1/organizations/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
 pub const IIKO_OP_ORGANIZATIONS_SETTINGS: iiko_operation = 196;
-/// `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated).
+/// `organizations_get`: Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+/// `GET /api/1/organizations` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries"; deprecated).
 pub const IIKO_OP_ORGANIZATIONS_GET: iiko_operation = 197;
-/// `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `payment_types`: Lists each organization's payment types with their kind, processing mode and terminal groups.
+/// `POST /api/1/payment_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_PAYMENT_TYPES: iiko_operation = 198;
-/// `regions`: `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+/// `regions`: Lists the regions of each organization's address book.
+/// `POST /api/1/regions` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_REGIONS: iiko_operation = 199;
-/// `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `removal_types`: Lists each organization's reasons for removing order items and whom each may write the loss off to.
+/// `POST /api/1/removal_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_REMOVAL_TYPES: iiko_operation = 200;
-/// `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
+/// `reserve.add_items`: Adds items and combos to a banquet's order (banquets only).
+/// `POST /api/1/reserve/add_items` (a command: answers a correlationId; never retried; restriction group "Orders: changing").
 pub const IIKO_OP_RESERVE_ADD_ITEMS: iiko_operation = 201;
-/// `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
+/// `reserve.add_payments`: Adds payments to a banquet's order (banquets only).
+/// `POST /api/1/reserve/add_payments` (a command: answers a correlationId; never retried; restriction group "Order payments: changing").
 pub const IIKO_OP_RESERVE_ADD_PAYMENTS: iiko_operation = 202;
-/// `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+/// `reserve.available_organizations`: Lists the key's organizations where reserves and banquets can be booked.
+/// `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_RESERVE_AVAILABLE_ORGANIZATIONS: iiko_operation = 203;
-/// `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+/// `reserve.available_restaurant_sections`: Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+/// `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_RESERVE_AVAILABLE_RESTAURANT_SECTIONS: iiko_operation = 204;
-/// `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
+/// `reserve.available_terminal_groups`: Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+/// `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Orders: preparing").
 pub const IIKO_OP_RESERVE_AVAILABLE_TERMINAL_GROUPS: iiko_operation = 205;
-/// `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
+/// `reserve.cancel`: Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+/// `POST /api/1/reserve/cancel` (a command: answers a correlationId; never retried; restriction group "Order status: changing").
 pub const IIKO_OP_RESERVE_CANCEL: iiko_operation = 206;
-/// `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
+/// `reserve.change_estimated_start_time`: Reschedules a reserve or banquet to a new expected start time.
+/// `POST /api/1/reserve/change_estimated_start_time` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_ESTIMATED_START_TIME: iiko_operation = 207;
-/// `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
+/// `reserve.change_items`: Replaces the items and combos of a banquet's order (banquets only).
+/// `POST /api/1/reserve/change_items` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_ITEMS: iiko_operation = 208;
-/// `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
+/// `reserve.change_tables`: Moves a reserve or banquet to another set of tables.
+/// `POST /api/1/reserve/change_tables` (a command: answers a correlationId; never retried).
 pub const IIKO_OP_RESERVE_CHANGE_TABLES: iiko_operation = 209;
-/// `reserve.create`: `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
+/// `reserve.create`: Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+/// `POST /api/1/reserve/create` (a command: answers a correlationId; never retried; restriction group "Orders: creating").
 pub const IIKO_OP_RESERVE_CREATE: iiko_operation = 210;
-/// `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `reserve.restaurant_sections_workload`: Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+/// `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_RESERVE_RESTAURANT_SECTIONS_WORKLOAD: iiko_operation = 211;
-/// `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
+/// `reserve.status_by_id`: Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+/// `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or 5xx; restriction group "Orders: receiving").
 pub const IIKO_OP_RESERVE_STATUS_BY_ID: iiko_operation = 212;
-/// `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
+/// `stop_lists`: Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+/// `POST /api/1/stop_lists` (a read: retried after a transport error or 5xx; restriction group "Data: stoplists").
 pub const IIKO_OP_STOP_LISTS: iiko_operation = 213;
-/// `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+/// `stop_lists.add`: Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+/// `POST /api/1/stop_lists/add` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_ADD: iiko_operation = 214;
-/// `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating").
+/// `stop_lists.check`: Checks order items against a terminal group's stop list and answers those that cannot be sold.
+/// `POST /api/1/stop_lists/check` (a read: retried after a transport error or 5xx; restriction group "Orders: creating").
 pub const IIKO_OP_STOP_LISTS_CHECK: iiko_operation = 215;
-/// `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+/// `stop_lists.clear`: Empties a terminal group's stop list.
+/// `POST /api/1/stop_lists/clear` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_CLEAR: iiko_operation = 216;
-/// `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
+/// `stop_lists.remove`: Takes products (and sizes) off a terminal group's stop list.
+/// `POST /api/1/stop_lists/remove` (a command: answers a correlationId; never retried; restriction group "Data: changing stoplists").
 pub const IIKO_OP_STOP_LISTS_REMOVE: iiko_operation = 217;
-/// `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+/// `streets.by_city`: Lists the streets of one city in an organization's address book.
+/// `POST /api/1/streets/by_city` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_STREETS_BY_CITY: iiko_operation = 218;
-/// `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
+/// `streets.by_id`: Looks streets up by their ids or their address classifier ids, each with its city name.
+/// `POST /api/1/streets/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: geo").
 pub const IIKO_OP_STREETS_BY_ID: iiko_operation = 219;
-/// `terminal_groups`: `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `terminal_groups`: Lists each organization's terminal groups, those asleep apart from the others.
+/// `POST /api/1/terminal_groups` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_TERMINAL_GROUPS: iiko_operation = 220;
-/// `terminal_groups.awake`: `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
+/// `terminal_groups.awake`: Wakes sleeping terminal groups; answers which ones woke and which did not.
+/// `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
 pub const IIKO_OP_TERMINAL_GROUPS_AWAKE: iiko_operation = 221;
-/// `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability").
+/// `terminal_groups.is_alive`: Tells whether each given terminal group is online now.
+/// `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or 5xx; restriction group "POS: availability").
 pub const IIKO_OP_TERMINAL_GROUPS_IS_ALIVE: iiko_operation = 222;
-/// `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
+/// `tips_types`: Lists the tip types of the key's organizations, with the service types and payment types each allows.
+/// `POST /api/1/tips_types` (a read: retried after a transport error or 5xx; restriction group "Data: dictionaries").
 pub const IIKO_OP_TIPS_TYPES: iiko_operation = 223;
-/// `webhooks.settings`: `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
+/// `webhooks.settings`: Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+/// `POST /api/1/webhooks/settings` (a read: retried after a transport error or 5xx; restriction group "Organizations: settings").
 pub const IIKO_OP_WEBHOOKS_SETTINGS: iiko_operation = 224;
-/// `webhooks.update_settings`: `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings").
+/// `webhooks.update_settings`: Sets the webhook address, authToken and event filter of an organization for this API key.
+/// `POST /api/1/webhooks/update_settings` (a command: answers a correlationId; never retried; restriction group "WebHooks: settings").
 pub const IIKO_OP_WEBHOOKS_UPDATE_SETTINGS: iiko_operation = 225;
-/// `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried).
+/// `employees.attendance.create`: Records a finished attendance (shift worked) of an employee in one role; answers the record.
+/// `POST /api/employees/v1/attendance/create` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_CREATE: iiko_operation = 226;
-/// `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
+/// `employees.attendance.delete`: Removes one attendance record; there is no undo.
+/// `POST /api/employees/v1/attendance/delete` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_DELETE: iiko_operation = 227;
-/// `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
+/// `employees.attendance.list`: Pages through an organization's attendance records in a period, by employee, type or closed state.
+/// `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_LIST: iiko_operation = 228;
-/// `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
+/// `employees.attendance.update`: Changes an attendance record; give it another organization and it comes back under a new id.
+/// `POST /api/employees/v1/attendance/update` (not retried).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_UPDATE: iiko_operation = 229;
-/// `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx).
+/// `employees.attendance_type.list`: Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+/// `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_ATTENDANCE_TYPE_LIST: iiko_operation = 230;
-/// `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried).
+/// `employees.employee.create`: Creates an employee with a code and a main organization; answers the full profile.
+/// `POST /api/employees/v1/employee/create` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_CREATE: iiko_operation = 231;
-/// `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried).
+/// `employees.employee.fire`: Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+/// `POST /api/employees/v1/employee/fire` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_FIRE: iiko_operation = 232;
-/// `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
+/// `employees.employee.get`: Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+/// `POST /api/employees/v1/employee/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_GET: iiko_operation = 233;
-/// `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
+/// `employees.employee.list`: Pages through employees matching field filters, optionally with only chosen fields.
+/// `POST /api/employees/v1/employee/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_LIST: iiko_operation = 234;
-/// `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
+/// `employees.employee.restore`: Takes a fired employee back on, undoing employee.fire.
+/// `POST /api/employees/v1/employee/restore` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_RESTORE: iiko_operation = 235;
-/// `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried).
+/// `employees.employee.update`: Changes the fields given of an employee, leaving the rest as they are.
+/// `POST /api/employees/v1/employee/update` (not retried).
 pub const IIKO_OP_EMPLOYEES_EMPLOYEE_UPDATE: iiko_operation = 236;
-/// `employees.positions.get`: `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx).
+/// `employees.positions.get`: Reads one employee position (job): schedule type, hourly rate, fixed salary.
+/// `POST /api/employees/v1/positions/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_POSITIONS_GET: iiko_operation = 237;
-/// `employees.positions.list`: `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx).
+/// `employees.positions.list`: Pages through employee positions, filtered by field or changed since a revision.
+/// `POST /api/employees/v1/positions/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_EMPLOYEES_POSITIONS_LIST: iiko_operation = 238;
-/// `finance.account.create`: `POST /api/finance/v1/account/create` (not retried).
+/// `finance.account.create`: Creates a ledger account of a given type with its opening balance and date; answers the account.
+/// `POST /api/finance/v1/account/create` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_CREATE: iiko_operation = 239;
-/// `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried).
+/// `finance.account.delete`: Marks a ledger account deleted; finance.account.restore undoes it.
+/// `POST /api/finance/v1/account/delete` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_DELETE: iiko_operation = 240;
-/// `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
+/// `finance.account.get`: Reads one ledger account: type, parent, opening balance, system or not.
+/// `POST /api/finance/v1/account/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_GET: iiko_operation = 241;
-/// `finance.account.list`: `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx).
+/// `finance.account.list`: Pages through ledger accounts matching field filters.
+/// `POST /api/finance/v1/account/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_LIST: iiko_operation = 242;
-/// `finance.account.restore`: `POST /api/finance/v1/account/restore` (not retried).
+/// `finance.account.restore`: Brings a deleted ledger account back, its child accounts too when asked.
+/// `POST /api/finance/v1/account/restore` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_RESTORE: iiko_operation = 243;
-/// `finance.account.update`: `POST /api/finance/v1/account/update` (not retried).
+/// `finance.account.update`: Rewrites a ledger account's name, type, parent, code and opening balance.
+/// `POST /api/finance/v1/account/update` (not retried).
 pub const IIKO_OP_FINANCE_ACCOUNT_UPDATE: iiko_operation = 244;
-/// `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
+/// `finance.account_posting.list`: Lists the postings of a ledger account over a period, with opening balance and net change.
+/// `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST: iiko_operation = 245;
-/// `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
+/// `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+/// `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST: iiko_operation = 246;
-/// `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx).
+/// `finance.balance_sheet.list`: Answers every account's balance as of a date, optionally for some organizations only.
+/// `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_BALANCE_SHEET_LIST: iiko_operation = 247;
-/// `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create` (not retried).
+/// `finance.cash_flow_category.create`: Creates a cash flow category (optionally under a parent); answers it.
+/// `POST /api/finance/v1/cash-flow-category/create` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_CREATE: iiko_operation = 248;
-/// `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete` (not retried).
+/// `finance.cash_flow_category.delete`: Marks a cash flow category deleted with its live subcategories; answers every id touched.
+/// `POST /api/finance/v1/cash-flow-category/delete` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_DELETE: iiko_operation = 249;
-/// `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
+/// `finance.cash_flow_category.get`: Reads one cash flow category: its code, name, type, parent and revision.
+/// `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_GET: iiko_operation = 250;
-/// `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx).
+/// `finance.cash_flow_category.list`: Pages through cash flow categories matching field filters.
+/// `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_LIST: iiko_operation = 251;
-/// `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore` (not retried).
+/// `finance.cash_flow_category.restore`: Brings a deleted cash flow category back, its subcategories too when asked.
+/// `POST /api/finance/v1/cash-flow-category/restore` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_RESTORE: iiko_operation = 252;
-/// `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update` (not retried).
+/// `finance.cash_flow_category.update`: Rewrites a cash flow category's code, name, type and parent.
+/// `POST /api/finance/v1/cash-flow-category/update` (not retried).
 pub const IIKO_OP_FINANCE_CASH_FLOW_CATEGORY_UPDATE: iiko_operation = 253;
-/// `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
+/// `finance.chart_of_accounts.list`: Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+/// `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_CHART_OF_ACCOUNTS_LIST: iiko_operation = 254;
-/// `finance.item_category.list`: `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx).
+/// `finance.item_category.list`: Pages through the fiscal item categories directory by filter.
+/// `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ITEM_CATEGORY_LIST: iiko_operation = 255;
-/// `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
+/// `finance.tax_category.list`: Pages through the tax categories directory by filter.
+/// `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_TAX_CATEGORY_LIST: iiko_operation = 256;
-/// `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
+/// `inventory.accounting_categories.get`: Looks up one product accounting category: its code, name and deleted flag.
+/// `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_GET: iiko_operation = 257;
-/// `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx).
+/// `inventory.accounting_categories.list`: Pages through product accounting categories, deleted ones or those changed since a revision on request.
+/// `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ACCOUNTING_CATEGORIES_LIST: iiko_operation = 258;
-/// `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx).
+/// `inventory.conceptions.get`: Reads one concept (a brand or format within the chain) by id.
+/// `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_CONCEPTIONS_GET: iiko_operation = 259;
-/// `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx).
+/// `inventory.conceptions.list`: Pages through concepts, deleted ones or those changed since a revision on request.
+/// `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_CONCEPTIONS_LIST: iiko_operation = 260;
-/// `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx).
+/// `inventory.counteragents.list`: Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+/// `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_COUNTERAGENTS_LIST: iiko_operation = 261;
-/// `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
+/// `inventory.counteragents.pricelist.list`: Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+/// `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_COUNTERAGENTS_PRICELIST_LIST: iiko_operation = 262;
-/// `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
+/// `inventory.incoming_inventory.cancel`: Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+/// `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_CANCEL: iiko_operation = 263;
-/// `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried).
+/// `inventory.incoming_inventory.create`: Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+/// `POST /api/inventory/v1/incoming_inventory/create` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_CREATE: iiko_operation = 264;
-/// `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_inventory.get`: Reads one stock-take with its lines and status.
+/// `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_GET: iiko_operation = 265;
-/// `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx).
+/// `inventory.incoming_inventory.list`: Lists the stock-takes dated within a period.
+/// `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST: iiko_operation = 266;
-/// `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried).
+/// `inventory.incoming_inventory.post`: Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+/// `POST /api/inventory/v1/incoming_inventory/post` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_POST: iiko_operation = 267;
-/// `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
+/// `inventory.incoming_inventory.unpost`: Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+/// `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_UNPOST: iiko_operation = 268;
-/// `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried).
+/// `inventory.incoming_inventory.update`: Rewrites a stock-take: its header and every line.
+/// `POST /api/inventory/v1/incoming_inventory/update` (not retried).
 pub const IIKO_OP_INVENTORY_INCOMING_INVENTORY_UPDATE: iiko_operation = 269;
-/// `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
+/// `inventory.measure_units.get`: Looks up one unit of measure: code, short and full name.
+/// `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_MEASURE_UNITS_GET: iiko_operation = 270;
-/// `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
+/// `inventory.measure_units.list`: Pages through units of measure, deleted ones or those changed since a revision on request.
+/// `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_MEASURE_UNITS_LIST: iiko_operation = 271;
-/// `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
+/// `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+/// `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST: iiko_operation = 272;
-/// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
+/// `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+/// `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_TREE: iiko_operation = 273;
-/// `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx).
+/// `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.
+/// `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_PAYMENT_TYPES_GET: iiko_operation = 274;
-/// `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx).
+/// `inventory.payment_types.list`: Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+/// `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_PAYMENT_TYPES_LIST: iiko_operation = 275;
-/// `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx).
+/// `inventory.stock_balance.list`: Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+/// `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_STOCK_BALANCE_LIST: iiko_operation = 276;
-/// `inventory.stores.list`: `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx).
+/// `inventory.stores.list`: Pages through the stores (warehouses) with their organization and type, by filter.
+/// `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_STORES_LIST: iiko_operation = 277;
-/// `licenses.list`: `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
+/// `licenses.list`: Lists the licenses of each organization the API key reaches.
+/// `POST /api/licenses/v2/list` (a read: retried after a transport error or 5xx; restriction group "Data: licenses").
 pub const IIKO_OP_LICENSES_LIST: iiko_operation = 278;
-/// `menu.v3.by_id`: `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
+/// `menu.v3.by_id`: Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+/// `POST /api/menu/v3/by_id` (a read: retried after a transport error or 5xx; restriction group "Data: menu").
 pub const IIKO_OP_MENU_V3_BY_ID: iiko_operation = 279;
-/// `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.allergen_group.list`: Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+/// `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ALLERGEN_GROUP_LIST: iiko_operation = 280;
-/// `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.amount_unit.list`: Pages through the units of measure directory, filtered by id, name, code or deleted state.
+/// `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_AMOUNT_UNIT_LIST: iiko_operation = 281;
-/// `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx).
+/// `nomenclature.assembly_chart.assembled`: Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+/// `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_ASSEMBLED: iiko_operation = 282;
-/// `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
+/// `nomenclature.assembly_chart.create`: Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+/// `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_CREATE: iiko_operation = 283;
-/// `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
+/// `nomenclature.assembly_chart.delete`: Removes one recipe card of a product, by the card's id.
+/// `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_DELETE: iiko_operation = 284;
-/// `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx).
+/// `nomenclature.assembly_chart.get`: Reads one recipe card by id.
+/// `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_GET: iiko_operation = 285;
-/// `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.assembly_chart.list`: Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+/// `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_LIST: iiko_operation = 286;
-/// `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx).
+/// `nomenclature.assembly_chart.prepared`: Breaks a product's recipe down to the stock items written off for it, as of a date.
+/// `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_PREPARED: iiko_operation = 287;
-/// `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
+/// `nomenclature.assembly_chart.tree`: Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+/// `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_TREE: iiko_operation = 288;
-/// `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
+/// `nomenclature.assembly_chart.update`: Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+/// `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_ASSEMBLY_CHART_UPDATE: iiko_operation = 289;
-/// `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.container.list`: Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_CONTAINER_LIST: iiko_operation = 290;
-/// `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.custom_category.list`: Pages through the user-defined product categories, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_CUSTOM_CATEGORY_LIST: iiko_operation = 291;
-/// `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create` (not retried).
+/// `nomenclature.group.create`: Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+/// `POST /api/nomenclature/v2/group/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_GROUP_CREATE: iiko_operation = 292;
-/// `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete` (not retried).
+/// `nomenclature.group.delete`: Marks product groups deleted together with their subgroups and products.
+/// `POST /api/nomenclature/v2/group/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_GROUP_DELETE: iiko_operation = 293;
-/// `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.group.list`: Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+/// `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_GROUP_LIST: iiko_operation = 294;
-/// `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore` (not retried).
+/// `nomenclature.group.restore`: Brings deleted product groups back, with their subgroups and products when recursively is set.
+/// `POST /api/nomenclature/v2/group/restore` (not retried).
 pub const IIKO_OP_NOMENCLATURE_GROUP_RESTORE: iiko_operation = 295;
-/// `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update` (not retried).
+/// `nomenclature.group.update`: Rewrites a product group; its position stays, its article must stay unique.
+/// `POST /api/nomenclature/v2/group/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_GROUP_UPDATE: iiko_operation = 296;
-/// `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.menu.list`: Pages through the menu sections directory, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_MENU_LIST: iiko_operation = 297;
-/// `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.modifier_schema.list`: Pages through the modifier schemes directory, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_MODIFIER_SCHEMA_LIST: iiko_operation = 298;
-/// `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
+/// `nomenclature.nomenclature.category.create`: Creates a product category from just a name; answers its new id.
+/// `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_CREATE: iiko_operation = 299;
-/// `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
+/// `nomenclature.nomenclature.category.delete`: Marks a product category deleted; the category restore operation undoes it.
+/// `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_DELETE: iiko_operation = 300;
-/// `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.nomenclature.category.list`: Pages through product categories, optionally only given ids or with deleted ones.
+/// `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_LIST: iiko_operation = 301;
-/// `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
+/// `nomenclature.nomenclature.category.restore`: Undoes the deletion of a product category.
+/// `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_RESTORE: iiko_operation = 302;
-/// `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
+/// `nomenclature.nomenclature.category.update`: Renames a product category.
+/// `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_NOMENCLATURE_CATEGORY_UPDATE: iiko_operation = 303;
-/// `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
+/// `nomenclature.outer_economic_activity_nomenclature_codes.get`: Looks up one foreign-trade commodity code (its name and code value) by id.
+/// `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_GET: iiko_operation = 304;
-/// `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.outer_economic_activity_nomenclature_codes.list`: Lists the whole foreign-trade commodity code directory, deleted codes on request.
+/// `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_OUTER_ECONOMIC_ACTIVITY_NOMENCLATURE_CODES_LIST: iiko_operation =
     305;
-/// `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.place_type.list`: Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PLACE_TYPE_LIST: iiko_operation = 306;
-/// `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.producer.list`: Pages through the producers directory, filtered by id, name, code or deleted state.
+/// `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCER_LIST: iiko_operation = 307;
-/// `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create` (not retried).
+/// `nomenclature.product.create`: Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+/// `POST /api/nomenclature/v2/product/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_CREATE: iiko_operation = 308;
-/// `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried).
+/// `nomenclature.product.delete`: Marks catalogue products deleted; nomenclature.product.restore undoes it.
+/// `POST /api/nomenclature/v2/product/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_DELETE: iiko_operation = 309;
-/// `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.product.list`: Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+/// `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_LIST: iiko_operation = 310;
-/// `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore` (not retried).
+/// `nomenclature.product.restore`: Brings deleted catalogue products back.
+/// `POST /api/nomenclature/v2/product/restore` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_RESTORE: iiko_operation = 311;
-/// `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried).
+/// `nomenclature.product.update`: Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+/// `POST /api/nomenclature/v2/product/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE: iiko_operation = 312;
-/// `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
+/// `nomenclature.product.update_barcodes`: Replaces every barcode of a catalogue product with the set given.
+/// `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_UPDATE_BARCODES: iiko_operation = 313;
-/// `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried).
+/// `nomenclature.product_scale.create`: Creates a size scale (such as small, medium, large) with the full list of its sizes.
+/// `POST /api/nomenclature/v1/product-scale/create` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_CREATE: iiko_operation = 314;
-/// `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried).
+/// `nomenclature.product_scale.delete`: Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+/// `POST /api/nomenclature/v1/product-scale/delete` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_DELETE: iiko_operation = 315;
-/// `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx).
+/// `nomenclature.product_scale.get`: Reads one size scale with its sizes.
+/// `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_GET: iiko_operation = 316;
-/// `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.product_scale.list`: Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+/// `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_LIST: iiko_operation = 317;
-/// `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update` (not retried).
+/// `nomenclature.product_scale.update`: Rewrites a size scale and its sizes; sizes left out are marked deleted.
+/// `POST /api/nomenclature/v1/product-scale/update` (not retried).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SCALE_UPDATE: iiko_operation = 318;
-/// `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.product_size.list`: Pages through the product sizes directory, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_SIZE_LIST: iiko_operation = 319;
-/// `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx).
+/// `nomenclature.product_tag.list`: Pages through the product tags directory, filtered by id, name or deleted state.
+/// `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_NOMENCLATURE_PRODUCT_TAG_LIST: iiko_operation = 320;
-/// `platform.events.list`: `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx).
+/// `platform.events.list`: Pages through one organization's platform events by type, from a revision or within a time range.
+/// `POST /api/platform/v1/events/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_PLATFORM_EVENTS_LIST: iiko_operation = 321;
-/// `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx).
+/// `platform.events.metadata.list`: Lists the groups and types of platform events, the values platform.events.list filters on.
+/// `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_PLATFORM_EVENTS_METADATA_LIST: iiko_operation = 322;
-/// `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
+/// `reporting.income_plan.list`: Reads an organization's planned income for each day of a date range.
+/// `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_INCOME_PLAN_LIST: iiko_operation = 323;
-/// `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
+/// `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+/// `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_COLUMNS_GET: iiko_operation = 324;
-/// `reporting.olap.get`: `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx).
+/// `reporting.olap.get`: Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+/// `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_GET: iiko_operation = 325;
-/// `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
+/// `reporting.olap.presets.get`: Runs a saved OLAP report preset over a date range and answers its data.
+/// `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_PRESETS_GET: iiko_operation = 326;
-/// `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
+/// `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+/// `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_PRESETS_LIST: iiko_operation = 327;
-/// `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx).
+/// `terminals.cash_registers.list`: Pages through an organization's cash registers, by name search or terminal group.
+/// `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_TERMINALS_CASH_REGISTERS_LIST: iiko_operation = 328;
-/// `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx).
+/// `terminals.terminals.list`: Lists an organization's terminals (computer name, sections), anonymous ones on request.
+/// `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_TERMINALS_TERMINALS_LIST: iiko_operation = 329;
 
 /// The highest operation number.

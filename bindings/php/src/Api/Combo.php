@@ -24,6 +24,8 @@ final class Combo
     }
 
     /**
+     * Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+     *
      * `combo`: `POST /api/1/combo` (a read: retried after a transport error or a 5xx; restriction group "Data: menu").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class Combo
     }
 
     /**
+     * Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+     *
      * `combo.calculate`: `POST /api/1/combo/calculate` (not retried; restriction group "Loyalty: order calculate").
      *
      * The request is checked by the library before anything is sent.

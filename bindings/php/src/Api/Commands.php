@@ -22,6 +22,8 @@ final class Commands
     }
 
     /**
+     * Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+     *
      * `commands.status`: `POST /api/1/commands/status` (a read: retried after a transport error or a 5xx; restriction group "Commands").
      *
      * The request is checked by the library before anything is sent.

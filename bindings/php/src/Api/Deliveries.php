@@ -53,6 +53,8 @@ final class Deliveries
     }
 
     /**
+     * Adds items and combos to an existing delivery order.
+     *
      * `deliveries.add_items`: `POST /api/1/deliveries/add_items` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -70,6 +72,8 @@ final class Deliveries
     }
 
     /**
+     * Adds payments and tips to a delivery order, keeping those it already has.
+     *
      * `deliveries.add_payments`: `POST /api/1/deliveries/add_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +91,8 @@ final class Deliveries
     }
 
     /**
+     * Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+     *
      * `deliveries.by_delivery_date_and_phone`: `POST /api/1/deliveries/by_delivery_date_and_phone` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +108,8 @@ final class Deliveries
     }
 
     /**
+     * Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+     *
      * `deliveries.by_delivery_date_and_source_key_and_filter`: `POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +125,8 @@ final class Deliveries
     }
 
     /**
+     * Lists delivery orders due in a date range, optionally by status, source key or courier.
+     *
      * `deliveries.by_delivery_date_and_status`: `POST /api/1/deliveries/by_delivery_date_and_status` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -132,6 +142,8 @@ final class Deliveries
     }
 
     /**
+     * Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+     *
      * `deliveries.by_id`: `POST /api/1/deliveries/by_id` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -147,6 +159,8 @@ final class Deliveries
     }
 
     /**
+     * Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+     *
      * `deliveries.by_revision`: `POST /api/1/deliveries/by_revision` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving by revision").
      *
      * The request is checked by the library before anything is sent.
@@ -162,6 +176,8 @@ final class Deliveries
     }
 
     /**
+     * Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+     *
      * `deliveries.cancel`: `POST /api/1/deliveries/cancel` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -179,6 +195,8 @@ final class Deliveries
     }
 
     /**
+     * Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+     *
      * `deliveries.cancel_confirmation`: `POST /api/1/deliveries/cancel_confirmation` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -196,6 +214,8 @@ final class Deliveries
     }
 
     /**
+     * Replaces a delivery order's comment.
+     *
      * `deliveries.change_comment`: `POST /api/1/deliveries/change_comment` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -213,6 +233,8 @@ final class Deliveries
     }
 
     /**
+     * Moves the time a delivery order is due by (completeBefore).
+     *
      * `deliveries.change_complete_before`: `POST /api/1/deliveries/change_complete_before` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -230,6 +252,8 @@ final class Deliveries
     }
 
     /**
+     * Replaces a delivery order's address, coordinates and address comment.
+     *
      * `deliveries.change_delivery_point`: `POST /api/1/deliveries/change_delivery_point` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -247,6 +271,8 @@ final class Deliveries
     }
 
     /**
+     * Sets the driver of a delivery order and the estimated arrival time.
+     *
      * `deliveries.change_driver_info`: `POST /api/1/deliveries/change_driver_info` (a command: it answers a correlationId; never retried; restriction group "Order driver: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -264,6 +290,8 @@ final class Deliveries
     }
 
     /**
+     * Sets key-value external data on a delivery order, each pair public or not.
+     *
      * `deliveries.change_external_data`: `POST /api/1/deliveries/change_external_data` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -281,6 +309,8 @@ final class Deliveries
     }
 
     /**
+     * Makes an employee the call-centre operator of a delivery order.
+     *
      * `deliveries.change_operator`: `POST /api/1/deliveries/change_operator` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -298,6 +328,8 @@ final class Deliveries
     }
 
     /**
+     * Replaces every payment and tip of a delivery order; fails once any payment is processed.
+     *
      * `deliveries.change_payments`: `POST /api/1/deliveries/change_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -315,6 +347,8 @@ final class Deliveries
     }
 
     /**
+     * Switches a delivery order between courier and pickup; courier needs a delivery point.
+     *
      * `deliveries.change_service_type`: `POST /api/1/deliveries/change_service_type` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -332,6 +366,8 @@ final class Deliveries
     }
 
     /**
+     * Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+     *
      * `deliveries.close`: `POST /api/1/deliveries/close` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -349,6 +385,8 @@ final class Deliveries
     }
 
     /**
+     * Confirms an unconfirmed delivery order.
+     *
      * `deliveries.confirm`: `POST /api/1/deliveries/confirm` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -366,6 +404,8 @@ final class Deliveries
     }
 
     /**
+     * Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+     *
      * `deliveries.create`: `POST /api/1/deliveries/create` (a command: it answers a correlationId; never retried; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -395,6 +435,8 @@ final class Deliveries
     }
 
     /**
+     * Lists each organization's order types, each tied to a service type (common, courier, pickup).
+     *
      * `deliveries.order_types`: `POST /api/1/deliveries/order_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -410,6 +452,8 @@ final class Deliveries
     }
 
     /**
+     * Prints a delivery order's bill on the terminal.
+     *
      * `deliveries.print_delivery_bill`: `POST /api/1/deliveries/print_delivery_bill` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -427,6 +471,8 @@ final class Deliveries
     }
 
     /**
+     * Assigns a courier (an employee) to a delivery order; deprecated.
+     *
      * `deliveries.update_order_courier`: `POST /api/1/deliveries/update_order_courier` (a command: it answers a correlationId; never retried; restriction group "Order driver: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -445,6 +491,8 @@ final class Deliveries
     }
 
     /**
+     * Moves a courier delivery order to Waiting, OnWay or Delivered.
+     *
      * `deliveries.update_order_delivery_status`: `POST /api/1/deliveries/update_order_delivery_status` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -462,6 +510,8 @@ final class Deliveries
     }
 
     /**
+     * Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+     *
      * `deliveries.update_order_payments`: `POST /api/1/deliveries/update_order_payments` (a command: it answers a correlationId; never retried; restriction group "Deprecated").
      *
      * The request is checked by the library before anything is sent.
@@ -480,6 +530,8 @@ final class Deliveries
     }
 
     /**
+     * Flags a delivery order as having a problem, with its text, or clears the flag.
+     *
      * `deliveries.update_order_problem`: `POST /api/1/deliveries/update_order_problem` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -497,6 +549,8 @@ final class Deliveries
     }
 
     /**
+     * Sets or clears the link a customer follows to track a delivery order.
+     *
      * `deliveries.update_tracking_link`: `POST /api/1/deliveries/update_tracking_link` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -32,6 +32,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+     *
      * `deliveries.drafts.by_filter`: `POST /api/1/deliveries/drafts/by_filter` (a read: retried after a transport error or a 5xx; restriction group "Drafts: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -47,6 +49,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Reads one delivery order draft and who holds its lock.
+     *
      * `deliveries.drafts.by_id`: `POST /api/1/deliveries/drafts/by_id` (a read: retried after a transport error or a 5xx; restriction group "Drafts: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -62,6 +66,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+     *
      * `deliveries.drafts.commit`: `POST /api/1/deliveries/drafts/commit` (a command: it answers a correlationId; never retried; restriction group "Drafts: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -79,6 +85,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Stores a new delivery order draft in the cloud only; answers its orderId.
+     *
      * `deliveries.drafts.create`: `POST /api/1/deliveries/drafts/create` (not retried; restriction group "Drafts: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -94,6 +102,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Discards a delivery order draft.
+     *
      * `deliveries.drafts.delete`: `POST /api/1/deliveries/drafts/delete` (a command: it answers a correlationId; never retried; restriction group "Drafts: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -111,6 +121,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Locks a draft for one employee so that no one else edits it.
+     *
      * `deliveries.drafts.lock`: `POST /api/1/deliveries/drafts/lock` (a command: it answers a correlationId; never retried; restriction group "Drafts: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -128,6 +140,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Overwrites an existing delivery order draft on behalf of an employee.
+     *
      * `deliveries.drafts.save`: `POST /api/1/deliveries/drafts/save` (not retried; restriction group "Drafts: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -143,6 +157,8 @@ final class DeliveriesDrafts
     }
 
     /**
+     * Releases an employee's lock on a draft.
+     *
      * `deliveries.drafts.unlock`: `POST /api/1/deliveries/drafts/unlock` (a command: it answers a correlationId; never retried; restriction group "Drafts: changing").
      *
      * The request is checked by the library before anything is sent.

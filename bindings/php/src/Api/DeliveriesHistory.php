@@ -22,6 +22,8 @@ final class DeliveriesHistory
     }
 
     /**
+     * Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+     *
      * `deliveries.history.by_delivery_date_and_phone`: `POST /api/1/deliveries/history/by_delivery_date_and_phone` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class DeliveryRestrictions
     }
 
     /**
+     * Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+     *
      * `delivery_restrictions`: `POST /api/1/delivery_restrictions` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class DeliveryRestrictions
     }
 
     /**
+     * Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+     *
      * `delivery_restrictions.allowed`: `POST /api/1/delivery_restrictions/allowed` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.

@@ -46,6 +46,8 @@ final class Employees
     }
 
     /**
+     * Reads one employee's name, display name and contacts by id.
+     *
      * `employees.info`: `POST /api/1/employees/info` (a read: retried after a transport error or a 5xx; restriction group "Employees: dictionaries").
      *
      * The request is checked by the library before anything is sent.

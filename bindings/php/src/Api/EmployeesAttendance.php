@@ -28,6 +28,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Records a finished attendance (shift worked) of an employee in one role; answers the record.
+     *
      * `employees.attendance.create`: `POST /api/employees/v1/attendance/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -43,6 +45,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Removes one attendance record; there is no undo.
+     *
      * `employees.attendance.delete`: `POST /api/employees/v1/attendance/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -58,6 +62,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Pages through an organization's attendance records in a period, by employee, type or closed state.
+     *
      * `employees.attendance.list`: `POST /api/employees/v1/attendance/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -73,6 +79,8 @@ final class EmployeesAttendance
     }
 
     /**
+     * Changes an attendance record; give it another organization and it comes back under a new id.
+     *
      * `employees.attendance.update`: `POST /api/employees/v1/attendance/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

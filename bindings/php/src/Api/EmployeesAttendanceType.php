@@ -22,6 +22,8 @@ final class EmployeesAttendanceType
     }
 
     /**
+     * Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+     *
      * `employees.attendance_type.list`: `POST /api/employees/v1/attendance-type/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

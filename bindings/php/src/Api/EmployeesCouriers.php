@@ -24,6 +24,8 @@ final class EmployeesCouriers
     }
 
     /**
+     * Lists the employees of each organization who deliver orders.
+     *
      * `employees.couriers`: `POST /api/1/employees/couriers` (a read: retried after a transport error or a 5xx; restriction group "Drivers: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -45,6 +47,8 @@ final class EmployeesCouriers
     }
 
     /**
+     * Lists each organization's couriers, marking for each whether it holds the roles asked about.
+     *
      * `employees.couriers.by_role`: `POST /api/1/employees/couriers/by_role` (a read: retried after a transport error or a 5xx; restriction group "Drivers: dictionaries").
      *
      * The request is checked by the library before anything is sent.

@@ -23,6 +23,8 @@ final class EmployeesCouriersActiveLocation
     }
 
     /**
+     * Answers where each courier with an open courier session is now, per organization.
+     *
      * `employees.couriers.active_location`: `POST /api/1/employees/couriers/active_location` (a read: retried after a transport error or a 5xx; restriction group "Drivers: location").
      *
      * The request is checked by the library before anything is sent.
@@ -38,6 +40,8 @@ final class EmployeesCouriersActiveLocation
     }
 
     /**
+     * Answers where the couriers clocked in on one terminal group are now.
+     *
      * `employees.couriers.active_location.by_terminal`: `POST /api/1/employees/couriers/active_location/by_terminal` (a read: retried after a transport error or a 5xx; restriction group "Drivers: location").
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class EmployeesCouriersLocations
     }
 
     /**
+     * Answers the courier positions recorded within the last offsetInSeconds seconds.
+     *
      * `employees.couriers.locations.by_time_offset`: `POST /api/1/employees/couriers/locations/by_time_offset` (a read: retried after a transport error or a 5xx; restriction group "Drivers: location").
      *
      * The request is checked by the library before anything is sent.

@@ -30,6 +30,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Creates an employee with a code and a main organization; answers the full profile.
+     *
      * `employees.employee.create`: `POST /api/employees/v1/employee/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -45,6 +47,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+     *
      * `employees.employee.fire`: `POST /api/employees/v1/employee/fire` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -60,6 +64,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+     *
      * `employees.employee.get`: `POST /api/employees/v1/employee/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -75,6 +81,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Pages through employees matching field filters, optionally with only chosen fields.
+     *
      * `employees.employee.list`: `POST /api/employees/v1/employee/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -90,6 +98,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Takes a fired employee back on, undoing employee.fire.
+     *
      * `employees.employee.restore`: `POST /api/employees/v1/employee/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -105,6 +115,8 @@ final class EmployeesEmployee
     }
 
     /**
+     * Changes the fields given of an employee, leaving the rest as they are.
+     *
      * `employees.employee.update`: `POST /api/employees/v1/employee/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class EmployeesPositions
     }
 
     /**
+     * Reads one employee position (job): schedule type, hourly rate, fixed salary.
+     *
      * `employees.positions.get`: `POST /api/employees/v1/positions/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class EmployeesPositions
     }
 
     /**
+     * Pages through employee positions, filtered by field or changed since a revision.
+     *
      * `employees.positions.list`: `POST /api/employees/v1/positions/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

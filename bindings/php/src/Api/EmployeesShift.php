@@ -25,6 +25,8 @@ final class EmployeesShift
     }
 
     /**
+     * Opens an employee's personal shift on a terminal group, optionally in a given role.
+     *
      * `employees.shift.clockin`: `POST /api/1/employees/shift/clockin` (not retried; restriction group "Employees: shifts").
      *
      * The request is checked by the library before anything is sent.
@@ -40,6 +42,8 @@ final class EmployeesShift
     }
 
     /**
+     * Closes an employee's personal shift on a terminal group.
+     *
      * `employees.shift.clockout`: `POST /api/1/employees/shift/clockout` (not retried; restriction group "Employees: shifts").
      *
      * The request is checked by the library before anything is sent.
@@ -55,6 +59,8 @@ final class EmployeesShift
     }
 
     /**
+     * Tells whether an employee's personal shift is open on a terminal group.
+     *
      * `employees.shift.is_open`: `POST /api/1/employees/shift/is_open` (a read: retried after a transport error or a 5xx; restriction group "Employees: shifts").
      *
      * The request is checked by the library before anything is sent.

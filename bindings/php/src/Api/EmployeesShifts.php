@@ -22,6 +22,8 @@ final class EmployeesShifts
     }
 
     /**
+     * Answers the ids of the terminal groups on which an employee is clocked in.
+     *
      * `employees.shifts.by_courier`: `POST /api/1/employees/shifts/by_courier` (a read: retried after a transport error or a 5xx; restriction group "Employees: shifts").
      *
      * The request is checked by the library before anything is sent.

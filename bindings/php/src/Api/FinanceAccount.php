@@ -30,6 +30,8 @@ final class FinanceAccount
     }
 
     /**
+     * Creates a ledger account of a given type with its opening balance and date; answers the account.
+     *
      * `finance.account.create`: `POST /api/finance/v1/account/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -45,6 +47,8 @@ final class FinanceAccount
     }
 
     /**
+     * Marks a ledger account deleted; finance.account.restore undoes it.
+     *
      * `finance.account.delete`: `POST /api/finance/v1/account/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -60,6 +64,8 @@ final class FinanceAccount
     }
 
     /**
+     * Reads one ledger account: type, parent, opening balance, system or not.
+     *
      * `finance.account.get`: `POST /api/finance/v1/account/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -75,6 +81,8 @@ final class FinanceAccount
     }
 
     /**
+     * Pages through ledger accounts matching field filters.
+     *
      * `finance.account.list`: `POST /api/finance/v1/account/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -90,6 +98,8 @@ final class FinanceAccount
     }
 
     /**
+     * Brings a deleted ledger account back, its child accounts too when asked.
+     *
      * `finance.account.restore`: `POST /api/finance/v1/account/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -105,6 +115,8 @@ final class FinanceAccount
     }
 
     /**
+     * Rewrites a ledger account's name, type, parent, code and opening balance.
+     *
      * `finance.account.update`: `POST /api/finance/v1/account/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class FinanceAccountPosting
     }
 
     /**
+     * Lists the postings of a ledger account over a period, with opening balance and net change.
+     *
      * `finance.account_posting.list`: `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

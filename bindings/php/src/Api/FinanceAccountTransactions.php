@@ -22,6 +22,8 @@ final class FinanceAccountTransactions
     }
 
     /**
+     * Lists one account's transactions in a period with the opening balance and total.
+     *
      * `finance.account_transactions.list`: `POST /api/finance/v1/account_transactions/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

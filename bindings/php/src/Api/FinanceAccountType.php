@@ -21,6 +21,8 @@ final class FinanceAccountType
     }
 
     /**
+     * Lists the account types a ledger account may have; untyped answer.
+     *
      * `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class FinanceBalanceSheet
     }
 
     /**
+     * Answers every account's balance as of a date, optionally for some organizations only.
+     *
      * `finance.balance_sheet.list`: `POST /api/finance/v1/balance-sheet/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -29,6 +29,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Creates a cash flow category (optionally under a parent); answers it.
+     *
      * `finance.cash_flow_category.create`: `POST /api/finance/v1/cash-flow-category/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -44,6 +46,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Marks a cash flow category deleted with its live subcategories; answers every id touched.
+     *
      * `finance.cash_flow_category.delete`: `POST /api/finance/v1/cash-flow-category/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -59,6 +63,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Reads one cash flow category: its code, name, type, parent and revision.
+     *
      * `finance.cash_flow_category.get`: `POST /api/finance/v1/cash-flow-category/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -74,6 +80,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Pages through cash flow categories matching field filters.
+     *
      * `finance.cash_flow_category.list`: `POST /api/finance/v1/cash-flow-category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -89,6 +97,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Brings a deleted cash flow category back, its subcategories too when asked.
+     *
      * `finance.cash_flow_category.restore`: `POST /api/finance/v1/cash-flow-category/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -104,6 +114,8 @@ final class FinanceCashFlowCategory
     }
 
     /**
+     * Rewrites a cash flow category's code, name, type and parent.
+     *
      * `finance.cash_flow_category.update`: `POST /api/finance/v1/cash-flow-category/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

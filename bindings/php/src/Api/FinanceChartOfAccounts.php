@@ -22,6 +22,8 @@ final class FinanceChartOfAccounts
     }
 
     /**
+     * Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+     *
      * `finance.chart_of_accounts.list`: `POST /api/finance/v1/chart-of-accounts/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class FinanceDocumentTransactions
     }
 
     /**
+     * Lists the ledger transactions one document produced, each with its from and to sides.
+     *
      * `finance.document_transactions.list`: `POST /api/finance/v1/document_transactions/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -27,6 +27,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+     *
      * `finance.incoming_service.cancel`: `POST /api/finance/v1/incoming_service/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Creates an act of services received from a supplier, as a draft; answers its id and number.
+     *
      * `finance.incoming_service.create`: `POST /api/finance/v1/incoming_service/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Reads one act of services received, with its lines and totals.
+     *
      * `finance.incoming_service.get`: `POST /api/finance/v1/incoming_service/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Lists the acts of services received dated within a period.
+     *
      * `finance.incoming_service.list`: `POST /api/finance/v1/incoming_service/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Posts an act of services received to the books (NEW to PROCESSED).
+     *
      * `finance.incoming_service.post`: `POST /api/finance/v1/incoming_service/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+     *
      * `finance.incoming_service.unpost`: `POST /api/finance/v1/incoming_service/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class FinanceIncomingService
     }
 
     /**
+     * Rewrites an act of services received: header and every line.
+     *
      * `finance.incoming_service.update`: `POST /api/finance/v1/incoming_service/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class FinanceItemCategory
     }
 
     /**
+     * Pages through the fiscal item categories directory by filter.
+     *
      * `finance.item_category.list`: `POST /api/finance/v1/item-category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

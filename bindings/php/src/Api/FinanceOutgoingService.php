@@ -27,6 +27,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+     *
      * `finance.outgoing_service.cancel`: `POST /api/finance/v1/outgoing_service/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Creates an act of services rendered to a customer, as a draft; answers its id and number.
+     *
      * `finance.outgoing_service.create`: `POST /api/finance/v1/outgoing_service/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Reads one act of services rendered, with its lines and totals.
+     *
      * `finance.outgoing_service.get`: `POST /api/finance/v1/outgoing_service/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Lists the acts of services rendered dated within a period.
+     *
      * `finance.outgoing_service.list`: `POST /api/finance/v1/outgoing_service/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Posts an act of services rendered to the books (NEW to PROCESSED).
+     *
      * `finance.outgoing_service.post`: `POST /api/finance/v1/outgoing_service/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+     *
      * `finance.outgoing_service.unpost`: `POST /api/finance/v1/outgoing_service/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class FinanceOutgoingService
     }
 
     /**
+     * Rewrites an act of services rendered: header and every line.
+     *
      * `finance.outgoing_service.update`: `POST /api/finance/v1/outgoing_service/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

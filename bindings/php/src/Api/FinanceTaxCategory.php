@@ -22,6 +22,8 @@ final class FinanceTaxCategory
     }
 
     /**
+     * Pages through the tax categories directory by filter.
+     *
      * `finance.tax_category.list`: `POST /api/finance/v1/tax-category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class InventoryAccountingCategories
     }
 
     /**
+     * Looks up one product accounting category: its code, name and deleted flag.
+     *
      * `inventory.accounting_categories.get`: `POST /api/inventory/v1/accounting_categories/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class InventoryAccountingCategories
     }
 
     /**
+     * Pages through product accounting categories, deleted ones or those changed since a revision on request.
+     *
      * `inventory.accounting_categories.list`: `POST /api/inventory/v1/accounting_categories/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

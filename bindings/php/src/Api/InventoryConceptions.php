@@ -24,6 +24,8 @@ final class InventoryConceptions
     }
 
     /**
+     * Reads one concept (a brand or format within the chain) by id.
+     *
      * `inventory.conceptions.get`: `POST /api/inventory/v1/conceptions/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class InventoryConceptions
     }
 
     /**
+     * Pages through concepts, deleted ones or those changed since a revision on request.
+     *
      * `inventory.conceptions.list`: `POST /api/inventory/v1/conceptions/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class InventoryCostings
     }
 
     /**
+     * Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+     *
      * `inventory.costings.calculate`: `POST /api/inventory/v1/costings/calculate` (not retried).
      *
      * The request is checked by the library before anything is sent.

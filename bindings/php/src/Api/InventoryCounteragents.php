@@ -22,6 +22,8 @@ final class InventoryCounteragents
     }
 
     /**
+     * Pages through counteragents (suppliers, clients, employees), filtered by type.
+     *
      * `inventory.counteragents`: `POST /api/inventory/v1/counteragents` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -37,6 +39,8 @@ final class InventoryCounteragents
     }
 
     /**
+     * Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+     *
      * `inventory.counteragents.list`: `POST /api/inventory/v1/counteragents/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

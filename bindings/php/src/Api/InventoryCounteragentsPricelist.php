@@ -22,6 +22,8 @@ final class InventoryCounteragentsPricelist
     }
 
     /**
+     * Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+     *
      * `inventory.counteragents.pricelist.list`: `POST /api/inventory/v1/counteragents/pricelist/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

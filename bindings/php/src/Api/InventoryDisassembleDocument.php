@@ -27,6 +27,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.disassemble_document.cancel`: `POST /api/inventory/v1/disassemble_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+     *
      * `inventory.disassemble_document.create`: `POST /api/inventory/v1/disassemble_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Reads one disassembly act with its lines and status.
+     *
      * `inventory.disassemble_document.get`: `POST /api/inventory/v1/disassemble_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Lists the disassembly acts dated within a period.
+     *
      * `inventory.disassemble_document.list`: `POST /api/inventory/v1/disassemble_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.disassemble_document.post`: `POST /api/inventory/v1/disassemble_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.disassemble_document.unpost`: `POST /api/inventory/v1/disassemble_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryDisassembleDocument
     }
 
     /**
+     * Rewrites a disassembly act: its header and every line.
+     *
      * `inventory.disassemble_document.update`: `POST /api/inventory/v1/disassemble_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -26,6 +26,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.incoming_inventory.cancel`: `POST /api/inventory/v1/incoming_inventory/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -41,6 +43,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+     *
      * `inventory.incoming_inventory.create`: `POST /api/inventory/v1/incoming_inventory/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -56,6 +60,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Reads one stock-take with its lines and status.
+     *
      * `inventory.incoming_inventory.get`: `POST /api/inventory/v1/incoming_inventory/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -71,6 +77,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Lists the stock-takes dated within a period.
+     *
      * `inventory.incoming_inventory.list`: `POST /api/inventory/v1/incoming_inventory/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -86,6 +94,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_inventory.post`: `POST /api/inventory/v1/incoming_inventory/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -101,6 +111,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.incoming_inventory.unpost`: `POST /api/inventory/v1/incoming_inventory/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -116,6 +128,8 @@ final class InventoryIncomingInventory
     }
 
     /**
+     * Rewrites a stock-take: its header and every line.
+     *
      * `inventory.incoming_inventory.update`: `POST /api/inventory/v1/incoming_inventory/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -25,6 +25,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.incoming_invoice.cancel`: `POST /api/inventory/v1/incoming_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -40,6 +42,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Creates a supplier invoice of goods received in state NEW; answers its id and number.
+     *
      * `inventory.incoming_invoice.create`: `POST /api/inventory/v1/incoming_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -55,6 +59,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Reads one supplier invoice with its lines and status.
+     *
      * `inventory.incoming_invoice.get`: `POST /api/inventory/v1/incoming_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -70,6 +76,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Lists the supplier invoices dated within a period.
+     *
      * `inventory.incoming_invoice.list`: `POST /api/inventory/v1/incoming_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -97,6 +105,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_invoice.post`: `POST /api/inventory/v1/incoming_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -112,6 +122,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.incoming_invoice.unpost`: `POST /api/inventory/v1/incoming_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -127,6 +139,8 @@ final class InventoryIncomingInvoice
     }
 
     /**
+     * Rewrites a supplier invoice: its header and every line.
+     *
      * `inventory.incoming_invoice.update`: `POST /api/inventory/v1/incoming_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

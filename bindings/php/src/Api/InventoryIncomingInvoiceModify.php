@@ -22,6 +22,8 @@ final class InventoryIncomingInvoiceModify
     }
 
     /**
+     * Records a payment of a supplier invoice from one account to another; answers the transaction id.
+     *
      * `inventory.incoming_invoice.modify.add_payment`: `POST /api/inventory/v1/incoming_invoice/modify/add_payment` (not retried).
      *
      * The request is checked by the library before anything is sent.

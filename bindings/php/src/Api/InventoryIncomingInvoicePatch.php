@@ -22,6 +22,8 @@ final class InventoryIncomingInvoicePatch
     }
 
     /**
+     * Records when a supplier invoice was paid; nothing of it may be left unpaid.
+     *
      * `inventory.incoming_invoice.patch.set_payment_date`: `POST /api/inventory/v1/incoming_invoice/patch/set_payment_date` (not retried).
      *
      * The request is checked by the library before anything is sent.

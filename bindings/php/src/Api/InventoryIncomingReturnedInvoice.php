@@ -27,6 +27,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.incoming_returned_invoice.cancel`: `POST /api/inventory/v1/incoming_returned_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Creates a return of goods from a buyer in state NEW; answers its id and number.
+     *
      * `inventory.incoming_returned_invoice.create`: `POST /api/inventory/v1/incoming_returned_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Reads one buyer return with its lines and status.
+     *
      * `inventory.incoming_returned_invoice.get`: `POST /api/inventory/v1/incoming_returned_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Lists the buyer returns dated within a period.
+     *
      * `inventory.incoming_returned_invoice.list`: `POST /api/inventory/v1/incoming_returned_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.incoming_returned_invoice.post`: `POST /api/inventory/v1/incoming_returned_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.incoming_returned_invoice.unpost`: `POST /api/inventory/v1/incoming_returned_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryIncomingReturnedInvoice
     }
 
     /**
+     * Rewrites a buyer return: its header and every line.
+     *
      * `inventory.incoming_returned_invoice.update`: `POST /api/inventory/v1/incoming_returned_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

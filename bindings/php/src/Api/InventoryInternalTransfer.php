@@ -27,6 +27,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.internal_transfer.cancel`: `POST /api/inventory/v1/internal_transfer/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Creates a transfer of goods between two stores in state NEW; answers its id and number.
+     *
      * `inventory.internal_transfer.create`: `POST /api/inventory/v1/internal_transfer/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Reads one store transfer with its lines and status.
+     *
      * `inventory.internal_transfer.get`: `POST /api/inventory/v1/internal_transfer/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Lists the store transfers dated within a period.
+     *
      * `inventory.internal_transfer.list`: `POST /api/inventory/v1/internal_transfer/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.internal_transfer.post`: `POST /api/inventory/v1/internal_transfer/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.internal_transfer.unpost`: `POST /api/inventory/v1/internal_transfer/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryInternalTransfer
     }
 
     /**
+     * Rewrites a store transfer: its header and every line.
+     *
      * `inventory.internal_transfer.update`: `POST /api/inventory/v1/internal_transfer/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

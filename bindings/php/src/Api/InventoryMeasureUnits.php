@@ -24,6 +24,8 @@ final class InventoryMeasureUnits
     }
 
     /**
+     * Looks up one unit of measure: code, short and full name.
+     *
      * `inventory.measure_units.get`: `POST /api/inventory/v1/measure_units/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class InventoryMeasureUnits
     }
 
     /**
+     * Pages through units of measure, deleted ones or those changed since a revision on request.
+     *
      * `inventory.measure_units.list`: `POST /api/inventory/v1/measure_units/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class InventoryNomenclature
     }
 
     /**
+     * Replaces every barcode of a product with the set given.
+     *
      * `inventory.nomenclature.update_barcodes`: `POST /api/inventory/v1/nomenclature/update_barcodes` (not retried).
      *
      * The request is checked by the library before anything is sent.

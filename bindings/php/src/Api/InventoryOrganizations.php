@@ -27,6 +27,8 @@ final class InventoryOrganizations
     }
 
     /**
+     * Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+     *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

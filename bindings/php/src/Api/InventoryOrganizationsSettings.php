@@ -22,6 +22,8 @@ final class InventoryOrganizationsSettings
     }
 
     /**
+     * Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+     *
      * `inventory.organizations.settings.list`: `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -25,6 +25,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.outgoing_invoice.cancel`: `POST /api/inventory/v1/outgoing_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -40,6 +42,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+     *
      * `inventory.outgoing_invoice.create`: `POST /api/inventory/v1/outgoing_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -55,6 +59,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Reads one outgoing invoice with its lines and status.
+     *
      * `inventory.outgoing_invoice.get`: `POST /api/inventory/v1/outgoing_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -70,6 +76,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Lists the outgoing invoices dated within a period.
+     *
      * `inventory.outgoing_invoice.list`: `POST /api/inventory/v1/outgoing_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -97,6 +105,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.outgoing_invoice.post`: `POST /api/inventory/v1/outgoing_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -112,6 +122,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.outgoing_invoice.unpost`: `POST /api/inventory/v1/outgoing_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -127,6 +139,8 @@ final class InventoryOutgoingInvoice
     }
 
     /**
+     * Rewrites an outgoing invoice: its header and every line.
+     *
      * `inventory.outgoing_invoice.update`: `POST /api/inventory/v1/outgoing_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

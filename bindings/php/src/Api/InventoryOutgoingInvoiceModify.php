@@ -22,6 +22,8 @@ final class InventoryOutgoingInvoiceModify
     }
 
     /**
+     * Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+     *
      * `inventory.outgoing_invoice.modify.add_payment`: `POST /api/inventory/v1/outgoing_invoice/modify/add_payment` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class InventoryOutgoingInvoicePatch
     }
 
     /**
+     * Records when an outgoing invoice was paid; it must be paid in full already.
+     *
      * `inventory.outgoing_invoice.patch.set_payment_date`: `POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class InventoryPaymentTypes
     }
 
     /**
+     * Reads one payment type of the back-office catalogue by id.
+     *
      * `inventory.payment_types.get`: `POST /api/inventory/v1/payment_types/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class InventoryPaymentTypes
     }
 
     /**
+     * Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+     *
      * `inventory.payment_types.list`: `POST /api/inventory/v1/payment_types/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

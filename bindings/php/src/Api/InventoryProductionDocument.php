@@ -27,6 +27,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.production_document.cancel`: `POST /api/inventory/v1/production_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+     *
      * `inventory.production_document.create`: `POST /api/inventory/v1/production_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Reads one production act with its lines and status.
+     *
      * `inventory.production_document.get`: `POST /api/inventory/v1/production_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Lists the production acts dated within a period.
+     *
      * `inventory.production_document.list`: `POST /api/inventory/v1/production_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.production_document.post`: `POST /api/inventory/v1/production_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.production_document.unpost`: `POST /api/inventory/v1/production_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryProductionDocument
     }
 
     /**
+     * Rewrites a production act: its header and every line.
+     *
      * `inventory.production_document.update`: `POST /api/inventory/v1/production_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

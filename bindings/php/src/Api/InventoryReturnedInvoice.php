@@ -27,6 +27,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.returned_invoice.cancel`: `POST /api/inventory/v1/returned_invoice/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Creates a return of goods to a supplier in state NEW; answers its id and number.
+     *
      * `inventory.returned_invoice.create`: `POST /api/inventory/v1/returned_invoice/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Reads one supplier return with its lines and status.
+     *
      * `inventory.returned_invoice.get`: `POST /api/inventory/v1/returned_invoice/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Lists the supplier returns dated within a period.
+     *
      * `inventory.returned_invoice.list`: `POST /api/inventory/v1/returned_invoice/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.returned_invoice.post`: `POST /api/inventory/v1/returned_invoice/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.returned_invoice.unpost`: `POST /api/inventory/v1/returned_invoice/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryReturnedInvoice
     }
 
     /**
+     * Rewrites a supplier return: its header and every line.
+     *
      * `inventory.returned_invoice.update`: `POST /api/inventory/v1/returned_invoice/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

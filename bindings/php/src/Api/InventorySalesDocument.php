@@ -27,6 +27,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.sales_document.cancel`: `POST /api/inventory/v1/sales_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+     *
      * `inventory.sales_document.create`: `POST /api/inventory/v1/sales_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Reads one sales act with its lines and status.
+     *
      * `inventory.sales_document.get`: `POST /api/inventory/v1/sales_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Lists the sales acts dated within a period.
+     *
      * `inventory.sales_document.list`: `POST /api/inventory/v1/sales_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.sales_document.post`: `POST /api/inventory/v1/sales_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.sales_document.unpost`: `POST /api/inventory/v1/sales_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventorySalesDocument
     }
 
     /**
+     * Rewrites a sales act: its header and every line.
+     *
      * `inventory.sales_document.update`: `POST /api/inventory/v1/sales_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class InventoryStockBalance
     }
 
     /**
+     * Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+     *
      * `inventory.stock_balance.list`: `POST /api/inventory/v1/stock_balance/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class InventoryStores
     }
 
     /**
+     * Pages through the stores (warehouses) with their organization and type, by filter.
+     *
      * `inventory.stores.list`: `POST /api/inventory/v1/stores/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

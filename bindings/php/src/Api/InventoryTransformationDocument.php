@@ -27,6 +27,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.transformation_document.cancel`: `POST /api/inventory/v1/transformation_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+     *
      * `inventory.transformation_document.create`: `POST /api/inventory/v1/transformation_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Reads one transformation act with its lines and status.
+     *
      * `inventory.transformation_document.get`: `POST /api/inventory/v1/transformation_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Lists the transformation acts dated within a period.
+     *
      * `inventory.transformation_document.list`: `POST /api/inventory/v1/transformation_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.transformation_document.post`: `POST /api/inventory/v1/transformation_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.transformation_document.unpost`: `POST /api/inventory/v1/transformation_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryTransformationDocument
     }
 
     /**
+     * Rewrites a transformation act: its header and every line.
+     *
      * `inventory.transformation_document.update`: `POST /api/inventory/v1/transformation_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

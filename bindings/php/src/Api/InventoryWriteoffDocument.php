@@ -27,6 +27,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+     *
      * `inventory.writeoff_document.cancel`: `POST /api/inventory/v1/writeoff_document/cancel` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+     *
      * `inventory.writeoff_document.create`: `POST /api/inventory/v1/writeoff_document/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Reads one write-off act with its lines and status.
+     *
      * `inventory.writeoff_document.get`: `POST /api/inventory/v1/writeoff_document/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Lists the write-off acts dated within a period.
+     *
      * `inventory.writeoff_document.list`: `POST /api/inventory/v1/writeoff_document/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+     *
      * `inventory.writeoff_document.post`: `POST /api/inventory/v1/writeoff_document/post` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +112,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+     *
      * `inventory.writeoff_document.unpost`: `POST /api/inventory/v1/writeoff_document/unpost` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +129,8 @@ final class InventoryWriteoffDocument
     }
 
     /**
+     * Rewrites a write-off act: its header and every line.
+     *
      * `inventory.writeoff_document.update`: `POST /api/inventory/v1/writeoff_document/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class Licenses
     }
 
     /**
+     * Lists the licenses of each organization the API key reaches.
+     *
      * `licenses.list`: `POST /api/licenses/v2/list` (a read: retried after a transport error or a 5xx; restriction group "Data: licenses").
      *
      * The request is checked by the library before anything is sent.

@@ -36,6 +36,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+     *
      * `loyalty.iiko.calculate`: `POST /api/1/loyalty/iiko/calculate` (not retried; restriction group "Loyalty: order calculate").
      *
      * The request is checked by the library before anything is sent.
@@ -51,6 +53,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Tells whether the organization can send SMS now and how many messages it has left.
+     *
      * `loyalty.iiko.check_sms_sending_possibility`: `POST /api/1/loyalty/iiko/check_sms_sending_possibility` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -66,6 +70,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Reads the delivery state of SMS messages sent earlier, by their ids.
+     *
      * `loyalty.iiko.check_sms_status`: `POST /api/1/loyalty/iiko/check_sms_status` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -99,6 +105,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+     *
      * `loyalty.iiko.delete_customers`: `POST /api/1/loyalty/iiko/delete_customers` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -114,6 +122,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+     *
      * `loyalty.iiko.get_counters`: `POST /api/1/loyalty/iiko/get_counters` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -129,6 +139,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+     *
      * `loyalty.iiko.manual_condition`: `POST /api/1/loyalty/iiko/manual_condition` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -150,6 +162,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+     *
      * `loyalty.iiko.program`: `POST /api/1/loyalty/iiko/program` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -165,6 +179,8 @@ final class LoyaltyIiko
     }
 
     /**
+     * Clears the deleted mark of loyalty customers; answers how many were found and restored.
+     *
      * `loyalty.iiko.restore_customers`: `POST /api/1/loyalty/iiko/restore_customers` (not retried).
      *
      * The request is checked by the library before anything is sent.

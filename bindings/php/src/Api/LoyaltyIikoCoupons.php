@@ -26,6 +26,8 @@ final class LoyaltyIikoCoupons
     }
 
     /**
+     * Pages through the coupons of one series that nobody has activated yet.
+     *
      * `loyalty.iiko.coupons.by_series`: `POST /api/1/loyalty/iiko/coupons/by_series` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: coupons").
      *
      * The request is checked by the library before anything is sent.
@@ -41,6 +43,8 @@ final class LoyaltyIikoCoupons
     }
 
     /**
+     * Looks a coupon up by number (and series): its series and when it was activated, if ever.
+     *
      * `loyalty.iiko.coupons.info`: `POST /api/1/loyalty/iiko/coupons/info` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: coupons").
      *
      * The request is checked by the library before anything is sent.
@@ -56,6 +60,8 @@ final class LoyaltyIikoCoupons
     }
 
     /**
+     * Lists the coupon series that still have coupons nobody has used or deleted.
+     *
      * `loyalty.iiko.coupons.series`: `POST /api/1/loyalty/iiko/coupons/series` (not retried; restriction group "Loyalty: coupons").
      *
      * The request is checked by the library before anything is sent.

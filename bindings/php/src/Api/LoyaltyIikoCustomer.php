@@ -30,6 +30,8 @@ final class LoyaltyIikoCustomer
     }
 
     /**
+     * Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+     *
      * `loyalty.iiko.customer.create_or_update`: `POST /api/1/loyalty/iiko/customer/create_or_update` (not retried; restriction group "Guests: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -45,6 +47,8 @@ final class LoyaltyIikoCustomer
     }
 
     /**
+     * Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+     *
      * `loyalty.iiko.customer.info`: `POST /api/1/loyalty/iiko/customer/info` (a read: retried after a transport error or a 5xx; restriction group "Guests: info").
      *
      * The request is checked by the library before anything is sent.

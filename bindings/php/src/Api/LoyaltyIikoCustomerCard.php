@@ -24,6 +24,8 @@ final class LoyaltyIikoCustomerCard
     }
 
     /**
+     * Links a loyalty card (track and number) to a customer.
+     *
      * `loyalty.iiko.customer.card.add`: `POST /api/1/loyalty/iiko/customer/card/add` (not retried; restriction group "Guests: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class LoyaltyIikoCustomerCard
     }
 
     /**
+     * Unlinks a loyalty card, by its track, from a customer.
+     *
      * `loyalty.iiko.customer.card.remove`: `POST /api/1/loyalty/iiko/customer/card/remove` (not retried; restriction group "Guests: changing").
      *
      * The request is checked by the library before anything is sent.

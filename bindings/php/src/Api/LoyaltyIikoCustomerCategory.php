@@ -24,6 +24,8 @@ final class LoyaltyIikoCustomerCategory
     }
 
     /**
+     * Lists the categories of the organization's loyalty customers, with active and default flags.
+     *
      * `loyalty.iiko.customer_category`: `POST /api/1/loyalty/iiko/customer_category` (a read: retried after a transport error or a 5xx; restriction group "Loyalty: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class LoyaltyIikoCustomerCategory
     }
 
     /**
+     * Puts a customer into a loyalty category.
+     *
      * `loyalty.iiko.customer_category.add`: `POST /api/1/loyalty/iiko/customer_category/add` (not retried; restriction group "Guests: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -54,6 +58,8 @@ final class LoyaltyIikoCustomerCategory
     }
 
     /**
+     * Takes a customer out of a loyalty category.
+     *
      * `loyalty.iiko.customer_category.remove`: `POST /api/1/loyalty/iiko/customer_category/remove` (not retried; restriction group "Guests: changing").
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class LoyaltyIikoCustomerProgram
     }
 
     /**
+     * Enrols a customer in a loyalty program; answers the customer's new wallet.
+     *
      * `loyalty.iiko.customer.program.add`: `POST /api/1/loyalty/iiko/customer/program/add` (not retried; restriction group "Guests: changing").
      *
      * The request is checked by the library before anything is sent.

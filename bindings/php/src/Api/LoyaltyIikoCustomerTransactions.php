@@ -24,6 +24,8 @@ final class LoyaltyIikoCustomerTransactions
     }
 
     /**
+     * Pages through a customer's loyalty transactions within a date range.
+     *
      * `loyalty.iiko.customer.transactions.by_date`: `POST /api/1/loyalty/iiko/customer/transactions/by_date` (a read: retried after a transport error or a 5xx; restriction group "Guests: info").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class LoyaltyIikoCustomerTransactions
     }
 
     /**
+     * Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+     *
      * `loyalty.iiko.customer.transactions.by_revision`: `POST /api/1/loyalty/iiko/customer/transactions/by_revision` (a read: retried after a transport error or a 5xx; restriction group "Guests: info").
      *
      * The request is checked by the library before anything is sent.

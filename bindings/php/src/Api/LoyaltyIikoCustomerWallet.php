@@ -27,6 +27,8 @@ final class LoyaltyIikoCustomerWallet
     }
 
     /**
+     * Releases money reserved earlier by wallet.hold, by that transaction's id.
+     *
      * `loyalty.iiko.customer.wallet.cancel_hold`: `POST /api/1/loyalty/iiko/customer/wallet/cancel_hold` (not retried; restriction group "Loyalty: wallets").
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class LoyaltyIikoCustomerWallet
     }
 
     /**
+     * Takes a sum off a customer's wallet balance at once.
+     *
      * `loyalty.iiko.customer.wallet.chargeoff`: `POST /api/1/loyalty/iiko/customer/wallet/chargeoff` (not retried; restriction group "Loyalty: wallets").
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class LoyaltyIikoCustomerWallet
     }
 
     /**
+     * Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+     *
      * `loyalty.iiko.customer.wallet.hold`: `POST /api/1/loyalty/iiko/customer/wallet/hold` (not retried; restriction group "Loyalty: wallets").
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class LoyaltyIikoCustomerWallet
     }
 
     /**
+     * Adds a sum to a customer's wallet balance.
+     *
      * `loyalty.iiko.customer.wallet.topup`: `POST /api/1/loyalty/iiko/customer/wallet/topup` (not retried; restriction group "Loyalty: wallets").
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class LoyaltyIikoMessage
     }
 
     /**
+     * Sends an e-mail through the organization's loyalty mail settings.
+     *
      * `loyalty.iiko.message.send_email`: `POST /api/1/loyalty/iiko/message/send_email` (not retried; restriction group "Loyalty: messages").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class LoyaltyIikoMessage
     }
 
     /**
+     * Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+     *
      * `loyalty.iiko.message.send_sms`: `POST /api/1/loyalty/iiko/message/send_sms` (not retried; restriction group "Loyalty: messages").
      *
      * The request is checked by the library before anything is sent.

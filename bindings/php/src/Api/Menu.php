@@ -22,6 +22,8 @@ final class Menu
     }
 
     /**
+     * Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+     *
      * `menu`: `POST /api/2/menu` (a read: retried after a transport error or a 5xx; restriction group "Data: menu").
      *
      * The request is checked by the library before anything is sent.
@@ -37,6 +39,8 @@ final class Menu
     }
 
     /**
+     * Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+     *
      * `menu.by_id`: `POST /api/2/menu/by_id` (a read: retried after a transport error or a 5xx; restriction group "Data: menu").
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class MenuV3
     }
 
     /**
+     * Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+     *
      * `menu.v3.by_id`: `POST /api/menu/v3/by_id` (a read: retried after a transport error or a 5xx; restriction group "Data: menu").
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class Nomenclature
     }
 
     /**
+     * Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+     *
      * `nomenclature`: `POST /api/1/nomenclature` (a read: retried after a transport error or a 5xx; restriction group "Data: menu").
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureAllergenGroup
     }
 
     /**
+     * Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+     *
      * `nomenclature.allergen_group.list`: `POST /api/nomenclature/v1/allergen-group/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureAmountUnit
     }
 
     /**
+     * Pages through the units of measure directory, filtered by id, name, code or deleted state.
+     *
      * `nomenclature.amount_unit.list`: `POST /api/nomenclature/v1/amount-unit/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -33,6 +33,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+     *
      * `nomenclature.assembly_chart.assembled`: `POST /api/nomenclature/v2/assembly-chart/assembled` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -48,6 +50,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+     *
      * `nomenclature.assembly_chart.create`: `POST /api/nomenclature/v2/assembly-chart/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -63,6 +67,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Removes one recipe card of a product, by the card's id.
+     *
      * `nomenclature.assembly_chart.delete`: `POST /api/nomenclature/v2/assembly-chart/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -78,6 +84,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Reads one recipe card by id.
+     *
      * `nomenclature.assembly_chart.get`: `POST /api/nomenclature/v2/assembly-chart/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -93,6 +101,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+     *
      * `nomenclature.assembly_chart.list`: `POST /api/nomenclature/v2/assembly-chart/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -108,6 +118,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Breaks a product's recipe down to the stock items written off for it, as of a date.
+     *
      * `nomenclature.assembly_chart.prepared`: `POST /api/nomenclature/v2/assembly-chart/prepared` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -123,6 +135,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+     *
      * `nomenclature.assembly_chart.tree`: `POST /api/nomenclature/v2/assembly-chart/tree` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -138,6 +152,8 @@ final class NomenclatureAssemblyChart
     }
 
     /**
+     * Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+     *
      * `nomenclature.assembly_chart.update`: `POST /api/nomenclature/v2/assembly-chart/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureContainer
     }
 
     /**
+     * Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+     *
      * `nomenclature.container.list`: `POST /api/nomenclature/v1/container/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureCustomCategory
     }
 
     /**
+     * Pages through the user-defined product categories, filtered by id, name or deleted state.
+     *
      * `nomenclature.custom_category.list`: `POST /api/nomenclature/v1/custom-category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -30,6 +30,8 @@ final class NomenclatureGroup
     }
 
     /**
+     * Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+     *
      * `nomenclature.group.create`: `POST /api/nomenclature/v2/group/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -45,6 +47,8 @@ final class NomenclatureGroup
     }
 
     /**
+     * Marks product groups deleted together with their subgroups and products.
+     *
      * `nomenclature.group.delete`: `POST /api/nomenclature/v2/group/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -60,6 +64,8 @@ final class NomenclatureGroup
     }
 
     /**
+     * Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+     *
      * `nomenclature.group.list`: `POST /api/nomenclature/v2/group/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -75,6 +81,8 @@ final class NomenclatureGroup
     }
 
     /**
+     * Brings deleted product groups back, with their subgroups and products when recursively is set.
+     *
      * `nomenclature.group.restore`: `POST /api/nomenclature/v2/group/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -90,6 +98,8 @@ final class NomenclatureGroup
     }
 
     /**
+     * Rewrites a product group; its position stays, its article must stay unique.
+     *
      * `nomenclature.group.update`: `POST /api/nomenclature/v2/group/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureMenu
     }
 
     /**
+     * Pages through the menu sections directory, filtered by id, name or deleted state.
+     *
      * `nomenclature.menu.list`: `POST /api/nomenclature/v1/menu/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureModifierSchema
     }
 
     /**
+     * Pages through the modifier schemes directory, filtered by id, name or deleted state.
+     *
      * `nomenclature.modifier_schema.list`: `POST /api/nomenclature/v1/modifier-schema/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -27,6 +27,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Creates a product category from just a name; answers its new id.
+     *
      * `nomenclature.nomenclature.category.create`: `POST /api/nomenclature/v1/nomenclature/category/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Marks a product category deleted; the category restore operation undoes it.
+     *
      * `nomenclature.nomenclature.category.delete`: `POST /api/nomenclature/v1/nomenclature/category/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Pages through product categories, optionally only given ids or with deleted ones.
+     *
      * `nomenclature.nomenclature.category.list`: `POST /api/nomenclature/v1/nomenclature/category/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Undoes the deletion of a product category.
+     *
      * `nomenclature.nomenclature.category.restore`: `POST /api/nomenclature/v1/nomenclature/category/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class NomenclatureNomenclatureCategory
     }
 
     /**
+     * Renames a product category.
+     *
      * `nomenclature.nomenclature.category.update`: `POST /api/nomenclature/v1/nomenclature/category/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
     }
 
     /**
+     * Looks up one foreign-trade commodity code (its name and code value) by id.
+     *
      * `nomenclature.outer_economic_activity_nomenclature_codes.get`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
     }
 
     /**
+     * Lists the whole foreign-trade commodity code directory, deleted codes on request.
+     *
      * `nomenclature.outer_economic_activity_nomenclature_codes.list`: `POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

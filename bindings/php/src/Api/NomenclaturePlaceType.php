@@ -22,6 +22,8 @@ final class NomenclaturePlaceType
     }
 
     /**
+     * Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+     *
      * `nomenclature.place_type.list`: `POST /api/nomenclature/v1/place-type/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

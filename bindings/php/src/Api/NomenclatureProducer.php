@@ -22,6 +22,8 @@ final class NomenclatureProducer
     }
 
     /**
+     * Pages through the producers directory, filtered by id, name, code or deleted state.
+     *
      * `nomenclature.producer.list`: `POST /api/nomenclature/v1/producer/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

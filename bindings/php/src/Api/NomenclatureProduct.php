@@ -32,6 +32,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+     *
      * `nomenclature.product.create`: `POST /api/nomenclature/v2/product/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -47,6 +49,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Marks catalogue products deleted; nomenclature.product.restore undoes it.
+     *
      * `nomenclature.product.delete`: `POST /api/nomenclature/v2/product/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -62,6 +66,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+     *
      * `nomenclature.product.list`: `POST /api/nomenclature/v2/product/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -77,6 +83,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Brings deleted catalogue products back.
+     *
      * `nomenclature.product.restore`: `POST /api/nomenclature/v2/product/restore` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -92,6 +100,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+     *
      * `nomenclature.product.update`: `POST /api/nomenclature/v2/product/update` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -107,6 +117,8 @@ final class NomenclatureProduct
     }
 
     /**
+     * Replaces every barcode of a catalogue product with the set given.
+     *
      * `nomenclature.product.update_barcodes`: `POST /api/nomenclature/v2/product/update_barcodes` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -27,6 +27,8 @@ final class NomenclatureProductScale
     }
 
     /**
+     * Creates a size scale (such as small, medium, large) with the full list of its sizes.
+     *
      * `nomenclature.product_scale.create`: `POST /api/nomenclature/v1/product-scale/create` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -42,6 +44,8 @@ final class NomenclatureProductScale
     }
 
     /**
+     * Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+     *
      * `nomenclature.product_scale.delete`: `POST /api/nomenclature/v1/product-scale/delete` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +61,8 @@ final class NomenclatureProductScale
     }
 
     /**
+     * Reads one size scale with its sizes.
+     *
      * `nomenclature.product_scale.get`: `POST /api/nomenclature/v1/product-scale/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +78,8 @@ final class NomenclatureProductScale
     }
 
     /**
+     * Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+     *
      * `nomenclature.product_scale.list`: `POST /api/nomenclature/v1/product-scale/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +95,8 @@ final class NomenclatureProductScale
     }
 
     /**
+     * Rewrites a size scale and its sizes; sizes left out are marked deleted.
+     *
      * `nomenclature.product_scale.update`: `POST /api/nomenclature/v1/product-scale/update` (not retried).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureProductSize
     }
 
     /**
+     * Pages through the product sizes directory, filtered by id, name or deleted state.
+     *
      * `nomenclature.product_size.list`: `POST /api/nomenclature/v1/product-size/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class NomenclatureProductTag
     }
 
     /**
+     * Pages through the product tags directory, filtered by id, name or deleted state.
+     *
      * `nomenclature.product_tag.list`: `POST /api/nomenclature/v1/product-tag/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

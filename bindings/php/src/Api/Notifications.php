@@ -22,6 +22,8 @@ final class Notifications
     }
 
     /**
+     * Raises an order-attention notice about one order to the systems connected to the organization.
+     *
      * `notifications.send`: `POST /api/1/notifications/send` (a command: it answers a correlationId; never retried; restriction group "Notifications").
      *
      * The request is checked by the library before anything is sent.

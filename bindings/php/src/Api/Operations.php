@@ -41,6 +41,8 @@ trait Operations
     }
 
     /**
+     * Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+     *
      * `access_token_v1`: `POST /api/1/access_token` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -57,6 +59,8 @@ trait Operations
     }
 
     /**
+     * Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+     *
      * `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -72,6 +76,8 @@ trait Operations
     }
 
     /**
+     * Lists the cities of each organization's address book, deleted ones on request.
+     *
      * `cities`: `POST /api/1/cities` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -111,6 +117,8 @@ trait Operations
     }
 
     /**
+     * Lists each organization's discount and surcharge types with their settings.
+     *
      * `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -156,6 +164,8 @@ trait Operations
     }
 
     /**
+     * Lists the marketing sources (how a customer found the restaurant) that orders may name.
+     *
      * `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -195,6 +205,8 @@ trait Operations
     }
 
     /**
+     * Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+     *
      * `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -211,6 +223,8 @@ trait Operations
     }
 
     /**
+     * Lists each organization's payment types with their kind, processing mode and terminal groups.
+     *
      * `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -232,6 +246,8 @@ trait Operations
     }
 
     /**
+     * Lists the regions of each organization's address book.
+     *
      * `regions`: `POST /api/1/regions` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -247,6 +263,8 @@ trait Operations
     }
 
     /**
+     * Lists each organization's reasons for removing order items and whom each may write the loss off to.
+     *
      * `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -292,6 +310,8 @@ trait Operations
     }
 
     /**
+     * Lists the tip types of the key's organizations, with the service types and payment types each allows.
+     *
      * `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.

@@ -36,6 +36,8 @@ final class Order
     }
 
     /**
+     * Attaches a customer (name, phone, birthdate and more) to a table order.
+     *
      * `order.add_customer`: `POST /api/1/order/add_customer` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -53,6 +55,8 @@ final class Order
     }
 
     /**
+     * Adds items and combos to an open table order, optionally printing a service ticket.
+     *
      * `order.add_items`: `POST /api/1/order/add_items` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -70,6 +74,8 @@ final class Order
     }
 
     /**
+     * Adds payments and tips to a table order, keeping those it already has.
+     *
      * `order.add_payments`: `POST /api/1/order/add_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -87,6 +93,8 @@ final class Order
     }
 
     /**
+     * Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+     *
      * `order.by_id`: `POST /api/1/order/by_id` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -102,6 +110,8 @@ final class Order
     }
 
     /**
+     * Lists the orders on given tables, optionally by status and date range.
+     *
      * `order.by_table`: `POST /api/1/order/by_table` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.
@@ -117,6 +127,8 @@ final class Order
     }
 
     /**
+     * Cancels a table order, optionally writing its items off with a removal type.
+     *
      * `order.cancel`: `POST /api/1/order/cancel` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -134,6 +146,8 @@ final class Order
     }
 
     /**
+     * Sets key-value external data on a table order, each pair public or not.
+     *
      * `order.change_external_data`: `POST /api/1/order/change_external_data` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -151,6 +165,8 @@ final class Order
     }
 
     /**
+     * Replaces every payment and tip of a table order; fails once any payment is processed.
+     *
      * `order.change_payments`: `POST /api/1/order/change_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -168,6 +184,8 @@ final class Order
     }
 
     /**
+     * Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+     *
      * `order.close`: `POST /api/1/order/close` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -185,6 +203,8 @@ final class Order
     }
 
     /**
+     * Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+     *
      * `order.create`: `POST /api/1/order/create` (a command: it answers a correlationId; never retried; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -202,6 +222,8 @@ final class Order
     }
 
     /**
+     * Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+     *
      * `order.init_by_posorder`: `POST /api/1/order/init_by_posOrder` (a command: it answers a correlationId; never retried; restriction group "Orders: loading data").
      *
      * The request is checked by the library before anything is sent.
@@ -219,6 +241,8 @@ final class Order
     }
 
     /**
+     * Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+     *
      * `order.init_by_table`: `POST /api/1/order/init_by_table` (a command: it answers a correlationId; never retried; restriction group "Orders: loading data").
      *
      * The request is checked by the library before anything is sent.
@@ -236,6 +260,8 @@ final class Order
     }
 
     /**
+     * Prints a table order's bill on the terminal.
+     *
      * `order.print_bill`: `POST /api/1/order/print_bill` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class Organizations
     }
 
     /**
+     * Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+     *
      * `organizations`: `POST /api/1/organizations` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class Organizations
     }
 
     /**
+     * Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+     *
      * `organizations.settings`: `POST /api/1/organizations/settings` (a read: retried after a transport error or a 5xx; restriction group "Organizations: settings").
      *
      * The request is checked by the library before anything is sent.

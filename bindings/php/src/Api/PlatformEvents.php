@@ -22,6 +22,8 @@ final class PlatformEvents
     }
 
     /**
+     * Pages through one organization's platform events by type, from a revision or within a time range.
+     *
      * `platform.events.list`: `POST /api/platform/v1/events/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

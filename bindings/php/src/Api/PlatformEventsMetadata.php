@@ -22,6 +22,8 @@ final class PlatformEventsMetadata
     }
 
     /**
+     * Lists the groups and types of platform events, the values platform.events.list filters on.
+     *
      * `platform.events.metadata.list`: `POST /api/platform/v1/events/metadata/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class ReportingIncomePlan
     }
 
     /**
+     * Reads an organization's planned income for each day of a date range.
+     *
      * `reporting.income_plan.list`: `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -28,6 +28,8 @@ final class ReportingOlap
     }
 
     /**
+     * Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+     *
      * `reporting.olap.get`: `POST /api/reporting/v1/olap/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

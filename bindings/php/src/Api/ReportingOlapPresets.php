@@ -23,6 +23,8 @@ final class ReportingOlapPresets
     }
 
     /**
+     * Runs a saved OLAP report preset over a date range and answers its data.
+     *
      * `reporting.olap.presets.get`: `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.
@@ -38,6 +40,8 @@ final class ReportingOlapPresets
     }
 
     /**
+     * Lists the OLAP report presets saved in the back office; untyped answer.
+     *
      * `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

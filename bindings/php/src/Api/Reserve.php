@@ -39,6 +39,8 @@ final class Reserve
     }
 
     /**
+     * Adds items and combos to a banquet's order (banquets only).
+     *
      * `reserve.add_items`: `POST /api/1/reserve/add_items` (a command: it answers a correlationId; never retried; restriction group "Orders: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -56,6 +58,8 @@ final class Reserve
     }
 
     /**
+     * Adds payments to a banquet's order (banquets only).
+     *
      * `reserve.add_payments`: `POST /api/1/reserve/add_payments` (a command: it answers a correlationId; never retried; restriction group "Order payments: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -73,6 +77,8 @@ final class Reserve
     }
 
     /**
+     * Lists the key's organizations where reserves and banquets can be booked.
+     *
      * `reserve.available_organizations`: `POST /api/1/reserve/available_organizations` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -88,6 +94,8 @@ final class Reserve
     }
 
     /**
+     * Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+     *
      * `reserve.available_restaurant_sections`: `POST /api/1/reserve/available_restaurant_sections` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -103,6 +111,8 @@ final class Reserve
     }
 
     /**
+     * Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+     *
      * `reserve.available_terminal_groups`: `POST /api/1/reserve/available_terminal_groups` (a read: retried after a transport error or a 5xx; restriction group "Orders: preparing").
      *
      * The request is checked by the library before anything is sent.
@@ -118,6 +128,8 @@ final class Reserve
     }
 
     /**
+     * Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+     *
      * `reserve.cancel`: `POST /api/1/reserve/cancel` (a command: it answers a correlationId; never retried; restriction group "Order status: changing").
      *
      * The request is checked by the library before anything is sent.
@@ -135,6 +147,8 @@ final class Reserve
     }
 
     /**
+     * Reschedules a reserve or banquet to a new expected start time.
+     *
      * `reserve.change_estimated_start_time`: `POST /api/1/reserve/change_estimated_start_time` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -152,6 +166,8 @@ final class Reserve
     }
 
     /**
+     * Replaces the items and combos of a banquet's order (banquets only).
+     *
      * `reserve.change_items`: `POST /api/1/reserve/change_items` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -169,6 +185,8 @@ final class Reserve
     }
 
     /**
+     * Moves a reserve or banquet to another set of tables.
+     *
      * `reserve.change_tables`: `POST /api/1/reserve/change_tables` (a command: it answers a correlationId; never retried).
      *
      * The request is checked by the library before anything is sent.
@@ -186,6 +204,8 @@ final class Reserve
     }
 
     /**
+     * Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+     *
      * `reserve.create`: `POST /api/1/reserve/create` (a command: it answers a correlationId; never retried; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -203,6 +223,8 @@ final class Reserve
     }
 
     /**
+     * Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+     *
      * `reserve.restaurant_sections_workload`: `POST /api/1/reserve/restaurant_sections_workload` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -218,6 +240,8 @@ final class Reserve
     }
 
     /**
+     * Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+     *
      * `reserve.status_by_id`: `POST /api/1/reserve/status_by_id` (a read: retried after a transport error or a 5xx; restriction group "Orders: receiving").
      *
      * The request is checked by the library before anything is sent.

@@ -40,6 +40,8 @@ final class Root
     }
 
     /**
+     * Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+     *
      * `access_token`: `POST /api/v2/access_token` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -55,6 +57,8 @@ final class Root
     }
 
     /**
+     * Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+     *
      * `access_token_v1`: `POST /api/1/access_token` (not retried).
      *
      * The request is checked by the library before anything is sent.
@@ -71,6 +75,8 @@ final class Root
     }
 
     /**
+     * Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+     *
      * `cancel_causes`: `POST /api/1/cancel_causes` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -86,6 +92,8 @@ final class Root
     }
 
     /**
+     * Lists the cities of each organization's address book, deleted ones on request.
+     *
      * `cities`: `POST /api/1/cities` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -125,6 +133,8 @@ final class Root
     }
 
     /**
+     * Lists each organization's discount and surcharge types with their settings.
+     *
      * `discounts`: `POST /api/1/discounts` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -170,6 +180,8 @@ final class Root
     }
 
     /**
+     * Lists the marketing sources (how a customer found the restaurant) that orders may name.
+     *
      * `marketing_sources`: `POST /api/1/marketing_sources` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -215,6 +227,8 @@ final class Root
     }
 
     /**
+     * Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+     *
      * `organizations_get`: `GET /api/1/organizations` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -231,6 +245,8 @@ final class Root
     }
 
     /**
+     * Lists each organization's payment types with their kind, processing mode and terminal groups.
+     *
      * `payment_types`: `POST /api/1/payment_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -252,6 +268,8 @@ final class Root
     }
 
     /**
+     * Lists the regions of each organization's address book.
+     *
      * `regions`: `POST /api/1/regions` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -267,6 +285,8 @@ final class Root
     }
 
     /**
+     * Lists each organization's reasons for removing order items and whom each may write the loss off to.
+     *
      * `removal_types`: `POST /api/1/removal_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -318,6 +338,8 @@ final class Root
     }
 
     /**
+     * Lists the tip types of the key's organizations, with the service types and payment types each allows.
+     *
      * `tips_types`: `POST /api/1/tips_types` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.

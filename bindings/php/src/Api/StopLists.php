@@ -28,6 +28,8 @@ final class StopLists
     }
 
     /**
+     * Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+     *
      * `stop_lists`: `POST /api/1/stop_lists` (a read: retried after a transport error or a 5xx; restriction group "Data: stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -43,6 +45,8 @@ final class StopLists
     }
 
     /**
+     * Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+     *
      * `stop_lists.add`: `POST /api/1/stop_lists/add` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -60,6 +64,8 @@ final class StopLists
     }
 
     /**
+     * Checks order items against a terminal group's stop list and answers those that cannot be sold.
+     *
      * `stop_lists.check`: `POST /api/1/stop_lists/check` (a read: retried after a transport error or a 5xx; restriction group "Orders: creating").
      *
      * The request is checked by the library before anything is sent.
@@ -75,6 +81,8 @@ final class StopLists
     }
 
     /**
+     * Empties a terminal group's stop list.
+     *
      * `stop_lists.clear`: `POST /api/1/stop_lists/clear` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.
@@ -92,6 +100,8 @@ final class StopLists
     }
 
     /**
+     * Takes products (and sizes) off a terminal group's stop list.
+     *
      * `stop_lists.remove`: `POST /api/1/stop_lists/remove` (a command: it answers a correlationId; never retried; restriction group "Data: changing stoplists").
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class Streets
     }
 
     /**
+     * Lists the streets of one city in an organization's address book.
+     *
      * `streets.by_city`: `POST /api/1/streets/by_city` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class Streets
     }
 
     /**
+     * Looks streets up by their ids or their address classifier ids, each with its city name.
+     *
      * `streets.by_id`: `POST /api/1/streets/by_id` (a read: retried after a transport error or a 5xx; restriction group "Data: geo").
      *
      * The request is checked by the library before anything is sent.

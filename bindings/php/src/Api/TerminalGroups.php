@@ -26,6 +26,8 @@ final class TerminalGroups
     }
 
     /**
+     * Lists each organization's terminal groups, those asleep apart from the others.
+     *
      * `terminal_groups`: `POST /api/1/terminal_groups` (a read: retried after a transport error or a 5xx; restriction group "Data: dictionaries").
      *
      * The request is checked by the library before anything is sent.
@@ -41,6 +43,8 @@ final class TerminalGroups
     }
 
     /**
+     * Wakes sleeping terminal groups; answers which ones woke and which did not.
+     *
      * `terminal_groups.awake`: `POST /api/1/terminal_groups/awake` (not retried; restriction group "Organizations: settings").
      *
      * The request is checked by the library before anything is sent.
@@ -56,6 +60,8 @@ final class TerminalGroups
     }
 
     /**
+     * Tells whether each given terminal group is online now.
+     *
      * `terminal_groups.is_alive`: `POST /api/1/terminal_groups/is_alive` (a read: retried after a transport error or a 5xx; restriction group "POS: availability").
      *
      * The request is checked by the library before anything is sent.

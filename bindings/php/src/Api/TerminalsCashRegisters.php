@@ -22,6 +22,8 @@ final class TerminalsCashRegisters
     }
 
     /**
+     * Pages through an organization's cash registers, by name search or terminal group.
+     *
      * `terminals.cash_registers.list`: `POST /api/terminals/v1/cash-registers/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -22,6 +22,8 @@ final class TerminalsTerminals
     }
 
     /**
+     * Lists an organization's terminals (computer name, sections), anonymous ones on request.
+     *
      * `terminals.terminals.list`: `POST /api/terminals/v1/terminals/list` (a read: retried after a transport error or a 5xx).
      *
      * The request is checked by the library before anything is sent.

@@ -24,6 +24,8 @@ final class Webhooks
     }
 
     /**
+     * Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+     *
      * `webhooks.settings`: `POST /api/1/webhooks/settings` (a read: retried after a transport error or a 5xx; restriction group "Organizations: settings").
      *
      * The request is checked by the library before anything is sent.
@@ -39,6 +41,8 @@ final class Webhooks
     }
 
     /**
+     * Sets the webhook address, authToken and event filter of an organization for this API key.
+     *
      * `webhooks.update_settings`: `POST /api/1/webhooks/update_settings` (a command: it answers a correlationId; never retried; restriction group "WebHooks: settings").
      *
      * The request is checked by the library before anything is sent.

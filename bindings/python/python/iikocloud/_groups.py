@@ -16,7 +16,9 @@ class ComboOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_id, extra_data=None, timeout=None):
-        """``combo``: ``POST /api/1/combo``.
+        """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+
+        ``combo``: ``POST /api/1/combo``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -24,7 +26,9 @@ class ComboOps(_G):
         return self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout)
 
     def calculate(self, *, items, organization_id, timeout=None):
-        """``combo.calculate``: ``POST /api/1/combo/calculate``.
+        """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+
+        ``combo.calculate``: ``POST /api/1/combo/calculate``.
 
         Changes data: never retried.
 
@@ -37,7 +41,9 @@ class CommandsOps(_G):
     __slots__ = ()
 
     def status(self, *, organization_id, correlation_id, timeout=None):
-        """``commands.status``: ``POST /api/1/commands/status``.
+        """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+
+        ``commands.status``: ``POST /api/1/commands/status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -50,7 +56,9 @@ class DeliveriesDraftsOps(_G):
     __slots__ = ()
 
     def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None):
-        """``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
+        """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+
+        ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -58,7 +66,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout)
 
     def by_id(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
+        """Reads one delivery order draft and who holds its lock.
+
+        ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -66,7 +76,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout)
 
     def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None):
-        """``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
+        """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+
+        ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -75,7 +87,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
 
     def create(self, *, organization_id, order, terminal_group_id=None, timeout=None):
-        """``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
+        """Stores a new delivery order draft in the cloud only; answers its orderId.
+
+        ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
 
         Changes data: never retried.
 
@@ -83,7 +97,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     def delete(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
+        """Discards a delivery order draft.
+
+        ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -92,7 +108,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     def lock(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
+        """Locks a draft for one employee so that no one else edits it.
+
+        ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -101,7 +119,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
 
     def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None):
-        """``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
+        """Overwrites an existing delivery order draft on behalf of an employee.
+
+        ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
 
         Changes data: never retried.
 
@@ -109,7 +129,9 @@ class DeliveriesDraftsOps(_G):
         return self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     def unlock(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
+        """Releases an employee's lock on a draft.
+
+        ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -123,7 +145,9 @@ class DeliveriesHistoryOps(_G):
     __slots__ = ()
 
     def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None):
-        """``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
+        """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+
+        ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -146,7 +170,9 @@ class DeliveriesOps(_G):
         return DeliveriesHistoryOps(self._client)
 
     def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None):
-        """``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
+        """Adds items and combos to an existing delivery order.
+
+        ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -155,7 +181,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
-        """``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
+        """Adds payments and tips to a delivery order, keeping those it already has.
+
+        ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -164,7 +192,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None):
-        """``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
+        """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+
+        ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -172,7 +202,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout)
 
     def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None):
-        """``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
+        """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+
+        ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -180,7 +212,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout)
 
     def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None):
-        """``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
+        """Lists delivery orders due in a date range, optionally by status, source key or courier.
+
+        ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -188,7 +222,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout)
 
     def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None):
-        """``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
+        """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -196,7 +232,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout)
 
     def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None):
-        """``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
+        """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+
+        ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -204,7 +242,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
 
     def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
-        """``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
+        """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+
+        ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -213,7 +253,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
 
     def cancel_confirmation(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
+        """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+
+        ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -222,7 +264,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     def change_comment(self, *, organization_id, order_id, comment, timeout=None):
-        """``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
+        """Replaces a delivery order's comment.
+
+        ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -231,7 +275,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout)
 
     def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None):
-        """``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
+        """Moves the time a delivery order is due by (completeBefore).
+
+        ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -240,7 +286,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout)
 
     def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None):
-        """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
+        """Replaces a delivery order's address, coordinates and address comment.
+
+        ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -249,7 +297,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout)
 
     def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None):
-        """``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
+        """Sets the driver of a delivery order and the estimated arrival time.
+
+        ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -258,7 +308,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout)
 
     def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
-        """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
+        """Sets key-value external data on a delivery order, each pair public or not.
+
+        ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -267,7 +319,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
 
     def change_operator(self, *, organization_id, order_id, operator_id, timeout=None):
-        """``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
+        """Makes an employee the call-centre operator of a delivery order.
+
+        ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -276,7 +330,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout)
 
     def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
-        """``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
+        """Replaces every payment and tip of a delivery order; fails once any payment is processed.
+
+        ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -285,7 +341,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None):
-        """``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
+        """Switches a delivery order between courier and pickup; courier needs a delivery point.
+
+        ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -294,7 +352,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     def close(self, *, organization_id, order_id, delivery_date=None, timeout=None):
-        """``deliveries.close``: ``POST /api/1/deliveries/close``.
+        """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+
+        ``deliveries.close``: ``POST /api/1/deliveries/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -303,7 +363,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
 
     def confirm(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
+        """Confirms an unconfirmed delivery order.
+
+        ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -312,7 +374,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None):
-        """``deliveries.create``: ``POST /api/1/deliveries/create``.
+        """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+
+        ``deliveries.create``: ``POST /api/1/deliveries/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -321,7 +385,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
 
     def order_types(self, *, organization_ids, timeout=None):
-        """``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
+        """Lists each organization's order types, each tied to a service type (common, courier, pickup).
+
+        ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -329,7 +395,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout)
 
     def print_delivery_bill(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
+        """Prints a delivery order's bill on the terminal.
+
+        ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -338,7 +406,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
+        """Assigns a courier (an employee) to a delivery order; deprecated.
+
+        ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -349,7 +419,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
 
     def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None):
-        """``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
+        """Moves a courier delivery order to Waiting, OnWay or Delivered.
+
+        ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -358,7 +430,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
 
     def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None):
-        """``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
+        """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+
+        ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -369,7 +443,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout)
 
     def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None):
-        """``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
+        """Flags a delivery order as having a problem, with its text, or clears the flag.
+
+        ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -378,7 +454,9 @@ class DeliveriesOps(_G):
         return self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout)
 
     def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None):
-        """``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
+        """Sets or clears the link a customer follows to track a delivery order.
+
+        ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
         return self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout)
@@ -389,7 +467,9 @@ class DeliveryRestrictionsOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_ids, timeout=None):
-        """``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
+        """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+
+        ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -397,7 +477,9 @@ class DeliveryRestrictionsOps(_G):
         return self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout)
 
     def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None):
-        """``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
+        """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+
+        ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -410,25 +492,33 @@ class EmployeesAttendanceOps(_G):
     __slots__ = ()
 
     def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
+        """Records a finished attendance (shift worked) of an employee in one role; answers the record.
+
+        ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
         return self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
 
     def delete(self, *, id, organization_id, timeout=None):
-        """``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
+        """Removes one attendance record; there is no undo.
+
+        ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
         return self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout)
 
     def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None):
-        """``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
+        """Pages through an organization's attendance records in a period, by employee, type or closed state.
+
+        ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
 
     def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
+
+        ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
         return self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout)
@@ -439,7 +529,9 @@ class EmployeesAttendanceTypeOps(_G):
     __slots__ = ()
 
     def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None):
-        """``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
+        """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+
+        ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout)
@@ -450,7 +542,9 @@ class EmployeesCouriersActiveLocationOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_ids, timeout=None):
-        """``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
+        """Answers where each courier with an open courier session is now, per organization.
+
+        ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -458,7 +552,9 @@ class EmployeesCouriersActiveLocationOps(_G):
         return self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout)
 
     def by_terminal(self, *, organization_id, terminal_group_id, timeout=None):
-        """``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
+        """Answers where the couriers clocked in on one terminal group are now.
+
+        ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -471,7 +567,9 @@ class EmployeesCouriersLocationsOps(_G):
     __slots__ = ()
 
     def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
-        """``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
+
+        ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -494,7 +592,9 @@ class EmployeesCouriersOps(_G):
         return EmployeesCouriersLocationsOps(self._client)
 
     def __call__(self, *, organization_ids, timeout=None):
-        """``employees.couriers``: ``POST /api/1/employees/couriers``.
+        """Lists the employees of each organization who deliver orders.
+
+        ``employees.couriers``: ``POST /api/1/employees/couriers``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -502,7 +602,9 @@ class EmployeesCouriersOps(_G):
         return self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout)
 
     def by_role(self, *, organization_ids, roles_to_check, timeout=None):
-        """``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
+        """Lists each organization's couriers, marking for each whether it holds the roles asked about.
+
+        ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -515,37 +617,49 @@ class EmployeesEmployeeOps(_G):
     __slots__ = ()
 
     def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
-        """``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
+        """Creates an employee with a code and a main organization; answers the full profile.
+
+        ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
         return self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
 
     def fire(self, *, ids, timeout=None):
-        """``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
+        """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+
+        ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
         return self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+
+        ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout)
 
     def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None):
-        """``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
+        """Pages through employees matching field filters, optionally with only chosen fields.
+
+        ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
 
     def restore(self, *, id, timeout=None):
-        """``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
+        """Takes a fired employee back on, undoing employee.fire.
+
+        ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
         return self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout)
 
     def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
-        """``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
+        """Changes the fields given of an employee, leaving the rest as they are.
+
+        ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
         return self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
@@ -556,13 +670,17 @@ class EmployeesPositionsOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, revision_from=None, timeout=None):
-        """``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
+        """Reads one employee position (job): schedule type, hourly rate, fixed salary.
+
+        ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout)
 
     def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None):
-        """``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
+        """Pages through employee positions, filtered by field or changed since a revision.
+
+        ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout)
@@ -573,7 +691,9 @@ class EmployeesShiftOps(_G):
     __slots__ = ()
 
     def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None):
-        """``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
+        """Opens an employee's personal shift on a terminal group, optionally in a given role.
+
+        ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
 
         Changes data: never retried.
 
@@ -581,7 +701,9 @@ class EmployeesShiftOps(_G):
         return self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout)
 
     def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
-        """``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
+        """Closes an employee's personal shift on a terminal group.
+
+        ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
 
         Changes data: never retried.
 
@@ -589,7 +711,9 @@ class EmployeesShiftOps(_G):
         return self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout)
 
     def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
-        """``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
+        """Tells whether an employee's personal shift is open on a terminal group.
+
+        ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -602,7 +726,9 @@ class EmployeesShiftsOps(_G):
     __slots__ = ()
 
     def by_courier(self, *, employee_id, timeout=None):
-        """``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
+
+        ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -650,7 +776,9 @@ class EmployeesOps(_G):
         return EmployeesShiftsOps(self._client)
 
     def info(self, *, organization_id, id, timeout=None):
-        """``employees.info``: ``POST /api/1/employees/info``.
+        """Reads one employee's name, display name and contacts by id.
+
+        ``employees.info``: ``POST /api/1/employees/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -663,37 +791,49 @@ class FinanceAccountOps(_G):
     __slots__ = ()
 
     def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None):
-        """``finance.account.create``: ``POST /api/finance/v1/account/create``.
+        """Creates a ledger account of a given type with its opening balance and date; answers the account.
+
+        ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
         return self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
 
     def delete(self, *, id, timeout=None):
-        """``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
+
+        ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
         return self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """``finance.account.get``: ``POST /api/finance/v1/account/get``.
+        """Reads one ledger account: type, parent, opening balance, system or not.
+
+        ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout)
 
     def list(self, *, filters, limit, offset, timeout=None):
-        """``finance.account.list``: ``POST /api/finance/v1/account/list``.
+        """Pages through ledger accounts matching field filters.
+
+        ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout)
 
     def restore(self, *, id, restore_descendants, timeout=None):
-        """``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
+        """Brings a deleted ledger account back, its child accounts too when asked.
+
+        ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
         return self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout)
 
     def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None):
-        """``finance.account.update``: ``POST /api/finance/v1/account/update``.
+        """Rewrites a ledger account's name, type, parent, code and opening balance.
+
+        ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
         return self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout)
@@ -704,7 +844,9 @@ class FinanceAccountPostingOps(_G):
     __slots__ = ()
 
     def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None):
-        """``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
+        """Lists the postings of a ledger account over a period, with opening balance and net change.
+
+        ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout)
@@ -715,7 +857,9 @@ class FinanceAccountTransactionsOps(_G):
     __slots__ = ()
 
     def list(self, *, account_id, from_, organization_id, to, timeout=None):
-        """``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
+        """Lists one account's transactions in a period with the opening balance and total.
+
+        ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout)
@@ -726,7 +870,9 @@ class FinanceAccountTypeOps(_G):
     __slots__ = ()
 
     def list(self, *, timeout=None):
-        """``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
+        """Lists the account types a ledger account may have; untyped answer.
+
+        ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.account_type.list", (), "", timeout)
@@ -737,7 +883,9 @@ class FinanceBalanceSheetOps(_G):
     __slots__ = ()
 
     def list(self, *, balance_at=None, organization_ids=None, timeout=None):
-        """``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
+        """Answers every account's balance as of a date, optionally for some organizations only.
+
+        ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout)
@@ -748,37 +896,49 @@ class FinanceCashFlowCategoryOps(_G):
     __slots__ = ()
 
     def create(self, *, code, name, type, parent_id=None, timeout=None):
-        """``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
+        """Creates a cash flow category (optionally under a parent); answers it.
+
+        ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
         return self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
 
     def delete(self, *, id, timeout=None):
-        """``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
+        """Marks a cash flow category deleted with its live subcategories; answers every id touched.
+
+        ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
         return self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
 
     def get(self, *, id, timeout=None):
-        """``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
+        """Reads one cash flow category: its code, name, type, parent and revision.
+
+        ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout)
 
     def list(self, *, filters, limit, offset, timeout=None):
-        """``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
+        """Pages through cash flow categories matching field filters.
+
+        ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout)
 
     def restore(self, *, id, restore_descendants, timeout=None):
-        """``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
+        """Brings a deleted cash flow category back, its subcategories too when asked.
+
+        ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
         return self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout)
 
     def update(self, *, code, id, name, type, parent_id=None, timeout=None):
-        """``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
+        """Rewrites a cash flow category's code, name, type and parent.
+
+        ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
         return self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
@@ -789,7 +949,9 @@ class FinanceChartOfAccountsOps(_G):
     __slots__ = ()
 
     def list(self, *, account_type=None, is_deleted=None, timeout=None):
-        """``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+
+        ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout)
@@ -800,7 +962,9 @@ class FinanceDocumentTransactionsOps(_G):
     __slots__ = ()
 
     def list(self, *, document_id, organization_id, timeout=None):
-        """``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
+        """Lists the ledger transactions one document produced, each with its from and to sides.
+
+        ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "", timeout)
@@ -811,43 +975,57 @@ class FinanceIncomingServiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
         return self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
+        """Creates an act of services received from a supplier, as a draft; answers its id and number.
+
+        ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
         return self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
+        """Reads one act of services received, with its lines and totals.
+
+        ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
+        """Lists the acts of services received dated within a period.
+
+        ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
+        """Posts an act of services received to the books (NEW to PROCESSED).
+
+        ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
         return self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
         return self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
+        """Rewrites an act of services received: header and every line.
+
+        ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
         return self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
@@ -858,7 +1036,9 @@ class FinanceItemCategoryOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
+        """Pages through the fiscal item categories directory by filter.
+
+        ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout)
@@ -869,43 +1049,57 @@ class FinanceOutgoingServiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
         return self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
+        """Creates an act of services rendered to a customer, as a draft; answers its id and number.
+
+        ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
         return self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
+        """Reads one act of services rendered, with its lines and totals.
+
+        ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
+        """Lists the acts of services rendered dated within a period.
+
+        ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
+        """Posts an act of services rendered to the books (NEW to PROCESSED).
+
+        ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
         return self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
         return self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
+        """Rewrites an act of services rendered: header and every line.
+
+        ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
         return self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
@@ -916,7 +1110,9 @@ class FinanceTaxCategoryOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
+        """Pages through the tax categories directory by filter.
+
+        ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout)
@@ -992,13 +1188,17 @@ class InventoryAccountingCategoriesOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
+        """Looks up one product accounting category: its code, name and deleted flag.
+
+        ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout)
 
     def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
+        """Pages through product accounting categories, deleted ones or those changed since a revision on request.
+
+        ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout)
@@ -1009,13 +1209,17 @@ class InventoryConceptionsOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
+        """Reads one concept (a brand or format within the chain) by id.
+
+        ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout)
 
     def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
+        """Pages through concepts, deleted ones or those changed since a revision on request.
+
+        ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout)
@@ -1026,7 +1230,9 @@ class InventoryCostingsOps(_G):
     __slots__ = ()
 
     def calculate(self, *, date_incoming, items, organization_id, timeout=None):
-        """``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
+        """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+
+        ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
         return self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout)
@@ -1037,7 +1243,9 @@ class InventoryCounteragentsPricelistOps(_G):
     __slots__ = ()
 
     def list(self, *, counteragent_id, timeout=None):
-        """``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
+        """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+
+        ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout)
@@ -1053,13 +1261,17 @@ class InventoryCounteragentsOps(_G):
         return InventoryCounteragentsPricelistOps(self._client)
 
     def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
-        """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
+        """Pages through counteragents (suppliers, clients, employees), filtered by type.
+
+        ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
 
     def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
-        """``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
+        """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+
+        ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
@@ -1070,43 +1282,57 @@ class InventoryDisassembleDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None):
-        """``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
+        """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+
+        ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
+        """Reads one disassembly act with its lines and status.
+
+        ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
+        """Lists the disassembly acts dated within a period.
+
+        ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
+        """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None):
-        """``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
+        """Rewrites a disassembly act: its header and every line.
+
+        ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout)
@@ -1117,43 +1343,57 @@ class InventoryIncomingInventoryOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
+        """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+
+        ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
+        """Reads one stock-take with its lines and status.
+
+        ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
+        """Lists the stock-takes dated within a period.
+
+        ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
+        """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
+        """Rewrites a stock-take: its header and every line.
+
+        ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout)
@@ -1164,7 +1404,9 @@ class InventoryIncomingInvoiceModifyOps(_G):
     __slots__ = ()
 
     def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None):
-        """``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
+        """Records a payment of a supplier invoice from one account to another; answers the transaction id.
+
+        ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout)
@@ -1175,7 +1417,9 @@ class InventoryIncomingInvoicePatchOps(_G):
     __slots__ = ()
 
     def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
+
+        ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout)
@@ -1196,43 +1440,57 @@ class InventoryIncomingInvoiceOps(_G):
         return InventoryIncomingInvoicePatchOps(self._client)
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
-        """``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
+        """Creates a supplier invoice of goods received in state NEW; answers its id and number.
+
+        ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
+        """Reads one supplier invoice with its lines and status.
+
+        ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
+        """Lists the supplier invoices dated within a period.
+
+        ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
+        """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
-        """``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
+        """Rewrites a supplier invoice: its header and every line.
+
+        ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
@@ -1243,43 +1501,57 @@ class InventoryIncomingReturnedInvoiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
-        """``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
+        """Creates a return of goods from a buyer in state NEW; answers its id and number.
+
+        ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
+        """Reads one buyer return with its lines and status.
+
+        ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
+        """Lists the buyer returns dated within a period.
+
+        ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
+        """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
-        """``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
+        """Rewrites a buyer return: its header and every line.
+
+        ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
@@ -1290,43 +1562,57 @@ class InventoryInternalTransferOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
+        """Creates a transfer of goods between two stores in state NEW; answers its id and number.
+
+        ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
+        """Reads one store transfer with its lines and status.
+
+        ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
+        """Lists the store transfers dated within a period.
+
+        ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
+        """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
+        """Rewrites a store transfer: its header and every line.
+
+        ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout)
@@ -1337,13 +1623,17 @@ class InventoryMeasureUnitsOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
+        """Looks up one unit of measure: code, short and full name.
+
+        ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout)
 
     def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
+        """Pages through units of measure, deleted ones or those changed since a revision on request.
+
+        ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout)
@@ -1354,7 +1644,9 @@ class InventoryNomenclatureOps(_G):
     __slots__ = ()
 
     def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None):
-        """``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
+        """Replaces every barcode of a product with the set given.
+
+        ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
         return self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout)
@@ -1365,7 +1657,9 @@ class InventoryOrganizationsSettingsOps(_G):
     __slots__ = ()
 
     def list(self, *, timeout=None):
-        """``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+
+        ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout)
@@ -1381,7 +1675,9 @@ class InventoryOrganizationsOps(_G):
         return InventoryOrganizationsSettingsOps(self._client)
 
     def tree(self, *, timeout=None):
-        """``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+
+        ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.organizations.tree", (), "", timeout)
@@ -1392,7 +1688,9 @@ class InventoryOutgoingInvoiceModifyOps(_G):
     __slots__ = ()
 
     def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None):
-        """``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
+        """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+
+        ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout)
@@ -1403,7 +1701,9 @@ class InventoryOutgoingInvoicePatchOps(_G):
     __slots__ = ()
 
     def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
+
+        ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout)
@@ -1424,43 +1724,57 @@ class InventoryOutgoingInvoiceOps(_G):
         return InventoryOutgoingInvoicePatchOps(self._client)
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
+        """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+
+        ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
+        """Reads one outgoing invoice with its lines and status.
+
+        ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
+        """Lists the outgoing invoices dated within a period.
+
+        ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
+        """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
+        """Rewrites an outgoing invoice: its header and every line.
+
+        ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
@@ -1471,13 +1785,17 @@ class InventoryPaymentTypesOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
+        """Reads one payment type of the back-office catalogue by id.
+
+        ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout)
 
     def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
+        """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+
+        ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout)
@@ -1488,43 +1806,57 @@ class InventoryProductionDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
+        """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+
+        ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
+        """Reads one production act with its lines and status.
+
+        ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
+        """Lists the production acts dated within a period.
+
+        ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
+        """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
+        """Rewrites a production act: its header and every line.
+
+        ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout)
@@ -1535,43 +1867,57 @@ class InventoryReturnedInvoiceOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None):
-        """``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
+        """Creates a return of goods to a supplier in state NEW; answers its id and number.
+
+        ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
+        """Reads one supplier return with its lines and status.
+
+        ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
+        """Lists the supplier returns dated within a period.
+
+        ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
+        """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None):
-        """``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
+        """Rewrites a supplier return: its header and every line.
+
+        ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout)
@@ -1582,43 +1928,57 @@ class InventorySalesDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
+        """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+
+        ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
+        """Reads one sales act with its lines and status.
+
+        ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
+        """Lists the sales acts dated within a period.
+
+        ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
+        """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
+        """Rewrites a sales act: its header and every line.
+
+        ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
@@ -1629,7 +1989,9 @@ class InventoryStockBalanceOps(_G):
     __slots__ = ()
 
     def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None):
-        """``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
+        """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+
+        ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout)
@@ -1640,7 +2002,9 @@ class InventoryStoresOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
+        """Pages through the stores (warehouses) with their organization and type, by filter.
+
+        ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout)
@@ -1651,43 +2015,57 @@ class InventoryTransformationDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
+        """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+
+        ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
+        """Reads one transformation act with its lines and status.
+
+        ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
+        """Lists the transformation acts dated within a period.
+
+        ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
+        """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
+        """Rewrites a transformation act: its header and every line.
+
+        ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout)
@@ -1698,43 +2076,57 @@ class InventoryWriteoffDocumentOps(_G):
     __slots__ = ()
 
     def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
         return self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
+        """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+
+        ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
         return self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout)
 
     def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
+        """Reads one write-off act with its lines and status.
+
+        ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout)
 
     def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
+        """Lists the write-off acts dated within a period.
+
+        ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
+        """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
         return self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
         return self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
+        """Rewrites a write-off act: its header and every line.
+
+        ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
         return self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout)
@@ -1855,7 +2247,9 @@ class LicensesOps(_G):
     __slots__ = ()
 
     def list(self, *, organization_ids=None, timeout=None):
-        """``licenses.list``: ``POST /api/licenses/v2/list``.
+        """Lists the licenses of each organization the API key reaches.
+
+        ``licenses.list``: ``POST /api/licenses/v2/list``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1868,7 +2262,9 @@ class LoyaltyIikoCouponsOps(_G):
     __slots__ = ()
 
     def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None):
-        """``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
+        """Pages through the coupons of one series that nobody has activated yet.
+
+        ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1876,7 +2272,9 @@ class LoyaltyIikoCouponsOps(_G):
         return self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout)
 
     def info(self, *, number, organization_id, series=None, timeout=None):
-        """``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
+        """Looks a coupon up by number (and series): its series and when it was activated, if ever.
+
+        ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1884,7 +2282,9 @@ class LoyaltyIikoCouponsOps(_G):
         return self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
 
     def series(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
+
+        ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
         Changes data: never retried.
 
@@ -1897,7 +2297,9 @@ class LoyaltyIikoCustomerCardOps(_G):
     __slots__ = ()
 
     def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None):
-        """``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
+        """Links a loyalty card (track and number) to a customer.
+
+        ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
 
         Changes data: never retried.
 
@@ -1905,7 +2307,9 @@ class LoyaltyIikoCustomerCardOps(_G):
         return self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout)
 
     def remove(self, *, customer_id, card_track, organization_id, timeout=None):
-        """``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
+        """Unlinks a loyalty card, by its track, from a customer.
+
+        ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
 
         Changes data: never retried.
 
@@ -1918,7 +2322,9 @@ class LoyaltyIikoCustomerProgramOps(_G):
     __slots__ = ()
 
     def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None):
-        """``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
+        """Enrols a customer in a loyalty program; answers the customer's new wallet.
+
+        ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
 
         Changes data: never retried.
 
@@ -1931,7 +2337,9 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
     __slots__ = ()
 
     def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None):
-        """``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
+        """Pages through a customer's loyalty transactions within a date range.
+
+        ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1939,7 +2347,9 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         return self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout)
 
     def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None):
-        """``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
+        """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+
+        ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1952,7 +2362,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
     __slots__ = ()
 
     def cancel_hold(self, *, transaction_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
+        """Releases money reserved earlier by wallet.hold, by that transaction's id.
+
+        ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
 
         Changes data: never retried.
 
@@ -1960,7 +2372,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         return self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout)
 
     def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
+        """Takes a sum off a customer's wallet balance at once.
+
+        ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
 
         Changes data: never retried.
 
@@ -1968,7 +2382,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         return self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout)
 
     def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
+        """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+
+        ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
 
         Changes data: never retried.
 
@@ -1976,7 +2392,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         return self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout)
 
     def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
+        """Adds a sum to a customer's wallet balance.
+
+        ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
 
         Changes data: never retried.
 
@@ -2009,7 +2427,9 @@ class LoyaltyIikoCustomerOps(_G):
         return LoyaltyIikoCustomerWalletOps(self._client)
 
     def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None):
-        """``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
+        """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+
+        ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
 
         Changes data: never retried.
 
@@ -2017,7 +2437,9 @@ class LoyaltyIikoCustomerOps(_G):
         return self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
 
     def info(self, *, type, organization_id=None, timeout=None):
-        """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
+        """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+
+        ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2030,7 +2452,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
+
+        ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2038,7 +2462,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         return self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout)
 
     def add(self, *, customer_id, category_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
+        """Puts a customer into a loyalty category.
+
+        ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
 
         Changes data: never retried.
 
@@ -2046,7 +2472,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         return self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
 
     def remove(self, *, customer_id, category_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
+        """Takes a customer out of a loyalty category.
+
+        ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
 
         Changes data: never retried.
 
@@ -2059,7 +2487,9 @@ class LoyaltyIikoMessageOps(_G):
     __slots__ = ()
 
     def send_email(self, *, receiver, subject, body, organization_id, timeout=None):
-        """``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
+        """Sends an e-mail through the organization's loyalty mail settings.
+
+        ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
 
         Changes data: never retried.
 
@@ -2067,7 +2497,9 @@ class LoyaltyIikoMessageOps(_G):
         return self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout)
 
     def send_sms(self, *, phone, text, organization_id, timeout=None):
-        """``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
+        """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+
+        ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
 
         Changes data: never retried.
 
@@ -2100,7 +2532,9 @@ class LoyaltyIikoOps(_G):
         return LoyaltyIikoMessageOps(self._client)
 
     def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None):
-        """``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
+        """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+
+        ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
 
         Changes data: never retried.
 
@@ -2108,31 +2542,41 @@ class LoyaltyIikoOps(_G):
         return self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout)
 
     def check_sms_sending_possibility(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
+        """Tells whether the organization can send SMS now and how many messages it has left.
+
+        ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout)
 
     def check_sms_status(self, *, sms_ids, organization_id, timeout=None):
-        """``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
+        """Reads the delivery state of SMS messages sent earlier, by their ids.
+
+        ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout)
 
     def delete_customers(self, *, customer_ids, organization_id, timeout=None):
-        """``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
+        """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+
+        ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
         return self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
 
     def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
-        """``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+
+        ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout)
 
     def manual_condition(self, *, organization_id=None, timeout=None):
-        """``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
+        """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+
+        ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2140,7 +2584,9 @@ class LoyaltyIikoOps(_G):
         return self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout)
 
     def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None):
-        """``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
+        """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+
+        ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2148,7 +2594,9 @@ class LoyaltyIikoOps(_G):
         return self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout)
 
     def restore_customers(self, *, customer_ids, organization_id, timeout=None):
-        """``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
+        """Clears the deleted mark of loyalty customers; answers how many were found and restored.
+
+        ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
         return self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout)
@@ -2169,7 +2617,9 @@ class MenuV3Ops(_G):
     __slots__ = ()
 
     def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
-        """``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+
+        ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2187,7 +2637,9 @@ class MenuOps(_G):
         return MenuV3Ops(self._client)
 
     def __call__(self, *, timeout=None):
-        """``menu``: ``POST /api/2/menu``.
+        """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+
+        ``menu``: ``POST /api/2/menu``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2195,7 +2647,9 @@ class MenuOps(_G):
         return self._call_op("menu", (), "MenusDataResponse", timeout)
 
     def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None):
-        """``menu.by_id``: ``POST /api/2/menu/by_id``.
+        """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+
+        ``menu.by_id``: ``POST /api/2/menu/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2208,7 +2662,9 @@ class NomenclatureAllergenGroupOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
+        """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout)
@@ -2219,7 +2675,9 @@ class NomenclatureAmountUnitOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
+        """Pages through the units of measure directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout)
@@ -2230,49 +2688,65 @@ class NomenclatureAssemblyChartOps(_G):
     __slots__ = ()
 
     def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
+        """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+
+        ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout)
 
     def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
+        """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+
+        ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
+        """Removes one recipe card of a product, by the card's id.
+
+        ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout)
 
     def get(self, *, id=None, timeout=None):
-        """``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
+        """Reads one recipe card by id.
+
+        ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout)
 
     def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
+        """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+
+        ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout)
 
     def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
+        """Breaks a product's recipe down to the stock items written off for it, as of a date.
+
+        ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout)
 
     def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
+        """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+
+        ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
 
     def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+
+        ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
@@ -2283,7 +2757,9 @@ class NomenclatureContainerOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
+        """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+
+        ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout)
@@ -2294,7 +2770,9 @@ class NomenclatureCustomCategoryOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
+        """Pages through the user-defined product categories, filtered by id, name or deleted state.
+
+        ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout)
@@ -2305,31 +2783,41 @@ class NomenclatureGroupOps(_G):
     __slots__ = ()
 
     def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
-        """``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
+        """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+
+        ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout)
 
     def delete(self, *, group_ids, timeout=None):
-        """``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
+        """Marks product groups deleted together with their subgroups and products.
+
+        ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout)
 
     def list(self, *, filters, limit, offset, timeout=None):
-        """``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
+        """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+
+        ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout)
 
     def restore(self, *, group_ids, recursively=None, timeout=None):
-        """``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
+        """Brings deleted product groups back, with their subgroups and products when recursively is set.
+
+        ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout)
 
     def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
-        """``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
+        """Rewrites a product group; its position stays, its article must stay unique.
+
+        ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout)
@@ -2340,7 +2828,9 @@ class NomenclatureMenuOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
+        """Pages through the menu sections directory, filtered by id, name or deleted state.
+
+        ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout)
@@ -2351,7 +2841,9 @@ class NomenclatureModifierSchemaOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
+        """Pages through the modifier schemes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout)
@@ -2362,31 +2854,41 @@ class NomenclatureNomenclatureCategoryOps(_G):
     __slots__ = ()
 
     def create(self, *, name=None, timeout=None):
-        """``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
+        """Creates a product category from just a name; answers its new id.
+
+        ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
+        """Marks a product category deleted; the category restore operation undoes it.
+
+        ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
 
     def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
+        """Pages through product categories, optionally only given ids or with deleted ones.
+
+        ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
 
     def restore(self, *, id=None, timeout=None):
-        """``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
+        """Undoes the deletion of a product category.
+
+        ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
 
     def update(self, *, id=None, name=None, timeout=None):
-        """``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
+        """Renames a product category.
+
+        ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout)
@@ -2407,13 +2909,17 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
     __slots__ = ()
 
     def get(self, *, id=None, timeout=None):
-        """``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout)
 
     def list(self, *, include_deleted=None, timeout=None):
-        """``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
+        """Lists the whole foreign-trade commodity code directory, deleted codes on request.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout)
@@ -2424,7 +2930,9 @@ class NomenclaturePlaceTypeOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
+        """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+
+        ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout)
@@ -2435,7 +2943,9 @@ class NomenclatureProducerOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
+        """Pages through the producers directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout)
@@ -2446,37 +2956,49 @@ class NomenclatureProductOps(_G):
     __slots__ = ()
 
     def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
+        """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+
+        ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
 
     def delete(self, *, product_ids, timeout=None):
-        """``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
+
+        ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout)
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
+        """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+
+        ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout)
 
     def restore(self, *, product_ids, timeout=None):
-        """``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
+        """Brings deleted catalogue products back.
+
+        ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
 
     def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+
+        ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout)
 
     def update_barcodes(self, *, barcodes, product_id, timeout=None):
-        """``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
+        """Replaces every barcode of a catalogue product with the set given.
+
+        ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout)
@@ -2487,31 +3009,41 @@ class NomenclatureProductScaleOps(_G):
     __slots__ = ()
 
     def create(self, *, name=None, product_sizes=None, timeout=None):
-        """``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
+
+        ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
 
     def delete(self, *, id=None, timeout=None):
-        """``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+
+        ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout)
 
     def get(self, *, id=None, timeout=None):
-        """``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
+        """Reads one size scale with its sizes.
+
+        ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout)
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
+        """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+
+        ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout)
 
     def update(self, *, id=None, name=None, product_sizes=None, timeout=None):
-        """``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
+        """Rewrites a size scale and its sizes; sizes left out are marked deleted.
+
+        ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
         return self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
@@ -2522,7 +3054,9 @@ class NomenclatureProductSizeOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
+        """Pages through the product sizes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout)
@@ -2533,7 +3067,9 @@ class NomenclatureProductTagOps(_G):
     __slots__ = ()
 
     def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
+        """Pages through the product tags directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout)
@@ -2624,7 +3160,9 @@ class NomenclatureOps(_G):
         return NomenclatureProductTagOps(self._client)
 
     def __call__(self, *, organization_id, start_revision=None, timeout=None):
-        """``nomenclature``: ``POST /api/1/nomenclature``.
+        """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+
+        ``nomenclature``: ``POST /api/1/nomenclature``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2637,7 +3175,9 @@ class NotificationsOps(_G):
     __slots__ = ()
 
     def send(self, *, message_type, organization_id, timeout=None):
-        """``notifications.send``: ``POST /api/1/notifications/send``.
+        """Raises an order-attention notice about one order to the systems connected to the organization.
+
+        ``notifications.send``: ``POST /api/1/notifications/send``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2651,7 +3191,9 @@ class OrderOps(_G):
     __slots__ = ()
 
     def add_customer(self, *, organization_id, order_id, customer, timeout=None):
-        """``order.add_customer``: ``POST /api/1/order/add_customer``.
+        """Attaches a customer (name, phone, birthdate and more) to a table order.
+
+        ``order.add_customer``: ``POST /api/1/order/add_customer``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2660,7 +3202,9 @@ class OrderOps(_G):
         return self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout)
 
     def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None):
-        """``order.add_items``: ``POST /api/1/order/add_items``.
+        """Adds items and combos to an open table order, optionally printing a service ticket.
+
+        ``order.add_items``: ``POST /api/1/order/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2669,7 +3213,9 @@ class OrderOps(_G):
         return self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
-        """``order.add_payments``: ``POST /api/1/order/add_payments``.
+        """Adds payments and tips to a table order, keeping those it already has.
+
+        ``order.add_payments``: ``POST /api/1/order/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2678,7 +3224,9 @@ class OrderOps(_G):
         return self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None):
-        """``order.by_id``: ``POST /api/1/order/by_id``.
+        """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``order.by_id``: ``POST /api/1/order/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2686,7 +3234,9 @@ class OrderOps(_G):
         return self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout)
 
     def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None):
-        """``order.by_table``: ``POST /api/1/order/by_table``.
+        """Lists the orders on given tables, optionally by status and date range.
+
+        ``order.by_table``: ``POST /api/1/order/by_table``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2694,14 +3244,18 @@ class OrderOps(_G):
         return self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout)
 
     def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
-        """``order.cancel``: ``POST /api/1/order/cancel``.
+        """Cancels a table order, optionally writing its items off with a removal type.
+
+        ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
 
     def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
-        """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
+        """Sets key-value external data on a table order, each pair public or not.
+
+        ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2710,7 +3264,9 @@ class OrderOps(_G):
         return self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
 
     def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
-        """``order.change_payments``: ``POST /api/1/order/change_payments``.
+        """Replaces every payment and tip of a table order; fails once any payment is processed.
+
+        ``order.change_payments``: ``POST /api/1/order/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2719,7 +3275,9 @@ class OrderOps(_G):
         return self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None):
-        """``order.close``: ``POST /api/1/order/close``.
+        """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+
+        ``order.close``: ``POST /api/1/order/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2728,7 +3286,9 @@ class OrderOps(_G):
         return self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout)
 
     def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None):
-        """``order.create``: ``POST /api/1/order/create``.
+        """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+
+        ``order.create``: ``POST /api/1/order/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2737,7 +3297,9 @@ class OrderOps(_G):
         return self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout)
 
     def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None):
-        """``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
+        """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+
+        ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2746,7 +3308,9 @@ class OrderOps(_G):
         return self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout)
 
     def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None):
-        """``order.init_by_table``: ``POST /api/1/order/init_by_table``.
+        """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+
+        ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2755,7 +3319,9 @@ class OrderOps(_G):
         return self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
 
     def print_bill(self, *, organization_id, order_id, timeout=None):
-        """``order.print_bill``: ``POST /api/1/order/print_bill``.
+        """Prints a table order's bill on the terminal.
+
+        ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -2767,7 +3333,9 @@ class OrganizationsOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
-        """``organizations``: ``POST /api/1/organizations``.
+        """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+
+        ``organizations``: ``POST /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2775,7 +3343,9 @@ class OrganizationsOps(_G):
         return self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
 
     def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None):
-        """``organizations.settings``: ``POST /api/1/organizations/settings``.
+        """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+
+        ``organizations.settings``: ``POST /api/1/organizations/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2788,7 +3358,9 @@ class PlatformEventsMetadataOps(_G):
     __slots__ = ()
 
     def list(self, *, timeout=None):
-        """``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
+        """Lists the groups and types of platform events, the values platform.events.list filters on.
+
+        ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout)
@@ -2804,7 +3376,9 @@ class PlatformEventsOps(_G):
         return PlatformEventsMetadataOps(self._client)
 
     def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None):
-        """``platform.events.list``: ``POST /api/platform/v1/events/list``.
+        """Pages through one organization's platform events by type, from a revision or within a time range.
+
+        ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout)
@@ -2825,7 +3399,9 @@ class ReportingIncomePlanOps(_G):
     __slots__ = ()
 
     def list(self, *, date_from, date_to, organization_id, timeout=None):
-        """``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
+        """Reads an organization's planned income for each day of a date range.
+
+        ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout)
@@ -2836,7 +3412,9 @@ class ReportingOlapColumnsOps(_G):
     __slots__ = ()
 
     def get(self, *, report_type, timeout=None):
-        """``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+
+        ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "", timeout)
@@ -2847,13 +3425,17 @@ class ReportingOlapPresetsOps(_G):
     __slots__ = ()
 
     def get(self, *, date_from, date_to, preset_id, timeout=None):
-        """``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
+        """Runs a saved OLAP report preset over a date range and answers its data.
+
+        ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
 
     def list(self, *, timeout=None):
-        """``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
+        """Lists the OLAP report presets saved in the back office; untyped answer.
+
+        ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("reporting.olap.presets.list", (), "", timeout)
@@ -2874,7 +3456,9 @@ class ReportingOlapOps(_G):
         return ReportingOlapPresetsOps(self._client)
 
     def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None):
-        """``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
+        """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+
+        ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout)
@@ -2900,7 +3484,9 @@ class ReserveOps(_G):
     __slots__ = ()
 
     def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None):
-        """``reserve.add_items``: ``POST /api/1/reserve/add_items``.
+        """Adds items and combos to a banquet's order (banquets only).
+
+        ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2909,7 +3495,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     def add_payments(self, *, reserve_id, organization_id, payments, timeout=None):
-        """``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
+        """Adds payments to a banquet's order (banquets only).
+
+        ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2918,7 +3506,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout)
 
     def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
-        """``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
+        """Lists the key's organizations where reserves and banquets can be booked.
+
+        ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2926,7 +3516,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
 
     def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None):
-        """``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
+        """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+
+        ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2934,7 +3526,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
 
     def available_terminal_groups(self, *, organization_ids, timeout=None):
-        """``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+
+        ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2942,7 +3536,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout)
 
     def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None):
-        """``reserve.cancel``: ``POST /api/1/reserve/cancel``.
+        """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+
+        ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2951,28 +3547,36 @@ class ReserveOps(_G):
         return self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
 
     def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
-        """``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
+        """Reschedules a reserve or banquet to a new expected start time.
+
+        ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout)
 
     def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None):
-        """``reserve.change_items``: ``POST /api/1/reserve/change_items``.
+        """Replaces the items and combos of a banquet's order (banquets only).
+
+        ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
-        """``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
+        """Moves a reserve or banquet to another set of tables.
+
+        ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
 
     def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None):
-        """``reserve.create``: ``POST /api/1/reserve/create``.
+        """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+
+        ``reserve.create``: ``POST /api/1/reserve/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -2981,7 +3585,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
 
     def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
-        """``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+
+        ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -2989,7 +3595,9 @@ class ReserveOps(_G):
         return self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout)
 
     def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None):
-        """``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
+        """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+
+        ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3002,7 +3610,9 @@ class StopListsOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None):
-        """``stop_lists``: ``POST /api/1/stop_lists``.
+        """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+
+        ``stop_lists``: ``POST /api/1/stop_lists``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3010,7 +3620,9 @@ class StopListsOps(_G):
         return self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
 
     def add(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.add``: ``POST /api/1/stop_lists/add``.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+
+        ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3019,7 +3631,9 @@ class StopListsOps(_G):
         return self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
 
     def check(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.check``: ``POST /api/1/stop_lists/check``.
+        """Checks order items against a terminal group's stop list and answers those that cannot be sold.
+
+        ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3027,7 +3641,9 @@ class StopListsOps(_G):
         return self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout)
 
     def clear(self, *, organization_id, terminal_group_id, timeout=None):
-        """``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
+        """Empties a terminal group's stop list.
+
+        ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3036,7 +3652,9 @@ class StopListsOps(_G):
         return self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
 
     def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
+        """Takes products (and sizes) off a terminal group's stop list.
+
+        ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3050,7 +3668,9 @@ class StreetsOps(_G):
     __slots__ = ()
 
     def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None):
-        """``streets.by_city``: ``POST /api/1/streets/by_city``.
+        """Lists the streets of one city in an organization's address book.
+
+        ``streets.by_city``: ``POST /api/1/streets/by_city``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3058,7 +3678,9 @@ class StreetsOps(_G):
         return self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
 
     def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
-        """``streets.by_id``: ``POST /api/1/streets/by_id``.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
+
+        ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3071,7 +3693,9 @@ class TerminalGroupsOps(_G):
     __slots__ = ()
 
     def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None):
-        """``terminal_groups``: ``POST /api/1/terminal_groups``.
+        """Lists each organization's terminal groups, those asleep apart from the others.
+
+        ``terminal_groups``: ``POST /api/1/terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3079,7 +3703,9 @@ class TerminalGroupsOps(_G):
         return self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout)
 
     def awake(self, *, organization_ids, terminal_group_ids, timeout=None):
-        """``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
+        """Wakes sleeping terminal groups; answers which ones woke and which did not.
+
+        ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
 
         Changes data: never retried.
 
@@ -3087,7 +3713,9 @@ class TerminalGroupsOps(_G):
         return self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout)
 
     def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None):
-        """``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
+        """Tells whether each given terminal group is online now.
+
+        ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3100,7 +3728,9 @@ class TerminalsCashRegistersOps(_G):
     __slots__ = ()
 
     def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None):
-        """``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
+        """Pages through an organization's cash registers, by name search or terminal group.
+
+        ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout)
@@ -3111,7 +3741,9 @@ class TerminalsTerminalsOps(_G):
     __slots__ = ()
 
     def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None):
-        """``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
+        """Lists an organization's terminals (computer name, sections), anonymous ones on request.
+
+        ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout)
@@ -3137,7 +3769,9 @@ class WebhooksOps(_G):
     __slots__ = ()
 
     def settings(self, *, organization_id, timeout=None):
-        """``webhooks.settings``: ``POST /api/1/webhooks/settings``.
+        """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+
+        ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3145,7 +3779,9 @@ class WebhooksOps(_G):
         return self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout)
 
     def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None):
-        """``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
+        """Sets the webhook address, authToken and event filter of an organization for this API key.
+
+        ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3159,7 +3795,9 @@ class AsyncComboOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_id, extra_data=None, timeout=None):
-        """``combo``: ``POST /api/1/combo``.
+        """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+
+        ``combo``: ``POST /api/1/combo``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3167,7 +3805,9 @@ class AsyncComboOps(_AG):
         return await self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout)
 
     async def calculate(self, *, items, organization_id, timeout=None):
-        """``combo.calculate``: ``POST /api/1/combo/calculate``.
+        """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+
+        ``combo.calculate``: ``POST /api/1/combo/calculate``.
 
         Changes data: never retried.
 
@@ -3180,7 +3820,9 @@ class AsyncCommandsOps(_AG):
     __slots__ = ()
 
     async def status(self, *, organization_id, correlation_id, timeout=None):
-        """``commands.status``: ``POST /api/1/commands/status``.
+        """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+
+        ``commands.status``: ``POST /api/1/commands/status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3193,7 +3835,9 @@ class AsyncDeliveriesDraftsOps(_AG):
     __slots__ = ()
 
     async def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None):
-        """``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
+        """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+
+        ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3201,7 +3845,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout)
 
     async def by_id(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
+        """Reads one delivery order draft and who holds its lock.
+
+        ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3209,7 +3855,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout)
 
     async def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None):
-        """``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
+        """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+
+        ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3218,7 +3866,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
 
     async def create(self, *, organization_id, order, terminal_group_id=None, timeout=None):
-        """``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
+        """Stores a new delivery order draft in the cloud only; answers its orderId.
+
+        ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
 
         Changes data: never retried.
 
@@ -3226,7 +3876,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     async def delete(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
+        """Discards a delivery order draft.
+
+        ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3235,7 +3887,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     async def lock(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
+        """Locks a draft for one employee so that no one else edits it.
+
+        ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3244,7 +3898,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
 
     async def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None):
-        """``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
+        """Overwrites an existing delivery order draft on behalf of an employee.
+
+        ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
 
         Changes data: never retried.
 
@@ -3252,7 +3908,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         return await self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
 
     async def unlock(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
+        """Releases an employee's lock on a draft.
+
+        ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3266,7 +3924,9 @@ class AsyncDeliveriesHistoryOps(_AG):
     __slots__ = ()
 
     async def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None):
-        """``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
+        """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+
+        ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3289,7 +3949,9 @@ class AsyncDeliveriesOps(_AG):
         return AsyncDeliveriesHistoryOps(self._client)
 
     async def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None):
-        """``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
+        """Adds items and combos to an existing delivery order.
+
+        ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3298,7 +3960,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
-        """``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
+        """Adds payments and tips to a delivery order, keeping those it already has.
+
+        ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3307,7 +3971,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     async def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None):
-        """``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
+        """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+
+        ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3315,7 +3981,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout)
 
     async def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None):
-        """``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
+        """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+
+        ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3323,7 +3991,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout)
 
     async def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None):
-        """``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
+        """Lists delivery orders due in a date range, optionally by status, source key or courier.
+
+        ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3331,7 +4001,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout)
 
     async def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None):
-        """``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
+        """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3339,7 +4011,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout)
 
     async def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None):
-        """``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
+        """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+
+        ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3347,7 +4021,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
 
     async def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
-        """``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
+        """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+
+        ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3356,7 +4032,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
 
     async def cancel_confirmation(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
+        """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+
+        ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3365,7 +4043,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     async def change_comment(self, *, organization_id, order_id, comment, timeout=None):
-        """``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
+        """Replaces a delivery order's comment.
+
+        ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3374,7 +4054,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout)
 
     async def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None):
-        """``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
+        """Moves the time a delivery order is due by (completeBefore).
+
+        ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3383,7 +4065,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout)
 
     async def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None):
-        """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
+        """Replaces a delivery order's address, coordinates and address comment.
+
+        ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3392,7 +4076,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout)
 
     async def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None):
-        """``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
+        """Sets the driver of a delivery order and the estimated arrival time.
+
+        ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3401,7 +4087,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout)
 
     async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
-        """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
+        """Sets key-value external data on a delivery order, each pair public or not.
+
+        ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3410,7 +4098,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
 
     async def change_operator(self, *, organization_id, order_id, operator_id, timeout=None):
-        """``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
+        """Makes an employee the call-centre operator of a delivery order.
+
+        ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3419,7 +4109,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout)
 
     async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
-        """``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
+        """Replaces every payment and tip of a delivery order; fails once any payment is processed.
+
+        ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3428,7 +4120,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     async def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None):
-        """``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
+        """Switches a delivery order between courier and pickup; courier needs a delivery point.
+
+        ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3437,7 +4131,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     async def close(self, *, organization_id, order_id, delivery_date=None, timeout=None):
-        """``deliveries.close``: ``POST /api/1/deliveries/close``.
+        """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+
+        ``deliveries.close``: ``POST /api/1/deliveries/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3446,7 +4142,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
 
     async def confirm(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
+        """Confirms an unconfirmed delivery order.
+
+        ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3455,7 +4153,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     async def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None):
-        """``deliveries.create``: ``POST /api/1/deliveries/create``.
+        """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+
+        ``deliveries.create``: ``POST /api/1/deliveries/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3464,7 +4164,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
 
     async def order_types(self, *, organization_ids, timeout=None):
-        """``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
+        """Lists each organization's order types, each tied to a service type (common, courier, pickup).
+
+        ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3472,7 +4174,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout)
 
     async def print_delivery_bill(self, *, organization_id, order_id, timeout=None):
-        """``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
+        """Prints a delivery order's bill on the terminal.
+
+        ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3481,7 +4185,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
 
     async def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None):
-        """``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
+        """Assigns a courier (an employee) to a delivery order; deprecated.
+
+        ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3492,7 +4198,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
 
     async def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None):
-        """``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
+        """Moves a courier delivery order to Waiting, OnWay or Delivered.
+
+        ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3501,7 +4209,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
 
     async def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None):
-        """``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
+        """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+
+        ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3512,7 +4222,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout)
 
     async def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None):
-        """``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
+        """Flags a delivery order as having a problem, with its text, or clears the flag.
+
+        ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -3521,7 +4233,9 @@ class AsyncDeliveriesOps(_AG):
         return await self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout)
 
     async def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None):
-        """``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
+        """Sets or clears the link a customer follows to track a delivery order.
+
+        ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
         return await self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout)
@@ -3532,7 +4246,9 @@ class AsyncDeliveryRestrictionsOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_ids, timeout=None):
-        """``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
+        """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+
+        ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3540,7 +4256,9 @@ class AsyncDeliveryRestrictionsOps(_AG):
         return await self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout)
 
     async def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None):
-        """``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
+        """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+
+        ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3553,25 +4271,33 @@ class AsyncEmployeesAttendanceOps(_AG):
     __slots__ = ()
 
     async def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
+        """Records a finished attendance (shift worked) of an employee in one role; answers the record.
+
+        ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
         return await self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
 
     async def delete(self, *, id, organization_id, timeout=None):
-        """``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
+        """Removes one attendance record; there is no undo.
+
+        ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
         return await self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout)
 
     async def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None):
-        """``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
+        """Pages through an organization's attendance records in a period, by employee, type or closed state.
+
+        ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
 
     async def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
-        """``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
+
+        ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
         return await self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout)
@@ -3582,7 +4308,9 @@ class AsyncEmployeesAttendanceTypeOps(_AG):
     __slots__ = ()
 
     async def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None):
-        """``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
+        """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+
+        ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout)
@@ -3593,7 +4321,9 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_ids, timeout=None):
-        """``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
+        """Answers where each courier with an open courier session is now, per organization.
+
+        ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3601,7 +4331,9 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         return await self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout)
 
     async def by_terminal(self, *, organization_id, terminal_group_id, timeout=None):
-        """``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
+        """Answers where the couriers clocked in on one terminal group are now.
+
+        ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3614,7 +4346,9 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
     __slots__ = ()
 
     async def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
-        """``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
+
+        ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3637,7 +4371,9 @@ class AsyncEmployeesCouriersOps(_AG):
         return AsyncEmployeesCouriersLocationsOps(self._client)
 
     async def __call__(self, *, organization_ids, timeout=None):
-        """``employees.couriers``: ``POST /api/1/employees/couriers``.
+        """Lists the employees of each organization who deliver orders.
+
+        ``employees.couriers``: ``POST /api/1/employees/couriers``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3645,7 +4381,9 @@ class AsyncEmployeesCouriersOps(_AG):
         return await self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout)
 
     async def by_role(self, *, organization_ids, roles_to_check, timeout=None):
-        """``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
+        """Lists each organization's couriers, marking for each whether it holds the roles asked about.
+
+        ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3658,37 +4396,49 @@ class AsyncEmployeesEmployeeOps(_AG):
     __slots__ = ()
 
     async def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
-        """``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
+        """Creates an employee with a code and a main organization; answers the full profile.
+
+        ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
         return await self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
 
     async def fire(self, *, ids, timeout=None):
-        """``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
+        """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+
+        ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
         return await self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+
+        ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout)
 
     async def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None):
-        """``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
+        """Pages through employees matching field filters, optionally with only chosen fields.
+
+        ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
 
     async def restore(self, *, id, timeout=None):
-        """``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
+        """Takes a fired employee back on, undoing employee.fire.
+
+        ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
         return await self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout)
 
     async def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
-        """``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
+        """Changes the fields given of an employee, leaving the rest as they are.
+
+        ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
         return await self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
@@ -3699,13 +4449,17 @@ class AsyncEmployeesPositionsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, revision_from=None, timeout=None):
-        """``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
+        """Reads one employee position (job): schedule type, hourly rate, fixed salary.
+
+        ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout)
 
     async def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None):
-        """``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
+        """Pages through employee positions, filtered by field or changed since a revision.
+
+        ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout)
@@ -3716,7 +4470,9 @@ class AsyncEmployeesShiftOps(_AG):
     __slots__ = ()
 
     async def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None):
-        """``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
+        """Opens an employee's personal shift on a terminal group, optionally in a given role.
+
+        ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
 
         Changes data: never retried.
 
@@ -3724,7 +4480,9 @@ class AsyncEmployeesShiftOps(_AG):
         return await self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout)
 
     async def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
-        """``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
+        """Closes an employee's personal shift on a terminal group.
+
+        ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
 
         Changes data: never retried.
 
@@ -3732,7 +4490,9 @@ class AsyncEmployeesShiftOps(_AG):
         return await self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout)
 
     async def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
-        """``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
+        """Tells whether an employee's personal shift is open on a terminal group.
+
+        ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3745,7 +4505,9 @@ class AsyncEmployeesShiftsOps(_AG):
     __slots__ = ()
 
     async def by_courier(self, *, employee_id, timeout=None):
-        """``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
+
+        ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3793,7 +4555,9 @@ class AsyncEmployeesOps(_AG):
         return AsyncEmployeesShiftsOps(self._client)
 
     async def info(self, *, organization_id, id, timeout=None):
-        """``employees.info``: ``POST /api/1/employees/info``.
+        """Reads one employee's name, display name and contacts by id.
+
+        ``employees.info``: ``POST /api/1/employees/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3806,37 +4570,49 @@ class AsyncFinanceAccountOps(_AG):
     __slots__ = ()
 
     async def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None):
-        """``finance.account.create``: ``POST /api/finance/v1/account/create``.
+        """Creates a ledger account of a given type with its opening balance and date; answers the account.
+
+        ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
         return await self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
 
     async def delete(self, *, id, timeout=None):
-        """``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
+
+        ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
         return await self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """``finance.account.get``: ``POST /api/finance/v1/account/get``.
+        """Reads one ledger account: type, parent, opening balance, system or not.
+
+        ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout)
 
     async def list(self, *, filters, limit, offset, timeout=None):
-        """``finance.account.list``: ``POST /api/finance/v1/account/list``.
+        """Pages through ledger accounts matching field filters.
+
+        ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout)
 
     async def restore(self, *, id, restore_descendants, timeout=None):
-        """``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
+        """Brings a deleted ledger account back, its child accounts too when asked.
+
+        ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
         return await self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout)
 
     async def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None):
-        """``finance.account.update``: ``POST /api/finance/v1/account/update``.
+        """Rewrites a ledger account's name, type, parent, code and opening balance.
+
+        ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
         return await self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout)
@@ -3847,7 +4623,9 @@ class AsyncFinanceAccountPostingOps(_AG):
     __slots__ = ()
 
     async def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None):
-        """``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
+        """Lists the postings of a ledger account over a period, with opening balance and net change.
+
+        ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout)
@@ -3858,7 +4636,9 @@ class AsyncFinanceAccountTransactionsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, account_id, from_, organization_id, to, timeout=None):
-        """``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
+        """Lists one account's transactions in a period with the opening balance and total.
+
+        ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout)
@@ -3869,7 +4649,9 @@ class AsyncFinanceAccountTypeOps(_AG):
     __slots__ = ()
 
     async def list(self, *, timeout=None):
-        """``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
+        """Lists the account types a ledger account may have; untyped answer.
+
+        ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.account_type.list", (), "", timeout)
@@ -3880,7 +4662,9 @@ class AsyncFinanceBalanceSheetOps(_AG):
     __slots__ = ()
 
     async def list(self, *, balance_at=None, organization_ids=None, timeout=None):
-        """``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
+        """Answers every account's balance as of a date, optionally for some organizations only.
+
+        ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout)
@@ -3891,37 +4675,49 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
     __slots__ = ()
 
     async def create(self, *, code, name, type, parent_id=None, timeout=None):
-        """``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
+        """Creates a cash flow category (optionally under a parent); answers it.
+
+        ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
         return await self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
 
     async def delete(self, *, id, timeout=None):
-        """``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
+        """Marks a cash flow category deleted with its live subcategories; answers every id touched.
+
+        ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
         return await self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
 
     async def get(self, *, id, timeout=None):
-        """``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
+        """Reads one cash flow category: its code, name, type, parent and revision.
+
+        ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout)
 
     async def list(self, *, filters, limit, offset, timeout=None):
-        """``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
+        """Pages through cash flow categories matching field filters.
+
+        ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout)
 
     async def restore(self, *, id, restore_descendants, timeout=None):
-        """``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
+        """Brings a deleted cash flow category back, its subcategories too when asked.
+
+        ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
         return await self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout)
 
     async def update(self, *, code, id, name, type, parent_id=None, timeout=None):
-        """``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
+        """Rewrites a cash flow category's code, name, type and parent.
+
+        ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
         return await self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
@@ -3932,7 +4728,9 @@ class AsyncFinanceChartOfAccountsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, account_type=None, is_deleted=None, timeout=None):
-        """``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+
+        ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout)
@@ -3943,7 +4741,9 @@ class AsyncFinanceDocumentTransactionsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, document_id, organization_id, timeout=None):
-        """``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
+        """Lists the ledger transactions one document produced, each with its from and to sides.
+
+        ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "", timeout)
@@ -3954,43 +4754,57 @@ class AsyncFinanceIncomingServiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
+        """Creates an act of services received from a supplier, as a draft; answers its id and number.
+
+        ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
         return await self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
+        """Reads one act of services received, with its lines and totals.
+
+        ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
+        """Lists the acts of services received dated within a period.
+
+        ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
+        """Posts an act of services received to the books (NEW to PROCESSED).
+
+        ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
         return await self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
+        """Rewrites an act of services received: header and every line.
+
+        ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
         return await self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
@@ -4001,7 +4815,9 @@ class AsyncFinanceItemCategoryOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
+        """Pages through the fiscal item categories directory by filter.
+
+        ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout)
@@ -4012,43 +4828,57 @@ class AsyncFinanceOutgoingServiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
+        """Creates an act of services rendered to a customer, as a draft; answers its id and number.
+
+        ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
         return await self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
+        """Reads one act of services rendered, with its lines and totals.
+
+        ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
+        """Lists the acts of services rendered dated within a period.
+
+        ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
+        """Posts an act of services rendered to the books (NEW to PROCESSED).
+
+        ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
         return await self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
+        """Rewrites an act of services rendered: header and every line.
+
+        ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
         return await self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
@@ -4059,7 +4889,9 @@ class AsyncFinanceTaxCategoryOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
+        """Pages through the tax categories directory by filter.
+
+        ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout)
@@ -4135,13 +4967,17 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
+        """Looks up one product accounting category: its code, name and deleted flag.
+
+        ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout)
 
     async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
+        """Pages through product accounting categories, deleted ones or those changed since a revision on request.
+
+        ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout)
@@ -4152,13 +4988,17 @@ class AsyncInventoryConceptionsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
+        """Reads one concept (a brand or format within the chain) by id.
+
+        ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout)
 
     async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
+        """Pages through concepts, deleted ones or those changed since a revision on request.
+
+        ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout)
@@ -4169,7 +5009,9 @@ class AsyncInventoryCostingsOps(_AG):
     __slots__ = ()
 
     async def calculate(self, *, date_incoming, items, organization_id, timeout=None):
-        """``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
+        """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+
+        ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout)
@@ -4180,7 +5022,9 @@ class AsyncInventoryCounteragentsPricelistOps(_AG):
     __slots__ = ()
 
     async def list(self, *, counteragent_id, timeout=None):
-        """``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
+        """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+
+        ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout)
@@ -4196,13 +5040,17 @@ class AsyncInventoryCounteragentsOps(_AG):
         return AsyncInventoryCounteragentsPricelistOps(self._client)
 
     async def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
-        """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
+        """Pages through counteragents (suppliers, clients, employees), filtered by type.
+
+        ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
 
     async def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
-        """``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
+        """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+
+        ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
@@ -4213,43 +5061,57 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     async def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None):
-        """``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
+        """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+
+        ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
+        """Reads one disassembly act with its lines and status.
+
+        ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
+        """Lists the disassembly acts dated within a period.
+
+        ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
+        """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
 
     async def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None):
-        """``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
+        """Rewrites a disassembly act: its header and every line.
+
+        ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout)
@@ -4260,43 +5122,57 @@ class AsyncInventoryIncomingInventoryOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     async def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
+        """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+
+        ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
+        """Reads one stock-take with its lines and status.
+
+        ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
+        """Lists the stock-takes dated within a period.
+
+        ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
+        """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
 
     async def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
+        """Rewrites a stock-take: its header and every line.
+
+        ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout)
@@ -4307,7 +5183,9 @@ class AsyncInventoryIncomingInvoiceModifyOps(_AG):
     __slots__ = ()
 
     async def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None):
-        """``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
+        """Records a payment of a supplier invoice from one account to another; answers the transaction id.
+
+        ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout)
@@ -4318,7 +5196,9 @@ class AsyncInventoryIncomingInvoicePatchOps(_AG):
     __slots__ = ()
 
     async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
+
+        ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout)
@@ -4339,43 +5219,57 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         return AsyncInventoryIncomingInvoicePatchOps(self._client)
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
-        """``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
+        """Creates a supplier invoice of goods received in state NEW; answers its id and number.
+
+        ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
+        """Reads one supplier invoice with its lines and status.
+
+        ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
+        """Lists the supplier invoices dated within a period.
+
+        ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
+        """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
-        """``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
+        """Rewrites a supplier invoice: its header and every line.
+
+        ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
@@ -4386,43 +5280,57 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
-        """``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
+        """Creates a return of goods from a buyer in state NEW; answers its id and number.
+
+        ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
+        """Reads one buyer return with its lines and status.
+
+        ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
+        """Lists the buyer returns dated within a period.
+
+        ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
+        """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
-        """``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
+        """Rewrites a buyer return: its header and every line.
+
+        ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
@@ -4433,43 +5341,57 @@ class AsyncInventoryInternalTransferOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
+        """Creates a transfer of goods between two stores in state NEW; answers its id and number.
+
+        ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
+        """Reads one store transfer with its lines and status.
+
+        ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
+        """Lists the store transfers dated within a period.
+
+        ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
+        """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
 
     async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
+        """Rewrites a store transfer: its header and every line.
+
+        ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout)
@@ -4480,13 +5402,17 @@ class AsyncInventoryMeasureUnitsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
+        """Looks up one unit of measure: code, short and full name.
+
+        ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout)
 
     async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
+        """Pages through units of measure, deleted ones or those changed since a revision on request.
+
+        ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout)
@@ -4497,7 +5423,9 @@ class AsyncInventoryNomenclatureOps(_AG):
     __slots__ = ()
 
     async def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None):
-        """``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
+        """Replaces every barcode of a product with the set given.
+
+        ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout)
@@ -4508,7 +5436,9 @@ class AsyncInventoryOrganizationsSettingsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, timeout=None):
-        """``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+
+        ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout)
@@ -4524,7 +5454,9 @@ class AsyncInventoryOrganizationsOps(_AG):
         return AsyncInventoryOrganizationsSettingsOps(self._client)
 
     async def tree(self, *, timeout=None):
-        """``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+
+        ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.organizations.tree", (), "", timeout)
@@ -4535,7 +5467,9 @@ class AsyncInventoryOutgoingInvoiceModifyOps(_AG):
     __slots__ = ()
 
     async def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None):
-        """``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
+        """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+
+        ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout)
@@ -4546,7 +5480,9 @@ class AsyncInventoryOutgoingInvoicePatchOps(_AG):
     __slots__ = ()
 
     async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
-        """``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
+
+        ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout)
@@ -4567,43 +5503,57 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         return AsyncInventoryOutgoingInvoicePatchOps(self._client)
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
+        """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+
+        ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
+        """Reads one outgoing invoice with its lines and status.
+
+        ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
+        """Lists the outgoing invoices dated within a period.
+
+        ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
+        """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
+        """Rewrites an outgoing invoice: its header and every line.
+
+        ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
@@ -4614,13 +5564,17 @@ class AsyncInventoryPaymentTypesOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
+        """Reads one payment type of the back-office catalogue by id.
+
+        ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout)
 
     async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
-        """``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
+        """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+
+        ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout)
@@ -4631,43 +5585,57 @@ class AsyncInventoryProductionDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
+        """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+
+        ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
+        """Reads one production act with its lines and status.
+
+        ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
+        """Lists the production acts dated within a period.
+
+        ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
+        """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
 
     async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
+        """Rewrites a production act: its header and every line.
+
+        ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout)
@@ -4678,43 +5646,57 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None):
-        """``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
+        """Creates a return of goods to a supplier in state NEW; answers its id and number.
+
+        ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
+        """Reads one supplier return with its lines and status.
+
+        ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
+        """Lists the supplier returns dated within a period.
+
+        ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
+        """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
 
     async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None):
-        """``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
+        """Rewrites a supplier return: its header and every line.
+
+        ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout)
@@ -4725,43 +5707,57 @@ class AsyncInventorySalesDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     async def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
-        """``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
+        """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+
+        ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
+        """Reads one sales act with its lines and status.
+
+        ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
+        """Lists the sales acts dated within a period.
+
+        ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
+        """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
 
     async def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
-        """``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
+        """Rewrites a sales act: its header and every line.
+
+        ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
@@ -4772,7 +5768,9 @@ class AsyncInventoryStockBalanceOps(_AG):
     __slots__ = ()
 
     async def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None):
-        """``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
+        """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+
+        ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout)
@@ -4783,7 +5781,9 @@ class AsyncInventoryStoresOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
+        """Pages through the stores (warehouses) with their organization and type, by filter.
+
+        ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout)
@@ -4794,43 +5794,57 @@ class AsyncInventoryTransformationDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     async def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
+        """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+
+        ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
+        """Reads one transformation act with its lines and status.
+
+        ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
+        """Lists the transformation acts dated within a period.
+
+        ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
+        """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
 
     async def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
+        """Rewrites a transformation act: its header and every line.
+
+        ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout)
@@ -4841,43 +5855,57 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
     __slots__ = ()
 
     async def cancel(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     async def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
-        """``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
+        """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+
+        ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout)
 
     async def get(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
+        """Reads one write-off act with its lines and status.
+
+        ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout)
 
     async def list(self, *, from_, organization_id, to, timeout=None):
-        """``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
+        """Lists the write-off acts dated within a period.
+
+        ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
+        """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     async def unpost(self, *, document_id, organization_id, timeout=None):
-        """``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
 
     async def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
-        """``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
+        """Rewrites a write-off act: its header and every line.
+
+        ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
         return await self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout)
@@ -4998,7 +6026,9 @@ class AsyncLicensesOps(_AG):
     __slots__ = ()
 
     async def list(self, *, organization_ids=None, timeout=None):
-        """``licenses.list``: ``POST /api/licenses/v2/list``.
+        """Lists the licenses of each organization the API key reaches.
+
+        ``licenses.list``: ``POST /api/licenses/v2/list``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5011,7 +6041,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
     __slots__ = ()
 
     async def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None):
-        """``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
+        """Pages through the coupons of one series that nobody has activated yet.
+
+        ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5019,7 +6051,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         return await self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout)
 
     async def info(self, *, number, organization_id, series=None, timeout=None):
-        """``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
+        """Looks a coupon up by number (and series): its series and when it was activated, if ever.
+
+        ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5027,7 +6061,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         return await self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
 
     async def series(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
+
+        ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
         Changes data: never retried.
 
@@ -5040,7 +6076,9 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
     __slots__ = ()
 
     async def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None):
-        """``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
+        """Links a loyalty card (track and number) to a customer.
+
+        ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
 
         Changes data: never retried.
 
@@ -5048,7 +6086,9 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         return await self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout)
 
     async def remove(self, *, customer_id, card_track, organization_id, timeout=None):
-        """``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
+        """Unlinks a loyalty card, by its track, from a customer.
+
+        ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
 
         Changes data: never retried.
 
@@ -5061,7 +6101,9 @@ class AsyncLoyaltyIikoCustomerProgramOps(_AG):
     __slots__ = ()
 
     async def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None):
-        """``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
+        """Enrols a customer in a loyalty program; answers the customer's new wallet.
+
+        ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
 
         Changes data: never retried.
 
@@ -5074,7 +6116,9 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
     __slots__ = ()
 
     async def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None):
-        """``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
+        """Pages through a customer's loyalty transactions within a date range.
+
+        ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5082,7 +6126,9 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         return await self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout)
 
     async def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None):
-        """``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
+        """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+
+        ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5095,7 +6141,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
     __slots__ = ()
 
     async def cancel_hold(self, *, transaction_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
+        """Releases money reserved earlier by wallet.hold, by that transaction's id.
+
+        ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
 
         Changes data: never retried.
 
@@ -5103,7 +6151,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         return await self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout)
 
     async def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
+        """Takes a sum off a customer's wallet balance at once.
+
+        ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
 
         Changes data: never retried.
 
@@ -5111,7 +6161,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         return await self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout)
 
     async def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
+        """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+
+        ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
 
         Changes data: never retried.
 
@@ -5119,7 +6171,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         return await self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout)
 
     async def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
-        """``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
+        """Adds a sum to a customer's wallet balance.
+
+        ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
 
         Changes data: never retried.
 
@@ -5152,7 +6206,9 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         return AsyncLoyaltyIikoCustomerWalletOps(self._client)
 
     async def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None):
-        """``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
+        """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+
+        ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
 
         Changes data: never retried.
 
@@ -5160,7 +6216,9 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         return await self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
 
     async def info(self, *, type, organization_id=None, timeout=None):
-        """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
+        """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+
+        ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5173,7 +6231,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
+
+        ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5181,7 +6241,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         return await self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout)
 
     async def add(self, *, customer_id, category_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
+        """Puts a customer into a loyalty category.
+
+        ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
 
         Changes data: never retried.
 
@@ -5189,7 +6251,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         return await self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
 
     async def remove(self, *, customer_id, category_id, organization_id, timeout=None):
-        """``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
+        """Takes a customer out of a loyalty category.
+
+        ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
 
         Changes data: never retried.
 
@@ -5202,7 +6266,9 @@ class AsyncLoyaltyIikoMessageOps(_AG):
     __slots__ = ()
 
     async def send_email(self, *, receiver, subject, body, organization_id, timeout=None):
-        """``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
+        """Sends an e-mail through the organization's loyalty mail settings.
+
+        ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
 
         Changes data: never retried.
 
@@ -5210,7 +6276,9 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         return await self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout)
 
     async def send_sms(self, *, phone, text, organization_id, timeout=None):
-        """``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
+        """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+
+        ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
 
         Changes data: never retried.
 
@@ -5243,7 +6311,9 @@ class AsyncLoyaltyIikoOps(_AG):
         return AsyncLoyaltyIikoMessageOps(self._client)
 
     async def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None):
-        """``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
+        """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+
+        ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
 
         Changes data: never retried.
 
@@ -5251,31 +6321,41 @@ class AsyncLoyaltyIikoOps(_AG):
         return await self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout)
 
     async def check_sms_sending_possibility(self, *, organization_id, timeout=None):
-        """``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
+        """Tells whether the organization can send SMS now and how many messages it has left.
+
+        ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout)
 
     async def check_sms_status(self, *, sms_ids, organization_id, timeout=None):
-        """``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
+        """Reads the delivery state of SMS messages sent earlier, by their ids.
+
+        ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout)
 
     async def delete_customers(self, *, customer_ids, organization_id, timeout=None):
-        """``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
+        """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+
+        ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
         return await self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
 
     async def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
-        """``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+
+        ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout)
 
     async def manual_condition(self, *, organization_id=None, timeout=None):
-        """``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
+        """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+
+        ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5283,7 +6363,9 @@ class AsyncLoyaltyIikoOps(_AG):
         return await self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout)
 
     async def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None):
-        """``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
+        """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+
+        ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5291,7 +6373,9 @@ class AsyncLoyaltyIikoOps(_AG):
         return await self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout)
 
     async def restore_customers(self, *, customer_ids, organization_id, timeout=None):
-        """``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
+        """Clears the deleted mark of loyalty customers; answers how many were found and restored.
+
+        ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
         return await self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout)
@@ -5312,7 +6396,9 @@ class AsyncMenuV3Ops(_AG):
     __slots__ = ()
 
     async def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
-        """``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+
+        ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5330,7 +6416,9 @@ class AsyncMenuOps(_AG):
         return AsyncMenuV3Ops(self._client)
 
     async def __call__(self, *, timeout=None):
-        """``menu``: ``POST /api/2/menu``.
+        """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+
+        ``menu``: ``POST /api/2/menu``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5338,7 +6426,9 @@ class AsyncMenuOps(_AG):
         return await self._call_op("menu", (), "MenusDataResponse", timeout)
 
     async def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None):
-        """``menu.by_id``: ``POST /api/2/menu/by_id``.
+        """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+
+        ``menu.by_id``: ``POST /api/2/menu/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5351,7 +6441,9 @@ class AsyncNomenclatureAllergenGroupOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
+        """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout)
@@ -5362,7 +6454,9 @@ class AsyncNomenclatureAmountUnitOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
+        """Pages through the units of measure directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout)
@@ -5373,49 +6467,65 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
     __slots__ = ()
 
     async def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
+        """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+
+        ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout)
 
     async def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
+        """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+
+        ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
+        """Removes one recipe card of a product, by the card's id.
+
+        ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout)
 
     async def get(self, *, id=None, timeout=None):
-        """``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
+        """Reads one recipe card by id.
+
+        ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout)
 
     async def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
+        """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+
+        ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout)
 
     async def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
+        """Breaks a product's recipe down to the stock items written off for it, as of a date.
+
+        ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout)
 
     async def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
-        """``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
+        """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+
+        ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
 
     async def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
-        """``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+
+        ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
@@ -5426,7 +6536,9 @@ class AsyncNomenclatureContainerOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
+        """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+
+        ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout)
@@ -5437,7 +6549,9 @@ class AsyncNomenclatureCustomCategoryOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
+        """Pages through the user-defined product categories, filtered by id, name or deleted state.
+
+        ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout)
@@ -5448,31 +6562,41 @@ class AsyncNomenclatureGroupOps(_AG):
     __slots__ = ()
 
     async def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
-        """``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
+        """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+
+        ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout)
 
     async def delete(self, *, group_ids, timeout=None):
-        """``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
+        """Marks product groups deleted together with their subgroups and products.
+
+        ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout)
 
     async def list(self, *, filters, limit, offset, timeout=None):
-        """``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
+        """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+
+        ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout)
 
     async def restore(self, *, group_ids, recursively=None, timeout=None):
-        """``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
+        """Brings deleted product groups back, with their subgroups and products when recursively is set.
+
+        ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout)
 
     async def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
-        """``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
+        """Rewrites a product group; its position stays, its article must stay unique.
+
+        ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout)
@@ -5483,7 +6607,9 @@ class AsyncNomenclatureMenuOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
+        """Pages through the menu sections directory, filtered by id, name or deleted state.
+
+        ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout)
@@ -5494,7 +6620,9 @@ class AsyncNomenclatureModifierSchemaOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
+        """Pages through the modifier schemes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout)
@@ -5505,31 +6633,41 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
     __slots__ = ()
 
     async def create(self, *, name=None, timeout=None):
-        """``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
+        """Creates a product category from just a name; answers its new id.
+
+        ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
+        """Marks a product category deleted; the category restore operation undoes it.
+
+        ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
 
     async def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
+        """Pages through product categories, optionally only given ids or with deleted ones.
+
+        ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
 
     async def restore(self, *, id=None, timeout=None):
-        """``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
+        """Undoes the deletion of a product category.
+
+        ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
 
     async def update(self, *, id=None, name=None, timeout=None):
-        """``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
+        """Renames a product category.
+
+        ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout)
@@ -5550,13 +6688,17 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
     __slots__ = ()
 
     async def get(self, *, id=None, timeout=None):
-        """``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout)
 
     async def list(self, *, include_deleted=None, timeout=None):
-        """``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
+        """Lists the whole foreign-trade commodity code directory, deleted codes on request.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout)
@@ -5567,7 +6709,9 @@ class AsyncNomenclaturePlaceTypeOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
+        """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+
+        ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout)
@@ -5578,7 +6722,9 @@ class AsyncNomenclatureProducerOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
+        """Pages through the producers directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout)
@@ -5589,37 +6735,49 @@ class AsyncNomenclatureProductOps(_AG):
     __slots__ = ()
 
     async def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
+        """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+
+        ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
 
     async def delete(self, *, product_ids, timeout=None):
-        """``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
+
+        ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout)
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
+        """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+
+        ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout)
 
     async def restore(self, *, product_ids, timeout=None):
-        """``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
+        """Brings deleted catalogue products back.
+
+        ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
 
     async def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
-        """``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+
+        ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout)
 
     async def update_barcodes(self, *, barcodes, product_id, timeout=None):
-        """``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
+        """Replaces every barcode of a catalogue product with the set given.
+
+        ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout)
@@ -5630,31 +6788,41 @@ class AsyncNomenclatureProductScaleOps(_AG):
     __slots__ = ()
 
     async def create(self, *, name=None, product_sizes=None, timeout=None):
-        """``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
+
+        ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
 
     async def delete(self, *, id=None, timeout=None):
-        """``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+
+        ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout)
 
     async def get(self, *, id=None, timeout=None):
-        """``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
+        """Reads one size scale with its sizes.
+
+        ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout)
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
+        """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+
+        ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout)
 
     async def update(self, *, id=None, name=None, product_sizes=None, timeout=None):
-        """``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
+        """Rewrites a size scale and its sizes; sizes left out are marked deleted.
+
+        ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
         return await self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
@@ -5665,7 +6833,9 @@ class AsyncNomenclatureProductSizeOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
+        """Pages through the product sizes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout)
@@ -5676,7 +6846,9 @@ class AsyncNomenclatureProductTagOps(_AG):
     __slots__ = ()
 
     async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
-        """``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
+        """Pages through the product tags directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout)
@@ -5767,7 +6939,9 @@ class AsyncNomenclatureOps(_AG):
         return AsyncNomenclatureProductTagOps(self._client)
 
     async def __call__(self, *, organization_id, start_revision=None, timeout=None):
-        """``nomenclature``: ``POST /api/1/nomenclature``.
+        """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+
+        ``nomenclature``: ``POST /api/1/nomenclature``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5780,7 +6954,9 @@ class AsyncNotificationsOps(_AG):
     __slots__ = ()
 
     async def send(self, *, message_type, organization_id, timeout=None):
-        """``notifications.send``: ``POST /api/1/notifications/send``.
+        """Raises an order-attention notice about one order to the systems connected to the organization.
+
+        ``notifications.send``: ``POST /api/1/notifications/send``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5794,7 +6970,9 @@ class AsyncOrderOps(_AG):
     __slots__ = ()
 
     async def add_customer(self, *, organization_id, order_id, customer, timeout=None):
-        """``order.add_customer``: ``POST /api/1/order/add_customer``.
+        """Attaches a customer (name, phone, birthdate and more) to a table order.
+
+        ``order.add_customer``: ``POST /api/1/order/add_customer``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5803,7 +6981,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout)
 
     async def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None):
-        """``order.add_items``: ``POST /api/1/order/add_items``.
+        """Adds items and combos to an open table order, optionally printing a service ticket.
+
+        ``order.add_items``: ``POST /api/1/order/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5812,7 +6992,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
-        """``order.add_payments``: ``POST /api/1/order/add_payments``.
+        """Adds payments and tips to a table order, keeping those it already has.
+
+        ``order.add_payments``: ``POST /api/1/order/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5821,7 +7003,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     async def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None):
-        """``order.by_id``: ``POST /api/1/order/by_id``.
+        """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``order.by_id``: ``POST /api/1/order/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5829,7 +7013,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout)
 
     async def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None):
-        """``order.by_table``: ``POST /api/1/order/by_table``.
+        """Lists the orders on given tables, optionally by status and date range.
+
+        ``order.by_table``: ``POST /api/1/order/by_table``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5837,14 +7023,18 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout)
 
     async def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
-        """``order.cancel``: ``POST /api/1/order/cancel``.
+        """Cancels a table order, optionally writing its items off with a removal type.
+
+        ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return await self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
 
     async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
-        """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
+        """Sets key-value external data on a table order, each pair public or not.
+
+        ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5853,7 +7043,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
 
     async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
-        """``order.change_payments``: ``POST /api/1/order/change_payments``.
+        """Replaces every payment and tip of a table order; fails once any payment is processed.
+
+        ``order.change_payments``: ``POST /api/1/order/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5862,7 +7054,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
 
     async def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None):
-        """``order.close``: ``POST /api/1/order/close``.
+        """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+
+        ``order.close``: ``POST /api/1/order/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5871,7 +7065,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout)
 
     async def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None):
-        """``order.create``: ``POST /api/1/order/create``.
+        """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+
+        ``order.create``: ``POST /api/1/order/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5880,7 +7076,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout)
 
     async def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None):
-        """``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
+        """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+
+        ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5889,7 +7087,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout)
 
     async def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None):
-        """``order.init_by_table``: ``POST /api/1/order/init_by_table``.
+        """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+
+        ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5898,7 +7098,9 @@ class AsyncOrderOps(_AG):
         return await self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
 
     async def print_bill(self, *, organization_id, order_id, timeout=None):
-        """``order.print_bill``: ``POST /api/1/order/print_bill``.
+        """Prints a table order's bill on the terminal.
+
+        ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -5910,7 +7112,9 @@ class AsyncOrganizationsOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
-        """``organizations``: ``POST /api/1/organizations``.
+        """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+
+        ``organizations``: ``POST /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5918,7 +7122,9 @@ class AsyncOrganizationsOps(_AG):
         return await self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
 
     async def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None):
-        """``organizations.settings``: ``POST /api/1/organizations/settings``.
+        """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+
+        ``organizations.settings``: ``POST /api/1/organizations/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5931,7 +7137,9 @@ class AsyncPlatformEventsMetadataOps(_AG):
     __slots__ = ()
 
     async def list(self, *, timeout=None):
-        """``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
+        """Lists the groups and types of platform events, the values platform.events.list filters on.
+
+        ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout)
@@ -5947,7 +7155,9 @@ class AsyncPlatformEventsOps(_AG):
         return AsyncPlatformEventsMetadataOps(self._client)
 
     async def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None):
-        """``platform.events.list``: ``POST /api/platform/v1/events/list``.
+        """Pages through one organization's platform events by type, from a revision or within a time range.
+
+        ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout)
@@ -5968,7 +7178,9 @@ class AsyncReportingIncomePlanOps(_AG):
     __slots__ = ()
 
     async def list(self, *, date_from, date_to, organization_id, timeout=None):
-        """``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
+        """Reads an organization's planned income for each day of a date range.
+
+        ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout)
@@ -5979,7 +7191,9 @@ class AsyncReportingOlapColumnsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, report_type, timeout=None):
-        """``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+
+        ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "", timeout)
@@ -5990,13 +7204,17 @@ class AsyncReportingOlapPresetsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, date_from, date_to, preset_id, timeout=None):
-        """``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
+        """Runs a saved OLAP report preset over a date range and answers its data.
+
+        ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
 
     async def list(self, *, timeout=None):
-        """``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
+        """Lists the OLAP report presets saved in the back office; untyped answer.
+
+        ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("reporting.olap.presets.list", (), "", timeout)
@@ -6017,7 +7235,9 @@ class AsyncReportingOlapOps(_AG):
         return AsyncReportingOlapPresetsOps(self._client)
 
     async def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None):
-        """``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
+        """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+
+        ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout)
@@ -6043,7 +7263,9 @@ class AsyncReserveOps(_AG):
     __slots__ = ()
 
     async def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None):
-        """``reserve.add_items``: ``POST /api/1/reserve/add_items``.
+        """Adds items and combos to a banquet's order (banquets only).
+
+        ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6052,7 +7274,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     async def add_payments(self, *, reserve_id, organization_id, payments, timeout=None):
-        """``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
+        """Adds payments to a banquet's order (banquets only).
+
+        ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6061,7 +7285,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout)
 
     async def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
-        """``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
+        """Lists the key's organizations where reserves and banquets can be booked.
+
+        ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6069,7 +7295,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
 
     async def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None):
-        """``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
+        """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+
+        ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6077,7 +7305,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
 
     async def available_terminal_groups(self, *, organization_ids, timeout=None):
-        """``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+
+        ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6085,7 +7315,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout)
 
     async def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None):
-        """``reserve.cancel``: ``POST /api/1/reserve/cancel``.
+        """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+
+        ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6094,28 +7326,36 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
 
     async def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
-        """``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
+        """Reschedules a reserve or banquet to a new expected start time.
+
+        ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return await self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout)
 
     async def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None):
-        """``reserve.change_items``: ``POST /api/1/reserve/change_items``.
+        """Replaces the items and combos of a banquet's order (banquets only).
+
+        ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return await self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
 
     async def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
-        """``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
+        """Moves a reserve or banquet to another set of tables.
+
+        ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
         return await self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
 
     async def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None):
-        """``reserve.create``: ``POST /api/1/reserve/create``.
+        """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+
+        ``reserve.create``: ``POST /api/1/reserve/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6124,7 +7364,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
 
     async def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
-        """``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+
+        ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6132,7 +7374,9 @@ class AsyncReserveOps(_AG):
         return await self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout)
 
     async def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None):
-        """``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
+        """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+
+        ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6145,7 +7389,9 @@ class AsyncStopListsOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None):
-        """``stop_lists``: ``POST /api/1/stop_lists``.
+        """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+
+        ``stop_lists``: ``POST /api/1/stop_lists``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6153,7 +7399,9 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
 
     async def add(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.add``: ``POST /api/1/stop_lists/add``.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+
+        ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6162,7 +7410,9 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
 
     async def check(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.check``: ``POST /api/1/stop_lists/check``.
+        """Checks order items against a terminal group's stop list and answers those that cannot be sold.
+
+        ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6170,7 +7420,9 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout)
 
     async def clear(self, *, organization_id, terminal_group_id, timeout=None):
-        """``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
+        """Empties a terminal group's stop list.
+
+        ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6179,7 +7431,9 @@ class AsyncStopListsOps(_AG):
         return await self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
 
     async def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
-        """``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
+        """Takes products (and sizes) off a terminal group's stop list.
+
+        ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6193,7 +7447,9 @@ class AsyncStreetsOps(_AG):
     __slots__ = ()
 
     async def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None):
-        """``streets.by_city``: ``POST /api/1/streets/by_city``.
+        """Lists the streets of one city in an organization's address book.
+
+        ``streets.by_city``: ``POST /api/1/streets/by_city``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6201,7 +7457,9 @@ class AsyncStreetsOps(_AG):
         return await self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
 
     async def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
-        """``streets.by_id``: ``POST /api/1/streets/by_id``.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
+
+        ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6214,7 +7472,9 @@ class AsyncTerminalGroupsOps(_AG):
     __slots__ = ()
 
     async def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None):
-        """``terminal_groups``: ``POST /api/1/terminal_groups``.
+        """Lists each organization's terminal groups, those asleep apart from the others.
+
+        ``terminal_groups``: ``POST /api/1/terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6222,7 +7482,9 @@ class AsyncTerminalGroupsOps(_AG):
         return await self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout)
 
     async def awake(self, *, organization_ids, terminal_group_ids, timeout=None):
-        """``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
+        """Wakes sleeping terminal groups; answers which ones woke and which did not.
+
+        ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
 
         Changes data: never retried.
 
@@ -6230,7 +7492,9 @@ class AsyncTerminalGroupsOps(_AG):
         return await self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout)
 
     async def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None):
-        """``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
+        """Tells whether each given terminal group is online now.
+
+        ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6243,7 +7507,9 @@ class AsyncTerminalsCashRegistersOps(_AG):
     __slots__ = ()
 
     async def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None):
-        """``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
+        """Pages through an organization's cash registers, by name search or terminal group.
+
+        ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout)
@@ -6254,7 +7520,9 @@ class AsyncTerminalsTerminalsOps(_AG):
     __slots__ = ()
 
     async def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None):
-        """``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
+        """Lists an organization's terminals (computer name, sections), anonymous ones on request.
+
+        ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
         return await self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout)
@@ -6280,7 +7548,9 @@ class AsyncWebhooksOps(_AG):
     __slots__ = ()
 
     async def settings(self, *, organization_id, timeout=None):
-        """``webhooks.settings``: ``POST /api/1/webhooks/settings``.
+        """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+
+        ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6288,7 +7558,9 @@ class AsyncWebhooksOps(_AG):
         return await self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout)
 
     async def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None):
-        """``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
+        """Sets the webhook address, authToken and event filter of an organization for this API key.
+
+        ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.

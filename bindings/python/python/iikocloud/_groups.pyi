@@ -26,7 +26,9 @@ class ComboOps(_G):
         extra_data: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCombosInfoResponse:
-        """``combo``: ``POST /api/1/combo``.
+        """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+
+        ``combo``: ``POST /api/1/combo``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -39,7 +41,9 @@ class ComboOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CalculateComboPriceResponse:
-        """``combo.calculate``: ``POST /api/1/combo/calculate``.
+        """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+
+        ``combo.calculate``: ``POST /api/1/combo/calculate``.
 
         Changes data: never retried.
 
@@ -56,7 +60,9 @@ class CommandsOps(_G):
         correlation_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ErrorCommandStatus | InProgressCommandStatus | SuccessCommandStatus | GetCommandStatusResponse:
-        """``commands.status``: ``POST /api/1/commands/status``.
+        """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+
+        ``commands.status``: ``POST /api/1/commands/status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -84,7 +90,9 @@ class DeliveriesDraftsOps(_G):
         order_type_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> FilterDraftsResponse:
-        """``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
+        """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+
+        ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -97,7 +105,9 @@ class DeliveriesDraftsOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetDraftResponse:
-        """``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
+        """Reads one delivery order draft and who holds its lock.
+
+        ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -112,7 +122,9 @@ class DeliveriesDraftsOps(_G):
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrderResponse:
-        """``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
+        """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+
+        ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -127,7 +139,9 @@ class DeliveriesDraftsOps(_G):
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrSaveDraftResponse:
-        """``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
+        """Stores a new delivery order draft in the cloud only; answers its orderId.
+
+        ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
 
         Changes data: never retried.
 
@@ -140,7 +154,9 @@ class DeliveriesDraftsOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
+        """Discards a delivery order draft.
+
+        ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -155,7 +171,9 @@ class DeliveriesDraftsOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
+        """Locks a draft for one employee so that no one else edits it.
+
+        ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -171,7 +189,9 @@ class DeliveriesDraftsOps(_G):
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrSaveDraftResponse:
-        """``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
+        """Overwrites an existing delivery order draft on behalf of an employee.
+
+        ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
 
         Changes data: never retried.
 
@@ -185,7 +205,9 @@ class DeliveriesDraftsOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
+        """Releases an employee's lock on a draft.
+
+        ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -208,7 +230,9 @@ class DeliveriesHistoryOps(_G):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
+        """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+
+        ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -235,7 +259,9 @@ class DeliveriesOps(_G):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
+        """Adds items and combos to an existing delivery order.
+
+        ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -251,7 +277,9 @@ class DeliveriesOps(_G):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
+        """Adds payments and tips to a delivery order, keeping those it already has.
+
+        ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -270,7 +298,9 @@ class DeliveriesOps(_G):
         rows_count: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
+        """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+
+        ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -297,7 +327,9 @@ class DeliveriesOps(_G):
         pos_order_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
+        """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+
+        ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -314,7 +346,9 @@ class DeliveriesOps(_G):
         courier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
+        """Lists delivery orders due in a date range, optionally by status, source key or courier.
+
+        ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -331,7 +365,9 @@ class DeliveriesOps(_G):
         return_locked_by_user: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersResponse:
-        """``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
+        """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -345,7 +381,9 @@ class DeliveriesOps(_G):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
+        """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+
+        ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -364,7 +402,9 @@ class DeliveriesOps(_G):
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
+        """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+
+        ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -378,7 +418,9 @@ class DeliveriesOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
+        """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+
+        ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -393,7 +435,9 @@ class DeliveriesOps(_G):
         comment: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
+        """Replaces a delivery order's comment.
+
+        ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -408,7 +452,9 @@ class DeliveriesOps(_G):
         new_complete_before: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
+        """Moves the time a delivery order is due by (completeBefore).
+
+        ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -423,7 +469,9 @@ class DeliveriesOps(_G):
         new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
+        """Replaces a delivery order's address, coordinates and address comment.
+
+        ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -439,7 +487,9 @@ class DeliveriesOps(_G):
         estimated_time: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
+        """Sets the driver of a delivery order and the estimated arrival time.
+
+        ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -454,7 +504,9 @@ class DeliveriesOps(_G):
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
+        """Sets key-value external data on a delivery order, each pair public or not.
+
+        ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -469,7 +521,9 @@ class DeliveriesOps(_G):
         operator_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
+        """Makes an employee the call-centre operator of a delivery order.
+
+        ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -485,7 +539,9 @@ class DeliveriesOps(_G):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
+        """Replaces every payment and tip of a delivery order; fails once any payment is processed.
+
+        ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -500,7 +556,9 @@ class DeliveriesOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
+        """Switches a delivery order between courier and pickup; courier needs a delivery point.
+
+        ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -515,7 +573,9 @@ class DeliveriesOps(_G):
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.close``: ``POST /api/1/deliveries/close``.
+        """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+
+        ``deliveries.close``: ``POST /api/1/deliveries/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -529,7 +589,9 @@ class DeliveriesOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
+        """Confirms an unconfirmed delivery order.
+
+        ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -545,7 +607,9 @@ class DeliveriesOps(_G):
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrderResponse:
-        """``deliveries.create``: ``POST /api/1/deliveries/create``.
+        """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+
+        ``deliveries.create``: ``POST /api/1/deliveries/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -558,7 +622,9 @@ class DeliveriesOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> OrderTypesResponse:
-        """``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
+        """Lists each organization's order types, each tied to a service type (common, courier, pickup).
+
+        ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -571,7 +637,9 @@ class DeliveriesOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
+        """Prints a delivery order's bill on the terminal.
+
+        ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -586,7 +654,9 @@ class DeliveriesOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
+        """Assigns a courier (an employee) to a delivery order; deprecated.
+
+        ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -604,7 +674,9 @@ class DeliveriesOps(_G):
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
+        """Moves a courier delivery order to Waiting, OnWay or Delivered.
+
+        ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -619,7 +691,9 @@ class DeliveriesOps(_G):
         payment_items: _Sequence[OrderPaymentItem | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
+        """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+
+        ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -637,7 +711,9 @@ class DeliveriesOps(_G):
         problem: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
+        """Flags a delivery order as having a problem, with its text, or clears the flag.
+
+        ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -652,7 +728,9 @@ class DeliveriesOps(_G):
         tracking_link: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
+        """Sets or clears the link a customer follows to track a delivery order.
+
+        ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
 
@@ -666,7 +744,9 @@ class DeliveryRestrictionsOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> GetDeliveryRestrictionsResponse:
-        """``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
+        """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+
+        ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -686,7 +766,9 @@ class DeliveryRestrictionsOps(_G):
         discount_sum: _Decimal | int | float | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetAllowedRestrictionsResponse:
-        """``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
+        """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+
+        ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -711,7 +793,9 @@ class EmployeesAttendanceOps(_G):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceCreateResponse:
-        """``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
+        """Records a finished attendance (shift worked) of an employee in one role; answers the record.
+
+        ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
 
@@ -722,7 +806,9 @@ class EmployeesAttendanceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceDeleteResponse:
-        """``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
+        """Removes one attendance record; there is no undo.
+
+        ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
 
@@ -740,7 +826,9 @@ class EmployeesAttendanceOps(_G):
         should_include_payment_details: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceListResponse:
-        """``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
+        """Pages through an organization's attendance records in a period, by employee, type or closed state.
+
+        ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -760,7 +848,9 @@ class EmployeesAttendanceOps(_G):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceUpdateResponse:
-        """``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
+
+        ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
 
@@ -776,7 +866,9 @@ class EmployeesAttendanceTypeOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceTypeListResponse:
-        """``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
+        """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+
+        ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -790,7 +882,9 @@ class EmployeesCouriersActiveLocationOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> ActiveCourierLocationsResponse:
-        """``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
+        """Answers where each courier with an open courier session is now, per organization.
+
+        ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -803,7 +897,9 @@ class EmployeesCouriersActiveLocationOps(_G):
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ActiveCourierLocationsResponse:
-        """``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
+        """Answers where the couriers clocked in on one terminal group are now.
+
+        ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -820,7 +916,9 @@ class EmployeesCouriersLocationsOps(_G):
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CourierLocationsByTimeOffsetResponse:
-        """``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
+
+        ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -844,7 +942,9 @@ class EmployeesCouriersOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeesResponse:
-        """``employees.couriers``: ``POST /api/1/employees/couriers``.
+        """Lists the employees of each organization who deliver orders.
+
+        ``employees.couriers``: ``POST /api/1/employees/couriers``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -857,7 +957,9 @@ class EmployeesCouriersOps(_G):
         roles_to_check: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeesWithRoleSignResponse:
-        """``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
+        """Lists each organization's couriers, marking for each whether it holds the roles asked about.
+
+        ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -886,7 +988,9 @@ class EmployeesEmployeeOps(_G):
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
+        """Creates an employee with a code and a main organization; answers the full profile.
+
+        ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
 
@@ -896,7 +1000,9 @@ class EmployeesEmployeeOps(_G):
         ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeeFireResponse:
-        """``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
+        """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+
+        ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
 
@@ -906,7 +1012,9 @@ class EmployeesEmployeeOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+
+        ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -919,7 +1027,9 @@ class EmployeesEmployeeOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SwaggerEmployeeListResponse:
-        """``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
+        """Pages through employees matching field filters, optionally with only chosen fields.
+
+        ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -929,7 +1039,9 @@ class EmployeesEmployeeOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeRestoreResponse:
-        """``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
+        """Takes a fired employee back on, undoing employee.fire.
+
+        ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
 
@@ -953,7 +1065,9 @@ class EmployeesEmployeeOps(_G):
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
+        """Changes the fields given of an employee, leaving the rest as they are.
+
+        ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
 
@@ -968,7 +1082,9 @@ class EmployeesPositionsOps(_G):
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeePositionResponse:
-        """``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
+        """Reads one employee position (job): schedule type, hourly rate, fixed salary.
+
+        ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -981,7 +1097,9 @@ class EmployeesPositionsOps(_G):
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ListPositionsResponse:
-        """``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
+        """Pages through employee positions, filtered by field or changed since a revision.
+
+        ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -998,7 +1116,9 @@ class EmployeesShiftOps(_G):
         role_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChangePersonalSessionResponse:
-        """``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
+        """Opens an employee's personal shift on a terminal group, optionally in a given role.
+
+        ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
 
         Changes data: never retried.
 
@@ -1012,7 +1132,9 @@ class EmployeesShiftOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangePersonalSessionResponse:
-        """``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
+        """Closes an employee's personal shift on a terminal group.
+
+        ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
 
         Changes data: never retried.
 
@@ -1026,7 +1148,9 @@ class EmployeesShiftOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetPersonalSessionInfoResponse:
-        """``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
+        """Tells whether an employee's personal shift is open on a terminal group.
+
+        ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1042,7 +1166,9 @@ class EmployeesShiftsOps(_G):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTerminalGroupsOfEmployeeResponse:
-        """``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
+
+        ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1087,7 +1213,9 @@ class EmployeesOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeInfoResponse:
-        """``employees.info``: ``POST /api/1/employees/info``.
+        """Reads one employee's name, display name and contacts by id.
+
+        ``employees.info``: ``POST /api/1/employees/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -1110,7 +1238,9 @@ class FinanceAccountOps(_G):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.create``: ``POST /api/finance/v1/account/create``.
+        """Creates a ledger account of a given type with its opening balance and date; answers the account.
+
+        ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
 
@@ -1120,7 +1250,9 @@ class FinanceAccountOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountDeleteResponse:
-        """``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
+
+        ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
 
@@ -1130,7 +1262,9 @@ class FinanceAccountOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.get``: ``POST /api/finance/v1/account/get``.
+        """Reads one ledger account: type, parent, opening balance, system or not.
+
+        ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1142,7 +1276,9 @@ class FinanceAccountOps(_G):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> AccountListResponse:
-        """``finance.account.list``: ``POST /api/finance/v1/account/list``.
+        """Pages through ledger accounts matching field filters.
+
+        ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1153,7 +1289,9 @@ class FinanceAccountOps(_G):
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
     ) -> AccountRestoreResponse:
-        """``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
+        """Brings a deleted ledger account back, its child accounts too when asked.
+
+        ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
 
@@ -1170,7 +1308,9 @@ class FinanceAccountOps(_G):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.update``: ``POST /api/finance/v1/account/update``.
+        """Rewrites a ledger account's name, type, parent, code and opening balance.
+
+        ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
 
@@ -1188,7 +1328,9 @@ class FinanceAccountPostingOps(_G):
         to: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountPostingListResponse:
-        """``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
+        """Lists the postings of a ledger account over a period, with opening balance and net change.
+
+        ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1205,7 +1347,9 @@ class FinanceAccountTransactionsOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountTransactionsResponse:
-        """``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
+        """Lists one account's transactions in a period with the opening balance and total.
+
+        ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1218,7 +1362,9 @@ class FinanceAccountTypeOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
+        """Lists the account types a ledger account may have; untyped answer.
+
+        ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1233,7 +1379,9 @@ class FinanceBalanceSheetOps(_G):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> BalanceSheetListResponse:
-        """``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
+        """Answers every account's balance as of a date, optionally for some organizations only.
+
+        ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1250,7 +1398,9 @@ class FinanceCashFlowCategoryOps(_G):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
+        """Creates a cash flow category (optionally under a parent); answers it.
+
+        ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
 
@@ -1260,7 +1410,9 @@ class FinanceCashFlowCategoryOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryCascadeResponse:
-        """``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
+        """Marks a cash flow category deleted with its live subcategories; answers every id touched.
+
+        ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
 
@@ -1270,7 +1422,9 @@ class FinanceCashFlowCategoryOps(_G):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
+        """Reads one cash flow category: its code, name, type, parent and revision.
+
+        ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1282,7 +1436,9 @@ class FinanceCashFlowCategoryOps(_G):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryListResponse:
-        """``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
+        """Pages through cash flow categories matching field filters.
+
+        ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1293,7 +1449,9 @@ class FinanceCashFlowCategoryOps(_G):
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryCascadeResponse:
-        """``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
+        """Brings a deleted cash flow category back, its subcategories too when asked.
+
+        ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
 
@@ -1307,7 +1465,9 @@ class FinanceCashFlowCategoryOps(_G):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
+        """Rewrites a cash flow category's code, name, type and parent.
+
+        ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
 
@@ -1322,7 +1482,9 @@ class FinanceChartOfAccountsOps(_G):
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartOfAccountsListResponse:
-        """``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+
+        ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1337,7 +1499,9 @@ class FinanceDocumentTransactionsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
+        """Lists the ledger transactions one document produced, each with its from and to sides.
+
+        ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1352,7 +1516,9 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
 
@@ -1379,7 +1545,9 @@ class FinanceIncomingServiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
+        """Creates an act of services received from a supplier, as a draft; answers its id and number.
+
+        ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
 
@@ -1390,7 +1558,9 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceGetResponse:
-        """``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
+        """Reads one act of services received, with its lines and totals.
+
+        ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1402,7 +1572,9 @@ class FinanceIncomingServiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
+        """Lists the acts of services received dated within a period.
+
+        ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1413,7 +1585,9 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
+        """Posts an act of services received to the books (NEW to PROCESSED).
+
+        ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
 
@@ -1424,7 +1598,9 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
 
@@ -1451,7 +1627,9 @@ class FinanceIncomingServiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
+        """Rewrites an act of services received: header and every line.
+
+        ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
 
@@ -1467,7 +1645,9 @@ class FinanceItemCategoryOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ItemCategoryListResponse:
-        """``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
+        """Pages through the fiscal item categories directory by filter.
+
+        ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1482,7 +1662,9 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
 
@@ -1505,7 +1687,9 @@ class FinanceOutgoingServiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
+        """Creates an act of services rendered to a customer, as a draft; answers its id and number.
+
+        ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
 
@@ -1516,7 +1700,9 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceGetResponse:
-        """``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
+        """Reads one act of services rendered, with its lines and totals.
+
+        ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1528,7 +1714,9 @@ class FinanceOutgoingServiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
+        """Lists the acts of services rendered dated within a period.
+
+        ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1539,7 +1727,9 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
+        """Posts an act of services rendered to the books (NEW to PROCESSED).
+
+        ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
 
@@ -1550,7 +1740,9 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
 
@@ -1573,7 +1765,9 @@ class FinanceOutgoingServiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
+        """Rewrites an act of services rendered: header and every line.
+
+        ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
 
@@ -1589,7 +1783,9 @@ class FinanceTaxCategoryOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TaxCategoryListResponse:
-        """``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
+        """Pages through the tax categories directory by filter.
+
+        ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1655,7 +1851,9 @@ class InventoryAccountingCategoriesOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategory:
-        """``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
+        """Looks up one product accounting category: its code, name and deleted flag.
+
+        ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1668,7 +1866,9 @@ class InventoryAccountingCategoriesOps(_G):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategoryListResponse:
-        """``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
+        """Pages through product accounting categories, deleted ones or those changed since a revision on request.
+
+        ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1682,7 +1882,9 @@ class InventoryConceptionsOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> Conception:
-        """``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
+        """Reads one concept (a brand or format within the chain) by id.
+
+        ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1695,7 +1897,9 @@ class InventoryConceptionsOps(_G):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ConceptionListResponse:
-        """``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
+        """Pages through concepts, deleted ones or those changed since a revision on request.
+
+        ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1711,7 +1915,9 @@ class InventoryCostingsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCostPricesResponse:
-        """``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
+        """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+
+        ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
 
@@ -1725,7 +1931,9 @@ class InventoryCounteragentsPricelistOps(_G):
         counteragent_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetPriceListResponse:
-        """``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
+        """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+
+        ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1746,7 +1954,9 @@ class InventoryCounteragentsOps(_G):
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
-        """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
+        """Pages through counteragents (suppliers, clients, employees), filtered by type.
+
+        ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1759,7 +1969,9 @@ class InventoryCounteragentsOps(_G):
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
-        """``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
+        """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+
+        ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1774,7 +1986,9 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
 
@@ -1795,7 +2009,9 @@ class InventoryDisassembleDocumentOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
+        """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+
+        ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
 
@@ -1806,7 +2022,9 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentGetResponse:
-        """``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
+        """Reads one disassembly act with its lines and status.
+
+        ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1818,7 +2036,9 @@ class InventoryDisassembleDocumentOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
+        """Lists the disassembly acts dated within a period.
+
+        ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1829,7 +2049,9 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
+        """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
 
@@ -1840,7 +2062,9 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
 
@@ -1861,7 +2085,9 @@ class InventoryDisassembleDocumentOps(_G):
         conception: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
+        """Rewrites a disassembly act: its header and every line.
+
+        ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
 
@@ -1876,7 +2102,9 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
 
@@ -1898,7 +2126,9 @@ class InventoryIncomingInventoryOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
+        """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+
+        ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
 
@@ -1909,7 +2139,9 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventoryGetResponse:
-        """``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
+        """Reads one stock-take with its lines and status.
+
+        ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1921,7 +2153,9 @@ class InventoryIncomingInventoryOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
+        """Lists the stock-takes dated within a period.
+
+        ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -1932,7 +2166,9 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
+        """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
 
@@ -1943,7 +2179,9 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
 
@@ -1965,7 +2203,9 @@ class InventoryIncomingInventoryOps(_G):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
+        """Rewrites a stock-take: its header and every line.
+
+        ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
 
@@ -1984,7 +2224,9 @@ class InventoryIncomingInvoiceModifyOps(_G):
         account_to: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingTransactionUserResponse:
-        """``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
+        """Records a payment of a supplier invoice from one account to another; answers the transaction id.
+
+        ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
 
@@ -2000,7 +2242,9 @@ class InventoryIncomingInvoicePatchOps(_G):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateResponse:
-        """``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
+
+        ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
 
@@ -2023,7 +2267,9 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -2051,7 +2297,9 @@ class InventoryIncomingInvoiceOps(_G):
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
+        """Creates a supplier invoice of goods received in state NEW; answers its id and number.
+
+        ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
 
@@ -2062,7 +2310,9 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoice:
-        """``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
+        """Reads one supplier invoice with its lines and status.
+
+        ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2074,7 +2324,9 @@ class InventoryIncomingInvoiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
+        """Lists the supplier invoices dated within a period.
+
+        ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2085,7 +2337,9 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
+        """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
 
@@ -2096,7 +2350,9 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -2124,7 +2380,9 @@ class InventoryIncomingInvoiceOps(_G):
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
+        """Rewrites a supplier invoice: its header and every line.
+
+        ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
 
@@ -2139,7 +2397,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -2163,7 +2423,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
+        """Creates a return of goods from a buyer in state NEW; answers its id and number.
+
+        ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
 
@@ -2174,7 +2436,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceGetResponse:
-        """``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
+        """Reads one buyer return with its lines and status.
+
+        ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2186,7 +2450,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
+        """Lists the buyer returns dated within a period.
+
+        ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2197,7 +2463,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
+        """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
 
@@ -2208,7 +2476,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -2232,7 +2502,9 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
+        """Rewrites a buyer return: its header and every line.
+
+        ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
 
@@ -2247,7 +2519,9 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
 
@@ -2267,7 +2541,9 @@ class InventoryInternalTransferOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
+        """Creates a transfer of goods between two stores in state NEW; answers its id and number.
+
+        ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
 
@@ -2278,7 +2554,9 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferGetResponse:
-        """``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
+        """Reads one store transfer with its lines and status.
+
+        ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2290,7 +2568,9 @@ class InventoryInternalTransferOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
+        """Lists the store transfers dated within a period.
+
+        ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2301,7 +2581,9 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
+        """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
 
@@ -2312,7 +2594,9 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
 
@@ -2332,7 +2616,9 @@ class InventoryInternalTransferOps(_G):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
+        """Rewrites a store transfer: its header and every line.
+
+        ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
 
@@ -2346,7 +2632,9 @@ class InventoryMeasureUnitsOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnit:
-        """``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
+        """Looks up one unit of measure: code, short and full name.
+
+        ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2359,7 +2647,9 @@ class InventoryMeasureUnitsOps(_G):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnitListResponse:
-        """``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
+        """Pages through units of measure, deleted ones or those changed since a revision on request.
+
+        ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2375,7 +2665,9 @@ class InventoryNomenclatureOps(_G):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> UpdateProductBarcodesResponse:
-        """``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
+        """Replaces every barcode of a product with the set given.
+
+        ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
 
@@ -2388,7 +2680,9 @@ class InventoryOrganizationsSettingsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> CorporationSettings:
-        """``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+
+        ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2405,7 +2699,9 @@ class InventoryOrganizationsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+
+        ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2424,7 +2720,9 @@ class InventoryOutgoingInvoiceModifyOps(_G):
         cfo_item_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingTransactionUserResponse:
-        """``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
+        """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+
+        ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
 
@@ -2440,7 +2738,9 @@ class InventoryOutgoingInvoicePatchOps(_G):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateOutgoingResponse:
-        """``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
+
+        ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
 
@@ -2463,7 +2763,9 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -2487,7 +2789,9 @@ class InventoryOutgoingInvoiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
+        """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+
+        ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
 
@@ -2498,7 +2802,9 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoice:
-        """``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
+        """Reads one outgoing invoice with its lines and status.
+
+        ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2510,7 +2816,9 @@ class InventoryOutgoingInvoiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
+        """Lists the outgoing invoices dated within a period.
+
+        ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2521,7 +2829,9 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
+        """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
 
@@ -2532,7 +2842,9 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -2556,7 +2868,9 @@ class InventoryOutgoingInvoiceOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
+        """Rewrites an outgoing invoice: its header and every line.
+
+        ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
 
@@ -2570,7 +2884,9 @@ class InventoryPaymentTypesOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InventoryPaymentType:
-        """``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
+        """Reads one payment type of the back-office catalogue by id.
+
+        ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2583,7 +2899,9 @@ class InventoryPaymentTypesOps(_G):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PaymentTypeListResponse:
-        """``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
+        """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+
+        ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2598,7 +2916,9 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
 
@@ -2618,7 +2938,9 @@ class InventoryProductionDocumentOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
+        """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+
+        ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
 
@@ -2629,7 +2951,9 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentGetResponse:
-        """``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
+        """Reads one production act with its lines and status.
+
+        ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2641,7 +2965,9 @@ class InventoryProductionDocumentOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
+        """Lists the production acts dated within a period.
+
+        ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2652,7 +2978,9 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
+        """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
 
@@ -2663,7 +2991,9 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
 
@@ -2683,7 +3013,9 @@ class InventoryProductionDocumentOps(_G):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
+        """Rewrites a production act: its header and every line.
+
+        ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
 
@@ -2698,7 +3030,9 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -2718,7 +3052,9 @@ class InventoryReturnedInvoiceOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
+        """Creates a return of goods to a supplier in state NEW; answers its id and number.
+
+        ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
 
@@ -2729,7 +3065,9 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceGetResponse:
-        """``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
+        """Reads one supplier return with its lines and status.
+
+        ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2741,7 +3079,9 @@ class InventoryReturnedInvoiceOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
+        """Lists the supplier returns dated within a period.
+
+        ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2752,7 +3092,9 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
+        """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
 
@@ -2763,7 +3105,9 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -2783,7 +3127,9 @@ class InventoryReturnedInvoiceOps(_G):
         incoming_invoice_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
+        """Rewrites a supplier return: its header and every line.
+
+        ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
 
@@ -2798,7 +3144,9 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
 
@@ -2820,7 +3168,9 @@ class InventorySalesDocumentOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
+        """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+
+        ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
 
@@ -2831,7 +3181,9 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentGetResponse:
-        """``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
+        """Reads one sales act with its lines and status.
+
+        ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2843,7 +3195,9 @@ class InventorySalesDocumentOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
+        """Lists the sales acts dated within a period.
+
+        ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2854,7 +3208,9 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
+        """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
 
@@ -2865,7 +3221,9 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
 
@@ -2887,7 +3245,9 @@ class InventorySalesDocumentOps(_G):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
+        """Rewrites a sales act: its header and every line.
+
+        ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
 
@@ -2908,7 +3268,9 @@ class InventoryStockBalanceOps(_G):
         store_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StockBalanceListResponse:
-        """``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
+        """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+
+        ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2924,7 +3286,9 @@ class InventoryStoresOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StoreListResponse:
-        """``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
+        """Pages through the stores (warehouses) with their organization and type, by filter.
+
+        ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2939,7 +3303,9 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
 
@@ -2963,7 +3329,9 @@ class InventoryTransformationDocumentOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
+        """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+
+        ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
 
@@ -2974,7 +3342,9 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentGetResponse:
-        """``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
+        """Reads one transformation act with its lines and status.
+
+        ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2986,7 +3356,9 @@ class InventoryTransformationDocumentOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
+        """Lists the transformation acts dated within a period.
+
+        ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -2997,7 +3369,9 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
+        """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
 
@@ -3008,7 +3382,9 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
 
@@ -3032,7 +3408,9 @@ class InventoryTransformationDocumentOps(_G):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
+        """Rewrites a transformation act: its header and every line.
+
+        ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
 
@@ -3047,7 +3425,9 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
 
@@ -3067,7 +3447,9 @@ class InventoryWriteoffDocumentOps(_G):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
+        """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+
+        ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
 
@@ -3078,7 +3460,9 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentGetResponse:
-        """``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
+        """Reads one write-off act with its lines and status.
+
+        ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3090,7 +3474,9 @@ class InventoryWriteoffDocumentOps(_G):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
+        """Lists the write-off acts dated within a period.
+
+        ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3101,7 +3487,9 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
+        """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
 
@@ -3112,7 +3500,9 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
 
@@ -3132,7 +3522,9 @@ class InventoryWriteoffDocumentOps(_G):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
+        """Rewrites a write-off act: its header and every line.
+
+        ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
 
@@ -3234,7 +3626,9 @@ class LicensesOps(_G):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetLicenseListResponse:
-        """``licenses.list``: ``POST /api/licenses/v2/list``.
+        """Lists the licenses of each organization the API key reaches.
+
+        ``licenses.list``: ``POST /api/licenses/v2/list``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3253,7 +3647,9 @@ class LoyaltyIikoCouponsOps(_G):
         page: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NotActivatedCouponResponse:
-        """``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
+        """Pages through the coupons of one series that nobody has activated yet.
+
+        ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3267,7 +3663,9 @@ class LoyaltyIikoCouponsOps(_G):
         series: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CouponInfoResponse:
-        """``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
+        """Looks a coupon up by number (and series): its series and when it was activated, if ever.
+
+        ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3279,7 +3677,9 @@ class LoyaltyIikoCouponsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SeriesWithNotActivatedCouponsResponse:
-        """``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
+
+        ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
         Changes data: never retried.
 
@@ -3298,7 +3698,9 @@ class LoyaltyIikoCustomerCardOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AddMagnetCardResponse:
-        """``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
+        """Links a loyalty card (track and number) to a customer.
+
+        ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
 
         Changes data: never retried.
 
@@ -3312,7 +3714,9 @@ class LoyaltyIikoCustomerCardOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DeleteMagnetCardResponse:
-        """``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
+        """Unlinks a loyalty card, by its track, from a customer.
+
+        ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
 
         Changes data: never retried.
 
@@ -3330,7 +3734,9 @@ class LoyaltyIikoCustomerProgramOps(_G):
         program_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AddCustomerToProgramResponse:
-        """``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
+        """Enrols a customer in a loyalty program; answers the customer's new wallet.
+
+        ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
 
         Changes data: never retried.
 
@@ -3351,7 +3757,9 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTransactionsReportByPeriodResponse:
-        """``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
+        """Pages through a customer's loyalty transactions within a date range.
+
+        ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3367,7 +3775,9 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         last_transaction_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetTransactionsReportByRevisionResponse:
-        """``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
+        """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+
+        ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3384,7 +3794,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CancelHoldMoneyResponse:
-        """``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
+        """Releases money reserved earlier by wallet.hold, by that transaction's id.
+
+        ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
 
         Changes data: never retried.
 
@@ -3400,7 +3812,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WithdrawUserBalanceResponse:
-        """``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
+        """Takes a sum off a customer's wallet balance at once.
+
+        ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
 
         Changes data: never retried.
 
@@ -3417,7 +3831,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> HoldMoneyResponse:
-        """``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
+        """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+
+        ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
 
         Changes data: never retried.
 
@@ -3433,7 +3849,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> RefillUserBalanceResponse:
-        """``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
+        """Adds a sum to a customer's wallet balance.
+
+        ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
 
         Changes data: never retried.
 
@@ -3484,7 +3902,9 @@ class LoyaltyIikoCustomerOps(_G):
         nullify_empty_fields: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrUpdateCustomerResponse:
-        """``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
+        """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+
+        ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
 
         Changes data: never retried.
 
@@ -3497,7 +3917,9 @@ class LoyaltyIikoCustomerOps(_G):
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCustomerInfoResponse:
-        """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
+        """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+
+        ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3513,7 +3935,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCategoriesResponse:
-        """``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
+
+        ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3527,7 +3951,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangeCategoryForCustomerResponse:
-        """``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
+        """Puts a customer into a loyalty category.
+
+        ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
 
         Changes data: never retried.
 
@@ -3541,7 +3967,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangeCategoryForCustomerResponse:
-        """``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
+        """Takes a customer out of a loyalty category.
+
+        ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
 
         Changes data: never retried.
 
@@ -3560,7 +3988,9 @@ class LoyaltyIikoMessageOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SendEmailResponse:
-        """``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
+        """Sends an e-mail through the organization's loyalty mail settings.
+
+        ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
 
         Changes data: never retried.
 
@@ -3574,7 +4004,9 @@ class LoyaltyIikoMessageOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SendSmsResponse:
-        """``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
+        """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+
+        ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
 
         Changes data: never retried.
 
@@ -3614,7 +4046,9 @@ class LoyaltyIikoOps(_G):
         is_loyalty_trace_enabled: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CalculateCheckinResponse:
-        """``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
+        """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+
+        ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
 
         Changes data: never retried.
 
@@ -3626,7 +4060,9 @@ class LoyaltyIikoOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SmsSendingPossibilityResponse:
-        """``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
+        """Tells whether the organization can send SMS now and how many messages it has left.
+
+        ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3637,7 +4073,9 @@ class LoyaltyIikoOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CheckSmsStatusResponse:
-        """``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
+        """Reads the delivery state of SMS messages sent earlier, by their ids.
+
+        ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3648,7 +4086,9 @@ class LoyaltyIikoOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DeleteCustomersResponse:
-        """``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
+        """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+
+        ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
 
@@ -3661,7 +4101,9 @@ class LoyaltyIikoOps(_G):
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCountersResponse:
-        """``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+
+        ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3671,7 +4113,9 @@ class LoyaltyIikoOps(_G):
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetManualConditionsResponse:
-        """``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
+        """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+
+        ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3684,7 +4128,9 @@ class LoyaltyIikoOps(_G):
         without_marketing_campaigns: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetProgramsResponse:
-        """``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
+        """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+
+        ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3697,7 +4143,9 @@ class LoyaltyIikoOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> RestoreCustomersResponse:
-        """``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
+        """Clears the deleted mark of loyalty customers; answers how many were found and restored.
+
+        ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
 
@@ -3721,7 +4169,9 @@ class MenuV3Ops(_G):
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuV3:
-        """``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+
+        ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3740,7 +4190,9 @@ class MenuOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> MenusDataResponse:
-        """``menu``: ``POST /api/2/menu``.
+        """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+
+        ``menu``: ``POST /api/2/menu``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3758,7 +4210,9 @@ class MenuOps(_G):
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``menu.by_id``: ``POST /api/2/menu/by_id``.
+        """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+
+        ``menu.by_id``: ``POST /api/2/menu/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -3776,7 +4230,9 @@ class NomenclatureAllergenGroupOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AllergenGroupListResponse:
-        """``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
+        """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3792,7 +4248,9 @@ class NomenclatureAmountUnitOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AmountUnitListResponse:
-        """``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
+        """Pages through the units of measure directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3808,7 +4266,9 @@ class NomenclatureAssemblyChartOps(_G):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartResponse:
-        """``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
+        """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+
+        ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3836,7 +4296,9 @@ class NomenclatureAssemblyChartOps(_G):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
+        """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+
+        ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
 
@@ -3846,7 +4308,9 @@ class NomenclatureAssemblyChartOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
+        """Removes one recipe card of a product, by the card's id.
+
+        ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
 
@@ -3856,7 +4320,9 @@ class NomenclatureAssemblyChartOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartResponse:
-        """``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
+        """Reads one recipe card by id.
+
+        ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3871,7 +4337,9 @@ class NomenclatureAssemblyChartOps(_G):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartListResponse:
-        """``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
+        """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+
+        ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3883,7 +4351,9 @@ class NomenclatureAssemblyChartOps(_G):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PreparedChartDto:
-        """``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
+        """Breaks a product's recipe down to the stock items written off for it, as of a date.
+
+        ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3895,7 +4365,9 @@ class NomenclatureAssemblyChartOps(_G):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartTreeNodeDto:
-        """``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
+        """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+
+        ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3923,7 +4395,9 @@ class NomenclatureAssemblyChartOps(_G):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+
+        ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
 
@@ -3939,7 +4413,9 @@ class NomenclatureContainerOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ContainerListResponse:
-        """``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
+        """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+
+        ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3955,7 +4431,9 @@ class NomenclatureCustomCategoryOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CustomCategoryListResponse:
-        """``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
+        """Pages through the user-defined product categories, filtered by id, name or deleted state.
+
+        ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -3992,7 +4470,9 @@ class NomenclatureGroupOps(_G):
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupCreateResponse:
-        """``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
+        """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+
+        ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
 
@@ -4002,7 +4482,9 @@ class NomenclatureGroupOps(_G):
         group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupDeleteResponse:
-        """``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
+        """Marks product groups deleted together with their subgroups and products.
+
+        ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
 
@@ -4014,7 +4496,9 @@ class NomenclatureGroupOps(_G):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupListResponse:
-        """``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
+        """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+
+        ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4025,7 +4509,9 @@ class NomenclatureGroupOps(_G):
         recursively: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupUndeleteResponse:
-        """``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
+        """Brings deleted product groups back, with their subgroups and products when recursively is set.
+
+        ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
 
@@ -4057,7 +4543,9 @@ class NomenclatureGroupOps(_G):
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupUpdateResponse:
-        """``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
+        """Rewrites a product group; its position stays, its article must stay unique.
+
+        ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
 
@@ -4073,7 +4561,9 @@ class NomenclatureMenuOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuSectionListResponse:
-        """``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
+        """Pages through the menu sections directory, filtered by id, name or deleted state.
+
+        ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4089,7 +4579,9 @@ class NomenclatureModifierSchemaOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ModifierSchemaListResponse:
-        """``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
+        """Pages through the modifier schemes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4103,7 +4595,9 @@ class NomenclatureNomenclatureCategoryOps(_G):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
+        """Creates a product category from just a name; answers its new id.
+
+        ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
 
@@ -4113,7 +4607,9 @@ class NomenclatureNomenclatureCategoryOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
+        """Marks a product category deleted; the category restore operation undoes it.
+
+        ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
 
@@ -4126,7 +4622,9 @@ class NomenclatureNomenclatureCategoryOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryListResponse:
-        """``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
+        """Pages through product categories, optionally only given ids or with deleted ones.
+
+        ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4136,7 +4634,9 @@ class NomenclatureNomenclatureCategoryOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
+        """Undoes the deletion of a product category.
+
+        ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
 
@@ -4147,7 +4647,9 @@ class NomenclatureNomenclatureCategoryOps(_G):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
+        """Renames a product category.
+
+        ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
 
@@ -4169,7 +4671,9 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCode:
-        """``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4179,7 +4683,9 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCodeListResponse:
-        """``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
+        """Lists the whole foreign-trade commodity code directory, deleted codes on request.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4195,7 +4701,9 @@ class NomenclaturePlaceTypeOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PlaceTypeListResponse:
-        """``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
+        """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+
+        ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4211,7 +4719,9 @@ class NomenclatureProducerOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProducerListResponse:
-        """``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
+        """Pages through the producers directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4314,7 +4824,9 @@ class NomenclatureProductOps(_G):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductCreateResponse:
-        """``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
+        """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+
+        ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
 
@@ -4324,7 +4836,9 @@ class NomenclatureProductOps(_G):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductDeleteResponse:
-        """``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
+
+        ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
 
@@ -4336,7 +4850,9 @@ class NomenclatureProductOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductListResponse:
-        """``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
+        """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+
+        ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4346,7 +4862,9 @@ class NomenclatureProductOps(_G):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUndeleteResponse:
-        """``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
+        """Brings deleted catalogue products back.
+
+        ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
 
@@ -4445,7 +4963,9 @@ class NomenclatureProductOps(_G):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateResponse:
-        """``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+
+        ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
 
@@ -4456,7 +4976,9 @@ class NomenclatureProductOps(_G):
         product_id: str,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateBarcodesResponse:
-        """``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
+        """Replaces every barcode of a catalogue product with the set given.
+
+        ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
 
@@ -4471,7 +4993,9 @@ class NomenclatureProductScaleOps(_G):
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
+
+        ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
 
@@ -4481,7 +5005,9 @@ class NomenclatureProductScaleOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+
+        ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
 
@@ -4491,7 +5017,9 @@ class NomenclatureProductScaleOps(_G):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
+        """Reads one size scale with its sizes.
+
+        ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4503,7 +5031,9 @@ class NomenclatureProductScaleOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleListResponse:
-        """``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
+        """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+
+        ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4515,7 +5045,9 @@ class NomenclatureProductScaleOps(_G):
         product_sizes: _Sequence[ProductSizeUpdateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
+        """Rewrites a size scale and its sizes; sizes left out are marked deleted.
+
+        ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
 
@@ -4531,7 +5063,9 @@ class NomenclatureProductSizeOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductSizeListResponse:
-        """``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
+        """Pages through the product sizes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4547,7 +5081,9 @@ class NomenclatureProductTagOps(_G):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductTagListResponse:
-        """``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
+        """Pages through the product tags directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4626,7 +5162,9 @@ class NomenclatureOps(_G):
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureResponse:
-        """``nomenclature``: ``POST /api/1/nomenclature``.
+        """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+
+        ``nomenclature``: ``POST /api/1/nomenclature``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -4643,7 +5181,9 @@ class NotificationsOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``notifications.send``: ``POST /api/1/notifications/send``.
+        """Raises an order-attention notice about one order to the systems connected to the organization.
+
+        ``notifications.send``: ``POST /api/1/notifications/send``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4662,7 +5202,9 @@ class OrderOps(_G):
         customer: TableOrderCustomer | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_customer``: ``POST /api/1/order/add_customer``.
+        """Attaches a customer (name, phone, birthdate and more) to a table order.
+
+        ``order.add_customer``: ``POST /api/1/order/add_customer``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4679,7 +5221,9 @@ class OrderOps(_G):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_items``: ``POST /api/1/order/add_items``.
+        """Adds items and combos to an open table order, optionally printing a service ticket.
+
+        ``order.add_items``: ``POST /api/1/order/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4695,7 +5239,9 @@ class OrderOps(_G):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_payments``: ``POST /api/1/order/add_payments``.
+        """Adds payments and tips to a table order, keeping those it already has.
+
+        ``order.add_payments``: ``POST /api/1/order/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4712,7 +5258,9 @@ class OrderOps(_G):
         return_external_data_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrdersResponse:
-        """``order.by_id``: ``POST /api/1/order/by_id``.
+        """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``order.by_id``: ``POST /api/1/order/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -4729,7 +5277,9 @@ class OrderOps(_G):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrdersResponse:
-        """``order.by_table``: ``POST /api/1/order/by_table``.
+        """Lists the orders on given tables, optionally by status and date range.
+
+        ``order.by_table``: ``POST /api/1/order/by_table``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -4745,7 +5295,9 @@ class OrderOps(_G):
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.cancel``: ``POST /api/1/order/cancel``.
+        """Cancels a table order, optionally writing its items off with a removal type.
+
+        ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -4758,7 +5310,9 @@ class OrderOps(_G):
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
+        """Sets key-value external data on a table order, each pair public or not.
+
+        ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4774,7 +5328,9 @@ class OrderOps(_G):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.change_payments``: ``POST /api/1/order/change_payments``.
+        """Replaces every payment and tip of a table order; fails once any payment is processed.
+
+        ``order.change_payments``: ``POST /api/1/order/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4789,7 +5345,9 @@ class OrderOps(_G):
         cheque_additional_info: ChequeAdditionalInfo | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.close``: ``POST /api/1/order/close``.
+        """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+
+        ``order.close``: ``POST /api/1/order/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4805,7 +5363,9 @@ class OrderOps(_G):
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrderResponse:
-        """``order.create``: ``POST /api/1/order/create``.
+        """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+
+        ``order.create``: ``POST /api/1/order/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4820,7 +5380,9 @@ class OrderOps(_G):
         pos_order_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
+        """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+
+        ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4835,7 +5397,9 @@ class OrderOps(_G):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.init_by_table``: ``POST /api/1/order/init_by_table``.
+        """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+
+        ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -4849,7 +5413,9 @@ class OrderOps(_G):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.print_bill``: ``POST /api/1/order/print_bill``.
+        """Prints a table order's bill on the terminal.
+
+        ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -4867,7 +5433,9 @@ class OrganizationsOps(_G):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOrganizationsResponse:
-        """``organizations``: ``POST /api/1/organizations``.
+        """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+
+        ``organizations``: ``POST /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -4882,7 +5450,9 @@ class OrganizationsOps(_G):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrganizationsSettingsResponse:
-        """``organizations.settings``: ``POST /api/1/organizations/settings``.
+        """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+
+        ``organizations.settings``: ``POST /api/1/organizations/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -4897,7 +5467,9 @@ class PlatformEventsMetadataOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> EventMetadataListResponse:
-        """``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
+        """Lists the groups and types of platform events, the values platform.events.list filters on.
+
+        ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4919,7 +5491,9 @@ class PlatformEventsOps(_G):
         to_time: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EventListResponse:
-        """``platform.events.list``: ``POST /api/platform/v1/events/list``.
+        """Pages through one organization's platform events by type, from a revision or within a time range.
+
+        ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4943,7 +5517,9 @@ class ReportingIncomePlanOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetIncomePlanResponse:
-        """``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
+        """Reads an organization's planned income for each day of a date range.
+
+        ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4957,7 +5533,9 @@ class ReportingOlapColumnsOps(_G):
         report_type: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+
+        ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4973,7 +5551,9 @@ class ReportingOlapPresetsOps(_G):
         preset_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetOlapReportResponse:
-        """``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
+        """Runs a saved OLAP report preset over a date range and answers its data.
+
+        ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -4982,7 +5562,9 @@ class ReportingOlapPresetsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
+        """Lists the OLAP report presets saved in the back office; untyped answer.
+
+        ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -5009,7 +5591,9 @@ class ReportingOlapOps(_G):
         group_by_row_fields: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOlapReportResponse:
-        """``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
+        """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+
+        ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -5038,7 +5622,9 @@ class ReserveOps(_G):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.add_items``: ``POST /api/1/reserve/add_items``.
+        """Adds items and combos to a banquet's order (banquets only).
+
+        ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5053,7 +5639,9 @@ class ReserveOps(_G):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
+        """Adds payments to a banquet's order (banquets only).
+
+        ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5069,7 +5657,9 @@ class ReserveOps(_G):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOrganizationsResponse:
-        """``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
+        """Lists the key's organizations where reserves and banquets can be booked.
+
+        ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5083,7 +5673,9 @@ class ReserveOps(_G):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsResponse:
-        """``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
+        """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+
+        ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5095,7 +5687,9 @@ class ReserveOps(_G):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+
+        ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5109,7 +5703,9 @@ class ReserveOps(_G):
         cancel_reason: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.cancel``: ``POST /api/1/reserve/cancel``.
+        """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+
+        ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5124,7 +5720,9 @@ class ReserveOps(_G):
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
+        """Reschedules a reserve or banquet to a new expected start time.
+
+        ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -5138,7 +5736,9 @@ class ReserveOps(_G):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_items``: ``POST /api/1/reserve/change_items``.
+        """Replaces the items and combos of a banquet's order (banquets only).
+
+        ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -5151,7 +5751,9 @@ class ReserveOps(_G):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
+        """Moves a reserve or banquet to another set of tables.
+
+        ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -5178,7 +5780,9 @@ class ReserveOps(_G):
         create_reserve_settings: CreateOrderSettingsBase | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReserveResponse:
-        """``reserve.create``: ``POST /api/1/reserve/create``.
+        """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+
+        ``reserve.create``: ``POST /api/1/reserve/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5193,7 +5797,9 @@ class ReserveOps(_G):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsWorkloadResponse:
-        """``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+
+        ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5207,7 +5813,9 @@ class ReserveOps(_G):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReservesResponse:
-        """``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
+        """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+
+        ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5225,7 +5833,9 @@ class StopListsOps(_G):
         terminal_groups_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StopListsResponse:
-        """``stop_lists``: ``POST /api/1/stop_lists``.
+        """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+
+        ``stop_lists``: ``POST /api/1/stop_lists``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5239,7 +5849,9 @@ class StopListsOps(_G):
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.add``: ``POST /api/1/stop_lists/add``.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+
+        ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5254,7 +5866,9 @@ class StopListsOps(_G):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CheckStopListResponse:
-        """``stop_lists.check``: ``POST /api/1/stop_lists/check``.
+        """Checks order items against a terminal group's stop list and answers those that cannot be sold.
+
+        ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5267,7 +5881,9 @@ class StopListsOps(_G):
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
+        """Empties a terminal group's stop list.
+
+        ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5282,7 +5898,9 @@ class StopListsOps(_G):
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
+        """Takes products (and sizes) off a terminal group's stop list.
+
+        ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5301,7 +5919,9 @@ class StreetsOps(_G):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsResponse:
-        """``streets.by_city``: ``POST /api/1/streets/by_city``.
+        """Lists the streets of one city in an organization's address book.
+
+        ``streets.by_city``: ``POST /api/1/streets/by_city``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5315,7 +5935,9 @@ class StreetsOps(_G):
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsByIdResponse:
-        """``streets.by_id``: ``POST /api/1/streets/by_id``.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
+
+        ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5333,7 +5955,9 @@ class TerminalGroupsOps(_G):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """``terminal_groups``: ``POST /api/1/terminal_groups``.
+        """Lists each organization's terminal groups, those asleep apart from the others.
+
+        ``terminal_groups``: ``POST /api/1/terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5346,7 +5970,9 @@ class TerminalGroupsOps(_G):
         terminal_group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> AwakeTerminalGroupsResponse:
-        """``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
+        """Wakes sleeping terminal groups; answers which ones woke and which did not.
+
+        ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
 
         Changes data: never retried.
 
@@ -5360,7 +5986,9 @@ class TerminalGroupsOps(_G):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsIsAliveResponse:
-        """``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
+        """Tells whether each given terminal group is online now.
+
+        ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5380,7 +6008,9 @@ class TerminalsCashRegistersOps(_G):
         terminal_group_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashRegisterListResponse:
-        """``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
+        """Pages through an organization's cash registers, by name search or terminal group.
+
+        ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -5396,7 +6026,9 @@ class TerminalsTerminalsOps(_G):
         search: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalListResponse:
-        """``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
+        """Lists an organization's terminals (computer name, sections), anonymous ones on request.
+
+        ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -5422,7 +6054,9 @@ class WebhooksOps(_G):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetWebHookSettingsResponse:
-        """``webhooks.settings``: ``POST /api/1/webhooks/settings``.
+        """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+
+        ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5437,7 +6071,9 @@ class WebhooksOps(_G):
         web_hooks_filter: WebHooksFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
+        """Sets the webhook address, authToken and event filter of an organization for this API key.
+
+        ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5455,7 +6091,9 @@ class AsyncComboOps(_AG):
         extra_data: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCombosInfoResponse:
-        """``combo``: ``POST /api/1/combo``.
+        """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
+
+        ``combo``: ``POST /api/1/combo``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5468,7 +6106,9 @@ class AsyncComboOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CalculateComboPriceResponse:
-        """``combo.calculate``: ``POST /api/1/combo/calculate``.
+        """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
+
+        ``combo.calculate``: ``POST /api/1/combo/calculate``.
 
         Changes data: never retried.
 
@@ -5485,7 +6125,9 @@ class AsyncCommandsOps(_AG):
         correlation_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ErrorCommandStatus | InProgressCommandStatus | SuccessCommandStatus | GetCommandStatusResponse:
-        """``commands.status``: ``POST /api/1/commands/status``.
+        """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
+
+        ``commands.status``: ``POST /api/1/commands/status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5513,7 +6155,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_type_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> FilterDraftsResponse:
-        """``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
+        """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
+
+        ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5526,7 +6170,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetDraftResponse:
-        """``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
+        """Reads one delivery order draft and who holds its lock.
+
+        ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5541,7 +6187,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrderResponse:
-        """``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
+        """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
+
+        ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5556,7 +6204,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrSaveDraftResponse:
-        """``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
+        """Stores a new delivery order draft in the cloud only; answers its orderId.
+
+        ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
 
         Changes data: never retried.
 
@@ -5569,7 +6219,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
+        """Discards a delivery order draft.
+
+        ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5584,7 +6236,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
+        """Locks a draft for one employee so that no one else edits it.
+
+        ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5600,7 +6254,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrSaveDraftResponse:
-        """``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
+        """Overwrites an existing delivery order draft on behalf of an employee.
+
+        ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
 
         Changes data: never retried.
 
@@ -5614,7 +6270,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
+        """Releases an employee's lock on a draft.
+
+        ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5637,7 +6295,9 @@ class AsyncDeliveriesHistoryOps(_AG):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
+        """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
+
+        ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5664,7 +6324,9 @@ class AsyncDeliveriesOps(_AG):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
+        """Adds items and combos to an existing delivery order.
+
+        ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5680,7 +6342,9 @@ class AsyncDeliveriesOps(_AG):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
+        """Adds payments and tips to a delivery order, keeping those it already has.
+
+        ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5699,7 +6363,9 @@ class AsyncDeliveriesOps(_AG):
         rows_count: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
+        """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
+
+        ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5726,7 +6392,9 @@ class AsyncDeliveriesOps(_AG):
         pos_order_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
+        """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
+
+        ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5743,7 +6411,9 @@ class AsyncDeliveriesOps(_AG):
         courier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
+        """Lists delivery orders due in a date range, optionally by status, source key or courier.
+
+        ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5760,7 +6430,9 @@ class AsyncDeliveriesOps(_AG):
         return_locked_by_user: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersResponse:
-        """``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
+        """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5774,7 +6446,9 @@ class AsyncDeliveriesOps(_AG):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrdersWithRevisionResponse:
-        """``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
+        """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
+
+        ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -5793,7 +6467,9 @@ class AsyncDeliveriesOps(_AG):
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
+        """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
+
+        ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5807,7 +6483,9 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
+        """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
+
+        ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5822,7 +6500,9 @@ class AsyncDeliveriesOps(_AG):
         comment: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
+        """Replaces a delivery order's comment.
+
+        ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5837,7 +6517,9 @@ class AsyncDeliveriesOps(_AG):
         new_complete_before: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
+        """Moves the time a delivery order is due by (completeBefore).
+
+        ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5852,7 +6534,9 @@ class AsyncDeliveriesOps(_AG):
         new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
+        """Replaces a delivery order's address, coordinates and address comment.
+
+        ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5868,7 +6552,9 @@ class AsyncDeliveriesOps(_AG):
         estimated_time: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
+        """Sets the driver of a delivery order and the estimated arrival time.
+
+        ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5883,7 +6569,9 @@ class AsyncDeliveriesOps(_AG):
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
+        """Sets key-value external data on a delivery order, each pair public or not.
+
+        ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5898,7 +6586,9 @@ class AsyncDeliveriesOps(_AG):
         operator_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
+        """Makes an employee the call-centre operator of a delivery order.
+
+        ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5914,7 +6604,9 @@ class AsyncDeliveriesOps(_AG):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
+        """Replaces every payment and tip of a delivery order; fails once any payment is processed.
+
+        ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5929,7 +6621,9 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
+        """Switches a delivery order between courier and pickup; courier needs a delivery point.
+
+        ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5944,7 +6638,9 @@ class AsyncDeliveriesOps(_AG):
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.close``: ``POST /api/1/deliveries/close``.
+        """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
+
+        ``deliveries.close``: ``POST /api/1/deliveries/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5958,7 +6654,9 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
+        """Confirms an unconfirmed delivery order.
+
+        ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5974,7 +6672,9 @@ class AsyncDeliveriesOps(_AG):
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrderResponse:
-        """``deliveries.create``: ``POST /api/1/deliveries/create``.
+        """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
+
+        ``deliveries.create``: ``POST /api/1/deliveries/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -5987,7 +6687,9 @@ class AsyncDeliveriesOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> OrderTypesResponse:
-        """``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
+        """Lists each organization's order types, each tied to a service type (common, courier, pickup).
+
+        ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6000,7 +6702,9 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
+        """Prints a delivery order's bill on the terminal.
+
+        ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6015,7 +6719,9 @@ class AsyncDeliveriesOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
+        """Assigns a courier (an employee) to a delivery order; deprecated.
+
+        ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6033,7 +6739,9 @@ class AsyncDeliveriesOps(_AG):
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
+        """Moves a courier delivery order to Waiting, OnWay or Delivered.
+
+        ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6048,7 +6756,9 @@ class AsyncDeliveriesOps(_AG):
         payment_items: _Sequence[OrderPaymentItem | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
+        """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
+
+        ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6066,7 +6776,9 @@ class AsyncDeliveriesOps(_AG):
         problem: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
+        """Flags a delivery order as having a problem, with its text, or clears the flag.
+
+        ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -6081,7 +6793,9 @@ class AsyncDeliveriesOps(_AG):
         tracking_link: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
+        """Sets or clears the link a customer follows to track a delivery order.
+
+        ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
 
@@ -6095,7 +6809,9 @@ class AsyncDeliveryRestrictionsOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> GetDeliveryRestrictionsResponse:
-        """``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
+        """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
+
+        ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6115,7 +6831,9 @@ class AsyncDeliveryRestrictionsOps(_AG):
         discount_sum: _Decimal | int | float | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetAllowedRestrictionsResponse:
-        """``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
+        """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
+
+        ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6140,7 +6858,9 @@ class AsyncEmployeesAttendanceOps(_AG):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceCreateResponse:
-        """``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
+        """Records a finished attendance (shift worked) of an employee in one role; answers the record.
+
+        ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
 
@@ -6151,7 +6871,9 @@ class AsyncEmployeesAttendanceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceDeleteResponse:
-        """``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
+        """Removes one attendance record; there is no undo.
+
+        ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
 
@@ -6169,7 +6891,9 @@ class AsyncEmployeesAttendanceOps(_AG):
         should_include_payment_details: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceListResponse:
-        """``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
+        """Pages through an organization's attendance records in a period, by employee, type or closed state.
+
+        ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6189,7 +6913,9 @@ class AsyncEmployeesAttendanceOps(_AG):
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceUpdateResponse:
-        """``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
+        """Changes an attendance record; give it another organization and it comes back under a new id.
+
+        ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
 
@@ -6205,7 +6931,9 @@ class AsyncEmployeesAttendanceTypeOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AttendanceTypeListResponse:
-        """``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
+        """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
+
+        ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6219,7 +6947,9 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> ActiveCourierLocationsResponse:
-        """``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
+        """Answers where each courier with an open courier session is now, per organization.
+
+        ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6232,7 +6962,9 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ActiveCourierLocationsResponse:
-        """``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
+        """Answers where the couriers clocked in on one terminal group are now.
+
+        ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6249,7 +6981,9 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CourierLocationsByTimeOffsetResponse:
-        """``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
+        """Answers the courier positions recorded within the last offsetInSeconds seconds.
+
+        ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6273,7 +7007,9 @@ class AsyncEmployeesCouriersOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeesResponse:
-        """``employees.couriers``: ``POST /api/1/employees/couriers``.
+        """Lists the employees of each organization who deliver orders.
+
+        ``employees.couriers``: ``POST /api/1/employees/couriers``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6286,7 +7022,9 @@ class AsyncEmployeesCouriersOps(_AG):
         roles_to_check: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeesWithRoleSignResponse:
-        """``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
+        """Lists each organization's couriers, marking for each whether it holds the roles asked about.
+
+        ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6315,7 +7053,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
+        """Creates an employee with a code and a main organization; answers the full profile.
+
+        ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
 
@@ -6325,7 +7065,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> EmployeeFireResponse:
-        """``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
+        """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
+
+        ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
 
@@ -6335,7 +7077,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
+        """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
+
+        ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6348,7 +7092,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SwaggerEmployeeListResponse:
-        """``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
+        """Pages through employees matching field filters, optionally with only chosen fields.
+
+        ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6358,7 +7104,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeRestoreResponse:
-        """``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
+        """Takes a fired employee back on, undoing employee.fire.
+
+        ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
 
@@ -6382,7 +7130,9 @@ class AsyncEmployeesEmployeeOps(_AG):
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeResponse:
-        """``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
+        """Changes the fields given of an employee, leaving the rest as they are.
+
+        ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
 
@@ -6397,7 +7147,9 @@ class AsyncEmployeesPositionsOps(_AG):
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EmployeePositionResponse:
-        """``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
+        """Reads one employee position (job): schedule type, hourly rate, fixed salary.
+
+        ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6410,7 +7162,9 @@ class AsyncEmployeesPositionsOps(_AG):
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ListPositionsResponse:
-        """``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
+        """Pages through employee positions, filtered by field or changed since a revision.
+
+        ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6427,7 +7181,9 @@ class AsyncEmployeesShiftOps(_AG):
         role_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChangePersonalSessionResponse:
-        """``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
+        """Opens an employee's personal shift on a terminal group, optionally in a given role.
+
+        ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
 
         Changes data: never retried.
 
@@ -6441,7 +7197,9 @@ class AsyncEmployeesShiftOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangePersonalSessionResponse:
-        """``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
+        """Closes an employee's personal shift on a terminal group.
+
+        ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
 
         Changes data: never retried.
 
@@ -6455,7 +7213,9 @@ class AsyncEmployeesShiftOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetPersonalSessionInfoResponse:
-        """``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
+        """Tells whether an employee's personal shift is open on a terminal group.
+
+        ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6471,7 +7231,9 @@ class AsyncEmployeesShiftsOps(_AG):
         employee_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTerminalGroupsOfEmployeeResponse:
-        """``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
+        """Answers the ids of the terminal groups on which an employee is clocked in.
+
+        ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6516,7 +7278,9 @@ class AsyncEmployeesOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> EmployeeInfoResponse:
-        """``employees.info``: ``POST /api/1/employees/info``.
+        """Reads one employee's name, display name and contacts by id.
+
+        ``employees.info``: ``POST /api/1/employees/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -6539,7 +7303,9 @@ class AsyncFinanceAccountOps(_AG):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.create``: ``POST /api/finance/v1/account/create``.
+        """Creates a ledger account of a given type with its opening balance and date; answers the account.
+
+        ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
 
@@ -6549,7 +7315,9 @@ class AsyncFinanceAccountOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountDeleteResponse:
-        """``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
+        """Marks a ledger account deleted; finance.account.restore undoes it.
+
+        ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
 
@@ -6559,7 +7327,9 @@ class AsyncFinanceAccountOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.get``: ``POST /api/finance/v1/account/get``.
+        """Reads one ledger account: type, parent, opening balance, system or not.
+
+        ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6571,7 +7341,9 @@ class AsyncFinanceAccountOps(_AG):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> AccountListResponse:
-        """``finance.account.list``: ``POST /api/finance/v1/account/list``.
+        """Pages through ledger accounts matching field filters.
+
+        ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6582,7 +7354,9 @@ class AsyncFinanceAccountOps(_AG):
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
     ) -> AccountRestoreResponse:
-        """``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
+        """Brings a deleted ledger account back, its child accounts too when asked.
+
+        ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
 
@@ -6599,7 +7373,9 @@ class AsyncFinanceAccountOps(_AG):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountResponse:
-        """``finance.account.update``: ``POST /api/finance/v1/account/update``.
+        """Rewrites a ledger account's name, type, parent, code and opening balance.
+
+        ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
 
@@ -6617,7 +7393,9 @@ class AsyncFinanceAccountPostingOps(_AG):
         to: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountPostingListResponse:
-        """``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
+        """Lists the postings of a ledger account over a period, with opening balance and net change.
+
+        ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6634,7 +7412,9 @@ class AsyncFinanceAccountTransactionsOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> AccountTransactionsResponse:
-        """``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
+        """Lists one account's transactions in a period with the opening balance and total.
+
+        ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6647,7 +7427,9 @@ class AsyncFinanceAccountTypeOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
+        """Lists the account types a ledger account may have; untyped answer.
+
+        ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6662,7 +7444,9 @@ class AsyncFinanceBalanceSheetOps(_AG):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> BalanceSheetListResponse:
-        """``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
+        """Answers every account's balance as of a date, optionally for some organizations only.
+
+        ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6679,7 +7463,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
+        """Creates a cash flow category (optionally under a parent); answers it.
+
+        ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
 
@@ -6689,7 +7475,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryCascadeResponse:
-        """``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
+        """Marks a cash flow category deleted with its live subcategories; answers every id touched.
+
+        ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
 
@@ -6699,7 +7487,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         id: str,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
+        """Reads one cash flow category: its code, name, type, parent and revision.
+
+        ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6711,7 +7501,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryListResponse:
-        """``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
+        """Pages through cash flow categories matching field filters.
+
+        ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6722,7 +7514,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryCascadeResponse:
-        """``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
+        """Brings a deleted cash flow category back, its subcategories too when asked.
+
+        ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
 
@@ -6736,7 +7530,9 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashFlowCategoryResponse:
-        """``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
+        """Rewrites a cash flow category's code, name, type and parent.
+
+        ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
 
@@ -6751,7 +7547,9 @@ class AsyncFinanceChartOfAccountsOps(_AG):
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartOfAccountsListResponse:
-        """``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
+        """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
+
+        ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6766,7 +7564,9 @@ class AsyncFinanceDocumentTransactionsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
+        """Lists the ledger transactions one document produced, each with its from and to sides.
+
+        ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6781,7 +7581,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
+        """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
 
@@ -6808,7 +7610,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
+        """Creates an act of services received from a supplier, as a draft; answers its id and number.
+
+        ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
 
@@ -6819,7 +7623,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceGetResponse:
-        """``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
+        """Reads one act of services received, with its lines and totals.
+
+        ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6831,7 +7637,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
+        """Lists the acts of services received dated within a period.
+
+        ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6842,7 +7650,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
+        """Posts an act of services received to the books (NEW to PROCESSED).
+
+        ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
 
@@ -6853,7 +7663,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
+        """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
 
@@ -6880,7 +7692,9 @@ class AsyncFinanceIncomingServiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingServiceSaveResponse:
-        """``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
+        """Rewrites an act of services received: header and every line.
+
+        ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
 
@@ -6896,7 +7710,9 @@ class AsyncFinanceItemCategoryOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ItemCategoryListResponse:
-        """``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
+        """Pages through the fiscal item categories directory by filter.
+
+        ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6911,7 +7727,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
+        """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
+
+        ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
 
@@ -6934,7 +7752,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
+        """Creates an act of services rendered to a customer, as a draft; answers its id and number.
+
+        ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
 
@@ -6945,7 +7765,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceGetResponse:
-        """``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
+        """Reads one act of services rendered, with its lines and totals.
+
+        ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6957,7 +7779,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
+        """Lists the acts of services rendered dated within a period.
+
+        ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -6968,7 +7792,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
+        """Posts an act of services rendered to the books (NEW to PROCESSED).
+
+        ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
 
@@ -6979,7 +7805,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
+        """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
+
+        ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
 
@@ -7002,7 +7830,9 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingServiceSaveResponse:
-        """``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
+        """Rewrites an act of services rendered: header and every line.
+
+        ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
 
@@ -7018,7 +7848,9 @@ class AsyncFinanceTaxCategoryOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TaxCategoryListResponse:
-        """``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
+        """Pages through the tax categories directory by filter.
+
+        ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7084,7 +7916,9 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategory:
-        """``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
+        """Looks up one product accounting category: its code, name and deleted flag.
+
+        ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7097,7 +7931,9 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingCategoryListResponse:
-        """``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
+        """Pages through product accounting categories, deleted ones or those changed since a revision on request.
+
+        ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7111,7 +7947,9 @@ class AsyncInventoryConceptionsOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> Conception:
-        """``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
+        """Reads one concept (a brand or format within the chain) by id.
+
+        ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7124,7 +7962,9 @@ class AsyncInventoryConceptionsOps(_AG):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ConceptionListResponse:
-        """``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
+        """Pages through concepts, deleted ones or those changed since a revision on request.
+
+        ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7140,7 +7980,9 @@ class AsyncInventoryCostingsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCostPricesResponse:
-        """``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
+        """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
+
+        ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
 
@@ -7154,7 +7996,9 @@ class AsyncInventoryCounteragentsPricelistOps(_AG):
         counteragent_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetPriceListResponse:
-        """``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
+        """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
+
+        ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7175,7 +8019,9 @@ class AsyncInventoryCounteragentsOps(_AG):
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
-        """``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
+        """Pages through counteragents (suppliers, clients, employees), filtered by type.
+
+        ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7188,7 +8034,9 @@ class AsyncInventoryCounteragentsOps(_AG):
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCounteragentsResponse:
-        """``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
+        """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
+
+        ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7203,7 +8051,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
+        """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
 
@@ -7224,7 +8074,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
+        """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
+
+        ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
 
@@ -7235,7 +8087,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentGetResponse:
-        """``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
+        """Reads one disassembly act with its lines and status.
+
+        ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7247,7 +8101,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
+        """Lists the disassembly acts dated within a period.
+
+        ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7258,7 +8114,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
+        """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
 
@@ -7269,7 +8127,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
+        """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
 
@@ -7290,7 +8150,9 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         conception: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> DisassembleDocumentSaveResponse:
-        """``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
+        """Rewrites a disassembly act: its header and every line.
+
+        ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
 
@@ -7305,7 +8167,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
+        """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
 
@@ -7327,7 +8191,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
+        """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
+
+        ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
 
@@ -7338,7 +8204,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventoryGetResponse:
-        """``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
+        """Reads one stock-take with its lines and status.
+
+        ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7350,7 +8218,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
+        """Lists the stock-takes dated within a period.
+
+        ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7361,7 +8231,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
+        """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
 
@@ -7372,7 +8244,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
+        """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
 
@@ -7394,7 +8268,9 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInventorySaveResponse:
-        """``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
+        """Rewrites a stock-take: its header and every line.
+
+        ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
 
@@ -7413,7 +8289,9 @@ class AsyncInventoryIncomingInvoiceModifyOps(_AG):
         account_to: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingTransactionUserResponse:
-        """``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
+        """Records a payment of a supplier invoice from one account to another; answers the transaction id.
+
+        ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
 
@@ -7429,7 +8307,9 @@ class AsyncInventoryIncomingInvoicePatchOps(_AG):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateResponse:
-        """``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
+        """Records when a supplier invoice was paid; nothing of it may be left unpaid.
+
+        ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
 
@@ -7452,7 +8332,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
+        """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -7480,7 +8362,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
+        """Creates a supplier invoice of goods received in state NEW; answers its id and number.
+
+        ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
 
@@ -7491,7 +8375,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoice:
-        """``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
+        """Reads one supplier invoice with its lines and status.
+
+        ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7503,7 +8389,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
+        """Lists the supplier invoices dated within a period.
+
+        ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7514,7 +8402,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
+        """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
 
@@ -7525,7 +8415,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
+        """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -7553,7 +8445,9 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingInvoiceSaveResponse:
-        """``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
+        """Rewrites a supplier invoice: its header and every line.
+
+        ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
 
@@ -7568,7 +8462,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
+        """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -7592,7 +8488,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
+        """Creates a return of goods from a buyer in state NEW; answers its id and number.
+
+        ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
 
@@ -7603,7 +8501,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceGetResponse:
-        """``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
+        """Reads one buyer return with its lines and status.
+
+        ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7615,7 +8515,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
+        """Lists the buyer returns dated within a period.
+
+        ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7626,7 +8528,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
+        """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
 
@@ -7637,7 +8541,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
+        """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -7661,7 +8567,9 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> IncomingReturnedInvoiceSaveResponse:
-        """``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
+        """Rewrites a buyer return: its header and every line.
+
+        ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
 
@@ -7676,7 +8584,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
+        """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
 
@@ -7696,7 +8606,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
+        """Creates a transfer of goods between two stores in state NEW; answers its id and number.
+
+        ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
 
@@ -7707,7 +8619,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferGetResponse:
-        """``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
+        """Reads one store transfer with its lines and status.
+
+        ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7719,7 +8633,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
+        """Lists the store transfers dated within a period.
+
+        ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7730,7 +8646,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
+        """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
 
@@ -7741,7 +8659,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
+        """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
 
@@ -7761,7 +8681,9 @@ class AsyncInventoryInternalTransferOps(_AG):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InternalTransferSaveResponse:
-        """``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
+        """Rewrites a store transfer: its header and every line.
+
+        ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
 
@@ -7775,7 +8697,9 @@ class AsyncInventoryMeasureUnitsOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnit:
-        """``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
+        """Looks up one unit of measure: code, short and full name.
+
+        ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7788,7 +8712,9 @@ class AsyncInventoryMeasureUnitsOps(_AG):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MeasureUnitListResponse:
-        """``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
+        """Pages through units of measure, deleted ones or those changed since a revision on request.
+
+        ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7804,7 +8730,9 @@ class AsyncInventoryNomenclatureOps(_AG):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> UpdateProductBarcodesResponse:
-        """``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
+        """Replaces every barcode of a product with the set given.
+
+        ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
 
@@ -7817,7 +8745,9 @@ class AsyncInventoryOrganizationsSettingsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> CorporationSettings:
-        """``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
+        """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
+
+        ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7834,7 +8764,9 @@ class AsyncInventoryOrganizationsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
+        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+
+        ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7853,7 +8785,9 @@ class AsyncInventoryOutgoingInvoiceModifyOps(_AG):
         cfo_item_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AccountingTransactionUserResponse:
-        """``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
+        """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
+
+        ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
 
@@ -7869,7 +8803,9 @@ class AsyncInventoryOutgoingInvoicePatchOps(_AG):
         payment_date: str,
         timeout: float | _timedelta | None = None,
     ) -> SetPaymentDateOutgoingResponse:
-        """``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
+        """Records when an outgoing invoice was paid; it must be paid in full already.
+
+        ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
 
@@ -7892,7 +8828,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
+        """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -7916,7 +8854,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
+        """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
+
+        ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
 
@@ -7927,7 +8867,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoice:
-        """``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
+        """Reads one outgoing invoice with its lines and status.
+
+        ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7939,7 +8881,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
+        """Lists the outgoing invoices dated within a period.
+
+        ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -7950,7 +8894,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
+        """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
 
@@ -7961,7 +8907,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
+        """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -7985,7 +8933,9 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OutgoingInvoiceSaveResponse:
-        """``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
+        """Rewrites an outgoing invoice: its header and every line.
+
+        ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
 
@@ -7999,7 +8949,9 @@ class AsyncInventoryPaymentTypesOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> InventoryPaymentType:
-        """``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
+        """Reads one payment type of the back-office catalogue by id.
+
+        ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8012,7 +8964,9 @@ class AsyncInventoryPaymentTypesOps(_AG):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PaymentTypeListResponse:
-        """``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
+        """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
+
+        ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8027,7 +8981,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
+        """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
 
@@ -8047,7 +9003,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
+        """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
+
+        ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
 
@@ -8058,7 +9016,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentGetResponse:
-        """``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
+        """Reads one production act with its lines and status.
+
+        ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8070,7 +9030,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
+        """Lists the production acts dated within a period.
+
+        ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8081,7 +9043,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
+        """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
 
@@ -8092,7 +9056,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
+        """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
 
@@ -8112,7 +9078,9 @@ class AsyncInventoryProductionDocumentOps(_AG):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductionDocumentSaveResponse:
-        """``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
+        """Rewrites a production act: its header and every line.
+
+        ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
 
@@ -8127,7 +9095,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
+        """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
 
@@ -8147,7 +9117,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
+        """Creates a return of goods to a supplier in state NEW; answers its id and number.
+
+        ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
 
@@ -8158,7 +9130,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceGetResponse:
-        """``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
+        """Reads one supplier return with its lines and status.
+
+        ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8170,7 +9144,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
+        """Lists the supplier returns dated within a period.
+
+        ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8181,7 +9157,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
+        """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
 
@@ -8192,7 +9170,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
+        """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
 
@@ -8212,7 +9192,9 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         incoming_invoice_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReturnedInvoiceSaveResponse:
-        """``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
+        """Rewrites a supplier return: its header and every line.
+
+        ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
 
@@ -8227,7 +9209,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
+        """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
 
@@ -8249,7 +9233,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
+        """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
+
+        ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
 
@@ -8260,7 +9246,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentGetResponse:
-        """``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
+        """Reads one sales act with its lines and status.
+
+        ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8272,7 +9260,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
+        """Lists the sales acts dated within a period.
+
+        ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8283,7 +9273,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
+        """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
 
@@ -8294,7 +9286,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
+        """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
 
@@ -8316,7 +9310,9 @@ class AsyncInventorySalesDocumentOps(_AG):
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> SalesDocumentSaveResponse:
-        """``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
+        """Rewrites a sales act: its header and every line.
+
+        ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
 
@@ -8337,7 +9333,9 @@ class AsyncInventoryStockBalanceOps(_AG):
         store_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StockBalanceListResponse:
-        """``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
+        """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
+
+        ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8353,7 +9351,9 @@ class AsyncInventoryStoresOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StoreListResponse:
-        """``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
+        """Pages through the stores (warehouses) with their organization and type, by filter.
+
+        ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8368,7 +9368,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
+        """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
 
@@ -8392,7 +9394,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
+        """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
+
+        ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
 
@@ -8403,7 +9407,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentGetResponse:
-        """``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
+        """Reads one transformation act with its lines and status.
+
+        ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8415,7 +9421,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
+        """Lists the transformation acts dated within a period.
+
+        ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8426,7 +9434,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
+        """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
 
@@ -8437,7 +9447,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
+        """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
 
@@ -8461,7 +9473,9 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TransformationDocumentSaveResponse:
-        """``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
+        """Rewrites a transformation act: its header and every line.
+
+        ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
 
@@ -8476,7 +9490,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
+        """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
+
+        ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
 
@@ -8496,7 +9512,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         number: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
+        """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
+
+        ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
 
@@ -8507,7 +9525,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentGetResponse:
-        """``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
+        """Reads one write-off act with its lines and status.
+
+        ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8519,7 +9539,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         to: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
+        """Lists the write-off acts dated within a period.
+
+        ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -8530,7 +9552,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
+        """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
+
+        ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
 
@@ -8541,7 +9565,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
+        """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
+
+        ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
 
@@ -8561,7 +9587,9 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WriteoffDocumentSaveResponse:
-        """``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
+        """Rewrites a write-off act: its header and every line.
+
+        ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
 
@@ -8663,7 +9691,9 @@ class AsyncLicensesOps(_AG):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetLicenseListResponse:
-        """``licenses.list``: ``POST /api/licenses/v2/list``.
+        """Lists the licenses of each organization the API key reaches.
+
+        ``licenses.list``: ``POST /api/licenses/v2/list``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8682,7 +9712,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         page: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NotActivatedCouponResponse:
-        """``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
+        """Pages through the coupons of one series that nobody has activated yet.
+
+        ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8696,7 +9728,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         series: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CouponInfoResponse:
-        """``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
+        """Looks a coupon up by number (and series): its series and when it was activated, if ever.
+
+        ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8708,7 +9742,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SeriesWithNotActivatedCouponsResponse:
-        """``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
+        """Lists the coupon series that still have coupons nobody has used or deleted.
+
+        ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
 
         Changes data: never retried.
 
@@ -8727,7 +9763,9 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> AddMagnetCardResponse:
-        """``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
+        """Links a loyalty card (track and number) to a customer.
+
+        ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
 
         Changes data: never retried.
 
@@ -8741,7 +9779,9 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DeleteMagnetCardResponse:
-        """``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
+        """Unlinks a loyalty card, by its track, from a customer.
+
+        ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
 
         Changes data: never retried.
 
@@ -8759,7 +9799,9 @@ class AsyncLoyaltyIikoCustomerProgramOps(_AG):
         program_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AddCustomerToProgramResponse:
-        """``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
+        """Enrols a customer in a loyalty program; answers the customer's new wallet.
+
+        ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
 
         Changes data: never retried.
 
@@ -8780,7 +9822,9 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetTransactionsReportByPeriodResponse:
-        """``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
+        """Pages through a customer's loyalty transactions within a date range.
+
+        ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8796,7 +9840,9 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         last_transaction_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetTransactionsReportByRevisionResponse:
-        """``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
+        """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
+
+        ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8813,7 +9859,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CancelHoldMoneyResponse:
-        """``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
+        """Releases money reserved earlier by wallet.hold, by that transaction's id.
+
+        ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
 
         Changes data: never retried.
 
@@ -8829,7 +9877,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> WithdrawUserBalanceResponse:
-        """``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
+        """Takes a sum off a customer's wallet balance at once.
+
+        ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
 
         Changes data: never retried.
 
@@ -8846,7 +9896,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> HoldMoneyResponse:
-        """``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
+        """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
+
+        ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
 
         Changes data: never retried.
 
@@ -8862,7 +9914,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> RefillUserBalanceResponse:
-        """``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
+        """Adds a sum to a customer's wallet balance.
+
+        ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
 
         Changes data: never retried.
 
@@ -8913,7 +9967,9 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         nullify_empty_fields: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CreateOrUpdateCustomerResponse:
-        """``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
+        """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
+
+        ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
 
         Changes data: never retried.
 
@@ -8926,7 +9982,9 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCustomerInfoResponse:
-        """``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
+        """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
+
+        ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8942,7 +10000,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetCategoriesResponse:
-        """``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
+        """Lists the categories of the organization's loyalty customers, with active and default flags.
+
+        ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -8956,7 +10016,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangeCategoryForCustomerResponse:
-        """``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
+        """Puts a customer into a loyalty category.
+
+        ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
 
         Changes data: never retried.
 
@@ -8970,7 +10032,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> ChangeCategoryForCustomerResponse:
-        """``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
+        """Takes a customer out of a loyalty category.
+
+        ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
 
         Changes data: never retried.
 
@@ -8989,7 +10053,9 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SendEmailResponse:
-        """``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
+        """Sends an e-mail through the organization's loyalty mail settings.
+
+        ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
 
         Changes data: never retried.
 
@@ -9003,7 +10069,9 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SendSmsResponse:
-        """``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
+        """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
+
+        ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
 
         Changes data: never retried.
 
@@ -9043,7 +10111,9 @@ class AsyncLoyaltyIikoOps(_AG):
         is_loyalty_trace_enabled: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CalculateCheckinResponse:
-        """``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
+        """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
+
+        ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
 
         Changes data: never retried.
 
@@ -9055,7 +10125,9 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> SmsSendingPossibilityResponse:
-        """``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
+        """Tells whether the organization can send SMS now and how many messages it has left.
+
+        ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9066,7 +10138,9 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CheckSmsStatusResponse:
-        """``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
+        """Reads the delivery state of SMS messages sent earlier, by their ids.
+
+        ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9077,7 +10151,9 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> DeleteCustomersResponse:
-        """``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
+        """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
+
+        ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
 
@@ -9090,7 +10166,9 @@ class AsyncLoyaltyIikoOps(_AG):
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetCountersResponse:
-        """``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
+        """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
+
+        ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9100,7 +10178,9 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetManualConditionsResponse:
-        """``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
+        """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
+
+        ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -9113,7 +10193,9 @@ class AsyncLoyaltyIikoOps(_AG):
         without_marketing_campaigns: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetProgramsResponse:
-        """``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
+        """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
+
+        ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -9126,7 +10208,9 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> RestoreCustomersResponse:
-        """``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
+        """Clears the deleted mark of loyalty customers; answers how many were found and restored.
+
+        ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
 
@@ -9150,7 +10234,9 @@ class AsyncMenuV3Ops(_AG):
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuV3:
-        """``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
+        """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
+
+        ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -9169,7 +10255,9 @@ class AsyncMenuOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> MenusDataResponse:
-        """``menu``: ``POST /api/2/menu``.
+        """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
+
+        ``menu``: ``POST /api/2/menu``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -9187,7 +10275,9 @@ class AsyncMenuOps(_AG):
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``menu.by_id``: ``POST /api/2/menu/by_id``.
+        """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
+
+        ``menu.by_id``: ``POST /api/2/menu/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -9205,7 +10295,9 @@ class AsyncNomenclatureAllergenGroupOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AllergenGroupListResponse:
-        """``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
+        """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9221,7 +10313,9 @@ class AsyncNomenclatureAmountUnitOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AmountUnitListResponse:
-        """``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
+        """Pages through the units of measure directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9237,7 +10331,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartResponse:
-        """``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
+        """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
+
+        ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9265,7 +10361,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
+        """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
+
+        ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
 
@@ -9275,7 +10373,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
+        """Removes one recipe card of a product, by the card's id.
+
+        ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
 
@@ -9285,7 +10385,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartResponse:
-        """``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
+        """Reads one recipe card by id.
+
+        ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9300,7 +10402,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartListResponse:
-        """``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
+        """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
+
+        ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9312,7 +10416,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PreparedChartDto:
-        """``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
+        """Breaks a product's recipe down to the stock items written off for it, as of a date.
+
+        ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9324,7 +10430,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ChartTreeNodeDto:
-        """``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
+        """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
+
+        ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9352,7 +10460,9 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> AssemblyChartCommonResponse:
-        """``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
+        """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
+
+        ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
 
@@ -9368,7 +10478,9 @@ class AsyncNomenclatureContainerOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ContainerListResponse:
-        """``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
+        """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
+
+        ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9384,7 +10496,9 @@ class AsyncNomenclatureCustomCategoryOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CustomCategoryListResponse:
-        """``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
+        """Pages through the user-defined product categories, filtered by id, name or deleted state.
+
+        ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9421,7 +10535,9 @@ class AsyncNomenclatureGroupOps(_AG):
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupCreateResponse:
-        """``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
+        """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
+
+        ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
 
@@ -9431,7 +10547,9 @@ class AsyncNomenclatureGroupOps(_AG):
         group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupDeleteResponse:
-        """``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
+        """Marks product groups deleted together with their subgroups and products.
+
+        ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
 
@@ -9443,7 +10561,9 @@ class AsyncNomenclatureGroupOps(_AG):
         offset: int,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupListResponse:
-        """``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
+        """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
+
+        ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9454,7 +10574,9 @@ class AsyncNomenclatureGroupOps(_AG):
         recursively: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupUndeleteResponse:
-        """``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
+        """Brings deleted product groups back, with their subgroups and products when recursively is set.
+
+        ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
 
@@ -9486,7 +10608,9 @@ class AsyncNomenclatureGroupOps(_AG):
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureGroupUpdateResponse:
-        """``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
+        """Rewrites a product group; its position stays, its article must stay unique.
+
+        ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
 
@@ -9502,7 +10626,9 @@ class AsyncNomenclatureMenuOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> MenuSectionListResponse:
-        """``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
+        """Pages through the menu sections directory, filtered by id, name or deleted state.
+
+        ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9518,7 +10644,9 @@ class AsyncNomenclatureModifierSchemaOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ModifierSchemaListResponse:
-        """``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
+        """Pages through the modifier schemes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9532,7 +10660,9 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
+        """Creates a product category from just a name; answers its new id.
+
+        ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
 
@@ -9542,7 +10672,9 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
+        """Marks a product category deleted; the category restore operation undoes it.
+
+        ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
 
@@ -9555,7 +10687,9 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryListResponse:
-        """``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
+        """Pages through product categories, optionally only given ids or with deleted ones.
+
+        ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9565,7 +10699,9 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
+        """Undoes the deletion of a product category.
+
+        ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
 
@@ -9576,7 +10712,9 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         name: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureCategoryWriteResponse:
-        """``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
+        """Renames a product category.
+
+        ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
 
@@ -9598,7 +10736,9 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCode:
-        """``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
+        """Looks up one foreign-trade commodity code (its name and code value) by id.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9608,7 +10748,9 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OuterEconomicActivityNomenclatureCodeListResponse:
-        """``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
+        """Lists the whole foreign-trade commodity code directory, deleted codes on request.
+
+        ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9624,7 +10766,9 @@ class AsyncNomenclaturePlaceTypeOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> PlaceTypeListResponse:
-        """``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
+        """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
+
+        ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9640,7 +10784,9 @@ class AsyncNomenclatureProducerOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProducerListResponse:
-        """``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
+        """Pages through the producers directory, filtered by id, name, code or deleted state.
+
+        ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9743,7 +10889,9 @@ class AsyncNomenclatureProductOps(_AG):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductCreateResponse:
-        """``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
+        """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
+
+        ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
 
@@ -9753,7 +10901,9 @@ class AsyncNomenclatureProductOps(_AG):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductDeleteResponse:
-        """``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
+        """Marks catalogue products deleted; nomenclature.product.restore undoes it.
+
+        ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
 
@@ -9765,7 +10915,9 @@ class AsyncNomenclatureProductOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductListResponse:
-        """``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
+        """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
+
+        ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9775,7 +10927,9 @@ class AsyncNomenclatureProductOps(_AG):
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUndeleteResponse:
-        """``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
+        """Brings deleted catalogue products back.
+
+        ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
 
@@ -9874,7 +11028,9 @@ class AsyncNomenclatureProductOps(_AG):
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateResponse:
-        """``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
+        """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
+
+        ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
 
@@ -9885,7 +11041,9 @@ class AsyncNomenclatureProductOps(_AG):
         product_id: str,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureProductUpdateBarcodesResponse:
-        """``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
+        """Replaces every barcode of a catalogue product with the set given.
+
+        ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
 
@@ -9900,7 +11058,9 @@ class AsyncNomenclatureProductScaleOps(_AG):
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
+        """Creates a size scale (such as small, medium, large) with the full list of its sizes.
+
+        ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
 
@@ -9910,7 +11070,9 @@ class AsyncNomenclatureProductScaleOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
+        """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
+
+        ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
 
@@ -9920,7 +11082,9 @@ class AsyncNomenclatureProductScaleOps(_AG):
         id: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
+        """Reads one size scale with its sizes.
+
+        ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9932,7 +11096,9 @@ class AsyncNomenclatureProductScaleOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleListResponse:
-        """``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
+        """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
+
+        ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9944,7 +11110,9 @@ class AsyncNomenclatureProductScaleOps(_AG):
         product_sizes: _Sequence[ProductSizeUpdateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductScaleResponse:
-        """``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
+        """Rewrites a size scale and its sizes; sizes left out are marked deleted.
+
+        ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
 
@@ -9960,7 +11128,9 @@ class AsyncNomenclatureProductSizeOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductSizeListResponse:
-        """``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
+        """Pages through the product sizes directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -9976,7 +11146,9 @@ class AsyncNomenclatureProductTagOps(_AG):
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ProductTagListResponse:
-        """``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
+        """Pages through the product tags directory, filtered by id, name or deleted state.
+
+        ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10055,7 +11227,9 @@ class AsyncNomenclatureOps(_AG):
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> NomenclatureResponse:
-        """``nomenclature``: ``POST /api/1/nomenclature``.
+        """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
+
+        ``nomenclature``: ``POST /api/1/nomenclature``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10072,7 +11246,9 @@ class AsyncNotificationsOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``notifications.send``: ``POST /api/1/notifications/send``.
+        """Raises an order-attention notice about one order to the systems connected to the organization.
+
+        ``notifications.send``: ``POST /api/1/notifications/send``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10091,7 +11267,9 @@ class AsyncOrderOps(_AG):
         customer: TableOrderCustomer | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_customer``: ``POST /api/1/order/add_customer``.
+        """Attaches a customer (name, phone, birthdate and more) to a table order.
+
+        ``order.add_customer``: ``POST /api/1/order/add_customer``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10108,7 +11286,9 @@ class AsyncOrderOps(_AG):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_items``: ``POST /api/1/order/add_items``.
+        """Adds items and combos to an open table order, optionally printing a service ticket.
+
+        ``order.add_items``: ``POST /api/1/order/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10124,7 +11304,9 @@ class AsyncOrderOps(_AG):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.add_payments``: ``POST /api/1/order/add_payments``.
+        """Adds payments and tips to a table order, keeping those it already has.
+
+        ``order.add_payments``: ``POST /api/1/order/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10141,7 +11323,9 @@ class AsyncOrderOps(_AG):
         return_external_data_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrdersResponse:
-        """``order.by_id``: ``POST /api/1/order/by_id``.
+        """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
+
+        ``order.by_id``: ``POST /api/1/order/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10158,7 +11342,9 @@ class AsyncOrderOps(_AG):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrdersResponse:
-        """``order.by_table``: ``POST /api/1/order/by_table``.
+        """Lists the orders on given tables, optionally by status and date range.
+
+        ``order.by_table``: ``POST /api/1/order/by_table``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10174,7 +11360,9 @@ class AsyncOrderOps(_AG):
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.cancel``: ``POST /api/1/order/cancel``.
+        """Cancels a table order, optionally writing its items off with a removal type.
+
+        ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -10187,7 +11375,9 @@ class AsyncOrderOps(_AG):
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.change_external_data``: ``POST /api/1/order/change_external_data``.
+        """Sets key-value external data on a table order, each pair public or not.
+
+        ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10203,7 +11393,9 @@ class AsyncOrderOps(_AG):
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.change_payments``: ``POST /api/1/order/change_payments``.
+        """Replaces every payment and tip of a table order; fails once any payment is processed.
+
+        ``order.change_payments``: ``POST /api/1/order/change_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10218,7 +11410,9 @@ class AsyncOrderOps(_AG):
         cheque_additional_info: ChequeAdditionalInfo | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.close``: ``POST /api/1/order/close``.
+        """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
+
+        ``order.close``: ``POST /api/1/order/close``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10234,7 +11428,9 @@ class AsyncOrderOps(_AG):
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TableOrderResponse:
-        """``order.create``: ``POST /api/1/order/create``.
+        """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
+
+        ``order.create``: ``POST /api/1/order/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10249,7 +11445,9 @@ class AsyncOrderOps(_AG):
         pos_order_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
+        """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
+
+        ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10264,7 +11462,9 @@ class AsyncOrderOps(_AG):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.init_by_table``: ``POST /api/1/order/init_by_table``.
+        """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
+
+        ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10278,7 +11478,9 @@ class AsyncOrderOps(_AG):
         order_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``order.print_bill``: ``POST /api/1/order/print_bill``.
+        """Prints a table order's bill on the terminal.
+
+        ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -10296,7 +11498,9 @@ class AsyncOrganizationsOps(_AG):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOrganizationsResponse:
-        """``organizations``: ``POST /api/1/organizations``.
+        """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
+
+        ``organizations``: ``POST /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10311,7 +11515,9 @@ class AsyncOrganizationsOps(_AG):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> OrganizationsSettingsResponse:
-        """``organizations.settings``: ``POST /api/1/organizations/settings``.
+        """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
+
+        ``organizations.settings``: ``POST /api/1/organizations/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10326,7 +11532,9 @@ class AsyncPlatformEventsMetadataOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> EventMetadataListResponse:
-        """``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
+        """Lists the groups and types of platform events, the values platform.events.list filters on.
+
+        ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10348,7 +11556,9 @@ class AsyncPlatformEventsOps(_AG):
         to_time: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> EventListResponse:
-        """``platform.events.list``: ``POST /api/platform/v1/events/list``.
+        """Pages through one organization's platform events by type, from a revision or within a time range.
+
+        ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10372,7 +11582,9 @@ class AsyncReportingIncomePlanOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetIncomePlanResponse:
-        """``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
+        """Reads an organization's planned income for each day of a date range.
+
+        ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10386,7 +11598,9 @@ class AsyncReportingOlapColumnsOps(_AG):
         report_type: str,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+
+        ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10402,7 +11616,9 @@ class AsyncReportingOlapPresetsOps(_AG):
         preset_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetOlapReportResponse:
-        """``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
+        """Runs a saved OLAP report preset over a date range and answers its data.
+
+        ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10411,7 +11627,9 @@ class AsyncReportingOlapPresetsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> _Any:
-        """``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
+        """Lists the OLAP report presets saved in the back office; untyped answer.
+
+        ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10438,7 +11656,9 @@ class AsyncReportingOlapOps(_AG):
         group_by_row_fields: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOlapReportResponse:
-        """``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
+        """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
+
+        ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10467,7 +11687,9 @@ class AsyncReserveOps(_AG):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.add_items``: ``POST /api/1/reserve/add_items``.
+        """Adds items and combos to a banquet's order (banquets only).
+
+        ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10482,7 +11704,9 @@ class AsyncReserveOps(_AG):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
+        """Adds payments to a banquet's order (banquets only).
+
+        ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10498,7 +11722,9 @@ class AsyncReserveOps(_AG):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetOrganizationsResponse:
-        """``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
+        """Lists the key's organizations where reserves and banquets can be booked.
+
+        ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10512,7 +11738,9 @@ class AsyncReserveOps(_AG):
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsResponse:
-        """``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
+        """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
+
+        ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10524,7 +11752,9 @@ class AsyncReserveOps(_AG):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
+        """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
+
+        ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10538,7 +11768,9 @@ class AsyncReserveOps(_AG):
         cancel_reason: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.cancel``: ``POST /api/1/reserve/cancel``.
+        """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
+
+        ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10553,7 +11785,9 @@ class AsyncReserveOps(_AG):
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
+        """Reschedules a reserve or banquet to a new expected start time.
+
+        ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -10567,7 +11801,9 @@ class AsyncReserveOps(_AG):
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_items``: ``POST /api/1/reserve/change_items``.
+        """Replaces the items and combos of a banquet's order (banquets only).
+
+        ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -10580,7 +11816,9 @@ class AsyncReserveOps(_AG):
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
+        """Moves a reserve or banquet to another set of tables.
+
+        ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
@@ -10607,7 +11845,9 @@ class AsyncReserveOps(_AG):
         create_reserve_settings: CreateOrderSettingsBase | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReserveResponse:
-        """``reserve.create``: ``POST /api/1/reserve/create``.
+        """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
+
+        ``reserve.create``: ``POST /api/1/reserve/create``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10622,7 +11862,9 @@ class AsyncReserveOps(_AG):
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> GetRestaurantSectionsWorkloadResponse:
-        """``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
+        """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
+
+        ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10636,7 +11878,9 @@ class AsyncReserveOps(_AG):
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> ReservesResponse:
-        """``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
+        """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
+
+        ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10654,7 +11898,9 @@ class AsyncStopListsOps(_AG):
         terminal_groups_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StopListsResponse:
-        """``stop_lists``: ``POST /api/1/stop_lists``.
+        """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
+
+        ``stop_lists``: ``POST /api/1/stop_lists``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10668,7 +11914,9 @@ class AsyncStopListsOps(_AG):
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.add``: ``POST /api/1/stop_lists/add``.
+        """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
+
+        ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10683,7 +11931,9 @@ class AsyncStopListsOps(_AG):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CheckStopListResponse:
-        """``stop_lists.check``: ``POST /api/1/stop_lists/check``.
+        """Checks order items against a terminal group's stop list and answers those that cannot be sold.
+
+        ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10696,7 +11946,9 @@ class AsyncStopListsOps(_AG):
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
+        """Empties a terminal group's stop list.
+
+        ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10711,7 +11963,9 @@ class AsyncStopListsOps(_AG):
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
+        """Takes products (and sizes) off a terminal group's stop list.
+
+        ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.
@@ -10730,7 +11984,9 @@ class AsyncStreetsOps(_AG):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsResponse:
-        """``streets.by_city``: ``POST /api/1/streets/by_city``.
+        """Lists the streets of one city in an organization's address book.
+
+        ``streets.by_city``: ``POST /api/1/streets/by_city``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10744,7 +12000,9 @@ class AsyncStreetsOps(_AG):
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> StreetsByIdResponse:
-        """``streets.by_id``: ``POST /api/1/streets/by_id``.
+        """Looks streets up by their ids or their address classifier ids, each with its city name.
+
+        ``streets.by_id``: ``POST /api/1/streets/by_id``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10762,7 +12020,9 @@ class AsyncTerminalGroupsOps(_AG):
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsResponse:
-        """``terminal_groups``: ``POST /api/1/terminal_groups``.
+        """Lists each organization's terminal groups, those asleep apart from the others.
+
+        ``terminal_groups``: ``POST /api/1/terminal_groups``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10775,7 +12035,9 @@ class AsyncTerminalGroupsOps(_AG):
         terminal_group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> AwakeTerminalGroupsResponse:
-        """``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
+        """Wakes sleeping terminal groups; answers which ones woke and which did not.
+
+        ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
 
         Changes data: never retried.
 
@@ -10789,7 +12051,9 @@ class AsyncTerminalGroupsOps(_AG):
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalGroupsIsAliveResponse:
-        """``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
+        """Tells whether each given terminal group is online now.
+
+        ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10809,7 +12073,9 @@ class AsyncTerminalsCashRegistersOps(_AG):
         terminal_group_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CashRegisterListResponse:
-        """``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
+        """Pages through an organization's cash registers, by name search or terminal group.
+
+        ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10825,7 +12091,9 @@ class AsyncTerminalsTerminalsOps(_AG):
         search: str | None = None,
         timeout: float | _timedelta | None = None,
     ) -> TerminalListResponse:
-        """``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
+        """Lists an organization's terminals (computer name, sections), anonymous ones on request.
+
+        ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
 
@@ -10851,7 +12119,9 @@ class AsyncWebhooksOps(_AG):
         organization_id: str,
         timeout: float | _timedelta | None = None,
     ) -> GetWebHookSettingsResponse:
-        """``webhooks.settings``: ``POST /api/1/webhooks/settings``.
+        """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
+
+        ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -10866,7 +12136,9 @@ class AsyncWebhooksOps(_AG):
         web_hooks_filter: WebHooksFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CorrelationIdResponse:
-        """``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
+        """Sets the webhook address, authToken and event filter of an organization for this API key.
+
+        ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried.

@@ -148,13 +148,17 @@ class Ops(_R):
         return _groups.WebhooksOps(self._root())
 
     def access_token(self, *, api_key, app_id, client_secret, timeout=None):
-        """``access_token``: ``POST /api/v2/access_token``.
+        """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+
+        ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
         return self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout)
 
     def access_token_v1(self, *, api_login, timeout=None):
-        """``access_token_v1``: ``POST /api/1/access_token``.
+        """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+
+        ``access_token_v1``: ``POST /api/1/access_token``.
 
         Changes data: never retried.
 
@@ -162,7 +166,9 @@ class Ops(_R):
         return self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout)
 
     def cancel_causes(self, *, organization_ids, timeout=None):
-        """``cancel_causes``: ``POST /api/1/cancel_causes``.
+        """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+
+        ``cancel_causes``: ``POST /api/1/cancel_causes``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -170,7 +176,9 @@ class Ops(_R):
         return self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout)
 
     def cities(self, *, organization_ids, include_deleted=None, timeout=None):
-        """``cities``: ``POST /api/1/cities``.
+        """Lists the cities of each organization's address book, deleted ones on request.
+
+        ``cities``: ``POST /api/1/cities``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -178,7 +186,9 @@ class Ops(_R):
         return self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout)
 
     def discounts(self, *, organization_ids, timeout=None):
-        """``discounts``: ``POST /api/1/discounts``.
+        """Lists each organization's discount and surcharge types with their settings.
+
+        ``discounts``: ``POST /api/1/discounts``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -186,7 +196,9 @@ class Ops(_R):
         return self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout)
 
     def marketing_sources(self, *, organization_ids, timeout=None):
-        """``marketing_sources``: ``POST /api/1/marketing_sources``.
+        """Lists the marketing sources (how a customer found the restaurant) that orders may name.
+
+        ``marketing_sources``: ``POST /api/1/marketing_sources``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -194,7 +206,9 @@ class Ops(_R):
         return self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout)
 
     def organizations_get(self, *, timeout=None):
-        """``organizations_get``: ``GET /api/1/organizations``.
+        """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+
+        ``organizations_get``: ``GET /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -204,7 +218,9 @@ class Ops(_R):
         return self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout)
 
     def payment_types(self, *, organization_ids, timeout=None):
-        """``payment_types``: ``POST /api/1/payment_types``.
+        """Lists each organization's payment types with their kind, processing mode and terminal groups.
+
+        ``payment_types``: ``POST /api/1/payment_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -212,7 +228,9 @@ class Ops(_R):
         return self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout)
 
     def regions(self, *, organization_ids, timeout=None):
-        """``regions``: ``POST /api/1/regions``.
+        """Lists the regions of each organization's address book.
+
+        ``regions``: ``POST /api/1/regions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -220,7 +238,9 @@ class Ops(_R):
         return self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout)
 
     def removal_types(self, *, organization_ids, timeout=None):
-        """``removal_types``: ``POST /api/1/removal_types``.
+        """Lists each organization's reasons for removing order items and whom each may write the loss off to.
+
+        ``removal_types``: ``POST /api/1/removal_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -228,7 +248,9 @@ class Ops(_R):
         return self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout)
 
     def tips_types(self, *, timeout=None):
-        """``tips_types``: ``POST /api/1/tips_types``.
+        """Lists the tip types of the key's organizations, with the service types and payment types each allows.
+
+        ``tips_types``: ``POST /api/1/tips_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -373,13 +395,17 @@ class AsyncOps(_AR):
         return _groups.AsyncWebhooksOps(self._root())
 
     async def access_token(self, *, api_key, app_id, client_secret, timeout=None):
-        """``access_token``: ``POST /api/v2/access_token``.
+        """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+
+        ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
         return await self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout)
 
     async def access_token_v1(self, *, api_login, timeout=None):
-        """``access_token_v1``: ``POST /api/1/access_token``.
+        """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+
+        ``access_token_v1``: ``POST /api/1/access_token``.
 
         Changes data: never retried.
 
@@ -387,7 +413,9 @@ class AsyncOps(_AR):
         return await self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout)
 
     async def cancel_causes(self, *, organization_ids, timeout=None):
-        """``cancel_causes``: ``POST /api/1/cancel_causes``.
+        """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+
+        ``cancel_causes``: ``POST /api/1/cancel_causes``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -395,7 +423,9 @@ class AsyncOps(_AR):
         return await self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout)
 
     async def cities(self, *, organization_ids, include_deleted=None, timeout=None):
-        """``cities``: ``POST /api/1/cities``.
+        """Lists the cities of each organization's address book, deleted ones on request.
+
+        ``cities``: ``POST /api/1/cities``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -403,7 +433,9 @@ class AsyncOps(_AR):
         return await self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout)
 
     async def discounts(self, *, organization_ids, timeout=None):
-        """``discounts``: ``POST /api/1/discounts``.
+        """Lists each organization's discount and surcharge types with their settings.
+
+        ``discounts``: ``POST /api/1/discounts``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -411,7 +443,9 @@ class AsyncOps(_AR):
         return await self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout)
 
     async def marketing_sources(self, *, organization_ids, timeout=None):
-        """``marketing_sources``: ``POST /api/1/marketing_sources``.
+        """Lists the marketing sources (how a customer found the restaurant) that orders may name.
+
+        ``marketing_sources``: ``POST /api/1/marketing_sources``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -419,7 +453,9 @@ class AsyncOps(_AR):
         return await self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout)
 
     async def organizations_get(self, *, timeout=None):
-        """``organizations_get``: ``GET /api/1/organizations``.
+        """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+
+        ``organizations_get``: ``GET /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -429,7 +465,9 @@ class AsyncOps(_AR):
         return await self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout)
 
     async def payment_types(self, *, organization_ids, timeout=None):
-        """``payment_types``: ``POST /api/1/payment_types``.
+        """Lists each organization's payment types with their kind, processing mode and terminal groups.
+
+        ``payment_types``: ``POST /api/1/payment_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -437,7 +475,9 @@ class AsyncOps(_AR):
         return await self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout)
 
     async def regions(self, *, organization_ids, timeout=None):
-        """``regions``: ``POST /api/1/regions``.
+        """Lists the regions of each organization's address book.
+
+        ``regions``: ``POST /api/1/regions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -445,7 +485,9 @@ class AsyncOps(_AR):
         return await self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout)
 
     async def removal_types(self, *, organization_ids, timeout=None):
-        """``removal_types``: ``POST /api/1/removal_types``.
+        """Lists each organization's reasons for removing order items and whom each may write the loss off to.
+
+        ``removal_types``: ``POST /api/1/removal_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -453,7 +495,9 @@ class AsyncOps(_AR):
         return await self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout)
 
     async def tips_types(self, *, timeout=None):
-        """``tips_types``: ``POST /api/1/tips_types``.
+        """Lists the tip types of the key's organizations, with the service types and payment types each allows.
+
+        ``tips_types``: ``POST /api/1/tips_types``.
 
         Only reads: retried after a transport error or a 5xx.
 

@@ -116,7 +116,9 @@ class Ops(_R):
         client_secret: str,
         timeout: float | _timedelta | None = None,
     ) -> GetAccessTokenV2Response:
-        """``access_token``: ``POST /api/v2/access_token``.
+        """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+
+        ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
 
@@ -126,7 +128,9 @@ class Ops(_R):
         api_login: str,
         timeout: float | _timedelta | None = None,
     ) -> GetAccessTokenResponse:
-        """``access_token_v1``: ``POST /api/1/access_token``.
+        """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+
+        ``access_token_v1``: ``POST /api/1/access_token``.
 
         Changes data: never retried.
 
@@ -138,7 +142,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CancelCausesResponse:
-        """``cancel_causes``: ``POST /api/1/cancel_causes``.
+        """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+
+        ``cancel_causes``: ``POST /api/1/cancel_causes``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -151,7 +157,9 @@ class Ops(_R):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CitiesResponse:
-        """``cities``: ``POST /api/1/cities``.
+        """Lists the cities of each organization's address book, deleted ones on request.
+
+        ``cities``: ``POST /api/1/cities``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -163,7 +171,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> DiscountsResponse:
-        """``discounts``: ``POST /api/1/discounts``.
+        """Lists each organization's discount and surcharge types with their settings.
+
+        ``discounts``: ``POST /api/1/discounts``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -175,7 +185,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> MarketingSourcesResponse:
-        """``marketing_sources``: ``POST /api/1/marketing_sources``.
+        """Lists the marketing sources (how a customer found the restaurant) that orders may name.
+
+        ``marketing_sources``: ``POST /api/1/marketing_sources``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -186,7 +198,9 @@ class Ops(_R):
         *,
         timeout: float | _timedelta | None = None,
     ) -> GetSimpleOrganizationsResponse:
-        """``organizations_get``: ``GET /api/1/organizations``.
+        """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+
+        ``organizations_get``: ``GET /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -200,7 +214,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> PaymentTypesResponse:
-        """``payment_types``: ``POST /api/1/payment_types``.
+        """Lists each organization's payment types with their kind, processing mode and terminal groups.
+
+        ``payment_types``: ``POST /api/1/payment_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -212,7 +228,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> RegionsResponse:
-        """``regions``: ``POST /api/1/regions``.
+        """Lists the regions of each organization's address book.
+
+        ``regions``: ``POST /api/1/regions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -224,7 +242,9 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> RemovalTypesResponse:
-        """``removal_types``: ``POST /api/1/removal_types``.
+        """Lists each organization's reasons for removing order items and whom each may write the loss off to.
+
+        ``removal_types``: ``POST /api/1/removal_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -235,7 +255,9 @@ class Ops(_R):
         *,
         timeout: float | _timedelta | None = None,
     ) -> TipsTypesResponse:
-        """``tips_types``: ``POST /api/1/tips_types``.
+        """Lists the tip types of the key's organizations, with the service types and payment types each allows.
+
+        ``tips_types``: ``POST /api/1/tips_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -341,7 +363,9 @@ class AsyncOps(_AR):
         client_secret: str,
         timeout: float | _timedelta | None = None,
     ) -> GetAccessTokenV2Response:
-        """``access_token``: ``POST /api/v2/access_token``.
+        """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
+
+        ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
 
@@ -351,7 +375,9 @@ class AsyncOps(_AR):
         api_login: str,
         timeout: float | _timedelta | None = None,
     ) -> GetAccessTokenResponse:
-        """``access_token_v1``: ``POST /api/1/access_token``.
+        """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
+
+        ``access_token_v1``: ``POST /api/1/access_token``.
 
         Changes data: never retried.
 
@@ -363,7 +389,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> CancelCausesResponse:
-        """``cancel_causes``: ``POST /api/1/cancel_causes``.
+        """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
+
+        ``cancel_causes``: ``POST /api/1/cancel_causes``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -376,7 +404,9 @@ class AsyncOps(_AR):
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
     ) -> CitiesResponse:
-        """``cities``: ``POST /api/1/cities``.
+        """Lists the cities of each organization's address book, deleted ones on request.
+
+        ``cities``: ``POST /api/1/cities``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -388,7 +418,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> DiscountsResponse:
-        """``discounts``: ``POST /api/1/discounts``.
+        """Lists each organization's discount and surcharge types with their settings.
+
+        ``discounts``: ``POST /api/1/discounts``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -400,7 +432,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> MarketingSourcesResponse:
-        """``marketing_sources``: ``POST /api/1/marketing_sources``.
+        """Lists the marketing sources (how a customer found the restaurant) that orders may name.
+
+        ``marketing_sources``: ``POST /api/1/marketing_sources``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -411,7 +445,9 @@ class AsyncOps(_AR):
         *,
         timeout: float | _timedelta | None = None,
     ) -> GetSimpleOrganizationsResponse:
-        """``organizations_get``: ``GET /api/1/organizations``.
+        """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
+
+        ``organizations_get``: ``GET /api/1/organizations``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -425,7 +461,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> PaymentTypesResponse:
-        """``payment_types``: ``POST /api/1/payment_types``.
+        """Lists each organization's payment types with their kind, processing mode and terminal groups.
+
+        ``payment_types``: ``POST /api/1/payment_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -437,7 +475,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> RegionsResponse:
-        """``regions``: ``POST /api/1/regions``.
+        """Lists the regions of each organization's address book.
+
+        ``regions``: ``POST /api/1/regions``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -449,7 +489,9 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
     ) -> RemovalTypesResponse:
-        """``removal_types``: ``POST /api/1/removal_types``.
+        """Lists each organization's reasons for removing order items and whom each may write the loss off to.
+
+        ``removal_types``: ``POST /api/1/removal_types``.
 
         Only reads: retried after a transport error or a 5xx.
 
@@ -460,7 +502,9 @@ class AsyncOps(_AR):
         *,
         timeout: float | _timedelta | None = None,
     ) -> TipsTypesResponse:
-        """``tips_types``: ``POST /api/1/tips_types``.
+        """Lists the tip types of the key's organizations, with the service types and payment types each allows.
+
+        ``tips_types``: ``POST /api/1/tips_types``.
 
         Only reads: retried after a transport error or a 5xx.
 

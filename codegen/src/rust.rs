@@ -514,37 +514,16 @@ fn gen_union(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), String
     out.push_str("            Self::Unknown(v) => serde::Serialize::serialize(v, s),\n        }\n    }\n}\n\n");
     writeln!(
         out,
-        "impl<'de> serde::Deserialize<'de> for {} {{",
-        place.name
-    )
-    .unwrap();
-    out.push_str(
-        "    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {\n",
-    );
-    out.push_str(
-        "        let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;\n",
-    );
-    writeln!(
-        out,
-        "        match value.get({}).and_then(serde_json::Value::as_str) {{",
+        "crate::api::support::wire_union! {{ {} = {} on {} {{",
+        place.name,
+        lit(name),
         lit(tag)
     )
     .unwrap();
-    for (value, variant, _, boxed) in &variants {
-        let wrap = if *boxed {
-            "|v| Self::".to_string() + variant + "(Box::new(v))"
-        } else {
-            format!("Self::{variant}")
-        };
-        writeln!(
-            out,
-            "            Some({}) => crate::api::support::variant(value, {}).map({wrap}),",
-            lit(value),
-            lit(tag)
-        )
-        .unwrap();
+    for (value, variant, _, _) in &variants {
+        writeln!(out, "    {} => {variant},", lit(value)).unwrap();
     }
-    out.push_str("            _ => Ok(Self::Unknown(value)),\n        }\n    }\n}\n\n");
+    out.push_str("} }\n\n");
     writeln!(
         out,
         "impl crate::api::Validate for {} {{\n    fn validate_at(&self, v: &mut crate::api::Validator) {{\n        match self {{",

@@ -19795,19 +19795,11 @@ pub mod commands {
         }
     }
 
-    impl<'de> serde::Deserialize<'de> for GetCommandStatusResponse {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-            match value.get("state").and_then(serde_json::Value::as_str) {
-                Some("Error") => crate::api::support::variant(value, "state").map(Self::Error),
-                Some("InProgress") => {
-                    crate::api::support::variant(value, "state").map(Self::InProgress)
-                }
-                Some("Success") => crate::api::support::variant(value, "state").map(Self::Success),
-                _ => Ok(Self::Unknown(value)),
-            }
-        }
-    }
+    crate::api::support::wire_union! { GetCommandStatusResponse = "Commands.GetCommandStatusResponse" on "state" {
+        "Error" => Error,
+        "InProgress" => InProgress,
+        "Success" => Success,
+    } }
 
     impl crate::api::Validate for GetCommandStatusResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -20789,23 +20781,13 @@ pub mod customer {
         }
     }
 
-    impl<'de> serde::Deserialize<'de> for GetCustomerInfoRequest {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-            match value.get("type").and_then(serde_json::Value::as_str) {
-                Some("cardNumber") => {
-                    crate::api::support::variant(value, "type").map(Self::CardNumber)
-                }
-                Some("cardTrack") => {
-                    crate::api::support::variant(value, "type").map(Self::CardTrack)
-                }
-                Some("email") => crate::api::support::variant(value, "type").map(Self::Email),
-                Some("id") => crate::api::support::variant(value, "type").map(Self::Id),
-                Some("phone") => crate::api::support::variant(value, "type").map(Self::Phone),
-                _ => Ok(Self::Unknown(value)),
-            }
-        }
-    }
+    crate::api::support::wire_union! { GetCustomerInfoRequest = "Customer.GetCustomerInfoRequest" on "type" {
+        "cardNumber" => CardNumber,
+        "cardTrack" => CardTrack,
+        "email" => Email,
+        "id" => Id,
+        "phone" => Phone,
+    } }
 
     impl crate::api::Validate for GetCustomerInfoRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -21437,21 +21419,11 @@ pub mod deliveries {
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for PaymentAdditionalData {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                match value.get("type").and_then(serde_json::Value::as_str) {
-                    Some("Card") => crate::api::support::variant(value, "type").map(Self::Card),
-                    Some("External") => {
-                        crate::api::support::variant(value, "type").map(Self::External)
-                    }
-                    Some("LoyaltyCard") => {
-                        crate::api::support::variant(value, "type").map(Self::LoyaltyCard)
-                    }
-                    _ => Ok(Self::Unknown(value)),
-                }
-            }
-        }
+        crate::api::support::wire_union! { PaymentAdditionalData = "Deliveries.Common.PaymentAdditionalData" on "type" {
+            "Card" => Card,
+            "External" => External,
+            "LoyaltyCard" => LoyaltyCard,
+        } }
 
         impl crate::api::Validate for PaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -22808,18 +22780,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for Address {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("city") => crate::api::support::variant(value, "type").map(Self::City),
-                        Some("legacy") => {
-                            crate::api::support::variant(value, "type").map(Self::Legacy)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { Address = "Deliveries.Request.CreateOrder.Address" on "type" {
+                "city" => City,
+                "legacy" => Legacy,
+            } }
 
             impl crate::api::Validate for Address {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -23304,20 +23268,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for Customer {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("one-time") => {
-                            crate::api::support::variant(value, "type").map(Self::OneTime)
-                        }
-                        Some("regular") => {
-                            crate::api::support::variant(value, "type").map(Self::Regular)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { Customer = "Deliveries.Request.CreateOrder.Customer" on "type" {
+                "one-time" => OneTime,
+                "regular" => Regular,
+            } }
 
             impl crate::api::Validate for Customer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -23525,18 +23479,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for Discount {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("RMS") => crate::api::support::variant(value, "type").map(Self::RMS),
-                        Some("iikoCard") => {
-                            crate::api::support::variant(value, "type").map(Self::IikoCard)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { Discount = "Deliveries.Request.CreateOrder.Discount" on "type" {
+                "RMS" => RMS,
+                "iikoCard" => IikoCard,
+            } }
 
             impl crate::api::Validate for Discount {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -24083,20 +24029,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for OrderItem {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("Compound") => {
-                            crate::api::support::variant(value, "type").map(Self::Compound)
-                        }
-                        Some("Product") => {
-                            crate::api::support::variant(value, "type").map(Self::Product)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { OrderItem = "Deliveries.Request.CreateOrder.OrderItem" on "type" {
+                "Compound" => Compound,
+                "Product" => Product,
+            } }
 
             impl crate::api::Validate for OrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -24166,29 +24102,12 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for Payment {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value
-                        .get("paymentTypeKind")
-                        .and_then(serde_json::Value::as_str)
-                    {
-                        Some("Card") => {
-                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Card)
-                        }
-                        Some("Cash") => {
-                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Cash)
-                        }
-                        Some("External") => crate::api::support::variant(value, "paymentTypeKind")
-                            .map(Self::External),
-                        Some("LoyaltyCard") => {
-                            crate::api::support::variant(value, "paymentTypeKind")
-                                .map(Self::LoyaltyCard)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { Payment = "Deliveries.Request.CreateOrder.Payment" on "paymentTypeKind" {
+                "Card" => Card,
+                "Cash" => Cash,
+                "External" => External,
+                "LoyaltyCard" => LoyaltyCard,
+            } }
 
             impl crate::api::Validate for Payment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -24399,25 +24318,11 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for TipsPayment {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value
-                        .get("paymentTypeKind")
-                        .and_then(serde_json::Value::as_str)
-                    {
-                        Some("Card") => {
-                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Card)
-                        }
-                        Some("Cash") => {
-                            crate::api::support::variant(value, "paymentTypeKind").map(Self::Cash)
-                        }
-                        Some("External") => crate::api::support::variant(value, "paymentTypeKind")
-                            .map(Self::External),
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { TipsPayment = "Deliveries.Request.CreateOrder.TipsPayment" on "paymentTypeKind" {
+                "Card" => Card,
+                "Cash" => Cash,
+                "External" => External,
+            } }
 
             impl crate::api::Validate for TipsPayment {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -24732,25 +24637,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for ChangeServiceTypeRequest {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value
-                        .get("newServiceType")
-                        .and_then(serde_json::Value::as_str)
-                    {
-                        Some("DeliveryByClient") => {
-                            crate::api::support::variant(value, "newServiceType")
-                                .map(Self::DeliveryByClient)
-                        }
-                        Some("DeliveryByCourier") => {
-                            crate::api::support::variant(value, "newServiceType")
-                                .map(Self::DeliveryByCourier)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { ChangeServiceTypeRequest = "Deliveries.Request.UpdateOrder.ChangeServiceTypeRequest" on "newServiceType" {
+                "DeliveryByClient" => DeliveryByClient,
+                "DeliveryByCourier" => DeliveryByCourier,
+            } }
 
             impl crate::api::Validate for ChangeServiceTypeRequest {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -25345,20 +25235,10 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for Customer {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("one-time") => {
-                            crate::api::support::variant(value, "type").map(Self::OneTime)
-                        }
-                        Some("regular") => {
-                            crate::api::support::variant(value, "type").map(Self::Regular)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { Customer = "Deliveries.Response.Order.Customer" on "type" {
+                "one-time" => OneTime,
+                "regular" => Regular,
+            } }
 
             impl crate::api::Validate for Customer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -26091,23 +25971,11 @@ pub mod deliveries {
                 }
             }
 
-            impl<'de> serde::Deserialize<'de> for OrderItem {
-                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                    match value.get("type").and_then(serde_json::Value::as_str) {
-                        Some("Compound") => {
-                            crate::api::support::variant(value, "type").map(Self::Compound)
-                        }
-                        Some("Product") => {
-                            crate::api::support::variant(value, "type").map(Self::Product)
-                        }
-                        Some("Service") => {
-                            crate::api::support::variant(value, "type").map(Self::Service)
-                        }
-                        _ => Ok(Self::Unknown(value)),
-                    }
-                }
-            }
+            crate::api::support::wire_union! { OrderItem = "Deliveries.Response.Order.OrderItem" on "type" {
+                "Compound" => Compound,
+                "Product" => Product,
+                "Service" => Service,
+            } }
 
             impl crate::api::Validate for OrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -31170,17 +31038,9 @@ pub mod notifications {
         }
     }
 
-    impl<'de> serde::Deserialize<'de> for SendNotificationRequest {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-            match value.get("messageType").and_then(serde_json::Value::as_str) {
-                Some("order_attention") => {
-                    crate::api::support::variant(value, "messageType").map(Self::OrderAttention)
-                }
-                _ => Ok(Self::Unknown(value)),
-            }
-        }
-    }
+    crate::api::support::wire_union! { SendNotificationRequest = "Notifications.SendNotificationRequest" on "messageType" {
+        "order_attention" => OrderAttention,
+    } }
 
     impl crate::api::Validate for SendNotificationRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
@@ -31943,23 +31803,10 @@ pub mod organizations {
         }
     }
 
-    impl<'de> serde::Deserialize<'de> for OrganizationInfo {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-            match value
-                .get("responseType")
-                .and_then(serde_json::Value::as_str)
-            {
-                Some("Extended") => {
-                    crate::api::support::variant(value, "responseType").map(Self::Extended)
-                }
-                Some("Simple") => {
-                    crate::api::support::variant(value, "responseType").map(Self::Simple)
-                }
-                _ => Ok(Self::Unknown(value)),
-            }
-        }
-    }
+    crate::api::support::wire_union! { OrganizationInfo = "Organizations.OrganizationInfo" on "responseType" {
+        "Extended" => Extended,
+        "Simple" => Simple,
+    } }
 
     impl crate::api::Validate for OrganizationInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {

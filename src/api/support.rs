@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -36,9 +36,69 @@ pub trait Fields: Default {
 
 /// The body of a generated struct's `Deserialize`.
 pub fn deserialize_fields<'de, D: Deserializer<'de>, T: Fields>(d: D) -> Result<T, D::Error> {
-    struct Object<T>(PhantomData<T>);
+    d.deserialize_map(Object::<T>(PhantomData))
+}
 
-    impl<'de, T: Fields> Visitor<'de> for Object<T> {
+/// Reads a generated struct from a JSON object.
+struct Object<T>(PhantomData<T>);
+
+impl<'de, T: Fields> Visitor<'de> for Object<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a `{}` object", T::SCHEMA)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut out = T::default();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            if !out.read_field(&key, &mut map)? {
+                let value: Value = map.next_value()?;
+                // A repeated unknown key keeps its last value, as `Value` would.
+                out.extra_mut().insert(key.into_owned(), value);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A generated union on a discriminator field, read in one pass.
+///
+/// The service writes the discriminator first, so a union is read straight
+/// into its variant once the tag is seen; keys that come before it are kept
+/// as JSON values and handed to the variant then. (Buffering every union as
+/// a `serde_json::Value` and converting it afterwards took a quarter of a
+/// large order's parse.)
+pub trait Union: Sized {
+    /// The schema's name, for error messages.
+    const SCHEMA: &'static str;
+    /// The discriminator's wire name.
+    const TAG: &'static str;
+
+    /// An empty variant for a discriminator value; `None` when unknown.
+    fn start(tag: &str) -> Option<Self>;
+
+    /// Reads a field of the chosen variant (see [`Fields::read_field`]).
+    fn read_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error>;
+
+    /// The chosen variant's unknown fields; `None` for an unknown variant.
+    fn extra_mut(&mut self) -> Option<&mut Map<String, Value>>;
+
+    /// A value with a discriminator this version does not know, as sent.
+    fn unknown(value: Value) -> Self;
+}
+
+/// The body of a generated union's `Deserialize`. A value that is not an
+/// object, or whose discriminator is missing, unknown or not a string, is
+/// kept whole as the union's unknown variant.
+pub fn deserialize_union<'de, D: Deserializer<'de>, T: Union>(d: D) -> Result<T, D::Error> {
+    struct UnionVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: Union> Visitor<'de> for UnionVisitor<T> {
         type Value = T;
 
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -46,19 +106,105 @@ pub fn deserialize_fields<'de, D: Deserializer<'de>, T: Fields>(d: D) -> Result<
         }
 
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
-            let mut out = T::default();
+            let mut before_tag: Vec<(String, Value)> = Vec::new();
+            let mut chosen: Option<T> = None;
+            // Set once the tag turned out unknown: everything is kept as JSON.
+            let mut unknown = false;
             while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                if !out.read_field(&key, &mut map)? {
-                    let value: Value = map.next_value()?;
-                    // A repeated unknown key keeps its last value, as `Value` would.
-                    out.extra_mut().insert(key.into_owned(), value);
+                if let Some(variant) = chosen.as_mut() {
+                    if key == T::TAG {
+                        // A repeated discriminator cannot change the variant.
+                        map.next_value::<IgnoredAny>()?;
+                    } else if !variant.read_field(&key, &mut map)? {
+                        let value: Value = map.next_value()?;
+                        if let Some(extra) = variant.extra_mut() {
+                            extra.insert(key.into_owned(), value);
+                        }
+                    }
+                    continue;
                 }
+                let value: Value = map.next_value()?;
+                if key == T::TAG && !unknown {
+                    if let Some(mut variant) = value.as_str().and_then(T::start) {
+                        for (k, v) in before_tag.drain(..) {
+                            replay(&mut variant, k, v)?;
+                        }
+                        chosen = Some(variant);
+                        continue;
+                    }
+                    unknown = true;
+                }
+                before_tag.push((key.into_owned(), value));
             }
-            Ok(out)
+            Ok(chosen
+                .unwrap_or_else(|| T::unknown(Value::Object(before_tag.into_iter().collect()))))
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element::<Value>()? {
+                items.push(item);
+            }
+            Ok(T::unknown(Value::Array(items)))
+        }
+
+        fn visit_bool<E>(self, v: bool) -> Result<T, E> {
+            Ok(T::unknown(Value::Bool(v)))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<T, E> {
+            Ok(T::unknown(Value::from(v)))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<T, E> {
+            Ok(T::unknown(Value::from(v)))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<T, E> {
+            Ok(T::unknown(Value::from(v)))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<T, E> {
+            Ok(T::unknown(Value::from(v)))
+        }
+        fn visit_unit<E>(self) -> Result<T, E> {
+            Ok(T::unknown(Value::Null))
         }
     }
 
-    d.deserialize_map(Object(PhantomData))
+    d.deserialize_any(UnionVisitor(PhantomData))
+}
+
+/// Hands a field read before the discriminator to the chosen variant.
+fn replay<T: Union, E: serde::de::Error>(
+    variant: &mut T,
+    key: String,
+    value: Value,
+) -> Result<(), E> {
+    /// One buffered value, offered as a map's next value.
+    struct Buffered(Option<Value>);
+
+    impl<'de> MapAccess<'de> for Buffered {
+        type Error = serde_json::Error;
+
+        fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            _: K,
+        ) -> Result<Option<K::Value>, Self::Error> {
+            Ok(None)
+        }
+
+        fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, Self::Error> {
+            seed.deserialize(self.0.take().unwrap_or(Value::Null))
+        }
+    }
+
+    let mut one = Buffered(Some(value));
+    if !variant.read_field(&key, &mut one).map_err(E::custom)? {
+        if let (Some(extra), Some(value)) = (variant.extra_mut(), one.0) {
+            extra.insert(key, value);
+        }
+    }
+    Ok(())
 }
 
 /// Implements [`Fields`], `Deserialize` and `Serialize` for a generated
@@ -119,6 +265,57 @@ macro_rules! wire_fields {
 }
 pub(crate) use wire_fields;
 
+/// Implements [`Union`] and `Deserialize` for a generated union from its
+/// discriminator values and the enum variants they choose.
+macro_rules! wire_union {
+    ($ty:ident = $schema:literal on $tag:literal { $($value:literal => $variant:ident,)* }) => {
+        impl $crate::api::support::Union for $ty {
+            const SCHEMA: &'static str = $schema;
+            const TAG: &'static str = $tag;
+
+            fn start(tag: &str) -> Option<Self> {
+                $(
+                    if tag == $value {
+                        return Some(Self::$variant(Default::default()));
+                    }
+                )*
+                None
+            }
+
+            fn read_field<'de, A: serde::de::MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<bool, A::Error> {
+                use $crate::api::support::Fields as _;
+                match self {
+                    $( Self::$variant(v) => v.read_field(key, map), )*
+                    Self::Unknown(_) => Ok(false),
+                }
+            }
+
+            fn extra_mut(&mut self) -> Option<&mut serde_json::Map<String, serde_json::Value>> {
+                use $crate::api::support::Fields as _;
+                match self {
+                    $( Self::$variant(v) => Some(v.extra_mut()), )*
+                    Self::Unknown(_) => None,
+                }
+            }
+
+            fn unknown(value: serde_json::Value) -> Self {
+                Self::Unknown(value)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::api::support::deserialize_union(d)
+            }
+        }
+    };
+}
+pub(crate) use wire_union;
+
 /// Reads one known field; a field sent twice is an error, as with serde's
 /// derive (the two values cannot both be kept).
 pub fn field<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
@@ -178,18 +375,6 @@ pub fn serialize_tagged<S: Serializer, T: Serialize>(
         map.insert(tag.to_string(), Value::String(value.to_string()));
     }
     v.serialize(s)
-}
-
-/// Reads a union variant from the JSON already buffered for its tag; the
-/// tag itself is the enum variant, so it is taken out first.
-pub fn variant<T: DeserializeOwned, E: serde::de::Error>(
-    mut value: Value,
-    tag: &str,
-) -> Result<T, E> {
-    if let Value::Object(map) = &mut value {
-        map.remove(tag);
-    }
-    serde_json::from_value(value).map_err(E::custom)
 }
 
 /// Reads a request given as JSON into its typed form, for `call_by_name`.
@@ -292,5 +477,47 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(text.contains("does not fit: invalid type"), "{text}");
+    }
+
+    #[test]
+    fn a_union_is_read_in_one_pass_whatever_the_tag_position() {
+        use crate::api::models::deliveries::response::order::OrderItem;
+        // The tag first (as the service writes it), last, and absent.
+        let first: OrderItem =
+            serde_json::from_str(r#"{"type":"Product","amount":2,"comment":"x","z":1}"#).unwrap();
+        let last: OrderItem =
+            serde_json::from_str(r#"{"amount":2,"comment":"x","z":1,"type":"Product"}"#).unwrap();
+        assert_eq!(first, last);
+        let OrderItem::Product(item) = &first else {
+            panic!("{first:?}")
+        };
+        assert_eq!(item.amount, Some(crate::Money::from(2)));
+        assert_eq!(item.comment.as_deref(), Some("x"));
+        // The tag is the enum variant, not an unknown field; others are kept.
+        assert_eq!(item.extra.keys().collect::<Vec<_>>(), ["z"]);
+        assert_eq!(serde_json::to_value(&first).unwrap()["type"], "Product");
+
+        for kept in [
+            r#"{"type":"Robot","amount":2}"#,
+            r#"{"amount":2}"#,
+            r#"{"amount":2,"type":7}"#,
+            r#""Product""#,
+            r#"[1,2]"#,
+        ] {
+            let item: OrderItem = serde_json::from_str(kept).unwrap();
+            let as_sent: Value = serde_json::from_str(kept).unwrap();
+            assert_eq!(item, OrderItem::Unknown(as_sent), "{kept}");
+        }
+
+        // A field of the wrong type before the tag is still an error of the variant.
+        let e = serde_json::from_str::<OrderItem>(r#"{"amount":"lots","type":"Product"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lots"), "{e}");
+        // A known field sent twice is refused, as for any struct.
+        let e = serde_json::from_str::<OrderItem>(r#"{"type":"Product","amount":1,"amount":2}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("duplicate field `amount`"), "{e}");
     }
 }

@@ -116,11 +116,17 @@ def dump(value: Any) -> Any:
     return value
 
 
+#: The slot behind ``Model.extra``: None until there is something in it, so
+#: that the thousands of objects of a large answer, which rarely have fields
+#: this version does not know, need no dict each.
+_EXTRA = "_Model__extra"
+
+
 def _set(self: "Model", values: Tuple[Any, ...], extra: Optional[Mapping[str, Any]]) -> None:
     setter = object.__setattr__
     for (attr, _wire, _code), value in zip(type(self)._F, values):
         setter(self, attr, value)
-    setter(self, "extra", {} if extra is None else dict(extra))
+    setter(self, _EXTRA, dict(extra) if extra else None)
 
 
 class Model:
@@ -128,7 +134,7 @@ class Model:
     leniently with :meth:`from_dict`, written back with :meth:`to_dict`.
     Fields this version does not know are kept in ``extra``."""
 
-    __slots__ = ("extra",)
+    __slots__ = ("__extra",)
     _F: ClassVar[Tuple[Tuple[str, str, str], ...]] = ()
     _readers: ClassVar[Optional[Tuple[Tuple[str, str, Callable[[Any], Any]], ...]]] = None
     _wires: ClassVar[FrozenSet[str]] = frozenset()
@@ -136,8 +142,17 @@ class Model:
     _TAG_OF: ClassVar[Optional[Tuple[str, str]]] = None
     #: Attributes holding credentials or tokens, never shown by ``repr``.
     _SECRETS: ClassVar[FrozenSet[str]] = frozenset()
-    #: Fields of the answer this version does not know, as sent.
-    extra: Dict[str, Any]
+    __extra: Optional[Dict[str, Any]]
+
+    @property
+    def extra(self) -> Dict[str, Any]:
+        """Fields of the answer this version does not know, as sent."""
+        extra = self.__extra
+        if extra is None:
+            # Made on first use and kept, so that changes to it last.
+            extra = {}
+            object.__setattr__(self, _EXTRA, extra)
+        return extra
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; use replace()")
@@ -158,7 +173,9 @@ class Model:
             return data
         variants: Optional[Mapping[str, str]] = cls.__dict__.get("_VARIANTS")
         if variants is not None:
-            name = variants.get(data.get(cls.__dict__["_TAG"]))  # type: ignore[arg-type]
+            tag = data.get(cls.__dict__["_TAG"])
+            # A tag that is not a string (even a list or an object) names no variant.
+            name = variants.get(tag) if isinstance(tag, str) else None
             if name is not None:
                 return getattr(_models(), name)._load(data)
         readers = cls.__dict__.get("_readers") or cls._compile()
@@ -168,7 +185,7 @@ class Model:
             value = data.get(wire)
             setter(self, attr, None if value is None else read(value))
         wires = cls._wires
-        setter(self, "extra", {k: v for k, v in data.items() if k not in wires})
+        setter(self, _EXTRA, {k: v for k, v in data.items() if k not in wires} or None)
         return self
 
     @classmethod
@@ -189,7 +206,7 @@ class Model:
             value = getattr(self, attr)
             if value is not None:
                 out[wire] = dump(value)
-        for key, value in self.extra.items():
+        for key, value in (self.__extra or {}).items():
             out.setdefault(key, dump(value))
         tag = type(self)._TAG_OF
         if tag is not None and out.get(tag[0]) is None:
@@ -212,7 +229,7 @@ class Model:
             return NotImplemented
         return all(
             getattr(self, attr) == getattr(other, attr) for attr, _w, _c in type(self)._F
-        ) and self.extra == other.extra
+        ) and (self.__extra or {}) == (other.__extra or {})
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -223,8 +240,8 @@ class Model:
             for attr, _w, _c in type(self)._F
             if getattr(self, attr) is not None
         ]
-        if self.extra:
-            shown.append(f"extra={self.extra!r}")
+        if self.__extra:
+            shown.append(f"extra={self.__extra!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
     def __reduce__(self) -> Any:

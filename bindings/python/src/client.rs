@@ -9,7 +9,7 @@ use iikocloud::api::models::deliveries::request::CreateOrderRequest;
 use iikocloud::api::WaitOptions;
 use iikocloud::{CallOptions, Client, ClientBuilder, Secret};
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyDict};
+use pyo3::types::{PyAny, PyDict, PyType};
 
 use crate::convert::{decimal_type, from_py, to_py};
 use crate::errors::{detached, guard, invalid_input, to_pyerr};
@@ -56,6 +56,27 @@ pub fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
 }
 
 impl NativeClient {
+    /// Calls the operation `name` and answers the JSON text of its typed
+    /// answer (made without the GIL, like the call).
+    fn operation_text(
+        &self,
+        py: Python<'_>,
+        name: String,
+        request: &Bound<'_, PyAny>,
+        timeout: Option<f64>,
+    ) -> PyResult<String> {
+        logbridge::refresh(py);
+        let body = json_arg(request)?;
+        let timeout = timeout.map(|t| seconds(py, "timeout", t)).transpose()?;
+        detached(py, || {
+            let mut client = self.client()?;
+            if let Some(t) = timeout {
+                client = client.with_timeout(t)?;
+            }
+            iikocloud::api::call_by_name(&client, &name, &body).map(|a| a.to_string())
+        })
+    }
+
     /// The client for this process (rebuilt once after a fork). Called
     /// without the GIL.
     fn client(&self) -> Result<Client, iikocloud::Error> {
@@ -357,18 +378,24 @@ impl NativeClient {
         request: &Bound<'py, PyAny>,
         timeout: Option<f64>,
     ) -> PyResult<String> {
+        guard(py, || self.operation_text(py, name, request, timeout))
+    }
+
+    /// `call_operation` answering the generated model `model` (a class of
+    /// `iikocloud.api_models`), read from the answer's text by
+    /// `models::load_answer` without a `str` of it in between.
+    #[pyo3(signature = (name, request, model, *, timeout=None))]
+    fn call_operation_model<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        request: &Bound<'py, PyAny>,
+        model: &Bound<'py, PyType>,
+        timeout: Option<f64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         guard(py, || {
-            logbridge::refresh(py);
-            let body = json_arg(request)?;
-            let timeout = timeout.map(|t| seconds(py, "timeout", t)).transpose()?;
-            let answer = detached(py, || {
-                let mut client = self.client()?;
-                if let Some(t) = timeout {
-                    client = client.with_timeout(t)?;
-                }
-                iikocloud::api::call_by_name(&client, &name, &body)
-            })?;
-            Ok(answer.to_string())
+            let text = self.operation_text(py, name, request, timeout)?;
+            crate::models::load_answer(py, model, &text)
         })
     }
 

@@ -430,6 +430,14 @@ impl NativeEmulator {
 }
 
 /// The default credentials and ids of the emulator's fixtures.
+/// The emulator's example request of the operation at `path` (JSON text),
+/// as the all-operations walk of the tests sends it; `None` for a path it
+/// does not know.
+#[pyfunction]
+pub fn example_request(path: &str) -> Option<String> {
+    iikocloud_emulator::example_request(path).map(|r| r.to_string())
+}
+
 pub fn constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
     use iikocloud_emulator as e;
     m.add("EMULATOR_APP_ID", e::DEFAULT_APP_ID)?;

@@ -16,6 +16,7 @@ mod emulator;
 mod errors;
 mod inbox;
 mod logbridge;
+mod models;
 mod webhook;
 
 use pyo3::prelude::*;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(feature = "emulator")]
     {
         m.add_class::<emulator::NativeEmulator>()?;
+        m.add_function(wrap_pyfunction!(emulator::example_request, m)?)?;
         emulator::constants(m)?;
     }
     m.add_class::<webhook::NativeEvent>()?;
@@ -46,6 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(webhook::event_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(client::prepare_request, m)?)?;
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
+    m.add_function(wrap_pyfunction!(models::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -27,6 +27,13 @@ pub struct NativeEvent {
     event: Event,
 }
 
+impl NativeEvent {
+    /// The event's JSON, for the model reader (`models::load_model`).
+    pub(crate) fn raw_json_text(&self) -> &str {
+        self.event.raw_json()
+    }
+}
+
 fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
     let err = simple(py, "WebhookVerificationError", &e.to_string());
     let value = err.value(py);

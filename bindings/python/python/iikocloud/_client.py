@@ -185,8 +185,13 @@ class Client(Ops):
         return Client._wrap(self._n().with_timeout(seconds), self._app_id)
 
     def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
-        return _model.load(response, json.loads(text, parse_float=Decimal))
+        if not response:
+            text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
+            return json.loads(text, parse_float=Decimal)
+        # The answer's text is read into the models natively.
+        return self._n().call_operation_model(
+            name, _model.body(fields), _model.model_class(response), timeout=_seconds(timeout)
+        )
 
     def call_operation(
         self,
@@ -265,7 +270,7 @@ class Client(Ops):
         _order_id, text = self._n().create_delivery_order(
             _model.body(fields), timeout=_seconds(timeout)
         )
-        return _model.load("OrderInfo", json.loads(text, parse_float=Decimal))  # type: ignore[no-any-return]
+        return _model.load_json("OrderInfo", text)  # type: ignore[no-any-return]
 
     def call(
         self,

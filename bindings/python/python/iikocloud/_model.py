@@ -11,9 +11,24 @@ of X, ``{X`` a map of X, anything else the name of a class of
 from __future__ import annotations
 
 import datetime as _dt
+import json as _json
 import sys
 from decimal import Decimal
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, Mapping, Optional, Tuple, Type, TypeVar
+from typing import (
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    FrozenSet,
+    Mapping,
+    Optional,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+)
+
+from . import _native
 
 __all__ = ["Model", "OpenEnum"]
 
@@ -217,7 +232,7 @@ class Model:
     def replace(self: _M, **changes: Any) -> _M:
         """A copy with some fields changed."""
         values = {attr: getattr(self, attr) for attr, _w, _c in type(self)._F}
-        extra = changes.pop("extra", self.extra)
+        extra = changes.pop("extra", self.__extra)
         unknown = set(changes) - set(values)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
@@ -319,6 +334,41 @@ def load(response: str, data: Any) -> Any:
     if not response:
         return data
     return getattr(_models(), response)._load(data)
+
+
+def model_class(name: str) -> Type[Model]:
+    """The class of ``api_models`` named ``name``."""
+    cls: Type[Model] = getattr(_models(), name)
+    return cls
+
+
+def load_json(response: str, text: Union[str, bytes]) -> Any:
+    """An answer's JSON text read into the model ``response`` (empty for
+    none) by the native reader (``_native.load_model``), which makes the
+    objects :func:`load` makes of ``json.loads(text, parse_float=Decimal)``."""
+    if not response:
+        return _json.loads(text, parse_float=Decimal)
+    return _native.load_model(model_class(response), text)
+
+
+def _load_text(cls: Type[Model], text: Any, member: Optional[str]) -> Any:
+    """The reference reading of JSON text into ``cls``: ``json.loads`` with
+    ``parse_float=Decimal``, then :meth:`Model._load`. The native reader hands
+    it what it cannot read exactly the same way itself. With ``member``, that
+    member of a top-level object (None when either is no object, or the text
+    no JSON), as ``webhooks.Event.event_info`` reads ``eventInfo``."""
+    if isinstance(text, _native.NativeEvent):
+        text = text.raw_json
+    elif isinstance(text, memoryview):
+        text = text.tobytes()
+    if member is None:
+        return cls._load(_json.loads(text, parse_float=Decimal))
+    try:
+        whole = _json.loads(text, parse_float=Decimal)
+    except ValueError:
+        return None
+    value = whole.get(member) if isinstance(whole, dict) else None
+    return cls._load(value) if isinstance(value, dict) else None
 
 
 def body(fields: Tuple[Tuple[str, Any], ...]) -> Dict[str, Any]:

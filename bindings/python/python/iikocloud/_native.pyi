@@ -33,6 +33,8 @@ __all__ = [
     "_panic_for_tests",
     "prepare_request",
     "operations",
+    "load_model",
+    "example_request",
 ]
 
 __version__: str
@@ -54,6 +56,14 @@ def refresh_log_level() -> None: ...
 def _panic_for_tests() -> None: ...
 def prepare_request(name: str, request: Any) -> str: ...
 def operations() -> List[Tuple[str, str, str, bool, bool, bool, Optional[str]]]: ...
+def example_request(path: str) -> Optional[str]: ...
+def load_model(
+    cls: type,
+    json: "str | bytes | bytearray | memoryview | NativeEvent",
+    *,
+    member: Optional[str] = None,
+    fallback: bool = True,
+) -> Any: ...
 
 @final
 class NativeClient:
@@ -76,6 +86,9 @@ class NativeClient:
         decimals: bool = False,
     ) -> Any: ...
     def call_operation(self, name: str, request: Any, *, timeout: Optional[float] = None) -> str: ...
+    def call_operation_model(
+        self, name: str, request: Any, model: type, *, timeout: Optional[float] = None
+    ) -> Any: ...
     def call_operation_and_wait(
         self, name: str, request: Any, *, timeout: Optional[float] = None, wait_timeout: Optional[float] = None
     ) -> str: ...

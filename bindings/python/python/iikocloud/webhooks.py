@@ -145,14 +145,15 @@ class Event:
 
     def _typed_info(self) -> Any:
         if self._typed is _MISSING:
-            raw = self.raw_event_info
             model = EVENT_INFO_MODELS.get(self.event_type or "")
             if model is None or self.EVENT_TYPE is None:
-                self._typed = raw
-            elif isinstance(raw, dict):
-                self._typed = _model.load(model, raw)
+                self._typed = self.raw_event_info
             else:
-                self._typed = None
+                # Read natively from the event's JSON: the model of its
+                # eventInfo, None when that is absent or no object.
+                self._typed = _native.load_model(
+                    _model.model_class(model), self._n, member="eventInfo"
+                )
         return self._typed
 
     @property

@@ -1,0 +1,1105 @@
+//! Typed answers and webhook `eventInfo` read from JSON straight into the
+//! generated models of `iikocloud.api_models`.
+//!
+//! The reference is `_model.Model._load` over `json.loads(text,
+//! parse_float=Decimal)`: it walks the dicts with each class's `_F` plan of
+//! `(attribute, wire name, type code)`. Here a class's plan is read once into
+//! a [`ModelPlan`] (on first use, then kept), and the text is parsed by
+//! serde_json under a [`DeserializeSeed`] that follows the plan, making the
+//! Python objects as it goes: no `serde_json::Value`, no dict per object.
+//!
+//! The objects are the reference's, value for value:
+//! * numbers keep their digits: a `d` field and plain JSON (`a` fields,
+//!   `extra`, anything unexpected) are taken as raw text (serde_json's
+//!   `RawValue`) and read here, so an integer is an `int` (a `Decimal` in a
+//!   `d` field) and any other number a `Decimal` of its text, as
+//!   `parse_float=Decimal` gives;
+//! * strings, booleans, integers and `null` elsewhere come from serde_json
+//!   directly, and so do the objects and lists the plan expects; a value of
+//!   another type is kept as sent;
+//! * a union reads its tag first (the service writes it first); keys before
+//!   it are kept as raw text and read once the variant is known.
+//!
+//! What this reader cannot reproduce exactly it leaves to the reference
+//! (`_model._load_text`): a fractional number where the plan expects no
+//! number (serde_json has made it a double by then: `"amount": 1.10` in an
+//! `i` field), a union tag given twice (the reference takes the last), text
+//! serde_json refuses but Python reads (`NaN`, a lone surrogate outside plain
+//! JSON) or that is no JSON at all (the reference raises its own error),
+//! nesting deeper than [`MAX_DEPTH`]. `load_model(..., fallback=False)`
+//! raises instead, for the tests that check that the native path read an
+//! input.
+//!
+//! The GIL is held throughout, as `json.loads` holds it: the objects are made
+//! while the text is read.
+
+mod objects;
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyType};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::convert::decimal_type;
+use crate::errors::{guard, invalid_input};
+use crate::webhook::NativeEvent;
+use objects::{DateTimes, Layout};
+
+/// Deepest nesting read natively (objects and lists, typed or not); deeper
+/// input goes to the reference.
+const MAX_DEPTH: u32 = 128;
+
+/// How one value is read: the type codes of `_model.py`.
+enum Code {
+    /// `s`, `i`, `b`: kept as sent, read by serde_json.
+    Plain,
+    /// `a` and a class that is neither a model nor an enum: kept as sent,
+    /// from the raw text (exact numbers).
+    Json,
+    /// `d`: a number as `Decimal`.
+    Decimal,
+    /// `t`: a terminal-local time as a naive `datetime` (kept as sent when
+    /// unreadable).
+    Time,
+    /// An `OpenEnum` class: a string as that class.
+    Enum(EnumClass),
+    /// `[X`
+    List(Box<Code>),
+    /// `{X`
+    Map(Box<Code>),
+    /// A `Model` class.
+    Model(Arc<ModelRef>),
+}
+
+/// An `OpenEnum` class and an instance of each value it lists (immutable, so
+/// shared by every answer, as Python shares small ints).
+struct EnumClass {
+    cls: Py<PyType>,
+    known: HashMap<Box<str>, Py<PyAny>, Fx>,
+}
+
+/// A model class and its plan, read on first use.
+struct ModelRef {
+    cls: Py<PyType>,
+    plan: PyOnceLock<ModelPlan>,
+}
+
+/// What `_model.Model._load` needs of a class, read from its `_F`, `_TAG`
+/// and `_VARIANTS`.
+struct ModelPlan {
+    codes: Vec<Code>,
+    wires: Vec<Box<str>>,
+    by_wire: HashMap<Box<str>, usize, Fx>,
+    /// The field that followed each field (the last entry: the first field)
+    /// the last time; a producer writes its fields in one order, so this
+    /// spares most look-ups.
+    next: Box<[AtomicUsize]>,
+    union: Option<Union>,
+    layout: Layout,
+}
+
+impl ModelPlan {
+    /// The field of `key`, trying the one that followed `after` last time.
+    fn field(&self, after: usize, key: &str) -> Option<usize> {
+        let guess = self.next[after].load(Ordering::Relaxed);
+        if self.wires.get(guess).is_some_and(|w| same(w, key)) {
+            return Some(guess);
+        }
+        let found = *self.by_wire.get(key)?;
+        self.next[after].store(found, Ordering::Relaxed);
+        Some(found)
+    }
+
+    /// Where the guesses start.
+    fn first(&self) -> usize {
+        self.wires.len()
+    }
+}
+
+/// `a == b` for short strings without a call to `memcmp` (a field name is
+/// compared with each key; the call was a twentieth of the whole read).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |c: &[u8]| u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    if (&mut ca).zip(&mut cb).any(|(x, y)| word(x) != word(y)) {
+        return false;
+    }
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
+}
+
+/// The variants of a union class by the value of its tag.
+struct Union {
+    tag: Box<str>,
+    variants: HashMap<Box<str>, Arc<ModelRef>, Fx>,
+}
+
+/// A fast hash for short keys (FxHash's step); the keys of the tables are
+/// fixed by the generated code, not by the input.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let word = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+
+/// Every class met so far, by address; each holds its class, so an address
+/// is never reused while listed.
+static MODELS: Mutex<Option<HashMap<usize, Arc<ModelRef>>>> = Mutex::new(None);
+
+fn model_ref(cls: &Bound<'_, PyType>) -> Arc<ModelRef> {
+    let mut models = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    models
+        .get_or_insert_with(HashMap::new)
+        .entry(cls.as_ptr() as usize)
+        .or_insert_with(|| {
+            Arc::new(ModelRef {
+                cls: cls.clone().unbind(),
+                plan: PyOnceLock::new(),
+            })
+        })
+        .clone()
+}
+
+/// The classes the plans refer to: the module the type codes name classes
+/// of, and the two bases.
+struct Bases<'py> {
+    models: Bound<'py, PyAny>,
+    model: Bound<'py, PyAny>,
+    open_enum: Bound<'py, PyAny>,
+}
+
+impl<'py> Bases<'py> {
+    fn get(py: Python<'py>) -> PyResult<Bases<'py>> {
+        let runtime = py.import("iikocloud._model")?;
+        Ok(Bases {
+            models: py.import("iikocloud.api_models")?.into_any(),
+            model: runtime.getattr("Model")?,
+            open_enum: runtime.getattr("OpenEnum")?,
+        })
+    }
+
+    /// The code of `_model._converter`'s `code`.
+    fn code(&self, text: &str) -> PyResult<Code> {
+        Ok(match text {
+            "d" => Code::Decimal,
+            "t" => Code::Time,
+            "s" | "i" | "b" => Code::Plain,
+            "a" => Code::Json,
+            _ if text.starts_with('[') => Code::List(Box::new(self.code(&text[1..])?)),
+            _ if text.starts_with('{') => Code::Map(Box::new(self.code(&text[1..])?)),
+            name => {
+                let found = self.models.getattr(name)?;
+                match found.cast::<PyType>() {
+                    Ok(cls) if cls.is_subclass(&self.open_enum)? => {
+                        let mut known = HashMap::default();
+                        for value in cls.getattr("_VALUES")?.try_iter()? {
+                            let value = value?.cast_into::<PyString>()?;
+                            let text: Box<str> = value.to_cow()?.into();
+                            known.insert(text, cls.call1((value,))?.unbind());
+                        }
+                        Code::Enum(EnumClass {
+                            cls: cls.clone().unbind(),
+                            known,
+                        })
+                    }
+                    Ok(cls) if cls.is_subclass(&self.model)? => Code::Model(model_ref(cls)),
+                    _ => Code::Json,
+                }
+            }
+        })
+    }
+}
+
+impl ModelPlan {
+    fn read(cls: &Bound<'_, PyType>) -> PyResult<ModelPlan> {
+        let py = cls.py();
+        let bases = Bases::get(py)?;
+        let mut codes = Vec::new();
+        let mut wires = Vec::new();
+        let mut attrs = Vec::new();
+        let mut by_wire = HashMap::default();
+        for entry in cls.getattr("_F")?.try_iter()? {
+            let (attr, wire, code): (Bound<'_, PyString>, String, String) = entry?.extract()?;
+            let wire: Box<str> = wire.into();
+            if by_wire.insert(wire.clone(), codes.len()).is_some() {
+                // Not in the generated code; the reference sets every
+                // attribute of a repeated wire name, which this plan cannot.
+                return Err(invalid_input(
+                    py,
+                    &format!("{}: wire name {wire:?} listed twice", cls.name()?),
+                ));
+            }
+            codes.push(bases.code(&code)?);
+            wires.push(wire);
+            attrs.push(attr);
+        }
+        // `_load` looks for the variants in the class's own namespace only.
+        let own = cls.getattr("__dict__")?;
+        let variants = own.call_method1("get", ("_VARIANTS",))?;
+        let union = if variants.is_none() {
+            None
+        } else {
+            let tag: String = own.get_item("_TAG")?.extract()?;
+            let mut by_value = HashMap::default();
+            for (value, name) in variants.cast::<PyDict>()?.iter() {
+                let value: String = value.extract()?;
+                let name: String = name.extract()?;
+                let variant = bases.models.getattr(name.as_str())?;
+                let variant = variant.cast::<PyType>()?;
+                by_value.insert(value.into(), model_ref(variant));
+            }
+            Some(Union {
+                tag: tag.into(),
+                variants: by_value,
+            })
+        };
+        let next = (0..=codes.len())
+            .map(|i| AtomicUsize::new(if i == codes.len() { 0 } else { i + 1 }))
+            .collect();
+        Ok(ModelPlan {
+            codes,
+            wires,
+            by_wire,
+            next,
+            union,
+            layout: Layout::of(cls, &attrs)?,
+        })
+    }
+}
+
+/// Why an input was not read natively.
+enum Failure {
+    /// An exception raised while making a value.
+    Python(PyErr),
+    /// Input the reference reads differently from what this reader could
+    /// make (see the module's documentation).
+    Unsupported(&'static str),
+}
+
+static PARSE_TIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The state of one read: where failures are kept (serde's errors carry only
+/// text), how deep the reader is, and the `Decimal`s made so far by their
+/// text (an answer repeats its prices and amounts; a `Decimal` is immutable).
+struct Ctx<'py> {
+    py: Python<'py>,
+    depth: Cell<u32>,
+    failure: RefCell<Option<Failure>>,
+    decimal: Bound<'py, PyType>,
+    decimals: RefCell<HashMap<Box<str>, Bound<'py, PyAny>, Fx>>,
+}
+
+impl<'py> Ctx<'py> {
+    fn new(py: Python<'py>) -> PyResult<Ctx<'py>> {
+        Ok(Ctx {
+            py,
+            depth: Cell::new(0),
+            failure: RefCell::new(None),
+            decimal: decimal_type(py)?.clone(),
+            decimals: RefCell::new(HashMap::default()),
+        })
+    }
+
+    fn fail<E: de::Error>(&self, failure: Failure) -> E {
+        let mut slot = self.failure.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(failure);
+        }
+        E::custom("not read natively")
+    }
+
+    fn check<T, E: de::Error>(&self, result: PyResult<T>) -> Result<T, E> {
+        result.map_err(|e| self.fail(Failure::Python(e)))
+    }
+
+    fn enter<E: de::Error>(&self) -> Result<(), E> {
+        let depth = self.depth.get() + 1;
+        if depth > MAX_DEPTH {
+            return Err(self.fail(Failure::Unsupported("nested too deep")));
+        }
+        self.depth.set(depth);
+        Ok(())
+    }
+
+    fn leave(&self) {
+        self.depth.set(self.depth.get() - 1);
+    }
+
+    fn plan<'a, E: de::Error>(&self, model: &'a ModelRef) -> Result<&'a ModelPlan, E> {
+        self.check(
+            model
+                .plan
+                .get_or_try_init(self.py, || ModelPlan::read(model.cls.bind(self.py))),
+        )
+    }
+
+    fn none(&self) -> Bound<'py, PyAny> {
+        self.py.None().into_bound(self.py)
+    }
+
+    fn bool(&self, v: bool) -> Bound<'py, PyAny> {
+        PyBool::new(self.py, v).to_owned().into_any()
+    }
+
+    fn int(&self, v: i64) -> Bound<'py, PyAny> {
+        match v.into_pyobject(self.py) {
+            Ok(i) => i.into_any(),
+            Err(never) => match never {},
+        }
+    }
+
+    fn uint(&self, v: u64) -> Bound<'py, PyAny> {
+        match v.into_pyobject(self.py) {
+            Ok(i) => i.into_any(),
+            Err(never) => match never {},
+        }
+    }
+
+    /// A string of a field of code `code`: a time, an enum value, or kept.
+    fn string(&self, code: &Code, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        match code {
+            Code::Time => self.time(text),
+            Code::Enum(e) => match e.known.get(text) {
+                Some(v) => Ok(v.bind(self.py).clone()),
+                None => e.cls.bind(self.py).call1((text,)),
+            },
+            _ => Ok(PyString::new(self.py, text).into_any()),
+        }
+    }
+
+    /// The value of a field of code `code` from its raw JSON text.
+    fn leaf(&self, code: &Code, raw: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        match raw.as_bytes().first() {
+            Some(b'"') => match json_string(raw) {
+                JsonString::Text(t) => match code {
+                    Code::Time | Code::Enum(_) => self.string(code, &t),
+                    _ => Ok(PyString::new(py, &t).into_any()),
+                },
+                JsonString::Utf16(units) => {
+                    let value = utf16_string(py, &units)?;
+                    match code {
+                        Code::Time => self.python_time(value),
+                        Code::Enum(e) => e.cls.bind(py).call1((value,)),
+                        _ => Ok(value.into_any()),
+                    }
+                }
+            },
+            Some(b'-' | b'0'..=b'9') => self.number(raw, matches!(code, Code::Decimal)),
+            Some(b't') => Ok(self.bool(true)),
+            Some(b'f') => Ok(self.bool(false)),
+            Some(b'n') => Ok(self.none()),
+            // An object or a list where a leaf was expected: plain JSON.
+            _ => self.container(raw),
+        }
+    }
+
+    /// A number from its JSON text: an integer as `int` (as `Decimal` for a
+    /// `d` field), anything else as `Decimal` of the text.
+    fn number(&self, text: &str, decimal: bool) -> PyResult<Bound<'py, PyAny>> {
+        let integer = !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+        if integer && !decimal {
+            return match text.parse::<i64>() {
+                Ok(i) => Ok(self.int(i)),
+                Err(_) => self.py.get_type::<PyInt>().call1((text,)),
+            };
+        }
+        // Python reads `-0` as the int 0, whose Decimal is `0`.
+        let text = if integer && text == "-0" { "0" } else { text };
+        if let Some(d) = self.decimals.borrow().get(text) {
+            return Ok(d.clone());
+        }
+        let d = self.decimal.call1((text,))?;
+        self.decimals.borrow_mut().insert(text.into(), d.clone());
+        Ok(d)
+    }
+
+    /// `_model._parse_time` of a string: the service's form is read here,
+    /// anything else by that function itself.
+    fn time(&self, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        match local_time(text) {
+            Some(parts) => DateTimes::get(self.py)?.naive(self.py, parts),
+            None => self.python_time(PyString::new(self.py, text)),
+        }
+    }
+
+    fn python_time(&self, value: Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+        PARSE_TIME
+            .import(self.py, "iikocloud._model", "_parse_time")?
+            .call1((value,))
+    }
+
+    /// An object or a list as plain JSON, from its raw text (its values
+    /// taken as raw text in turn: plain JSON is rare and small in answers).
+    fn container(&self, raw: &str) -> PyResult<Bound<'py, PyAny>> {
+        let mut de = serde_json::Deserializer::from_str(raw);
+        let value = de::Deserializer::deserialize_any(&mut de, Typed::json(self))
+            .and_then(|v| de.end().map(|()| v));
+        value.map_err(|e| self.take_failure(e))
+    }
+
+    /// Reads the raw text of one value again with `seed`.
+    fn reparse<'de>(&self, raw: &'de str, seed: Typed<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut de = serde_json::Deserializer::from_str(raw);
+        let value = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+        value.map_err(|e| self.take_failure(e))
+    }
+
+    /// The exception for a failed read: the one kept, or one saying what
+    /// serde_json refused.
+    fn take_failure(&self, e: serde_json::Error) -> PyErr {
+        let failure = self.failure.borrow_mut().take();
+        match failure {
+            Some(Failure::Python(err)) => err,
+            Some(Failure::Unsupported(why)) => {
+                invalid_input(self.py, &format!("not read natively: {why}"))
+            }
+            None => invalid_input(self.py, &format!("not JSON the native reader takes: {e}")),
+        }
+    }
+}
+
+/// A JSON string's value: text, or UTF-16 code units when it has a lone
+/// surrogate escape (which Python keeps in a `str`, and Rust cannot).
+enum JsonString<'a> {
+    Text(Cow<'a, str>),
+    Utf16(Vec<u16>),
+}
+
+/// Decodes the raw text of a JSON string, quotes included, which serde_json
+/// has checked (escapes well formed, no control characters).
+fn json_string(raw: &str) -> JsonString<'_> {
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        return JsonString::Text(Cow::Borrowed(inner));
+    }
+    let mut units: Vec<u16> = Vec::new();
+    let mut out = String::with_capacity(inner.len());
+    let mut lone = false;
+    let mut rest = inner;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let esc = &rest.as_bytes()[at + 1..];
+        let (unit, used) = match esc[0] {
+            b'"' => (u16::from(b'"'), 1),
+            b'\\' => (u16::from(b'\\'), 1),
+            b'/' => (u16::from(b'/'), 1),
+            b'b' => (0x08, 1),
+            b'f' => (0x0c, 1),
+            b'n' => (u16::from(b'\n'), 1),
+            b'r' => (u16::from(b'\r'), 1),
+            b't' => (u16::from(b'\t'), 1),
+            _ => (hex4(&esc[1..5]), 5),
+        };
+        rest = &rest[at + 1 + used..];
+        if (0xD800..0xDC00).contains(&unit) {
+            // A high surrogate pairs with an escaped low one right after it.
+            let low = rest
+                .strip_prefix("\\u")
+                .map(|r| hex4(&r.as_bytes()[..4]))
+                .filter(|l| (0xDC00..0xE000).contains(l));
+            if let Some(low) = low {
+                let c = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                rest = &rest[6..];
+                continue;
+            }
+            lone = true;
+        } else if (0xDC00..0xE000).contains(&unit) {
+            lone = true;
+        }
+        if lone {
+            break;
+        }
+        out.push(char::from_u32(u32::from(unit)).unwrap_or('\u{FFFD}'));
+    }
+    if !lone {
+        out.push_str(rest);
+        return JsonString::Text(Cow::Owned(out));
+    }
+    // Rare: start again in UTF-16, keeping lone surrogates as Python does.
+    let mut rest = inner;
+    while let Some(at) = rest.find('\\') {
+        units.extend(rest[..at].encode_utf16());
+        let esc = &rest.as_bytes()[at + 1..];
+        let (unit, used) = match esc[0] {
+            b'b' => (0x08, 1),
+            b'f' => (0x0c, 1),
+            b'n' => (u16::from(b'\n'), 1),
+            b'r' => (u16::from(b'\r'), 1),
+            b't' => (u16::from(b'\t'), 1),
+            b'u' => (hex4(&esc[1..5]), 5),
+            other => (u16::from(other), 1),
+        };
+        units.push(unit);
+        rest = &rest[at + 1 + used..];
+    }
+    units.extend(rest.encode_utf16());
+    JsonString::Utf16(units)
+}
+
+fn hex4(digits: &[u8]) -> u16 {
+    digits.iter().fold(0u16, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => 0,
+        };
+        (acc << 4) | u16::from(v)
+    })
+}
+
+/// A `str` from UTF-16 code units that may hold lone surrogates (decoded
+/// with `surrogatepass`, as Python's own JSON reader keeps them).
+fn utf16_string<'py>(py: Python<'py>, units: &[u16]) -> PyResult<Bound<'py, PyString>> {
+    let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+    Ok(PyBytes::new(py, &bytes)
+        .call_method1("decode", ("utf-16-le", "surrogatepass"))?
+        .cast_into::<PyString>()?)
+}
+
+/// `(year, month, day, hour, minute, second, microsecond)` of the service's
+/// local time, `yyyy-MM-dd HH:mm:ss[.f…]` (or with `T`), when it is a valid
+/// time every supported Python reads alike; `None` for anything else, which
+/// `_parse_time` then decides.
+#[allow(clippy::type_complexity)]
+fn local_time(s: &str) -> Option<(u16, u8, u8, u8, u8, u8, u32)> {
+    let b = s.as_bytes();
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b' ' | b'T')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let micro = match &b[19..] {
+        [] => 0,
+        [b'.', frac @ ..] if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => {
+            // Six digits at most; more are cut off, fewer padded.
+            frac.iter()
+                .chain(std::iter::repeat(&b'0'))
+                .take(6)
+                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'))
+        }
+        _ => return None,
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if year == 0 || day == 0 || day > days || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    Some((
+        year as u16,
+        month as u8,
+        day as u8,
+        hour as u8,
+        minute as u8,
+        second as u8,
+        micro,
+    ))
+}
+
+/// A value read by the plan's code `code`.
+#[derive(Clone, Copy)]
+struct Typed<'a, 'py> {
+    ctx: &'a Ctx<'py>,
+    code: &'a Code,
+}
+
+static JSON: Code = Code::Json;
+
+impl<'a, 'py> Typed<'a, 'py> {
+    /// Plain JSON, kept as sent.
+    fn json(ctx: &'a Ctx<'py>) -> Self {
+        Typed { ctx, code: &JSON }
+    }
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for Typed<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        match self.code {
+            // Numbers from their text.
+            Code::Decimal | Code::Json => {
+                let raw = <&'de RawValue>::deserialize(d)?;
+                self.ctx.check(self.ctx.leaf(self.code, raw.get()))
+            }
+            _ => d.deserialize_any(self),
+        }
+    }
+}
+
+impl<'de, 'py> Visitor<'de> for Typed<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.ctx.bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.ctx.int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.ctx.uint(v))
+    }
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
+        // Its digits are gone (see the module's documentation).
+        Err(self.ctx.fail(Failure::Unsupported(
+            "a fractional number where the plan expects no number",
+        )))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        self.ctx.check(self.ctx.string(self.code, v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.ctx.none())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        match self.code {
+            Code::List(item) => list(
+                self.ctx,
+                seq,
+                Typed {
+                    ctx: self.ctx,
+                    code: item,
+                },
+            ),
+            _ => list(self.ctx, seq, Typed::json(self.ctx)),
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        match self.code {
+            Code::Model(model) => self.ctx.model(model, map),
+            Code::Map(item) => dict(
+                self.ctx,
+                map,
+                Typed {
+                    ctx: self.ctx,
+                    code: item,
+                },
+            ),
+            _ => dict(self.ctx, map, Typed::json(self.ctx)),
+        }
+    }
+}
+
+fn list<'de, 'py, A: SeqAccess<'de>>(
+    ctx: &Ctx<'py>,
+    mut seq: A,
+    each: Typed<'_, 'py>,
+) -> Result<Bound<'py, PyAny>, A::Error> {
+    ctx.enter()?;
+    let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+    while let Some(item) = seq.next_element_seed(each)? {
+        items.push(item);
+    }
+    ctx.leave();
+    ctx.check(PyList::new(ctx.py, items).map(Bound::into_any))
+}
+
+fn dict<'de, 'py, A: MapAccess<'de>>(
+    ctx: &Ctx<'py>,
+    mut map: A,
+    each: Typed<'_, 'py>,
+) -> Result<Bound<'py, PyAny>, A::Error> {
+    ctx.enter()?;
+    let out = PyDict::new(ctx.py);
+    while let Some(key) = map.next_key_seed(Key)? {
+        let value = map.next_value_seed(each)?;
+        ctx.check(out.set_item(PyString::new(ctx.py, &key), value))?;
+    }
+    ctx.leave();
+    Ok(out.into_any())
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+impl<'py> Ctx<'py> {
+    /// `Model._load` of an object: its union's variant, the fields by wire
+    /// name, the rest into `extra`.
+    fn model<'de, A: MapAccess<'de>>(
+        &self,
+        model: &ModelRef,
+        mut map: A,
+    ) -> Result<Bound<'py, PyAny>, A::Error> {
+        self.enter()?;
+        let mut plan = self.plan(model)?;
+        let mut cls = &model.cls;
+        // Keys read before a union's variant is known, as raw text, and the
+        // tags that chose it.
+        let mut early: Vec<(Cow<'de, str>, &'de str)> = Vec::new();
+        let mut tags: Vec<&str> = Vec::new();
+        let mut open = plan.union.is_some();
+        while open {
+            let Some(key) = map.next_key_seed(Key)? else {
+                break;
+            };
+            let raw = map.next_value::<&'de RawValue>()?.get();
+            let is_tag = plan.union.as_ref().is_some_and(|u| *u.tag == *key);
+            early.push((key, raw));
+            if !is_tag {
+                continue;
+            }
+            // The variant may itself be a union whose tag came earlier.
+            while let Some(union) = &plan.union {
+                let Some((_, raw)) = early.iter().rev().find(|(k, _)| **k == *union.tag) else {
+                    break;
+                };
+                tags.push(&union.tag);
+                let chosen = json_string_value(raw).and_then(|v| union.variants.get(&*v));
+                match chosen {
+                    Some(variant) => {
+                        plan = self.plan(variant)?;
+                        cls = &variant.cls;
+                    }
+                    None => {
+                        // An unknown tag: the class itself, as the reference.
+                        open = false;
+                        break;
+                    }
+                }
+            }
+            if plan.union.is_none() {
+                open = false;
+            }
+        }
+        let mut building = self.check(plan.layout.start(cls.bind(self.py)))?;
+        let mut extra: Option<Bound<'py, PyDict>> = None;
+        for (key, raw) in early {
+            match plan.by_wire.get(&*key) {
+                Some(&at) => {
+                    let seed = Typed {
+                        ctx: self,
+                        code: &plan.codes[at],
+                    };
+                    building.set(at, self.check(self.reparse(raw, seed))?);
+                }
+                None => {
+                    let value = self.check(self.leaf(&Code::Json, raw))?;
+                    let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
+                    self.check(extra.set_item(PyString::new(self.py, &key), value))?;
+                }
+            }
+        }
+        let mut after = plan.first();
+        while let Some(key) = map.next_key_seed(Key)? {
+            if tags.contains(&&*key) {
+                return Err(self.fail(Failure::Unsupported("a union tag given twice")));
+            }
+            match plan.field(after, &key) {
+                Some(at) => {
+                    let seed = Typed {
+                        ctx: self,
+                        code: &plan.codes[at],
+                    };
+                    building.set(at, map.next_value_seed(seed)?);
+                    after = at;
+                }
+                None => {
+                    let value = map.next_value_seed(Typed::json(self))?;
+                    let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
+                    self.check(extra.set_item(PyString::new(self.py, &key), value))?;
+                }
+            }
+        }
+        self.leave();
+        self.check(building.finish(extra))
+    }
+}
+
+/// The string a raw JSON value holds, if it is a string without lone
+/// surrogates (a union's tag).
+fn json_string_value(raw: &str) -> Option<Cow<'_, str>> {
+    if !raw.starts_with('"') {
+        return None;
+    }
+    match json_string(raw) {
+        JsonString::Text(t) => Some(t),
+        JsonString::Utf16(_) => None,
+    }
+}
+
+/// What is not an object reads as `None` ([`Member`], [`ObjectOrNone`]).
+macro_rules! none_unless_object {
+    () => {
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(self.ctx.none())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(self.ctx.none())
+        }
+    };
+}
+
+/// The member `name` of a top-level object, read as the model when it is an
+/// object and `None` otherwise (`webhooks.Event.event_info`).
+struct Member<'a, 'py> {
+    ctx: &'a Ctx<'py>,
+    name: &'a str,
+    model: &'a ModelRef,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for Member<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'py> Visitor<'de> for Member<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    none_unless_object!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = self.ctx.none();
+        while let Some(key) = map.next_key_seed(Key)? {
+            if key == self.name {
+                // The last one counts, as in a dict.
+                found = map.next_value_seed(ObjectOrNone {
+                    ctx: self.ctx,
+                    model: self.model,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The model of an object, `None` for any other value.
+struct ObjectOrNone<'a, 'py> {
+    ctx: &'a Ctx<'py>,
+    model: &'a ModelRef,
+}
+
+impl<'de, 'py> DeserializeSeed<'de> for ObjectOrNone<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'py> Visitor<'de> for ObjectOrNone<'_, 'py> {
+    type Value = Bound<'py, PyAny>;
+
+    none_unless_object!();
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.ctx.model(self.model, map)
+    }
+}
+
+/// Reads `text` into the model `model` (or the model of its member
+/// `member`), natively; the error says why not.
+fn read<'py>(
+    py: Python<'py>,
+    model: &Arc<ModelRef>,
+    text: &str,
+    member: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ctx = Ctx::new(py)?;
+    let code = Code::Model(model.clone());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = match member {
+        None => Typed {
+            ctx: &ctx,
+            code: &code,
+        }
+        .deserialize(&mut de),
+        Some(name) => Member {
+            ctx: &ctx,
+            name,
+            model,
+        }
+        .deserialize(&mut de),
+    };
+    value
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| ctx.take_failure(e))
+}
+
+/// The JSON text of `json` (str, bytes-like, or a `NativeEvent`'s event),
+/// handed to `f`.
+fn with_text<R>(json: &Bound<'_, PyAny>, f: impl FnOnce(PyResult<&str>) -> R) -> R {
+    let py = json.py();
+    let not_utf8 =
+        |e: std::str::Utf8Error| invalid_input(py, &format!("the JSON is not UTF-8: {e}"));
+    if let Ok(event) = json.cast::<NativeEvent>() {
+        return f(Ok(event.get().raw_json_text()));
+    }
+    if let Ok(b) = json.cast::<PyBytes>() {
+        return f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8));
+    }
+    if let Ok(s) = json.cast::<PyString>() {
+        return match s.encode_utf8() {
+            Ok(b) => f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8)),
+            // The reference reads it.
+            Err(_) => f(Err(invalid_input(
+                py,
+                "the text has a lone surrogate, which has no UTF-8",
+            ))),
+        };
+    }
+    match json.extract::<Vec<u8>>() {
+        Ok(bytes) => f(std::str::from_utf8(&bytes).map_err(not_utf8)),
+        Err(_) => f(Err(invalid_input(
+            py,
+            "the JSON must be str, bytes, bytearray or memoryview",
+        ))),
+    }
+}
+
+/// The reference reading (`_model._load_text`), for input the native reader
+/// leaves to it.
+fn reference<'py>(
+    cls: &Bound<'py, PyType>,
+    json: &Bound<'py, PyAny>,
+    member: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    LOAD_TEXT
+        .import(cls.py(), "iikocloud._model", "_load_text")?
+        .call1((cls, json, member))
+}
+
+/// Reads JSON text into the generated model class `cls`, making the objects
+/// `cls._load(json.loads(text, parse_float=Decimal))` makes. With `member`,
+/// reads that member of a top-level object instead (`None` when the text is
+/// no object or the member no object). Input this reader cannot reproduce
+/// exactly goes to the Python reader, or raises `InvalidInputError` with
+/// `fallback=False`.
+#[pyfunction]
+#[pyo3(signature = (cls, json, *, member=None, fallback=true))]
+pub fn load_model<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    json: &Bound<'py, PyAny>,
+    member: Option<&str>,
+    fallback: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(py, || {
+        let model = model_ref(cls);
+        match with_text(json, |text| read(py, &model, text?, member)) {
+            Ok(value) => Ok(value),
+            Err(_) if fallback => reference(cls, json, member),
+            Err(e) => Err(e),
+        }
+    })
+}
+
+/// Reads an answer's JSON text into `cls` for `NativeClient`: natively, or
+/// through the Python reader (given the text as `str`) when it must.
+pub fn load_answer<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    text: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    match read(py, &model_ref(cls), text, None) {
+        Ok(value) => Ok(value),
+        Err(_) => reference(cls, PyString::new(py, text).as_any(), None),
+    }
+}

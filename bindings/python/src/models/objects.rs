@@ -1,0 +1,418 @@
+//! Instances of the generated models, made as `cls.__new__(cls)` and
+//! `object.__setattr__` make them in `_model.Model._load`, but writing each
+//! slot directly.
+//!
+//! A generated class keeps its fields in `__slots__`: CPython gives each slot
+//! a member descriptor, which stores the value at a fixed offset in the
+//! object. Setting 47,000 attributes of a 200-order answer through
+//! `object.__setattr__` (a call per field) cost more than parsing it, so the
+//! offsets are read once per class from the descriptors that attribute access
+//! itself uses, and values are stored there. A class that does not fit that
+//! shape (no slots, its own `__new__`) gets the generic path.
+//!
+//! This module is the only unsafe code of the Python crate: reading a type's
+//! member table and writing the slots of an object it has just made.
+#![allow(unsafe_code)]
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyNone, PyString, PyType};
+
+/// How instances of one class are made.
+pub(super) enum Layout {
+    /// Allocated with the type's `tp_alloc` (what `object.__new__` does);
+    /// each field (and `extra`) at its slot's offset.
+    Slots { fields: Box<[isize]>, extra: isize },
+    /// `cls.__new__(cls)` and `object.__setattr__`, as the Python loader.
+    Generic {
+        fields: Box<[Py<PyString>]>,
+        extra: Py<PyString>,
+    },
+}
+
+/// The slot behind `Model.extra` (`_model._EXTRA`): `None` or a dict of the
+/// fields this version does not know.
+const EXTRA: &str = "_Model__extra";
+
+static MEMBER_DESCRIPTOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static OBJECT_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static OBJECT_SETATTR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn object_attr<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyAny>>,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    cell.get_or_try_init(py, || {
+        Ok::<_, PyErr>(
+            py.import("builtins")?
+                .getattr("object")?
+                .getattr(name)?
+                .unbind(),
+        )
+    })
+    .map(|o| o.bind(py).clone())
+}
+
+impl Layout {
+    /// The layout of `cls` for the attributes `attrs` (in `_F` order).
+    pub(super) fn of(cls: &Bound<'_, PyType>, attrs: &[Bound<'_, PyString>]) -> PyResult<Layout> {
+        match slot_offsets(cls, attrs)? {
+            Some((fields, extra)) => Ok(Layout::Slots { fields, extra }),
+            None => Ok(Layout::Generic {
+                fields: attrs.iter().map(|a| a.clone().unbind()).collect(),
+                extra: PyString::new(cls.py(), EXTRA).unbind(),
+            }),
+        }
+    }
+
+    /// Starts an instance of `cls`, whose fields are then given one by one
+    /// (see [`Building`]).
+    pub(super) fn start<'a, 'py>(
+        &'a self,
+        cls: &Bound<'py, PyType>,
+    ) -> PyResult<Building<'a, 'py>> {
+        Ok(match self {
+            Layout::Slots { fields, extra } => Building::Slots {
+                obj: allocate(cls)?,
+                fields,
+                extra: *extra,
+            },
+            Layout::Generic { fields, extra } => Building::Generic {
+                cls: cls.clone(),
+                values: std::iter::repeat_with(|| None).take(fields.len()).collect(),
+                fields,
+                extra,
+            },
+        })
+    }
+}
+
+/// An instance being made.
+pub(super) enum Building<'a, 'py> {
+    /// Made at the start; its slots filled as the values come (an object
+    /// dropped half-made has empty slots, which CPython allows).
+    Slots {
+        obj: Bound<'py, PyAny>,
+        fields: &'a [isize],
+        extra: isize,
+    },
+    /// Made at the end from the values kept.
+    Generic {
+        cls: Bound<'py, PyType>,
+        values: Vec<Option<Bound<'py, PyAny>>>,
+        fields: &'a [Py<PyString>],
+        extra: &'a Py<PyString>,
+    },
+}
+
+impl<'py> Building<'_, 'py> {
+    fn py(&self) -> Python<'py> {
+        match self {
+            Building::Slots { obj, .. } => obj.py(),
+            Building::Generic { cls, .. } => cls.py(),
+        }
+    }
+
+    /// Sets field `at` (an index of `_F`); a repeated field keeps the last value.
+    pub(super) fn set(&mut self, at: usize, value: Bound<'py, PyAny>) {
+        match self {
+            Building::Slots { obj, fields, .. } => {
+                // SAFETY: `obj` was made by its type's allocator and
+                // `fields[at]` is the offset of one of its object slots (read
+                // from the member descriptor attribute access uses; see
+                // `slot_offsets`).
+                unsafe { store(obj, fields[at], value) }
+            }
+            Building::Generic { values, .. } => values[at] = Some(value),
+        }
+    }
+
+    /// The instance, missing fields `None`, with `extra` (`None` when there
+    /// were no other fields).
+    pub(super) fn finish(self, extra: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let extra = match extra {
+            Some(dict) => dict.into_any(),
+            None => PyNone::get(self.py()).to_owned().into_any(),
+        };
+        match self {
+            Building::Slots {
+                obj,
+                fields,
+                extra: at,
+            } => {
+                let py = obj.py();
+                for &offset in fields {
+                    // SAFETY: as in `set`.
+                    unsafe {
+                        if slot(&obj, offset).is_null() {
+                            store(&obj, offset, py.None().into_bound(py));
+                        }
+                    }
+                }
+                // SAFETY: as in `set`, for the `extra` slot of `Model`.
+                unsafe { store(&obj, at, extra) };
+                Ok(obj)
+            }
+            Building::Generic {
+                cls,
+                values,
+                fields,
+                extra: name,
+            } => {
+                let py = cls.py();
+                let obj = cls.getattr("__new__")?.call1((&cls,))?;
+                let setattr = object_attr(py, &OBJECT_SETATTR, "__setattr__")?;
+                for (name, value) in fields.iter().zip(values) {
+                    let value = value.unwrap_or_else(|| py.None().into_bound(py));
+                    setattr.call1((&obj, name.bind(py), value))?;
+                }
+                setattr.call1((&obj, name.bind(py), extra))?;
+                Ok(obj)
+            }
+        }
+    }
+}
+
+/// `cls.__new__(cls)` for a class that does not override `__new__`: the
+/// type's `tp_alloc`, which zeroes the object (every slot empty) and tracks it
+/// for the garbage collector.
+fn allocate<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    let tp = cls.as_type_ptr();
+    // SAFETY: `tp` is a live heap type (checked in `slot_offsets`, which is
+    // the only way to a `Layout::Slots`); PyType_GetSlot returns its
+    // `tp_alloc`, which every Python-defined class has.
+    let obj = unsafe {
+        let alloc = ffi::PyType_GetSlot(tp, ffi::Py_tp_alloc);
+        if alloc.is_null() {
+            ffi::PyType_GenericAlloc(tp, 0)
+        } else {
+            let alloc: ffi::allocfunc = std::mem::transmute(alloc);
+            alloc(tp, 0)
+        }
+    };
+    // SAFETY: a new reference or NULL with an exception set.
+    unsafe { Bound::from_owned_ptr_or_err(py, obj) }
+}
+
+/// The address of the object slot at `offset`.
+///
+/// # Safety
+/// `offset` must be the offset of an object slot (a `Py_T_OBJECT_EX` member)
+/// of `obj`'s type.
+unsafe fn slot(obj: &Bound<'_, PyAny>, offset: isize) -> *mut ffi::PyObject {
+    // SAFETY: the caller guarantees a slot of `obj` lies at `offset`; it holds
+    // a `PyObject *` (NULL when empty).
+    unsafe {
+        *obj.as_ptr()
+            .cast::<u8>()
+            .offset(offset)
+            .cast::<*mut ffi::PyObject>()
+    }
+}
+
+/// Stores `value` in the object slot at `offset`, releasing what was there.
+///
+/// # Safety
+/// As for [`slot`].
+unsafe fn store(obj: &Bound<'_, PyAny>, offset: isize, value: Bound<'_, PyAny>) {
+    // SAFETY: as in `slot`; the slot owns a reference, which moves in.
+    unsafe {
+        let slot = obj
+            .as_ptr()
+            .cast::<u8>()
+            .offset(offset)
+            .cast::<*mut ffi::PyObject>();
+        let old = std::mem::replace(&mut *slot, value.into_ptr());
+        if !old.is_null() {
+            ffi::Py_DECREF(old);
+        }
+    }
+}
+
+/// The slot offsets of `attrs` and of `extra`, when every one of them is an
+/// object slot whose member descriptor is what `cls` resolves the name to,
+/// and `cls` makes its instances with `object.__new__`. `None` otherwise.
+#[allow(clippy::type_complexity)]
+fn slot_offsets(
+    cls: &Bound<'_, PyType>,
+    attrs: &[Bound<'_, PyString>],
+) -> PyResult<Option<(Box<[isize]>, isize)>> {
+    let py = cls.py();
+    // SAFETY: reading the flags of a live type.
+    let flags = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) };
+    if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0
+        || !cls
+            .getattr("__new__")?
+            .is(&object_attr(py, &OBJECT_NEW, "__new__")?)
+    {
+        return Ok(None);
+    }
+    let member_type = MEMBER_DESCRIPTOR.import(py, "types", "MemberDescriptorType")?;
+    let offset_of = |name: &Bound<'_, PyString>| -> PyResult<Option<isize>> {
+        let descriptor = match cls.getattr(name) {
+            Ok(d) => d,
+            Err(_) => return Ok(None),
+        };
+        if !descriptor.get_type().is(member_type) {
+            return Ok(None);
+        }
+        let owner = descriptor.getattr("__objclass__")?;
+        let owner = owner
+            .cast::<PyType>()
+            .map_err(|_| PyTypeError::new_err("member descriptor without a class"))?;
+        member_offset(owner, &name.to_cow()?)
+    };
+    let mut fields = Vec::with_capacity(attrs.len());
+    for attr in attrs {
+        match offset_of(attr)? {
+            Some(o) => fields.push(o),
+            None => return Ok(None),
+        }
+    }
+    match offset_of(&PyString::new(py, EXTRA))? {
+        Some(extra) => Ok(Some((fields.into_boxed_slice(), extra))),
+        None => Ok(None),
+    }
+}
+
+/// The offset of the writable object slot `name` in the member table of the
+/// heap type `owner`.
+fn member_offset(owner: &Bound<'_, PyType>, name: &str) -> PyResult<Option<isize>> {
+    let tp = owner.as_type_ptr();
+    // SAFETY: reading the flags of a live type.
+    if unsafe { ffi::PyType_GetFlags(tp) } & ffi::Py_TPFLAGS_HEAPTYPE == 0 {
+        return Ok(None);
+    }
+    // SAFETY: PyType_GetSlot accepts any heap type; the member table it
+    // returns (or NULL) lives as long as the type, which `owner` keeps alive,
+    // and ends with an entry whose name is NULL.
+    unsafe {
+        let mut member = ffi::PyType_GetSlot(tp, ffi::Py_tp_members).cast::<ffi::PyMemberDef>();
+        if member.is_null() {
+            return Ok(None);
+        }
+        while !(*member).name.is_null() {
+            let m = &*member;
+            if std::ffi::CStr::from_ptr(m.name).to_bytes() == name.as_bytes() {
+                let writable_object = m.type_code == ffi::Py_T_OBJECT_EX
+                    && m.flags & ffi::Py_READONLY == 0
+                    && m.offset > 0;
+                return Ok(writable_object.then_some(m.offset));
+            }
+            member = member.add(1);
+        }
+    }
+    Ok(None)
+}
+
+/// The start of CPython's `PyDateTime_CAPI` (`datetime.h`), the table the
+/// `datetime` module exports as the capsule `datetime.datetime_CAPI`. It is
+/// not in the limited API, but its fields have kept their places since
+/// Python 3.7 (new ones are added at the end), and [`DateTimes::get`] checks
+/// that the table's `datetime` class is the one Python names.
+#[repr(C)]
+struct DateTimeCapi {
+    date_type: *mut ffi::PyTypeObject,
+    datetime_type: *mut ffi::PyTypeObject,
+    time_type: *mut ffi::PyTypeObject,
+    delta_type: *mut ffi::PyTypeObject,
+    tzinfo_type: *mut ffi::PyTypeObject,
+    timezone_utc: *mut ffi::PyObject,
+    date_from_date: unsafe extern "C" fn(
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        *mut ffi::PyTypeObject,
+    ) -> *mut ffi::PyObject,
+    datetime_from_date_and_time: unsafe extern "C" fn(
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        std::os::raw::c_int,
+        *mut ffi::PyObject,
+        *mut ffi::PyTypeObject,
+    ) -> *mut ffi::PyObject,
+}
+
+/// Makes naive `datetime` values: through the `datetime` module's C table
+/// (a call of `datetime(...)` parses seven arguments, several times the cost
+/// of making the object), or by calling the class where the table is not
+/// what this code expects.
+pub(super) struct DateTimes {
+    class: Py<PyType>,
+    capi: Option<&'static DateTimeCapi>,
+}
+
+// SAFETY: the table is immutable and lives as long as the interpreter; it is
+// only used with the GIL held.
+unsafe impl Send for DateTimes {}
+// SAFETY: as above.
+unsafe impl Sync for DateTimes {}
+
+static DATETIMES: PyOnceLock<DateTimes> = PyOnceLock::new();
+
+impl DateTimes {
+    pub(super) fn get(py: Python<'_>) -> PyResult<&'static DateTimes> {
+        DATETIMES.get_or_try_init(py, || {
+            let class = py
+                .import("datetime")?
+                .getattr("datetime")?
+                .cast_into::<PyType>()?;
+            // SAFETY: PyCapsule_Import returns the capsule's pointer (the
+            // module keeps the table alive for the interpreter's life) or
+            // NULL with an exception set.
+            let capi = unsafe {
+                ffi::PyCapsule_Import(c"datetime.datetime_CAPI".as_ptr(), 0)
+                    .cast::<DateTimeCapi>()
+                    .as_ref()
+            };
+            if capi.is_none() {
+                // Not fatal: the class is called instead.
+                let _ = PyErr::take(py);
+            }
+            let capi = capi.filter(|c| c.datetime_type == class.as_type_ptr());
+            Ok::<_, PyErr>(DateTimes {
+                class: class.unbind(),
+                capi,
+            })
+        })
+    }
+
+    /// A naive `datetime`; the parts are a valid time (see `local_time`).
+    pub(super) fn naive<'py>(
+        &self,
+        py: Python<'py>,
+        (y, mo, d, h, mi, s, us): (u16, u8, u8, u8, u8, u8, u32),
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match self.capi {
+            Some(capi) => {
+                // SAFETY: the table's constructor with its own `datetime`
+                // class and no time zone (Py_None), as the `PyDateTime_*`
+                // macros of `datetime.h` call it; it returns a new reference
+                // or NULL with an exception set.
+                unsafe {
+                    let obj = (capi.datetime_from_date_and_time)(
+                        y.into(),
+                        mo.into(),
+                        d.into(),
+                        h.into(),
+                        mi.into(),
+                        s.into(),
+                        us as std::os::raw::c_int,
+                        ffi::Py_None(),
+                        capi.datetime_type,
+                    );
+                    Bound::from_owned_ptr_or_err(py, obj)
+                }
+            }
+            None => self.class.bind(py).call1((y, mo, d, h, mi, s, us)),
+        }
+    }
+}

@@ -3,8 +3,9 @@
 # release wheel, installs it with the competitors (requests, httpx, orjson,
 # iikocloudapi from PyPI) in a separate environment under target/, and prints
 # Markdown tables: bindings/python/bench/bench.py, then the comparisons with
-# orjson and httpx below (each table's ratios come from one run). Used by
-# scripts/bench-report.sh.
+# orjson and httpx below, the fan-out and the typed models
+# (bindings/python/bench/models.py; each table's ratios come from one run).
+# Used by scripts/bench-report.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -122,3 +123,8 @@ with Emulator() as emu:
 PYEOF
 echo
 ../"$VENV"/bin/python ../bindings/python/bench/fanout.py
+
+# The typed models (#14): the native reader against the Python one and
+# orjson, on answers and webhook bodies.
+echo
+../"$VENV"/bin/python ../bindings/python/bench/models.py

@@ -315,15 +315,21 @@ enum Failure {
 static PARSE_TIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
+/// `Decimal`s by their text, shared by every read: a `Decimal` is immutable,
+/// answers and events repeat their prices and amounts, and making one costs
+/// several times a look-up (about 230 ns, a call of the class with a `str`).
+/// Short texts only; emptied when full.
+static DECIMALS: Mutex<Option<HashMap<Box<str>, Py<PyAny>, Fx>>> = Mutex::new(None);
+const DECIMALS_KEPT: usize = 4096;
+const DECIMAL_TEXT_KEPT: usize = 24;
+
 /// The state of one read: where failures are kept (serde's errors carry only
-/// text), how deep the reader is, and the `Decimal`s made so far by their
-/// text (an answer repeats its prices and amounts; a `Decimal` is immutable).
+/// text) and how deep the reader is.
 struct Ctx<'py> {
     py: Python<'py>,
     depth: Cell<u32>,
     failure: RefCell<Option<Failure>>,
     decimal: Bound<'py, PyType>,
-    decimals: RefCell<HashMap<Box<str>, Bound<'py, PyAny>, Fx>>,
 }
 
 impl<'py> Ctx<'py> {
@@ -333,7 +339,6 @@ impl<'py> Ctx<'py> {
             depth: Cell::new(0),
             failure: RefCell::new(None),
             decimal: decimal_type(py)?.clone(),
-            decimals: RefCell::new(HashMap::default()),
         })
     }
 
@@ -443,11 +448,21 @@ impl<'py> Ctx<'py> {
         }
         // Python reads `-0` as the int 0, whose Decimal is `0`.
         let text = if integer && text == "-0" { "0" } else { text };
-        if let Some(d) = self.decimals.borrow().get(text) {
-            return Ok(d.clone());
+        if text.len() > DECIMAL_TEXT_KEPT {
+            return self.decimal.call1((text,));
         }
+        let lock = || DECIMALS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = lock().as_ref().and_then(|kept| kept.get(text)) {
+            return Ok(d.bind(self.py).clone());
+        }
+        // Made without the lock: the class is Python code.
         let d = self.decimal.call1((text,))?;
-        self.decimals.borrow_mut().insert(text.into(), d.clone());
+        let mut kept = lock();
+        let kept = kept.get_or_insert_with(HashMap::default);
+        if kept.len() >= DECIMALS_KEPT {
+            kept.clear();
+        }
+        kept.insert(text.into(), d.clone().unbind());
         Ok(d)
     }
 

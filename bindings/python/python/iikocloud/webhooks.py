@@ -145,15 +145,13 @@ class Event:
 
     def _typed_info(self) -> Any:
         if self._typed is _MISSING:
-            model = EVENT_INFO_MODELS.get(self.event_type or "")
-            if model is None or self.EVENT_TYPE is None:
+            cls = None if self.EVENT_TYPE is None else _info_class(self.event_type)
+            if cls is None:
                 self._typed = self.raw_event_info
             else:
                 # Read natively from the event's JSON: the model of its
                 # eventInfo, None when that is absent or no object.
-                self._typed = _native.load_model(
-                    _model.model_class(model), self._n, member="eventInfo"
-                )
+                self._typed = _native.load_model(cls, self._n, member="eventInfo")
         return self._typed
 
     @property
@@ -206,6 +204,19 @@ class Event:
 
 
 _MISSING: Any = object()
+
+#: The model classes of EVENT_INFO_MODELS, looked up once each.
+_INFO_CLASSES: Dict[str, Type[_model.Model]] = {}
+
+
+def _info_class(event_type: Optional[str]) -> Optional[Type[_model.Model]]:
+    name = EVENT_INFO_MODELS.get(event_type or "")
+    if name is None:
+        return None
+    cls = _INFO_CLASSES.get(name)
+    if cls is None:
+        cls = _INFO_CLASSES[name] = _model.model_class(name)
+    return cls
 
 
 class _EntityEvent(Event):

@@ -319,23 +319,27 @@ static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// answers and events repeat their prices and amounts, and making one costs
 /// several times a look-up (about 230 ns, a call of the class with a `str`).
 /// Short texts only; emptied when full.
-static DECIMALS: Mutex<Option<HashMap<Box<str>, Py<PyAny>, Fx>>> = Mutex::new(None);
+static DECIMALS: Mutex<Option<ByText>> = Mutex::new(None);
+type ByText = HashMap<Box<str>, Py<PyAny>, Fx>;
 const DECIMALS_KEPT: usize = 4096;
 const DECIMAL_TEXT_KEPT: usize = 24;
 
 /// The state of one read: where failures are kept (serde's errors carry only
 /// text) and how deep the reader is.
-struct Ctx<'py> {
+struct Ctx<'t, 'py> {
     py: Python<'py>,
+    /// The whole text being read (union tags are looked for ahead in it).
+    text: &'t str,
     depth: Cell<u32>,
     failure: RefCell<Option<Failure>>,
     decimal: Bound<'py, PyType>,
 }
 
-impl<'py> Ctx<'py> {
-    fn new(py: Python<'py>) -> PyResult<Ctx<'py>> {
+impl<'t, 'py> Ctx<'t, 'py> {
+    fn new(py: Python<'py>, text: &'t str) -> PyResult<Ctx<'t, 'py>> {
         Ok(Ctx {
             py,
+            text,
             depth: Cell::new(0),
             failure: RefCell::new(None),
             decimal: decimal_type(py)?.clone(),
@@ -491,7 +495,7 @@ impl<'py> Ctx<'py> {
     }
 
     /// Reads the raw text of one value again with `seed`.
-    fn reparse<'de>(&self, raw: &'de str, seed: Typed<'_, 'py>) -> PyResult<Bound<'py, PyAny>> {
+    fn reparse<'de>(&self, raw: &'de str, seed: Typed<'_, '_, 'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut de = serde_json::Deserializer::from_str(raw);
         let value = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
         value.map_err(|e| self.take_failure(e))
@@ -669,21 +673,21 @@ fn local_time(s: &str) -> Option<(u16, u8, u8, u8, u8, u8, u32)> {
 
 /// A value read by the plan's code `code`.
 #[derive(Clone, Copy)]
-struct Typed<'a, 'py> {
-    ctx: &'a Ctx<'py>,
+struct Typed<'a, 't, 'py> {
+    ctx: &'a Ctx<'t, 'py>,
     code: &'a Code,
 }
 
 static JSON: Code = Code::Json;
 
-impl<'a, 'py> Typed<'a, 'py> {
+impl<'a, 't, 'py> Typed<'a, 't, 'py> {
     /// Plain JSON, kept as sent.
-    fn json(ctx: &'a Ctx<'py>) -> Self {
+    fn json(ctx: &'a Ctx<'t, 'py>) -> Self {
         Typed { ctx, code: &JSON }
     }
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Typed<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for Typed<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -698,7 +702,7 @@ impl<'de, 'py> DeserializeSeed<'de> for Typed<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Typed<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for Typed<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -755,9 +759,9 @@ impl<'de, 'py> Visitor<'de> for Typed<'_, 'py> {
 }
 
 fn list<'de, 'py, A: SeqAccess<'de>>(
-    ctx: &Ctx<'py>,
+    ctx: &Ctx<'_, 'py>,
     mut seq: A,
-    each: Typed<'_, 'py>,
+    each: Typed<'_, '_, 'py>,
 ) -> Result<Bound<'py, PyAny>, A::Error> {
     ctx.enter()?;
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
@@ -769,9 +773,9 @@ fn list<'de, 'py, A: SeqAccess<'de>>(
 }
 
 fn dict<'de, 'py, A: MapAccess<'de>>(
-    ctx: &Ctx<'py>,
+    ctx: &Ctx<'_, 'py>,
     mut map: A,
-    each: Typed<'_, 'py>,
+    each: Typed<'_, '_, 'py>,
 ) -> Result<Bound<'py, PyAny>, A::Error> {
     ctx.enter()?;
     let out = PyDict::new(ctx.py);
@@ -811,7 +815,7 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
-impl<'py> Ctx<'py> {
+impl<'t, 'py> Ctx<'t, 'py> {
     /// `Model._load` of an object: its union's variant, the fields by wire
     /// name, the rest into `extra`.
     fn model<'de, A: MapAccess<'de>>(
@@ -827,9 +831,42 @@ impl<'py> Ctx<'py> {
         let mut early: Vec<(Cow<'de, str>, &'de str)> = Vec::new();
         let mut tags: Vec<&str> = Vec::new();
         let mut open = plan.union.is_some();
+        // The first key of a union, its value not read yet.
+        let mut first: Option<Cow<'de, str>> = None;
+        if let Some(union) = plan.union.as_ref() {
+            first = map.next_key_seed(Key)?;
+            if let Some(Cow::Borrowed(key)) = first.as_ref().filter(|k| ***k != *union.tag) {
+                // A tag that comes later (a producer that sorts its keys) is
+                // looked for ahead in the text, sparing the object a
+                // second reading.
+                let ahead = self.tag_ahead(key, &union.tag).and_then(|tag| match tag {
+                    None => Some(None),
+                    Some(raw) => tag_value(raw),
+                });
+                if let Some(tag) = ahead {
+                    let chosen = tag.and_then(|v| union.variants.get(&*v));
+                    match chosen {
+                        Some(variant) => {
+                            let variant_plan = self.plan(variant)?;
+                            if variant_plan.union.is_none() {
+                                plan = variant_plan;
+                                cls = &variant.cls;
+                                open = false;
+                            }
+                        }
+                        // No tag, or one naming no variant: the class itself.
+                        None => open = false,
+                    }
+                }
+            }
+        }
         while open {
-            let Some(key) = map.next_key_seed(Key)? else {
-                break;
+            let key = match first.take() {
+                Some(key) => key,
+                None => match map.next_key_seed(Key)? {
+                    Some(key) => key,
+                    None => break,
+                },
             };
             let raw = map.next_value::<&'de RawValue>()?.get();
             let is_tag = plan.union.as_ref().is_some_and(|u| *u.tag == *key);
@@ -879,7 +916,14 @@ impl<'py> Ctx<'py> {
             }
         }
         let mut after = plan.first();
-        while let Some(key) = map.next_key_seed(Key)? {
+        loop {
+            let key = match first.take() {
+                Some(key) => key,
+                None => match map.next_key_seed(Key)? {
+                    Some(key) => key,
+                    None => break,
+                },
+            };
             if tags.contains(&&*key) {
                 return Err(self.fail(Failure::Unsupported("a union tag given twice")));
             }
@@ -901,6 +945,135 @@ impl<'py> Ctx<'py> {
         }
         self.leave();
         self.check(building.finish(extra))
+    }
+}
+
+impl<'t> Ctx<'t, '_> {
+    /// The raw value of the member `tag` of the object whose first key is
+    /// `key` (a slice of the text being read, quotes excluded): `Some(None)`
+    /// when the object has no such member, `None` when that cannot be told
+    /// cheaply (the key is not in the text, a key with escapes, the tag
+    /// twice, text that is no JSON), and the caller reads the object the
+    /// slow way. The text after the key has not been checked by serde_json
+    /// yet: the scan stays within it whatever it holds.
+    fn tag_ahead(&self, key: &str, tag: &str) -> Option<Option<&'t str>> {
+        let text = self.text.as_bytes();
+        let start = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        let end = start.checked_add(key.len())?;
+        if start == 0 || text.get(start - 1) != Some(&b'"') || text.get(end) != Some(&b'"') {
+            return None;
+        }
+        let mut at = end + 1;
+        let mut is_tag = false;
+        let mut found = None;
+        loop {
+            at = skip_space(text, at);
+            if text.get(at) != Some(&b':') {
+                return None;
+            }
+            let value_at = skip_space(text, at + 1);
+            let value_end = skip_value(text, value_at)?;
+            if is_tag {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(self.text.get(value_at..value_end)?);
+            }
+            at = skip_space(text, value_end);
+            match text.get(at) {
+                Some(b'}') => return Some(found),
+                Some(b',') => {}
+                _ => return None,
+            }
+            at = skip_space(text, at + 1);
+            if text.get(at) != Some(&b'"') {
+                return None;
+            }
+            let key_end = at + 1 + string_end(&text[at + 1..])?;
+            let name = &text[at + 1..key_end];
+            if name.contains(&b'\\') {
+                return None;
+            }
+            is_tag = name == tag.as_bytes();
+            at = key_end + 1;
+        }
+    }
+}
+
+/// The position of the first byte after JSON white space from `at`.
+fn skip_space(text: &[u8], mut at: usize) -> usize {
+    while matches!(text.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// The position of the first `"` in `bytes` not escaped by a backslash (the
+/// end of a string whose opening quote is just before `bytes`).
+fn string_end(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let next = at + bytes[at..].iter().position(|&b| b == b'"' || b == b'\\')?;
+        if bytes[next] == b'"' {
+            return Some(next);
+        }
+        at = next + 2;
+        if at > bytes.len() {
+            return None;
+        }
+    }
+}
+
+/// The end of the JSON value starting at `at` (a container is skipped to
+/// its matching bracket, strings inside it jumped over); `None` when the text
+/// ends first.
+fn skip_value(text: &[u8], at: usize) -> Option<usize> {
+    match text.get(at)? {
+        b'"' => Some(at + 2 + string_end(text.get(at + 1..)?)?),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            loop {
+                let skip = text
+                    .get(i..)?
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))?;
+                i += skip;
+                match text[i] {
+                    b'"' => i += 2 + string_end(text.get(i + 1..)?)?,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    _ => {
+                        depth -= 1;
+                        i += 1;
+                        if depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            let len = text[at..]
+                .iter()
+                .position(|&b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(text.len() - at);
+            Some(at + len)
+        }
+    }
+}
+
+/// A tag's value found ahead in unchecked text: `Some(Some(value))` for a
+/// string, `Some(None)` for JSON of another type (which names no variant),
+/// `None` for text that is no JSON or a string Rust cannot hold (a lone
+/// surrogate), left to the slow way.
+fn tag_value(raw: &str) -> Option<Option<Cow<'_, str>>> {
+    if raw.starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(raw).ok().map(Some)
+    } else {
+        serde_json::from_str::<IgnoredAny>(raw).ok().map(|_| None)
     }
 }
 
@@ -949,13 +1122,13 @@ macro_rules! none_unless_object {
 
 /// The member `name` of a top-level object, read as the model when it is an
 /// object and `None` otherwise (`webhooks.Event.event_info`).
-struct Member<'a, 'py> {
-    ctx: &'a Ctx<'py>,
+struct Member<'a, 't, 'py> {
+    ctx: &'a Ctx<'t, 'py>,
     name: &'a str,
     model: &'a ModelRef,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Member<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for Member<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -963,7 +1136,7 @@ impl<'de, 'py> DeserializeSeed<'de> for Member<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Member<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for Member<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     none_unless_object!();
@@ -986,12 +1159,12 @@ impl<'de, 'py> Visitor<'de> for Member<'_, 'py> {
 }
 
 /// The model of an object, `None` for any other value.
-struct ObjectOrNone<'a, 'py> {
-    ctx: &'a Ctx<'py>,
+struct ObjectOrNone<'a, 't, 'py> {
+    ctx: &'a Ctx<'t, 'py>,
     model: &'a ModelRef,
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for ObjectOrNone<'_, 'py> {
+impl<'de, 'py> DeserializeSeed<'de> for ObjectOrNone<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -999,7 +1172,7 @@ impl<'de, 'py> DeserializeSeed<'de> for ObjectOrNone<'_, 'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for ObjectOrNone<'_, 'py> {
+impl<'de, 'py> Visitor<'de> for ObjectOrNone<'_, '_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     none_unless_object!();
@@ -1017,7 +1190,7 @@ fn read<'py>(
     text: &str,
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ctx = Ctx::new(py)?;
+    let ctx = Ctx::new(py, text)?;
     let code = Code::Model(model.clone());
     let mut de = serde_json::Deserializer::from_str(text);
     let value = match member {

@@ -367,6 +367,12 @@ NATIVE_CASES: List[Tuple[Any, str]] = [
     (STATUS, '{"state": null}'),
     (STATUS, '{"x": [1.5, {"y": 2}], "exception": {"message": "late"}, "state": "Error", "z": 2}'),
     (STATUS, '{"x": 1}'),
+    # The tag after other keys (looked for ahead in the text).
+    (STATUS, '{"x": 1, "state": 5}'),
+    (STATUS, '{"x": 1, "state": "Su\\u0063cess"}'),
+    (STATUS, '{"x": "a}\\"b{", "y": {"z": "]}", "state": "Error"}, "w": [{"state": "Error"}, "]"], "state": "Success"}'),
+    (STATUS, '{"x" : {"state": "Error"} , "exception" : {"message": "m"} ,\n "state" : "Error" }'),
+    (STATUS, '{"x": -1.5e3, "y": true, "z": null, "state": "InProgress", "w": 2}'),
     (STATUS, '{"st\\u0061te": "Su\\u0063cess", "x": 1}'),
     (ORDER, '{"order": {"items": [{"amount": 2, "price": 590, "type": "Product", "product": {"id": "p"}},'
             ' {"type": "Compound", "amount": 1}, {"type": "Nope", "amount": 3}, {"amount": 4}]}}'),
@@ -427,6 +433,8 @@ FALLBACK_CASES: List[Tuple[Any, Any]] = [
     (ORDER, '{"id": 1.0}'),
     (ORDER, '{"timestamp": 123456789012345678901234567890}'),  # beyond 64 bits in an `i` field
     (STATUS, '{"state": "Success", "state": "Error"}'),  # the reference takes the last tag
+    (STATUS, '{"x": 1, "state": "Success", "state": "Error"}'),
+    (STATUS, '{"x": 1, "state": "\\ud800"}'),  # a lone surrogate in the tag, a plain field
     (ORDER, '{"sum": NaN, "x": Infinity}'),  # Python's json reads these
     (ORDER, '{"id": "\\ud800"}'),  # a lone surrogate in a plain field
     (ORDER, '{"order": {"whenCreated": "\\udc00"}}'),  # or in a time
@@ -447,7 +455,9 @@ def test_input_left_to_the_reference_reads_as_the_reference(case: int) -> None:
 @pytest.mark.parametrize(
     "text",
     ['{"id": ', "", "   ", '{"id": "a"} x', "{'id': 1}", '{"id": "a",}', '\ufeff{"id": "a"}',
-     '{"id": "\x01"}', '{"id": "a"}{"id": "b"}'],
+     '{"id": "\x01"}', '{"id": "a"}{"id": "b"}', '{"order": {"items": [{"x": 1, "type": "\\u12"}]}}',
+     '{"order": {"items": [{"x": 1, "type": "Product"', '{"order": {"items": [{"x": 1, "type" "Product"}]}}',
+     '{"order": {"items": [{"x": [1, "type": "Product"}]}}'],
 )
 def test_what_is_no_json_raises_the_references_error(text: str) -> None:
     with pytest.raises(ValueError) as reference:

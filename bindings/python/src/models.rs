@@ -17,18 +17,24 @@
 //! * strings, booleans, integers and `null` elsewhere come from serde_json
 //!   directly, and so do the objects and lists the plan expects; a value of
 //!   another type is kept as sent;
-//! * a union reads its tag first (the service writes it first); keys before
-//!   it are kept as raw text and read once the variant is known.
+//! * a union's variant is chosen by its tag, which the service writes first;
+//!   when another key comes first (the core's own answers sort their keys),
+//!   the tag is looked for ahead in the text, and where that cannot be told
+//!   cheaply the keys before it are kept as raw text and read once the
+//!   variant is known.
 //!
 //! What this reader cannot reproduce exactly it leaves to the reference
 //! (`_model._load_text`): a fractional number where the plan expects no
 //! number (serde_json has made it a double by then: `"amount": 1.10` in an
-//! `i` field), a union tag given twice (the reference takes the last), text
+//! `i` field, and `-0`, which it reads as `-0.0`), a union tag given twice (the reference takes the last), text
 //! serde_json refuses but Python reads (`NaN`, a lone surrogate outside plain
 //! JSON) or that is no JSON at all (the reference raises its own error),
 //! nesting deeper than [`MAX_DEPTH`]. `load_model(..., fallback=False)`
 //! raises instead, for the tests that check that the native path read an
 //! input.
+//!
+//! Immutable values are shared where the reference makes equal copies: the
+//! documented values of an enum, and `Decimal`s of the same text.
 //!
 //! The GIL is held throughout, as `json.loads` holds it: the objects are made
 //! while the text is read.

@@ -14,6 +14,8 @@ import json
 import pickle
 import random
 import re
+import subprocess
+import sys
 import threading
 from decimal import Decimal
 from pathlib import Path
@@ -621,6 +623,32 @@ def test_a_class_that_is_not_shaped_as_the_generated_ones_is_read_by_the_generic
     for cls in (WithoutSlots, WithSlots):
         ours = check(cls, '{"name": "x", "sum": 1.50, "other": [1]}')
         assert ours.sum == Decimal("1.50") and ours.extra == {"other": [1]}
+
+
+RACE = """
+import threading, time
+from iikocloud import _model
+errors = []
+def work(i):
+    time.sleep(i * 0.001)
+    try:
+        _model.model_class("GetOrganizationsResponse")
+    except Exception as e:
+        errors.append(e)
+threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert not errors, errors
+"""
+
+
+def test_threads_that_use_the_models_first_at_once_wait_for_their_import() -> None:
+    # The first typed calls of a fan-out look their class up while another
+    # thread still imports iikocloud.api_models (about 15 ms).
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", RACE], check=True, timeout=60)
 
 
 def test_threads_read_at_once() -> None:

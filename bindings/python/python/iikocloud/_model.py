@@ -40,7 +40,9 @@ _TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 
 def _models() -> Any:
     module = sys.modules.get("iikocloud.api_models")
-    if module is None:
+    # While another thread imports the module it is already listed, half
+    # made; the import statement waits for it.
+    if module is None or getattr(module.__spec__, "_initializing", False):
         from . import api_models as module
     return module
 

@@ -78,6 +78,7 @@
 //! `StopListUpdate` carries no stop-list items: call `/api/1/stop_lists` after
 //! it. `PersonalShift` has no time field: use the envelope's `eventTime`.
 
+mod blocks;
 mod dedup;
 mod event;
 mod lenient;
@@ -85,6 +86,7 @@ pub mod model;
 mod ordering;
 mod parse;
 mod receive;
+mod scan;
 mod time;
 mod verify;
 

@@ -7,9 +7,10 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::model::{
-    CreationStatus, DeliveryOrderInfo, ErrorInfo, PersonalShift, RawJson, ReserveInfo,
-    StopListUpdate, TableOrderInfo,
+    CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, RawJson,
+    ReserveInfo, StopListUpdate, TableOrderInfo,
 };
+use super::summary::{Shape, Spans, Summary};
 use super::time::EventTime;
 use crate::money::Money;
 
@@ -113,6 +114,13 @@ impl EventKind {
     }
 }
 
+impl EventKind {
+    /// `ReserveUpdate` or `ReserveError`.
+    pub(crate) fn is_reserve(self) -> bool {
+        matches!(self, EventKind::ReserveUpdate | EventKind::ReserveError)
+    }
+}
+
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -189,6 +197,12 @@ pub struct Event {
     /// Where `eventInfo` lies in `raw_json`, when the parse noted it: the
     /// deferred read then starts there.
     info_span: Option<(u32, u32)>,
+    /// Where the flat accessors' values lie in `raw_json`, when the parse
+    /// noted it (the fast path does): they are then read without the typed
+    /// read of the whole `eventInfo`.
+    spots: Option<Box<Spans>>,
+    /// Those values, read on first use.
+    summary: OnceLock<Summary>,
     /// The event's JSON exactly as it appeared in the body.
     pub raw_json: String,
 }
@@ -209,7 +223,7 @@ impl Event {
         payload: EventPayload,
         raw_json: String,
     ) -> Event {
-        let event = Event::deferred(envelope, raw_json, None);
+        let event = Event::deferred(envelope, raw_json, None, None);
         // A fresh cell: the set cannot fail.
         let _ = event.payload.set(payload);
         event
@@ -221,6 +235,7 @@ impl Event {
         envelope: Envelope,
         raw_json: String,
         info_span: Option<(u32, u32)>,
+        spots: Option<Box<Spans>>,
     ) -> Event {
         Event {
             kind: envelope.kind,
@@ -230,6 +245,8 @@ impl Event {
             correlation_id: envelope.correlation_id,
             payload: OnceLock::new(),
             info_span,
+            spots,
+            summary: OnceLock::new(),
             raw_json,
         }
     }
@@ -319,6 +336,26 @@ impl Event {
         })
     }
 
+    /// The flat accessors' values without the typed read, while that read
+    /// has not happened and the parse noted where they lie; `None` means:
+    /// use [`Event::payload`].
+    fn quick(&self) -> Option<&Summary> {
+        if self.payload.get().is_some() {
+            return None;
+        }
+        let spots = self.spots.as_deref()?;
+        let shape = match self.kind {
+            EventKind::DeliveryOrderUpdate | EventKind::DeliveryOrderError => Shape::Delivery,
+            EventKind::TableOrderUpdate | EventKind::TableOrderError => Shape::Table,
+            EventKind::ReserveUpdate | EventKind::ReserveError => Shape::Reserve,
+            _ => return None,
+        };
+        Some(
+            self.summary
+                .get_or_init(|| Summary::read(shape, &self.raw_json, spots)),
+        )
+    }
+
     /// Whether the typed `eventInfo` has been read yet (see [`Event`]).
     pub fn payload_is_read(&self) -> bool {
         self.payload.get().is_some()
@@ -385,6 +422,9 @@ impl Event {
     /// `eventInfo.id` of an order or reserve event: the delivery order, table
     /// order or reserve id. `None` for other kinds.
     pub fn entity_id(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.id.as_deref();
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.id.as_deref(),
             EventPayload::TableOrder(i) => i.id.as_deref(),
@@ -396,6 +436,9 @@ impl Event {
     /// `eventInfo.id` of a delivery or table order event. `None` for reserves
     /// (use [`Event::entity_id`]) and other kinds.
     pub fn order_id(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.id.as_deref().filter(|_| !self.kind.is_reserve());
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.id.as_deref(),
             EventPayload::TableOrder(i) => i.id.as_deref(),
@@ -406,6 +449,9 @@ impl Event {
     /// `eventInfo.timestamp` of an order or reserve event: a version number
     /// that grows with every change of that entity.
     pub fn timestamp(&self) -> Option<i64> {
+        if let Some(q) = self.quick() {
+            return q.timestamp;
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.timestamp,
             EventPayload::TableOrder(i) => i.timestamp,
@@ -416,6 +462,9 @@ impl Event {
 
     /// `eventInfo.creationStatus` of an order or reserve event.
     pub fn creation_status(&self) -> Option<&CreationStatus> {
+        if let Some(q) = self.quick() {
+            return q.creation_status.as_ref();
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.creation_status.as_ref(),
             EventPayload::TableOrder(i) => i.creation_status.as_ref(),
@@ -436,6 +485,9 @@ impl Event {
 
     /// `errorInfo.code` as text (also for codes this SDK does not know).
     pub fn error_code(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.error_code.as_ref().map(|c| c.as_str());
+        }
         self.error_info()
             .and_then(|e| e.code.as_ref())
             .map(|c| c.as_str())
@@ -443,6 +495,12 @@ impl Event {
 
     /// `errorInfo.message`, falling back to the deprecated `description`.
     pub fn error_message(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q
+                .error_message
+                .as_deref()
+                .or(q.error_description.as_deref());
+        }
         self.error_info()
             .and_then(|e| e.message.as_deref().or(e.description.as_deref()))
     }
@@ -451,6 +509,9 @@ impl Event {
     /// (`DeliveryStatus`) and table orders (`OrderStatus`), `reserve.status` of
     /// reserves (`ReserveStatus`). Unknown values are returned as sent.
     pub fn status(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.status.as_deref();
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
             EventPayload::TableOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
@@ -461,6 +522,9 @@ impl Event {
 
     /// The order number: of a delivery, a table order, or a banquet's order.
     pub fn order_number(&self) -> Option<i64> {
+        if let Some(q) = self.quick() {
+            return q.number;
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.number,
             EventPayload::TableOrder(i) => i.order.as_ref()?.number,
@@ -472,6 +536,9 @@ impl Event {
     /// The exact order total: of a delivery, a table order, or a banquet's
     /// order. `to_string()` gives the plain decimal (`"1780"`, `"12.5"`).
     pub fn sum(&self) -> Option<Money> {
+        if let Some(q) = self.quick() {
+            return q.sum;
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.sum,
             EventPayload::TableOrder(i) => i.order.as_ref()?.sum,
@@ -482,6 +549,9 @@ impl Event {
 
     /// The customer phone of a delivery, table order or reserve.
     pub fn phone(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.phone.as_deref();
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.phone.as_deref(),
             EventPayload::TableOrder(i) => i.order.as_ref()?.phone.as_deref(),
@@ -505,11 +575,54 @@ impl Event {
     /// so "first time this order id is seen" is a separate question: track it
     /// with your own store or an [`OrderingGuard`](super::OrderingGuard).
     pub fn is_new_delivery_order(&self) -> bool {
-        self.kind == EventKind::DeliveryOrderUpdate
-            && self
-                .delivery()
-                .and_then(|i| i.order.as_ref())
-                .is_some_and(|o| o.is_new())
+        if self.kind != EventKind::DeliveryOrderUpdate {
+            return false;
+        }
+        if let Some(q) = self.quick() {
+            return q.has_order
+                && q.delivery_status
+                    .as_ref()
+                    .is_some_and(DeliveryStatus::is_initial);
+        }
+        self.delivery()
+            .and_then(|i| i.order.as_ref())
+            .is_some_and(|o| o.is_new())
+    }
+
+    /// `eventInfo.externalNumber` of an order or reserve event.
+    pub fn external_number(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.external_number.as_deref();
+        }
+        match self.payload() {
+            EventPayload::DeliveryOrder(i) => i.external_number.as_deref(),
+            EventPayload::TableOrder(i) => i.external_number.as_deref(),
+            EventPayload::Reserve(i) => i.external_number.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.posId` of a delivery or table order event.
+    pub fn pos_id(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.pos_id.as_deref();
+        }
+        match self.payload() {
+            EventPayload::DeliveryOrder(i) => i.pos_id.as_deref(),
+            EventPayload::TableOrder(i) => i.pos_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.isDeleted` of a reserve event.
+    pub fn reserve_is_deleted(&self) -> Option<bool> {
+        if let Some(q) = self.quick() {
+            return q.is_deleted;
+        }
+        match self.payload() {
+            EventPayload::Reserve(i) => i.is_deleted,
+            _ => None,
+        }
     }
 
     /// The de-duplication key of the event; see [`EventKey`].

@@ -87,6 +87,7 @@ mod ordering;
 mod parse;
 mod receive;
 mod scan;
+mod summary;
 mod time;
 mod verify;
 

@@ -15,6 +15,7 @@ use super::model::{
     DeliveryOrderInfo, PersonalShift, RawJson, ReserveInfo, StopListUpdate, TableOrderInfo,
 };
 use super::scan::ScannedEvent;
+use super::summary::Spans;
 use super::time::EventTime;
 
 /// Default body size limit: 16 MiB, far above any order the service sends.
@@ -536,6 +537,7 @@ fn event_from_scan(scanned: ScannedEvent<'_>) -> Event {
     let read = ReadEvent {
         envelope,
         info_span: m.event_info.and_then(|info| span_in(text, info)),
+        spots: Some(Box::new(m.event_info_spots)),
         info: match m.event_info {
             None => Info::Missing,
             Some(info) if unknown => Info::Raw(info),
@@ -636,6 +638,8 @@ struct ReadEvent<'de> {
     info: Info<'de>,
     /// Where `eventInfo` lies in the event's text, if known.
     info_span: Option<(u32, u32)>,
+    /// Where the summary's values lie in the event's text, if known.
+    spots: Option<Box<Spans>>,
     duplicate: Option<&'static str>,
 }
 
@@ -689,7 +693,7 @@ impl ReadEvent<'_> {
             Ok(Shape {
                 object: true,
                 duplicate: None,
-            }) => Event::deferred(envelope, raw_json, span),
+            }) => Event::deferred(envelope, raw_json, span, self.spots),
             Ok(Shape {
                 duplicate: Some(key),
                 ..
@@ -823,6 +827,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             envelope: env,
             info,
             info_span: None,
+            spots: None,
             duplicate,
         })
     }
@@ -1050,6 +1055,32 @@ mod tests {
         }
     }
 
+    /// Every flat accessor of an event, as text.
+    fn flat_fields(e: &Event) -> String {
+        format!(
+            "{:?} {:?}",
+            (
+                e.entity_id(),
+                e.order_id(),
+                e.timestamp(),
+                e.creation_status().map(|c| c.as_str()),
+                e.error_code(),
+                e.error_message(),
+                e.status(),
+                e.order_number(),
+                e.sum().map(|m| m.to_string()),
+                e.phone(),
+                e.is_new_delivery_order(),
+            ),
+            (
+                e.external_number(),
+                e.pos_id(),
+                e.reserve_is_deleted(),
+                e.dedup_key().as_str().to_owned(),
+            )
+        )
+    }
+
     /// The scanner and the careful path make the same events (or the same
     /// error) of the same body: bodies built from the shared payloads and
     /// from pieces that exercise every rule, mutated at random.
@@ -1078,6 +1109,13 @@ mod tests {
             r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":1e400}}}"#,
             r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":-0.0,"number":1e2}}}"#,
             r#"{"eventType":7,"eventTime":"2025-01-02 03:04:05.678","correlationId":null}"#,
+            r#"{"eventType":"DeliveryOrderError","eventInfo":{"id":"d","timestamp":"7","creationStatus":"Error","errorInfo":{"code":"ProductNotFound","description":"gone"},"order":null}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"status":"Unconfirmed","sum":"12.50","number":1.5,"phone":7},"posId":"p","externalNumber":"x"}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":"none","errorInfo":[1],"id":5}}"#,
+            r#"{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"status":"New","sum":0.30000000000000004,"number":-3,"items":[{"status":"x","sum":9}]}}}"#,
+            r#"{"eventType":"ReserveUpdate","eventInfo":{"id":"r","isDeleted":false,"reserve":{"status":"Started","phone":"+7","order":{"sum":99.9,"number":12}}}}"#,
+            r#"{"eventType":"ReserveError","eventInfo":{"reserve":{"order":[],"status":5},"errorInfo":{"code":7,"message":null,"description":"d"}}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"status":"WaitCooking"}, "timestamp" : 9 }}"#,
             "42",
             r#""text""#,
             "null",
@@ -1110,24 +1148,40 @@ mod tests {
         bodies.extend(mutated);
         let options = ParseOptions::default();
         let mut fast_answers = 0;
+        let mut deferred = 0;
         for body in &bodies {
             let fast = parse_text(body, &options, true);
+            // Before anything reads the typed eventInfo (comparing does).
+            let quick: Vec<String> = fast
+                .iter()
+                .flat_map(|p| p.events.iter())
+                .map(|e| {
+                    deferred += usize::from(!e.payload_is_read());
+                    flat_fields(e)
+                })
+                .collect();
             let careful = parse_text(body, &options, false);
             assert_eq!(fast, careful, "{body}");
             if super::super::scan::scan_array(body, DEFAULT_MAX_DEPTH).is_some() {
                 fast_answers += 1;
             }
-            // A usable event's eventInfo always reads.
-            for event in fast.iter().flat_map(|p| p.events.iter()) {
+            for (event, quick) in fast.iter().flat_map(|p| p.events.iter()).zip(&quick) {
+                // The flat accessors give the same before the typed read
+                // (from the noted spots) as after it.
+                // A usable event's eventInfo always reads.
                 if event.problem().is_none() {
                     assert!(
                         !matches!(event.payload(), EventPayload::Invalid { .. }),
                         "{body}"
                     );
                 }
+                assert!(event.payload_is_read());
+                assert_eq!(quick, &flat_fields(event), "{body}");
             }
         }
-        // The comparison covers the scanner, not only the fallback.
+        // The comparisons cover the scanner (not only the fallback) and the
+        // accessors' reads before the typed read.
+        assert!(deferred > bodies.len() / 2, "{deferred}");
         assert!(
             fast_answers > bodies.len() / 2,
             "{fast_answers} of {}",

@@ -18,6 +18,7 @@
 //! make the same events.
 
 use super::blocks::{prefix_xor, BlockMasks};
+use super::summary::{Place, Spans, Spot};
 
 /// One element of the body array.
 pub(crate) struct ScannedEvent<'a> {
@@ -29,7 +30,6 @@ pub(crate) struct ScannedEvent<'a> {
 
 /// The envelope members of an event object: the JSON text of the first
 /// value of each, and what was repeated.
-#[derive(Default)]
 pub(crate) struct Members<'a> {
     pub(crate) event_type: Option<&'a str>,
     pub(crate) event_time: Option<&'a str>,
@@ -40,6 +40,8 @@ pub(crate) struct Members<'a> {
     pub(crate) repeated_member: Option<&'static str>,
     /// The first key repeated inside an object of the first `eventInfo`.
     pub(crate) event_info_repeated_key: Option<&'a str>,
+    /// Where the summary's values lie in the event's text (see `summary`).
+    pub(crate) event_info_spots: Spans,
 }
 
 /// Scans a body that must be a JSON array (after optional whitespace).
@@ -177,9 +179,11 @@ struct Walker<'a, 'i> {
     any_escapes: bool,
 }
 
-/// Where repeated keys are being looked for, and the first one found.
-struct Repeats<'a> {
+/// What is noted while walking `eventInfo`: the first repeated key, and
+/// where the summary's values lie.
+struct Watch<'a> {
     first: Option<&'a str>,
+    spots: Spans,
 }
 
 #[inline]
@@ -256,7 +260,7 @@ impl<'a> Walker<'a, '_> {
     fn element(&mut self, after: usize) -> Option<(ScannedEvent<'a>, usize)> {
         let start = self.skip_ws(after);
         if self.b.get(start) != Some(&b'{') {
-            let end = self.value(after, None)?;
+            let end = self.value(after, None, Place::Elsewhere)?;
             return Some((
                 ScannedEvent {
                     text: &self.text[start..end],
@@ -269,7 +273,16 @@ impl<'a> Walker<'a, '_> {
             return None;
         }
         self.enter()?;
-        let mut m = Members::default();
+        let mut m = Members {
+            event_type: None,
+            event_time: None,
+            organization_id: None,
+            correlation_id: None,
+            event_info: None,
+            repeated_member: None,
+            event_info_repeated_key: None,
+            event_info_spots: [(0, 0); Spot::COUNT],
+        };
         let mut after_member = start + 1;
         let mut first = true;
         loop {
@@ -295,7 +308,7 @@ impl<'a> Walker<'a, '_> {
                 "correlationId" => (&mut m.correlation_id, "correlationId"),
                 "eventInfo" => (&mut m.event_info, "eventInfo"),
                 _ => {
-                    let end = self.value(colon + 1, None)?;
+                    let end = self.value(colon + 1, None, Place::Elsewhere)?;
                     match self.close(end, b'}')? {
                         Some(next) => {
                             after_member = next;
@@ -308,12 +321,20 @@ impl<'a> Walker<'a, '_> {
             let value_start = self.skip_ws(colon + 1);
             let seen_before = slot.is_some();
             let end = if !seen_before && name == "eventInfo" {
-                let mut repeats = Repeats { first: None };
-                let end = self.value(colon + 1, Some(&mut repeats))?;
-                m.event_info_repeated_key = repeats.first;
+                let mut watch = Watch {
+                    first: None,
+                    spots: [(0, 0); Spot::COUNT],
+                };
+                let end = self.value(colon + 1, Some(&mut watch), Place::Info)?;
+                m.event_info_repeated_key = watch.first;
+                // Relative to the event's own text, which the event keeps.
+                for slot in watch.spots.iter_mut().filter(|slot| slot.1 != 0) {
+                    *slot = (slot.0 - start as u32, slot.1 - start as u32);
+                }
+                m.event_info_spots = watch.spots;
                 end
             } else {
-                self.value(colon + 1, None)?
+                self.value(colon + 1, None, Place::Elsewhere)?
             };
             if seen_before {
                 m.repeated_member.get_or_insert(name);
@@ -379,20 +400,25 @@ impl<'a> Walker<'a, '_> {
 
     /// One value starting after `after` (whitespace first); the position
     /// just past it.
-    fn value(&mut self, after: usize, repeats: Option<&mut Repeats<'a>>) -> Option<usize> {
+    fn value(
+        &mut self,
+        after: usize,
+        watch: Option<&mut Watch<'a>>,
+        place: Place,
+    ) -> Option<usize> {
         let start = self.skip_ws(after);
         match *self.b.get(start)? {
             b'{' => {
                 if self.take()? != start {
                     return None;
                 }
-                self.object(start, repeats)
+                self.object(start, watch, place)
             }
             b'[' => {
                 if self.take()? != start {
                     return None;
                 }
-                self.array(start, repeats)
+                self.array(start, watch)
             }
             b'"' => {
                 if self.take()? != start {
@@ -417,7 +443,12 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    fn object(&mut self, open: usize, mut repeats: Option<&mut Repeats<'a>>) -> Option<usize> {
+    fn object(
+        &mut self,
+        open: usize,
+        mut watch: Option<&mut Watch<'a>>,
+        place: Place,
+    ) -> Option<usize> {
         self.enter()?;
         let base = self.keys.len();
         // Bit `signature >> 56` of each key of this object: a key whose bit
@@ -437,7 +468,7 @@ impl<'a> Walker<'a, '_> {
             }
             first = false;
             let key = self.key_from(p)?;
-            if let Some(r) = repeats.as_deref_mut() {
+            if let Some(r) = watch.as_deref_mut() {
                 let sig = signature(key.as_bytes());
                 let (word, bit) = ((sig >> 62) as usize, 1u64 << ((sig >> 56) & 63));
                 if bloom[word] & bit != 0
@@ -455,7 +486,18 @@ impl<'a> Walker<'a, '_> {
             if self.b[colon] != b':' || !self.blank(p + key.len() + 2, colon) {
                 return None;
             }
-            let value_end = self.value(colon + 1, repeats.as_deref_mut())?;
+            let (spot, inner) = match (&watch, place) {
+                (Some(_), Place::Elsewhere) | (None, _) => (None, Place::Elsewhere),
+                (Some(_), _) => place.member(key),
+            };
+            let value_start = self.skip_ws(colon + 1);
+            let value_end = self.value(colon + 1, watch.as_deref_mut(), inner)?;
+            if let (Some(spot), Some(w)) = (spot, watch.as_deref_mut()) {
+                let slot = &mut w.spots[spot as usize];
+                if slot.1 == 0 {
+                    *slot = (value_start as u32, value_end as u32);
+                }
+            }
             let close = self.take()?;
             if !self.blank(value_end, close) {
                 return None;
@@ -471,7 +513,7 @@ impl<'a> Walker<'a, '_> {
         Some(end)
     }
 
-    fn array(&mut self, open: usize, mut repeats: Option<&mut Repeats<'a>>) -> Option<usize> {
+    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a>>) -> Option<usize> {
         self.enter()?;
         let mut after = open + 1;
         if let Some(p) = self.peek() {
@@ -482,7 +524,7 @@ impl<'a> Walker<'a, '_> {
             }
         }
         let end = loop {
-            let value_end = self.value(after, repeats.as_deref_mut())?;
+            let value_end = self.value(after, watch.as_deref_mut(), Place::Elsewhere)?;
             let close = self.take()?;
             if !self.blank(value_end, close) {
                 return None;

@@ -207,6 +207,11 @@ impl Inbox {
     }
 
     /// Opens the inbox at `url` (`sqlite:///path` or `redis://host:port/db`).
+    // Built without both stores, every URL is refused before `backend` is used.
+    #[cfg_attr(
+        not(any(feature = "sqlite", feature = "redis")),
+        allow(unreachable_code, unused_variables)
+    )]
     pub fn open_with(url: &str, options: InboxOptions) -> Result<Inbox, StoreError> {
         let parsed = StoreUrl::parse(url)?;
         if options.max_attempts == 0 || options.visibility_timeout.is_zero() {
@@ -434,6 +439,7 @@ const CLAIM_TTL: Duration = Duration::from_secs(30);
 /// How long a resend waits for another receiver's claim before a `503`.
 const CLAIM_WAIT: Duration = Duration::from_secs(2);
 
+#[cfg(any(feature = "sqlite", feature = "redis"))]
 fn dead_reason(attempts: u32, last_error: Option<&str>) -> String {
     match last_error {
         Some(e) => format!("failed {attempts} times; last error: {e}"),

@@ -9,8 +9,8 @@
 use chrono::{Datelike, Timelike};
 use iikocloud::webhook::{
     find_authorization, parse_body_with, verify_authorization, Deduplicator, Event, EventKind,
-    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody,
-    ReceiveError, VerifyError, STATUS_ACCEPTED,
+    OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody, ReceiveError,
+    VerifyError, STATUS_ACCEPTED,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
@@ -291,7 +291,7 @@ impl NativeEvent {
     }
     #[getter]
     fn is_invalid(&self) -> bool {
-        matches!(self.event.payload(), EventPayload::Invalid { .. })
+        self.event.problem().is_some()
     }
     #[getter]
     fn entity_id(&self) -> Option<&str> {
@@ -340,16 +340,11 @@ impl NativeEvent {
     /// `(external_number, pos_id, is_deleted)` of order and reserve events.
     #[getter]
     fn entity_extras(&self) -> (Option<&str>, Option<&str>, Option<bool>) {
-        match self.event.payload() {
-            EventPayload::DeliveryOrder(i) => {
-                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
-            }
-            EventPayload::TableOrder(i) => {
-                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
-            }
-            EventPayload::Reserve(i) => (i.external_number.as_deref(), None, i.is_deleted),
-            _ => (None, None, None),
-        }
+        (
+            self.event.external_number(),
+            self.event.pos_id(),
+            self.event.reserve_is_deleted(),
+        )
     }
     /// `[(terminal group id, is_full)]` of a `StopListUpdate`.
     #[getter]

@@ -6,6 +6,15 @@ use super::models::commands::{GetCommandStatusRequest, GetCommandStatusResponse}
 use crate::error::{CommandError, CommandErrorKind};
 use crate::{Client, Error, Result};
 
+/// How long a command is followed by default.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest wait a binding may ask for (a day).
+pub const MAX_WAIT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// The pause before the second status poll by default.
+pub const DEFAULT_FIRST_PAUSE: Duration = Duration::from_millis(250);
+/// The longest pause between status polls by default.
+pub const DEFAULT_MAX_PAUSE: Duration = Duration::from_secs(5);
+
 /// How [`Client::wait_command`] polls.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaitOptions {
@@ -21,9 +30,9 @@ pub struct WaitOptions {
 impl Default for WaitOptions {
     fn default() -> Self {
         WaitOptions {
-            timeout: Duration::from_secs(60),
-            first_pause: Duration::from_millis(250),
-            max_pause: Duration::from_secs(5),
+            timeout: DEFAULT_WAIT_TIMEOUT,
+            first_pause: DEFAULT_FIRST_PAUSE,
+            max_pause: DEFAULT_MAX_PAUSE,
         }
     }
 }

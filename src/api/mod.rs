@@ -44,6 +44,7 @@ pub use safe::new_order_id;
 pub use validate::{Validate, Validator};
 pub use wait::{
     WaitOptions, DEFAULT_FIRST_PAUSE, DEFAULT_MAX_PAUSE, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT,
+    PAUSE_GROWTH,
 };
 
 use serde::de::DeserializeOwned;

@@ -14,7 +14,7 @@ use IikoCloud\Exception\InvalidInputException;
  *
  * Give either the v2 credentials (`appId`, `clientSecret`, `apiKey`) or the
  * legacy `apiLogin`. The token is fetched on the first call, cached and
- * refreshed a minute before it expires. PHP starts every request with a new
+ * refreshed 1 min before it expires. PHP starts every request with a new
  * process state, so an in-memory cache alone would fetch a token per
  * request: give `tokenCacheDir` to share the token between PHP-FPM workers,
  * CLI scripts and cron jobs through a file (mode 0600 in a directory created

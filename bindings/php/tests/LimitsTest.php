@@ -259,6 +259,12 @@ final class LimitsTest extends TestCase
         self::assertStringContainsString($expected, $doc, $method);
     }
 
+    public function testTheClassDocsRefreshMarginIsTheLibrarys(): void
+    {
+        $doc = self::flat((string) (new \ReflectionClass(Client::class))->getDocComment());
+        self::assertStringContainsString('refreshed ' . self::human('client.refresh_margin') . ' before it expires', $doc);
+    }
+
     public function testTheDepthCeilingInParseIsTheLibrarys(): void
     {
         $row = array_column(self::vectors()['limits'], null, 'name')['webhook.max_depth'];

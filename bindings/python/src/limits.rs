@@ -123,6 +123,7 @@ pub fn add_constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
         iikocloud::inbox::RECEIVE_STATUSES.to_vec(),
     )?;
     m.add("MAX_REQUEST_DEPTH", limits::MAX_REQUEST_DEPTH)?;
+    m.add("WAIT_PAUSE_GROWTH", iikocloud::api::PAUSE_GROWTH)?;
     m.add_function(wrap_pyfunction!(read_limit, m)?)?;
     m.add_function(wrap_pyfunction!(limit_table, m)?)?;
     Ok(())

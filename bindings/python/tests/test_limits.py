@@ -200,6 +200,11 @@ def test_a_documented_default_is_the_cores(where: Any, limit: str, phrase: str) 
     assert expected in doc, f"{where.__qualname__} should say {expected!r}"
 
 
+def test_the_pause_growth_in_wait_is_the_cores() -> None:
+    doc = _flat(inspect.getdoc(iikocloud.Client.wait) or "")
+    assert f"each pause {_native.WAIT_PAUSE_GROWTH:g} times longer" in doc
+
+
 def test_the_depth_ceiling_in_parse_is_the_cores() -> None:
     ceiling = next(r for r in _native.limit_table() if r[0] == "webhook.max_depth")[6]
     assert f"lowered to {ceiling} levels" in _flat(webhooks.parse.__doc__ or "")

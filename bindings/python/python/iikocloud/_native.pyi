@@ -40,6 +40,7 @@ __all__ = [
     "RECEIVE_STATUSES",
     "INBOX_RECEIVE_STATUSES",
     "MAX_REQUEST_DEPTH",
+    "WAIT_PAUSE_GROWTH",
     "read_limit",
     "limit_table",
     "api_error_class",
@@ -64,6 +65,7 @@ STATUS_RETRY_LATER: int
 RECEIVE_STATUSES: List[int]
 INBOX_RECEIVE_STATUSES: List[int]
 MAX_REQUEST_DEPTH: int
+WAIT_PAUSE_GROWTH: float
 
 def read_limit(name: str, value: Optional[float]) -> Optional[int]: ...
 def limit_table() -> List[

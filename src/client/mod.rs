@@ -57,9 +57,10 @@ pub const DEFAULT_FALLBACK_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 /// Largest response body the client reads by default (64 MiB): nomenclature
 /// answers of big chains run to tens of megabytes.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest `Timeout` header the client accepts.
-const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
-const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
+/// Largest `Timeout` header the client accepts ([`limits::CLIENT_TIMEOUT`](crate::limits::CLIENT_TIMEOUT)).
+pub(crate) const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest pause between two retries, whatever the base delay.
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
 
 /// The user agent sent with every request.
 pub const USER_AGENT: &str = concat!("iikocloud/", env!("CARGO_PKG_VERSION"));
@@ -163,11 +164,7 @@ impl Client {
     /// A handle that sends another `Timeout` header (and waits that much
     /// longer), sharing this client's pool and token cache.
     pub fn with_timeout(&self, timeout: Duration) -> Result<Client> {
-        if timeout < Duration::from_secs(1) || timeout > MAX_SERVER_TIMEOUT {
-            return Err(Error::invalid(format!(
-                "timeout must be between 1 s and 1 h, got {timeout:?}"
-            )));
-        }
+        crate::limits::CLIENT_TIMEOUT.check_duration(timeout)?;
         Ok(Client {
             inner: self.inner.clone(),
             server_timeout: timeout,

@@ -238,9 +238,43 @@ impl Client {
     /// Calls any endpoint with a JSON object body, with the same token
     /// handling, timeouts and errors as the typed calls. Not retried unless
     /// `options.idempotent` says the call is safe to repeat.
+    ///
+    /// The answer's numbers are `f64` in a [`Value`]: for amounts, read the
+    /// answer into types with [`crate::Money`] fields ([`Client::call_as`]),
+    /// or take its text ([`Client::call_text`]).
     pub fn call(&self, path: &str, body: &Value, options: &CallOptions) -> Result<Value> {
+        self.call_as(path, body, options)
+    }
+
+    /// [`Client::call`] with any serializable body (one JSON object) and the
+    /// answer read into any type: a struct of your own, a generated model of
+    /// [`crate::api::models`], or a [`Value`]. [`crate::Money`] fields are
+    /// exact decimals of what the service wrote (it writes doubles in their
+    /// shortest form, which `Money` keeps digit for digit), so sums of them
+    /// add up where `f64` would drift; [`Client::call_text`] passes numbers of
+    /// any length through as text.
+    ///
+    /// ```no_run
+    /// # fn demo(client: &iikocloud::Client) -> iikocloud::Result<()> {
+    /// use iikocloud::{CallOptions, Money};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Balance {
+    ///     balance: Option<Money>,
+    /// }
+    /// let body = serde_json::json!({"organizationId": "441e1320-3f58-4702-9f9e-aa34cdef9c04"});
+    /// let answer: Balance = client.call_as("/api/1/some/endpoint", &body, &CallOptions::default())?;
+    /// # let _ = answer.balance; Ok(()) }
+    /// ```
+    pub fn call_as<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &(impl Serialize + ?Sized),
+        options: &CallOptions,
+    ) -> Result<T> {
         check_path(path)?;
-        if !body.is_object() {
+        let body = serde_json::to_vec(body).map_err(|e| Error::invalid(e.to_string()))?;
+        if body.first() != Some(&b'{') {
             return Err(Error::invalid("the body must be a JSON object"));
         }
         let server_timeout = match options.timeout {
@@ -249,7 +283,7 @@ impl Client {
         };
         let answer = self.execute(&Call {
             path,
-            body: serde_json::to_vec(body).map_err(|e| Error::invalid(e.to_string()))?,
+            body,
             idempotent: options.idempotent,
             authorized: true,
             server_timeout,

@@ -81,7 +81,7 @@ pub const DEFAULT_DEDUP_TTL: Duration = Duration::from_secs(24 * 3600);
 pub const DEFAULT_DEAD_LETTERS: usize = 100;
 
 /// Settings of an [`Inbox`]. A binding reads each from its caller's value
-/// through [`InboxOptions::read`] ([`limits`](crate::limits)).
+/// through [`InboxOptions::read`] ([`limits`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InboxOptions {
     /// How long a taken event stays invisible to other consumers before it is

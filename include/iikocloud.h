@@ -115,6 +115,112 @@
 #define IIKO_EVENT_PERSONAL_SHIFT 8
 
 /**
+ * The default `Timeout` header, in milliseconds (`"client.timeout"`).
+ */
+#define IIKO_DEFAULT_TIMEOUT_MS 15000
+
+/**
+ * How much longer than the Timeout header the client waits by default, in
+ * milliseconds.
+ */
+#define IIKO_DEFAULT_CLIENT_TIMEOUT_MARGIN_MS 5000
+
+/**
+ * The default number of retries of a safe call (`"client.retries"`).
+ */
+#define IIKO_DEFAULT_RETRIES 2
+
+/**
+ * The default first retry delay, in milliseconds (`"client.retry_base_delay"`).
+ */
+#define IIKO_DEFAULT_RETRY_BASE_DELAY_MS 250
+
+/**
+ * The longest pause between two retries, in milliseconds.
+ */
+#define IIKO_MAX_RETRY_DELAY_MS 10000
+
+/**
+ * How long before its expiry a token is refreshed by default, in
+ * milliseconds (`"client.refresh_margin"`).
+ */
+#define IIKO_DEFAULT_REFRESH_MARGIN_MS 60000
+
+/**
+ * The lifetime assumed for a token without a JWT `exp` by default, in
+ * milliseconds (`"client.fallback_token_lifetime"`).
+ */
+#define IIKO_DEFAULT_FALLBACK_TOKEN_LIFETIME_MS 3600000
+
+/**
+ * The largest answer body read by default, in bytes
+ * (`"client.max_response_bytes"`).
+ */
+#define IIKO_DEFAULT_MAX_RESPONSE_BYTES 67108864
+
+/**
+ * How long a command is followed by default, in milliseconds
+ * (`"wait.timeout"`).
+ */
+#define IIKO_DEFAULT_WAIT_TIMEOUT_MS 60000
+
+/**
+ * The largest webhook body read by default, in bytes
+ * (`"webhook.max_body_bytes"`).
+ */
+#define IIKO_DEFAULT_MAX_BODY_BYTES 16777216
+
+/**
+ * The deepest JSON nesting of a webhook body by default
+ * (`"webhook.max_depth"`).
+ */
+#define IIKO_DEFAULT_MAX_DEPTH 64
+
+/**
+ * The highest nesting limit; a larger one is lowered to it.
+ */
+#define IIKO_MAX_DEPTH_CEILING 128
+
+/**
+ * How long a taken inbox event stays hidden by default, in milliseconds
+ * (`"inbox.visibility_timeout"`).
+ */
+#define IIKO_DEFAULT_VISIBILITY_TIMEOUT_MS 30000
+
+/**
+ * Deliveries of one inbox event by default before the dead letters
+ * (`"inbox.max_attempts"`).
+ */
+#define IIKO_DEFAULT_MAX_ATTEMPTS 5
+
+/**
+ * How long an inbox remembers an event's key by default, in milliseconds
+ * (`"inbox.dedup_ttl"`).
+ */
+#define IIKO_DEFAULT_DEDUP_TTL_MS 86400000
+
+/**
+ * A de-duplicator's suggested capacity (`"dedup.capacity"`).
+ */
+#define IIKO_DEFAULT_DEDUP_CAPACITY 10000
+
+/**
+ * A de-duplicator's suggested max age, in milliseconds (`"dedup.max_age"`).
+ */
+#define IIKO_DEFAULT_DEDUP_MAX_AGE_MS 86400000
+
+/**
+ * An ordering guard's suggested capacity (`"ordering.capacity"`).
+ */
+#define IIKO_DEFAULT_ORDERING_CAPACITY 10000
+
+/**
+ * An ordering guard's suggested store TTL, in milliseconds
+ * (`"ordering.store_ttl"`).
+ */
+#define IIKO_DEFAULT_ORDERING_STORE_TTL_MS 604800000
+
+/**
  * `iiko_client_call_operation` flag: write every amount of the answer as a
  * JSON string (`"1250.5"`) instead of a JSON number, for JSON readers that
  * turn numbers into doubles. Amounts as numbers are exact too: their text is
@@ -3144,10 +3250,14 @@ iiko_status iiko_debug_force_panic(iiko_error **err_out);
 
 /**
  * Creates client options with the defaults: base URL
- * `https://api-ru.iiko.services`, Timeout header 15 s, client timeout
- * Timeout + 5 s, 2 retries of safe calls from 250 ms, token refresh 60 s
- * before expiry, 1 h lifetime for tokens without `exp`, 64 MiB answers.
- * Credentials must be set before `iiko_client_new`.
+ * `https://api-ru.iiko.services`, Timeout header `IIKO_DEFAULT_TIMEOUT_MS`,
+ * client timeout Timeout + `IIKO_DEFAULT_CLIENT_TIMEOUT_MARGIN_MS`,
+ * `IIKO_DEFAULT_RETRIES` retries of safe calls from
+ * `IIKO_DEFAULT_RETRY_BASE_DELAY_MS`, token refresh
+ * `IIKO_DEFAULT_REFRESH_MARGIN_MS` before expiry,
+ * `IIKO_DEFAULT_FALLBACK_TOKEN_LIFETIME_MS` for tokens without `exp`, answers
+ * up to `IIKO_DEFAULT_MAX_RESPONSE_BYTES`. Credentials must be set before
+ * `iiko_client_new`.
  *
  * On success writes a new handle to `*options_out` (yours; free it with
  * `iiko_client_options_free`).
@@ -3198,8 +3308,9 @@ iiko_status iiko_client_options_set_base_url(iiko_client_options *options, const
 
 /**
  * Sets the `Timeout` header in milliseconds (sent in whole seconds, rounded
- * up; 1 s to 1 h): how long the service waits for the restaurant terminal
- * before answering 408. Default 15000. Checked by `iiko_client_new`.
+ * up): how long the service waits for the restaurant terminal before
+ * answering 408. Default `IIKO_DEFAULT_TIMEOUT_MS`. Checked by
+ * `iiko_client_new` as `iiko_limit_read_arg` checks `"client.timeout"`.
  *
  * # Safety
  * `options` must be NULL or a live handle used by no other thread.
@@ -3208,7 +3319,8 @@ iiko_status iiko_client_options_set_timeout_ms(iiko_client_options *options, uin
 
 /**
  * Sets how long the client waits for a whole exchange, in milliseconds; it
- * must be longer than the Timeout header. Default: Timeout + 5000.
+ * must be longer than the Timeout header. Default: Timeout +
+ * `IIKO_DEFAULT_CLIENT_TIMEOUT_MARGIN_MS`. Checked by `iiko_client_new`.
  *
  * # Safety
  * `options` must be NULL or a live handle used by no other thread.
@@ -3217,9 +3329,10 @@ iiko_status iiko_client_options_set_client_timeout_ms(iiko_client_options *optio
 
 /**
  * Sets how many times a safe call is retried after a transport error or a
- * 5xx (default 2) and the first backoff delay in milliseconds (default 250,
- * doubled each time with jitter, at most 10 s). Calls that create things are
- * never retried.
+ * 5xx (default `IIKO_DEFAULT_RETRIES`; 0: never) and the first backoff delay
+ * in milliseconds (default `IIKO_DEFAULT_RETRY_BASE_DELAY_MS`, doubled each
+ * time with jitter, at most `IIKO_MAX_RETRY_DELAY_MS`). Calls that create things are never
+ * retried.
  *
  * # Safety
  * `options` must be NULL or a live handle used by no other thread.
@@ -3228,8 +3341,9 @@ iiko_status iiko_client_options_set_retries(iiko_client_options *options, uint32
 
 /**
  * Sets the token cache: how long before expiry a token is refreshed
- * (milliseconds, default 60000, at most a tenth of the token's lifetime) and
- * the lifetime assumed for a token without a JWT `exp` (default 3600000).
+ * (milliseconds, default `IIKO_DEFAULT_REFRESH_MARGIN_MS`, at most a tenth of
+ * the token's lifetime) and the lifetime assumed for a token without a JWT
+ * `exp` (default `IIKO_DEFAULT_FALLBACK_TOKEN_LIFETIME_MS`).
  *
  * # Safety
  * `options` must be NULL or a live handle used by no other thread.
@@ -3320,9 +3434,10 @@ iiko_status iiko_client_options_set_proxy(iiko_client_options *options, const ch
 iiko_status iiko_client_options_set_no_proxy(iiko_client_options *options, const char *hosts, iiko_error **err_out);
 
 /**
- * Sets the largest answer body read, in bytes (default 64 MiB); a larger
- * answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
- * `iiko_client_new`.
+ * Sets the largest answer body read, in bytes (default
+ * `IIKO_DEFAULT_MAX_RESPONSE_BYTES`); a larger answer fails with
+ * `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by `iiko_client_new`, as
+ * `iiko_limit_read_arg` refuses it for `"client.max_response_bytes"`.
  *
  * # Safety
  * `options` must be NULL or a live handle used by no other thread.
@@ -3436,7 +3551,7 @@ iiko_status iiko_client_stop_lists(const iiko_client *client, const char *reques
  *
  * `path` looks like `"/api/1/nomenclature"`; `body_json` must be a JSON
  * object (NULL means `{}`); `timeout_ms` is this call's Timeout header (0: the
- * client's); `flags` is 0 or `IIKO_CALL_IDEMPOTENT` (unknown bits are refused
+ * client's; read as `iiko_limit_read_arg` reads `"call.timeout"`); `flags` is 0 or `IIKO_CALL_IDEMPOTENT` (unknown bits are refused
  * with `IIKO_STATUS_INVALID_ARGUMENT`). Without `IIKO_CALL_IDEMPOTENT` the
  * call is never retried.
  *
@@ -3453,8 +3568,11 @@ iiko_status iiko_client_stop_lists(const iiko_client *client, const char *reques
 iiko_status iiko_client_call(const iiko_client *client, const char *path, const char *body_json, uint64_t timeout_ms, uint32_t flags, char **json_out, iiko_error **err_out);
 
 /**
- * Creates a de-duplicator remembering at most `capacity` events (at least 1),
- * each for `max_age_ms` milliseconds (at least 1; a day is a good choice).
+ * Creates a de-duplicator remembering at most `capacity` events, each for
+ * `max_age_ms` milliseconds (`IIKO_DEFAULT_DEDUP_CAPACITY` and
+ * `IIKO_DEFAULT_DEDUP_MAX_AGE_MS` are good choices). Both are read as
+ * `iiko_limit_read_arg` reads `"dedup.capacity"` and `"dedup.max_age"`: 0 is
+ * refused with `IIKO_STATUS_INVALID_ARGUMENT`.
  *
  * On success writes a new handle to `*dedup_out` (yours; free it with
  * `iiko_deduplicator_free`).
@@ -3466,7 +3584,8 @@ iiko_status iiko_deduplicator_new(size_t capacity, uint64_t max_age_ms, iiko_ded
 
 /**
  * Creates a de-duplicator whose keys live in the store `store_url` names,
- * each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
+ * each for `max_age_ms` milliseconds (read as `"dedup.max_age"`: 0 is
+ * refused): `"memory:"` (this
  * process), `"sqlite:///absolute/path.db"` (the processes of one machine,
  * e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
  * machine). A key is first seen by exactly one caller among all sharing the
@@ -3907,9 +4026,12 @@ iiko_status iiko_events_field(const iiko_events *events, size_t index, iiko_even
  * process.
  *
  * `visibility_timeout_ms`: how long a taken event stays hidden before it is
- * handed out again (0: 30 s). `max_attempts`: deliveries of one event before
- * it goes to the dead letters (0: 5). `dedup_ttl_ms`: how long a key is
- * remembered to drop repeats (0: a day).
+ * handed out again (0: `IIKO_DEFAULT_VISIBILITY_TIMEOUT_MS`). `max_attempts`:
+ * deliveries of one event before it goes to the dead letters (0:
+ * `IIKO_DEFAULT_MAX_ATTEMPTS`). `dedup_ttl_ms`: how long a key is remembered
+ * to drop repeats (0: `IIKO_DEFAULT_DEDUP_TTL_MS`). Read as `iiko_limit_read`
+ * reads `"inbox.visibility_timeout"`, `"inbox.max_attempts"` and
+ * `"inbox.dedup_ttl"`.
  *
  * On success writes a new handle to `*inbox_out` (yours; free it with
  * `iiko_inbox_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`, an
@@ -4068,6 +4190,58 @@ int64_t iiko_delivery_received_at_ms(const iiko_delivery *delivery);
 void iiko_delivery_free(iiko_delivery *delivery);
 
 /**
+ * Reads `value`, given by a caller, for the limit named `limit` (e.g.
+ * `"inbox.max_attempts"`, `"webhook.max_body_bytes"`), in the limit's unit
+ * (milliseconds, bytes, levels or a count), and writes the value that
+ * applies to `*value_out`: the value itself, or the ceiling for a larger
+ * value the limit lowers (`"webhook.max_depth"`). Here 0 is a value like any
+ * other: refused where the limit refuses it, itself where it means something
+ * (no retries). Negative and out-of-range values are
+ * `IIKO_STATUS_INVALID_ARGUMENT` with the message every binding gives; an
+ * unknown name too. For hosts whose callers may give values C cannot pass
+ * as-is (PHP, C++ `std::chrono`): check here, then pass the value written to
+ * the call. Thread-safe.
+ *
+ * # Safety
+ * `limit` must be NULL or NUL-terminated; the out pointers NULL or writable.
+ */
+iiko_status iiko_limit_read(const char *limit, int64_t value, uint64_t *value_out, iiko_error **err_out);
+
+/**
+ * Reads `value` as the calls of this library read their argument for the
+ * limit named `limit`: as `iiko_limit_read` does, except that 0 means "not
+ * given" (the default) where the call says "0: the default" (e.g.
+ * `iiko_inbox_open`, `iiko_webhook_parse`, the `timeout_ms` of a call).
+ * Writes the value that applies, the default for that 0, or 0 when the
+ * default is another setting (`"call.timeout"`: the client's). Thread-safe.
+ *
+ * # Safety
+ * `limit` must be NULL or NUL-terminated; the out pointers NULL or writable.
+ */
+iiko_status iiko_limit_read_arg(const char *limit, uint64_t value, uint64_t *value_out, iiko_error **err_out);
+
+/**
+ * `iiko_limit_read` for a duration given in seconds (a limit counted in
+ * milliseconds only): rounded up to whole milliseconds (so a tiny positive
+ * value never becomes 0); NaN, infinities and negative values are refused.
+ * Writes milliseconds. Thread-safe.
+ *
+ * # Safety
+ * `limit` must be NULL or NUL-terminated; the out pointers NULL or writable.
+ */
+iiko_status iiko_limit_read_seconds(const char *limit, double seconds, uint64_t *value_out, iiko_error **err_out);
+
+/**
+ * The default of the limit named `limit`, in its unit, to `*value_out` (0 when
+ * the default is another setting, e.g. `"call.timeout"`: the client's).
+ * Thread-safe.
+ *
+ * # Safety
+ * `limit` must be NULL or NUL-terminated; the out pointers NULL or writable.
+ */
+iiko_status iiko_limit_default(const char *limit, uint64_t *value_out, iiko_error **err_out);
+
+/**
  * The highest operation number: operations are numbered 1 to this (a
  * reserved number in between has a NULL name). Thread-safe.
  */
@@ -4152,8 +4326,8 @@ iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, 
  * says which): set it yourself to look the order up after a lost answer.
  *
  * `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
- * this call's Timeout header (0: the client's; otherwise 1000 to 3600000, or
- * `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
+ * this call's Timeout header (0: the client's), read as `iiko_limit_read`
+ * reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
  * (other bits are refused).
  *
  * On success writes the answer to `*json_out` (yours; free it with
@@ -4170,7 +4344,8 @@ iiko_status iiko_client_call_operation(const iiko_client *client, iiko_operation
  * Calls a command (`iiko_operation_is_command(op) == 1`) as
  * `iiko_client_call_operation` does, then polls `commands/status` with the
  * request's `organizationId` until the command ends, for at most
- * `wait_timeout_ms` (0: 60 s; at most 86400000).
+ * `wait_timeout_ms` (0: `IIKO_DEFAULT_WAIT_TIMEOUT_MS`; read as
+ * `iiko_limit_read_arg` reads `"wait.timeout"`).
  *
  * `deliveries.create` goes through the safe creation: after a lost answer the
  * order is looked up by its id and sent again only if the service lacks it,
@@ -4193,7 +4368,8 @@ iiko_status iiko_client_call_operation_wait(const iiko_client *client, iiko_oper
 /**
  * Polls `commands/status` for a command's `correlation_id` (from a command's
  * answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
- * (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+ * (0: `IIKO_DEFAULT_WAIT_TIMEOUT_MS`; read as `iiko_limit_read_arg` reads
+ * `"wait.timeout"`). Returns `IIKO_STATUS_OK` when it succeeded, or
  * `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
  * `iiko_client_call_operation_wait` does. Blocks the calling thread only.
  * Thread-safe.
@@ -4206,7 +4382,10 @@ iiko_status iiko_client_wait_command(const iiko_client *client, const char *orga
 
 /**
  * Creates an ordering guard remembering at most `capacity` orders and
- * reserves (at least 1; size it above the number active at once).
+ * reserves (size it above the number active at once;
+ * `IIKO_DEFAULT_ORDERING_CAPACITY` is a good choice), read as
+ * `iiko_limit_read_arg` reads `"ordering.capacity"`: 0 is refused with
+ * `IIKO_STATUS_INVALID_ARGUMENT`.
  *
  * On success writes a new handle to `*guard_out` (yours; free it with
  * `iiko_ordering_guard_free`).
@@ -4219,8 +4398,9 @@ iiko_status iiko_ordering_guard_new(size_t capacity, iiko_ordering_guard **guard
 /**
  * Creates an ordering guard whose positions live in the store `store_url`
  * names (as for `iiko_deduplicator_new_with_store`), each kept `ttl_ms`
- * milliseconds after its last change (at least 1; longer than an order
- * lives, e.g. a few days). Positions only move forward there, whichever
+ * milliseconds after its last change (longer than an order lives, e.g.
+ * `IIKO_DEFAULT_ORDERING_STORE_TTL_MS`; read as `"ordering.store_ttl"`: 0 is
+ * refused). Positions only move forward there, whichever
  * process or machine observes the events. When the store fails later,
  * `iiko_ordering_guard_observe` logs it and answers
  * `IIKO_ORDERING_UNTRACKED`.
@@ -4354,9 +4534,11 @@ iiko_status iiko_webhook_verify(const char *expected_token, const char *authoriz
  *
  * `body`, `body_len`: the raw request body, any bytes, not NUL-terminated
  * (NULL only with length 0). `char` rather than `uint8_t` so that PHP's FFI
- * can pass a PHP string directly. Limits:
- * `max_body_bytes` (0: 16 MiB) and `max_depth` of JSON nesting (0: 64, at most
- * 128). `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
+ * can pass a PHP string directly. Limits: `max_body_bytes` (0:
+ * `IIKO_DEFAULT_MAX_BODY_BYTES`) and `max_depth` of JSON nesting (0:
+ * `IIKO_DEFAULT_MAX_DEPTH`; above `IIKO_MAX_DEPTH_CEILING` lowered to it), read
+ * as `iiko_limit_read_arg` reads `"webhook.max_body_bytes"` and
+ * `"webhook.max_depth"`. `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
  *
  * A body that is not UTF-8, not JSON, too large, too deep or not an array
  * fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (410 to 414). One unreadable
@@ -4394,7 +4576,8 @@ iiko_status iiko_webhook_receive(const char *expected_token, const char *const *
 
 /**
  * The HTTP status a webhook endpoint should answer for the status of
- * `iiko_webhook_receive` (or `iiko_webhook_verify` + `iiko_webhook_parse`):
+ * `iiko_webhook_receive` (or `iiko_webhook_verify` + `iiko_webhook_parse`),
+ * as the library's receive rule gives it (the same in every binding):
  *
  * - 200 for `IIKO_STATUS_OK`, and for an authentic body that cannot be read
  *   (410 to 414): the service would resend the same bytes forever and

@@ -116,6 +116,18 @@ inline void check(iiko_status status, iiko_error **err) {
 }
 
 /** Copies a string the library returned and frees it. */
+/* A duration for the limit `name`, as the C call takes it: milliseconds, which
+ * the call reads by the library's rule. A negative one, which C cannot carry,
+ * is refused here with the library's message (iiko::Error). */
+inline uint64_t ms(const char *name, std::chrono::milliseconds t) {
+    if (t.count() < 0) {
+        uint64_t ignored = 0;
+        iiko_error *err = nullptr;
+        check(iiko_limit_read(name, static_cast<int64_t>(t.count()), &ignored, &err), &err);
+    }
+    return static_cast<uint64_t>(t.count());
+}
+
 inline std::string take(char *s) {
     std::string out = s != nullptr ? std::string(s) : std::string();
     iiko_string_free(s);
@@ -152,9 +164,10 @@ inline std::string status_str(iiko_status status) { return iiko_status_str(statu
 
 /** How Client::call_operation sends one call. */
 struct CallOptions {
-    /** This call's Timeout header; 0 keeps the client's (otherwise 1 s to 1 h). */
+    /** This call's Timeout header; 0 keeps the client's (the library's "call.timeout"). */
     std::chrono::milliseconds timeout{0};
-    /** How long call_operation_wait follows the command; 0 is 60 s. */
+    /** How long call_operation_wait follows the command; 0 is IIKO_DEFAULT_WAIT_TIMEOUT_MS
+     *  (the library's "wait.timeout"). */
     std::chrono::milliseconds wait_timeout{0};
     /** Amounts in the answer as JSON strings instead of numbers (both exact). */
     bool money_as_string = false;
@@ -191,26 +204,34 @@ class ClientOptions {
     /** The Timeout header (how long the service waits for the terminal). */
     ClientOptions &timeout(std::chrono::milliseconds t) {
         iiko_error *err = nullptr;
-        detail::check(iiko_client_options_set_timeout_ms(handle_.get(), ms(t), &err), &err);
+        detail::check(iiko_client_options_set_timeout_ms(
+                          handle_.get(), detail::ms("client.timeout", t), &err),
+                      &err);
         return *this;
     }
     /** How long the client waits for a whole exchange (longer than timeout()). */
     ClientOptions &client_timeout(std::chrono::milliseconds t) {
         iiko_error *err = nullptr;
-        detail::check(iiko_client_options_set_client_timeout_ms(handle_.get(), ms(t), &err), &err);
+        detail::check(iiko_client_options_set_client_timeout_ms(
+                          handle_.get(), detail::ms("client.client_timeout", t), &err),
+                      &err);
         return *this;
     }
     ClientOptions &retries(uint32_t count, std::chrono::milliseconds base_delay) {
         iiko_error *err = nullptr;
-        detail::check(iiko_client_options_set_retries(handle_.get(), count, ms(base_delay), &err),
-                      &err);
+        detail::check(
+            iiko_client_options_set_retries(
+                handle_.get(), count, detail::ms("client.retry_base_delay", base_delay), &err),
+            &err);
         return *this;
     }
     ClientOptions &token_cache(std::chrono::milliseconds refresh_margin,
                                std::chrono::milliseconds fallback_lifetime) {
         iiko_error *err = nullptr;
-        detail::check(iiko_client_options_set_token_cache(handle_.get(), ms(refresh_margin),
-                                                          ms(fallback_lifetime), &err),
+        detail::check(iiko_client_options_set_token_cache(
+                          handle_.get(), detail::ms("client.refresh_margin", refresh_margin),
+                          detail::ms("client.fallback_token_lifetime", fallback_lifetime),
+                          &err),
                       &err);
         return *this;
     }
@@ -258,9 +279,6 @@ class ClientOptions {
     const iiko_client_options *get() const noexcept { return handle_.get(); }
 
   private:
-    static uint64_t ms(std::chrono::milliseconds t) {
-        return t.count() < 0 ? 0 : static_cast<uint64_t>(t.count());
-    }
     detail::Handle<iiko_client_options> handle_;
 };
 
@@ -355,7 +373,7 @@ class Client {
         char *json = nullptr;
         iiko_error *err = nullptr;
         detail::check(iiko_client_call(handle_.get(), path.c_str(), body_json.c_str(),
-                                       static_cast<uint64_t>(timeout.count()),
+                                       detail::ms("call.timeout", timeout),
                                        idempotent ? IIKO_CALL_IDEMPOTENT : 0u, &json, &err),
                       &err);
         return detail::take(json);
@@ -368,7 +386,7 @@ class Client {
         char *json = nullptr;
         iiko_error *err = nullptr;
         detail::check(iiko_client_call_operation(handle_.get(), op, request_json.c_str(),
-                                                 static_cast<uint64_t>(options.timeout.count()),
+                                                 detail::ms("call.timeout", options.timeout),
                                                  flags(options), &json, &err),
                       &err);
         return detail::take(json);
@@ -382,8 +400,8 @@ class Client {
         iiko_error *err = nullptr;
         detail::check(iiko_client_call_operation_wait(
                           handle_.get(), op, request_json.c_str(),
-                          static_cast<uint64_t>(options.timeout.count()),
-                          static_cast<uint64_t>(options.wait_timeout.count()), flags(options),
+                          detail::ms("call.timeout", options.timeout),
+                          detail::ms("wait.timeout", options.wait_timeout), flags(options),
                           &json, &err),
                       &err);
         return detail::take(json);
@@ -509,7 +527,8 @@ class Event {
     size_t index_;
 };
 
-/** Parse limits of a webhook body; zeros are the library's defaults. */
+/** Parse limits of a webhook body, read as the library reads "webhook.max_body_bytes" and
+ *  "webhook.max_depth" (0: the default). */
 struct ParseOptions {
     size_t max_body_bytes = 0;
     size_t max_depth = 0;
@@ -604,7 +623,8 @@ inline Events webhook_receive(const std::string &expected_token,
     return Events(events);
 }
 
-/** The HTTP status a webhook endpoint answers for a status (200, 401 or 500). */
+/** The HTTP status a webhook endpoint answers for a status, by the library's receive rule
+ *  (see iiko_webhook_http_status). */
 inline int webhook_http_status(iiko_status status) { return iiko_webhook_http_status(status); }
 
 /** Drops repeated deliveries. Thread-safe. */
@@ -613,8 +633,8 @@ class Deduplicator {
     Deduplicator(size_t capacity, std::chrono::milliseconds max_age) {
         iiko_deduplicator *p = nullptr;
         iiko_error *err = nullptr;
-        detail::check(iiko_deduplicator_new(capacity, static_cast<uint64_t>(max_age.count()), &p,
-                                             &err),
+        detail::check(iiko_deduplicator_new(capacity, detail::ms("dedup.max_age", max_age),
+                                            &p, &err),
                       &err);
         handle_.reset(p);
     }

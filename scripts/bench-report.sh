@@ -7,12 +7,16 @@
 #   BENCH_OUT=/tmp/b.md ./scripts/bench-report.sh
 #
 # Sections: Rust webhook parse against serde_json::Value (criterion), the cost
-# of a token-cache hit (criterion), the HTTP servers (emulator and webhook
-# listen: requests/s and latency at 1, 16, 64 connections), the C API against the Rust API
+# of a token-cache hit, a whole call, typed answers and building a client
+# (criterion), the HTTP servers (emulator and webhook
+# listen: requests/s and latency at 1, 16, 64 connections), the durable inbox
+# and the stores, the build budgets (scripts/budgets.sh; BENCH_BUDGETS=0 skips
+# its clean build), the C API against the Rust API
 # (scripts/c-bench.sh), Python against json.loads, orjson, iikocloudapi,
 # requests and httpx (scripts/py-bench.sh), PHP FFI against json_decode (when
-# bindings/php and php with FFI are there), and the sizes of the stripped
-# shared library and the wheel. Ratios compare numbers from the same run;
+# bindings/php and php with FFI are there), the sizes of the stripped
+# shared library and the wheel, and the kept history of each change's before
+# and after (benches/history.md). Ratios compare numbers from the same run;
 # absolute times only say what this machine did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,13 +51,15 @@ DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 # the figures tied to scripts/gen_bench_bodies.py.
 python3 scripts/gen_bench_bodies.py >/dev/null
 step "criterion: webhook_parse and token_cache (release)"
-rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/client_call "$CRITERION"/api_parse_*
+rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/client_call "$CRITERION"/api_parse_* "$CRITERION"/client_build
 cargo bench --locked --bench webhook_parse -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/webhook_parse.txt" 2>&1
 cargo bench --locked --bench token_cache -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/token_cache.txt" 2>&1
 cargo bench --locked --bench api_parse -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/api_parse.txt" 2>&1
+cargo bench --locked --bench client_build -- --warm-up-time 1 --measurement-time 3 \
+    >"$WORK/client_build.txt" 2>&1
 python3 - "$CRITERION" >"$WORK/rust.md" <<'PYEOF'
 import json, sys
 from pathlib import Path
@@ -65,23 +71,25 @@ def mean_ns(group, fn):
     bench = json.loads((d / "benchmark.json").read_text())
     return est["mean"]["point_estimate"], (bench.get("throughput") or {}).get("Bytes")
 
-print("| body | typed parse (iikocloud) | serde_json::Value | typed / Value "
-      "| syntax only (`IgnoredAny`, the floor) |")
-print("|---|---|---|---|---|")
+print("| body | parse | parse + flat fields | parse + every typed eventInfo "
+      "| serde_json::Value | Value / parse | Value / parse with eventInfo "
+      "| syntax only (`IgnoredAny`) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 labels = {"small": "small, indented", "large": "large, 1,500 items", "delivery": "held-out delivery",
           "stop_list": "held-out stop list", "error": "held-out error",
           "lifecycle": "held-out lifecycle, 7 events", "mixed": "held-out mixed, 16 events"}
+us = lambda ns: f"{ns / 1000:,.1f} µs" if ns < 1e6 else f"{ns / 1e6:,.2f} ms"
 for size, label in labels.items():
     group = f"webhook_parse_{size}"
     if not (root / group).exists():
         continue
     t_ns, n = mean_ns(group, "typed")
+    f_ns, _ = mean_ns(group, "typed_flat")
+    p_ns, _ = mean_ns(group, "typed_payloads")
     v_ns, _ = mean_ns(group, "serde_json_value")
     i_ns, _ = mean_ns(group, "serde_json_ignored")
-    mbs = lambda ns: n / (ns * 1e-9) / 1e6
-    print(f"| {label} ({n:,} B) | {mbs(t_ns):,.0f} MB/s ({t_ns / 1000:,.1f} µs) "
-          f"| {mbs(v_ns):,.0f} MB/s ({v_ns / 1000:,.1f} µs) | {mbs(t_ns) / mbs(v_ns):.2f}x "
-          f"| {mbs(i_ns):,.0f} MB/s |")
+    print(f"| {label} ({n:,} B) | {us(t_ns)} | {us(f_ns)} | {us(p_ns)} | {us(v_ns)} "
+          f"| {v_ns / t_ns:.2f}x | {v_ns / p_ns:.2f}x | {us(i_ns)} |")
 print()
 hit, _ = mean_ns("token_cache", "hit")
 hit4, _ = mean_ns("token_cache", "hit_4_threads")
@@ -104,11 +112,31 @@ print()
 print("| answer | typed (`api::models`) | serde_json::Value | typed / Value |")
 print("|---|---|---|---|")
 print(api_rows)
+print()
+print("| building a client (`cargo bench --bench client_build`) | time per client |")
+print("|---|---|")
+for fn, label in [("bundled_roots", "bundled roots only"),
+                  ("system_store_shared", "system store, shared list (the default, after the first client)"),
+                  ("system_store_plus_ca_file", "system store plus a one-root `ca_file` (read each build)"),
+                  ("system_store_read_each_time", "reading the system store itself (paid once per process)")]:
+    ns, _ = mean_ns("client_build", fn)
+    print(f"| {label} | {us(ns)} |")
 PYEOF
 
 # ---- HTTP servers: the emulator and webhook listen ----
 step "HTTP servers: requests/s and latency at 1, 16, 64 connections (release)"
 cargo bench --locked -p iikocloud-cli --bench http_servers 2>/dev/null | grep '^|' >"$WORK/http.md"
+
+# ---- the durable inbox and the stores ----
+step "durable inbox (webhook serve) and de-duplication per store (release; Redis when installed)"
+cargo bench --locked -p iikocloud-cli --bench inbox_serve 2>/dev/null | grep '^|' >"$WORK/inbox.md" || true
+
+# ---- build budgets ----
+BUDGETS_MD="not measured (BENCH_BUDGETS=0)."
+if [ "${BENCH_BUDGETS:-1}" != 0 ]; then
+    step "clean release build of the workspace and the stripped library (scripts/budgets.sh)"
+    BUDGETS_MD=$(printf '| checkout | clean release build (wall) | CPU (user + sys) | stripped `libiikocloud.so` |\n|---|---|---|---|\n'; ./scripts/budgets.sh)
+fi
 
 # ---- C API against the Rust API ----
 step "C API against the Rust API (scripts/c-bench.sh)"
@@ -159,9 +187,9 @@ if [ -d bindings/php ] && command -v php >/dev/null 2>&1 && php -m | grep -ix ff
         printf("PHP %s\n\n", PHP_VERSION);
         echo "| webhook body | IikoCloud\\Webhooks::parse (FFI) | json_decode (assoc) | parse / json_decode |\n|---|---|---|---|\n";
         $bodies = ["small, indented" => $small];
-        foreach (["delivery", "lifecycle", "mixed"] as $held) {
-            $bodies["held-out $held"] = file_get_contents($argv[1] . "/benches/data/bodies/" .
-                ($held === "delivery" ? "small_delivery" : $held) . ".json");
+        foreach (["small_delivery" => "delivery", "small_stop_list" => "stop list",
+                  "small_error" => "error", "lifecycle" => "lifecycle", "mixed" => "mixed"] as $file => $held) {
+            $bodies["held-out $held"] = file_get_contents($argv[1] . "/benches/data/bodies/$file.json");
         }
         $bodies["large"] = $large;
         foreach ($bodies as $name => $body) {
@@ -195,10 +223,13 @@ indicative (a shared 2-core machine may have had other work).
 
 ## Rust: webhook parse and the token cache
 
-\`cargo bench --bench webhook_parse\`: the typed parse of a webhook body
-against parsing the same bytes into an untyped \`serde_json::Value\` (MB/s of
-body, mean of criterion's samples). \`cargo bench --bench token_cache\`: what
-every call pays to get the cached token.
+\`cargo bench --bench webhook_parse\` (means of criterion's samples): the parse
+of a webhook body into typed events (each event checked; its typed
+\`eventInfo\` is read on first use), the same with the flat fields a receiver
+reads (ids, version, status, sum, phone, de-duplication key), and with every
+event's whole typed \`eventInfo\`, against an untyped \`serde_json::Value\` of
+the same bytes and serde_json's syntax-only floor. \`cargo bench --bench
+token_cache\`: what every call pays to get the cached token.
 
 EOF
     cat "$WORK/rust.md"
@@ -230,6 +261,27 @@ queue behind threads held by other keep-alive connections:
 | webhook listen | 16 | 12790 | 0.38 | 0.59 | 2999.52 | 38399 | 0 |
 | webhook listen | 64 | 12124 | 5.32 | 6.48 | 9.19 | 36455 | 0 |
 
+## The durable inbox and the stores
+
+`cargo bench -p iikocloud-cli --bench inbox_serve` (release, 3 s per row): N keep-alive
+connections post a new `DeliveryOrderUpdate` each time to one `webhook serve` process (every
+request verified, parsed, de-duplicated, written and synced before the 200); then one thread
+checks new keys with `Store::first_seen`. Redis (when `redis-server` is installed) runs on the
+same machine with `appendfsync always`; the disk's sync time moves these figures most.
+
+EOF
+    cat "$WORK/inbox.md"
+    cat <<EOF
+
+## Build budgets
+
+\`./scripts/budgets.sh\`: a clean release build of the workspace in a fresh target directory
+(wall and CPU time) and the stripped C library (budget: 8 MiB).
+
+$BUDGETS_MD
+
+EOF
+    cat <<'EOF'
 ## C API against the Rust API
 
 `./scripts/c-bench.sh`: `iiko_webhook_parse` + `iiko_events_free` (and reading
@@ -269,5 +321,8 @@ EOF
         printf '\n## Release artifacts (`./scripts/dist.sh`)\n\n'
         cat "$ROOT/target/dist-stage/sizes.md"
     fi
+    # Each change's before and after, kept by hand (see the file).
+    printf '\n'
+    sed 's/^# /## /' "$ROOT/benches/history.md"
 } >"$OUT_MD"
 echo "wrote $OUT_MD" >&2

@@ -136,6 +136,9 @@ jq -r -f tests/c/vectors.jq tests/vectors/webhook_vectors.json >"$IIKO_VECTORS_T
 # The operation vectors, flattened the same way (see tests/c/ops_vectors.jq).
 export IIKO_OPS_TSV=$OUT/ops_vectors.tsv
 jq -r -f tests/c/ops_vectors.jq tests/vectors/operations.json >"$IIKO_OPS_TSV"
+# The limit vectors (see tests/c/limit_vectors.jq).
+export IIKO_LIMITS_TSV=$OUT/limit_vectors.tsv
+jq -r -f tests/c/limit_vectors.jq tests/vectors/limits.json >"$IIKO_LIMITS_TSV"
 # The panic-boundary case panics on purpose; keep its report short.
 export RUST_BACKTRACE=0
 

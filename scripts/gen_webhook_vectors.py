@@ -395,6 +395,15 @@ PARSE = [
     ], text='[{"eventType":"DeliveryOrderUpdate","organizationId":"org",'
             '"eventInfo":{"id":"a","id":"b"}},'
             '{"eventType":"PersonalShift","eventType":"StopListUpdate","eventInfo":{}}]'),
+    ok("a key repeated in any object inside a known type's eventInfo makes the event invalid", [
+        {"kind": "DeliveryOrderUpdate", "invalid": True, "organization_id": "org"},
+        {"kind": "Unknown", "invalid": False},
+        {"kind": "StopListUpdate", "invalid": False},
+    ], text='[{"eventType":"DeliveryOrderUpdate","organizationId":"org",'
+            '"eventInfo":{"order":{"items":[{"comment":"a","comment":"b"}]}}},'
+            '{"eventType":"KitchenOrderUpdate","eventInfo":{"a":1,"a":2}},'
+            '{"eventType":"StopListUpdate","eventInfo":{"terminalGroupsStopListsUpdates":'
+            '[{"id":"t","isFull":false},{"id":"u","isFull":true}]}}]'),
     ok("exact sums", [
         {"sum": "0.30000000000000004"}, {"sum": "1234.56"}, {"sum": "12.5"}, {"sum": "1000"},
         {"sum": "99999999999.99"}, {"sum": "-122"},

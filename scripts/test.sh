@@ -32,6 +32,8 @@ cargo run --locked --quiet -p iikocloud-codegen -- --check
 
 step "cargo clippy (all targets, -D warnings)"
 cargo clippy --workspace --all-targets --locked --features iikocloud-c/test-hooks,iikocloud-python/test-hooks -- -D warnings
+# The core without its optional stores (sqlite, redis) builds clean too.
+cargo clippy -p iikocloud --lib --locked --no-default-features -- -D warnings
 
 step "redis-server for the store and inbox tests (scripts/redis-server.sh)"
 # Tests that need Redis fail (not skip) when IIKO_TEST_REDIS_URL is set but

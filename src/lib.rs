@@ -12,6 +12,7 @@ pub mod client;
 pub mod clock;
 pub mod error;
 pub mod inbox;
+pub mod limits;
 pub mod models;
 pub mod money;
 pub mod network;

@@ -13,11 +13,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use iikocloud::models::OrganizationsRequest;
-use iikocloud::{ApiErrorKind, CallOptions, Client, ClientBuilder, Error, TransportErrorKind};
+use iikocloud::{
+    ApiErrorKind, CallOptions, Client, ClientBuilder, Error, Money, TransportErrorKind,
+};
 use iikocloud_emulator::{
     Emulator, Fault, FaultKind, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 
 const TOKEN: &str = "/api/v2/access_token";
 const ORGS: &str = "/api/1/organizations";
@@ -667,4 +669,41 @@ fn raw_text_call_keeps_every_digit_both_ways() {
             .unwrap_err();
         assert!(err.to_string().contains(why), "{bad:?}: {err}");
     }
+}
+
+#[test]
+fn raw_call_into_types_keeps_amounts_exact_decimals() {
+    #[derive(serde::Deserialize)]
+    struct Amounts {
+        sum: Money,
+        price: Money,
+        items: Vec<Money>,
+    }
+    let answer = br#"{"sum":1250.50,"price":0.30000000000000004,"items":[0.1,0.2,99999999999.99]}"#;
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        answer.len()
+    );
+    let stub = Stub::start([reply.as_bytes(), answer].concat());
+    let client = builder(&stub.url).build().unwrap();
+    let body = json!({"organizationId": "441e1320-3f58-4702-9f9e-aa34cdef9c04"});
+    let amounts: Amounts = client
+        .call_as("/api/1/anything", &body, &CallOptions::default())
+        .unwrap();
+    assert_eq!(amounts.sum.to_string(), "1250.5");
+    assert_eq!(amounts.price.to_string(), "0.30000000000000004");
+    let total = amounts
+        .items
+        .iter()
+        .fold(rust_decimal::Decimal::ZERO, |t, m| t + m.as_decimal());
+    // In f64 the same sum is 100000000000.29001.
+    assert_eq!(total.to_string(), "100000000000.29");
+    assert_eq!(
+        stub.bodies("/api/1/anything"),
+        vec![serde_json::to_vec(&body).unwrap()]
+    );
+    let err = client
+        .call_as::<Value>("/api/1/anything", &json!([1]), &CallOptions::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("JSON object"), "{err}");
 }

@@ -172,7 +172,10 @@ fn missing_envelope_fields_are_none() {
     let evs = events(&body);
     assert_eq!(evs[0].kind(), EventKind::Unknown);
     assert_eq!(evs[0].event_type(), None);
-    assert_eq!(evs[0].payload, EventPayload::Unknown { event_info: None });
+    assert_eq!(
+        evs[0].payload(),
+        &EventPayload::Unknown { event_info: None }
+    );
     // A known type without eventInfo is reported, not guessed.
     assert_eq!(evs[1].kind(), EventKind::PersonalShift);
     assert_eq!(evs[1].problem(), Some("eventInfo is missing"));
@@ -337,7 +340,7 @@ fn event_info_before_event_type_reads_the_same() {
     );
     let a = parse_body(format!("[{text}]").as_bytes()).expect("parses");
     let b = parse_body(reordered.as_bytes()).expect("parses");
-    assert_eq!(a.events[0].payload, b.events[0].payload);
+    assert_eq!(a.events[0].payload(), b.events[0].payload());
     assert_eq!(a.events[0].dedup_key(), b.events[0].dedup_key());
     assert!(b.events[0].is_new_delivery_order());
 }

@@ -476,7 +476,7 @@ fn multi_all_types_in_order() {
         "personal_shift.json",
     ]) {
         let alone = one(file);
-        assert_eq!(event.payload, alone.payload, "{file}");
+        assert_eq!(event.payload(), alone.payload(), "{file}");
         assert_eq!(event.dedup_key(), alone.dedup_key(), "{file}");
     }
 }

@@ -1,8 +1,9 @@
 //! Commands that call the service: `token`, `organizations`, `stop-lists`,
 //! `call`, `webhook get` and `webhook set`.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
+use iikocloud::limits::Given;
 use iikocloud::models::{
     OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
 };
@@ -28,8 +29,10 @@ impl Conn {
         let mut builder = Client::builder()
             .base_url(opts.base_url.clone())
             .credentials(credentials(opts)?);
-        if let Some(secs) = opts.timeout {
-            builder = builder.timeout(Duration::from_secs(secs));
+        if let Some(timeout) =
+            iikocloud::limits::CLIENT_TIMEOUT.read_duration(Given::Seconds(opts.timeout))?
+        {
+            builder = builder.timeout(timeout);
         }
         if let Some(path) = &opts.ca_file {
             builder = builder.ca_file(path);

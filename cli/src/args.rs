@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 use iikocloud::client::DEFAULT_BASE_URL;
+use iikocloud::limits::{self, Given, Limit};
 use iikocloud::Secret;
 
 /// Command-line tool for the iikoCloud (iikoTransport) API.
@@ -107,12 +108,12 @@ pub struct ServeArgs {
     /// A store shared with receivers that write to other inboxes (sqlite:///path or redis://...), so a resend reaching any of them is stored once.
     #[arg(long, env = "IIKO_STORE", hide_env_values = true, value_name = "URL", value_parser = secret)]
     pub store: Option<Secret>,
-    /// Largest body accepted, in bytes; an authentic larger one is answered 200 and noted in the dead letters.
-    #[arg(long, value_name = "BYTES", default_value_t = iikocloud::webhook::DEFAULT_MAX_BODY_BYTES)]
-    pub max_body_bytes: usize,
+    /// Largest body accepted, in bytes; an authentic larger one is answered as an unreadable body is and noted in the dead letters.
+    #[arg(long, value_name = "BYTES", default_value_t = default_count(&limits::WEBHOOK_MAX_BODY_BYTES), value_parser = count(&limits::WEBHOOK_MAX_BODY_BYTES))]
+    pub max_body_bytes: u64,
     /// How long a repeated event is recognised, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 86_400)]
-    pub dedup_ttl: u64,
+    #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::INBOX_DEDUP_TTL), value_parser = secs(&limits::INBOX_DEDUP_TTL))]
+    pub dedup_ttl: f64,
 }
 
 /// `webhook consume`.
@@ -128,11 +129,11 @@ pub struct ConsumeArgs {
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
     /// Seconds a taken event stays hidden from other consumers before it is handed out again.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::INBOX_VISIBILITY_TIMEOUT), value_parser = secs(&limits::INBOX_VISIBILITY_TIMEOUT))]
     pub visibility_timeout: f64,
     /// Deliveries of one event before it goes to the dead letters.
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_attempts: u32,
+    #[arg(long, value_name = "N", default_value_t = default_count(&limits::INBOX_MAX_ATTEMPTS), value_parser = count(&limits::INBOX_MAX_ATTEMPTS))]
+    pub max_attempts: u64,
     /// Stop after N events.
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
@@ -164,9 +165,9 @@ pub struct ConnOpts {
     /// Legacy apiLogin, used when no v2 credential is given.
     #[arg(long, env = "IIKO_API_LOGIN", hide_env_values = true, value_name = "LOGIN", value_parser = secret, allow_hyphen_values = true)]
     pub api_login: Option<Secret>,
-    /// Timeout header in seconds: how long the service waits for the restaurant terminal (default 15).
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub timeout: Option<u64>,
+    /// Timeout header in seconds: how long the service waits for the restaurant terminal.
+    #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::CLIENT_TIMEOUT), value_parser = secs(&limits::CLIENT_TIMEOUT))]
+    pub timeout: f64,
     /// Also trust the root certificates in this PEM file (a corporate or private CA), on top of the system store.
     #[arg(
         long,
@@ -253,8 +254,8 @@ pub struct CallArgs {
     #[arg(long)]
     pub wait: bool,
     /// With --wait: give up after this many seconds (the command may still finish).
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
-    pub wait_timeout: u64,
+    #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::WAIT_TIMEOUT), value_parser = secs(&limits::WAIT_TIMEOUT))]
+    pub wait_timeout: f64,
     /// The call is safe to repeat: retry it after a network error or a 5xx.
     #[arg(long)]
     pub idempotent: bool,
@@ -391,7 +392,38 @@ pub struct EmulatorArgs {
 #[derive(Args, Debug)]
 pub struct DemoArgs {}
 
-/// A non-negative, finite number of seconds.
+/// The default of a limit counted in milliseconds, in seconds (the core's;
+/// `--help` shows it).
+fn default_secs(limit: &Limit) -> f64 {
+    limit.fixed_default().unwrap_or_default() as f64 / 1000.0
+}
+
+/// The default of a limit counted in bytes or things (the core's).
+fn default_count(limit: &Limit) -> u64 {
+    limit.fixed_default().unwrap_or_default()
+}
+
+/// A parser of seconds for a duration limit: the core reads the value (and
+/// refuses it with its message), so no flag restates a range or a meaning of 0.
+pub fn secs(limit: &'static Limit) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s: &str| {
+        let v: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+        limit.read(Given::Seconds(v)).map_err(|e| e.to_string())?;
+        Ok(v)
+    }
+}
+
+/// A parser of a whole number for a size or count limit, read by the core.
+pub fn count(limit: &'static Limit) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
+    move |s: &str| {
+        let v: i128 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+        let read = limit.read(Given::Int(v)).map_err(|e| e.to_string())?;
+        Ok(read.unwrap_or_default())
+    }
+}
+
+/// A non-negative, finite number of seconds, for the emulator's own settings
+/// (a test tool: not limits of the SDK).
 pub fn seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
     if v.is_finite() && v >= 0.0 {

@@ -5,13 +5,13 @@ use std::io::Read;
 use std::net::ToSocketAddrs;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
-use std::time::Duration;
 
 use iikocloud_http_server::{BodyError, Limits, Reply, Request, Response, Server, ServerConfig};
 
 use iikocloud::webhook::{
     http_status, parse_body, verify_authorization, Deduplicator, Event, EventKind, EventPayload,
-    OrderingDecision, OrderingGuard, ReceiveError, Receiver, VerifyError,
+    OrderingDecision, OrderingGuard, ReceiveError, Receiver, VerifyError, STATUS_ACCEPTED,
+    STATUS_BROKEN_REQUEST, STATUS_RETRY_LATER, STATUS_UNAUTHORIZED, STATUS_WRONG_METHOD,
 };
 use iikocloud::Secret;
 use serde_json::{json, Value};
@@ -19,11 +19,6 @@ use serde_json::{json, Value};
 use crate::args::{GlobalOpts, ListenArgs, ParseArgs, VerifyArgs};
 use crate::exit::{Exit, Failure};
 use crate::output::{self, or_dash, print_json, table};
-
-/// How many events the de-duplicator and the ordering guard remember.
-const MEMORY: usize = 10_000;
-/// How long an event is remembered for de-duplication.
-const DEDUP_AGE: Duration = Duration::from_secs(24 * 3600);
 
 /// What the receiver decided about one event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,8 +100,12 @@ impl Endpoint {
     pub fn new(token: Secret) -> Endpoint {
         Endpoint {
             receiver: Receiver::new(token),
-            dedup: Deduplicator::new(MEMORY, DEDUP_AGE),
-            guard: OrderingGuard::new(MEMORY),
+            // The sizes every binding uses by default, the core's.
+            dedup: Deduplicator::new(
+                Deduplicator::DEFAULT_CAPACITY,
+                Deduplicator::DEFAULT_MAX_AGE,
+            ),
+            guard: OrderingGuard::new(OrderingGuard::DEFAULT_CAPACITY),
         }
     }
 
@@ -128,7 +127,7 @@ impl Endpoint {
         } = rq;
         if !method.eq_ignore_ascii_case("POST") {
             return Delivery {
-                status: 405,
+                status: STATUS_WRONG_METHOD,
                 outcome: Outcome::WrongMethod,
                 method,
                 path,
@@ -143,7 +142,7 @@ impl Endpoint {
                 return Delivery {
                     method,
                     path,
-                    status: 400,
+                    status: STATUS_BROKEN_REQUEST,
                     outcome: Outcome::BrokenBody,
                 };
             }
@@ -408,7 +407,7 @@ pub fn listen(g: &GlobalOpts, a: &ListenArgs) -> Result<(), Failure> {
             let n = answered.fetch_add(1, Ordering::SeqCst) + 1;
             if count.is_some_and(|max| n > max) {
                 // Past --count while stopping: the service will resend.
-                return Reply::Respond(Response::empty(503));
+                return Reply::Respond(Response::empty(STATUS_RETRY_LATER));
             }
             let delivery = endpoint.serve(rq);
             {
@@ -434,7 +433,10 @@ pub fn listen(g: &GlobalOpts, a: &ListenArgs) -> Result<(), Failure> {
         println!("{}", json!({ "listening": url }));
     } else {
         println!("listening on {url} (POST to any path; Ctrl-C to stop)");
-        println!("answering as the SDK says: 200 for events (and for unreadable bodies), 401 for a wrong token");
+        println!(
+            "answering as the SDK says: {STATUS_ACCEPTED} for events (and for unreadable bodies), \
+             {STATUS_UNAUTHORIZED} for a wrong token"
+        );
     }
     if a.count == Some(0) {
         return Ok(());

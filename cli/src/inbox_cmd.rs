@@ -9,8 +9,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use iikocloud::inbox::{Inbox, InboxOptions};
+use iikocloud::limits::Given;
 use iikocloud::store::Store;
-use iikocloud::webhook::{ParseOptions, Receiver};
+use iikocloud::webhook::{
+    ParseOptions, Receiver, STATUS_ACCEPTED, STATUS_BROKEN_REQUEST, STATUS_RETRY_LATER,
+    STATUS_WRONG_METHOD,
+};
 use iikocloud_http_server::{BodyError, Limits, Reply, Response, Server, ServerConfig};
 use serde_json::json;
 
@@ -46,9 +50,6 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
             "the expected token (--auth-token / IIKO_WEBHOOK_TOKEN) is empty; it would refuse every delivery",
         ));
     }
-    if a.max_body_bytes == 0 {
-        return Err(Failure::usage("--max-body-bytes must be above 0"));
-    }
     let bind: SocketAddr = a
         .listen
         .to_socket_addrs()
@@ -60,10 +61,10 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
                 a.listen
             ))
         })?;
-    let options = InboxOptions {
-        dedup_ttl: Duration::from_secs(a.dedup_ttl.max(1)),
-        ..InboxOptions::default()
-    };
+    // The flags were read by the core's limits when parsed; read here again
+    // into the core's types.
+    let options = InboxOptions::read(Given::Absent, Given::Absent, Given::Seconds(a.dedup_ttl))?;
+    let max_body_bytes = usize::try_from(a.max_body_bytes).unwrap_or(usize::MAX);
     let inbox = Inbox::open_with(a.inbox.expose(), options)
         .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
     let store = match &a.store {
@@ -73,7 +74,7 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
         None => None,
     };
     let receiver = Receiver::new(a.auth_token.clone())
-        .with_options(ParseOptions::new().with_max_body_bytes(a.max_body_bytes));
+        .with_options(ParseOptions::new().with_max_body_bytes(max_body_bytes));
     let stop = stop_flag()?;
     let inbox_name = inbox.url().to_string();
     let handler_inbox = inbox.clone();
@@ -81,7 +82,7 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
         ServerConfig::loopback("webhook-serve")
             .bind(bind)
             .limits(Limits {
-                max_body_bytes: a.max_body_bytes,
+                max_body_bytes,
                 request_timeout: Duration::from_secs(20),
                 ..Limits::default()
             }),
@@ -103,7 +104,9 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
                 });
             }
             if !rq.method.eq_ignore_ascii_case("POST") {
-                return Reply::Respond(Response::empty(405).header("Allow", "POST"));
+                return Reply::Respond(
+                    Response::empty(STATUS_WRONG_METHOD).header("Allow", "POST"),
+                );
             }
             let peer = rq.peer.to_string();
             let path = rq.path().to_owned();
@@ -114,49 +117,23 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
                     rq.headers.iter().map(|(k, v)| (k, v)),
                     body,
                 ),
-                Err(BodyError::TooLarge { limit }) => {
-                    // Verify before saying anything about the body.
-                    match receiver.receive_oversized(
-                        rq.headers.iter().map(|(k, v)| (k, v)),
-                        limit.saturating_add(1),
-                    ) {
-                        Err(e) if e.is_authentic() => {
-                            let reason = format!("{e}; the body was not kept");
-                            let status = match inbox.set_aside("", "", &reason) {
-                                Ok(()) => 200,
-                                Err(_) => 503,
-                            };
-                            iikocloud::inbox::Received {
-                                status,
-                                stored: 0,
-                                repeats: 0,
-                                error: Some(e.name()),
-                            }
-                        }
-                        Err(e) => iikocloud::inbox::Received {
-                            status: e.http_status(),
-                            stored: 0,
-                            repeats: 0,
-                            error: Some(e.name()),
-                        },
-                        Ok(_) => iikocloud::inbox::Received {
-                            status: 413,
-                            stored: 0,
-                            repeats: 0,
-                            error: Some("too_large".into()),
-                        },
-                    }
-                }
+                // Verified before anything is said about the body; the core
+                // decides what to answer and notes it in the dead letters.
+                Err(BodyError::TooLarge { limit }) => inbox.receive_oversized(
+                    &receiver,
+                    rq.headers.iter().map(|(k, v)| (k, v)),
+                    limit.saturating_add(1),
+                ),
                 Err(BodyError::Broken(_)) => iikocloud::inbox::Received {
-                    status: 400,
+                    status: STATUS_BROKEN_REQUEST,
                     stored: 0,
                     repeats: 0,
                     error: Some("broken_body".into()),
                 },
             };
             let level = match received.status {
-                200 => "info",
-                503 => "error",
+                STATUS_ACCEPTED => "info",
+                STATUS_RETRY_LATER => "error",
                 _ => "warn",
             };
             log_line(
@@ -201,14 +178,11 @@ fn one_line(event: &str) -> String {
 
 /// `webhook consume`.
 pub fn consume(g: &GlobalOpts, a: &ConsumeArgs) -> Result<(), Failure> {
-    if a.visibility_timeout <= 0.0 {
-        return Err(Failure::usage("--visibility-timeout must be above 0"));
-    }
-    let options = InboxOptions {
-        visibility_timeout: Duration::from_secs_f64(a.visibility_timeout),
-        max_attempts: a.max_attempts,
-        ..InboxOptions::default()
-    };
+    let options = InboxOptions::read(
+        Given::Seconds(a.visibility_timeout),
+        Given::Int(i128::from(a.max_attempts)),
+        Given::Absent,
+    )?;
     let inbox = Inbox::open_with(a.inbox.expose(), options)
         .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
     let stop = stop_flag()?;

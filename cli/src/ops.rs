@@ -8,6 +8,7 @@ use iikocloud::api::{
     call_operation, call_operation_and_wait, operation, OperationCall, OperationInfo, WaitOptions,
     OPERATIONS,
 };
+use iikocloud::limits::Given;
 use serde_json::{json, Value};
 
 use crate::args::{CallArgs, GlobalOpts, OpsArgs, SchemaArgs};
@@ -308,7 +309,7 @@ pub fn call(client: &iikocloud::Client, a: &CallArgs, text: &str) -> Result<Valu
         .map_err(|e| Failure::input(format!("the request is not valid JSON: {e}")))?;
     let options = OperationCall::default();
     if a.wait {
-        let wait = WaitOptions::from_timeout_ms(a.wait_timeout.saturating_mul(1000))?;
+        let wait = WaitOptions::read(Given::Seconds(a.wait_timeout), Given::Absent, Given::Absent)?;
         Ok(call_operation_and_wait(
             client, name, &request, &options, &wait,
         )?)

@@ -167,7 +167,11 @@ fn group_class(
         "{}namespace IikoCloud\\Api;\n\nuse IikoCloud\\Client;\n\n/**\n * The `{title}` operations{}; reach them with `$client->api()`{}.\n{imports} */\nfinal class {class}\n{{\n    /** @internal made by the client */\n    public function __construct(private Client $client)\n    {{\n    }}\n\n{body}}}\n",
         header(),
         if node.op.is_some() { " (`get()` is the call of the group's own path)" } else { "" },
-        if path.len() == 1 { format!(" or `$client->{}()`", camel(&path[0])) } else { String::new() },
+        // `$client->organizations()` is the client's own older method, not this group.
+        match path {
+            [top] if !CLIENT_METHODS.contains(&camel(top).as_str()) => format!(" or `$client->{}()`", camel(top)),
+            _ => String::new(),
+        },
     );
     files.push((format!("bindings/php/src/Api/{class}.php"), text));
 }

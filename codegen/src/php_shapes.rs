@@ -7,9 +7,10 @@
 //! what the binding takes and gives: an amount goes in as a numeric string,
 //! an int or a float and comes back as a numeric string; an optional request
 //! field may be null (the core drops it) while an optional answer field is
-//! absent, never null. PHPStan refuses an alias that refers to itself, so a
-//! schema met again while its own alias is being written is
-//! `array<string, mixed>` there.
+//! absent, never null. Every answer shape ends in `...` (more keys may
+//! come); a request shape is sealed where the document closes the schema.
+//! PHPStan refuses an alias that refers to itself, so a schema met again
+//! while its own alias is being written is `array<string, mixed>` there.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -71,7 +72,7 @@ pub fn method_types(spec: &Value, op: &Value) -> MethodTypes {
         let created = w
             .named(CREATED_ORDER, Dir::Out, &mut uses)
             .unwrap_or_else(|_| ANY_OBJECT.into());
-        answer = format!("($wait is true ? array{{orderInfo: {created}}} : {answer})");
+        answer = format!("($wait is true ? array{{orderInfo: {created}, ...}} : {answer})");
     }
     MethodTypes {
         request,
@@ -118,7 +119,7 @@ pub fn file(spec: &Value, header: &str) -> Result<(String, String), String> {
         ));
     }
     let text = format!(
-        "{header}namespace IikoCloud\\Api;\n\n/**\n * The array shapes of every request (`…_In`) and answer (`…_Out`), for\n * PHPStan and Psalm; a method's `@param` and `@return` name them. Import one\n * into a class of yours with `@psalm-import-type Name from \\IikoCloud\\Api\\Shapes`\n * (or `@phpstan-import-type`).\n *\n * Amounts are `numeric-string` in answers; requests also take an int or a\n * float. An optional answer field is absent, never null. A union's value\n * whose discriminator this version does not know comes back as the service\n * sent it, outside these shapes. Where a schema holds itself, the inner\n * occurrence is `array<string, mixed>` (an alias may not refer to itself).\n{doc} */\nfinal class {CLASS}\n{{\n    private function __construct()\n    {{\n    }}\n}}\n"
+        "{header}namespace IikoCloud\\Api;\n\n/**\n * The array shapes of every request (`…_In`) and answer (`…_Out`), for\n * PHPStan and Psalm; a method's `@param` and `@return` name them. Import one\n * into a class of yours with `@psalm-import-type Name from \\IikoCloud\\Api\\Shapes`\n * (or `@phpstan-import-type`).\n *\n * Amounts are `numeric-string` in answers; requests also take an int or a\n * float. An optional answer field is absent, never null. Every `…_Out`\n * ends in `...`: an answer may hold keys its shape does not list (the\n * service adds fields); a `…_In` is sealed where the document closes the\n * schema. A union's value whose discriminator this version does not know\n * comes back as the service sent it, outside these shapes. Where a schema\n * holds itself, the inner occurrence is `array<string, mixed>` (an alias\n * may not refer to itself).\n{doc} */\nfinal class {CLASS}\n{{\n    private function __construct()\n    {{\n    }}\n}}\n"
     );
     Ok((format!("bindings/php/src/Api/{CLASS}.php"), text))
 }
@@ -278,7 +279,10 @@ impl<'a> Writer<'a> {
             };
             items.push(format!("{key}{mark}: {ty}"));
         }
-        let open = s["closed"] != true;
+        // An answer is never sealed: the core keeps fields it does not know,
+        // and the service adds fields to closed schemas too. A request is
+        // sealed where the document closes the schema.
+        let open = dir == Dir::Out || s["closed"] != true;
         if items.is_empty() {
             return Ok(if open { ANY_OBJECT } else { "array{}" }.into());
         }

@@ -50,8 +50,9 @@ try {
         'tokenCacheDir' => getenv('IIKO_TOKEN_DIR') ?: sys_get_temp_dir() . '/iikocloud-token',
     ]);
     $list = [];
-    foreach ($client->organizations()['organizations'] as $org) {
-        $list[] = ['id' => $org['id'], 'name' => $org['name'] ?? null];
+    // Typed (IikoCloud\Api\Shapes): `id` is a string, `name` a string or null.
+    foreach ($client->api()->organizations()->get()['organizations'] as $org) {
+        $list[] = ['id' => $org['id'], 'name' => $org['name']];
     }
     header('Content-Type: application/json');
     echo json_encode(['organizations' => $list], JSON_THROW_ON_ERROR | JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES), "\n";

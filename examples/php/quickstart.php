@@ -29,16 +29,23 @@ try {
         // PHP runs share nothing: a token file lets every run reuse one token.
         'tokenCacheDir' => getenv('IIKO_TOKEN_DIR'),
     ]);
-    $organizations = $client->organizations()['organizations'];
+    // The generated calls: the request and the answer are typed array shapes
+    // (IikoCloud\Api\Shapes) that PHPStan and Psalm check.
+    $organizations = $client->api()->organizations()->get()['organizations'];
     foreach ($organizations as $org) {
         echo $org['id'], ' ', $org['name'] ?? '(no name)', "\n";
     }
     $url = getenv('WEBHOOK_URL');
     if ($url !== false && $url !== '') {
+        $webhooks = $client->webhooks();
         foreach ($organizations as $org) {
-            $client->updateWebhookSettings($org['id'], $url, (string) getenv('WEBHOOK_TOKEN'));
-            $settings = $client->webhookSettings($org['id']);
-            echo 'webhook of ', $org['id'], ' set to ', $settings['webHooksUri'], "\n";
+            $webhooks->updateSettings([
+                'organizationId' => $org['id'],
+                'webHooksUri' => $url,
+                'authToken' => (string) getenv('WEBHOOK_TOKEN'),
+            ]);
+            $settings = $webhooks->settings(['organizationId' => $org['id']]);
+            echo 'webhook of ', $org['id'], ' set to ', $settings['webHooksUri'] ?? '(none)', "\n";
         }
     }
 } catch (ApiException $e) {

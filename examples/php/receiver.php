@@ -9,11 +9,12 @@ declare(strict_types=1);
  *       php -d ffi.enable=1 -S 127.0.0.1:8080 examples/php/receiver.php
  *
  * Point the organization's webhook at http://HOST:8080/webhook with the same
- * token (Client::updateWebhookSettings). Each request is verified (the token
- * is compared in constant time) and only then parsed; the answer goes out at
- * once, then the events are handled. The library is found as the
- * IikoCloud\Library class says (IIKOCLOUD_LIB, /usr/local/lib, a checkout's
- * target/). Events and refusals are logged to stderr, one line each.
+ * token (`$client->webhooks()->updateSettings()`, as examples/php/quickstart.php
+ * does with WEBHOOK_URL). Each request is verified (the token is compared in
+ * constant time) and only then parsed; the answer goes out at once, then the
+ * events are handled. The library is found as the IikoCloud\Library class
+ * says (IIKOCLOUD_LIB, /usr/local/lib, a checkout's target/). Events and
+ * refusals are logged to stderr, one line each.
  *
  * Under PHP-FPM the same file works as a front controller; there
  * fastcgi_finish_request() sends the answer before the events are handled.

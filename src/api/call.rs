@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::models::deliveries::request::CreateOrderRequest;
 use super::support::with_answer_money_as_text;
 use super::{operation, WaitOptions};
-use crate::{Client, Error, Result};
+use crate::{limits, Client, Error, Result};
 
 /// How [`call_operation`] sends one call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,40 +30,48 @@ pub struct OperationCall {
 }
 
 impl OperationCall {
-    /// Reads the `Timeout` in milliseconds as every binding takes it: 0 keeps
-    /// the client's; anything else must lie between 1 s and 1 h.
-    pub fn timeout_ms(mut self, ms: u64) -> Result<Self> {
-        self.timeout = match ms {
-            0 => None,
-            ms => {
-                let t = Duration::from_millis(ms);
-                // Refused here, before anything is sent.
-                if !(Duration::from_secs(1)..=Duration::from_secs(3600)).contains(&t) {
-                    return Err(Error::invalid(format!(
-                        "timeout must be 0 (the client's) or between 1000 and 3600000 ms, got {ms}"
-                    )));
-                }
-                Some(t)
-            }
-        };
+    /// Reads the `Timeout` in milliseconds as the C ABI takes it
+    /// ([`limits::CALL_TIMEOUT`]: 0 keeps the client's).
+    pub fn timeout_ms(self, ms: u64) -> Result<Self> {
+        self.with_timeout(limits::Given::Raw(ms))
+    }
+
+    /// Reads the `Timeout` as a binding got it ([`limits::CALL_TIMEOUT`]).
+    pub fn with_timeout(mut self, timeout: limits::Given) -> Result<Self> {
+        // Refused here, before anything is sent.
+        self.timeout = limits::CALL_TIMEOUT.read_duration(timeout)?;
         Ok(self)
     }
 }
 
 impl WaitOptions {
-    /// Reads a wait limit in milliseconds as every binding takes it: 0 keeps
-    /// the default (60 s); at most one day.
+    /// Reads a wait limit in milliseconds as the C ABI takes it
+    /// ([`limits::WAIT_TIMEOUT`]: 0 keeps the default).
     pub fn from_timeout_ms(ms: u64) -> Result<WaitOptions> {
-        let mut options = WaitOptions::default();
-        if ms > 0 {
-            if ms > 86_400_000 {
-                return Err(Error::invalid(format!(
-                    "wait timeout must be 0 (the default, 60 s) or at most 86400000 ms, got {ms}"
-                )));
-            }
-            options.timeout = Duration::from_millis(ms);
-        }
-        Ok(options)
+        WaitOptions::read(
+            limits::Given::Raw(ms),
+            limits::Given::Absent,
+            limits::Given::Absent,
+        )
+    }
+
+    /// Reads the three settings as a binding got them
+    /// ([`limits::WAIT_TIMEOUT`], [`limits::WAIT_FIRST_PAUSE`],
+    /// [`limits::WAIT_MAX_PAUSE`]).
+    pub fn read(
+        timeout: limits::Given,
+        first_pause: limits::Given,
+        max_pause: limits::Given,
+    ) -> Result<WaitOptions> {
+        // Every wait limit has a fixed default, so a read always has a value.
+        let read = |limit: &limits::Limit, given| -> Result<Duration> {
+            Ok(limit.read_duration(given)?.unwrap_or_default())
+        };
+        Ok(WaitOptions {
+            timeout: read(&limits::WAIT_TIMEOUT, timeout)?,
+            first_pause: read(&limits::WAIT_FIRST_PAUSE, first_pause)?,
+            max_pause: read(&limits::WAIT_MAX_PAUSE, max_pause)?,
+        })
     }
 }
 

@@ -42,7 +42,10 @@ pub use call::{call_operation, call_operation_and_wait, OperationCall};
 pub use ops::*;
 pub use safe::new_order_id;
 pub use validate::{Validate, Validator};
-pub use wait::WaitOptions;
+pub use wait::{
+    WaitOptions, DEFAULT_FIRST_PAUSE, DEFAULT_MAX_PAUSE, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT,
+    PAUSE_GROWTH,
+};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -6,13 +6,24 @@ use super::models::commands::{GetCommandStatusRequest, GetCommandStatusResponse}
 use crate::error::{CommandError, CommandErrorKind};
 use crate::{Client, Error, Result};
 
+/// How long a command is followed by default.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest wait a binding may ask for (a day).
+pub const MAX_WAIT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// The pause before the second status poll by default.
+pub const DEFAULT_FIRST_PAUSE: Duration = Duration::from_millis(250);
+/// The longest pause between status polls by default.
+pub const DEFAULT_MAX_PAUSE: Duration = Duration::from_secs(5);
+/// Each pause between status polls is this many times the one before.
+pub const PAUSE_GROWTH: f64 = 1.5;
+
 /// How [`Client::wait_command`] polls.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaitOptions {
     /// Give up after this long (default 60 s).
     pub timeout: Duration,
-    /// Pause before the second poll (default 250 ms); each pause is 1.5 times
-    /// the one before, up to `max_pause`.
+    /// Pause before the second poll (default 250 ms); each pause is
+    /// [`PAUSE_GROWTH`] times the one before, up to `max_pause`.
     pub first_pause: Duration,
     /// Longest pause between polls (default 5 s).
     pub max_pause: Duration,
@@ -21,9 +32,9 @@ pub struct WaitOptions {
 impl Default for WaitOptions {
     fn default() -> Self {
         WaitOptions {
-            timeout: Duration::from_secs(60),
-            first_pause: Duration::from_millis(250),
-            max_pause: Duration::from_secs(5),
+            timeout: DEFAULT_WAIT_TIMEOUT,
+            first_pause: DEFAULT_FIRST_PAUSE,
+            max_pause: DEFAULT_MAX_PAUSE,
         }
     }
 }
@@ -83,7 +94,7 @@ impl Client {
                 return Err(command_error(CommandErrorKind::TimedOut, None, None));
             }
             std::thread::sleep(pause.min(deadline - now));
-            pause = (pause.mul_f64(1.5)).min(options.max_pause.max(pause));
+            pause = (pause.mul_f64(PAUSE_GROWTH)).min(options.max_pause.max(pause));
         }
     }
 }

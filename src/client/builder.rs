@@ -8,10 +8,10 @@ use super::resolver::CachingResolver;
 use super::{
     Client, Credentials, Inner, DEFAULT_BASE_URL, DEFAULT_CLIENT_TIMEOUT_MARGIN,
     DEFAULT_FALLBACK_TOKEN_LIFETIME, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REFRESH_MARGIN,
-    DEFAULT_RETRIES, DEFAULT_RETRY_BASE_DELAY, DEFAULT_SERVER_TIMEOUT, MAX_SERVER_TIMEOUT,
-    USER_AGENT,
+    DEFAULT_RETRIES, DEFAULT_RETRY_BASE_DELAY, DEFAULT_SERVER_TIMEOUT, USER_AGENT,
 };
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::network::{self, TrustRoots};
 use crate::token::{Clock, SharedToken, SystemClock, TokenCache};
 use crate::token_file::TokenFile;
@@ -208,16 +208,15 @@ impl ClientBuilder {
         })?;
         credentials.check()?;
         let base_url = check_base_url(&self.base_url)?;
-        if self.server_timeout < Duration::from_secs(1) || self.server_timeout > MAX_SERVER_TIMEOUT
-        {
-            return Err(Error::Config(format!(
-                "timeout must be between 1 s and 1 h, got {:?}",
-                self.server_timeout
-            )));
-        }
+        limits::CLIENT_TIMEOUT
+            .check_duration(self.server_timeout)
+            .map_err(as_config)?;
         let client_timeout = self
             .client_timeout
             .unwrap_or(self.server_timeout + DEFAULT_CLIENT_TIMEOUT_MARGIN);
+        limits::CLIENT_CLIENT_TIMEOUT
+            .check_duration(client_timeout)
+            .map_err(as_config)?;
         if client_timeout <= self.server_timeout {
             return Err(Error::Config(format!(
                 "client timeout ({client_timeout:?}) must be longer than the Timeout header \
@@ -225,9 +224,9 @@ impl ClientBuilder {
                 self.server_timeout
             )));
         }
-        if self.max_response_bytes == 0 {
-            return Err(Error::Config("max_response_bytes must be above 0".into()));
-        }
+        limits::CLIENT_MAX_RESPONSE_BYTES
+            .read_raw(self.max_response_bytes)
+            .map_err(as_config)?;
         let roots = network::root_certs(self.trust, self.ca_file.as_deref())?;
         let proxy = network::proxy_setting(self.proxy.as_ref(), self.no_proxy.as_deref())?;
         let proxied = network::proxied(&proxy, &base_url);
@@ -286,6 +285,14 @@ impl ClientBuilder {
             }),
             server_timeout: self.server_timeout,
         })
+    }
+}
+
+/// A limit the configuration breaks is a configuration error.
+fn as_config(e: Error) -> Error {
+    match e {
+        Error::InvalidInput(m) => Error::Config(m),
+        other => other,
     }
 }
 

@@ -57,9 +57,10 @@ pub const DEFAULT_FALLBACK_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 /// Largest response body the client reads by default (64 MiB): nomenclature
 /// answers of big chains run to tens of megabytes.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest `Timeout` header the client accepts.
-const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
-const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
+/// Largest `Timeout` header the client accepts ([`limits::CLIENT_TIMEOUT`](crate::limits::CLIENT_TIMEOUT)).
+pub(crate) const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest pause between two retries, whatever the base delay.
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
 
 /// The user agent sent with every request.
 pub const USER_AGENT: &str = concat!("iikocloud/", env!("CARGO_PKG_VERSION"));
@@ -163,11 +164,7 @@ impl Client {
     /// A handle that sends another `Timeout` header (and waits that much
     /// longer), sharing this client's pool and token cache.
     pub fn with_timeout(&self, timeout: Duration) -> Result<Client> {
-        if timeout < Duration::from_secs(1) || timeout > MAX_SERVER_TIMEOUT {
-            return Err(Error::invalid(format!(
-                "timeout must be between 1 s and 1 h, got {timeout:?}"
-            )));
-        }
+        crate::limits::CLIENT_TIMEOUT.check_duration(timeout)?;
         Ok(Client {
             inner: self.inner.clone(),
             server_timeout: timeout,
@@ -241,9 +238,43 @@ impl Client {
     /// Calls any endpoint with a JSON object body, with the same token
     /// handling, timeouts and errors as the typed calls. Not retried unless
     /// `options.idempotent` says the call is safe to repeat.
+    ///
+    /// The answer's numbers are `f64` in a [`Value`]: for amounts, read the
+    /// answer into types with [`crate::Money`] fields ([`Client::call_as`]),
+    /// or take its text ([`Client::call_text`]).
     pub fn call(&self, path: &str, body: &Value, options: &CallOptions) -> Result<Value> {
+        self.call_as(path, body, options)
+    }
+
+    /// [`Client::call`] with any serializable body (one JSON object) and the
+    /// answer read into any type: a struct of your own, a generated model of
+    /// [`crate::api::models`], or a [`Value`]. [`crate::Money`] fields are
+    /// exact decimals of what the service wrote (it writes doubles in their
+    /// shortest form, which `Money` keeps digit for digit), so sums of them
+    /// add up where `f64` would drift; [`Client::call_text`] passes numbers of
+    /// any length through as text.
+    ///
+    /// ```no_run
+    /// # fn demo(client: &iikocloud::Client) -> iikocloud::Result<()> {
+    /// use iikocloud::{CallOptions, Money};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Balance {
+    ///     balance: Option<Money>,
+    /// }
+    /// let body = serde_json::json!({"organizationId": "441e1320-3f58-4702-9f9e-aa34cdef9c04"});
+    /// let answer: Balance = client.call_as("/api/1/some/endpoint", &body, &CallOptions::default())?;
+    /// # let _ = answer.balance; Ok(()) }
+    /// ```
+    pub fn call_as<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &(impl Serialize + ?Sized),
+        options: &CallOptions,
+    ) -> Result<T> {
         check_path(path)?;
-        if !body.is_object() {
+        let body = serde_json::to_vec(body).map_err(|e| Error::invalid(e.to_string()))?;
+        if body.first() != Some(&b'{') {
             return Err(Error::invalid("the body must be a JSON object"));
         }
         let server_timeout = match options.timeout {
@@ -252,7 +283,7 @@ impl Client {
         };
         let answer = self.execute(&Call {
             path,
-            body: serde_json::to_vec(body).map_err(|e| Error::invalid(e.to_string()))?,
+            body,
             idempotent: options.idempotent,
             authorized: true,
             server_timeout,

@@ -54,30 +54,82 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::limits::{self, Given};
 use crate::store::{Store, StoreError, StoreUrl};
-use crate::webhook::{ReceiveError, Receiver};
+use crate::webhook::{
+    ReceiveError, Receiver, STATUS_ACCEPTED, STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER,
+    STATUS_UNAUTHORIZED,
+};
 
-/// Settings of an [`Inbox`].
+/// Every status [`Inbox::receive`] can answer: the receive rule's
+/// ([`webhook::status`](crate::webhook::status)) and
+/// [`STATUS_RETRY_LATER`] when the events could not be stored.
+pub const RECEIVE_STATUSES: [u16; 4] = [
+    STATUS_ACCEPTED,
+    STATUS_UNAUTHORIZED,
+    STATUS_RECEIVER_FAULT,
+    STATUS_RETRY_LATER,
+];
+
+/// How long a taken event stays hidden by default.
+pub const DEFAULT_VISIBILITY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Deliveries of one event by default before it goes to the dead letters.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+/// How long an event's key is remembered by default.
+pub const DEFAULT_DEDUP_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How many dead letters a binding lists when the caller does not say.
+pub const DEFAULT_DEAD_LETTERS: usize = 100;
+
+/// Settings of an [`Inbox`]. A binding reads each from its caller's value
+/// through [`InboxOptions::read`] ([`limits`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InboxOptions {
     /// How long a taken event stays invisible to other consumers before it is
-    /// handed out again (default 30 s). Longer than the slowest handling.
+    /// handed out again ([`DEFAULT_VISIBILITY_TIMEOUT`]). Longer than the
+    /// slowest handling.
     pub visibility_timeout: Duration,
     /// Deliveries of one event at most; after that it goes to the dead
-    /// letters (default 5).
+    /// letters ([`DEFAULT_MAX_ATTEMPTS`]).
     pub max_attempts: u32,
     /// How long the inbox remembers an event's key to drop its repeats
-    /// (default 24 h).
+    /// ([`DEFAULT_DEDUP_TTL`]).
     pub dedup_ttl: Duration,
 }
 
 impl Default for InboxOptions {
     fn default() -> Self {
         InboxOptions {
-            visibility_timeout: Duration::from_secs(30),
-            max_attempts: 5,
-            dedup_ttl: Duration::from_secs(24 * 3600),
+            visibility_timeout: DEFAULT_VISIBILITY_TIMEOUT,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            dedup_ttl: DEFAULT_DEDUP_TTL,
         }
+    }
+}
+
+impl InboxOptions {
+    /// The options from the values a binding got from its caller, each read
+    /// by its limit ([`limits::INBOX_VISIBILITY_TIMEOUT`],
+    /// [`limits::INBOX_MAX_ATTEMPTS`], [`limits::INBOX_DEDUP_TTL`]): not
+    /// given ([`Given::Absent`], or the C ABI's 0) is the default.
+    pub fn read(
+        visibility_timeout: Given,
+        max_attempts: Given,
+        dedup_ttl: Given,
+    ) -> crate::Result<InboxOptions> {
+        let defaults = InboxOptions::default();
+        let attempts = limits::INBOX_MAX_ATTEMPTS.read(max_attempts)?;
+        Ok(InboxOptions {
+            visibility_timeout: limits::INBOX_VISIBILITY_TIMEOUT
+                .read_duration(visibility_timeout)?
+                .unwrap_or(defaults.visibility_timeout),
+            // The limit's maximum is u32::MAX.
+            max_attempts: attempts.map_or(defaults.max_attempts, |a| {
+                u32::try_from(a).unwrap_or(u32::MAX)
+            }),
+            dedup_ttl: limits::INBOX_DEDUP_TTL
+                .read_duration(dedup_ttl)?
+                .unwrap_or(defaults.dedup_ttl),
+        })
     }
 }
 
@@ -157,10 +209,10 @@ pub struct InboxCounts {
 /// What [`Inbox::receive`] did with a request. Answer `status` right away.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Received {
-    /// The HTTP status to answer: `200` once everything is stored, `401` for
-    /// a failed verification, `500` if the expected token is empty, `503`
-    /// when the inbox or store could not be written (the service sends the
-    /// body again).
+    /// The HTTP status to answer ([`RECEIVE_STATUSES`]): `200` once everything
+    /// is stored, `401` for a failed verification, `500` if the expected token
+    /// is empty, `503` when the inbox or store could not be written (the
+    /// service sends the body again).
     pub status: u16,
     /// Events written.
     pub stored: usize,
@@ -207,6 +259,11 @@ impl Inbox {
     }
 
     /// Opens the inbox at `url` (`sqlite:///path` or `redis://host:port/db`).
+    // Built without both stores, every URL is refused before `backend` is used.
+    #[cfg_attr(
+        not(any(feature = "sqlite", feature = "redis")),
+        allow(unreachable_code, unused_variables)
+    )]
     pub fn open_with(url: &str, options: InboxOptions) -> Result<Inbox, StoreError> {
         let parsed = StoreUrl::parse(url)?;
         if options.max_attempts == 0 || options.visibility_timeout.is_zero() {
@@ -302,7 +359,10 @@ impl Inbox {
                 let text = String::from_utf8_lossy(body);
                 return match self.backend.dead_letter("", &text, &e.to_string()) {
                     Ok(()) => fail(e.http_status(), e.name()),
-                    Err(se) => fail(503, format!("{}; cannot keep it: {se}", e.name())),
+                    Err(se) => fail(
+                        STATUS_RETRY_LATER,
+                        format!("{}; cannot keep it: {se}", e.name()),
+                    ),
                 };
             }
             Err(e) => return fail(e.http_status(), e.name()),
@@ -315,12 +375,12 @@ impl Inbox {
         let Some(store) = store.filter(|s| !s.is_memory()) else {
             return match self.push(&events) {
                 Ok(stored) => Received {
-                    status: 200,
+                    status: STATUS_ACCEPTED,
                     stored,
                     repeats: total - stored,
                     error: None,
                 },
-                Err(e) => fail(503, format!("inbox: {e}")),
+                Err(e) => fail(STATUS_RETRY_LATER, format!("inbox: {e}")),
             };
         };
         let mut stored = 0;
@@ -331,7 +391,7 @@ impl Inbox {
                 Ok(false) => repeats += 1,
                 Err(e) => {
                     return Received {
-                        status: 503,
+                        status: STATUS_RETRY_LATER,
                         stored,
                         repeats,
                         error: Some(e),
@@ -340,10 +400,59 @@ impl Inbox {
             }
         }
         Received {
-            status: 200,
+            status: STATUS_ACCEPTED,
             stored,
             repeats,
             error: None,
+        }
+    }
+
+    /// The receive path for a body the HTTP server stopped reading at its
+    /// size limit (`size` bytes at least): verified like any other request
+    /// ([`Receiver::receive_oversized`]); an authentic one is noted in the
+    /// dead letters (without its body, which was not kept) and answered as
+    /// an unreadable body is, or [`STATUS_RETRY_LATER`] when even the note
+    /// cannot be written.
+    pub fn receive_oversized<I, N, V>(
+        &self,
+        receiver: &Receiver,
+        headers: I,
+        size: usize,
+    ) -> Received
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let result = receiver.receive_oversized(headers, size);
+        let status = crate::webhook::http_status(&result);
+        let error = match result {
+            Err(e) if e.is_authentic() => {
+                let reason = format!("{e}; the body was not kept");
+                return match self.backend.dead_letter("", "", &reason) {
+                    Ok(()) => Received {
+                        status,
+                        stored: 0,
+                        repeats: 0,
+                        error: Some(e.name()),
+                    },
+                    Err(se) => Received {
+                        status: STATUS_RETRY_LATER,
+                        stored: 0,
+                        repeats: 0,
+                        error: Some(format!("{}; cannot keep it: {se}", e.name())),
+                    },
+                };
+            }
+            Err(e) => e.name(),
+            // Not reached: the body was cut, so it is never read as events.
+            Ok(_) => "too_large".to_owned(),
+        };
+        Received {
+            status,
+            stored: 0,
+            repeats: 0,
+            error: Some(error),
         }
     }
 
@@ -434,6 +543,7 @@ const CLAIM_TTL: Duration = Duration::from_secs(30);
 /// How long a resend waits for another receiver's claim before a `503`.
 const CLAIM_WAIT: Duration = Duration::from_secs(2);
 
+#[cfg(any(feature = "sqlite", feature = "redis"))]
 fn dead_reason(attempts: u32, last_error: Option<&str>) -> String {
     match last_error {
         Some(e) => format!("failed {attempts} times; last error: {e}"),

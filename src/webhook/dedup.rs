@@ -95,6 +95,13 @@ impl fmt::Debug for Deduplicator {
 }
 
 impl Deduplicator {
+    /// How many events a binding's de-duplicator remembers when the caller
+    /// does not say ([`limits::DEDUP_CAPACITY`](crate::limits::DEDUP_CAPACITY)).
+    pub const DEFAULT_CAPACITY: usize = 10_000;
+    /// How long a binding's de-duplicator remembers an event when the caller
+    /// does not say: a day, longer than the service keeps resending.
+    pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+
     /// A de-duplicator remembering at most `capacity` events (at least 1), each
     /// for `max_age`.
     pub fn new(capacity: usize, max_age: Duration) -> Deduplicator {

@@ -1,13 +1,16 @@
 //! One webhook event: envelope, typed payload and raw JSON.
 
 use std::fmt;
+use std::sync::OnceLock;
 
+use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::model::{
-    CreationStatus, DeliveryOrderInfo, ErrorInfo, PersonalShift, RawJson, ReserveInfo,
-    StopListUpdate, TableOrderInfo,
+    CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, RawJson,
+    ReserveInfo, StopListUpdate, TableOrderInfo,
 };
+use super::summary::{Shape, Spans, Summary};
 use super::time::EventTime;
 use crate::money::Money;
 
@@ -111,6 +114,13 @@ impl EventKind {
     }
 }
 
+impl EventKind {
+    /// `ReserveUpdate` or `ReserveError`.
+    pub(crate) fn is_reserve(self) -> bool {
+        matches!(self, EventKind::ReserveUpdate | EventKind::ReserveError)
+    }
+}
+
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -160,8 +170,15 @@ pub enum EventPayload {
 /// marks none of them required). Accessors such as [`Event::order_id`] give
 /// the commonly needed values without matching on [`Event::payload`]; they are
 /// also what the C ABI exposes.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Whether an event is usable is decided when the body is parsed: the
+/// envelope is read, and a known type's `eventInfo` is checked to be an
+/// object without a repeated key at any depth. The typed `eventInfo` itself
+/// is read from [`Event::raw_json`] on the first call that needs it
+/// ([`Event::payload`] and the accessors built on it), once, and is then kept;
+/// so a receiver that only stores or forwards events never pays for it. That
+/// read cannot fail: every field is read leniently.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Event {
     /// The event's kind (derived from `eventType`).
@@ -174,10 +191,105 @@ pub struct Event {
     pub organization_id: Option<String>,
     /// `correlationId` (the operation id).
     pub correlation_id: Option<String>,
-    /// The typed `eventInfo`.
-    pub payload: EventPayload,
+    /// The typed `eventInfo`: set at parse time for unusable and unknown
+    /// events, else read from `raw_json` on first use.
+    payload: OnceLock<EventPayload>,
+    /// Where `eventInfo` lies in `raw_json`, when the parse noted it: the
+    /// deferred read then starts there.
+    info_span: Option<(u32, u32)>,
+    /// Where the flat accessors' values lie in `raw_json`, when the parse
+    /// noted it (the fast path does): they are then read without the typed
+    /// read of the whole `eventInfo`.
+    spots: Option<Box<Spans>>,
+    /// Those values, read on first use.
+    summary: OnceLock<Summary>,
     /// The event's JSON exactly as it appeared in the body.
     pub raw_json: String,
+}
+
+/// The envelope of an event, as read at parse time.
+pub(crate) struct Envelope {
+    pub(crate) kind: EventKind,
+    pub(crate) event_type: Option<String>,
+    pub(crate) event_time: Option<EventTime>,
+    pub(crate) organization_id: Option<String>,
+    pub(crate) correlation_id: Option<String>,
+}
+
+impl Event {
+    /// An event whose payload is known already (invalid or unknown events).
+    pub(crate) fn with_payload(
+        envelope: Envelope,
+        payload: EventPayload,
+        raw_json: String,
+    ) -> Event {
+        let event = Event::deferred(envelope, raw_json, None, None);
+        // A fresh cell: the set cannot fail.
+        let _ = event.payload.set(payload);
+        event
+    }
+
+    /// A known, checked event whose typed `eventInfo` is read on first use;
+    /// `info_span` is where `eventInfo` lies in `raw_json`, if known.
+    pub(crate) fn deferred(
+        envelope: Envelope,
+        raw_json: String,
+        info_span: Option<(u32, u32)>,
+        spots: Option<Box<Spans>>,
+    ) -> Event {
+        Event {
+            kind: envelope.kind,
+            event_type: envelope.event_type,
+            event_time: envelope.event_time,
+            organization_id: envelope.organization_id,
+            correlation_id: envelope.correlation_id,
+            payload: OnceLock::new(),
+            info_span,
+            spots,
+            summary: OnceLock::new(),
+            raw_json,
+        }
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        self.kind == other.kind
+            && self.event_type == other.event_type
+            && self.event_time == other.event_time
+            && self.organization_id == other.organization_id
+            && self.correlation_id == other.correlation_id
+            && self.raw_json == other.raw_json
+            && self.payload() == other.payload()
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("kind", &self.kind)
+            .field("event_type", &self.event_type)
+            .field("event_time", &self.event_time)
+            .field("organization_id", &self.organization_id)
+            .field("correlation_id", &self.correlation_id)
+            .field("payload", self.payload())
+            .field("raw_json", &self.raw_json)
+            .finish()
+    }
+}
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut out = s.serialize_struct("Event", 7)?;
+        out.serialize_field("kind", &self.kind)?;
+        out.serialize_field("eventType", &self.event_type)?;
+        out.serialize_field("eventTime", &self.event_time)?;
+        out.serialize_field("organizationId", &self.organization_id)?;
+        out.serialize_field("correlationId", &self.correlation_id)?;
+        out.serialize_field("payload", self.payload())?;
+        out.serialize_field("rawJson", &self.raw_json)?;
+        out.end()
+    }
 }
 
 impl Event {
@@ -211,23 +323,57 @@ impl Event {
         &self.raw_json
     }
 
-    /// The typed `eventInfo`.
+    /// The typed `eventInfo`, read from [`Event::raw_json`] on the first call.
     pub fn payload(&self) -> &EventPayload {
-        &self.payload
+        self.payload.get_or_init(|| {
+            let info = self
+                .info_span
+                .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize));
+            match info {
+                Some(info) => super::parse::typed_event_info(self.kind, info),
+                None => super::parse::typed_payload(self.kind, &self.raw_json),
+            }
+        })
+    }
+
+    /// The flat accessors' values without the typed read, while that read
+    /// has not happened and the parse noted where they lie; `None` means:
+    /// use [`Event::payload`].
+    fn quick(&self) -> Option<&Summary> {
+        if self.payload.get().is_some() {
+            return None;
+        }
+        let spots = self.spots.as_deref()?;
+        let shape = match self.kind {
+            EventKind::DeliveryOrderUpdate | EventKind::DeliveryOrderError => Shape::Delivery,
+            EventKind::TableOrderUpdate | EventKind::TableOrderError => Shape::Table,
+            EventKind::ReserveUpdate | EventKind::ReserveError => Shape::Reserve,
+            _ => return None,
+        };
+        Some(
+            self.summary
+                .get_or_init(|| Summary::read(shape, &self.raw_json, spots)),
+        )
+    }
+
+    /// Whether the typed `eventInfo` has been read yet (see [`Event`]).
+    pub fn payload_is_read(&self) -> bool {
+        self.payload.get().is_some()
     }
 
     /// The error text when the event could not be read
-    /// ([`EventPayload::Invalid`]), else `None`.
+    /// ([`EventPayload::Invalid`]), else `None`. Decided at parse time: it
+    /// never reads the typed `eventInfo`.
     pub fn problem(&self) -> Option<&str> {
-        match &self.payload {
-            EventPayload::Invalid { error } => Some(error),
+        match self.payload.get() {
+            Some(EventPayload::Invalid { error }) => Some(error),
             _ => None,
         }
     }
 
     /// The delivery `eventInfo` of a `DeliveryOrderUpdate`/`DeliveryOrderError`.
     pub fn delivery(&self) -> Option<&DeliveryOrderInfo> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::DeliveryOrder(info) => Some(info),
             _ => None,
         }
@@ -235,7 +381,7 @@ impl Event {
 
     /// The table order `eventInfo` of a `TableOrderUpdate`/`TableOrderError`.
     pub fn table_order(&self) -> Option<&TableOrderInfo> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::TableOrder(info) => Some(info),
             _ => None,
         }
@@ -243,7 +389,7 @@ impl Event {
 
     /// The reserve `eventInfo` of a `ReserveUpdate`/`ReserveError`.
     pub fn reserve(&self) -> Option<&ReserveInfo> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::Reserve(info) => Some(info),
             _ => None,
         }
@@ -251,7 +397,7 @@ impl Event {
 
     /// The `eventInfo` of a `StopListUpdate`.
     pub fn stop_list(&self) -> Option<&StopListUpdate> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::StopList(info) => Some(info),
             _ => None,
         }
@@ -259,7 +405,7 @@ impl Event {
 
     /// The `eventInfo` of a `PersonalShift`.
     pub fn personal_shift(&self) -> Option<&PersonalShift> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::PersonalShift(info) => Some(info),
             _ => None,
         }
@@ -267,7 +413,7 @@ impl Event {
 
     /// The raw `eventInfo` of an event of unknown type.
     pub fn unknown_event_info(&self) -> Option<&str> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::Unknown { event_info } => event_info.as_ref().map(RawJson::get),
             _ => None,
         }
@@ -276,7 +422,10 @@ impl Event {
     /// `eventInfo.id` of an order or reserve event: the delivery order, table
     /// order or reserve id. `None` for other kinds.
     pub fn entity_id(&self) -> Option<&str> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.id.as_deref();
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.id.as_deref(),
             EventPayload::TableOrder(i) => i.id.as_deref(),
             EventPayload::Reserve(i) => i.id.as_deref(),
@@ -287,7 +436,10 @@ impl Event {
     /// `eventInfo.id` of a delivery or table order event. `None` for reserves
     /// (use [`Event::entity_id`]) and other kinds.
     pub fn order_id(&self) -> Option<&str> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.id.as_deref().filter(|_| !self.kind.is_reserve());
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.id.as_deref(),
             EventPayload::TableOrder(i) => i.id.as_deref(),
             _ => None,
@@ -297,7 +449,10 @@ impl Event {
     /// `eventInfo.timestamp` of an order or reserve event: a version number
     /// that grows with every change of that entity.
     pub fn timestamp(&self) -> Option<i64> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.timestamp;
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.timestamp,
             EventPayload::TableOrder(i) => i.timestamp,
             EventPayload::Reserve(i) => i.timestamp,
@@ -307,7 +462,10 @@ impl Event {
 
     /// `eventInfo.creationStatus` of an order or reserve event.
     pub fn creation_status(&self) -> Option<&CreationStatus> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.creation_status.as_ref();
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.creation_status.as_ref(),
             EventPayload::TableOrder(i) => i.creation_status.as_ref(),
             EventPayload::Reserve(i) => i.creation_status.as_ref(),
@@ -317,7 +475,7 @@ impl Event {
 
     /// `eventInfo.errorInfo` of an order or reserve event.
     pub fn error_info(&self) -> Option<&ErrorInfo> {
-        match &self.payload {
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.error_info.as_ref(),
             EventPayload::TableOrder(i) => i.error_info.as_ref(),
             EventPayload::Reserve(i) => i.error_info.as_ref(),
@@ -327,6 +485,9 @@ impl Event {
 
     /// `errorInfo.code` as text (also for codes this SDK does not know).
     pub fn error_code(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.error_code.as_ref().map(|c| c.as_str());
+        }
         self.error_info()
             .and_then(|e| e.code.as_ref())
             .map(|c| c.as_str())
@@ -334,6 +495,12 @@ impl Event {
 
     /// `errorInfo.message`, falling back to the deprecated `description`.
     pub fn error_message(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q
+                .error_message
+                .as_deref()
+                .or(q.error_description.as_deref());
+        }
         self.error_info()
             .and_then(|e| e.message.as_deref().or(e.description.as_deref()))
     }
@@ -342,7 +509,10 @@ impl Event {
     /// (`DeliveryStatus`) and table orders (`OrderStatus`), `reserve.status` of
     /// reserves (`ReserveStatus`). Unknown values are returned as sent.
     pub fn status(&self) -> Option<&str> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.status.as_deref();
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
             EventPayload::TableOrder(i) => i.order.as_ref()?.status.as_ref().map(|s| s.as_str()),
             EventPayload::Reserve(i) => i.reserve.as_ref()?.status.as_ref().map(|s| s.as_str()),
@@ -352,7 +522,10 @@ impl Event {
 
     /// The order number: of a delivery, a table order, or a banquet's order.
     pub fn order_number(&self) -> Option<i64> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.number;
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.number,
             EventPayload::TableOrder(i) => i.order.as_ref()?.number,
             EventPayload::Reserve(i) => i.reserve.as_ref()?.order.as_ref()?.number,
@@ -363,7 +536,10 @@ impl Event {
     /// The exact order total: of a delivery, a table order, or a banquet's
     /// order. `to_string()` gives the plain decimal (`"1780"`, `"12.5"`).
     pub fn sum(&self) -> Option<Money> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.sum;
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.sum,
             EventPayload::TableOrder(i) => i.order.as_ref()?.sum,
             EventPayload::Reserve(i) => i.reserve.as_ref()?.order.as_ref()?.sum,
@@ -373,7 +549,10 @@ impl Event {
 
     /// The customer phone of a delivery, table order or reserve.
     pub fn phone(&self) -> Option<&str> {
-        match &self.payload {
+        if let Some(q) = self.quick() {
+            return q.phone.as_deref();
+        }
+        match self.payload() {
             EventPayload::DeliveryOrder(i) => i.order.as_ref()?.phone.as_deref(),
             EventPayload::TableOrder(i) => i.order.as_ref()?.phone.as_deref(),
             EventPayload::Reserve(i) => i.reserve.as_ref()?.phone.as_deref(),
@@ -396,11 +575,54 @@ impl Event {
     /// so "first time this order id is seen" is a separate question: track it
     /// with your own store or an [`OrderingGuard`](super::OrderingGuard).
     pub fn is_new_delivery_order(&self) -> bool {
-        self.kind == EventKind::DeliveryOrderUpdate
-            && self
-                .delivery()
-                .and_then(|i| i.order.as_ref())
-                .is_some_and(|o| o.is_new())
+        if self.kind != EventKind::DeliveryOrderUpdate {
+            return false;
+        }
+        if let Some(q) = self.quick() {
+            return q.has_order
+                && q.delivery_status
+                    .as_ref()
+                    .is_some_and(DeliveryStatus::is_initial);
+        }
+        self.delivery()
+            .and_then(|i| i.order.as_ref())
+            .is_some_and(|o| o.is_new())
+    }
+
+    /// `eventInfo.externalNumber` of an order or reserve event.
+    pub fn external_number(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.external_number.as_deref();
+        }
+        match self.payload() {
+            EventPayload::DeliveryOrder(i) => i.external_number.as_deref(),
+            EventPayload::TableOrder(i) => i.external_number.as_deref(),
+            EventPayload::Reserve(i) => i.external_number.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.posId` of a delivery or table order event.
+    pub fn pos_id(&self) -> Option<&str> {
+        if let Some(q) = self.quick() {
+            return q.pos_id.as_deref();
+        }
+        match self.payload() {
+            EventPayload::DeliveryOrder(i) => i.pos_id.as_deref(),
+            EventPayload::TableOrder(i) => i.pos_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `eventInfo.isDeleted` of a reserve event.
+    pub fn reserve_is_deleted(&self) -> Option<bool> {
+        if let Some(q) = self.quick() {
+            return q.is_deleted;
+        }
+        match self.payload() {
+            EventPayload::Reserve(i) => i.is_deleted,
+            _ => None,
+        }
     }
 
     /// The de-duplication key of the event; see [`EventKey`].
@@ -443,7 +665,7 @@ impl EventKey {
         if let (Some(id), Some(ts)) = (event.entity_id(), event.timestamp()) {
             return EventKey(format!("{ty}|{org}|{id}|{ts}"));
         }
-        let text = match &event.payload {
+        let text = match event.payload() {
             EventPayload::StopList(s) => {
                 let parts: Vec<String> = s
                     .terminal_groups_stop_lists_updates

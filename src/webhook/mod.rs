@@ -12,10 +12,11 @@
 //! 1. **Verify, then parse**, in one call: [`Receiver::receive`] (or
 //!    [`receive`]) checks the header in constant time ([`Verifier`]) and only
 //!    then reads the body ([`parse_body_with`]).
-//! 2. **Answer at once** with [`http_status`] of the result: `200` for events,
-//!    `401` for a failed verification, `500` if your expected token is empty,
-//!    and `200` also for an authentic body that cannot be read (a retry would
-//!    bring the same bytes; log it instead). See [`ReceiveError::http_status`].
+//! 2. **Answer at once** with [`http_status`] of the result ([`status`] has
+//!    the rule): `200` for events, `401` for a failed verification, `500` if
+//!    your expected token is empty, and `200` also for an authentic body that
+//!    cannot be read (a retry would bring the same bytes; log it instead). See
+//!    [`ReceiveError::http_status`].
 //! 3. **Work afterwards**, off the request thread: hand the events to a queue.
 //! 4. **Drop repeats** with a [`Deduplicator`]: the service sends no event id,
 //!    so events are keyed by [`EventKey`]. For de-duplication across restarts,
@@ -78,6 +79,7 @@
 //! `StopListUpdate` carries no stop-list items: call `/api/1/stop_lists` after
 //! it. `PersonalShift` has no time field: use the envelope's `eventTime`.
 
+mod blocks;
 mod dedup;
 mod event;
 mod lenient;
@@ -85,6 +87,9 @@ pub mod model;
 mod ordering;
 mod parse;
 mod receive;
+mod scan;
+pub mod status;
+mod summary;
 mod time;
 mod verify;
 
@@ -100,6 +105,10 @@ pub use parse::{
     parse_body, parse_body_with, parse_event, ParseError, ParseErrorKind, ParseOptions, ParsedBody,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING,
 };
-pub use receive::{http_status, receive, ReceiveError, Receiver, STATUS_ACCEPTED};
+pub use receive::{http_status, receive, ReceiveError, Receiver};
+pub use status::{
+    status_for_parse, status_for_verify, RECEIVE_STATUSES, STATUS_ACCEPTED, STATUS_BROKEN_REQUEST,
+    STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER, STATUS_UNAUTHORIZED, STATUS_WRONG_METHOD,
+};
 pub use time::{EventTime, LocalTime};
 pub use verify::{find_authorization, verify_authorization, Verifier, VerifyError};

@@ -78,6 +78,10 @@ impl fmt::Debug for OrderingGuard {
 }
 
 impl OrderingGuard {
+    /// How many orders and reserves a binding's guard remembers when the
+    /// caller does not say ([`limits::ORDERING_CAPACITY`](crate::limits::ORDERING_CAPACITY)).
+    pub const DEFAULT_CAPACITY: usize = 10_000;
+
     /// A guard remembering at most `capacity` entities (at least 1).
     pub fn new(capacity: usize) -> OrderingGuard {
         OrderingGuard {

@@ -1,17 +1,21 @@
 //! Parsing a webhook body into [`Event`]s.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::event::{Event, EventKind, EventPayload};
+use super::blocks::{prefix_xor, BlockMasks};
+use super::event::{Envelope, Event, EventKind, EventPayload};
 use super::lenient::Lenient;
 use super::model::{
     DeliveryOrderInfo, PersonalShift, RawJson, ReserveInfo, StopListUpdate, TableOrderInfo,
 };
+use super::scan::ScannedEvent;
+use super::summary::Spans;
 use super::time::EventTime;
 
 /// Default body size limit: 16 MiB, far above any order the service sends.
@@ -275,10 +279,29 @@ pub fn parse_body_with(body: &[u8], options: &ParseOptions) -> Result<ParsedBody
         Some(rest) => (3, rest),
         None => (0, body),
     };
-    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
-        valid_up_to: bom + e.valid_up_to(),
+    // std's validator says where the invalid byte is; the SIMD one is
+    // several times faster on the valid bodies that matter.
+    let text = simdutf8::basic::from_utf8(bytes).or_else(|_| {
+        std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
+            valid_up_to: bom + e.valid_up_to(),
+        })
     })?;
+    parse_text(text, options, true)
+}
+
+/// Parses a body's text. With `scan`, the one-pass scanner (`scan`) answers
+/// the common case; anything it cannot judge, every error included, takes
+/// the careful path. Tests run both on the same bodies.
+fn parse_text(text: &str, options: &ParseOptions, scan: bool) -> Result<ParsedBody, ParseError> {
     let limit = options.max_depth.min(MAX_DEPTH_CEILING);
+    if scan {
+        if let Some(scanned) = super::scan::scan_array(text, limit) {
+            return Ok(ParsedBody {
+                events: scanned.into_iter().map(event_from_scan).collect(),
+                single_object: false,
+            });
+        }
+    }
     if exceeds_depth(text.as_bytes(), limit) {
         return Err(ParseError::TooDeep { limit });
     }
@@ -368,9 +391,9 @@ fn parse_array_fast(text: &str) -> Option<Vec<Event>> {
     loop {
         let rest = text.get(pos..)?;
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<InlineEnvelope<'_>>();
-        let InlineEnvelope(env) = stream.next()?.ok()?;
+        let InlineEnvelope(read) = stream.next()?.ok()?;
         let end = pos.checked_add(stream.byte_offset())?;
-        events.push(env.into_event(text.get(pos..end)?));
+        events.push(read.into_event(text.get(pos..end)?));
         pos = skip_ws(bytes, end);
         match bytes.get(pos) {
             Some(b',') => pos = skip_ws(bytes, pos + 1),
@@ -389,13 +412,14 @@ fn skip_ws(bytes: &[u8], from: usize) -> usize {
     from.saturating_add(skipped)
 }
 
-/// An element read on the fast path: an event object with eventInfo typed
-/// inline. Fails on anything else, which sends the body to the careful path.
-struct InlineEnvelope<'de>(Envelope<'de>);
+/// An element read on serde_json's quick path: an event object, its
+/// eventInfo checked. Fails on anything else, which sends the body to the
+/// careful path.
+struct InlineEnvelope<'de>(ReadEvent<'de>);
 
 impl<'de> Deserialize<'de> for InlineEnvelope<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(EnvelopeVisitor { inline: true })
+        d.deserialize_map(EnvelopeVisitor { mode: Mode::Check })
             .map(InlineEnvelope)
     }
 }
@@ -444,124 +468,6 @@ fn exceeds_depth(bytes: &[u8], limit: usize) -> bool {
     blocks.remainder().iter().any(|&b| scan.step(b) > limit)
 }
 
-/// Bit `k` set when byte `k` of a 64-byte block is of that class.
-struct BlockMasks {
-    quote: u64,
-    backslash: u64,
-    open: u64,
-    close: u64,
-}
-
-impl BlockMasks {
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    fn of(block: &[u8]) -> BlockMasks {
-        // SAFETY: SSE2 is part of the x86_64 baseline: every CPU this target
-        // runs on has it, so the target-feature function may be called.
-        unsafe { BlockMasks::of_sse2(block) }
-    }
-
-    #[cfg(not(target_arch = "x86_64"))]
-    fn of(block: &[u8]) -> BlockMasks {
-        BlockMasks::of_words(block)
-    }
-
-    /// SSE2 (every x86-64 CPU has it): sixteen bytes per compare, four
-    /// compares and masks per class, a few times the speed of the word
-    /// version below, which other targets use.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "sse2")]
-    fn of_sse2(block: &[u8]) -> BlockMasks {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set_epi64x,
-        };
-        let (mut quote, mut open, mut close, mut backslash) = (0u64, 0u64, 0u64, 0u64);
-        for (k, chunk) in block.chunks_exact(16).enumerate().take(4) {
-            let half = |from: usize| {
-                let mut word = [0u8; 8];
-                word.copy_from_slice(&chunk[from..from + 8]);
-                i64::from_le_bytes(word)
-            };
-            // Built from two words (no raw pointer): LLVM emits one load.
-            let v = _mm_set_epi64x(half(8), half(0));
-            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
-            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            let mask = |m| u64::from(_mm_movemask_epi8(m) as u16);
-            let shift = 16 * k;
-            quote |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8))) << shift;
-            open |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8))) << shift;
-            close |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8))) << shift;
-            backslash |= mask(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8))) << shift;
-        }
-        BlockMasks {
-            quote,
-            backslash,
-            open,
-            close,
-        }
-    }
-
-    /// Eight bytes per step in a `u64`, for targets without SSE2 (and the
-    /// test that checks both agree).
-    #[cfg(any(test, not(target_arch = "x86_64")))]
-    fn of_words(block: &[u8]) -> BlockMasks {
-        let (mut quote, mut open, mut close, mut backslash) = (0u64, 0u64, 0u64, 0u64);
-        // Eight bytes at a time, branch-free.
-        for (k, chunk) in block.chunks_exact(8).enumerate().take(8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let w = u64::from_le_bytes(word);
-            let shift = 8 * k;
-            quote |= gather(zero_bytes(w ^ splat(b'"'))) << shift;
-            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
-            let folded = w | splat(0x20);
-            open |= gather(zero_bytes(folded ^ splat(b'{'))) << shift;
-            close |= gather(zero_bytes(folded ^ splat(b'}'))) << shift;
-            backslash |= zero_bytes(w ^ splat(b'\\'));
-        }
-        BlockMasks {
-            quote,
-            backslash,
-            open,
-            close,
-        }
-    }
-}
-
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[inline(always)]
-fn splat(b: u8) -> u64 {
-    0x0101_0101_0101_0101 * u64::from(b)
-}
-
-/// The high bit of each zero byte of `v`, exactly.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[inline(always)]
-fn zero_bytes(v: u64) -> u64 {
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    !(((v & LOWS) + LOWS) | v | LOWS)
-}
-
-/// Gathers the eight high bits of `x` into the low byte, byte 0 as bit 0.
-#[cfg(any(test, not(target_arch = "x86_64")))]
-#[inline(always)]
-fn gather(x: u64) -> u64 {
-    (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
-}
-
-/// Bit `k` of the result is the XOR of bits `0..=k`: set from an opening quote
-/// up to (not including) its closing quote.
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
-
 /// Byte-by-byte depth tracking, the definition the block scan follows.
 #[derive(Default)]
 struct DepthScan {
@@ -594,14 +500,65 @@ impl DepthScan {
 }
 
 fn invalid(raw: &str, error: String) -> Event {
-    Event {
+    let envelope = Envelope {
         kind: EventKind::Unknown,
         event_type: None,
         event_time: None,
         organization_id: None,
         correlation_id: None,
-        payload: EventPayload::Invalid { error },
-        raw_json: raw.to_owned(),
+    };
+    Event::with_payload(envelope, EventPayload::Invalid { error }, raw.to_owned())
+}
+
+/// An event from the fast path's spans; the same event the careful path
+/// ([`parse_element`]) makes of the same text.
+fn event_from_scan(scanned: ScannedEvent<'_>) -> Event {
+    let text = scanned.text;
+    let Some(m) = scanned.members else {
+        return invalid(
+            text,
+            format!("event is a JSON {}, not an object", json_type(text)),
+        );
+    };
+    let event_type = m.event_type.and_then(string_value);
+    let envelope = Envelope {
+        kind: event_type
+            .as_deref()
+            .map_or(EventKind::Unknown, EventKind::from_event_type),
+        event_type,
+        event_time: m
+            .event_time
+            .and_then(string_value)
+            .map(|raw| EventTime::parse(&raw)),
+        organization_id: m.organization_id.and_then(string_value),
+        correlation_id: m.correlation_id.and_then(string_value),
+    };
+    let unknown = envelope.kind == EventKind::Unknown;
+    let read = ReadEvent {
+        envelope,
+        info_span: m.event_info.and_then(|info| span_in(text, info)),
+        spots: Some(Box::new(m.event_info_spots)),
+        info: match m.event_info {
+            None => Info::Missing,
+            Some(info) if unknown => Info::Raw(info),
+            Some(info) => Info::Checked(Shape {
+                object: info.starts_with('{'),
+                duplicate: m.event_info_repeated_key.map(str::to_owned),
+            }),
+        },
+        duplicate: m.repeated_member,
+    };
+    read.into_event(text)
+}
+
+/// A JSON string value's text; `None` for any other value (envelope fields
+/// are read leniently).
+fn string_value(json: &str) -> Option<String> {
+    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str(json).ok()
+    } else {
+        Some(inner.to_owned())
     }
 }
 
@@ -614,81 +571,140 @@ fn parse_element(raw: &RawValue) -> Event {
             format!("event is a JSON {}, not an object", json_type(text)),
         );
     }
-    // Fast path: the typed eventInfo is read inline when eventType comes first
-    // (as it does in practice). If that fails (duplicate key inside eventInfo),
-    // read the envelope again with eventInfo kept raw, so that the envelope
-    // fields survive and the error can be reported on the event.
-    let envelope = read_envelope(text, true).or_else(|_| read_envelope(text, false));
-    match envelope {
-        Ok(env) => env.into_event(text),
+    // If the checked read fails (a string in eventInfo that is not valid
+    // Unicode, say), read the envelope again with eventInfo kept raw, so that
+    // the envelope fields survive and the error can be reported on the event.
+    let read = read_event(text, Mode::Check).or_else(|_| read_event(text, Mode::Raw));
+    match read {
+        Ok(read) => read.into_event(text),
         Err(e) => invalid(text, format!("event could not be read: {e}")),
     }
 }
 
-fn read_envelope(text: &str, inline: bool) -> Result<Envelope<'_>, serde_json::Error> {
+/// The typed `eventInfo` of an event that passed the parse-time check (see
+/// [`Event`]), read from the event's JSON on first use.
+pub(crate) fn typed_payload(kind: EventKind, raw: &str) -> EventPayload {
+    let read = read_event(raw, Mode::Typed).or_else(|_| read_event(raw, Mode::Raw));
+    match read.map(|r| r.info) {
+        Ok(Info::Typed(payload)) => payload,
+        Ok(Info::Raw(info)) => typed_event_info(kind, info),
+        Ok(Info::Missing | Info::Checked(_)) => EventPayload::Invalid {
+            error: "eventInfo is missing".to_owned(),
+        },
+        Err(e) => EventPayload::Invalid {
+            error: format!("event could not be read: {e}"),
+        },
+    }
+}
+
+/// The typed `eventInfo` of a checked event, from its JSON text.
+pub(crate) fn typed_event_info(kind: EventKind, info: &str) -> EventPayload {
+    let mut de = serde_json::Deserializer::from_str(info);
+    PayloadSeed(kind)
+        .deserialize(&mut de)
+        .unwrap_or_else(|e| EventPayload::Invalid {
+            error: format!("eventInfo could not be read: {e}"),
+        })
+}
+
+fn read_event(text: &str, mode: Mode) -> Result<ReadEvent<'_>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let env = de.deserialize_map(EnvelopeVisitor { inline })?;
+    let read = de.deserialize_map(EnvelopeVisitor { mode })?;
     de.end()?;
-    Ok(env)
+    Ok(read)
+}
+
+/// What the envelope visitor does with a known type's `eventInfo`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// At parse time: check its shape (see [`Shape`]), read nothing.
+    Check,
+    /// On first use: read it typed, in the same pass.
+    Typed,
+    /// Keep its text, to check or read on its own.
+    Raw,
 }
 
 enum Info<'de> {
     Missing,
-    Raw(&'de RawValue),
+    /// The JSON text of `eventInfo`.
+    Raw(&'de str),
     Typed(EventPayload),
+    Checked(Shape),
 }
 
-struct Envelope<'de> {
-    kind: EventKind,
-    event_type: Option<String>,
-    event_time: Option<EventTime>,
-    organization_id: Option<String>,
-    correlation_id: Option<String>,
+struct ReadEvent<'de> {
+    envelope: Envelope,
     info: Info<'de>,
+    /// Where `eventInfo` lies in the event's text, if known.
+    info_span: Option<(u32, u32)>,
+    /// Where the summary's values lie in the event's text, if known.
+    spots: Option<Box<Spans>>,
     duplicate: Option<&'static str>,
 }
 
-impl Envelope<'_> {
-    fn into_event(self, raw: &str) -> Event {
-        let payload = if let Some(field) = self.duplicate {
-            EventPayload::Invalid {
-                error: format!("duplicate field `{field}` in the event"),
-            }
-        } else {
-            match (self.kind, self.info) {
-                (EventKind::Unknown, Info::Raw(info)) => EventPayload::Unknown {
-                    event_info: (info.get() != "null").then(|| raw_json(info)),
-                },
-                (EventKind::Unknown, _) => EventPayload::Unknown { event_info: None },
-                (_, Info::Typed(payload)) => payload,
-                (_, Info::Missing) => EventPayload::Invalid {
-                    error: "eventInfo is missing".to_owned(),
-                },
-                (kind, Info::Raw(info)) => {
-                    let mut de = serde_json::Deserializer::from_str(info.get());
-                    match PayloadSeed(kind).deserialize(&mut de) {
-                        Ok(payload) => payload,
-                        Err(e) => EventPayload::Invalid {
-                            error: format!("eventInfo could not be read: {e}"),
-                        },
-                    }
-                }
-            }
-        };
-        Event {
-            kind: self.kind,
-            event_type: self.event_type,
-            event_time: self.event_time,
-            organization_id: self.organization_id,
-            correlation_id: self.correlation_id,
-            payload,
-            raw_json: raw.to_owned(),
-        }
-    }
+/// The byte range of `part` within `whole`, when it is a subslice of it.
+fn span_in(whole: &str, part: &str) -> Option<(u32, u32)> {
+    let from = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    let to = from.checked_add(part.len())?;
+    (to <= whole.len()).then_some(())?;
+    Some((u32::try_from(from).ok()?, u32::try_from(to).ok()?))
 }
 
-fn raw_json(raw: &RawValue) -> RawJson {
-    RawJson::from_text(raw.get())
+impl ReadEvent<'_> {
+    fn into_event(self, raw: &str) -> Event {
+        let envelope = self.envelope;
+        let kind = envelope.kind;
+        let raw_json = raw.to_owned();
+        let invalid = |envelope, error: String| {
+            Event::with_payload(envelope, EventPayload::Invalid { error }, raw.to_owned())
+        };
+        if let Some(field) = self.duplicate {
+            return invalid(envelope, format!("duplicate field `{field}` in the event"));
+        }
+        // Where eventInfo lies in the event's text, when it was kept as text.
+        let span = match self.info {
+            Info::Raw(info) => span_in(raw, info),
+            _ => self.info_span,
+        };
+        let shape = match (kind, self.info) {
+            (EventKind::Unknown, Info::Raw(info)) => {
+                let event_info = (info != "null").then(|| RawJson::from_text(info));
+                return Event::with_payload(
+                    envelope,
+                    EventPayload::Unknown { event_info },
+                    raw_json,
+                );
+            }
+            (EventKind::Unknown, _) => {
+                return Event::with_payload(
+                    envelope,
+                    EventPayload::Unknown { event_info: None },
+                    raw_json,
+                )
+            }
+            (_, Info::Typed(payload)) => return Event::with_payload(envelope, payload, raw_json),
+            (_, Info::Missing) => return invalid(envelope, "eventInfo is missing".to_owned()),
+            (_, Info::Checked(shape)) => Ok(shape),
+            // eventInfo came before eventType: checked on its own now.
+            (_, Info::Raw(info)) => check_shape(info),
+        };
+        match shape {
+            Ok(Shape {
+                object: true,
+                duplicate: None,
+            }) => Event::deferred(envelope, raw_json, span, self.spots),
+            Ok(Shape {
+                duplicate: Some(key),
+                ..
+            }) => invalid(envelope, format!("duplicate field `{key}` in eventInfo")),
+            Ok(_) => invalid(
+                envelope,
+                "eventInfo is null or not a JSON object".to_owned(),
+            ),
+            Err(e) => invalid(envelope, format!("eventInfo could not be read: {e}")),
+        }
+    }
 }
 
 enum Key {
@@ -738,11 +754,11 @@ fn lenient<T: Lenient>() -> LenientSeed<T> {
 }
 
 struct EnvelopeVisitor {
-    inline: bool,
+    mode: Mode,
 }
 
 impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = Envelope<'de>;
+    type Value = ReadEvent<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a webhook event object")
@@ -755,9 +771,9 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             event_time: None,
             organization_id: None,
             correlation_id: None,
-            info: Info::Missing,
-            duplicate: None,
         };
+        let mut info = Info::Missing;
+        let mut duplicate = None;
         let (mut seen_type, mut seen_time, mut seen_org, mut seen_corr, mut seen_info) =
             (false, false, false, false, false);
         // A repeated key is ambiguous; the first value is kept and the event
@@ -765,7 +781,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         macro_rules! once {
             ($seen:ident, $name:literal, $read:expr) => {
                 if std::mem::replace(&mut $seen, true) {
-                    env.duplicate.get_or_insert($name);
+                    duplicate.get_or_insert($name);
                     map.next_value::<IgnoredAny>()?;
                 } else {
                     $read
@@ -793,10 +809,13 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                     env.correlation_id = map.next_value_seed(lenient::<String>())?;
                 }),
                 Key::EventInfo => once!(seen_info, "eventInfo", {
-                    env.info = if self.inline && env.kind != EventKind::Unknown {
-                        Info::Typed(map.next_value_seed(PayloadSeed(env.kind))?)
-                    } else {
-                        Info::Raw(map.next_value::<&'de RawValue>()?)
+                    info = match self.mode {
+                        _ if env.kind == EventKind::Unknown => {
+                            Info::Raw(map.next_value::<&'de RawValue>()?.get())
+                        }
+                        Mode::Check => Info::Checked(map.next_value_seed(ShapeSeed)?),
+                        Mode::Typed => Info::Typed(map.next_value_seed(PayloadSeed(env.kind))?),
+                        Mode::Raw => Info::Raw(map.next_value::<&'de RawValue>()?.get()),
                     };
                 }),
                 Key::Other => {
@@ -804,10 +823,150 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 }
             }
         }
-        Ok(env)
+        Ok(ReadEvent {
+            envelope: env,
+            info,
+            info_span: None,
+            spots: None,
+            duplicate,
+        })
     }
 }
 
+/// What the careful path checks of a known type's `eventInfo` before its
+/// typed read is left for later (the scanner checks the same): that it is an
+/// object, and that no object inside it repeats a key (a repeated key is
+/// ambiguous: readers disagree on which value wins).
+struct Shape {
+    object: bool,
+    /// The first repeated key found.
+    duplicate: Option<String>,
+}
+
+impl Shape {
+    const SCALAR: Shape = Shape {
+        object: false,
+        duplicate: None,
+    };
+}
+
+fn check_shape(text: &str) -> Result<Shape, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let shape = ShapeSeed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(shape)
+}
+
+struct ShapeSeed;
+
+impl<'de> DeserializeSeed<'de> for ShapeSeed {
+    type Value = Shape;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
+        let mut keys = Vec::new();
+        d.deserialize_any(Walk { keys: &mut keys })
+    }
+}
+
+/// Walks one JSON value, remembering the keys of the objects it is inside
+/// (borrowed from the input when they have no escapes). Strings are read,
+/// not skipped, so that an escape that is not valid Unicode is an error here
+/// as it would be for the typed read.
+struct Walk<'k, 'de> {
+    keys: &'k mut Vec<Cow<'de, str>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_, 'de> {
+    type Value = Shape;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_, 'de> {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let base = self.keys.len();
+        let mut duplicate = None;
+        while let Some(ObjectKey(key)) = map.next_key::<ObjectKey<'de>>()? {
+            if duplicate.is_none() && self.keys[base..].contains(&key) {
+                duplicate = Some(key.to_string());
+            }
+            self.keys.push(key);
+            let inner = map.next_value_seed(Walk {
+                keys: &mut *self.keys,
+            })?;
+            duplicate = duplicate.or(inner.duplicate);
+        }
+        self.keys.truncate(base);
+        Ok(Shape {
+            object: true,
+            duplicate,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        let mut duplicate = None;
+        while let Some(inner) = seq.next_element_seed(Walk {
+            keys: &mut *self.keys,
+        })? {
+            duplicate = duplicate.or(inner.duplicate);
+        }
+        Ok(Shape {
+            object: false,
+            duplicate,
+        })
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+}
+
+/// An object key, borrowed from the input when it has no escapes.
+struct ObjectKey<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for ObjectKey<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ObjectKey<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ObjectKey(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ObjectKey(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Reads the typed `eventInfo` of a known kind.
 /// Reads the typed `eventInfo` of a known kind.
 struct PayloadSeed(EventKind);
 
@@ -896,35 +1055,137 @@ mod tests {
         }
     }
 
-    #[test]
-    fn both_mask_builders_agree() {
-        const ALPHABET: &[u8] = b"\"\\[]{}az \xd0\x80\x7f";
-        let mut rng = fastrand::Rng::with_seed(11);
-        for _ in 0..2000 {
-            let block: Vec<u8> = (0..64)
-                .map(|_| ALPHABET[rng.usize(..ALPHABET.len())])
-                .collect();
-            let a = BlockMasks::of(&block);
-            let b = BlockMasks::of_words(&block);
-            assert_eq!((a.quote, a.open, a.close), (b.quote, b.open, b.close));
-            assert_eq!(a.backslash != 0, b.backslash != 0);
-        }
+    /// Every flat accessor of an event, as text.
+    fn flat_fields(e: &Event) -> String {
+        format!(
+            "{:?} {:?}",
+            (
+                e.entity_id(),
+                e.order_id(),
+                e.timestamp(),
+                e.creation_status().map(|c| c.as_str()),
+                e.error_code(),
+                e.error_message(),
+                e.status(),
+                e.order_number(),
+                e.sum().map(|m| m.to_string()),
+                e.phone(),
+                e.is_new_delivery_order(),
+            ),
+            (
+                e.external_number(),
+                e.pos_id(),
+                e.reserve_is_deleted(),
+                e.dedup_key().as_str().to_owned(),
+            )
+        )
     }
 
+    /// The scanner and the careful path make the same events (or the same
+    /// error) of the same body: bodies built from the shared payloads and
+    /// from pieces that exercise every rule, mutated at random.
     #[test]
-    fn masks_mark_exactly_their_bytes() {
-        let block: Vec<u8> = (0..64u8)
-            .map(|i| b"\"\\[{]}ab"[usize::from(i % 8)])
-            .collect();
-        let m = BlockMasks::of(&block);
-        let every = |k: u64| (0..8).fold(0u64, |acc, i| acc | (1 << (8 * i + k)));
-        assert_eq!(m.quote, every(0));
-        assert_ne!(m.backslash, 0);
-        assert_eq!(m.open, every(2) | every(3));
-        assert_eq!(m.close, every(4) | every(5));
-        // Quotes at 2 and 4: bytes 2 and 3 are inside; a quote at 7 opens a
-        // string that runs to the end of the block.
-        assert_eq!(prefix_xor(0b0001_0100), 0b0000_1100);
-        assert_eq!(prefix_xor(0b1001_0100), !0u64 << 7 | 0b0000_1100);
+    fn the_scanner_and_the_careful_path_agree() {
+        let mut bodies: Vec<String> = Vec::new();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/payloads");
+        for entry in std::fs::read_dir(dir).expect("payloads") {
+            let path = entry.expect("entry").path();
+            bodies.push(std::fs::read_to_string(path).expect("payload"));
+        }
+        let pieces = [
+            r#"{"eventType":"DeliveryOrderUpdate","organizationId":"o","eventInfo":{"id":"a","timestamp":5,"order":{"sum":1.5,"status":"New","items":[{"type":"Product","amount":1}]}}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"id":"a","x":{"k":1,"k":2}}}"#,
+            r#"{"eventInfo":{"id":"b","timestamp":2},"eventType":"ReserveUpdate"}"#,
+            r#"{"eventType":"StopListUpdate","eventType":"X","eventInfo":{}}"#,
+            r#"{"eventType":"PersonalShift","eventInfo":null}"#,
+            r#"{"eventType":"TableOrderError","eventInfo":[1]}"#,
+            r#"{"eventType":"KitchenOrderUpdate","eventInfo":{"a":1,"a":2}}"#,
+            r#"{"eventType":"PersonalShift"}"#,
+            r#"{"eventType":"PersonalShift","eventInfo":{"id":"\u00e9\"\\n","opened":true}}"#,
+            r#"{"eventType":"PersonalShift","eventInfo":{"id":"\ud83d\ude00"}}"#,
+            r#"{"eventType":"PersonalShift","eventInfo":{"id":"\ud800"}}"#,
+            r#"{"eventType":"PersonalShift","eventInfo":{"i\u0064":"x","id":"y"}}"#,
+            r#"{"event\u0054ype":"PersonalShift","eventInfo":{}}"#,
+            r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":1e400}}}"#,
+            r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":-0.0,"number":1e2}}}"#,
+            r#"{"eventType":7,"eventTime":"2025-01-02 03:04:05.678","correlationId":null}"#,
+            r#"{"eventType":"DeliveryOrderError","eventInfo":{"id":"d","timestamp":"7","creationStatus":"Error","errorInfo":{"code":"ProductNotFound","description":"gone"},"order":null}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"status":"Unconfirmed","sum":"12.50","number":1.5,"phone":7},"posId":"p","externalNumber":"x"}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":"none","errorInfo":[1],"id":5}}"#,
+            r#"{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"status":"New","sum":0.30000000000000004,"number":-3,"items":[{"status":"x","sum":9}]}}}"#,
+            r#"{"eventType":"ReserveUpdate","eventInfo":{"id":"r","isDeleted":false,"reserve":{"status":"Started","phone":"+7","order":{"sum":99.9,"number":12}}}}"#,
+            r#"{"eventType":"ReserveError","eventInfo":{"reserve":{"order":[],"status":5},"errorInfo":{"code":7,"message":null,"description":"d"}}}"#,
+            r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"status":"WaitCooking"}, "timestamp" : 9 }}"#,
+            "42",
+            r#""text""#,
+            "null",
+            "[]",
+            "{}",
+            "[{}]",
+        ];
+        let mut rng = fastrand::Rng::with_seed(3);
+        for _ in 0..3000 {
+            let n = rng.usize(0..4);
+            let parts: Vec<&str> = (0..n).map(|_| pieces[rng.usize(..pieces.len())]).collect();
+            let sep = [",", " , ", ",\n  "][rng.usize(..3)];
+            bodies.push(format!("[{}]", parts.join(sep)));
+        }
+        // Random single-byte mutations of some of them.
+        let mut mutated = Vec::new();
+        for body in bodies.iter().take(600) {
+            let mut bytes = body.clone().into_bytes();
+            for _ in 0..rng.usize(1..4) {
+                if bytes.is_empty() {
+                    break;
+                }
+                let at = rng.usize(..bytes.len());
+                bytes[at] = br#"{}[]:," \0e-.tnu"#[rng.usize(..15)];
+            }
+            if let Ok(text) = String::from_utf8(bytes) {
+                mutated.push(text);
+            }
+        }
+        bodies.extend(mutated);
+        let options = ParseOptions::default();
+        let mut fast_answers = 0;
+        let mut deferred = 0;
+        for body in &bodies {
+            let fast = parse_text(body, &options, true);
+            // Before anything reads the typed eventInfo (comparing does).
+            let quick: Vec<String> = fast
+                .iter()
+                .flat_map(|p| p.events.iter())
+                .map(|e| {
+                    deferred += usize::from(!e.payload_is_read());
+                    flat_fields(e)
+                })
+                .collect();
+            let careful = parse_text(body, &options, false);
+            assert_eq!(fast, careful, "{body}");
+            if super::super::scan::scan_array(body, DEFAULT_MAX_DEPTH).is_some() {
+                fast_answers += 1;
+            }
+            for (event, quick) in fast.iter().flat_map(|p| p.events.iter()).zip(&quick) {
+                // The flat accessors give the same before the typed read
+                // (from the noted spots) as after it.
+                // A usable event's eventInfo always reads.
+                if event.problem().is_none() {
+                    assert!(
+                        !matches!(event.payload(), EventPayload::Invalid { .. }),
+                        "{body}"
+                    );
+                }
+                assert!(event.payload_is_read());
+                assert_eq!(quick, &flat_fields(event), "{body}");
+            }
+        }
+        // The comparisons cover the scanner (not only the fallback) and the
+        // accessors' reads before the typed read.
+        assert!(deferred > bodies.len() / 2, "{deferred}");
+        assert!(
+            fast_answers > bodies.len() / 2,
+            "{fast_answers} of {}",
+            bodies.len()
+        );
     }
 }

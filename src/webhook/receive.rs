@@ -1,11 +1,9 @@
 //! Verify-then-parse in one call, with the HTTP status to answer.
 
 use super::parse::{parse_body_with, ParseError, ParseOptions, ParsedBody};
+use super::status::{status_for_parse, status_for_verify, STATUS_ACCEPTED};
 use super::verify::{Verifier, VerifyError};
 use crate::secret::Secret;
-
-/// The status to answer when the request was accepted: 200.
-pub const STATUS_ACCEPTED: u16 = 200;
 
 /// Why [`Receiver::receive`] did not return events.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -20,26 +18,27 @@ pub enum ReceiveError {
 }
 
 impl ReceiveError {
-    /// The HTTP status to answer:
+    /// The HTTP status to answer ([`status`](super::status)):
     ///
-    /// * `401` for a failed verification (missing, malformed or wrong token);
-    /// * `500` when the expected token is empty: the receiver is misconfigured,
-    ///   and a server error lets the service keep the events and retry once it
-    ///   is fixed, instead of them being acknowledged and lost;
-    /// * `200` for an authentic but unparseable body (not JSON, not an array,
-    ///   too large, too deep, not UTF-8): the service would resend exactly the
-    ///   same bytes, so any other answer only leads to endless retries and
-    ///   eventually to the blocking of the webhook, which stops *all* events.
-    ///   Log the error and keep the raw body for inspection instead.
+    /// * [`STATUS_UNAUTHORIZED`](super::STATUS_UNAUTHORIZED) for a failed
+    ///   verification (missing, malformed or wrong token);
+    /// * [`STATUS_RECEIVER_FAULT`](super::STATUS_RECEIVER_FAULT) when the
+    ///   expected token is empty: the receiver is misconfigured, and a server
+    ///   error lets the service keep the events and retry once it is fixed,
+    ///   instead of them being acknowledged and lost;
+    /// * [`STATUS_ACCEPTED`] for an authentic but unparseable body (not JSON,
+    ///   not an array, too large, too deep, not UTF-8): the service would
+    ///   resend exactly the same bytes, so any other answer only leads to
+    ///   endless retries and eventually to the blocking of the webhook, which
+    ///   stops *all* events. Log the error and keep the raw body instead.
     ///
-    /// A body over the size limit is answered `200` for the same reason, not
-    /// `413`. If your HTTP server enforces its own body limit before this call,
-    /// set it no lower than [`ParseOptions::max_body_bytes`].
+    /// A body over the size limit is answered the same way, never with a
+    /// "too large" status. If your HTTP server enforces its own body limit
+    /// before this call, use [`Receiver::receive_oversized`] for what it cut.
     pub fn http_status(&self) -> u16 {
         match self {
-            ReceiveError::Unauthorized(VerifyError::EmptyExpectedToken) => 500,
-            ReceiveError::Unauthorized(_) => 401,
-            ReceiveError::Unparseable(_) => STATUS_ACCEPTED,
+            ReceiveError::Unauthorized(e) => status_for_verify(*e),
+            ReceiveError::Unparseable(e) => status_for_parse(e.kind()),
         }
     }
 
@@ -59,8 +58,8 @@ impl ReceiveError {
     }
 }
 
-/// The HTTP status to answer for a [`Receiver::receive`] result: `200` for
-/// events, else [`ReceiveError::http_status`].
+/// The HTTP status to answer for a [`Receiver::receive`] result:
+/// [`STATUS_ACCEPTED`] for events, else [`ReceiveError::http_status`].
 pub fn http_status(result: &Result<ParsedBody, ReceiveError>) -> u16 {
     match result {
         Ok(_) => STATUS_ACCEPTED,

@@ -1872,6 +1872,138 @@ static void test_inbox(void) {
     CHECK(system(cmd) == 0);
 }
 
+/* ---- limits ---- */
+
+/* What the C calls that take `limit` say about the raw `value`: IIKO_STATUS_OK
+ * or a refusal with its message in *message_out (yours; free()). Only the
+ * refusals are asked for: an accepted value would go on to the network. */
+static iiko_status entry_point_refusal(const char *limit, uint64_t value, char **message_out) {
+    iiko_error *err = NULL;
+    iiko_status st = IIKO_STATUS_OK;
+    if (strcmp(limit, "client.timeout") == 0 || strcmp(limit, "client.client_timeout") == 0 ||
+        strcmp(limit, "client.max_response_bytes") == 0) {
+        iiko_client_options *options = emulator_options();
+        if (strcmp(limit, "client.timeout") == 0) {
+            iiko_client_options_set_timeout_ms(options, value, NULL);
+        } else if (strcmp(limit, "client.client_timeout") == 0) {
+            iiko_client_options_set_client_timeout_ms(options, value, NULL);
+        } else {
+            iiko_client_options_set_max_response_bytes(options, value, NULL);
+        }
+        iiko_client *client = NULL;
+        st = iiko_client_new(options, &client, &err);
+        iiko_client_free(client);
+        iiko_client_options_free(options);
+    } else if (strcmp(limit, "call.timeout") == 0 || strcmp(limit, "wait.timeout") == 0) {
+        iiko_client *client = emulator_client();
+        char *json = NULL;
+        if (strcmp(limit, "call.timeout") == 0) {
+            st = iiko_client_call(client, "/api/1/organizations", "{}", value, 0, &json, &err);
+        } else {
+            st = iiko_client_wait_command(client, ORG_CENTRAL,
+                                          "00000000-0000-4000-8000-000000000000", value, &err);
+        }
+        iiko_string_free(json);
+        iiko_client_free(client);
+    } else if (strcmp(limit, "dedup.capacity") == 0 || strcmp(limit, "dedup.max_age") == 0) {
+        iiko_deduplicator *dedup = NULL;
+        st = strcmp(limit, "dedup.capacity") == 0
+                 ? iiko_deduplicator_new((size_t)value, 60000, &dedup, &err)
+                 : iiko_deduplicator_new(10, value, &dedup, &err);
+        iiko_deduplicator_free(dedup);
+    } else if (strcmp(limit, "ordering.capacity") == 0) {
+        iiko_ordering_guard *guard = NULL;
+        st = iiko_ordering_guard_new((size_t)value, &guard, &err);
+        iiko_ordering_guard_free(guard);
+    } else if (strcmp(limit, "ordering.store_ttl") == 0) {
+        iiko_ordering_guard *guard = NULL;
+        st = iiko_ordering_guard_new_with_store("memory:", value, &guard, &err);
+        iiko_ordering_guard_free(guard);
+    } else {
+        return -1; /* no C call refuses this limit's raw values */
+    }
+    *message_out = err != NULL ? strdup(iiko_error_message(err)) : NULL;
+    iiko_error_free(err);
+    return st;
+}
+
+/* The language-neutral limit vectors (tests/vectors/limits.json, flattened by
+ * tests/c/limit_vectors.jq): the defaults of the table, every case through
+ * the readers, and every refused C argument through the call that takes it. */
+static void test_limit_vectors(void) {
+    const char *tsv = getenv("IIKO_LIMITS_TSV");
+    FILE *file = tsv ? fopen(tsv, "r") : NULL;
+    CHECK(file != NULL);
+    if (file == NULL) {
+        return;
+    }
+    char *line = NULL;
+    size_t line_cap = 0;
+    int rows = 0, cases = 0, entry_points = 0;
+    while (getline(&line, &line_cap, file) > 0) {
+        line[strcspn(line, "\n")] = '\0';
+        char *f[7] = {0};
+        int n = split_tabs(line, f, 7);
+        int before = harness_failures;
+        uint64_t got = 12345;
+        iiko_error *err = NULL;
+        if (strcmp(f[0], "T") == 0 && n == 3) {
+            CHECK_STATUS(iiko_limit_default(f[1], &got, &err), IIKO_STATUS_OK, err);
+            CHECK(got == (strcmp(f[2], "-") == 0 ? 0 : strtoull(f[2], NULL, 10)));
+            rows++;
+        } else if (strcmp(f[0], "L") == 0 && n == 6) {
+            const char *form = f[2];
+            iiko_status st;
+            if (strcmp(form, "absent") == 0) {
+                st = iiko_limit_default(f[1], &got, &err);
+            } else if (strcmp(form, "int") == 0) {
+                st = iiko_limit_read(f[1], strtoll(f[3], NULL, 10), &got, &err);
+            } else if (strcmp(form, "seconds") == 0) {
+                st = iiko_limit_read_seconds(f[1], strtod(f[3], NULL), &got, &err);
+            } else {
+                st = iiko_limit_read_arg(f[1], strtoull(f[3], NULL, 10), &got, &err);
+            }
+            if (strcmp(f[4], "value") == 0) {
+                CHECK_STATUS(st, IIKO_STATUS_OK, err);
+                CHECK(got == (strcmp(f[5], "-") == 0 ? 0 : strtoull(f[5], NULL, 10)));
+            } else {
+                size_t len = 0;
+                char *text = (char *)b64_decode(f[5], &len);
+                CHECK(st == IIKO_STATUS_INVALID_ARGUMENT);
+                CHECK(got == 12345); /* out-parameter untouched on failure */
+                CHECK_CONTAINS(err ? iiko_error_message(err) : NULL, text);
+                char *message = NULL;
+                iiko_status entry = strcmp(form, "raw") == 0
+                                        ? entry_point_refusal(f[1], strtoull(f[3], NULL, 10),
+                                                              &message)
+                                        : -1;
+                if (entry != -1) {
+                    CHECK(entry == IIKO_STATUS_INVALID_ARGUMENT ||
+                          entry == IIKO_STATUS_INVALID_CONFIG);
+                    CHECK_CONTAINS(message, text);
+                    entry_points++;
+                }
+                free(message);
+                free(text);
+            }
+            cases++;
+        } else {
+            fprintf(stderr, "  unreadable limit vector line: %s\n", f[0]);
+            harness_failures++;
+        }
+        if (harness_failures != before) {
+            fprintf(stderr, "  ^ in limit vector %s %s %s %s\n", f[1], f[2] ? f[2] : "",
+                    f[3] ? f[3] : "", err ? iiko_error_message(err) : "");
+        }
+        iiko_error_free(err);
+    }
+    free(line);
+    fclose(file);
+    printf("  %d limits, %d cases, %d refused by the calls themselves\n", rows, cases,
+           entry_points);
+    CHECK(rows > 20 && cases > 100 && entry_points >= 8);
+}
+
 static const test_case cases[] = {
     {"version", test_version},
     {"status_str", test_status_str},
@@ -1898,6 +2030,7 @@ static const test_case cases[] = {
     {"ordering_guard", test_ordering_guard},
     {"shared_store", test_shared_store},
     {"inbox", test_inbox},
+    {"limit_vectors", test_limit_vectors},
     {"webhook_threads", test_webhook_threads},
     {"asan_probe", test_asan_probe},
 };

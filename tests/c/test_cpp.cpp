@@ -77,6 +77,13 @@ void test_configuration_errors() {
         options.api_login("x").timeout(std::chrono::milliseconds(5));
         iiko::Client client(options);
     });
+    // A negative duration, which C cannot carry, is refused with the library's message.
+    auto negative = expect_error(IIKO_STATUS_INVALID_ARGUMENT, [] {
+        iiko::ClientOptions options;
+        options.timeout(std::chrono::milliseconds(-5));
+    });
+    EXPECT(negative && std::string(negative->what()).find("client.timeout must not be negative") !=
+                           std::string::npos);
     // Moving a handle moves ownership; the moved-from object is empty and safe.
     iiko::ClientOptions a;
     iiko::ClientOptions b(std::move(a));

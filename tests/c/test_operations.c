@@ -251,13 +251,14 @@ static void test_bad_arguments(void) {
     CHECK_STATUS(iiko_client_call_operation(client, IIKO_OP_TERMINAL_GROUPS, req, 999, 0, &json,
                                             &err),
                  IIKO_STATUS_INVALID_ARGUMENT, err);
-    CHECK_CONTAINS(iiko_error_message(err), "timeout");
+    CHECK_CONTAINS(iiko_error_message(err),
+                   "call.timeout must be between 1 s and 1 h, got 999 ms");
     iiko_error_free(err);
     err = NULL;
     CHECK_STATUS(iiko_client_call_operation_wait(client, IIKO_OP_DELIVERIES_CREATE, "{}", 0,
                                                  86400001, 0, &json, &err),
                  IIKO_STATUS_INVALID_ARGUMENT, err);
-    CHECK_CONTAINS(iiko_error_message(err), "wait timeout");
+    CHECK_CONTAINS(iiko_error_message(err), "wait.timeout must be between");
     iiko_error_free(err);
     err = NULL;
     CHECK(json == SENTINEL);

@@ -3,6 +3,7 @@
 use std::ffi::c_char;
 use std::time::{Duration, UNIX_EPOCH};
 
+use iikocloud_core::limits::CALL_TIMEOUT;
 use iikocloud_core::models::{
     OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest,
 };
@@ -52,10 +53,14 @@ impl iiko_client {
 pub const IIKO_CALL_IDEMPOTENT: u32 = 1;
 
 /// Creates client options with the defaults: base URL
-/// `https://api-ru.iiko.services`, Timeout header 15 s, client timeout
-/// Timeout + 5 s, 2 retries of safe calls from 250 ms, token refresh 60 s
-/// before expiry, 1 h lifetime for tokens without `exp`, 64 MiB answers.
-/// Credentials must be set before `iiko_client_new`.
+/// `https://api-ru.iiko.services`, Timeout header `IIKO_DEFAULT_TIMEOUT_MS`,
+/// client timeout Timeout + `IIKO_DEFAULT_CLIENT_TIMEOUT_MARGIN_MS`,
+/// `IIKO_DEFAULT_RETRIES` retries of safe calls from
+/// `IIKO_DEFAULT_RETRY_BASE_DELAY_MS`, token refresh
+/// `IIKO_DEFAULT_REFRESH_MARGIN_MS` before expiry,
+/// `IIKO_DEFAULT_FALLBACK_TOKEN_LIFETIME_MS` for tokens without `exp`, answers
+/// up to `IIKO_DEFAULT_MAX_RESPONSE_BYTES`. Credentials must be set before
+/// `iiko_client_new`.
 ///
 /// On success writes a new handle to `*options_out` (yours; free it with
 /// `iiko_client_options_free`).
@@ -175,8 +180,9 @@ pub unsafe extern "C" fn iiko_client_options_set_base_url(
 }
 
 /// Sets the `Timeout` header in milliseconds (sent in whole seconds, rounded
-/// up; 1 s to 1 h): how long the service waits for the restaurant terminal
-/// before answering 408. Default 15000. Checked by `iiko_client_new`.
+/// up): how long the service waits for the restaurant terminal before
+/// answering 408. Default `IIKO_DEFAULT_TIMEOUT_MS`. Checked by
+/// `iiko_client_new` as `iiko_limit_read_arg` checks `"client.timeout"`.
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread.
@@ -193,7 +199,8 @@ pub unsafe extern "C" fn iiko_client_options_set_timeout_ms(
 }
 
 /// Sets how long the client waits for a whole exchange, in milliseconds; it
-/// must be longer than the Timeout header. Default: Timeout + 5000.
+/// must be longer than the Timeout header. Default: Timeout +
+/// `IIKO_DEFAULT_CLIENT_TIMEOUT_MARGIN_MS`. Checked by `iiko_client_new`.
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread.
@@ -214,9 +221,10 @@ pub unsafe extern "C" fn iiko_client_options_set_client_timeout_ms(
 }
 
 /// Sets how many times a safe call is retried after a transport error or a
-/// 5xx (default 2) and the first backoff delay in milliseconds (default 250,
-/// doubled each time with jitter, at most 10 s). Calls that create things are
-/// never retried.
+/// 5xx (default `IIKO_DEFAULT_RETRIES`; 0: never) and the first backoff delay
+/// in milliseconds (default `IIKO_DEFAULT_RETRY_BASE_DELAY_MS`, doubled each
+/// time with jitter, at most `IIKO_MAX_RETRY_DELAY_MS`). Calls that create things are never
+/// retried.
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread.
@@ -239,8 +247,9 @@ pub unsafe extern "C" fn iiko_client_options_set_retries(
 }
 
 /// Sets the token cache: how long before expiry a token is refreshed
-/// (milliseconds, default 60000, at most a tenth of the token's lifetime) and
-/// the lifetime assumed for a token without a JWT `exp` (default 3600000).
+/// (milliseconds, default `IIKO_DEFAULT_REFRESH_MARGIN_MS`, at most a tenth of
+/// the token's lifetime) and the lifetime assumed for a token without a JWT
+/// `exp` (default `IIKO_DEFAULT_FALLBACK_TOKEN_LIFETIME_MS`).
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread.
@@ -447,9 +456,10 @@ pub unsafe extern "C" fn iiko_client_options_set_no_proxy(
     })
 }
 
-/// Sets the largest answer body read, in bytes (default 64 MiB); a larger
-/// answer fails with `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by
-/// `iiko_client_new`.
+/// Sets the largest answer body read, in bytes (default
+/// `IIKO_DEFAULT_MAX_RESPONSE_BYTES`); a larger answer fails with
+/// `IIKO_STATUS_TRANSPORT_OTHER`. 0 is refused by `iiko_client_new`, as
+/// `iiko_limit_read_arg` refuses it for `"client.max_response_bytes"`.
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread.
@@ -707,7 +717,7 @@ pub unsafe extern "C" fn iiko_client_stop_lists(
 ///
 /// `path` looks like `"/api/1/nomenclature"`; `body_json` must be a JSON
 /// object (NULL means `{}`); `timeout_ms` is this call's Timeout header (0: the
-/// client's); `flags` is 0 or `IIKO_CALL_IDEMPOTENT` (unknown bits are refused
+/// client's; read as `iiko_limit_read_arg` reads `"call.timeout"`); `flags` is 0 or `IIKO_CALL_IDEMPOTENT` (unknown bits are refused
 /// with `IIKO_STATUS_INVALID_ARGUMENT`). Without `IIKO_CALL_IDEMPOTENT` the
 /// call is never retried.
 ///
@@ -753,8 +763,8 @@ pub unsafe extern "C" fn iiko_client_call(
         if flags & IIKO_CALL_IDEMPOTENT != 0 {
             options = options.idempotent();
         }
-        if timeout_ms > 0 {
-            options = options.timeout(Duration::from_millis(timeout_ms));
+        if let Some(ms) = crate::limits::read_raw(&CALL_TIMEOUT, timeout_ms)? {
+            options = options.timeout(Duration::from_millis(ms));
         }
         let json = client.call_text(path, body, &options)?;
         // SAFETY: checked non-NULL; writable per the contract.

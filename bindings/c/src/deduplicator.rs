@@ -3,11 +3,13 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
+use iikocloud_core::limits::{DEDUP_CAPACITY, DEDUP_MAX_AGE};
 use iikocloud_core::webhook::{Deduplicator, EventKey};
 
-use crate::error::{guard, iiko_error, Failure};
+use crate::error::{guard, iiko_error};
 use crate::events::iiko_events;
 use crate::ffi::{arg_str, guard_value, out_ptr, BoxCastable};
+use crate::limits::read_raw;
 use crate::memory::{
     handle_and_event, handle_len, memory_handle, new_handle, new_handle_with_store,
 };
@@ -27,8 +29,11 @@ pub struct iiko_deduplicator {
 
 memory_handle!(iiko_deduplicator, Deduplicator);
 
-/// Creates a de-duplicator remembering at most `capacity` events (at least 1),
-/// each for `max_age_ms` milliseconds (at least 1; a day is a good choice).
+/// Creates a de-duplicator remembering at most `capacity` events, each for
+/// `max_age_ms` milliseconds (`IIKO_DEFAULT_DEDUP_CAPACITY` and
+/// `IIKO_DEFAULT_DEDUP_MAX_AGE_MS` are good choices). Both are read as
+/// `iiko_limit_read_arg` reads `"dedup.capacity"` and `"dedup.max_age"`: 0 is
+/// refused with `IIKO_STATUS_INVALID_ARGUMENT`.
 ///
 /// On success writes a new handle to `*dedup_out` (yours; free it with
 /// `iiko_deduplicator_free`).
@@ -44,21 +49,19 @@ pub unsafe extern "C" fn iiko_deduplicator_new(
 ) -> iiko_status {
     guard(err_out, || {
         new_handle(dedup_out, "dedup_out", || {
-            if capacity == 0 || max_age_ms == 0 {
-                return Err(Failure::invalid_argument(
-                    "capacity and max_age_ms must be at least 1",
-                ));
-            }
+            let capacity = read_raw(&DEDUP_CAPACITY, capacity as u64)?.unwrap_or(1);
+            let max_age = read_raw(&DEDUP_MAX_AGE, max_age_ms)?.unwrap_or(max_age_ms);
             Ok(Deduplicator::new(
-                capacity,
-                Duration::from_millis(max_age_ms),
+                usize::try_from(capacity).unwrap_or(usize::MAX),
+                Duration::from_millis(max_age),
             ))
         })
     })
 }
 
 /// Creates a de-duplicator whose keys live in the store `store_url` names,
-/// each for `max_age_ms` milliseconds (at least 1): `"memory:"` (this
+/// each for `max_age_ms` milliseconds (read as `"dedup.max_age"`: 0 is
+/// refused): `"memory:"` (this
 /// process), `"sqlite:///absolute/path.db"` (the processes of one machine,
 /// e.g. PHP-FPM workers) or `"redis://[:password@]host:port/db"` (every
 /// machine). A key is first seen by exactly one caller among all sharing the
@@ -86,7 +89,7 @@ pub unsafe extern "C" fn iiko_deduplicator_new_with_store(
             new_handle_with_store(
                 store_url,
                 max_age_ms,
-                "max_age_ms",
+                &DEDUP_MAX_AGE,
                 dedup_out,
                 "dedup_out",
                 Deduplicator::with_store,

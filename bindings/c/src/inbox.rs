@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use iikocloud_core::inbox::{Delivery, Inbox, InboxOptions};
+use iikocloud_core::limits::Given;
 use iikocloud_core::store::Store;
 use iikocloud_core::webhook::Receiver;
 
@@ -62,9 +62,12 @@ impl iiko_inbox {
 /// process.
 ///
 /// `visibility_timeout_ms`: how long a taken event stays hidden before it is
-/// handed out again (0: 30 s). `max_attempts`: deliveries of one event before
-/// it goes to the dead letters (0: 5). `dedup_ttl_ms`: how long a key is
-/// remembered to drop repeats (0: a day).
+/// handed out again (0: `IIKO_DEFAULT_VISIBILITY_TIMEOUT_MS`). `max_attempts`:
+/// deliveries of one event before it goes to the dead letters (0:
+/// `IIKO_DEFAULT_MAX_ATTEMPTS`). `dedup_ttl_ms`: how long a key is remembered
+/// to drop repeats (0: `IIKO_DEFAULT_DEDUP_TTL_MS`). Read as `iiko_limit_read`
+/// reads `"inbox.visibility_timeout"`, `"inbox.max_attempts"` and
+/// `"inbox.dedup_ttl"`.
 ///
 /// On success writes a new handle to `*inbox_out` (yours; free it with
 /// `iiko_inbox_free`). A malformed URL is `IIKO_STATUS_INVALID_CONFIG`, an
@@ -86,16 +89,11 @@ pub unsafe extern "C" fn iiko_inbox_open(
         // SAFETY: per this function's contract.
         let url = unsafe { arg_str(url, "url") }?;
         let out = out_ptr(inbox_out, "inbox_out")?;
-        let mut options = InboxOptions::default();
-        if visibility_timeout_ms > 0 {
-            options.visibility_timeout = Duration::from_millis(visibility_timeout_ms);
-        }
-        if max_attempts > 0 {
-            options.max_attempts = max_attempts;
-        }
-        if dedup_ttl_ms > 0 {
-            options.dedup_ttl = Duration::from_millis(dedup_ttl_ms);
-        }
+        let options = InboxOptions::read(
+            Given::Raw(visibility_timeout_ms),
+            Given::Raw(u64::from(max_attempts)),
+            Given::Raw(dedup_ttl_ms),
+        )?;
         let inner = Inbox::open_with(url, options).map_err(store_failure)?;
         let inbox = iiko_inbox {
             inner,

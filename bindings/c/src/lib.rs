@@ -19,6 +19,7 @@ pub mod events;
 mod failure;
 mod ffi;
 pub mod inbox;
+pub mod limits;
 mod memory;
 pub mod op_table;
 pub mod operations;

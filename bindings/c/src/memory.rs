@@ -7,6 +7,7 @@
 use std::ffi::c_char;
 use std::time::Duration;
 
+use iikocloud_core::limits::Limit;
 use iikocloud_core::store::{Store, StoreError};
 use iikocloud_core::webhook::Event;
 
@@ -79,15 +80,15 @@ pub(crate) fn new_handle<H: MemoryHandle>(
 }
 
 /// The body of a `_with_store` constructor: the URL, the out-parameter and a
-/// lifetime of at least 1 ms (`ms_name` names it in the message), in that
-/// order of checking, then the store is opened.
+/// lifetime in milliseconds read by its `limit`, in that order of checking,
+/// then the store is opened.
 ///
 /// # Safety
 /// `store_url` must be NULL or NUL-terminated.
 pub(crate) unsafe fn new_handle_with_store<H: MemoryHandle>(
     store_url: *const c_char,
     ms: u64,
-    ms_name: &str,
+    limit: &Limit,
     handle_out: *mut *mut H,
     out_name: &str,
     make: impl FnOnce(Store, Duration) -> H::Core,
@@ -95,11 +96,7 @@ pub(crate) unsafe fn new_handle_with_store<H: MemoryHandle>(
     // SAFETY: per the caller.
     let url = unsafe { arg_str(store_url, "store_url") }?;
     let out = out_ptr(handle_out, out_name)?;
-    if ms == 0 {
-        return Err(Failure::invalid_argument(format!(
-            "{ms_name} must be at least 1"
-        )));
-    }
+    let ms = limit.read_raw(ms)?.unwrap_or(ms);
     let inner = make(open_store(url)?, Duration::from_millis(ms));
     // SAFETY: checked non-NULL; writable per the export's contract.
     unsafe { out.write(H::wrap(inner).into_raw()) };

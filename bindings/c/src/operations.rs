@@ -187,8 +187,8 @@ pub unsafe extern "C" fn iiko_operation_prepare(
 /// says which): set it yourself to look the order up after a lost answer.
 ///
 /// `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
-/// this call's Timeout header (0: the client's; otherwise 1000 to 3600000, or
-/// `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
+/// this call's Timeout header (0: the client's), read as `iiko_limit_read`
+/// reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
 /// (other bits are refused).
 ///
 /// On success writes the answer to `*json_out` (yours; free it with
@@ -233,7 +233,8 @@ pub unsafe extern "C" fn iiko_client_call_operation(
 /// Calls a command (`iiko_operation_is_command(op) == 1`) as
 /// `iiko_client_call_operation` does, then polls `commands/status` with the
 /// request's `organizationId` until the command ends, for at most
-/// `wait_timeout_ms` (0: 60 s; at most 86400000).
+/// `wait_timeout_ms` (0: `IIKO_DEFAULT_WAIT_TIMEOUT_MS`; read as
+/// `iiko_limit_read_arg` reads `"wait.timeout"`).
 ///
 /// `deliveries.create` goes through the safe creation: after a lost answer the
 /// order is looked up by its id and sent again only if the service lacks it,
@@ -287,7 +288,8 @@ pub unsafe extern "C" fn iiko_client_call_operation_wait(
 
 /// Polls `commands/status` for a command's `correlation_id` (from a command's
 /// answer) in `organization_id` until it ends, for at most `wait_timeout_ms`
-/// (0: 60 s; at most 86400000). Returns `IIKO_STATUS_OK` when it succeeded, or
+/// (0: `IIKO_DEFAULT_WAIT_TIMEOUT_MS`; read as `iiko_limit_read_arg` reads
+/// `"wait.timeout"`). Returns `IIKO_STATUS_OK` when it succeeded, or
 /// `IIKO_STATUS_COMMAND_FAILED` / `_TIMED_OUT` / `_EXPIRED` as
 /// `iiko_client_call_operation_wait` does. Blocks the calling thread only.
 /// Thread-safe.

@@ -2,11 +2,13 @@
 
 use std::ffi::c_char;
 
+use iikocloud_core::limits::{ORDERING_CAPACITY, ORDERING_STORE_TTL};
 use iikocloud_core::webhook::{OrderingDecision, OrderingGuard};
 
-use crate::error::{guard, iiko_error, Failure};
+use crate::error::{guard, iiko_error};
 use crate::events::iiko_events;
 use crate::ffi::{guard_value, out_ptr, BoxCastable};
+use crate::limits::read_raw;
 use crate::memory::{
     handle_and_event, handle_len, memory_handle, new_handle, new_handle_with_store,
 };
@@ -36,7 +38,10 @@ pub struct iiko_ordering_guard {
 memory_handle!(iiko_ordering_guard, OrderingGuard);
 
 /// Creates an ordering guard remembering at most `capacity` orders and
-/// reserves (at least 1; size it above the number active at once).
+/// reserves (size it above the number active at once;
+/// `IIKO_DEFAULT_ORDERING_CAPACITY` is a good choice), read as
+/// `iiko_limit_read_arg` reads `"ordering.capacity"`: 0 is refused with
+/// `IIKO_STATUS_INVALID_ARGUMENT`.
 ///
 /// On success writes a new handle to `*guard_out` (yours; free it with
 /// `iiko_ordering_guard_free`).
@@ -51,18 +56,19 @@ pub unsafe extern "C" fn iiko_ordering_guard_new(
 ) -> iiko_status {
     guard(err_out, || {
         new_handle(guard_out, "guard_out", || {
-            if capacity == 0 {
-                return Err(Failure::invalid_argument("capacity must be at least 1"));
-            }
-            Ok(OrderingGuard::new(capacity))
+            let capacity = read_raw(&ORDERING_CAPACITY, capacity as u64)?.unwrap_or(1);
+            Ok(OrderingGuard::new(
+                usize::try_from(capacity).unwrap_or(usize::MAX),
+            ))
         })
     })
 }
 
 /// Creates an ordering guard whose positions live in the store `store_url`
 /// names (as for `iiko_deduplicator_new_with_store`), each kept `ttl_ms`
-/// milliseconds after its last change (at least 1; longer than an order
-/// lives, e.g. a few days). Positions only move forward there, whichever
+/// milliseconds after its last change (longer than an order lives, e.g.
+/// `IIKO_DEFAULT_ORDERING_STORE_TTL_MS`; read as `"ordering.store_ttl"`: 0 is
+/// refused). Positions only move forward there, whichever
 /// process or machine observes the events. When the store fails later,
 /// `iiko_ordering_guard_observe` logs it and answers
 /// `IIKO_ORDERING_UNTRACKED`.
@@ -87,7 +93,7 @@ pub unsafe extern "C" fn iiko_ordering_guard_new_with_store(
             new_handle_with_store(
                 store_url,
                 ttl_ms,
-                "ttl_ms",
+                &ORDERING_STORE_TTL,
                 guard_out,
                 "guard_out",
                 OrderingGuard::with_store,

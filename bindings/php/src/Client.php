@@ -14,7 +14,7 @@ use IikoCloud\Exception\InvalidInputException;
  *
  * Give either the v2 credentials (`appId`, `clientSecret`, `apiKey`) or the
  * legacy `apiLogin`. The token is fetched on the first call, cached and
- * refreshed a minute before it expires. PHP starts every request with a new
+ * refreshed 1 min before it expires. PHP starts every request with a new
  * process state, so an in-memory cache alone would fetch a token per
  * request: give `tokenCacheDir` to share the token between PHP-FPM workers,
  * CLI scripts and cron jobs through a file (mode 0600 in a directory created
@@ -68,16 +68,21 @@ final class Client
      * @param ?string $apiKey v2 credentials: an `apiKey` from iikoWeb
      * @param ?string $apiLogin legacy credentials instead of the three above
      * @param string $baseUrl the service address, e.g. `https://api-eu.iiko.services`
-     * @param float $timeout seconds: the `Timeout` header, how long the service waits for the
-     *                       restaurant terminal before answering 408 (1 s to 1 h, default 15)
+     * Every duration and size is read by the library's one rule (tests/vectors/limits.json): null
+     * keeps the library's default, a value it refuses throws with its message.
+     *
+     * @param ?float $timeout seconds: the `Timeout` header, how long the service waits for the
+     *                        restaurant terminal before answering 408 (default 15 s)
      * @param ?float $clientTimeout seconds the client waits for a whole exchange (default
-     *                              $timeout + 5; it must be longer than $timeout)
-     * @param int $retries how often a safe call is retried after a transport error or a 5xx
-     * @param float $retryBaseDelay seconds before the first retry (doubled each time, with jitter)
+     *                              the timeout + 5 s; it must be longer than $timeout)
+     * @param ?int $retries how often a safe call is retried after a transport error or a 5xx
+     *                      (default 2)
+     * @param ?float $retryBaseDelay seconds before the first retry (default 250 ms, doubled each
+     *                               time, with jitter)
      * @param ?int $maxResponseBytes the largest answer read (default 64 MiB)
      * @param ?string $tokenCacheDir a directory to share the token with other processes
-     * @param ?float $tokenRefreshMargin seconds before expiry a token is refreshed (default 60)
-     * @param ?float $tokenFallbackLifetime seconds a token without a JWT `exp` is kept (default 3600)
+     * @param ?float $tokenRefreshMargin seconds before expiry a token is refreshed (default 1 min)
+     * @param ?float $tokenFallbackLifetime seconds a token without a JWT `exp` is kept (default 1 h)
      * @param ?string $library the path of libiikocloud (default: see {@see Library})
      * @param ?string $caFile a PEM file of extra roots to trust (a corporate or private CA), on
      *                       top of the system store; unreadable or empty fails here
@@ -99,10 +104,10 @@ final class Client
         #[\SensitiveParameter] ?string $apiKey = null,
         #[\SensitiveParameter] ?string $apiLogin = null,
         string $baseUrl = self::DEFAULT_BASE_URL,
-        float $timeout = 15.0,
+        ?float $timeout = null,
         ?float $clientTimeout = null,
-        int $retries = 2,
-        float $retryBaseDelay = 0.25,
+        ?int $retries = null,
+        ?float $retryBaseDelay = null,
         ?int $maxResponseBytes = null,
         ?string $tokenCacheDir = null,
         ?float $tokenRefreshMargin = null,
@@ -138,9 +143,15 @@ final class Client
                 Status::INVALID_CONFIG
             );
         }
-        if ($retries < 0 || $retries > 0xFFFFFFFF) {
-            throw new InvalidInputException('retries must be 0 or more', Status::INVALID_CONFIG);
-        }
+        // Read (and refused) as iiko_client_new reads them: a configuration error.
+        $config = Status::INVALID_CONFIG;
+        $timeoutMs = Library::arg('client.timeout', $timeout, $config);
+        $clientTimeoutMs = Library::arg('client.client_timeout', $clientTimeout, $config);
+        $retryCount = Library::arg('client.retries', $retries, $config);
+        $retryDelayMs = Library::arg('client.retry_base_delay', $retryBaseDelay, $config);
+        $maxBytes = Library::arg('client.max_response_bytes', $maxResponseBytes, $config);
+        $refreshMs = Library::arg('client.refresh_margin', $tokenRefreshMargin, $config);
+        $lifetimeMs = Library::arg('client.fallback_token_lifetime', $tokenFallbackLifetime, $config);
         $ffi = $this->ffi;
         $options = $ffi->new('iiko_client_options*');
         $err = Library::errorOut($ffi);
@@ -167,36 +178,30 @@ final class Client
                 Library::cString($baseUrl, 'baseUrl'),
                 FFI::addr($err)
             ), $err);
-            $this->set($ffi->iiko_client_options_set_timeout_ms(
-                $options,
-                Library::millis($timeout, 'timeout'),
-                FFI::addr($err)
-            ), $err);
+            // What is not given keeps the library's default: the setter is not
+            // called, or is given the default the library names.
+            if ($timeout !== null) {
+                $this->set($ffi->iiko_client_options_set_timeout_ms($options, $timeoutMs, FFI::addr($err)), $err);
+            }
             if ($clientTimeout !== null) {
-                $this->set($ffi->iiko_client_options_set_client_timeout_ms(
+                $this->set($ffi->iiko_client_options_set_client_timeout_ms($options, $clientTimeoutMs, FFI::addr($err)), $err);
+            }
+            if ($retries !== null || $retryBaseDelay !== null) {
+                $this->set($ffi->iiko_client_options_set_retries(
                     $options,
-                    Library::millis($clientTimeout, 'clientTimeout'),
+                    $retries === null ? Library::limitDefault('client.retries') : $retryCount,
+                    $retryBaseDelay === null ? Library::limitDefault('client.retry_base_delay') : $retryDelayMs,
                     FFI::addr($err)
                 ), $err);
             }
-            $this->set($ffi->iiko_client_options_set_retries(
-                $options,
-                $retries,
-                Library::millis($retryBaseDelay, 'retryBaseDelay'),
-                FFI::addr($err)
-            ), $err);
             if ($maxResponseBytes !== null) {
-                $this->set($ffi->iiko_client_options_set_max_response_bytes(
-                    $options,
-                    self::nonNegative($maxResponseBytes, 'maxResponseBytes'),
-                    FFI::addr($err)
-                ), $err);
+                $this->set($ffi->iiko_client_options_set_max_response_bytes($options, $maxBytes, FFI::addr($err)), $err);
             }
             if ($tokenRefreshMargin !== null || $tokenFallbackLifetime !== null) {
                 $this->set($ffi->iiko_client_options_set_token_cache(
                     $options,
-                    Library::millis($tokenRefreshMargin ?? 60.0, 'tokenRefreshMargin'),
-                    Library::millis($tokenFallbackLifetime ?? 3600.0, 'tokenFallbackLifetime'),
+                    $tokenRefreshMargin === null ? Library::limitDefault('client.refresh_margin') : $refreshMs,
+                    $tokenFallbackLifetime === null ? Library::limitDefault('client.fallback_token_lifetime') : $lifetimeMs,
                     FFI::addr($err)
                 ), $err);
             }
@@ -249,7 +254,7 @@ final class Client
         $this->handle = $handle;
         Library::track(1);
         $this->baseUrl = rtrim($baseUrl, '/');
-        $this->timeout = $timeout;
+        $this->timeout = ($timeout === null ? Library::limitDefault('client.timeout') : $timeoutMs) / 1000;
         $this->pid = getmypid() ?: 0;
     }
 
@@ -436,7 +441,7 @@ final class Client
      *
      * @param string $path e.g. `/api/1/nomenclature`
      * @param array<string, mixed>|object|null $body the JSON object to send (null or [] for `{}`)
-     * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param ?float $timeout this call's Timeout header in seconds (null: the client's; 1 s to 1 h)
      * @return array<string, mixed> the decoded answer
      * @throws IikoException
      */
@@ -463,7 +468,7 @@ final class Client
             $this->handle(),
             Library::cString($path, 'path'),
             $bodyJson === null ? null : Library::cString($bodyJson, 'the body'),
-            $timeout === null ? 0 : Library::millis($timeout, 'timeout'),
+            Library::arg('call.timeout', $timeout),
             $idempotent ? self::CALL_IDEMPOTENT : 0,
             FFI::addr($out),
             FFI::addr($err)
@@ -490,7 +495,7 @@ final class Client
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's; 1 to 3600)
      * @param bool $wait follow a command until it ends (only for commands); deliveries.create then
      *                   creates safely and answers `['orderInfo' => the created order]`
-     * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 1 min)
      * @return array<string, mixed> the decoded answer
      * @throws InvalidInputException for an unknown name or a request the document refuses
      * @throws Exception\CommandException when a followed command fails, times out or expires
@@ -519,7 +524,7 @@ final class Client
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
         $request = $requestJson === null ? null : Library::cString($requestJson, 'the request');
-        $timeoutMs = $timeout === null ? 0 : Library::millis($timeout, 'timeout');
+        $timeoutMs = Library::arg('call.timeout', $timeout);
         $flags = $moneyAsString ? self::CALL_MONEY_AS_STRING : 0;
         if ($wait) {
             $status = (int) $ffi->iiko_client_call_operation_wait(
@@ -527,7 +532,7 @@ final class Client
                 $op,
                 $request,
                 $timeoutMs,
-                $waitTimeout === null ? 0 : max(1, Library::millis($waitTimeout, 'waitTimeout')),
+                Library::arg('wait.timeout', $waitTimeout),
                 $flags,
                 FFI::addr($out),
                 FFI::addr($err)
@@ -544,7 +549,7 @@ final class Client
      * or the correlationId itself, and its organization.
      *
      * @param array<string, mixed>|string $answerOrCorrelationId
-     * @param ?float $timeout the longest wait in seconds (null: 60)
+     * @param ?float $timeout the longest wait in seconds (null: 1 min)
      * @throws Exception\CommandFailedException when the command failed (getReason() says why)
      * @throws Exception\CommandTimeoutException when it was still running at the limit (it may yet finish)
      * @throws Exception\CommandExpiredException when the service no longer knows it
@@ -562,7 +567,7 @@ final class Client
             $this->handle(),
             Library::cString($organizationId, 'organizationId'),
             Library::cString($cid, 'correlationId'),
-            $timeout === null ? 0 : max(1, Library::millis($timeout, 'timeout')),
+            Library::arg('wait.timeout', $timeout),
             FFI::addr($err)
         );
         Library::check($ffi, $status, $err);
@@ -626,15 +631,6 @@ final class Client
             $named[$key] = $value;
         }
         return $named;
-    }
-
-
-    private static function nonNegative(int $value, string $what): int
-    {
-        if ($value < 0) {
-            throw new InvalidInputException(sprintf('%s must be 0 or more', $what), Status::INVALID_CONFIG);
-        }
-        return $value;
     }
 
     /**

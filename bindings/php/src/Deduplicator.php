@@ -29,18 +29,19 @@ final class Deduplicator
 
     /**
      * @param string $store the store URL (`memory:` keeps keys in this process only)
-     * @param float $maxAge seconds a key is remembered (default a day)
+     * @param ?float $maxAge seconds a key is remembered (default 24 h; read by the library's
+     *                     rule, `dedup.max_age`: 0 and negative values throw)
      * @throws InvalidInputException for a bad URL or age
      * @throws Exception\TransportException when the store cannot be reached
      */
-    public function __construct(#[\SensitiveParameter] string $store, float $maxAge = 86400.0)
+    public function __construct(#[\SensitiveParameter] string $store, ?float $maxAge = null)
     {
         $this->ffi = Library::ffi();
         $out = $this->ffi->new('iiko_deduplicator*');
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_deduplicator_new_with_store(
             Library::cString($store, 'store'),
-            Library::millis($maxAge, 'maxAge'),
+            $maxAge === null ? Library::limitDefault('dedup.max_age') : Library::arg('dedup.max_age', $maxAge),
             FFI::addr($out),
             FFI::addr($err)
         );

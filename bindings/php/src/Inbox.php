@@ -37,36 +37,36 @@ final class Inbox
     private FFI $ffi;
 
     /**
+     * Each option is read by the library's rule (`inbox.*` in tests/vectors/limits.json): null
+     * keeps the default, 0 and negative values throw.
+     *
      * @param string $url the inbox URL
-     * @param float $visibilityTimeout seconds a taken event stays hidden before it is handed out again
-     * @param int $maxAttempts deliveries of one event before it goes to the dead letters
-     * @param float $dedupTtl seconds an event's key is remembered to drop repeats
+     * @param ?float $visibilityTimeout seconds a taken event stays hidden before it is handed out
+     *                                  again (default 30 s)
+     * @param ?int $maxAttempts deliveries of one event before it goes to the dead letters (default 5)
+     * @param ?float $dedupTtl seconds an event's key is remembered to drop repeats (default 24 h)
      * @throws InvalidInputException for a bad URL or option
      * @throws Exception\TransportException when the server cannot be reached
      */
     public function __construct(
         #[\SensitiveParameter] string $url,
-        float $visibilityTimeout = 30.0,
-        int $maxAttempts = 5,
-        float $dedupTtl = 86400.0
+        ?float $visibilityTimeout = null,
+        ?int $maxAttempts = null,
+        ?float $dedupTtl = null
     ) {
         $this->handle = null;
         $this->ffi = Library::ffi();
-        // 0 means "the default" in C; here it is refused, as in the core.
-        if ($maxAttempts < 1 || $maxAttempts > 0xFFFFFFFF) {
-            throw new InvalidInputException('maxAttempts must be at least 1', Status::INVALID_CONFIG);
-        }
-        $visibility = Library::millis($visibilityTimeout, 'visibilityTimeout');
-        $ttl = Library::millis($dedupTtl, 'dedupTtl');
-        if ($visibility < 1 || $ttl < 1) {
-            throw new InvalidInputException('visibilityTimeout and dedupTtl must be at least 1 ms', Status::INVALID_CONFIG);
-        }
+        // A value given is read here (a given 0 is refused); null goes to C as
+        // its 0, "not given".
+        $visibility = Library::arg('inbox.visibility_timeout', $visibilityTimeout);
+        $attempts = Library::arg('inbox.max_attempts', $maxAttempts);
+        $ttl = Library::arg('inbox.dedup_ttl', $dedupTtl);
         $out = $this->ffi->new('iiko_inbox*');
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_inbox_open(
             Library::cString($url, 'url'),
             $visibility,
-            $maxAttempts,
+            $attempts,
             $ttl,
             FFI::addr($out),
             FFI::addr($err)
@@ -192,15 +192,13 @@ final class Inbox
     }
 
     /**
-     * Up to $limit dead letters, oldest first.
+     * Up to $limit dead letters (default 100), oldest first.
      *
      * @return list<array{id: string, key: string, body: string, attempts: int, reason: string}>
      */
-    public function deadLetters(int $limit = 100): array
+    public function deadLetters(?int $limit = null): array
     {
-        if ($limit < 0) {
-            throw new InvalidInputException('limit must be 0 or more', Status::INVALID_ARGUMENT);
-        }
+        $limit = (int) Library::limit('inbox.dead_letters', $limit);
         $out = $this->ffi->new('char*');
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_inbox_dead_letters_json($this->live(), $limit, FFI::addr($out), FFI::addr($err));

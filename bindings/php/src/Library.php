@@ -402,19 +402,67 @@ final class Library
     }
 
     /**
-     * Seconds as the milliseconds the library takes. Only what a `uint64_t`
-     * cannot carry is refused here (negative, not finite, absurdly large);
-     * each setting's own range is the library's to check.
+     * A value a caller gave for one of the library's limits (`"client.timeout"`,
+     * `"inbox.max_attempts"`; see tests/vectors/limits.json), read by the
+     * library's one rule: an int in the limit's unit (milliseconds, bytes,
+     * levels, a count), a float in seconds (durations only), null for the
+     * default. Returns the value that applies, in the unit, or null when the
+     * default is another setting (`"call.timeout"`: the client's). A value
+     * the limit refuses (0 where it means nothing, negative, NaN, too large)
+     * throws with the library's message. Nothing here restates a rule.
+     *
+     * @throws InvalidInputException
+     */
+    public static function limit(string $name, int|float|null $value): ?int
+    {
+        $ffi = self::ffi();
+        $out = $ffi->new('uint64_t');
+        $err = self::errorOut($ffi);
+        $limit = self::cString($name, 'the limit name');
+        $status = match (true) {
+            $value === null => $ffi->iiko_limit_default($limit, FFI::addr($out), FFI::addr($err)),
+            is_int($value) => $ffi->iiko_limit_read($limit, $value, FFI::addr($out), FFI::addr($err)),
+            default => $ffi->iiko_limit_read_seconds($limit, $value, FFI::addr($out), FFI::addr($err)),
+        };
+        self::check($ffi, (int) $status, $err);
+        $read = (int) $out->cdata;
+        // 0 is "another setting" here: no limit's fixed default is 0.
+        return $read === 0 && $value === null ? null : $read;
+    }
+
+    /**
+     * What a C call takes for a limit: the value a caller gave, read by
+     * {@see limit()}, or 0, the C ABI's "not given", for null (only for the
+     * calls whose C documentation says "0: the default"). Refusals throw
+     * with the library's message and `$status` (the status the C call itself
+     * would give: a client's options are its configuration).
      *
      * @internal
-     * @throws InvalidInputException for seconds no millisecond count can hold
+     * @throws InvalidInputException
      */
-    public static function millis(float $seconds, string $what): int
+    public static function arg(string $name, int|float|null $value, int $status = Status::INVALID_ARGUMENT): int
     {
-        if (!is_finite($seconds) || $seconds < 0 || $seconds > 1.0e12) {
-            throw new InvalidInputException(sprintf('%s must be a number of seconds, 0 or more', $what), Status::INVALID_CONFIG);
+        if ($value === null) {
+            return 0;
         }
-        return (int) round($seconds * 1000);
+        try {
+            return (int) self::limit($name, $value);
+        } catch (InvalidInputException $e) {
+            if ($e->getStatus() === $status) {
+                throw $e;
+            }
+            throw new InvalidInputException($e->getMessage(), $status);
+        }
+    }
+
+    /**
+     * The default of a limit, in its unit (see {@see limit()}).
+     *
+     * @internal
+     */
+    public static function limitDefault(string $name): int
+    {
+        return (int) self::limit($name, null);
     }
 
     /**

@@ -29,18 +29,19 @@ final class OrderingGuard
 
     /**
      * @param string $store the store URL
-     * @param float $ttl seconds a position is kept after its last change (default a week)
+     * @param ?float $ttl seconds a position is kept after its last change (default 168 h, a week;
+     *                  read by the library's rule, `ordering.store_ttl`: 0 and negative values throw)
      * @throws InvalidInputException for a bad URL or ttl
      * @throws Exception\TransportException when the store cannot be reached
      */
-    public function __construct(#[\SensitiveParameter] string $store, float $ttl = 604800.0)
+    public function __construct(#[\SensitiveParameter] string $store, ?float $ttl = null)
     {
         $this->ffi = Library::ffi();
         $out = $this->ffi->new('iiko_ordering_guard*');
         $err = Library::errorOut($this->ffi);
         $status = (int) $this->ffi->iiko_ordering_guard_new_with_store(
             Library::cString($store, 'store'),
-            Library::millis($ttl, 'ttl'),
+            $ttl === null ? Library::limitDefault('ordering.store_ttl') : Library::arg('ordering.store_ttl', $ttl),
             FFI::addr($out),
             FFI::addr($err)
         );

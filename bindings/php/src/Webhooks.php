@@ -33,8 +33,6 @@ final class Webhooks
 {
     /** IIKO_WEBHOOK_REJECT_SINGLE_OBJECT (checked against the header by a test). */
     private const REJECT_SINGLE_OBJECT = 1;
-    /** The library's largest nesting limit; larger values are lowered to it. */
-    private const MAX_DEPTH_LIMIT = 128;
 
     private function __construct()
     {
@@ -71,11 +69,12 @@ final class Webhooks
      *
      * @param string $body the raw request body (bytes)
      * @param ?int $maxBodyBytes the largest body accepted (default 16 MiB)
-     * @param ?int $maxDepth the deepest JSON nesting accepted (default 64; above 128 counts as 128)
+     * @param ?int $maxDepth the deepest JSON nesting accepted (default 64 levels; a larger one is
+     *                       lowered to 128 levels)
      * @param bool $acceptSingleObject read a single event object instead of an array (off-spec) as one event
      * @return list<Event>
      * @throws WebhookParseException with getReason() when the body as a whole cannot be read
-     * @throws InvalidInputException for a limit below 1
+     * @throws InvalidInputException for a limit the library refuses (0, negative)
      */
     public static function parse(
         string $body,
@@ -89,8 +88,8 @@ final class Webhooks
         $status = (int) $ffi->iiko_webhook_parse(
             $body,
             strlen($body),
-            self::limit($maxBodyBytes, 'maxBodyBytes'),
-            self::depth($maxDepth),
+            Library::arg('webhook.max_body_bytes', $maxBodyBytes),
+            Library::arg('webhook.max_depth', $maxDepth),
             $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
             FFI::addr($events),
             FFI::addr($err)
@@ -155,8 +154,8 @@ final class Webhooks
             $count,
             $body,
             strlen($body),
-            self::limit($maxBodyBytes, 'maxBodyBytes'),
-            self::depth($maxDepth),
+            Library::arg('webhook.max_body_bytes', $maxBodyBytes),
+            Library::arg('webhook.max_depth', $maxDepth),
             $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
             FFI::addr($events),
             FFI::addr($err)
@@ -169,9 +168,10 @@ final class Webhooks
     }
 
     /**
-     * The HTTP status a webhook endpoint answers for a status code: 200 for
-     * OK and for an authentic but unreadable body (410-414), 401 for a
-     * missing, malformed or wrong token, 500 otherwise.
+     * The HTTP status a webhook endpoint answers for a status code, by the
+     * library's receive rule: 200 for OK and for an authentic but unreadable
+     * body (410-414), 401 for a missing, malformed or wrong token (400, 402,
+     * 403), 500 otherwise (401: an empty expected token).
      */
     public static function httpStatus(int $status): int
     {
@@ -326,21 +326,5 @@ final class Webhooks
         }
         $keep[] = $buffer;
         return $ffi->cast('const char*', FFI::addr($buffer));
-    }
-
-    private static function limit(?int $value, string $what): int
-    {
-        if ($value === null) {
-            return 0; // the library's default
-        }
-        if ($value < 1) {
-            throw new InvalidInputException(sprintf('%s must be at least 1', $what), Status::INVALID_ARGUMENT);
-        }
-        return $value;
-    }
-
-    private static function depth(?int $maxDepth): int
-    {
-        return min(self::limit($maxDepth, 'maxDepth'), self::MAX_DEPTH_LIMIT);
     }
 }

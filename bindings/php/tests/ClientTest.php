@@ -182,7 +182,7 @@ final class ClientTest extends TestCase
         $refused = [
             'a typo' => [['apiLogin' => 'x', 'tokenCachDir' => '/tmp'], 'unknown client option \'tokenCachDir\''],
             'a list' => [['x'], 'unknown client option 0'],
-            'a wrong type' => [['apiLogin' => 'x', 'timeout' => '15'], '($timeout) must be of type float, string given'],
+            'a wrong type' => [['apiLogin' => 'x', 'timeout' => '15'], '($timeout) must be of type ?float, string given'],
             'a nested array' => [['appId' => ['x']], 'appId must be a string'],
         ];
         foreach ($refused as $name => [$options, $message]) {

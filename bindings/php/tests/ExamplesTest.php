@@ -44,12 +44,19 @@ final class ExamplesTest extends TestCase
             $env = ['WEBHOOK_URL' => 'http://127.0.0.1:9/hook', 'WEBHOOK_TOKEN' => 'example-token', 'IIKO_TOKEN_DIR' => $dir];
             [$exit, $out, $err] = self::quickstart($env);
             self::assertSame(0, $exit, $err);
-            self::assertStringContainsString(Emulator::ORG . " Emulator Pizza (Central)\n", $out);
-            self::assertStringContainsString('webhook of ' . Emulator::SECOND_ORG . ' set to http://127.0.0.1:9/hook', $out);
+            self::assertSame('', $err);
+            self::assertSame(
+                Emulator::ORG . " Emulator Pizza (Central)\n" . Emulator::SECOND_ORG . " Emulator Sushi (North)\n"
+                . 'webhook of ' . Emulator::ORG . " set to http://127.0.0.1:9/hook\n"
+                . 'webhook of ' . Emulator::SECOND_ORG . " set to http://127.0.0.1:9/hook\n",
+                $out
+            );
             self::assertCount(1, glob($dir . '/*.json') ?: [], 'the token file');
             [$exit] = self::quickstart($env);
             self::assertSame(0, $exit);
             self::assertSame(1, Emulator::requestCount(Emulator::V2_TOKEN), 'the second run reused the token');
+            $settings = Emulator::client()->webhooks()->settings(['organizationId' => Emulator::SECOND_ORG]);
+            self::assertSame('example-token', $settings['authToken'] ?? null, 'the token was set too');
         } finally {
             self::removeDir($dir);
         }

@@ -119,7 +119,7 @@ final class StoresTest extends TestCase
                 new Deduplicator('memory:', $age);
                 self::fail("maxAge {$age} was accepted");
             } catch (InvalidInputException $e) {
-                self::assertStringContainsString($age < 0 ? 'maxAge' : 'max_age_ms', $e->getMessage());
+                self::assertStringContainsString('dedup.max_age', $e->getMessage());
             }
         }
         try {

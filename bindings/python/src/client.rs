@@ -7,12 +7,17 @@ use std::time::Duration;
 
 use iikocloud::api::models::deliveries::request::CreateOrderRequest;
 use iikocloud::api::WaitOptions;
+use iikocloud::limits::{
+    Given, CALL_TIMEOUT, CLIENT_CLIENT_TIMEOUT, CLIENT_MAX_RESPONSE_BYTES, CLIENT_RETRIES,
+    CLIENT_TIMEOUT,
+};
 use iikocloud::{CallOptions, Client, ClientBuilder, Secret};
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyType};
 
 use crate::convert::{decimal_type, from_py, to_py};
 use crate::errors::{detached, guard, invalid_input, to_pyerr};
+use crate::limits;
 use crate::logbridge;
 
 /// A core client plus what is needed to rebuild it in a forked child.
@@ -50,11 +55,6 @@ macro_rules! option {
     };
 }
 
-pub fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(value)
-        .map_err(|_| invalid_input(py, &format!("{name} must be a positive number of seconds")))
-}
-
 impl NativeClient {
     /// Calls the operation `name` and answers the JSON text of its typed
     /// answer (made without the GIL, like the call).
@@ -67,7 +67,7 @@ impl NativeClient {
     ) -> PyResult<String> {
         logbridge::refresh(py);
         let body = json_arg(request)?;
-        let timeout = timeout.map(|t| seconds(py, "timeout", t)).transpose()?;
+        let timeout = call_timeout(py, timeout)?;
         detached(py, || {
             let mut client = self.client()?;
             if let Some(t) = timeout {
@@ -116,23 +116,22 @@ pub fn json_arg(obj: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     from_py(obj)
 }
 
+/// The wait settings as the core reads them (`wait.timeout`,
+/// `wait.first_pause`, `wait.max_pause`); `None` keeps a default.
 fn wait_options(
     py: Python<'_>,
     timeout: Option<f64>,
     first_pause: Option<f64>,
     max_pause: Option<f64>,
 ) -> PyResult<WaitOptions> {
-    let mut options = WaitOptions::default();
-    if let Some(t) = timeout {
-        options.timeout = seconds(py, "timeout", t)?;
-    }
-    if let Some(t) = first_pause {
-        options.first_pause = seconds(py, "first_pause", t)?;
-    }
-    if let Some(t) = max_pause {
-        options.max_pause = seconds(py, "max_pause", t)?;
-    }
-    Ok(options)
+    let given = |v: Option<f64>| v.map_or(Given::Absent, Given::Seconds);
+    WaitOptions::read(given(timeout), given(first_pause), given(max_pause))
+        .map_err(|e| to_pyerr(py, &e))
+}
+
+/// One call's `Timeout` as the core reads it (`call.timeout`).
+fn call_timeout(py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    limits::seconds(py, &CALL_TIMEOUT, timeout)
 }
 
 /// Reads, checks and writes back the request of operation `name` without
@@ -191,8 +190,8 @@ impl NativeClient {
         let base_url: Option<String> = option!(options, "base_url");
         let timeout: Option<f64> = option!(options, "timeout");
         let client_timeout: Option<f64> = option!(options, "client_timeout");
-        let retries: Option<u32> = option!(options, "retries");
-        let max_response_bytes: Option<u64> = option!(options, "max_response_bytes");
+        let retries: Option<i128> = option!(options, "retries");
+        let max_response_bytes: Option<i128> = option!(options, "max_response_bytes");
         let token_cache_dir: Option<std::path::PathBuf> = option!(options, "token_cache_dir");
         let ca_file: Option<std::path::PathBuf> = option!(options, "ca_file");
         let trust: Option<String> = option!(options, "trust");
@@ -227,17 +226,21 @@ impl NativeClient {
             if let Some(url) = base_url {
                 b = b.base_url(url);
             }
-            if let Some(t) = timeout {
-                b = b.timeout(seconds(py, "timeout", t)?);
+            // Each value as the core reads it; what is not given keeps the
+            // builder's default (the same core constant).
+            if let Some(t) = limits::seconds(py, &CLIENT_TIMEOUT, timeout)? {
+                b = b.timeout(t);
             }
-            if let Some(t) = client_timeout {
-                b = b.client_timeout(seconds(py, "client_timeout", t)?);
+            if let Some(t) = limits::seconds(py, &CLIENT_CLIENT_TIMEOUT, client_timeout)? {
+                b = b.client_timeout(t);
             }
-            if let Some(r) = retries {
-                b = b.retries(r);
+            if retries.is_some() {
+                let r = limits::whole(py, &CLIENT_RETRIES, retries)?.unwrap_or_default();
+                b = b.retries(u32::try_from(r).unwrap_or(u32::MAX));
             }
-            if let Some(m) = max_response_bytes {
-                b = b.max_response_bytes(m);
+            if max_response_bytes.is_some() {
+                let m = limits::whole(py, &CLIENT_MAX_RESPONSE_BYTES, max_response_bytes)?;
+                b = b.max_response_bytes(m.unwrap_or_default());
             }
             if let Some(dir) = token_cache_dir {
                 b = b.token_cache_dir(dir);
@@ -292,7 +295,7 @@ impl NativeClient {
     /// token cache.
     fn with_timeout(&self, py: Python<'_>, timeout: f64) -> PyResult<NativeClient> {
         guard(py, || {
-            let t = seconds(py, "timeout", timeout)?;
+            let t = limits::seconds_or_default(py, &CLIENT_TIMEOUT, Some(timeout))?;
             let client = detached(py, || self.client()?.with_timeout(t))?;
             Ok(NativeClient::from_client(self.builder.clone(), client))
         })
@@ -339,8 +342,8 @@ impl NativeClient {
                 _ => serde_json::Value::Object(Default::default()),
             };
             let mut options = CallOptions::default();
-            if let Some(t) = timeout {
-                options = options.timeout(seconds(py, "timeout", t)?);
+            if let Some(t) = call_timeout(py, timeout)? {
+                options = options.timeout(t);
             }
             if idempotent {
                 options = options.idempotent();
@@ -415,7 +418,7 @@ impl NativeClient {
             logbridge::refresh(py);
             let body = json_arg(request)?;
             let call = iikocloud::api::OperationCall {
-                timeout: timeout.map(|t| seconds(py, "timeout", t)).transpose()?,
+                timeout: call_timeout(py, timeout)?,
                 ..Default::default()
             };
             let wait = wait_options(py, wait_timeout, None, None)?;

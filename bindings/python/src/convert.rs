@@ -8,8 +8,8 @@ use serde_json::{Map, Number, Value};
 use crate::errors::invalid_input;
 
 /// Deepest nesting accepted from Python, so a self-referencing list cannot
-/// recurse forever.
-const MAX_DEPTH: usize = 128;
+/// recurse forever: the core's, the same as for a request given as text.
+const MAX_DEPTH: usize = iikocloud::limits::MAX_REQUEST_DEPTH;
 
 static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 

@@ -13,10 +13,16 @@ use pyo3::prelude::*;
 use pyo3::types::PyAny;
 use serde_json::Value;
 
-use crate::client::seconds;
 use crate::convert::{from_py, to_py};
 use crate::errors::{guard, invalid_input, simple};
 use crate::logbridge;
+
+/// A duration of the emulator's own settings (a test tool, not a limit of
+/// the SDK: `iikocloud::limits` does not cover it), in seconds.
+fn seconds(py: Python<'_>, name: &str, value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| invalid_input(py, &format!("{name} must be a positive number of seconds")))
+}
 
 #[pyclass(frozen, module = "iikocloud._native")]
 pub struct NativeEmulator {

@@ -73,16 +73,7 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
             kw.set_item("correlation_id", e.correlation_id.as_deref())?;
             kw.set_item("retry_after", e.retry_after.map(|d| d.as_secs_f64()))?;
             kw.set_item("body", &e.body)?;
-            match e.kind {
-                ApiErrorKind::BadRequest => "BadRequestError",
-                ApiErrorKind::Unauthorized => "AuthenticationError",
-                ApiErrorKind::Forbidden => "ForbiddenError",
-                ApiErrorKind::NotFound => "NotFoundError",
-                ApiErrorKind::TerminalTimeout => "TerminalTimeoutError",
-                ApiErrorKind::RateLimited => "RateLimitError",
-                ApiErrorKind::Server => "ServerError",
-                _ => "ApiError",
-            }
+            api_class(e.kind)
         }
         Error::Transport { kind, path, .. } => {
             let kind = match kind {
@@ -134,6 +125,28 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
         Error::InvalidInput(_) | Error::Config(_) => "InvalidInputError",
         _ => "IikoError",
     })
+}
+
+/// The class of an API error of this kind.
+fn api_class(kind: ApiErrorKind) -> &'static str {
+    match kind {
+        ApiErrorKind::BadRequest => "BadRequestError",
+        ApiErrorKind::Unauthorized => "AuthenticationError",
+        ApiErrorKind::Forbidden => "ForbiddenError",
+        ApiErrorKind::NotFound => "NotFoundError",
+        ApiErrorKind::TerminalTimeout => "TerminalTimeoutError",
+        ApiErrorKind::RateLimited => "RateLimitError",
+        ApiErrorKind::Server => "ServerError",
+        _ => "ApiError",
+    }
+}
+
+/// The class an answer with this HTTP status raises: the core classifies the
+/// status (`ApiErrorKind::from_status`), this binding names the class. For
+/// the test that holds the classes' docstrings to the core.
+#[pyfunction]
+pub fn api_error_class(status: u16) -> &'static str {
+    api_class(ApiErrorKind::from_status(status))
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 
 use iikocloud::inbox::{Delivery, Inbox, InboxOptions};
+use iikocloud::limits::{Given, INBOX_DEAD_LETTERS};
 use iikocloud::store::{Store, StoreError};
 use iikocloud::webhook::Receiver;
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
 
-use crate::errors::{guard, simple, store_error};
+use crate::errors::{guard, simple, store_error, to_pyerr};
 use crate::webhook::{body_bytes, header_pairs};
 
 /// `(id, key, body, attempts, reason)` of a dead letter.
@@ -101,23 +102,23 @@ impl NativeInbox {
 #[pymethods]
 impl NativeInbox {
     #[new]
+    #[pyo3(signature = (url, visibility_timeout=None, max_attempts=None, dedup_ttl=None))]
     fn new(
         py: Python<'_>,
         url: &str,
-        visibility_timeout: f64,
-        max_attempts: u32,
-        dedup_ttl: f64,
+        visibility_timeout: Option<f64>,
+        max_attempts: Option<i128>,
+        dedup_ttl: Option<f64>,
     ) -> PyResult<Self> {
         guard(py, || {
-            let options = InboxOptions {
-                visibility_timeout: crate::client::seconds(
-                    py,
-                    "visibility_timeout",
-                    visibility_timeout,
-                )?,
-                max_attempts,
-                dedup_ttl: crate::client::seconds(py, "dedup_ttl", dedup_ttl)?,
-            };
+            // The core reads each (`inbox.*` limits): None is its default.
+            let seconds = |v: Option<f64>| v.map_or(Given::Absent, Given::Seconds);
+            let options = InboxOptions::read(
+                seconds(visibility_timeout),
+                max_attempts.map_or(Given::Absent, Given::Int),
+                seconds(dedup_ttl),
+            )
+            .map_err(|e| to_pyerr(py, &e))?;
             let inbox = py
                 .detach(|| Inbox::open_with(url, options))
                 .map_err(|e| fail(py, &e))?;
@@ -210,9 +211,13 @@ impl NativeInbox {
         })
     }
 
-    /// `[(id, key, body, attempts, reason)]`, oldest first.
-    fn dead_letters(&self, py: Python<'_>, limit: usize) -> PyResult<Vec<DeadLetterParts>> {
+    /// `[(id, key, body, attempts, reason)]`, oldest first; at most `limit`
+    /// (`inbox.dead_letters`: None is the core's default).
+    #[pyo3(signature = (limit=None))]
+    fn dead_letters(&self, py: Python<'_>, limit: Option<i128>) -> PyResult<Vec<DeadLetterParts>> {
         guard(py, || {
+            let limit = crate::limits::whole(py, &INBOX_DEAD_LETTERS, limit)?.unwrap_or_default();
+            let limit = usize::try_from(limit).unwrap_or(usize::MAX);
             let inbox = self.get(py)?;
             let letters = py
                 .detach(|| inbox.dead_letters(limit))

@@ -15,6 +15,7 @@ mod convert;
 mod emulator;
 mod errors;
 mod inbox;
+mod limits;
 mod logbridge;
 mod models;
 mod webhook;
@@ -28,6 +29,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("USER_AGENT", iikocloud::client::USER_AGENT)?;
     m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
+    limits::add_constants(m)?;
+    m.add_function(wrap_pyfunction!(errors::api_error_class, m)?)?;
     m.add_class::<client::NativeClient>()?;
     #[cfg(feature = "emulator")]
     {

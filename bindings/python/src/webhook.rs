@@ -7,10 +7,14 @@
 //! parse as cheap as `json.loads` of the same body.
 
 use chrono::{Datelike, Timelike};
+use iikocloud::limits::{
+    DEDUP_CAPACITY, DEDUP_MAX_AGE, ORDERING_CAPACITY, ORDERING_STORE_TTL, WEBHOOK_MAX_BODY_BYTES,
+    WEBHOOK_MAX_DEPTH,
+};
 use iikocloud::webhook::{
-    find_authorization, parse_body_with, verify_authorization, Deduplicator, Event, EventKind,
-    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody,
-    ReceiveError, VerifyError, STATUS_ACCEPTED,
+    parse_body_with, status_for_parse, status_for_verify, verify_authorization, Deduplicator,
+    Event, EventKind, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody,
+    Verifier, VerifyError, STATUS_ACCEPTED,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
@@ -39,16 +43,14 @@ fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
     let value = err.value(py);
     let _ = value.setattr("reason", e.as_str());
     // The status to answer is the core's rule, not this binding's.
-    let _ = value.setattr("status", ReceiveError::Unauthorized(e).http_status());
+    let _ = value.setattr("status", status_for_verify(e));
     err
 }
 
 fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
     let err = simple(py, "WebhookParseError", &e.to_string());
     let _ = err.value(py).setattr("reason", e.kind().as_str());
-    let _ = err
-        .value(py)
-        .setattr("status", ReceiveError::Unparseable(e.clone()).http_status());
+    let _ = err.value(py).setattr("status", status_for_parse(e.kind()));
     err
 }
 
@@ -82,12 +84,21 @@ fn parse_with(py: Python<'_>, bytes: &[u8], opts: &ParseOptions) -> Result<Parse
     }
 }
 
-fn options(max_body_bytes: Option<usize>, accept_single_object: bool) -> ParseOptions {
-    let mut o = ParseOptions::new().with_accept_single_object(accept_single_object);
-    if let Some(m) = max_body_bytes {
-        o = o.with_max_body_bytes(m);
-    }
-    o
+/// The parse options, each limit as the core reads it (`webhook.*`).
+fn options(
+    py: Python<'_>,
+    max_body_bytes: Option<i128>,
+    max_depth: Option<i128>,
+    accept_single_object: bool,
+) -> PyResult<ParseOptions> {
+    let read = |limit, value: Option<i128>| {
+        crate::limits::whole(py, limit, value)
+            .map(|v| usize::try_from(v.unwrap_or_default()).unwrap_or(usize::MAX))
+    };
+    Ok(ParseOptions::new()
+        .with_accept_single_object(accept_single_object)
+        .with_max_body_bytes(read(&WEBHOOK_MAX_BODY_BYTES, max_body_bytes)?)
+        .with_max_depth(read(&WEBHOOK_MAX_DEPTH, max_depth)?))
 }
 
 fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
@@ -101,15 +112,16 @@ fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, 
 /// Parses a body into native events. Raises `WebhookParseError` when the
 /// body as a whole cannot be read.
 #[pyfunction]
-#[pyo3(signature = (body, *, max_body_bytes=None, accept_single_object=true))]
+#[pyo3(signature = (body, *, max_body_bytes=None, max_depth=None, accept_single_object=true))]
 pub fn parse_body<'py>(
     py: Python<'py>,
     body: &Bound<'py, PyAny>,
-    max_body_bytes: Option<usize>,
+    max_body_bytes: Option<i128>,
+    max_depth: Option<i128>,
     accept_single_object: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     guard(py, || {
-        let opts = options(max_body_bytes, accept_single_object);
+        let opts = options(py, max_body_bytes, max_depth, accept_single_object)?;
         let parsed = if let Ok(b) = body.cast::<PyBytes>() {
             // Borrow the bytes while detached: a bytes object is immutable.
             parse_with(py, b.as_bytes(), &opts)
@@ -154,17 +166,15 @@ pub fn verify(
 }
 
 /// Finds the single `Authorization` value among `(name, value)` pairs (case
-/// insensitive) and verifies it. Raises `WebhookVerificationError`.
+/// insensitive) and verifies it, by the core's rules and in their order.
+/// Raises `WebhookVerificationError`.
 #[pyfunction]
 pub fn verify_headers(py: Python<'_>, headers: &Bound<'_, PyAny>, token: &str) -> PyResult<()> {
     guard(py, || {
-        if token.trim().is_empty() {
-            return Err(verification_error(py, VerifyError::EmptyExpectedToken));
-        }
         let pairs = header_pairs(headers)?;
-        let found = find_authorization(pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_slice())))
-            .map_err(|e| verification_error(py, e))?;
-        verify_authorization(found, token).map_err(|e| verification_error(py, e))
+        Verifier::new(token)
+            .verify_headers(pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_slice())))
+            .map_err(|e| verification_error(py, e))
     })
 }
 
@@ -201,16 +211,20 @@ pub(crate) fn header_pairs(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, 
 /// to answer, the events (empty unless verified and readable) and the
 /// exception describing a failure (not raised).
 #[pyfunction]
-#[pyo3(signature = (headers, body, token, *, max_body_bytes=None, accept_single_object=true))]
+#[pyo3(signature = (headers, body, token, *, max_body_bytes=None, max_depth=None,
+    accept_single_object=true))]
+#[allow(clippy::too_many_arguments)]
 pub fn receive<'py>(
     py: Python<'py>,
     headers: &Bound<'py, PyAny>,
     body: &Bound<'py, PyAny>,
     token: &str,
-    max_body_bytes: Option<usize>,
+    max_body_bytes: Option<i128>,
+    max_depth: Option<i128>,
     accept_single_object: bool,
 ) -> PyResult<(u16, Bound<'py, PyList>, Option<Py<PyAny>>)> {
     guard(py, || {
+        let opts = options(py, max_body_bytes, max_depth, accept_single_object)?;
         let failure = |err: PyErr, status: u16| -> PyResult<_> {
             Ok((
                 status,
@@ -218,24 +232,17 @@ pub fn receive<'py>(
                 Some(err.into_value(py).into_any()),
             ))
         };
-        if let Err(e) = verify_headers(py, headers, token) {
-            let status = e
-                .value(py)
-                .getattr("status")
-                .and_then(|s| s.extract::<u16>())
-                .unwrap_or(401);
-            return failure(e, status);
+        // Every status below is the core's receive rule (webhook::status).
+        let pairs = header_pairs(headers)?;
+        let verified = Verifier::new(token)
+            .verify_headers(pairs.iter().map(|(n, v)| (n.as_bytes(), v.as_slice())));
+        if let Err(e) = verified {
+            return failure(verification_error(py, e), status_for_verify(e));
         }
-        let opts = options(max_body_bytes, accept_single_object);
         let bytes = body_bytes(body)?;
         match parse_with(py, &bytes, &opts) {
             Ok(p) => Ok((STATUS_ACCEPTED, wrap_events(py, p.events)?, None)),
-            // Authentic but unreadable: the core decides what to answer (200:
-            // the service would resend the same bytes).
-            Err(e) => {
-                let status = ReceiveError::Unparseable(e.clone()).http_status();
-                failure(parse_error(py, &e), status)
-            }
+            Err(e) => failure(parse_error(py, &e), status_for_parse(e.kind())),
         }
     })
 }
@@ -298,7 +305,7 @@ impl NativeEvent {
     }
     #[getter]
     fn is_invalid(&self) -> bool {
-        matches!(self.event.payload(), EventPayload::Invalid { .. })
+        self.event.problem().is_some()
     }
     #[getter]
     fn entity_id(&self) -> Option<&str> {
@@ -347,16 +354,11 @@ impl NativeEvent {
     /// `(external_number, pos_id, is_deleted)` of order and reserve events.
     #[getter]
     fn entity_extras(&self) -> (Option<&str>, Option<&str>, Option<bool>) {
-        match self.event.payload() {
-            EventPayload::DeliveryOrder(i) => {
-                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
-            }
-            EventPayload::TableOrder(i) => {
-                (i.external_number.as_deref(), i.pos_id.as_deref(), None)
-            }
-            EventPayload::Reserve(i) => (i.external_number.as_deref(), None, i.is_deleted),
-            _ => (None, None, None),
-        }
+        (
+            self.event.external_number(),
+            self.event.pos_id(),
+            self.event.reserve_is_deleted(),
+        )
     }
     /// `[(terminal group id, is_full)]` of a `StopListUpdate`.
     #[getter]
@@ -459,10 +461,19 @@ pub struct NativeDeduplicator(Remembering<Deduplicator>);
 
 #[pymethods]
 impl NativeDeduplicator {
+    /// `capacity` and `max_age` as the core reads them (`dedup.*`; None is
+    /// the core's default).
     #[new]
-    #[pyo3(signature = (capacity, max_age, store=None))]
-    fn new(py: Python<'_>, capacity: usize, max_age: f64, store: Option<String>) -> PyResult<Self> {
-        let max_age = crate::client::seconds(py, "max_age", max_age)?;
+    #[pyo3(signature = (capacity=None, max_age=None, store=None))]
+    fn new(
+        py: Python<'_>,
+        capacity: Option<i128>,
+        max_age: Option<f64>,
+        store: Option<String>,
+    ) -> PyResult<Self> {
+        let capacity = crate::limits::whole(py, &DEDUP_CAPACITY, capacity)?.unwrap_or_default();
+        let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
+        let max_age = crate::limits::seconds_or_default(py, &DEDUP_MAX_AGE, max_age)?;
         Remembering::open(
             py,
             store,
@@ -501,19 +512,19 @@ pub struct NativeOrderingGuard(Remembering<OrderingGuard>);
 
 #[pymethods]
 impl NativeOrderingGuard {
+    /// `capacity` and `ttl` as the core reads them (`ordering.*`; None is
+    /// the core's default); `capacity` applies in memory, `ttl` in a store.
     #[new]
-    #[pyo3(signature = (capacity, store=None, ttl=None))]
+    #[pyo3(signature = (capacity=None, store=None, ttl=None))]
     fn new(
         py: Python<'_>,
-        capacity: usize,
+        capacity: Option<i128>,
         store: Option<String>,
         ttl: Option<f64>,
     ) -> PyResult<Self> {
-        // The ttl is read (and refused) only for a guard on a store.
-        let ttl = match (&store, ttl) {
-            (Some(_), Some(t)) => crate::client::seconds(py, "ttl", t)?,
-            _ => OrderingGuard::DEFAULT_STORE_TTL,
-        };
+        let capacity = crate::limits::whole(py, &ORDERING_CAPACITY, capacity)?.unwrap_or_default();
+        let capacity = usize::try_from(capacity).unwrap_or(usize::MAX);
+        let ttl = crate::limits::seconds_or_default(py, &ORDERING_STORE_TTL, ttl)?;
         Remembering::open(
             py,
             store,

@@ -8,7 +8,7 @@
 use std::ffi::{c_char, CStr, CString};
 
 use iikocloud::webhook::{
-    parse_body, parse_body_with, parse_event, receive, verify_authorization, Deduplicator,
+    parse_body, parse_body_with, parse_event, receive, verify_authorization, Deduplicator, EventPayload,
     OrderingDecision, OrderingGuard, ParseError, ParseOptions, ReceiveError, Verifier, VerifyError,
     DEFAULT_MAX_DEPTH,
 };
@@ -42,6 +42,32 @@ fn depth(v: &Value) -> usize {
     }
 }
 
+/// Every flat accessor of an event, as text.
+fn flat_fields(e: &iikocloud::webhook::Event) -> String {
+    format!(
+        "{:?} {:?}",
+        (
+            e.entity_id(),
+            e.order_id(),
+            e.timestamp(),
+            e.creation_status().map(|c| c.as_str()),
+            e.error_code(),
+            e.error_message(),
+            e.status(),
+            e.order_number(),
+            e.sum().map(|m| m.to_string()),
+            e.phone(),
+            e.is_new_delivery_order(),
+        ),
+        (
+            e.external_number(),
+            e.pos_id(),
+            e.reserve_is_deleted(),
+            e.dedup_key().as_str().to_owned(),
+        )
+    )
+}
+
 /// The webhook body parser: never panics, agrees with `serde_json` on what is
 /// JSON, keeps each element's exact text, reads each element the same way
 /// alone as in a body, and its accessors, de-duplicator and ordering guard
@@ -67,6 +93,19 @@ pub fn webhook_parse(data: &[u8]) {
                 other => panic!("parse_body accepted a non-array body: {other}"),
             };
             assert_eq!(parsed.events.len(), elements.len(), "event count");
+            // The flat accessors read what the scan noted until the typed
+            // eventInfo is read; they must answer the same after it.
+            let before: Vec<String> = parsed.events.iter().map(flat_fields).collect();
+            for (event, flat) in parsed.events.iter().zip(&before) {
+                if event.problem().is_none() {
+                    assert!(
+                        !matches!(event.payload(), EventPayload::Invalid { .. }),
+                        "a usable event's eventInfo could not be read later"
+                    );
+                }
+                let _ = event.payload();
+                assert_eq!(flat, &flat_fields(event), "an accessor changed after the typed read");
+            }
             for (event, element) in parsed.events.iter().zip(elements) {
                 let raw: Value =
                     serde_json::from_str(event.raw_json()).expect("an event's raw_json is JSON");

@@ -414,7 +414,7 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
-     * @return ($wait is true ? array{orderInfo: Deliveries_Response_Order_OrderInfo_Out} : Deliveries_Response_OrderResponse_Out) the answer, amounts as numeric strings
+     * @return ($wait is true ? array{orderInfo: Deliveries_Response_Order_OrderInfo_Out, ...} : Deliveries_Response_OrderResponse_Out) the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
     public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array

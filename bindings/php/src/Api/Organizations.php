@@ -9,7 +9,7 @@ namespace IikoCloud\Api;
 use IikoCloud\Client;
 
 /**
- * The `organizations` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->organizations()`.
+ * The `organizations` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
  *
  * @psalm-import-type Organizations_GetOrganizationsRequest_In from Shapes
  * @psalm-import-type Organizations_GetOrganizationsResponse_Out from Shapes

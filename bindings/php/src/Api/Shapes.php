@@ -13,10 +13,13 @@ namespace IikoCloud\Api;
  * (or `@phpstan-import-type`).
  *
  * Amounts are `numeric-string` in answers; requests also take an int or a
- * float. An optional answer field is absent, never null. A union's value
- * whose discriminator this version does not know comes back as the service
- * sent it, outside these shapes. Where a schema holds itself, the inner
- * occurrence is `array<string, mixed>` (an alias may not refer to itself).
+ * float. An optional answer field is absent, never null. Every `…_Out`
+ * ends in `...`: an answer may hold keys its shape does not list (the
+ * service adds fields); a `…_In` is sealed where the document closes the
+ * schema. A union's value whose discriminator this version does not know
+ * comes back as the service sent it, outside these shapes. Where a schema
+ * holds itself, the inner occurrence is `array<string, mixed>` (an alias
+ * may not refer to itself).
  *
  * @psalm-type AccountCreateRequest_In = array{
  *     code?: string|null,
@@ -210,7 +213,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Address_CitiesResponse_Out = array{
  *     correlationId: string,
- *     cities: list<Common_RmsItemsResponseWrapperOfCity_Out>
+ *     cities: list<Common_RmsItemsResponseWrapperOfCity_Out>,
+ *     ...
  * }
  *
  * @psalm-type Address_City_Out = array{
@@ -219,14 +223,16 @@ namespace IikoCloud\Api;
  *     externalRevision?: int,
  *     isDeleted: bool,
  *     classifierId?: string,
- *     additionalInfo?: string
+ *     additionalInfo?: string,
+ *     ...
  * }
  *
  * @psalm-type Address_Region_Out = array{
  *     id: string,
  *     name: string,
  *     externalRevision?: int,
- *     isDeleted: bool
+ *     isDeleted: bool,
+ *     ...
  * }
  *
  * @psalm-type Address_RegionsRequest_In = array{
@@ -235,7 +241,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Address_RegionsResponse_Out = array{
  *     correlationId: string,
- *     regions: list<Common_RmsItemsResponseWrapperOfRegion_Out>
+ *     regions: list<Common_RmsItemsResponseWrapperOfRegion_Out>,
+ *     ...
  * }
  *
  * @psalm-type Address_StreetById_Out = array{
@@ -243,7 +250,8 @@ namespace IikoCloud\Api;
  *     classifierId?: string,
  *     cityId: string,
  *     cityName: string,
- *     streetName: string
+ *     streetName: string,
+ *     ...
  * }
  *
  * @psalm-type Address_Street_Out = array{
@@ -251,7 +259,8 @@ namespace IikoCloud\Api;
  *     name: string,
  *     externalRevision?: int,
  *     classifierId?: string,
- *     isDeleted: bool
+ *     isDeleted: bool,
+ *     ...
  * }
  *
  * @psalm-type Address_StreetsByCityRequest_In = array{
@@ -268,12 +277,14 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Address_StreetsByIdResponse_Out = array{
  *     streets?: list<Address_StreetById_Out>,
- *     correlationId?: string
+ *     correlationId?: string,
+ *     ...
  * }
  *
  * @psalm-type Address_StreetsResponse_Out = array{
  *     correlationId: string,
- *     streets: list<Address_Street_Out>
+ *     streets: list<Address_Street_Out>,
+ *     ...
  * }
  *
  * @psalm-type AllergenGroupFilter_In = array{
@@ -553,7 +564,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Auth_GetAccessTokenResponse_Out = array{
  *     correlationId: string,
- *     token: string
+ *     token: string,
+ *     ...
  * }
  *
  * @psalm-type Auth_GetAccessTokenV2Request_In = array{
@@ -564,7 +576,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Auth_GetAccessTokenV2Response_Out = array{
  *     correlationId: string,
- *     token: string
+ *     token: string,
+ *     ...
  * }
  *
  * @psalm-type BalanceItem_Out = array{
@@ -602,7 +615,8 @@ namespace IikoCloud\Api;
  * @psalm-type CancelCauses_CancelCause_Out = array{
  *     id: string,
  *     name: string,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type CancelCauses_CancelCausesRequest_In = array{
@@ -611,7 +625,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type CancelCauses_CancelCausesResponse_Out = array{
  *     correlationId: string,
- *     cancelCauses: list<CancelCauses_CancelCause_Out>
+ *     cancelCauses: list<CancelCauses_CancelCause_Out>,
+ *     ...
  * }
  *
  * @psalm-type CashFlowCategoryCascadeResponse_Out = array{
@@ -814,20 +829,25 @@ namespace IikoCloud\Api;
  * @psalm-type Commands_GetCommandStatusResponse_Out = array{
  *     state: 'Error',
  *     exception?: mixed,
- *     errorReason?: string
+ *     errorReason?: string,
+ *     ...
  * }|array{
- *     state: 'InProgress'
+ *     state: 'InProgress',
+ *     ...
  * }|array{
- *     state: 'Success'
+ *     state: 'Success',
+ *     ...
  * }
  *
  * @psalm-type Common_CorrelationIdResponse_Out = array{
- *     correlationId: string
+ *     correlationId: string,
+ *     ...
  * }
  *
  * @psalm-type Common_ExternalData_Out = array{
  *     key: string,
- *     value: string
+ *     value: string,
+ *     ...
  * }
  *
  * @psalm-type Common_GetByOrganizationIdRequest_In = array{
@@ -836,57 +856,68 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Common_PriceCategory_Out = array{
  *     id: string,
- *     name?: string
+ *     name?: string,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfActiveCourierLocation_Out = array{
  *     organizationId: string,
- *     items: list<Employees_ActiveCourierLocation_Out>
+ *     items: list<Employees_ActiveCourierLocation_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfCity_Out = array{
  *     organizationId: string,
- *     items: list<Address_City_Out>
+ *     items: list<Address_City_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfCourierLocations_Out = array{
  *     organizationId: string,
- *     items: list<Employees_CourierLocations_Out>
+ *     items: list<Employees_CourierLocations_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfDiscountCardTypeInfo_Out = array{
  *     organizationId: string,
- *     items: list<Discounts_DiscountCardTypeInfo_Out>
+ *     items: list<Discounts_DiscountCardTypeInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfEmployeeWithCheckedRole_Out = array{
  *     organizationId: string,
- *     items: list<Employees_EmployeeWithCheckedRole_Out>
+ *     items: list<Employees_EmployeeWithCheckedRole_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfEmployee_Out = array{
  *     organizationId: string,
- *     items: list<Employees_Employee_Out>
+ *     items: list<Employees_Employee_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfOrderType_Out = array{
  *     organizationId: string,
- *     items: list<OrderTypes_OrderType_Out>
+ *     items: list<OrderTypes_OrderType_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfRegion_Out = array{
  *     organizationId: string,
- *     items: list<Address_Region_Out>
+ *     items: list<Address_Region_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfTerminalGroupStopList_Out = array{
  *     organizationId: string,
- *     items: list<StopLists_TerminalGroupStopList_Out>
+ *     items: list<StopLists_TerminalGroupStopList_Out>,
+ *     ...
  * }
  *
  * @psalm-type Common_RmsItemsResponseWrapperOfTerminalGroup_Out = array{
  *     organizationId: string,
- *     items: list<Terminals_TerminalGroup_Out>
+ *     items: list<Terminals_TerminalGroup_Out>,
+ *     ...
  * }
  *
  * @psalm-type ConceptionGetByIDRequest_In = array{
@@ -1081,7 +1112,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Customer_AddCustomerToProgramResponse_Out = array{
  *     userWalletId?: string,
- *     walletId?: string
+ *     walletId?: string,
+ *     ...
  * }
  *
  * @psalm-type Customer_AddMagnetCardRequest_In = array{
@@ -1091,14 +1123,14 @@ namespace IikoCloud\Api;
  *     organizationId: string
  * }
  *
- * @psalm-type Customer_AddMagnetCardResponse_Out = array{}
+ * @psalm-type Customer_AddMagnetCardResponse_Out = array<string, mixed>
  *
  * @psalm-type Customer_CancelHoldMoneyRequest_In = array{
  *     transactionId: string,
  *     organizationId: string
  * }
  *
- * @psalm-type Customer_CancelHoldMoneyResponse_Out = array{}
+ * @psalm-type Customer_CancelHoldMoneyResponse_Out = array<string, mixed>
  *
  * @psalm-type Customer_ChangeCategoryForCustomerRequest_In = array{
  *     customerId: string,
@@ -1106,7 +1138,7 @@ namespace IikoCloud\Api;
  *     organizationId: string
  * }
  *
- * @psalm-type Customer_ChangeCategoryForCustomerResponse_Out = array{}
+ * @psalm-type Customer_ChangeCategoryForCustomerResponse_Out = array<string, mixed>
  *
  * @psalm-type Customer_ChangeUserBalanceRequest_In = array{
  *     customerId?: string|null,
@@ -1140,7 +1172,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_CreateOrUpdateCustomerResponse_Out = array{
- *     id?: string
+ *     id?: string,
+ *     ...
  * }
  *
  * @psalm-type Customer_DeleteCustomersRequest_In = array{
@@ -1151,7 +1184,8 @@ namespace IikoCloud\Api;
  * @psalm-type Customer_DeleteCustomersResponse_Out = array{
  *     total?: int,
  *     deleted?: int,
- *     notFound?: int
+ *     notFound?: int,
+ *     ...
  * }
  *
  * @psalm-type Customer_DeleteMagnetCardRequest_In = array{
@@ -1160,14 +1194,15 @@ namespace IikoCloud\Api;
  *     organizationId: string
  * }
  *
- * @psalm-type Customer_DeleteMagnetCardResponse_Out = array{}
+ * @psalm-type Customer_DeleteMagnetCardResponse_Out = array<string, mixed>
  *
  * @psalm-type Customer_GetCategoriesRequest_In = array{
  *     organizationId: string
  * }
  *
  * @psalm-type Customer_GetCategoriesResponse_Out = array{
- *     guestCategories?: list<Customer_GuestCategoryShortInfo_Out>
+ *     guestCategories?: list<Customer_GuestCategoryShortInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Customer_GetCustomerInfoRequest_In = array{
@@ -1222,28 +1257,32 @@ namespace IikoCloud\Api;
  *     lastProcessedOrderDate?: string,
  *     firstOrderDate?: string,
  *     lastVisitedOrganizationId?: string,
- *     registrationOrganizationId?: string
+ *     registrationOrganizationId?: string,
+ *     ...
  * }
  *
  * @psalm-type Customer_GuestBalanceInfo_Out = array{
  *     id?: string,
  *     name?: string,
  *     type?: int,
- *     balance?: numeric-string
+ *     balance?: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Customer_GuestCardInfo_Out = array{
  *     id?: string,
  *     track?: string,
  *     number?: string,
- *     validToDate?: string
+ *     validToDate?: string,
+ *     ...
  * }
  *
  * @psalm-type Customer_GuestCategoryShortInfo_Out = array{
  *     id?: string,
  *     name?: string,
  *     isActive?: bool,
- *     isDefaultForNewGuests?: bool
+ *     isDefaultForNewGuests?: bool,
+ *     ...
  * }
  *
  * @psalm-type Customer_HoldMoneyRequest_In = array{
@@ -1256,7 +1295,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_HoldMoneyResponse_Out = array{
- *     transactionId?: string
+ *     transactionId?: string,
+ *     ...
  * }
  *
  * @psalm-type Customer_RestoreCustomersRequest_In = array{
@@ -1267,7 +1307,8 @@ namespace IikoCloud\Api;
  * @psalm-type Customer_RestoreCustomersResponse_Out = array{
  *     total?: int,
  *     restored?: int,
- *     notFound?: int
+ *     notFound?: int,
+ *     ...
  * }
  *
  * @psalm-type DeleteRequest_In = array{
@@ -1290,7 +1331,8 @@ namespace IikoCloud\Api;
  *     settlementPlace?: string,
  *     phone?: string,
  *     retailAddress?: string,
- *     isInternetPayment?: bool
+ *     isInternetPayment?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Common_Coordinates_In = array{
@@ -1300,7 +1342,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Common_Coordinates_Out = array{
  *     latitude: numeric-string,
- *     longitude: numeric-string
+ *     longitude: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Common_PaymentAdditionalData_In = array{
@@ -1321,14 +1364,17 @@ namespace IikoCloud\Api;
  *     type: 'Card',
  *     number?: string,
  *     customData?: string,
- *     cardType?: string
+ *     cardType?: string,
+ *     ...
  * }|array{
  *     type: 'External',
- *     customData: string
+ *     customData: string,
+ *     ...
  * }|array{
  *     type: 'LoyaltyCard',
  *     credential: string,
- *     searchScope: string
+ *     searchScope: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_CommitDraftRequest_In = array{
@@ -1346,7 +1392,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Drafts_CreateOrSaveDraftResponse_Out = array{
  *     correlationId: string,
- *     orderId: string
+ *     orderId: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_DeleteDraftRequest_In = array{
@@ -1409,7 +1456,8 @@ namespace IikoCloud\Api;
  *     discountsInfo?: Deliveries_Request_CreateOrder_DiscountsInfo_Out,
  *     loyaltyInfo?: Deliveries_Request_CreateOrder_LoyaltyInfo_Out,
  *     chequeAdditionalInfo?: Deliveries_Common_ChequeAdditionalInfo_Out,
- *     externalData?: list<Deliveries_Request_CreateOrder_ExternalData_Out>
+ *     externalData?: list<Deliveries_Request_CreateOrder_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_FilterDraftsRequest_In = array{
@@ -1430,7 +1478,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Drafts_FilterDraftsResponse_Out = array{
  *     correlationId: string,
- *     drafts: list<Deliveries_Drafts_OrderDraft_Out>
+ *     drafts: list<Deliveries_Drafts_OrderDraft_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_GetDraftRequest_In = array{
@@ -1445,7 +1494,8 @@ namespace IikoCloud\Api;
  *     lockedAt?: string,
  *     organizationId: string,
  *     terminalGroupId?: string,
- *     createdAt: string
+ *     createdAt: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_LockOrUnlockDraftRequest_In = array{
@@ -1461,7 +1511,8 @@ namespace IikoCloud\Api;
  *     lockedAt?: string,
  *     order: Deliveries_Drafts_DeliveryOrderDraft_Out,
  *     terminalGroupId?: string,
- *     createdAt: string
+ *     createdAt: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Drafts_SaveDraftRequest_In = array{
@@ -1551,7 +1602,8 @@ namespace IikoCloud\Api;
  *     entrance?: string,
  *     floor?: string,
  *     doorphone?: string,
- *     regionId?: string
+ *     regionId?: string,
+ *     ...
  * }|array{
  *     type: 'legacy',
  *     street: Deliveries_Request_CreateOrder_Street_Out,
@@ -1562,7 +1614,8 @@ namespace IikoCloud\Api;
  *     entrance?: string,
  *     floor?: string,
  *     doorphone?: string,
- *     regionId?: string
+ *     regionId?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_ComboItemInformation_In = array{
@@ -1576,7 +1629,8 @@ namespace IikoCloud\Api;
  *     comboId: string,
  *     comboSourceId: string,
  *     comboGroupId: string,
- *     comboGroupName?: string
+ *     comboGroupName?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Combo_In = array{
@@ -1596,7 +1650,8 @@ namespace IikoCloud\Api;
  *     price: numeric-string,
  *     sourceId: string,
  *     programId?: string,
- *     sizeId?: string
+ *     sizeId?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_CompoundOrderItemComponent_In = array{
@@ -1610,7 +1665,8 @@ namespace IikoCloud\Api;
  *     productId: string,
  *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
  *     price?: numeric-string,
- *     positionId?: string
+ *     positionId?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Customer_In = array{
@@ -1631,7 +1687,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_Customer_Out = array{
  *     type: 'one-time',
- *     name: string
+ *     name: string,
+ *     ...
  * }|array{
  *     type: 'regular',
  *     id?: string,
@@ -1642,7 +1699,8 @@ namespace IikoCloud\Api;
  *     email?: string,
  *     shouldReceivePromoActionsInfo?: bool,
  *     shouldReceiveOrderStatusNotifications?: bool,
- *     gender?: string
+ *     gender?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DeliveryOrder_In = array{
@@ -1685,7 +1743,8 @@ namespace IikoCloud\Api;
  *     coordinates?: Deliveries_Common_Coordinates_Out,
  *     address?: Deliveries_Request_CreateOrder_Address_Out,
  *     externalCartographyId?: string,
- *     comment?: string
+ *     comment?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DiscountCard_In = array{
@@ -1693,7 +1752,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DiscountCard_Out = array{
- *     track: string
+ *     track: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Discount_In = array{
@@ -1712,12 +1772,14 @@ namespace IikoCloud\Api;
  *     type: 'RMS',
  *     discountTypeId: string,
  *     sum?: numeric-string,
- *     selectivePositions?: list<string>
+ *     selectivePositions?: list<string>,
+ *     ...
  * }|array{
  *     type: 'iikoCard',
  *     programId: string,
  *     programName: string,
- *     discountItems: list<Deliveries_Request_CreateOrder_IikoCardDiscountItem_Out>
+ *     discountItems: list<Deliveries_Request_CreateOrder_IikoCardDiscountItem_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DiscountsInfo_In = array{
@@ -1729,7 +1791,8 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_DiscountsInfo_Out = array{
  *     card?: Deliveries_Request_CreateOrder_DiscountCard_Out,
  *     discounts?: list<Deliveries_Request_CreateOrder_Discount_Out>,
- *     fixedLoyaltyDiscounts?: bool
+ *     fixedLoyaltyDiscounts?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DynamicDiscount_In = array{
@@ -1739,7 +1802,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_DynamicDiscount_Out = array{
  *     manualConditionId: string,
- *     sum: numeric-string
+ *     sum: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_ExternalData_In = array{
@@ -1751,7 +1815,8 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_ExternalData_Out = array{
  *     key: string,
  *     value: string,
- *     isPublic?: bool
+ *     isPublic?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Guests_In = array{
@@ -1761,7 +1826,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_Guests_Out = array{
  *     count: int,
- *     splitBetweenPersons?: bool
+ *     splitBetweenPersons?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_IikoCardDiscountItem_In = array{
@@ -1773,7 +1839,8 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_IikoCardDiscountItem_Out = array{
  *     positionId: string,
  *     sum: numeric-string,
- *     amount: numeric-string
+ *     amount: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_LoyaltyInfo_In = array{
@@ -1785,7 +1852,8 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_LoyaltyInfo_Out = array{
  *     coupon?: string,
  *     applicableManualConditions?: list<string>,
- *     dynamicDiscounts?: list<Deliveries_Request_CreateOrder_DynamicDiscount_Out>
+ *     dynamicDiscounts?: list<Deliveries_Request_CreateOrder_DynamicDiscount_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Modifier_In = array{
@@ -1801,7 +1869,8 @@ namespace IikoCloud\Api;
  *     amount: numeric-string,
  *     productGroupId?: string,
  *     price?: numeric-string,
- *     positionId?: string
+ *     positionId?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_OrderItem_In = array{
@@ -1833,7 +1902,8 @@ namespace IikoCloud\Api;
  *     comment?: string,
  *     primaryComponent: Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out,
  *     secondaryComponent?: Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out,
- *     commonModifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>
+ *     commonModifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
+ *     ...
  * }|array{
  *     type: 'Product',
  *     amount: numeric-string,
@@ -1843,7 +1913,8 @@ namespace IikoCloud\Api;
  *     productId: string,
  *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
  *     price: numeric-string,
- *     positionId?: string
+ *     positionId?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Order_In = array{
@@ -1917,7 +1988,8 @@ namespace IikoCloud\Api;
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
  *     isPrepay?: bool,
- *     number?: string
+ *     number?: string,
+ *     ...
  * }|array{
  *     paymentTypeKind: 'Cash',
  *     sum: numeric-string,
@@ -1925,7 +1997,8 @@ namespace IikoCloud\Api;
  *     isProcessedExternally?: bool,
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool
+ *     isPrepay?: bool,
+ *     ...
  * }|array{
  *     paymentTypeKind: 'External',
  *     sum: numeric-string,
@@ -1933,7 +2006,8 @@ namespace IikoCloud\Api;
  *     isProcessedExternally?: bool,
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool
+ *     isPrepay?: bool,
+ *     ...
  * }|array{
  *     paymentTypeKind: 'LoyaltyCard',
  *     sum: numeric-string,
@@ -1941,7 +2015,8 @@ namespace IikoCloud\Api;
  *     isProcessedExternally?: bool,
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool
+ *     isPrepay?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_RegularCustomer_In = array{
@@ -1968,7 +2043,8 @@ namespace IikoCloud\Api;
  *     classifierId?: string,
  *     id?: string,
  *     name?: string,
- *     city?: string
+ *     city?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_TipsPayment_In = array{
@@ -2010,7 +2086,8 @@ namespace IikoCloud\Api;
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
  *     isPrepay?: bool,
- *     number?: string
+ *     number?: string,
+ *     ...
  * }|array{
  *     paymentTypeKind: 'Cash',
  *     tipsTypeId?: string,
@@ -2019,7 +2096,8 @@ namespace IikoCloud\Api;
  *     isProcessedExternally?: bool,
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool
+ *     isPrepay?: bool,
+ *     ...
  * }|array{
  *     paymentTypeKind: 'External',
  *     tipsTypeId?: string,
@@ -2028,7 +2106,8 @@ namespace IikoCloud\Api;
  *     isProcessedExternally?: bool,
  *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
  *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool
+ *     isPrepay?: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Request_OrdersByDeliveryDateAndFilterRequest_In = array{
@@ -2202,7 +2281,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Response_OrderResponse_Out = array{
  *     correlationId: string,
- *     orderInfo: Deliveries_Response_Order_OrderInfo_Out
+ *     orderInfo: Deliveries_Response_Order_OrderInfo_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Address_Out = array{
@@ -2215,35 +2295,41 @@ namespace IikoCloud\Api;
  *     floor?: string,
  *     doorphone?: string,
  *     region: Deliveries_Response_Order_Region_Out|null,
- *     line1?: string
+ *     line1?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_CancelCause_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_CancelInfo_Out = array{
  *     whenCancelled: string,
  *     cause: Deliveries_Response_Order_CancelCause_Out,
- *     comment?: string
+ *     comment?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_City_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ComboItemInformation_Out = array{
  *     comboId: string,
  *     comboSourceId: string,
  *     groupId: string,
- *     groupName?: string
+ *     groupName?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_CompoundItemTemplate_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_CompoundOrderItemComponent_Out = array{
@@ -2254,23 +2340,27 @@ namespace IikoCloud\Api;
  *     pricePredefined: bool,
  *     positionId?: string,
  *     taxPercent?: numeric-string,
- *     resultSum?: numeric-string
+ *     resultSum?: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Conception_Out = array{
  *     id: string,
  *     name: string,
- *     code: string
+ *     code: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_CourierInfo_Out = array{
  *     courier: Deliveries_Response_Order_Employee_Out,
- *     isCourierSelectedManually: bool
+ *     isCourierSelectedManually: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Customer_Out = array{
  *     type: 'one-time',
- *     name: string
+ *     name: string,
+ *     ...
  * }|array{
  *     type: 'regular',
  *     id: string,
@@ -2280,77 +2370,91 @@ namespace IikoCloud\Api;
  *     gender?: string,
  *     inBlacklist?: bool,
  *     blacklistReason?: string,
- *     birthdate?: string
+ *     birthdate?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DeletionMethod_Out = array{
  *     id: string,
  *     comment?: string,
- *     removalType: Deliveries_Response_Order_RemovalType_Out
+ *     removalType: Deliveries_Response_Order_RemovalType_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DeliveryPoint_Out = array{
  *     coordinates?: Deliveries_Common_Coordinates_Out,
  *     address?: Deliveries_Response_Order_Address_Out,
  *     externalCartographyId?: string,
- *     comment?: string
+ *     comment?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DiscountItem_Out = array{
  *     discountType: Deliveries_Response_Order_DiscountType_Out,
  *     sum: numeric-string,
  *     selectivePositions?: list<string>,
- *     selectivePositionsWithSum?: list<Deliveries_Response_Order_PositionWithSum_Out>
+ *     selectivePositionsWithSum?: list<Deliveries_Response_Order_PositionWithSum_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DiscountType_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DynamicDiscount_Out = array{
  *     manualConditionId: string,
- *     sum: numeric-string
+ *     sum: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Employee_Out = array{
  *     id: string,
  *     name: string,
- *     phone?: string
+ *     phone?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ExternalCourierService_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ExternalData_Out = array{
  *     key: string,
- *     value: string
+ *     value: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_GuestsInfo_Out = array{
  *     count: int,
- *     splitBetweenPersons: bool
+ *     splitBetweenPersons: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_IdentifierCode_Out = array{
- *     value?: string
+ *     value?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ItemDeletedInfo_Out = array{
- *     deletionMethod: Deliveries_Response_Order_DeletionMethod_Out
+ *     deletionMethod: Deliveries_Response_Order_DeletionMethod_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_LoyaltyInfo_Out = array{
  *     coupon?: string,
  *     appliedManualConditions?: list<string>,
- *     dynamicDiscounts?: list<Deliveries_Response_Order_DynamicDiscount_Out>
+ *     dynamicDiscounts?: list<Deliveries_Response_Order_DynamicDiscount_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_MarketingSource_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderCombo_Out = array{
@@ -2359,7 +2463,8 @@ namespace IikoCloud\Api;
  *     amount: int,
  *     price: numeric-string,
  *     sourceId: string,
- *     size?: Deliveries_Response_Order_ProductSize_Out
+ *     size?: Deliveries_Response_Order_ProductSize_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderInfo_Out = array{
@@ -2370,13 +2475,15 @@ namespace IikoCloud\Api;
  *     timestamp: int,
  *     creationStatus: string,
  *     errorInfo?: Errors_ErrorInfo_Out,
- *     order?: Deliveries_Response_Order_Order_Out
+ *     order?: Deliveries_Response_Order_Order_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderItemIdentifierCode_Out = array{
  *     id: string,
  *     code: Deliveries_Response_Order_IdentifierCode_Out,
- *     flags: list<string>
+ *     flags: list<string>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderItemModifier_Out = array{
@@ -2393,7 +2500,8 @@ namespace IikoCloud\Api;
  *     defaultAmount?: int,
  *     hideIfDefaultAmount?: bool,
  *     taxPercent?: numeric-string,
- *     freeOfChargeAmount?: int
+ *     freeOfChargeAmount?: int,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderItem_Out = array{
@@ -2408,7 +2516,8 @@ namespace IikoCloud\Api;
  *     primaryComponent: Deliveries_Response_Order_CompoundOrderItemComponent_Out,
  *     secondaryComponent?: Deliveries_Response_Order_CompoundOrderItemComponent_Out,
  *     commonModifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>,
- *     template?: Deliveries_Response_Order_CompoundItemTemplate_Out
+ *     template?: Deliveries_Response_Order_CompoundItemTemplate_Out,
+ *     ...
  * }|array{
  *     type: 'Product',
  *     status: string,
@@ -2426,7 +2535,8 @@ namespace IikoCloud\Api;
  *     pricePredefined: bool,
  *     positionId?: string,
  *     taxPercent?: numeric-string,
- *     resultSum?: numeric-string
+ *     resultSum?: numeric-string,
+ *     ...
  * }|array{
  *     type: 'Service',
  *     status: string,
@@ -2437,13 +2547,15 @@ namespace IikoCloud\Api;
  *     size?: Deliveries_Response_Order_ProductSize_Out,
  *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out,
  *     service: Deliveries_Response_Order_Product_Out,
- *     cost: numeric-string
+ *     cost: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderType_Out = array{
  *     id: string,
  *     name: string,
- *     orderServiceType: string
+ *     orderServiceType: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Order_Out = array{
@@ -2503,7 +2615,8 @@ namespace IikoCloud\Api;
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
  *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_PaymentItem_Out = array{
@@ -2513,43 +2626,51 @@ namespace IikoCloud\Api;
  *     isExternal: bool,
  *     isProcessedExternally: bool,
  *     isFiscalizedExternally?: bool,
- *     isPrepay: bool
+ *     isPrepay: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_PaymentType_Out = array{
  *     id: string,
  *     name: string,
- *     kind: string
+ *     kind: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_PositionWithSum_Out = array{
  *     positionId: string,
- *     sum: numeric-string
+ *     sum: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Problem_Out = array{
  *     hasProblem: bool,
- *     description?: string
+ *     description?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ProductGroup_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_ProductSize_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Product_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Region_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_RegularCustomer_Out = array{
@@ -2561,18 +2682,21 @@ namespace IikoCloud\Api;
  *     gender?: string,
  *     inBlacklist?: bool,
  *     blacklistReason?: string,
- *     birthdate?: string
+ *     birthdate?: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_RemovalType_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_Street_Out = array{
  *     id: string,
  *     name: string,
- *     city: Deliveries_Response_Order_City_Out
+ *     city: Deliveries_Response_Order_City_Out,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_TipsPaymentItem_Out = array{
@@ -2583,28 +2707,33 @@ namespace IikoCloud\Api;
  *     isExternal: bool,
  *     isProcessedExternally: bool,
  *     isFiscalizedExternally?: bool,
- *     isPrepay: bool
+ *     isPrepay: bool,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_TipsType_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_OrdersByOrganization_Out = array{
  *     organizationId: string,
- *     orders: list<Deliveries_Response_Order_OrderInfo_Out>
+ *     orders: list<Deliveries_Response_Order_OrderInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_OrdersResponse_Out = array{
  *     correlationId: string,
- *     orders: list<Deliveries_Response_Order_OrderInfo_Out>
+ *     orders: list<Deliveries_Response_Order_OrderInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Deliveries_Response_OrdersWithRevisionResponse_Out = array{
  *     correlationId: string,
  *     maxRevision: int,
- *     ordersByOrganizations: list<Deliveries_Response_OrdersByOrganization_Out>
+ *     ordersByOrganizations: list<Deliveries_Response_OrdersByOrganization_Out>,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_AllowedItemWithDuration_Out = array{
@@ -2612,7 +2741,8 @@ namespace IikoCloud\Api;
  *     organizationId: string,
  *     deliveryDurationInMinutes: int,
  *     zone: string|null,
- *     deliveryServiceProductId: string|null
+ *     deliveryServiceProductId: string|null,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsRequest_In = array{
@@ -2634,7 +2764,8 @@ namespace IikoCloud\Api;
  *     addressExternalId: string|null,
  *     location: DeliveryRestrictions_AllowedRestrictions_OrderLocation_Out|null,
  *     allowedItems: list<DeliveryRestrictions_AllowedRestrictions_AllowedItemWithDuration_Out>,
- *     rejectedItems: list<DeliveryRestrictions_AllowedRestrictions_RejectItem_Out>
+ *     rejectedItems: list<DeliveryRestrictions_AllowedRestrictions_RejectItem_Out>,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_OrderLocation_In = array{
@@ -2644,14 +2775,16 @@ namespace IikoCloud\Api;
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_OrderLocation_Out = array{
  *     latitude: numeric-string,
- *     longitude: numeric-string
+ *     longitude: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out = array{
  *     dateFrom?: string,
  *     dateTo?: string,
  *     allowedWeekDays?: list<string>,
- *     minSum?: numeric-string
+ *     minSum?: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_RejectItem_Out = array{
@@ -2660,7 +2793,8 @@ namespace IikoCloud\Api;
  *     zone?: string,
  *     rejectCode: string,
  *     rejectHint: string,
- *     rejectItemData?: DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out
+ *     rejectItemData?: DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_RestrictionsAddress_In = array{
@@ -2689,7 +2823,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type DeliveryRestrictions_Coordinates_Out = array{
  *     latitude: numeric-string,
- *     longitude: numeric-string
+ *     longitude: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_DeliveryRestrictionItem_Out = array{
@@ -2702,7 +2837,8 @@ namespace IikoCloud\Api;
  *     to: int|null,
  *     priority: int,
  *     deliveryDurationInMinutes: int,
- *     deliveryServiceProductId: string|null
+ *     deliveryServiceProductId: string|null,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_DeliveryRestrictions_Out = array{
@@ -2730,19 +2866,22 @@ namespace IikoCloud\Api;
  *     requireExactAddressForGeocoding: bool,
  *     zonesMode: int,
  *     autoAssignExternalDeliveries: bool,
- *     actionOnValidationRejection: int
+ *     actionOnValidationRejection: int,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_DeliveryZoneAddressBinding_Out = array{
  *     streetId: string,
  *     postcode: string,
- *     houses: DeliveryRestrictions_HousesRange_Out
+ *     houses: DeliveryRestrictions_HousesRange_Out,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_DeliveryZone_Out = array{
  *     name: string,
  *     coordinates: list<DeliveryRestrictions_Coordinates_Out>,
- *     addresses: list<DeliveryRestrictions_DeliveryZoneAddressBinding_Out>
+ *     addresses: list<DeliveryRestrictions_DeliveryZoneAddressBinding_Out>,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_GetDeliveryRestrictionsRequest_In = array{
@@ -2751,7 +2890,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type DeliveryRestrictions_GetDeliveryRestrictionsResponse_Out = array{
  *     correlationId: string,
- *     deliveryRestrictions: list<DeliveryRestrictions_DeliveryRestrictions_Out>
+ *     deliveryRestrictions: list<DeliveryRestrictions_DeliveryRestrictions_Out>,
+ *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_HousesRange_Out = array{
@@ -2759,7 +2899,8 @@ namespace IikoCloud\Api;
  *     startingNumber: int,
  *     maxNumber: int,
  *     isUnlimitedRange: bool,
- *     specificNumbers: list<string>
+ *     specificNumbers: list<string>,
+ *     ...
  * }
  *
  * @psalm-type DisassembleDocumentCreateItem_In = array{
@@ -2874,7 +3015,8 @@ namespace IikoCloud\Api;
  *     isManual: bool,
  *     isCard: bool,
  *     isAutomatic: bool,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type Discounts_DiscountsRequest_In = array{
@@ -2883,13 +3025,15 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Discounts_DiscountsResponse_Out = array{
  *     correlationId: string,
- *     discounts: list<Common_RmsItemsResponseWrapperOfDiscountCardTypeInfo_Out>
+ *     discounts: list<Common_RmsItemsResponseWrapperOfDiscountCardTypeInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Discounts_ProductCategoryDiscount_Out = array{
  *     categoryId: string,
  *     categoryName: string|null,
- *     percent: numeric-string
+ *     percent: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type DocumentTransactionItem_Out = array{
@@ -3055,7 +3199,8 @@ namespace IikoCloud\Api;
  *     courierId?: string,
  *     lastActiveLatitude?: numeric-string,
  *     lastActiveLongitude?: numeric-string,
- *     lastActiveClientDate?: string
+ *     lastActiveClientDate?: string,
+ *     ...
  * }
  *
  * @psalm-type Employees_ActiveCourierLocationsByTerminalGroupRequest_In = array{
@@ -3065,12 +3210,14 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_ActiveCourierLocationsResponse_Out = array{
  *     correlationId: string,
- *     activeCourierLocations: list<Common_RmsItemsResponseWrapperOfActiveCourierLocation_Out>
+ *     activeCourierLocations: list<Common_RmsItemsResponseWrapperOfActiveCourierLocation_Out>,
+ *     ...
  * }
  *
  * @psalm-type Employees_ChangePersonalSessionResponse_Out = array{
  *     correlationId: string,
- *     error?: string
+ *     error?: string,
+ *     ...
  * }
  *
  * @psalm-type Employees_ClosePersonalSessionRequest_In = array{
@@ -3082,7 +3229,8 @@ namespace IikoCloud\Api;
  * @psalm-type Employees_CoordinateInfo_Out = array{
  *     latitude: numeric-string,
  *     longitude: numeric-string,
- *     serverTimestamp: int
+ *     serverTimestamp: int,
+ *     ...
  * }
  *
  * @psalm-type Employees_CourierLocationsByTimeOffsetRequest_In = array{
@@ -3092,12 +3240,14 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_CourierLocationsByTimeOffsetResponse_Out = array{
  *     correlationId: string,
- *     courierLocations: list<Common_RmsItemsResponseWrapperOfCourierLocations_Out>
+ *     courierLocations: list<Common_RmsItemsResponseWrapperOfCourierLocations_Out>,
+ *     ...
  * }
  *
  * @psalm-type Employees_CourierLocations_Out = array{
  *     courierId: string,
- *     locations: list<Employees_CoordinateInfo_Out>
+ *     locations: list<Employees_CoordinateInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Employees_CouriersAndCheckRoleRequest_In = array{
@@ -3116,7 +3266,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_EmployeeInfoResponse_Out = array{
  *     correlationId: string,
- *     employeeInfo: Employees_EmployeeInfo_Out
+ *     employeeInfo: Employees_EmployeeInfo_Out,
+ *     ...
  * }
  *
  * @psalm-type Employees_EmployeeInfo_Out = array{
@@ -3127,7 +3278,8 @@ namespace IikoCloud\Api;
  *     displayName?: string,
  *     email?: string,
  *     phone?: string,
- *     cellPhone?: string
+ *     cellPhone?: string,
+ *     ...
  * }
  *
  * @psalm-type Employees_EmployeeWithCheckedRole_Out = array{
@@ -3138,7 +3290,8 @@ namespace IikoCloud\Api;
  *     lastName?: string,
  *     displayName?: string,
  *     code?: string,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type Employees_Employee_Out = array{
@@ -3148,17 +3301,20 @@ namespace IikoCloud\Api;
  *     lastName?: string,
  *     displayName?: string,
  *     code?: string,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type Employees_EmployeesResponse_Out = array{
  *     correlationId: string,
- *     employees: list<Common_RmsItemsResponseWrapperOfEmployee_Out>
+ *     employees: list<Common_RmsItemsResponseWrapperOfEmployee_Out>,
+ *     ...
  * }
  *
  * @psalm-type Employees_EmployeesWithRoleSignResponse_Out = array{
  *     correlationId: string,
- *     employeesWithCheckRoles: list<Common_RmsItemsResponseWrapperOfEmployeeWithCheckedRole_Out>
+ *     employeesWithCheckRoles: list<Common_RmsItemsResponseWrapperOfEmployeeWithCheckedRole_Out>,
+ *     ...
  * }
  *
  * @psalm-type Employees_GetPersonalSessionInfoRequest_In = array{
@@ -3170,7 +3326,8 @@ namespace IikoCloud\Api;
  * @psalm-type Employees_GetPersonalSessionInfoResponse_Out = array{
  *     correlationId: string,
  *     isSessionOpened?: bool,
- *     error?: string
+ *     error?: string,
+ *     ...
  * }
  *
  * @psalm-type Employees_GetTerminalGroupsOfEmployeeRequest_In = array{
@@ -3178,7 +3335,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Employees_GetTerminalGroupsOfEmployeeResponse_Out = array{
- *     terminalGroupIds: list<string>
+ *     terminalGroupIds: list<string>,
+ *     ...
  * }
  *
  * @psalm-type Employees_OpenPersonalSessionRequest_In = array{
@@ -3190,7 +3348,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_RoleCheckResult_Out = array{
  *     checkedRoleCode: string,
- *     employeeHasRole: bool
+ *     employeeHasRole: bool,
+ *     ...
  * }
  *
  * @psalm-type Errors_ErrorInfo_Out = array{
@@ -3198,7 +3357,8 @@ namespace IikoCloud\Api;
  *     message?: string,
  *     description?: string,
  *     additionalData?: mixed,
- *     errorReason?: string
+ *     errorReason?: string,
+ *     ...
  * }
  *
  * @psalm-type EventAttributeDoc_Out = array{
@@ -3859,7 +4019,8 @@ namespace IikoCloud\Api;
  *     orderStatuses?: list<string>,
  *     itemStatuses?: list<string>,
  *     errors?: bool,
- *     returnedExternalDataKeys?: list<string>
+ *     returnedExternalDataKeys?: list<string>,
+ *     ...
  * }
  *
  * @psalm-type Integration_WebHooksFilters_ReserveWebHookFilter_In = array{
@@ -3869,7 +4030,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Integration_WebHooksFilters_ReserveWebHookFilter_Out = array{
  *     updates?: bool,
- *     errors?: bool
+ *     errors?: bool,
+ *     ...
  * }
  *
  * @psalm-type Integration_WebHooksFilters_TableOrderWebHookFilter_In = array{
@@ -3881,7 +4043,8 @@ namespace IikoCloud\Api;
  * @psalm-type Integration_WebHooksFilters_TableOrderWebHookFilter_Out = array{
  *     orderStatuses?: list<string>,
  *     itemStatuses?: list<string>,
- *     errors?: bool
+ *     errors?: bool,
+ *     ...
  * }
  *
  * @psalm-type Integration_WebHooksFilters_WebHookShortFilter_In = array{
@@ -3889,7 +4052,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_WebHookShortFilter_Out = array{
- *     updates?: bool
+ *     updates?: bool,
+ *     ...
  * }
  *
  * @psalm-type Integration_WebHooksFilters_WebHooksFilter_In = array{
@@ -3909,7 +4073,8 @@ namespace IikoCloud\Api;
  *     stopListUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
  *     personalShiftFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
  *     nomenclatureUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
- *     businessHoursAndMappingUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out
+ *     businessHoursAndMappingUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
+ *     ...
  * }
  *
  * @psalm-type InternalTransferCreateItem_In = array{
@@ -4103,14 +4268,16 @@ namespace IikoCloud\Api;
  *
  * @psalm-type LoyaltyResult_AvailableCombo_Out = array{
  *     specificationId?: string,
- *     groupMapping?: list<LoyaltyResult_ComboGroupMapping_Out>
+ *     groupMapping?: list<LoyaltyResult_ComboGroupMapping_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_AvailablePayment_Out = array{
  *     id?: string,
  *     maxSum?: numeric-string,
  *     order?: int,
- *     walletInfos?: list<LoyaltyResult_WalletInfo_Out>
+ *     walletInfos?: list<LoyaltyResult_WalletInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_CalculateCheckinRequest_In = array{
@@ -4130,7 +4297,8 @@ namespace IikoCloud\Api;
  *     availablePayments?: list<LoyaltyResult_AvailablePayment_Out>,
  *     validationWarnings?: list<string>,
  *     Warnings?: list<LoyaltyResult_WarningInfo_Out>,
- *     loyaltyTrace?: string
+ *     loyaltyTrace?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_CalculateComboPriceRequest_In = array{
@@ -4140,17 +4308,20 @@ namespace IikoCloud\Api;
  *
  * @psalm-type LoyaltyResult_CalculateComboPriceResponse_Out = array{
  *     price?: numeric-string,
- *     incorrectlyFilledGroups?: list<string>
+ *     incorrectlyFilledGroups?: list<string>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboCategory_Out = array{
  *     id?: string,
- *     name?: string
+ *     name?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboGroupMapping_Out = array{
  *     groupId?: string,
- *     itemId?: string
+ *     itemId?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboGroup_Out = array{
@@ -4158,7 +4329,8 @@ namespace IikoCloud\Api;
  *     name?: string,
  *     isMainGroup?: bool,
  *     products?: list<LoyaltyResult_ComboProduct_Out>,
- *     skipStep?: bool
+ *     skipStep?: bool,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboProduct_Out = array{
@@ -4167,7 +4339,8 @@ namespace IikoCloud\Api;
  *     sizeId?: string,
  *     forbiddenModifiers?: list<string>,
  *     priceModificationAmount?: numeric-string,
- *     position?: int
+ *     position?: int,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboSpecification_Out = array{
@@ -4182,7 +4355,8 @@ namespace IikoCloud\Api;
  *     lackingGroupsToSuggest?: int,
  *     includeModifiers?: bool,
  *     groups?: list<LoyaltyResult_ComboGroup_Out>,
- *     sortOrder?: int
+ *     sortOrder?: int,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_CouponInfoRequest_In = array{
@@ -4192,7 +4366,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_CouponInfoResponse_Out = array{
- *     couponInfo?: list<LoyaltyResult_CouponInfo_Out>
+ *     couponInfo?: list<LoyaltyResult_CouponInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_CouponInfo_Out = array{
@@ -4201,7 +4376,8 @@ namespace IikoCloud\Api;
  *     seriesName?: string,
  *     seriesId?: string,
  *     whenActivated?: string,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_DiscountOperation_Out = array{
@@ -4210,7 +4386,8 @@ namespace IikoCloud\Api;
  *     positionId?: string,
  *     discountSum?: numeric-string,
  *     amount?: numeric-string,
- *     comment?: string
+ *     comment?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_DynamicDiscount_In = array{
@@ -4220,20 +4397,23 @@ namespace IikoCloud\Api;
  *
  * @psalm-type LoyaltyResult_FreeProductSize_Out = array{
  *     id?: string,
- *     name?: string
+ *     name?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_FreeProduct_Out = array{
  *     id?: string,
  *     code?: string,
  *     size?: list<string>,
- *     sizes?: list<LoyaltyResult_FreeProductSize_Out>
+ *     sizes?: list<LoyaltyResult_FreeProductSize_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_FreeProductsGroup_Out = array{
  *     sourceActionId?: string,
  *     descriptionForUser?: string,
- *     products?: list<LoyaltyResult_FreeProduct_Out>
+ *     products?: list<LoyaltyResult_FreeProduct_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GetCombosInfoRequest_In = array{
@@ -4244,7 +4424,8 @@ namespace IikoCloud\Api;
  * @psalm-type LoyaltyResult_GetCombosInfoResponse_Out = array{
  *     comboSpecifications?: list<LoyaltyResult_ComboSpecification_Out>,
  *     comboCategories?: list<LoyaltyResult_ComboCategory_Out>,
- *     Warnings?: list<LoyaltyResult_WarningInfo_Out>
+ *     Warnings?: list<LoyaltyResult_WarningInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GetCountersRequest_In = array{
@@ -4255,18 +4436,21 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_GetCountersResponse_Out = array{
- *     counters?: list<LoyaltyResult_GuestCounter_Out>
+ *     counters?: list<LoyaltyResult_GuestCounter_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GetManualConditionsResponse_Out = array{
- *     manualConditions?: list<LoyaltyResult_ManualConditionInfo_Out>
+ *     manualConditions?: list<LoyaltyResult_ManualConditionInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GuestCounter_Out = array{
  *     guestId?: string,
  *     period?: int,
  *     metric?: int,
- *     value?: numeric-string
+ *     value?: numeric-string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_LoyaltyProgramResult_Out = array{
@@ -4277,14 +4461,16 @@ namespace IikoCloud\Api;
  *     freeProducts?: list<LoyaltyResult_FreeProductsGroup_Out>,
  *     availableComboSpecifications?: list<string>,
  *     availableCombos?: list<LoyaltyResult_AvailableCombo_Out>,
- *     needToActivateCertificate?: bool
+ *     needToActivateCertificate?: bool,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ManualConditionInfo_Out = array{
  *     id?: string,
  *     caption?: string,
  *     isDynamicDiscount?: bool,
- *     isApplicableOnCashierScreen?: bool
+ *     isApplicableOnCashierScreen?: bool,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_NotActivatedCouponRequest_In = array{
@@ -4295,14 +4481,16 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_NotActivatedCouponResponse_Out = array{
- *     notActivatedCoupon?: list<LoyaltyResult_NotActivatedCoupon_Out>
+ *     notActivatedCoupon?: list<LoyaltyResult_NotActivatedCoupon_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_NotActivatedCoupon_Out = array{
  *     id?: string,
  *     number?: string,
  *     seriesName?: string,
- *     seriesId?: string
+ *     seriesId?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_SeriesWithNotActivatedCouponsRequest_In = array{
@@ -4310,17 +4498,20 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_SeriesWithNotActivatedCouponsResponse_Out = array{
- *     seriesWithNotActivatedCoupons?: list<LoyaltyResult_SeriesWithNotActivatedCoupons_Out>
+ *     seriesWithNotActivatedCoupons?: list<LoyaltyResult_SeriesWithNotActivatedCoupons_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_SeriesWithNotActivatedCoupons_Out = array{
  *     id?: string,
- *     number?: string
+ *     number?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_UpsaleProduct_Out = array{
  *     id?: string,
- *     code?: string
+ *     code?: string,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_Upsale_Out = array{
@@ -4328,19 +4519,22 @@ namespace IikoCloud\Api;
  *     suggestionText?: string,
  *     descriptionForUser?: string,
  *     productCodes?: list<string>,
- *     products?: list<LoyaltyResult_UpsaleProduct_Out>
+ *     products?: list<LoyaltyResult_UpsaleProduct_Out>,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_WalletInfo_Out = array{
  *     id?: string,
  *     maxSum?: numeric-string,
- *     canHoldMoney?: bool
+ *     canHoldMoney?: bool,
+ *     ...
  * }
  *
  * @psalm-type LoyaltyResult_WarningInfo_Out = array{
  *     Code?: string,
  *     ErrorCode?: string,
- *     Message?: string
+ *     Message?: string,
+ *     ...
  * }
  *
  * @psalm-type MarketingSources_MarketingSource_Out = array{
@@ -4349,7 +4543,8 @@ namespace IikoCloud\Api;
  *     name: string,
  *     externalRevision?: int,
  *     isDeleted?: bool,
- *     attachedSources: list<string>
+ *     attachedSources: list<string>,
+ *     ...
  * }
  *
  * @psalm-type MarketingSources_MarketingSourcesRequest_In = array{
@@ -4358,7 +4553,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type MarketingSources_MarketingSourcesResponse_Out = array{
  *     correlationId: string,
- *     marketingSources: list<MarketingSources_MarketingSource_Out>
+ *     marketingSources: list<MarketingSources_MarketingSource_Out>,
+ *     ...
  * }
  *
  * @psalm-type MeasureUnitGetByIDRequest_In = array{
@@ -5475,12 +5671,14 @@ namespace IikoCloud\Api;
  *     required?: bool,
  *     hideIfDefaultAmount?: bool,
  *     splittable?: bool,
- *     freeOfChargeAmount?: int
+ *     freeOfChargeAmount?: int,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_ExternalMenu_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_GroupModifierInfo_Out = array{
@@ -5493,7 +5691,8 @@ namespace IikoCloud\Api;
  *     hideIfDefaultAmount?: bool,
  *     defaultAmount?: int,
  *     splittable?: bool,
- *     freeOfChargeAmount?: int
+ *     freeOfChargeAmount?: int,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_MenuRequest_In = array{
@@ -5509,7 +5708,8 @@ namespace IikoCloud\Api;
  * @psalm-type Nomenclature_MenusDataResponse_Out = array{
  *     correlationId: string,
  *     externalMenus?: list<Nomenclature_ExternalMenu_Out>,
- *     priceCategories?: list<Nomenclature_PriceCategory_Out>
+ *     priceCategories?: list<Nomenclature_PriceCategory_Out>,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_NomenclatureRequest_In = array{
@@ -5523,12 +5723,14 @@ namespace IikoCloud\Api;
  *     productCategories: list<Nomenclature_ProductCategoryInfo_Out>,
  *     products: list<Nomenclature_ProductInfo_Out>,
  *     sizes: list<Nomenclature_Size_Out>,
- *     revision: int
+ *     revision: int,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_PriceCategory_Out = array{
  *     id: string,
- *     name: string
+ *     name: string,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_Price_Out = array{
@@ -5536,13 +5738,15 @@ namespace IikoCloud\Api;
  *     isIncludedInMenu: bool,
  *     nextPrice?: numeric-string,
  *     nextIncludedInMenu: bool,
- *     nextDatePrice?: string
+ *     nextDatePrice?: string,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_ProductCategoryInfo_Out = array{
  *     id: string,
  *     name: string,
- *     isDeleted: bool
+ *     isDeleted: bool,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_ProductInfo_Out = array{
@@ -5584,7 +5788,8 @@ namespace IikoCloud\Api;
  *     seoDescription?: string,
  *     seoText?: string,
  *     seoKeywords?: string,
- *     seoTitle?: string
+ *     seoTitle?: string,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_ProductsGroupInfo_Out = array{
@@ -5603,7 +5808,8 @@ namespace IikoCloud\Api;
  *     seoDescription?: string,
  *     seoText?: string,
  *     seoKeywords?: string,
- *     seoTitle?: string
+ *     seoTitle?: string,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_SimpleModifierInfo_Out = array{
@@ -5614,19 +5820,22 @@ namespace IikoCloud\Api;
  *     required?: bool,
  *     hideIfDefaultAmount?: bool,
  *     splittable?: bool,
- *     freeOfChargeAmount?: int
+ *     freeOfChargeAmount?: int,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_SizePrice_Out = array{
  *     sizeId: string|null,
- *     price: Nomenclature_Price_Out
+ *     price: Nomenclature_Price_Out,
+ *     ...
  * }
  *
  * @psalm-type Nomenclature_Size_Out = array{
  *     id?: string,
  *     name?: string,
  *     priority?: int,
- *     isDefault?: bool
+ *     isDefault?: bool,
+ *     ...
  * }
  *
  * @psalm-type Notification_CheckSmsStatusRequest_In = array{
@@ -5635,7 +5844,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Notification_CheckSmsStatusResponse_Out = array{
- *     statuses: list<Notification_SmsSendingStatusInfo_Out>
+ *     statuses: list<Notification_SmsSendingStatusInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Notification_SendEmailRequest_In = array{
@@ -5645,7 +5855,7 @@ namespace IikoCloud\Api;
  *     organizationId: string
  * }
  *
- * @psalm-type Notification_SendEmailResponse_Out = array{}
+ * @psalm-type Notification_SendEmailResponse_Out = array<string, mixed>
  *
  * @psalm-type Notification_SendSmsRequest_In = array{
  *     phone: string,
@@ -5654,7 +5864,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Notification_SendSmsResponse_Out = array{
- *     smsId?: string
+ *     smsId?: string,
+ *     ...
  * }
  *
  * @psalm-type Notification_SmsSendingPossibilityRequest_In = array{
@@ -5663,13 +5874,15 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Notification_SmsSendingPossibilityResponse_Out = array{
  *     status?: int,
- *     availableSmsCount?: int
+ *     availableSmsCount?: int,
+ *     ...
  * }
  *
  * @psalm-type Notification_SmsSendingStatusInfo_Out = array{
  *     smsId: string,
  *     status: int,
- *     internalError?: string
+ *     internalError?: string,
+ *     ...
  * }
  *
  * @psalm-type Notifications_SendNotificationRequest_In = array{
@@ -5718,7 +5931,8 @@ namespace IikoCloud\Api;
  *     orderServiceType: string,
  *     isDeleted?: bool,
  *     externalRevision?: int,
- *     isDefault?: bool
+ *     isDefault?: bool,
+ *     ...
  * }
  *
  * @psalm-type OrderTypes_OrderTypesRequest_In = array{
@@ -5727,7 +5941,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type OrderTypes_OrderTypesResponse_Out = array{
  *     correlationId: string,
- *     orderTypes: list<Common_RmsItemsResponseWrapperOfOrderType_Out>
+ *     orderTypes: list<Common_RmsItemsResponseWrapperOfOrderType_Out>,
+ *     ...
  * }
  *
  * @psalm-type Orders_Common_AddOrderPaymentsRequest_In = array{
@@ -5761,7 +5976,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Organization_GetProgramsResponse_Out = array{
- *     Programs?: list<Organization_LoyaltyProgram_Out>
+ *     Programs?: list<Organization_LoyaltyProgram_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organization_LoyaltyProgram_Out = array{
@@ -5778,14 +5994,16 @@ namespace IikoCloud\Api;
  *     appliedOrganizations?: list<string>,
  *     templateType?: int,
  *     isExchangeRateEnabled?: bool,
- *     refillType?: int
+ *     refillType?: int,
+ *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignActionConditionBindingInfo_Out = array{
  *     id?: string,
  *     stopFurtherExecution?: bool,
  *     actions?: list<Organization_MarketingCampaignSettingsInfo_Out>,
- *     conditions?: list<Organization_MarketingCampaignSettingsInfo_Out>
+ *     conditions?: list<Organization_MarketingCampaignSettingsInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignInfo_Out = array{
@@ -5799,19 +6017,21 @@ namespace IikoCloud\Api;
  *     orderActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
  *     periodicActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
  *     overdraftActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
- *     guestRegistrationActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>
+ *     guestRegistrationActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignSettingsInfo_Out = array{
  *     id?: string,
  *     settings?: string,
  *     typeName?: string,
- *     checkSum?: string
+ *     checkSum?: string,
+ *     ...
  * }
  *
- * @psalm-type Organization_RefillUserBalanceResponse_Out = array{}
+ * @psalm-type Organization_RefillUserBalanceResponse_Out = array<string, mixed>
  *
- * @psalm-type Organization_WithdrawUserBalanceResponse_Out = array{}
+ * @psalm-type Organization_WithdrawUserBalanceResponse_Out = array<string, mixed>
  *
  * @psalm-type Organizations_GetOrganizationsRequest_In = array{
  *     organizationIds?: list<string>|null,
@@ -5822,12 +6042,14 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Organizations_GetOrganizationsResponse_Out = array{
  *     correlationId: string,
- *     organizations: list<Organizations_OrganizationInfo_Out>
+ *     organizations: list<Organizations_OrganizationInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organizations_GetSimpleOrganizationsResponse_Out = array{
  *     correlationId: string,
- *     organizations: list<Organizations_SimpleOrganizationInfo_Out>
+ *     organizations: list<Organizations_SimpleOrganizationInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organizations_OrganizationInfo_Out = array{
@@ -5858,13 +6080,15 @@ namespace IikoCloud\Api;
  *     confirmAllowedIntervalInMinutes: int|null,
  *     isCloud: bool,
  *     isAnonymousGuestsAllowed?: bool,
- *     addressLookup: list<string>
+ *     addressLookup: list<string>,
+ *     ...
  * }|array{
  *     responseType: 'Simple',
  *     id: string,
  *     name: string|null,
  *     code?: string,
- *     externalData?: list<Common_ExternalData_Out>
+ *     externalData?: list<Common_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organizations_OrganizationSettings_Out = array{
@@ -5893,7 +6117,8 @@ namespace IikoCloud\Api;
  *     addressLookup?: list<string>,
  *     useBusinessHoursAndMapping?: bool,
  *     currencyIsoName?: string,
- *     externalData?: list<Common_ExternalData_Out>
+ *     externalData?: list<Common_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organizations_OrganizationsSettingsRequest_In = array{
@@ -5905,7 +6130,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Organizations_OrganizationsSettingsResponse_Out = array{
  *     correlationId: string,
- *     organizations: list<Organizations_OrganizationSettings_Out>
+ *     organizations: list<Organizations_OrganizationSettings_Out>,
+ *     ...
  * }
  *
  * @psalm-type Organizations_SimpleOrganizationInfo_Out = array{
@@ -5913,7 +6139,8 @@ namespace IikoCloud\Api;
  *     id: string,
  *     name: string|null,
  *     code?: string,
- *     externalData?: list<Common_ExternalData_Out>
+ *     externalData?: list<Common_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type OuterEconomicActivityNomenclatureCodeGetRequest_In = array{
@@ -6203,7 +6430,8 @@ namespace IikoCloud\Api;
  *     printCheque?: bool,
  *     paymentProcessingType?: string,
  *     paymentTypeKind?: string,
- *     terminalGroups: list<Terminals_TerminalGroup_Out>
+ *     terminalGroups: list<Terminals_TerminalGroup_Out>,
+ *     ...
  * }
  *
  * @psalm-type PaymentTypes_PaymentTypesRequest_In = array{
@@ -6212,7 +6440,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type PaymentTypes_PaymentTypesResponse_Out = array{
  *     correlationId: string,
- *     paymentTypes: list<PaymentTypes_PaymentType_Out>
+ *     paymentTypes: list<PaymentTypes_PaymentType_Out>,
+ *     ...
  * }
  *
  * @psalm-type Period_Out = array{
@@ -6626,7 +6855,8 @@ namespace IikoCloud\Api;
  *     canWriteoffToUser?: bool,
  *     reasonRequired?: bool,
  *     manual?: bool,
- *     isDeleted?: bool
+ *     isDeleted?: bool,
+ *     ...
  * }
  *
  * @psalm-type RemovalTypes_RemovalTypesRequest_In = array{
@@ -6635,7 +6865,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type RemovalTypes_RemovalTypesResponse_Out = array{
  *     correlationId: string,
- *     removalTypes: list<RemovalTypes_RemovalType_Out>
+ *     removalTypes: list<RemovalTypes_RemovalType_Out>,
+ *     ...
  * }
  *
  * @psalm-type Report_GetTransactionsReportByPeriodRequest_In = array{
@@ -6650,7 +6881,8 @@ namespace IikoCloud\Api;
  * @psalm-type Report_GetTransactionsReportByPeriodResponse_Out = array{
  *     transactions?: list<Report_TransportTransactionsReportItem_Out>,
  *     pageSize?: int,
- *     pageNumber?: int
+ *     pageNumber?: int,
+ *     ...
  * }
  *
  * @psalm-type Report_GetTransactionsReportByRevisionRequest_In = array{
@@ -6665,19 +6897,22 @@ namespace IikoCloud\Api;
  *     transactions?: list<Report_TransportTransactionsReportItem_Out>,
  *     lastRevision?: int,
  *     lastTransactionId?: string,
- *     pageSize?: int
+ *     pageSize?: int,
+ *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsCertificateReportItem_Out = array{
  *     number?: string,
  *     series?: string,
  *     statusName?: string,
- *     typeName?: string
+ *     typeName?: string,
+ *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsCouponReportItem_Out = array{
  *     number?: string,
- *     series?: string
+ *     series?: string,
+ *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsReportItem_Out = array{
@@ -6711,7 +6946,8 @@ namespace IikoCloud\Api;
  *     isIgnored?: bool,
  *     posOrderId?: string,
  *     revision: int,
- *     terminalGroupId?: string
+ *     terminalGroupId?: string,
+ *     ...
  * }
  *
  * @psalm-type Reserves_AddOrderItemsToBanquetRequest_In = array{
@@ -6756,7 +6992,8 @@ namespace IikoCloud\Api;
  *     a: int,
  *     r: int,
  *     g: int,
- *     b: int
+ *     b: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_CreateReserveRequest_In = array{
@@ -6782,7 +7019,8 @@ namespace IikoCloud\Api;
  * @psalm-type Reserves_Font_Out = array{
  *     fontFamily: string,
  *     size: numeric-string,
- *     fontStyle: string
+ *     fontStyle: string,
+ *     ...
  * }
  *
  * @psalm-type Reserves_GetRestaurantSectionsRequest_In = array{
@@ -6794,7 +7032,8 @@ namespace IikoCloud\Api;
  * @psalm-type Reserves_GetRestaurantSectionsResponse_Out = array{
  *     correlationId: string,
  *     restaurantSections: list<Reserves_RestaurantSection_Out>,
- *     revision: int
+ *     revision: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_GetRestaurantSectionsWorkloadRequest_In = array{
@@ -6805,7 +7044,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Reserves_GetRestaurantSectionsWorkloadResponse_Out = array{
  *     correlationId: string,
- *     reserves: list<Reserves_ReserveInWorkload_Out>
+ *     reserves: list<Reserves_ReserveInWorkload_Out>,
+ *     ...
  * }
  *
  * @psalm-type Reserves_GuestsInfo_In = array{
@@ -6831,7 +7071,8 @@ namespace IikoCloud\Api;
  *     tableIds: list<string>,
  *     estimatedStartTime: string,
  *     durationInMinutes: int,
- *     guestsCount: int
+ *     guestsCount: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_ReserveInfo_Out = array{
@@ -6842,12 +7083,14 @@ namespace IikoCloud\Api;
  *     creationStatus: string,
  *     errorInfo?: Errors_ErrorInfo_Out,
  *     isDeleted: bool,
- *     reserve?: Reserves_Reserve_Out
+ *     reserve?: Reserves_Reserve_Out,
+ *     ...
  * }
  *
  * @psalm-type Reserves_ReserveResponse_Out = array{
  *     correlationId: string,
- *     reserveInfo: Reserves_ReserveInfo_Out
+ *     reserveInfo: Reserves_ReserveInfo_Out,
+ *     ...
  * }
  *
  * @psalm-type Reserves_Reserve_Out = array{
@@ -6863,7 +7106,8 @@ namespace IikoCloud\Api;
  *     guestsComingTime?: string,
  *     phone?: string,
  *     eventType?: string,
- *     order?: Reserves_Response_ReserveOrder_Out
+ *     order?: Reserves_Response_ReserveOrder_Out,
+ *     ...
  * }
  *
  * @psalm-type Reserves_ReservesByIdRequest_In = array{
@@ -6874,7 +7118,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Reserves_ReservesResponse_Out = array{
  *     correlationId: string,
- *     reserves: list<Reserves_ReserveInfo_Out>
+ *     reserves: list<Reserves_ReserveInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Reserves_Response_ReserveOrder_Out = array{
@@ -6895,7 +7140,8 @@ namespace IikoCloud\Api;
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
  *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type Reserves_RestaurantSectionEllipse_Out = array{
@@ -6905,7 +7151,8 @@ namespace IikoCloud\Api;
  *     z: int,
  *     angle: numeric-string,
  *     width: int,
- *     height: int
+ *     height: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_RestaurantSectionMark_Out = array{
@@ -6917,7 +7164,8 @@ namespace IikoCloud\Api;
  *     z: int,
  *     angle: numeric-string,
  *     width: int,
- *     height: int
+ *     height: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_RestaurantSectionRectangle_Out = array{
@@ -6927,7 +7175,8 @@ namespace IikoCloud\Api;
  *     z: int,
  *     angle: numeric-string,
  *     width: int,
- *     height: int
+ *     height: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_RestaurantSectionTable_Out = array{
@@ -6937,7 +7186,8 @@ namespace IikoCloud\Api;
  *     z: int,
  *     angle: numeric-string,
  *     width: int,
- *     height: int
+ *     height: int,
+ *     ...
  * }
  *
  * @psalm-type Reserves_RestaurantSection_Out = array{
@@ -6945,7 +7195,8 @@ namespace IikoCloud\Api;
  *     terminalGroupId: string,
  *     name: string,
  *     tables: list<Reserves_Table_Out>,
- *     schema?: Reserves_SectionSchema_Out
+ *     schema?: Reserves_SectionSchema_Out,
+ *     ...
  * }
  *
  * @psalm-type Reserves_SectionSchema_Out = array{
@@ -6956,7 +7207,8 @@ namespace IikoCloud\Api;
  *     rectangleElements: list<Reserves_RestaurantSectionRectangle_Out>,
  *     ellipseElements: list<Reserves_RestaurantSectionEllipse_Out>,
  *     revision: int,
- *     isDeleted: bool
+ *     isDeleted: bool,
+ *     ...
  * }
  *
  * @psalm-type Reserves_Table_Out = array{
@@ -6966,7 +7218,8 @@ namespace IikoCloud\Api;
  *     seatingCapacity: int,
  *     revision: int,
  *     isDeleted: bool,
- *     posId: string
+ *     posId: string,
+ *     ...
  * }
  *
  * @psalm-type Restrictions_Out = array{
@@ -7339,7 +7592,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type StopLists_CheckStopListResponse_Out = array{
  *     correlationId: string,
- *     rejectedItems?: list<StopLists_StopListItem_Out>
+ *     rejectedItems?: list<StopLists_StopListItem_Out>,
+ *     ...
  * }
  *
  * @psalm-type StopLists_ClearStopListRequest_In = array{
@@ -7363,7 +7617,8 @@ namespace IikoCloud\Api;
  *     productId: string,
  *     sizeId?: string,
  *     sku?: string,
- *     dateAdd?: string
+ *     dateAdd?: string,
+ *     ...
  * }
  *
  * @psalm-type StopLists_StopListsRequest_In = array{
@@ -7374,12 +7629,14 @@ namespace IikoCloud\Api;
  *
  * @psalm-type StopLists_StopListsResponse_Out = array{
  *     correlationId: string,
- *     terminalGroupStopLists: list<Common_RmsItemsResponseWrapperOfTerminalGroupStopList_Out>
+ *     terminalGroupStopLists: list<Common_RmsItemsResponseWrapperOfTerminalGroupStopList_Out>,
+ *     ...
  * }
  *
  * @psalm-type StopLists_TerminalGroupStopList_Out = array{
  *     terminalGroupId?: string,
- *     items: list<StopLists_StopListItem_Out>
+ *     items: list<StopLists_StopListItem_Out>,
+ *     ...
  * }
  *
  * @psalm-type StoreListResponse_Out = array{
@@ -7541,12 +7798,14 @@ namespace IikoCloud\Api;
  *     timestamp: int,
  *     creationStatus: string,
  *     errorInfo?: Errors_ErrorInfo_Out,
- *     order?: TableOrders_Response_TableOrder_Out
+ *     order?: TableOrders_Response_TableOrder_Out,
+ *     ...
  * }
  *
  * @psalm-type TableOrders_Response_TableOrderResponse_Out = array{
  *     correlationId: string,
- *     orderInfo: TableOrders_Response_TableOrderInfo_Out
+ *     orderInfo: TableOrders_Response_TableOrderInfo_Out,
+ *     ...
  * }
  *
  * @psalm-type TableOrders_Response_TableOrder_Out = array{
@@ -7576,12 +7835,14 @@ namespace IikoCloud\Api;
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
  *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     ...
  * }
  *
  * @psalm-type TableOrders_Response_TableOrdersResponse_Out = array{
  *     correlationId: string,
- *     orders: list<TableOrders_Response_TableOrderInfo_Out>
+ *     orders: list<TableOrders_Response_TableOrderInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type TaxCategoryListRequest_In = array{
@@ -7642,7 +7903,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Terminals_AwakeTerminalGroupsResponse_Out = array{
  *     successfullyProcessed?: list<string>,
- *     failedProcessed?: list<string>
+ *     failedProcessed?: list<string>,
+ *     ...
  * }
  *
  * @psalm-type Terminals_GetTerminalGroupsByOrganizationsRequest_In = array{
@@ -7652,7 +7914,8 @@ namespace IikoCloud\Api;
  * @psalm-type Terminals_TerminalGroupAliveInfo_Out = array{
  *     isAlive: bool,
  *     terminalGroupId: string,
- *     organizationId: string
+ *     organizationId: string,
+ *     ...
  * }
  *
  * @psalm-type Terminals_TerminalGroup_Out = array{
@@ -7662,7 +7925,8 @@ namespace IikoCloud\Api;
  *     address: string|null,
  *     timeZone: string,
  *     externalData?: list<Common_ExternalData_Out>,
- *     posVersion?: string
+ *     posVersion?: string,
+ *     ...
  * }
  *
  * @psalm-type Terminals_TerminalGroupsIsAliveRequest_In = array{
@@ -7673,7 +7937,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Terminals_TerminalGroupsIsAliveResponse_Out = array{
  *     correlationId: string,
- *     isAliveStatus: list<Terminals_TerminalGroupAliveInfo_Out>
+ *     isAliveStatus: list<Terminals_TerminalGroupAliveInfo_Out>,
+ *     ...
  * }
  *
  * @psalm-type Terminals_TerminalGroupsRequest_In = array{
@@ -7685,7 +7950,8 @@ namespace IikoCloud\Api;
  * @psalm-type Terminals_TerminalGroupsResponse_Out = array{
  *     correlationId: string,
  *     terminalGroups: list<Common_RmsItemsResponseWrapperOfTerminalGroup_Out>,
- *     terminalGroupsInSleep: list<Common_RmsItemsResponseWrapperOfTerminalGroup_Out>
+ *     terminalGroupsInSleep: list<Common_RmsItemsResponseWrapperOfTerminalGroup_Out>,
+ *     ...
  * }
  *
  * @psalm-type TipsTypes_TipsType_Out = array{
@@ -7693,12 +7959,14 @@ namespace IikoCloud\Api;
  *     name: string,
  *     organizationIds: list<string>,
  *     orderServiceTypes: list<string>,
- *     paymentTypesIds: list<string>
+ *     paymentTypesIds: list<string>,
+ *     ...
  * }
  *
  * @psalm-type TipsTypes_TipsTypesResponse_Out = array{
  *     correlationId: string,
- *     tipsTypes: list<TipsTypes_TipsType_Out>
+ *     tipsTypes: list<TipsTypes_TipsType_Out>,
+ *     ...
  * }
  *
  * @psalm-type TransactionItem_Out = array{
@@ -7871,7 +8139,8 @@ namespace IikoCloud\Api;
  *     apiLoginName: string|null,
  *     webHooksUri: string|null,
  *     authToken?: string,
- *     webHooksFilter?: Integration_WebHooksFilters_WebHooksFilter_Out
+ *     webHooksFilter?: Integration_WebHooksFilters_WebHooksFilter_Out,
+ *     ...
  * }
  *
  * @psalm-type WebHooks_UpdateWebHookSettingsRequest_In = array{

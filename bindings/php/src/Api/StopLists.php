@@ -9,7 +9,7 @@ namespace IikoCloud\Api;
 use IikoCloud\Client;
 
 /**
- * The `stop_lists` operations (`get()` is the call of the group's own path); reach them with `$client->api()` or `$client->stopLists()`.
+ * The `stop_lists` operations (`get()` is the call of the group's own path); reach them with `$client->api()`.
  *
  * @psalm-import-type Common_CorrelationIdResponse_Out from Shapes
  * @psalm-import-type StopLists_AddProductsToStopListRequest_In from Shapes

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace IikoCloud\Exception;
 
 use IikoCloud\Status;
+use IikoCloud\Webhooks;
 
 /**
  * A webhook body cannot be read as a whole (status 410 to 414): too large, not
@@ -28,9 +29,12 @@ class WebhookParseException extends IikoException
         return self::REASONS[$this->getStatus()] ?? 'invalid_json';
     }
 
-    /** The status to answer for an authentic request: 200. */
+    /**
+     * The status to answer for an authentic request, by the library's receive
+     * rule ({@see Webhooks::httpStatus()}): 200.
+     */
     public function getHttpStatus(): int
     {
-        return 200;
+        return Webhooks::httpStatus($this->getStatus());
     }
 }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace IikoCloud\Exception;
 
 use IikoCloud\Status;
+use IikoCloud\Webhooks;
 
 /**
  * A webhook request is not authentic (status 400 to 403): its Authorization
@@ -26,9 +27,13 @@ class WebhookVerificationException extends IikoException
         return self::REASONS[$this->getStatus()] ?? 'malformed_header';
     }
 
-    /** The status to answer: 401, or 500 for an empty expected token (your configuration). */
+    /**
+     * The status to answer, by the library's receive rule
+     * ({@see Webhooks::httpStatus()}): 401, or 500 for an empty expected token
+     * (your configuration).
+     */
     public function getHttpStatus(): int
     {
-        return $this->getStatus() === Status::WEBHOOK_EMPTY_EXPECTED_TOKEN ? 500 : 401;
+        return Webhooks::httpStatus($this->getStatus());
     }
 }

@@ -31,6 +31,8 @@ use PHPStan\PhpDocParser\Parser\TypeParser;
  * least that what the binding really sends and returns fits what the types
  * promise (missing keys, nulls where none may be, amounts that are not
  * numeric strings, keys a sealed shape does not have, a wrong variant).
+ * A shape that ends in `...` takes keys it does not list, as PHPStan and
+ * Psalm read it; only a sealed one refuses them.
  *
  * Needs PHPStan's PHPDoc parser (php-phpstan-phpdoc-parser, installed by
  * scripts/php-test.sh).
@@ -91,6 +93,23 @@ final class Shapes
     {
         $problems = [];
         self::check(new IdentifierTypeNode($alias), $value, '$value', $problems);
+        return $problems;
+    }
+
+    /**
+     * Problems of a value against a PHPDoc type written out, e.g.
+     * `array{id: string, ...}` (it may name the aliases of IikoCloud\Api\Shapes).
+     *
+     * @return list<string>
+     */
+    public static function typeProblems(string $type, mixed $value): array
+    {
+        require_once self::PARSER;
+        $tokens = new TokenIterator((new Lexer())->tokenize($type));
+        $node = (new TypeParser(new ConstExprParser()))->parse($tokens);
+        $tokens->consumeTokenType(Lexer::TOKEN_END);
+        $problems = [];
+        self::check($node, $value, '$value', $problems);
         return $problems;
     }
 
@@ -178,24 +197,37 @@ final class Shapes
                 return;
             }
             $known = [];
+            $position = 0;
             foreach ($type->items as $item) {
-                $key = $item->keyName instanceof IdentifierTypeNode ? $item->keyName->name
-                    : ($item->keyName instanceof ConstExprStringNode ? $item->keyName->value : (string) $item->keyName);
+                // `list{int, string}` and `array{int}`: the keys are 0, 1, …
+                $key = match (true) {
+                    $item->keyName === null => $position++,
+                    $item->keyName instanceof IdentifierTypeNode => $item->keyName->name,
+                    $item->keyName instanceof ConstExprStringNode => $item->keyName->value,
+                    $item->keyName instanceof ConstExprIntegerNode => (int) $item->keyName->value,
+                    default => (string) $item->keyName,
+                };
+                $at = is_int($key) ? "{$path}[$key]" : "$path.$key";
                 $known[$key] = true;
                 if (!array_key_exists($key, $value)) {
                     if (!$item->optional) {
-                        $problems[] = sprintf('%s.%s: missing', $path, $key);
+                        $problems[] = "$at: missing";
                     }
                     continue;
                 }
-                self::check($item->valueType, $value[$key], "$path.$key", $problems);
+                self::check($item->valueType, $value[$key], $at, $problems);
             }
+            // `array{…, ...}` (every answer shape) takes keys it does not list;
+            // a sealed one (a request of a closed schema) takes none.
             if ($type->sealed) {
                 foreach (array_keys($value) as $key) {
                     if (!isset($known[$key])) {
                         $problems[] = sprintf('%s.%s: a key the sealed shape does not have', $path, $key);
                     }
                 }
+            }
+            if ($type->kind === ArrayShapeNode::KIND_LIST && !array_is_list($value)) {
+                $problems[] = sprintf('%s: an array, not a list', $path);
             }
             return;
         }

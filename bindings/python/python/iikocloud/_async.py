@@ -185,7 +185,7 @@ class AsyncClient(AsyncOps):
         *,
         timeout: Optional[Seconds] = None,
         wait: bool = False,
-        wait_timeout: Seconds = 60.0,
+        wait_timeout: Optional[Seconds] = None,
     ) -> Any:
         """See :meth:`Client.call_operation`."""
         return await self._run(
@@ -197,7 +197,7 @@ class AsyncClient(AsyncOps):
         command: Any,
         *,
         organization_id: str,
-        timeout: Seconds = 60.0,
+        timeout: Optional[Seconds] = None,
         first_pause: Optional[Seconds] = None,
         max_pause: Optional[Seconds] = None,
     ) -> None:
@@ -218,7 +218,7 @@ class AsyncClient(AsyncOps):
         order: "Union[DeliveryOrder, Mapping[str, Any]]",
         terminal_group_id: Optional[str] = None,
         create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
-        timeout: Seconds = 60.0,
+        timeout: Optional[Seconds] = None,
     ) -> "OrderInfo":
         """See :meth:`Client.create_delivery_order`."""
         return await self._run(

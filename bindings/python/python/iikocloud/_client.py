@@ -38,9 +38,10 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
 
 class ClientOptions(TypedDict, total=False):
     """The keyword arguments of :class:`Client` and :class:`AsyncClient`,
-    all optional; :class:`Client` says what each does. Defaults: ``base_url``
-    :data:`DEFAULT_BASE_URL`, ``timeout`` 15 s, ``client_timeout``
-    ``timeout`` + 5 s, ``retries`` 2, ``trust`` ``"system"``.
+    all optional; :class:`Client` says what each does. Defaults (the core's;
+    a test holds these figures to it): ``base_url`` :data:`DEFAULT_BASE_URL`,
+    ``timeout`` 15 s, ``client_timeout`` the timeout + 5 s, ``retries`` 2,
+    ``trust`` ``"system"``.
 
     The one list of them: both classes take ``**options`` of this type, and
     the native client reads the same names."""
@@ -114,14 +115,16 @@ class Client(Ops):
 
     The client is safe to share across threads, and should be: all threads
     share one connection pool and one token cache (the token is fetched on the
-    first call, cached and refreshed a minute before it expires; concurrent
+    first call, cached and refreshed 1 min before it expires; concurrent
     callers wait for one token request). Every call releases the GIL while it
     waits for the network, the token refresh included.
 
     ``timeout`` is the ``Timeout`` header: how long the service waits for the
     restaurant terminal before answering 408 (default 15 s). The client waits
-    ``client_timeout`` for a whole exchange (default ``timeout`` + 5 s, and it
-    must be longer). Safe calls (the typed ones, and :meth:`call` with
+    ``client_timeout`` for a whole exchange (default the timeout + 5 s, and it
+    must be longer). The core reads every value (``client.*`` in
+    ``tests/vectors/limits.json``) and refuses what it does not accept with
+    :class:`InvalidInputError`. Safe calls (the typed ones, and :meth:`call` with
     ``idempotent=True``) are retried ``retries`` times after a transport error
     or a 5xx; nothing is retried after a 429.
 
@@ -200,7 +203,7 @@ class Client(Ops):
         *,
         timeout: Optional[Seconds] = None,
         wait: bool = False,
-        wait_timeout: Seconds = 60.0,
+        wait_timeout: Optional[Seconds] = None,
     ) -> Any:
         """Calls the operation ``name`` (``"deliveries.create"``) with a JSON
         request (text or a dict of JSON values, ``Decimal`` allowed), checked
@@ -208,7 +211,7 @@ class Client(Ops):
         ``Decimal``. Commands are never retried, reads are.
 
         ``wait=True`` follows a command until it succeeds (up to
-        ``wait_timeout``), raising the :class:`CommandError` kinds as
+        ``wait_timeout``, default 1 min), raising the :class:`CommandError` kinds as
         :meth:`wait` does; ``deliveries.create`` then uses the safe creation
         and answers ``{"orderInfo": ...}`` as read back. An operation that is
         not a command is refused."""
@@ -226,15 +229,16 @@ class Client(Ops):
         command: Any,
         *,
         organization_id: str,
-        timeout: Seconds = 60.0,
+        timeout: Optional[Seconds] = None,
         first_pause: Optional[Seconds] = None,
         max_pause: Optional[Seconds] = None,
     ) -> None:
         """Waits until a command succeeds: ``command`` is its answer (any
         model or dict with a ``correlationId``) or the id itself.
 
-        Polls ``commands/status`` (first after ``first_pause``, 0.25 s, each
-        pause 1.5 times longer up to ``max_pause``, 5 s). Raises
+        Polls ``commands/status`` for up to ``timeout`` (default 1 min; first
+        after ``first_pause``, 250 ms, each pause 1.5 times longer up to
+        ``max_pause``, 5 s). Raises
         :class:`CommandFailedError` when the service reports a failure (with
         its ``reason``), :class:`CommandTimeoutError` when ``timeout`` passes
         first (the command may still finish), :class:`CommandExpiredError`
@@ -254,13 +258,14 @@ class Client(Ops):
         order: "Union[DeliveryOrder, Mapping[str, Any]]",
         terminal_group_id: Optional[str] = None,
         create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
-        timeout: Seconds = 60.0,
+        timeout: Optional[Seconds] = None,
     ) -> "OrderInfo":
         """Creates a delivery order, waits for its command and reads it back
         (``deliveries/by_id``), never creating it twice: the order gets an id
         before the first attempt (unless ``order`` has one), and a lost
-        answer is followed by a look-up by that id before any resend.
-        Raises :class:`CommandFailedError` when the creation fails."""
+        answer is followed by a look-up by that id before any resend; the
+        command is followed for up to ``timeout`` (default 1 min). Raises
+        :class:`CommandFailedError` when the creation fails."""
         fields = (
             ("organizationId", organization_id),
             ("terminalGroupId", terminal_group_id),

@@ -20,7 +20,8 @@ class Received(NamedTuple):
     """What :meth:`Inbox.receive` did with a request. Answer ``status`` at
     once: 200 once the events are stored (or were repeats), 401 for a failed
     verification, 500 when the expected token is empty, 503 when the inbox
-    could not be written (the service sends the body again)."""
+    could not be written (the service sends the body again). The core decides
+    it (:data:`iikocloud.webhooks.INBOX_RECEIVE_STATUSES`)."""
 
     #: The HTTP status to answer.
     status: int
@@ -119,11 +120,13 @@ class Inbox:
     machine). ``"memory:"`` is refused: an inbox that dies with the process
     is no inbox.
 
-    ``visibility_timeout`` (seconds or a ``timedelta``): how long a taken event
-    stays hidden from other consumers before it is handed out again (longer
-    than the slowest handling). ``max_attempts``: deliveries of one event at
-    most before it goes to the dead letters. ``dedup_ttl``: how long a key is
-    remembered to drop repeats.
+    ``visibility_timeout`` (seconds or a ``timedelta``, default 30 s): how
+    long a taken event stays hidden from other consumers before it is handed
+    out again (longer than the slowest handling). ``max_attempts`` (default
+    5): deliveries of one event at most before it goes to the dead letters.
+    ``dedup_ttl`` (default 24 h): how long a key is remembered to drop
+    repeats. The core reads each (``inbox.*`` in ``tests/vectors/limits.json``):
+    0 and negative values are refused.
 
     A bad URL or option raises :class:`InvalidInputError`, an unreachable
     store :class:`TransportError`; the password never shows. Thread-safe;
@@ -148,23 +151,16 @@ class Inbox:
         self,
         url: str,
         *,
-        visibility_timeout: Seconds = 30.0,
-        max_attempts: int = 5,
-        dedup_ttl: Seconds = 24 * 3600.0,
+        visibility_timeout: Optional[Seconds] = None,
+        max_attempts: Optional[int] = None,
+        dedup_ttl: Optional[Seconds] = None,
     ) -> None:
         from ._errors import InvalidInputError
 
         if not isinstance(url, str):
             raise InvalidInputError("the inbox URL must be a str")
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or not (
-            0 < max_attempts < 2**32
-        ):
-            raise InvalidInputError("max_attempts must be a positive int")
         self._n = _native.NativeInbox(
-            url,
-            _seconds(visibility_timeout) or 0.0,
-            max_attempts,
-            _seconds(dedup_ttl) or 0.0,
+            url, _seconds(visibility_timeout), max_attempts, _seconds(dedup_ttl)
         )
 
     @property
@@ -220,8 +216,8 @@ class Inbox:
         moved to the dead letters with ``reason`` after ``max_attempts``."""
         self._n.release(_native_of(delivery), reason)
 
-    def dead_letters(self, limit: int = 100) -> List[DeadLetter]:
-        """Up to ``limit`` dead letters, oldest first."""
+    def dead_letters(self, limit: Optional[int] = None) -> List[DeadLetter]:
+        """Up to ``limit`` dead letters (default 100), oldest first."""
         return [DeadLetter(*d) for d in self._n.dead_letters(limit)]
 
     def counts(self) -> InboxCounts:

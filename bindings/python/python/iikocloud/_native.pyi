@@ -35,6 +35,17 @@ __all__ = [
     "operations",
     "load_model",
     "example_request",
+    "STATUS_ACCEPTED",
+    "STATUS_UNAUTHORIZED",
+    "STATUS_RECEIVER_FAULT",
+    "STATUS_RETRY_LATER",
+    "RECEIVE_STATUSES",
+    "INBOX_RECEIVE_STATUSES",
+    "MAX_REQUEST_DEPTH",
+    "WAIT_PAUSE_GROWTH",
+    "read_limit",
+    "limit_table",
+    "api_error_class",
 ]
 
 __version__: str
@@ -49,6 +60,20 @@ EMULATOR_ORGANIZATION_ID: str
 EMULATOR_SECOND_ORGANIZATION_ID: str
 EMULATOR_DISABLED_ORGANIZATION_ID: str
 EMULATOR_TERMINAL_GROUP_ID: str
+STATUS_ACCEPTED: int
+STATUS_UNAUTHORIZED: int
+STATUS_RECEIVER_FAULT: int
+STATUS_RETRY_LATER: int
+RECEIVE_STATUSES: List[int]
+INBOX_RECEIVE_STATUSES: List[int]
+MAX_REQUEST_DEPTH: int
+WAIT_PAUSE_GROWTH: float
+
+def read_limit(name: str, value: Optional[float]) -> Optional[int]: ...
+def limit_table() -> List[
+    Tuple[str, str, Optional[int], str, bool, int, Optional[int], str, str]
+]: ...
+def api_error_class(status: int) -> str: ...
 
 def refresh_log_level() -> None: ...
 # Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the
@@ -215,7 +240,12 @@ class NativeEvent:
 
 @final
 class NativeDeduplicator:
-    def __new__(cls, capacity: int, max_age: float, store: Optional[str] = None) -> NativeDeduplicator: ...
+    def __new__(
+        cls,
+        capacity: Optional[int] = None,
+        max_age: Optional[float] = None,
+        store: Optional[str] = None,
+    ) -> NativeDeduplicator: ...
     @property
     def store_url(self) -> Optional[str]: ...
     def first_seen(self, event: NativeEvent) -> bool: ...
@@ -227,7 +257,7 @@ class NativeDeduplicator:
 @final
 class NativeOrderingGuard:
     def __new__(
-        cls, capacity: int, store: Optional[str] = None, ttl: Optional[float] = None
+        cls, capacity: Optional[int] = None, store: Optional[str] = None, ttl: Optional[float] = None
     ) -> NativeOrderingGuard: ...
     def observe(self, event: NativeEvent) -> Tuple[str, Optional[int]]: ...
     def is_newer(self, event: NativeEvent) -> bool: ...
@@ -251,7 +281,11 @@ class NativeDelivery:
 @final
 class NativeInbox:
     def __new__(
-        cls, url: str, visibility_timeout: float, max_attempts: int, dedup_ttl: float
+        cls,
+        url: str,
+        visibility_timeout: Optional[float] = None,
+        max_attempts: Optional[int] = None,
+        dedup_ttl: Optional[float] = None,
     ) -> NativeInbox: ...
     @property
     def url(self) -> str: ...
@@ -264,12 +298,16 @@ class NativeInbox:
     def take(self) -> Optional[NativeDelivery]: ...
     def ack(self, delivery: NativeDelivery) -> bool: ...
     def release(self, delivery: NativeDelivery, reason: str) -> None: ...
-    def dead_letters(self, limit: int) -> List[Tuple[str, str, str, int, str]]: ...
+    def dead_letters(self, limit: Optional[int] = None) -> List[Tuple[str, str, str, int, str]]: ...
     def counts(self) -> Tuple[int, int]: ...
     def close(self) -> None: ...
 
 def parse_body(
-    body: Any, *, max_body_bytes: Optional[int] = None, accept_single_object: bool = True
+    body: Any,
+    *,
+    max_body_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
+    accept_single_object: bool = True,
 ) -> List[NativeEvent]: ...
 def parse_event(json: str) -> NativeEvent: ...
 def verify(authorization: Any, token: str) -> None: ...
@@ -280,6 +318,7 @@ def receive(
     token: str,
     *,
     max_body_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
     accept_single_object: bool = True,
 ) -> Tuple[int, List[NativeEvent], Optional[Any]]: ...
 def event_kinds() -> List[Tuple[int, str]]: ...

@@ -9,7 +9,8 @@ blocks a webhook that keeps failing (which stops *every* event). So:
    constant time and only then parses;
 2. answer ``receipt.status`` at once (200, or 401 for a bad token, 500 when
    your expected token is empty; an authentic but unreadable body is also
-   answered 200, since a resend would bring the same bytes: log it);
+   answered 200, since a resend would bring the same bytes: log it). The
+   core decides it; :data:`RECEIVE_STATUSES` lists what it can answer;
 3. hand the events to a queue and work afterwards;
 4. drop repeats with a :class:`Deduplicator` (the service sends no event id;
    :attr:`Event.dedup_key` is inferred from ``eventInfo.id`` and
@@ -81,7 +82,27 @@ __all__ = [
     "receive",
     "WebhookParseError",
     "WebhookVerificationError",
+    "STATUS_ACCEPTED",
+    "STATUS_UNAUTHORIZED",
+    "STATUS_RECEIVER_FAULT",
+    "STATUS_RETRY_LATER",
+    "RECEIVE_STATUSES",
+    "INBOX_RECEIVE_STATUSES",
 ]
+
+#: The status of an accepted request (events read, or an authentic body that
+#: cannot be read: a resend would bring the same bytes).
+STATUS_ACCEPTED: int = _native.STATUS_ACCEPTED
+#: The status of a request that failed verification.
+STATUS_UNAUTHORIZED: int = _native.STATUS_UNAUTHORIZED
+#: The status when the receiver is at fault (its expected token is empty).
+STATUS_RECEIVER_FAULT: int = _native.STATUS_RECEIVER_FAULT
+#: The status when the events could not be stored (the service resends).
+STATUS_RETRY_LATER: int = _native.STATUS_RETRY_LATER
+#: Every status :func:`receive` can answer, by the core's receive rule.
+RECEIVE_STATUSES: Tuple[int, ...] = tuple(_native.RECEIVE_STATUSES)
+#: Every status :meth:`iikocloud.Inbox.receive` can answer.
+INBOX_RECEIVE_STATUSES: Tuple[int, ...] = tuple(_native.INBOX_RECEIVE_STATUSES)
 
 #: Raw body: the bytes as received (preferred), or text.
 Body = Union[bytes, bytearray, memoryview, str]
@@ -545,18 +566,25 @@ def parse(
     body: Body,
     *,
     max_body_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
     accept_single_object: bool = True,
 ) -> List[Event]:
     """Parses a webhook body (the raw request bytes, or text) into events.
 
     Raises :class:`WebhookParseError` (its ``reason``: ``too_large``,
     ``invalid_utf8``, ``too_deep``, ``invalid_json``, ``not_an_array``) when
-    the body as a whole cannot be read. A single object instead of the array
+    the body as a whole cannot be read. ``max_body_bytes`` (default 16 MiB)
+    and ``max_depth`` (default 64 levels; a larger one is lowered to 128
+    levels) are read by the core: 0 and negative values raise
+    :class:`InvalidInputError`. A single object instead of the array
     (off-spec) is read as one event unless ``accept_single_object=False``.
     Does not verify anything: use :func:`receive` for requests.
     """
     natives = _native.parse_body(
-        body, max_body_bytes=max_body_bytes, accept_single_object=accept_single_object
+        body,
+        max_body_bytes=max_body_bytes,
+        max_depth=max_depth,
+        accept_single_object=accept_single_object,
     )
     return [_wrap(n) for n in natives]
 
@@ -574,7 +602,8 @@ def verify(authorization: Union[str, bytes, None], token: str) -> None:
 
     Raises :class:`WebhookVerificationError` with ``reason``
     (``missing_header``, ``malformed_header``, ``mismatch``,
-    ``empty_expected_token``) and ``status`` (401, or 500 for the last).
+    ``empty_expected_token``) and ``status`` (401, or 500 for the last: the
+    core's rule).
     """
     _native.verify(authorization, token)
 
@@ -608,6 +637,7 @@ def receive(
     token: str,
     *,
     max_body_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
     accept_single_object: bool = True,
 ) -> Receipt:
     """Verifies the request's ``Authorization`` header against ``token``, then
@@ -617,22 +647,25 @@ def receive(
     ``headers`` is the framework's header object (Flask ``request.headers``,
     Starlette ``request.headers``), a dict, or ``(name, value)`` pairs;
     ``body`` the raw bytes (Flask ``request.get_data()``, Starlette
-    ``await request.body()``).
+    ``await request.body()``). The limits are those of :func:`parse`.
     """
     status, natives, error = _native.receive(
         headers,
         body,
         token,
         max_body_bytes=max_body_bytes,
+        max_depth=max_depth,
         accept_single_object=accept_single_object,
     )
     return Receipt(status, [_wrap(n) for n in natives], error)
 
 
 class Deduplicator:
-    """Remembers events seen within ``max_age`` seconds (at most ``capacity``
-    of them, oldest forgotten first) to drop repeated deliveries.
-    Thread-safe: share one instance between request handlers.
+    """Remembers events seen within ``max_age`` seconds (default 24 h; at most
+    ``capacity`` of them, default 10000, oldest forgotten first) to drop
+    repeated deliveries. Both are read by the core: 0 and negative values
+    raise :class:`InvalidInputError`. Thread-safe: share one instance between
+    request handlers.
 
     The key is :attr:`Event.dedup_key`. By default the keys live in this
     process's memory. ``store`` shares them: ``"sqlite:///abs/path.db"``
@@ -648,9 +681,15 @@ class Deduplicator:
     __slots__ = ("_n",)
 
     def __init__(
-        self, capacity: int = 10_000, max_age: float = 24 * 3600.0, *, store: Optional[str] = None
+        self,
+        capacity: Optional[int] = None,
+        max_age: Optional[float] = None,
+        *,
+        store: Optional[str] = None,
     ) -> None:
-        self._n = _native.NativeDeduplicator(capacity, float(max_age), store)
+        self._n = _native.NativeDeduplicator(
+            capacity, None if max_age is None else float(max_age), store
+        )
 
     @property
     def store_url(self) -> Optional[str]:
@@ -702,19 +741,24 @@ class Ordering(NamedTuple):
 
 class OrderingGuard:
     """Remembers the last applied ``timestamp`` per order and reserve (at most
-    ``capacity`` entities, least recently seen forgotten first) to skip events
-    that arrive after newer ones. Thread-safe.
+    ``capacity`` entities, default 10000, least recently seen forgotten first)
+    to skip events that arrive after newer ones. Thread-safe.
 
     ``store`` (a URL, as for :class:`Deduplicator`) keeps the positions where
     every process and machine sharing it sees them; a position only moves
-    forward there, and is kept ``ttl`` seconds after its last change (a week
-    by default, the core's rule). If the store fails later, :meth:`observe`
+    forward there, and is kept ``ttl`` seconds after its last change (default
+    168 h, a week). Both are read by the core: 0 and negative values raise
+    :class:`InvalidInputError`. If the store fails later, :meth:`observe`
     logs it and answers ``untracked``."""
 
     __slots__ = ("_n",)
 
     def __init__(
-        self, capacity: int = 10_000, *, store: Optional[str] = None, ttl: Optional[float] = None
+        self,
+        capacity: Optional[int] = None,
+        *,
+        store: Optional[str] = None,
+        ttl: Optional[float] = None,
     ) -> None:
         self._n = _native.NativeOrderingGuard(capacity, store, None if ttl is None else float(ttl))
 

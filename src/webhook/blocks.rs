@@ -1,0 +1,197 @@
+//! Byte classes of 64-byte blocks as bit masks, for the two scans of a
+//! webhook body: the nesting-depth check and the fast path's structural
+//! index (`scan`).
+
+/// Bit `k` set when byte `k` of a 64-byte block is of that class.
+pub(crate) struct BlockMasks {
+    pub(crate) quote: u64,
+    pub(crate) backslash: u64,
+    /// `[` and `{`.
+    pub(crate) open: u64,
+    /// `]` and `}`.
+    pub(crate) close: u64,
+    /// `:` and `,`.
+    pub(crate) separator: u64,
+    /// Bytes below 0x20 (never allowed inside a string).
+    pub(crate) control: u64,
+}
+
+impl BlockMasks {
+    /// The masks of a block of exactly 64 bytes.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    pub(crate) fn of(block: &[u8]) -> BlockMasks {
+        // SAFETY: SSE2 is part of the x86_64 baseline: every CPU this target
+        // runs on has it, so the target-feature function may be called.
+        unsafe { BlockMasks::of_sse2(block) }
+    }
+
+    /// The masks of a block of exactly 64 bytes.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(crate) fn of(block: &[u8]) -> BlockMasks {
+        BlockMasks::of_words(block)
+    }
+
+    /// SSE2 (every x86-64 CPU has it): sixteen bytes per compare, a few
+    /// times the speed of the word version below, which other targets use.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "sse2")]
+    fn of_sse2(block: &[u8]) -> BlockMasks {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        let mut m = BlockMasks::EMPTY;
+        for (k, chunk) in block.chunks_exact(16).enumerate().take(4) {
+            let half = |from: usize| {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(&chunk[from..from + 8]);
+                i64::from_le_bytes(word)
+            };
+            // Built from two words (no raw pointer): LLVM emits one load.
+            let v = _mm_set_epi64x(half(8), half(0));
+            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let mask = |m| u64::from(_mm_movemask_epi8(m) as u16);
+            let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            let shift = 16 * k;
+            m.quote |= mask(eq(b'"')) << shift;
+            m.backslash |= mask(eq(b'\\')) << shift;
+            m.open |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8))) << shift;
+            m.close |= mask(_mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8))) << shift;
+            m.separator |= mask(_mm_or_si128(eq(b':'), eq(b','))) << shift;
+            // max(v, 0x1f) == 0x1f exactly for the bytes 0x00..=0x1f.
+            let low = _mm_set1_epi8(0x1f);
+            m.control |= mask(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)) << shift;
+        }
+        m
+    }
+
+    /// Eight bytes per step in a `u64`, for targets without SSE2 (and the
+    /// test that checks both agree).
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    pub(crate) fn of_words(block: &[u8]) -> BlockMasks {
+        let mut m = BlockMasks::EMPTY;
+        for (k, chunk) in block.chunks_exact(8).enumerate().take(8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            let shift = 8 * k;
+            let class = |x: u64| gather(zero_bytes(x)) << shift;
+            m.quote |= class(w ^ splat(b'"'));
+            m.backslash |= class(w ^ splat(b'\\'));
+            // '[' and '{' (and ']' and '}') differ only in bit 0x20.
+            let folded = w | splat(0x20);
+            m.open |= class(folded ^ splat(b'{'));
+            m.close |= class(folded ^ splat(b'}'));
+            m.separator |= class(w ^ splat(b':')) | class(w ^ splat(b','));
+            // A byte below 0x20 has none of the top three bits.
+            m.control |= class(w & splat(0xe0));
+        }
+        m
+    }
+
+    const EMPTY: BlockMasks = BlockMasks {
+        quote: 0,
+        backslash: 0,
+        open: 0,
+        close: 0,
+        separator: 0,
+        control: 0,
+    };
+}
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * u64::from(b)
+}
+
+/// The high bit of each zero byte of `v`, exactly.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn zero_bytes(v: u64) -> u64 {
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((v & LOWS) + LOWS) | v | LOWS)
+}
+
+/// Gathers the eight high bits of `x` into the low byte, byte 0 as bit 0.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn gather(x: u64) -> u64 {
+    (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Bit `k` of the result is the XOR of bits `0..=k`: set from an opening quote
+/// up to (not including) its closing quote.
+pub(crate) fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_mask_builders_agree() {
+        const ALPHABET: &[u8] = b"\"\\[]{}:,az \xd0\x80\x7f\x1f\x00\x20\t\n";
+        let mut rng = fastrand::Rng::with_seed(11);
+        for _ in 0..4000 {
+            let block: Vec<u8> = (0..64)
+                .map(|_| ALPHABET[rng.usize(..ALPHABET.len())])
+                .collect();
+            let a = BlockMasks::of(&block);
+            let b = BlockMasks::of_words(&block);
+            assert_eq!(
+                (
+                    a.quote,
+                    a.backslash,
+                    a.open,
+                    a.close,
+                    a.separator,
+                    a.control
+                ),
+                (
+                    b.quote,
+                    b.backslash,
+                    b.open,
+                    b.close,
+                    b.separator,
+                    b.control
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn masks_mark_exactly_their_bytes() {
+        let block: Vec<u8> = (0..64u8)
+            .map(|i| b"\"\\[{]}:\x1f"[usize::from(i % 8)])
+            .collect();
+        let m = BlockMasks::of(&block);
+        let every = |k: u64| (0..8).fold(0u64, |acc, i| acc | (1 << (8 * i + k)));
+        assert_eq!(m.quote, every(0));
+        assert_eq!(m.backslash, every(1));
+        assert_eq!(m.open, every(2) | every(3));
+        assert_eq!(m.close, every(4) | every(5));
+        assert_eq!(m.separator, every(6));
+        assert_eq!(m.control, every(7));
+        let other: Vec<u8> = (0..64u8)
+            .map(|i| b", \x20\x7f\x80a\t0"[usize::from(i % 8)])
+            .collect();
+        let m = BlockMasks::of(&other);
+        assert_eq!(m.separator, every(0));
+        assert_eq!(m.control, every(6));
+        // Quotes at 2 and 4: bytes 2 and 3 are inside; a quote at 7 opens a
+        // string that runs to the end of the block.
+        assert_eq!(prefix_xor(0b0001_0100), 0b0000_1100);
+        assert_eq!(prefix_xor(0b1001_0100), !0u64 << 7 | 0b0000_1100);
+    }
+}

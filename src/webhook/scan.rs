@@ -1,0 +1,696 @@
+//! The fast path of [`parse_body_with`](super::parse_body_with): a pass over
+//! a well-formed body that validates its JSON, finds each event and its
+//! envelope members, and checks every object inside `eventInfo` for repeated
+//! keys, building nothing but a few spans per event.
+//!
+//! Two stages, as simdjson does it: the first classifies 64-byte blocks into
+//! bit masks and lists the positions of every quote and of every bracket,
+//! colon and comma outside strings; the second walks that list, checking the
+//! grammar and the scalars between the positions. Most bytes (string
+//! contents, whitespace) are then never looked at one by one.
+//!
+//! It only answers for bodies it can judge cheaply and exactly: a JSON array
+//! whose keys have no escapes, whose `\u` escapes are not surrogates and
+//! whose numbers stay far from what a double cannot hold. Anything else,
+//! every malformed body included, gets `None`, and the caller takes the
+//! careful path (serde_json), which reports errors with their position and
+//! decides the rare cases. Tests and the fuzz target check that both paths
+//! make the same events.
+
+use super::blocks::{prefix_xor, BlockMasks};
+use super::summary::{Place, Spans, Spot};
+
+/// One element of the body array.
+pub(crate) struct ScannedEvent<'a> {
+    /// The element's JSON text.
+    pub(crate) text: &'a str,
+    /// The members of an object element; `None` for any other JSON value.
+    pub(crate) members: Option<Members<'a>>,
+}
+
+/// The envelope members of an event object: the JSON text of the first
+/// value of each, and what was repeated.
+pub(crate) struct Members<'a> {
+    pub(crate) event_type: Option<&'a str>,
+    pub(crate) event_time: Option<&'a str>,
+    pub(crate) organization_id: Option<&'a str>,
+    pub(crate) correlation_id: Option<&'a str>,
+    pub(crate) event_info: Option<&'a str>,
+    /// The first envelope member that came twice.
+    pub(crate) repeated_member: Option<&'static str>,
+    /// The first key repeated inside an object of the first `eventInfo`.
+    pub(crate) event_info_repeated_key: Option<&'a str>,
+    /// Where the summary's values lie in the event's text (see `summary`).
+    pub(crate) event_info_spots: Spans,
+}
+
+/// Scans a body that must be a JSON array (after optional whitespace).
+/// `max_depth` counts the array itself as 1, as the depth check does.
+pub(crate) fn scan_array(text: &str, max_depth: usize) -> Option<Vec<ScannedEvent<'_>>> {
+    let index = structural_index(text.as_bytes())?;
+    let mut w = Walker {
+        text,
+        b: text.as_bytes(),
+        index: &index.positions,
+        escapes: &index.blocks_with_escapes,
+        next: 0,
+        depth: 0,
+        max_depth,
+        keys: Vec::new(),
+        any_escapes: index.blocks_with_escapes.iter().any(|&w| w != 0),
+    };
+    let events = w.body()?;
+    Some(events)
+}
+
+/// The output of the first stage.
+struct Index {
+    /// Every quote, and every `[ ] { } : ,` outside strings, in order.
+    positions: Vec<u32>,
+    /// Bit `k % 64` of word `k / 64` set when 64-byte block `k` has a
+    /// backslash: only strings overlapping those blocks can have escapes.
+    blocks_with_escapes: Vec<u64>,
+}
+
+/// The first stage. `None` for a control character inside a string, an
+/// unterminated string, or a body too large for 32-bit positions (the body
+/// limit is far below).
+fn structural_index(b: &[u8]) -> Option<Index> {
+    let len = u32::try_from(b.len()).ok()?;
+    let mut positions = Vec::with_capacity(b.len() / 6);
+    let mut blocks_with_escapes = vec![0u64; b.len() / 64 / 64 + 1];
+    // Whether the previous block ended inside a string, and just after an
+    // escaping backslash.
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut tail = [b' '; 64];
+    for (k, block) in b.chunks(64).enumerate() {
+        let base = k as u32 * 64;
+        let block = if block.len() == 64 {
+            block
+        } else {
+            tail[..block.len()].copy_from_slice(block);
+            &tail[..]
+        };
+        let m = BlockMasks::of(block);
+        if m.backslash != 0 || escaped {
+            blocks_with_escapes[k / 64] |= 1 << (k % 64);
+            // Escapes decide which quotes count: byte by byte (rare).
+            for (i, &c) in block.iter().enumerate() {
+                let at = base + i as u32;
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if c == b'\\' {
+                        escaped = true;
+                    } else if c == b'"' {
+                        in_string = false;
+                        positions.push(at);
+                    } else if c < 0x20 {
+                        return None;
+                    }
+                } else if c == b'"' {
+                    in_string = true;
+                    positions.push(at);
+                } else if matches!(c, b'[' | b']' | b'{' | b'}' | b':' | b',') {
+                    positions.push(at);
+                }
+            }
+            continue;
+        }
+        let mut inside = prefix_xor(m.quote);
+        if in_string {
+            inside = !inside;
+        }
+        in_string = inside >> 63 == 1;
+        // Inside `inside` are the opening quotes and the contents.
+        if m.control & inside & !m.quote != 0 {
+            return None;
+        }
+        let mut bits = ((m.open | m.close | m.separator) & !inside) | m.quote;
+        // Gathered per block, then appended at once (one capacity check).
+        let mut found = [0u32; 64];
+        let mut n = 0;
+        while bits != 0 {
+            found[n % 64] = base + bits.trailing_zeros();
+            n += 1;
+            bits &= bits - 1;
+        }
+        positions.extend_from_slice(&found[..n.min(64)]);
+    }
+    if in_string {
+        return None;
+    }
+    // The padding of the last block is spaces: nothing past the end counts.
+    debug_assert!(positions.last().is_none_or(|&p| p < len));
+    Some(Index {
+        positions,
+        blocks_with_escapes,
+    })
+}
+
+/// A key of an object being checked for repeats: its signature (see
+/// [`signature`]) and its span.
+type SeenKey = (u64, u32, u32);
+
+/// The first eight bytes and the length of a key, mixed: equal keys have
+/// equal signatures, and one comparison rules out most unequal ones.
+fn signature(key: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = key.len().min(8);
+    head[..n].copy_from_slice(&key[..n]);
+    (u64::from_le_bytes(head) ^ (key.len() as u64).rotate_right(8))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The second stage.
+struct Walker<'a, 'i> {
+    text: &'a str,
+    b: &'a [u8],
+    index: &'i [u32],
+    escapes: &'i [u64],
+    /// The next position of `index` to take.
+    next: usize,
+    depth: usize,
+    max_depth: usize,
+    /// The keys of the objects being checked, innermost last.
+    keys: Vec<SeenKey>,
+    /// Whether any block has a backslash (else no string has escapes).
+    any_escapes: bool,
+}
+
+/// What is noted while walking `eventInfo`: the first repeated key, and
+/// where the summary's values lie.
+struct Watch<'a> {
+    first: Option<&'a str>,
+    spots: Spans,
+}
+
+#[inline]
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl<'a> Walker<'a, '_> {
+    /// Takes the next structural position.
+    #[inline]
+    fn take(&mut self) -> Option<usize> {
+        let p = *self.index.get(self.next)?;
+        self.next += 1;
+        Some(p as usize)
+    }
+
+    fn peek(&self) -> Option<usize> {
+        self.index.get(self.next).map(|&p| p as usize)
+    }
+
+    /// Whether only whitespace lies in `from..to` (nothing, in compact
+    /// bodies).
+    #[inline]
+    fn blank(&self, from: usize, to: usize) -> bool {
+        from == to
+            || self
+                .b
+                .get(from..to)
+                .is_some_and(|gap| gap.iter().all(|&c| is_ws(c)))
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= self.max_depth).then_some(())
+    }
+
+    /// The whole body: `[` elements `]`, whitespace around.
+    fn body(&mut self) -> Option<Vec<ScannedEvent<'a>>> {
+        let open = self.take()?;
+        if self.b[open] != b'[' || !self.blank(0, open) {
+            return None;
+        }
+        self.enter()?;
+        let mut events = Vec::new();
+        let mut after = open + 1;
+        // `[]`
+        if let Some(p) = self.peek() {
+            if self.b[p] == b']' && self.blank(after, p) {
+                self.next += 1;
+                return (self.next == self.index.len() && self.blank(p + 1, self.b.len()))
+                    .then_some(events);
+            }
+        }
+        loop {
+            let (event, end) = self.element(after)?;
+            events.push(event);
+            let sep = self.take()?;
+            if !self.blank(end, sep) {
+                return None;
+            }
+            match self.b[sep] {
+                b',' => after = sep + 1,
+                b']' => {
+                    return (self.next == self.index.len() && self.blank(sep + 1, self.b.len()))
+                        .then_some(events)
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// One element, starting after `after` (whitespace first); returns it
+    /// and the position just past it.
+    fn element(&mut self, after: usize) -> Option<(ScannedEvent<'a>, usize)> {
+        let start = self.skip_ws(after);
+        if self.b.get(start) != Some(&b'{') {
+            let end = self.value(after, None, Place::Elsewhere)?;
+            return Some((
+                ScannedEvent {
+                    text: &self.text[start..end],
+                    members: None,
+                },
+                end,
+            ));
+        }
+        if self.take()? != start {
+            return None;
+        }
+        self.enter()?;
+        let mut m = Members {
+            event_type: None,
+            event_time: None,
+            organization_id: None,
+            correlation_id: None,
+            event_info: None,
+            repeated_member: None,
+            event_info_repeated_key: None,
+            event_info_spots: [(0, 0); Spot::COUNT],
+        };
+        let mut after_member = start + 1;
+        let mut first = true;
+        loop {
+            let p = self.take()?;
+            if !self.blank(after_member, p) {
+                return None;
+            }
+            match self.b[p] {
+                b'}' if first => break,
+                b'"' => {}
+                _ => return None,
+            }
+            first = false;
+            let key = self.key_from(p)?;
+            let colon = self.take()?;
+            if self.b[colon] != b':' || !self.blank(p + key.len() + 2, colon) {
+                return None;
+            }
+            let (slot, name) = match key {
+                "eventType" => (&mut m.event_type, "eventType"),
+                "eventTime" => (&mut m.event_time, "eventTime"),
+                "organizationId" => (&mut m.organization_id, "organizationId"),
+                "correlationId" => (&mut m.correlation_id, "correlationId"),
+                "eventInfo" => (&mut m.event_info, "eventInfo"),
+                _ => {
+                    let end = self.value(colon + 1, None, Place::Elsewhere)?;
+                    match self.close(end, b'}')? {
+                        Some(next) => {
+                            after_member = next;
+                            continue;
+                        }
+                        None => break,
+                    }
+                }
+            };
+            let value_start = self.skip_ws(colon + 1);
+            let seen_before = slot.is_some();
+            let end = if !seen_before && name == "eventInfo" {
+                let mut watch = Watch {
+                    first: None,
+                    spots: [(0, 0); Spot::COUNT],
+                };
+                let end = self.value(colon + 1, Some(&mut watch), Place::Info)?;
+                m.event_info_repeated_key = watch.first;
+                // Relative to the event's own text, which the event keeps.
+                for slot in watch.spots.iter_mut().filter(|slot| slot.1 != 0) {
+                    *slot = (slot.0 - start as u32, slot.1 - start as u32);
+                }
+                m.event_info_spots = watch.spots;
+                end
+            } else {
+                self.value(colon + 1, None, Place::Elsewhere)?
+            };
+            if seen_before {
+                m.repeated_member.get_or_insert(name);
+            } else {
+                *slot = Some(&self.text[value_start..end]);
+            }
+            match self.close(end, b'}')? {
+                Some(next) => after_member = next,
+                None => break,
+            }
+        }
+        self.depth -= 1;
+        let end = self.index[self.next - 1] as usize + 1;
+        Some((
+            ScannedEvent {
+                text: &self.text[start..end],
+                members: Some(m),
+            },
+            end,
+        ))
+    }
+
+    /// After a member or item ending at `end`: `Some(next)` after a comma
+    /// (the next one starts after `next`), `None` at the closing bracket.
+    /// A failed check is `Err`-like: the outer `Option` is `None`.
+    fn close(&mut self, end: usize, bracket: u8) -> Option<Option<usize>> {
+        let p = self.take()?;
+        if !self.blank(end, p) {
+            return None;
+        }
+        match self.b[p] {
+            b',' => Some(Some(p + 1)),
+            c if c == bracket => Some(None),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn skip_ws(&self, mut at: usize) -> usize {
+        while self.b.get(at).is_some_and(|&c| is_ws(c)) {
+            at += 1;
+        }
+        at
+    }
+
+    /// A key whose opening quote is at `open` (already taken): its text,
+    /// which must have no escapes.
+    #[inline]
+    fn key_from(&mut self, open: usize) -> Option<&'a str> {
+        let close = self.take()?;
+        if self.may_have_escapes(open, close) && self.b[open + 1..close].contains(&b'\\') {
+            return None;
+        }
+        Some(&self.text[open + 1..close])
+    }
+
+    /// Whether the span touches a block that has a backslash.
+    #[inline]
+    fn may_have_escapes(&self, from: usize, to: usize) -> bool {
+        self.any_escapes
+            && (from / 64..=to / 64).any(|k| self.escapes[k / 64] & (1 << (k % 64)) != 0)
+    }
+
+    /// One value starting after `after` (whitespace first); the position
+    /// just past it.
+    fn value(
+        &mut self,
+        after: usize,
+        watch: Option<&mut Watch<'a>>,
+        place: Place,
+    ) -> Option<usize> {
+        let start = self.skip_ws(after);
+        match *self.b.get(start)? {
+            b'{' => {
+                if self.take()? != start {
+                    return None;
+                }
+                self.object(start, watch, place)
+            }
+            b'[' => {
+                if self.take()? != start {
+                    return None;
+                }
+                self.array(start, watch)
+            }
+            b'"' => {
+                if self.take()? != start {
+                    return None;
+                }
+                let close = self.take()?;
+                if self.may_have_escapes(start, close) {
+                    check_escapes(&self.b[start + 1..close])?;
+                }
+                Some(close + 1)
+            }
+            _ => {
+                // A scalar runs to the next structural position (or the end).
+                let limit = self.peek().unwrap_or(self.b.len());
+                let mut end = start;
+                while end < limit && !is_ws(self.b[end]) {
+                    end += 1;
+                }
+                scalar(&self.b[start..end])?;
+                Some(end)
+            }
+        }
+    }
+
+    fn object(
+        &mut self,
+        open: usize,
+        mut watch: Option<&mut Watch<'a>>,
+        place: Place,
+    ) -> Option<usize> {
+        self.enter()?;
+        let base = self.keys.len();
+        // Bit `signature >> 56` of each key of this object: a key whose bit
+        // is clear is new without looking at the others.
+        let mut bloom = [0u64; 4];
+        let mut after = open + 1;
+        let mut first = true;
+        let end = loop {
+            let p = self.take()?;
+            if !self.blank(after, p) {
+                return None;
+            }
+            match self.b[p] {
+                b'}' if first => break p + 1,
+                b'"' => {}
+                _ => return None,
+            }
+            first = false;
+            let key = self.key_from(p)?;
+            if let Some(r) = watch.as_deref_mut() {
+                let sig = signature(key.as_bytes());
+                let (word, bit) = ((sig >> 62) as usize, 1u64 << ((sig >> 56) & 63));
+                if bloom[word] & bit != 0
+                    && r.first.is_none()
+                    && self.keys[base..].iter().any(|&(s, a, n)| {
+                        s == sig && &self.text[a as usize..(a + n) as usize] == key
+                    })
+                {
+                    r.first = Some(key);
+                }
+                bloom[word] |= bit;
+                self.keys.push((sig, (p + 1) as u32, key.len() as u32));
+            }
+            let colon = self.take()?;
+            if self.b[colon] != b':' || !self.blank(p + key.len() + 2, colon) {
+                return None;
+            }
+            let (spot, inner) = match (&watch, place) {
+                (Some(_), Place::Elsewhere) | (None, _) => (None, Place::Elsewhere),
+                (Some(_), _) => place.member(key),
+            };
+            let value_start = self.skip_ws(colon + 1);
+            let value_end = self.value(colon + 1, watch.as_deref_mut(), inner)?;
+            if let (Some(spot), Some(w)) = (spot, watch.as_deref_mut()) {
+                let slot = &mut w.spots[spot as usize];
+                if slot.1 == 0 {
+                    *slot = (value_start as u32, value_end as u32);
+                }
+            }
+            let close = self.take()?;
+            if !self.blank(value_end, close) {
+                return None;
+            }
+            match self.b[close] {
+                b',' => after = close + 1,
+                b'}' => break close + 1,
+                _ => return None,
+            }
+        };
+        self.keys.truncate(base);
+        self.depth -= 1;
+        Some(end)
+    }
+
+    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a>>) -> Option<usize> {
+        self.enter()?;
+        let mut after = open + 1;
+        if let Some(p) = self.peek() {
+            if self.b[p] == b']' && self.blank(after, p) {
+                self.next += 1;
+                self.depth -= 1;
+                return Some(p + 1);
+            }
+        }
+        let end = loop {
+            let value_end = self.value(after, watch.as_deref_mut(), Place::Elsewhere)?;
+            let close = self.take()?;
+            if !self.blank(value_end, close) {
+                return None;
+            }
+            match self.b[close] {
+                b',' => after = close + 1,
+                b']' => break close + 1,
+                _ => return None,
+            }
+        };
+        self.depth -= 1;
+        Some(end)
+    }
+}
+
+/// The content of a string with a backslash: every escape must be valid,
+/// and a `\u` escape of a surrogate is left to the careful path (which
+/// decides whether it pairs).
+fn check_escapes(content: &[u8]) -> Option<()> {
+    let mut i = 0;
+    while i < content.len() {
+        if content[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match *content.get(i + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+            b'u' => {
+                let hex = content.get(i + 2..i + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                let unit = u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+                if (0xD800..=0xDFFF).contains(&unit) {
+                    return None;
+                }
+                i += 6;
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// `true`, `false`, `null` or a number as JSON writes it. Magnitudes
+/// anywhere near what a double cannot hold (serde_json refuses those) go to
+/// the careful path.
+fn scalar(t: &[u8]) -> Option<()> {
+    match t {
+        b"true" | b"false" | b"null" => return Some(()),
+        _ => {}
+    }
+    let mut i = usize::from(t.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while t.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let int_digits = match t.get(i)? {
+        b'0' => {
+            i += 1;
+            1
+        }
+        b'1'..=b'9' => digits(&mut i),
+        _ => return None,
+    };
+    if t.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return None;
+        }
+    }
+    let mut exponent = 0usize;
+    if matches!(t.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(t.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let start = i;
+        if digits(&mut i) == 0 {
+            return None;
+        }
+        // Only its size matters: a long exponent is too big already.
+        exponent = std::str::from_utf8(&t[start..i])
+            .ok()?
+            .parse()
+            .unwrap_or(usize::MAX);
+    }
+    (i == t.len() && int_digits.saturating_add(exponent) < 300).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> Option<Vec<ScannedEvent<'_>>> {
+        scan_array(text, 64)
+    }
+
+    #[test]
+    fn finds_members_and_repeats() {
+        let body = r#" [ {"eventType":"StopListUpdate","x":[1,{"a":1,"a":2}],
+            "eventInfo":{"k":{"id":1,"id":2},"l":[{"z":1},{"z":2}]},"eventType":"Other"}, 42 ] "#;
+        let events = scan(body).expect("well-formed");
+        assert_eq!(events.len(), 2);
+        let m = events[0].members.as_ref().expect("object");
+        assert_eq!(m.event_type, Some(r#""StopListUpdate""#));
+        assert_eq!(m.repeated_member, Some("eventType"));
+        // Repeats outside eventInfo do not count; keys of sibling objects are
+        // not repeats.
+        assert_eq!(m.event_info_repeated_key, Some("id"));
+        assert!(events[1].members.is_none());
+        assert_eq!(events[1].text, "42");
+        assert!(events[0].text.starts_with('{') && events[0].text.ends_with('}'));
+    }
+
+    #[test]
+    fn leaves_what_it_cannot_judge_to_the_careful_path() {
+        for body in [
+            "",
+            "{}",
+            "[",
+            "[1,]",
+            "[01]",
+            "[1.]",
+            "[1e]",
+            "[-]",
+            "[tru]",
+            "[1 2]",
+            r#"["a"#,
+            "[\"\u{1}\"]",
+            r#"["\x"]"#,
+            r#"["\ud800"]"#,
+            r#"["\u12"]"#,
+            r#"["\u+123"]"#,
+            r#"[{"a\u0041":1}]"#,
+            "[1e400]",
+            "[] x",
+            "x []",
+            r#"[{"a" 1}]"#,
+            r#"[{"a":1,}]"#,
+            r#"[{"a":1 "b":2}]"#,
+            r#"[{,}]"#,
+            r#"[{"a":}]"#,
+            "[[1]2]",
+        ] {
+            assert!(scan(body).is_none(), "{body:?}");
+        }
+        assert!(scan_array("[[[1]]]", 3).is_some());
+        assert!(scan_array("[[[[1]]]]", 3).is_none());
+        assert!(scan(r#"[{"eventInfo":"\u00e9\n","n":-0.5e-3}]"#).is_some());
+    }
+
+    #[test]
+    fn strings_across_blocks_with_and_without_escapes() {
+        for pad in 0..140 {
+            let filler = "x".repeat(pad);
+            for content in ["plain", r#"a \" quote"#, r#"back\\slash"#, "é ü"] {
+                let body =
+                    format!(r#"[{{"eventInfo":{{"{filler}":"{content}","b":[true,null]}}}}]"#);
+                let events = scan(&body).unwrap_or_else(|| panic!("{body}"));
+                let info = events[0].members.as_ref().unwrap().event_info.unwrap();
+                assert!(info.ends_with(r#"[true,null]}"#), "{info}");
+            }
+        }
+    }
+}

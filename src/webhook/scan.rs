@@ -153,14 +153,30 @@ fn structural_index(b: &[u8]) -> Option<Index> {
 /// [`signature`]) and its span.
 type SeenKey = (u64, u32, u32);
 
-/// The first eight bytes and the length of a key, mixed: equal keys have
-/// equal signatures, and one comparison rules out most unequal ones.
-fn signature(key: &[u8]) -> u64 {
-    let mut head = [0u8; 8];
-    let n = key.len().min(8);
-    head[..n].copy_from_slice(&key[..n]);
-    (u64::from_le_bytes(head) ^ (key.len() as u64).rotate_right(8))
-        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+/// The first eight bytes and the length of the key of `len` bytes at `at`
+/// in `b`, mixed: equal keys have equal signatures, and one comparison rules
+/// out most unequal ones.
+fn signature(b: &[u8], at: usize, len: usize) -> u64 {
+    // One unaligned load where eight bytes are there (a key is followed by
+    // at least `":` and a value), masked to the key; a variable-length
+    // copy here was a `memmove` call per key.
+    let head = match b.get(at..at + 8) {
+        Some(word) => {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            if len >= 8 {
+                word
+            } else {
+                word & ((1u64 << (len * 8)) - 1)
+            }
+        }
+        None => {
+            let mut head = [0u8; 8];
+            let n = len.min(8).min(b.len().saturating_sub(at));
+            head[..n].copy_from_slice(&b[at..at + n]);
+            u64::from_le_bytes(head)
+        }
+    };
+    (head ^ (len as u64).rotate_right(8)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The second stage.
@@ -469,7 +485,7 @@ impl<'a> Walker<'a, '_> {
             first = false;
             let key = self.key_from(p)?;
             if let Some(r) = watch.as_deref_mut() {
-                let sig = signature(key.as_bytes());
+                let sig = signature(self.b, p + 1, key.len());
                 let (word, bit) = ((sig >> 62) as usize, 1u64 << ((sig >> 56) & 63));
                 if bloom[word] & bit != 0
                     && r.first.is_none()
@@ -624,6 +640,36 @@ mod tests {
 
     fn scan(text: &str) -> Option<Vec<ScannedEvent<'_>>> {
         scan_array(text, 64)
+    }
+
+    /// The signature depends on the key's bytes only: not on where it lies
+    /// nor on what follows it, also at the very end of the text.
+    #[test]
+    fn key_signatures_do_not_depend_on_their_surroundings() {
+        let keys: [&[u8]; 6] = [
+            b"",
+            b"a",
+            b"id",
+            b"eventInfo",
+            b"organizationId",
+            b"1234567",
+        ];
+        for key in keys {
+            let mut seen = Vec::new();
+            for (before, after) in [
+                ("", ""),
+                ("xy", "\":1}"),
+                ("abcdefgh", "zzzzzzzzz"),
+                ("", "~"),
+            ] {
+                let text = [before.as_bytes(), key, after.as_bytes()].concat();
+                seen.push(signature(&text, before.len(), key.len()));
+            }
+            assert!(seen.windows(2).all(|w| w[0] == w[1]), "{key:?}: {seen:?}");
+        }
+        let at_end = signature(b"abcdefgh", 0, 8);
+        assert_ne!(at_end, signature(b"abcdefgX", 0, 8));
+        assert_ne!(signature(b"ab", 0, 1), signature(b"ab", 0, 2));
     }
 
     #[test]

@@ -27,44 +27,30 @@ final class PreloadTest extends TestCase
      */
     private static function page(array $ini, string $tokenDir): array
     {
-        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        self::assertNotFalse($probe, $errstr);
-        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
-        fclose($probe);
         $log = $tokenDir . '/server.log';
-        $script = dirname(__DIR__, 3) . '/examples/php/organizations.php';
         // opcache.preload_user only counts when running as root, where it must be set.
-        $command = array_merge(Php::command($ini + ['opcache.preload_user' => 'root']), ['-S', "127.0.0.1:$port", $script]);
-        $server = proc_open(
-            $command,
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'a'], 2 => ['file', $log, 'a']],
-            $pipes,
-            null,
+        [$server, $port] = Php::serve(
+            dirname(__DIR__, 3) . '/examples/php/organizations.php',
             // As under PHP-FPM, nothing in the environment names the library.
-            Php::env([
+            [
                 Library::ENV_LIBRARY => false,
                 'IIKO_APP_ID' => Emulator::APP_ID,
                 'IIKO_CLIENT_SECRET' => Emulator::CLIENT_SECRET,
                 'IIKO_API_KEY' => Emulator::API_KEY,
                 'IIKO_BASE_URL' => Emulator::url(),
                 'IIKO_TOKEN_DIR' => $tokenDir . '/token',
-            ])
+            ],
+            $log,
+            $ini + ['opcache.preload_user' => 'root']
         );
         self::assertIsResource($server);
         try {
-            $deadline = microtime(true) + 15;
-            while (($socket = @fsockopen('127.0.0.1', $port, $errno, $errstr, 0.2)) === false) {
-                self::assertLessThan($deadline, microtime(true), 'php -S did not start: ' . file_get_contents($log));
-                usleep(50000);
-            }
-            fclose($socket);
             $context = stream_context_create(['http' => ['ignore_errors' => true, 'timeout' => 20]]);
             $body = (string) file_get_contents("http://127.0.0.1:$port/", false, $context);
             preg_match('#^HTTP/\S+ (\d+)#', $http_response_header[0] ?? '', $m);
             return [(int) ($m[1] ?? 0), $body];
         } finally {
-            proc_terminate($server);
-            proc_close($server);
+            Php::stop($server);
         }
     }
 

@@ -31,36 +31,19 @@ final class ReceiverTest extends TestCase
         // One attempt per batch: a refused delivery is final at once.
         Emulator::config(['retryDelaysSecs' => [], 'deliveryTimeoutSecs' => 10]);
 
-        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        self::assertNotFalse($probe, $errstr);
-        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
-        fclose($probe);
         $this->log = tempnam(sys_get_temp_dir(), 'iikocloud-receiver-') ?: '';
-        $script = dirname(__DIR__, 3) . '/examples/php/receiver.php';
-        $command = array_merge(Php::command(), ['-S', "127.0.0.1:$port", $script]);
-        $this->server = proc_open(
-            $command,
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $this->log, 'a'], 2 => ['file', $this->log, 'a']],
-            $pipes,
-            null,
-            Php::env(['IIKO_WEBHOOK_TOKEN' => self::TOKEN])
+        [$this->server, $port] = Php::serve(
+            dirname(__DIR__, 3) . '/examples/php/receiver.php',
+            ['IIKO_WEBHOOK_TOKEN' => self::TOKEN],
+            $this->log
         );
         self::assertIsResource($this->server);
         $this->url = "http://127.0.0.1:$port/webhook";
-        $deadline = microtime(true) + 15;
-        while (($socket = @fsockopen('127.0.0.1', $port, $errno, $errstr, 0.2)) === false) {
-            self::assertLessThan($deadline, microtime(true), 'php -S did not start: ' . file_get_contents($this->log));
-            usleep(50000);
-        }
-        fclose($socket);
     }
 
     protected function tearDown(): void
     {
-        if (is_resource($this->server)) {
-            proc_terminate($this->server);
-            proc_close($this->server);
-        }
+        Php::stop($this->server);
         @unlink($this->log);
         Emulator::config([
             'retryDelaysSecs' => $this->config['retryDelaysSecs'],

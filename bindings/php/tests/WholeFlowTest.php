@@ -45,35 +45,19 @@ final class WholeFlowTest extends TestCase
         // One attempt per delivery: a refused one is final at once.
         Emulator::config(['retryDelaysSecs' => [], 'deliveryTimeoutSecs' => 10]);
 
-        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        self::assertNotFalse($probe, $errstr);
-        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
-        fclose($probe);
         $this->log = tempnam(sys_get_temp_dir(), 'iikocloud-flow-') ?: '';
-        $serverLog = $this->log . '.server';
-        $this->server = proc_open(
-            array_merge(Php::command(), ['-S', "127.0.0.1:$port", __DIR__ . '/fixtures/webhook_receiver.php']),
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $serverLog, 'a'], 2 => ['file', $serverLog, 'a']],
-            $pipes,
-            null,
-            Php::env(['RECEIVER_TOKEN' => self::TOKEN, 'RECEIVER_LOG' => $this->log])
+        [$this->server, $port] = Php::serve(
+            __DIR__ . '/fixtures/webhook_receiver.php',
+            ['RECEIVER_TOKEN' => self::TOKEN, 'RECEIVER_LOG' => $this->log],
+            $this->log . '.server'
         );
         self::assertIsResource($this->server);
         $this->url = "http://127.0.0.1:$port/iiko";
-        $deadline = microtime(true) + 15;
-        while (($socket = @fsockopen('127.0.0.1', $port, $errno, $errstr, 0.2)) === false) {
-            self::assertLessThan($deadline, microtime(true), 'php -S did not start: ' . @file_get_contents($serverLog));
-            usleep(50000);
-        }
-        fclose($socket);
     }
 
     protected function tearDown(): void
     {
-        if (is_resource($this->server)) {
-            proc_terminate($this->server);
-            proc_close($this->server);
-        }
+        Php::stop($this->server);
         @unlink($this->log);
         @unlink($this->log . '.server');
         if ($this->config !== []) {

@@ -50,6 +50,57 @@ final class Php
     }
 
     /**
+     * Starts `php -S` on a free loopback port with $script as its router and
+     * waits until it accepts connections; its output goes to $log.
+     *
+     * @param array<string, string|false> $env changes to the environment (false removes a variable)
+     * @param array<string, string> $ini
+     * @return array{0: resource, 1: int} the server process and its port
+     */
+    public static function serve(string $script, array $env, string $log, array $ini = []): array
+    {
+        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
+        if ($probe === false) {
+            throw new \RuntimeException("no free port: $errstr");
+        }
+        $port = (int) substr((string) strrchr((string) stream_socket_get_name($probe, false), ':'), 1);
+        fclose($probe);
+        $server = proc_open(
+            array_merge(self::command($ini), ['-S', "127.0.0.1:$port", $script]),
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'a'], 2 => ['file', $log, 'a']],
+            $pipes,
+            null,
+            self::env($env)
+        );
+        if (!is_resource($server)) {
+            throw new \RuntimeException('cannot start php -S');
+        }
+        $deadline = microtime(true) + 15;
+        while (($socket = @fsockopen('127.0.0.1', $port, $errno, $errstr, 0.2)) === false) {
+            if (microtime(true) > $deadline) {
+                self::stop($server);
+                throw new \RuntimeException('php -S did not start: ' . @file_get_contents($log));
+            }
+            usleep(50000);
+        }
+        fclose($socket);
+        return [$server, $port];
+    }
+
+    /**
+     * Stops a server of {@see serve()}.
+     *
+     * @param resource|null $server
+     */
+    public static function stop($server): void
+    {
+        if (is_resource($server)) {
+            proc_terminate($server);
+            proc_close($server);
+        }
+    }
+
+    /**
      * The current environment with changes.
      *
      * @param array<string, string|false> $changes

@@ -4331,8 +4331,9 @@ iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, 
  * (other bits are refused).
  *
  * On success writes the answer to `*json_out` (yours; free it with
- * `iiko_string_free`). Amounts are exact: a JSON number whose text is the
- * decimal (`12345678901234.56`), or a string with the flag. Thread-safe.
+ * `iiko_string_free`): the service's JSON as it wrote it, so amounts keep
+ * every digit (`12345678901234.56`); with the flag, every amount is a JSON
+ * string instead. Thread-safe.
  *
  * # Safety
  * `client` must be NULL or a live client; `request_json` must be NULL or

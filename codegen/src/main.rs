@@ -16,6 +16,7 @@ mod php;
 mod php_shapes;
 mod python;
 mod rust;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -143,6 +144,7 @@ fn main() -> ExitCode {
     let mut files = vec![
         ("src/api/models.rs".to_string(), generated.models),
         ("src/api/ops.rs".to_string(), generated.ops),
+        ("src/api/wire.json".to_string(), generated.wire),
         ("docs/operations.md".to_string(), reference),
     ];
     // One line per further generator (each in its own module).

@@ -5,9 +5,10 @@
 //!
 //! A request (`…_In`) and an answer (`…_Out`) of the same schema differ in
 //! what the binding takes and gives: an amount goes in as a numeric string,
-//! an int or a float and comes back as a numeric string; an optional request
-//! field may be null (the core drops it) while an optional answer field is
-//! absent, never null. Every answer shape ends in `...` (more keys may
+//! an int or a float and comes back as a numeric string; an optional field
+//! may be absent or null both ways (the core drops a null one from a request;
+//! an answer is the service's JSON, which has both). Every answer shape ends
+//! in `...` (more keys may
 //! come); a request shape is sealed where the document closes the schema.
 //! PHPStan refuses an alias that refers to itself, so a schema met again
 //! while its own alias is being written is `array<string, mixed>` there.
@@ -119,7 +120,7 @@ pub fn file(spec: &Value, header: &str) -> Result<(String, String), String> {
         ));
     }
     let text = format!(
-        "{header}namespace IikoCloud\\Api;\n\n/**\n * The array shapes of every request (`…_In`) and answer (`…_Out`), for\n * PHPStan and Psalm; a method's `@param` and `@return` name them. Import one\n * into a class of yours with `@psalm-import-type Name from \\IikoCloud\\Api\\Shapes`\n * (or `@phpstan-import-type`).\n *\n * Amounts are `numeric-string` in answers; requests also take an int or a\n * float. An optional answer field is absent, never null. Every `…_Out`\n * ends in `...`: an answer may hold keys its shape does not list (the\n * service adds fields); a `…_In` is sealed where the document closes the\n * schema. A union's value whose discriminator this version does not know\n * comes back as the service sent it, outside these shapes. Where a schema\n * holds itself, the inner occurrence is `array<string, mixed>` (an alias\n * may not refer to itself).\n{doc} */\nfinal class {CLASS}\n{{\n    private function __construct()\n    {{\n    }}\n}}\n"
+        "{header}namespace IikoCloud\\Api;\n\n/**\n * The array shapes of every request (`…_In`) and answer (`…_Out`), for\n * PHPStan and Psalm; a method's `@param` and `@return` name them. Import one\n * into a class of yours with `@psalm-import-type Name from \\IikoCloud\\Api\\Shapes`\n * (or `@phpstan-import-type`).\n *\n * Amounts are `numeric-string` in answers; requests also take an int or a\n * float. An optional field may be absent or null. Every `…_Out`\n * ends in `...`: an answer may hold keys its shape does not list (the\n * service adds fields); a `…_In` is sealed where the document closes the\n * schema. A union's value whose discriminator this version does not know\n * comes back as the service sent it, outside these shapes. Where a schema\n * holds itself, the inner occurrence is `array<string, mixed>` (an alias\n * may not refer to itself).\n{doc} */\nfinal class {CLASS}\n{{\n    private function __construct()\n    {{\n    }}\n}}\n"
     );
     Ok((format!("bindings/php/src/Api/{CLASS}.php"), text))
 }
@@ -269,7 +270,7 @@ impl<'a> Writer<'a> {
             let (mark, null) = match dir {
                 Dir::In if !required => ("?", true),
                 Dir::In => ("", nullable),
-                Dir::Out if !required => ("?", false),
+                Dir::Out if !required => ("?", true),
                 Dir::Out => ("", nullable),
             };
             let ty = if null && ty != "mixed" {

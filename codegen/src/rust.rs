@@ -11,6 +11,8 @@ use crate::names::{ident, lit, pascal, snake};
 pub struct Generated {
     pub models: String,
     pub ops: String,
+    /// `src/api/wire.json` (see `crate::wire`).
+    pub wire: String,
 }
 
 const HEADER: &str =
@@ -771,46 +773,9 @@ fn gen_ops(spec: &Spec<'_>, operations: &[Value]) -> Result<String, String> {
     }
     render(spec, &ops, &root, &mut Vec::new(), &mut out)?;
 
-    // One entry point by name, for the bindings and the CLI: the request as
-    // JSON is read into the operation's type (so it is checked), the typed
-    // answer is written back as JSON.
-    out.push_str("/// Calls the operation `name` through its typed method: `request` is read\n/// into the operation's request type (unknown names and malformed requests\n/// are [`crate::Error::InvalidInput`]), checked, sent, and the typed answer\n/// comes back as JSON.\npub fn call_by_name(client: &crate::Client, name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    let api = client.api();\n    match name {\n");
-    for op in &ops {
-        let raw = op.raw;
-        let mut call = String::from("api");
-        let segs = &op.segments;
-        let is_group = leaf_names
-            .iter()
-            .any(|n| n.len() > segs.len() && n.starts_with(segs));
-        for (i, seg) in segs.iter().enumerate() {
-            let last = i + 1 == segs.len();
-            if !last || is_group {
-                write!(call, ".{}()", ident(&snake(seg))).unwrap();
-            }
-        }
-        let method = if is_group {
-            "get".to_string()
-        } else {
-            ident(&snake(segs.last().unwrap()))
-        };
-        let body = match raw.get("request").filter(|r| !r.is_null()) {
-            Some(req) => {
-                let req_ty = rust_type(spec, req)?;
-                format!("{{ let request: {req_ty} = crate::api::support::request_from_json(name, request)?; crate::api::support::to_json(name, {call}.{method}(&request)?) }}")
-            }
-            None => format!("crate::api::support::to_json(name, {call}.{method}()?)"),
-        };
-        writeln!(
-            out,
-            "        {} => {body},",
-            lit(raw["name"].as_str().unwrap_or_default())
-        )
-        .unwrap();
-    }
-    out.push_str("        other => Err(crate::Error::invalid(format!(\"no operation named {other:?}\"))),\n    }\n}\n\n");
-
-    // The same reading and checking without sending: what would go out.
-    out.push_str("/// Reads `request` into the request type of the operation `name`, checks\n/// it, and writes it back as the JSON the client would send; nothing is\n/// sent. A malformed or invalid request is [`crate::Error::InvalidInput`].\npub fn prepare_request(name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    match name {\n");
+    // The typed path by name, for the unit test that holds the rules of
+    // `wire.json` (what calls by name apply) to the typed models' own.
+    out.push_str("/// Reads `request` into the request type of the operation `name`, checks\n/// it, and writes it back as the typed path would send it. Only for the\n/// test comparing it with [`crate::api::prepare_request`].\n#[cfg(test)]\npub(crate) fn prepare_typed(name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    match name {\n");
     for op in &ops {
         let raw = op.raw;
         let body = match raw.get("request").filter(|r| !r.is_null()) {
@@ -840,5 +805,6 @@ pub fn generate(spec: &Value) -> Result<Generated, String> {
     Ok(Generated {
         models: gen_models(&s)?,
         ops: gen_ops(&s, operations)?,
+        wire: crate::wire::generate(&s, operations)?,
     })
 }

@@ -1,24 +1,24 @@
 //! Calling any operation by name with JSON in and out, for the bindings (C,
-//! C++, PHP, the CLI) that reach the typed operations through one entry point.
+//! C++, PHP, Python, the CLI) that reach the typed operations through one
+//! entry point.
 //!
-//! The request goes through the operation's typed request model, so it is
-//! checked exactly as the Rust methods check it (the same
-//! [`Error::InvalidInput`] naming the field), is retried only when the
-//! operation is safe to repeat, and carries the operation's `Timeout`. The
-//! answer is read into the typed answer model and written back, so money keeps
-//! its exact digits: an amount is a JSON number whose text is the decimal
-//! (`12345678901234.56`, `0.1`), or a JSON string when
-//! [`OperationCall::money_as_text`] asks for one (for hosts whose JSON reader
-//! turns numbers into doubles, such as PHP).
+//! The request is checked exactly as the typed Rust methods check it (the
+//! same [`Error::InvalidInput`] naming the field), from the rules of
+//! [`super::wire`] rather than through the typed models, and goes out as the
+//! typed path would write it. It is retried only when the operation is safe
+//! to repeat, and carries the operation's `Timeout`. The answer comes back as
+//! the service wrote it: keys in their order and amounts with their digits
+//! (a JSON number whose text is the decimal), or with every amount as a JSON
+//! string when [`OperationCall::money_as_text`] asks (for hosts whose JSON
+//! reader turns numbers into doubles, such as PHP).
 
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::models::deliveries::request::CreateOrderRequest;
-use super::support::with_answer_money_as_text;
-use super::{operation, WaitOptions};
-use crate::{limits, Client, Error, Result};
+use super::{operation, safe, wire, OperationInfo, WaitOptions};
+use crate::{limits, CallOptions, Client, Error, Result};
 
 /// How [`call_operation`] sends one call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -75,8 +75,19 @@ impl WaitOptions {
     }
 }
 
+/// Checks `request` against the operation `name` and returns the JSON the
+/// client would send; nothing is sent (e.g. to check a form before queueing
+/// it). An unknown name, a request that is not an object of the operation's
+/// shape, or one that breaks a rule of the document is
+/// [`Error::InvalidInput`] naming the field.
+pub fn prepare_request(name: &str, request: &Value) -> Result<Value> {
+    let op = find(name)?;
+    wire::request(op.name, request.clone())
+}
+
 /// Checks `request` against the operation `name`, sends it and returns the
-/// answer as JSON.
+/// answer's JSON text as the service wrote it (amounts as strings when
+/// `options` asks).
 ///
 /// An unknown name, a request that is not an object of the operation's shape,
 /// or one that breaks a rule of the document is [`Error::InvalidInput`] and
@@ -84,17 +95,33 @@ impl WaitOptions {
 /// error or a 5xx. `deliveries.create` and `order.create` always send an
 /// `order.id` (a fresh one when the request has none; the answer's
 /// `orderInfo.id` tells it).
+pub fn call_operation_text(
+    client: &Client,
+    name: &str,
+    request: &Value,
+    options: &OperationCall,
+) -> Result<String> {
+    let op = find(name)?;
+    let body = wire::request(op.name, request.clone())?;
+    send(client, op, body, options)
+}
+
+/// [`call_operation_text`] with the answer as a [`Value`] (numbers as
+/// `f64`: take the text, or amounts as strings, to keep every digit).
 pub fn call_operation(
     client: &Client,
     name: &str,
     request: &Value,
     options: &OperationCall,
 ) -> Result<Value> {
-    let op = operation(name).ok_or_else(|| Error::invalid(unknown(name)))?;
-    let client = with_timeout(client, options)?;
-    with_answer_money_as_text(options.money_as_text, || {
-        super::call_by_name(&client, op.name, request)
-    })
+    let op = find(name)?;
+    let text = call_operation_text(client, name, request, options)?;
+    read_answer(op, &text)
+}
+
+/// [`call_operation`] with the client's own `Timeout` and amounts as numbers.
+pub fn call_by_name(client: &Client, name: &str, request: &Value) -> Result<Value> {
+    call_operation(client, name, request, &OperationCall::default())
 }
 
 /// [`call_operation`] for a command, then follows it with
@@ -113,46 +140,91 @@ pub fn call_operation_and_wait(
     options: &OperationCall,
     wait: &WaitOptions,
 ) -> Result<Value> {
-    let op = operation(name).ok_or_else(|| Error::invalid(unknown(name)))?;
+    let op = find(name)?;
     if !op.command {
         return Err(Error::invalid(format!(
             "{name} is not a command (it answers no correlationId to wait for); call it without waiting"
         )));
     }
+    if op.name == "deliveries.create" {
+        let mut typed: CreateOrderRequest = super::support::request_from_json(name, request)?;
+        super::Validate::validate(&typed)?;
+        let client = with_timeout(client, options)?;
+        let info = client.create_delivery_order(&mut typed, wait)?;
+        let write = || super::support::to_json(name, &info);
+        let info = if options.money_as_text {
+            crate::money::as_text(write)
+        } else {
+            write()
+        }?;
+        return Ok(serde_json::json!({ "orderInfo": info }));
+    }
+    // Checked first so a request without it fails before anything is sent.
+    let body = wire::request(op.name, request.clone())?;
     let organization_id = request
         .get("organizationId")
         .and_then(Value::as_str)
-        .map(str::to_owned);
-    let client = with_timeout(client, options)?;
-    with_answer_money_as_text(options.money_as_text, || {
-        if op.name == "deliveries.create" {
-            let mut typed: CreateOrderRequest = super::support::request_from_json(name, request)?;
-            super::Validate::validate(&typed)?;
-            let info = client.create_delivery_order(&mut typed, wait)?;
-            let info = super::support::to_json(name, info)?;
-            return Ok(serde_json::json!({ "orderInfo": info }));
-        }
-        // Checked first so a request without it fails before anything is sent.
-        super::prepare_request(op.name, request)?;
-        let organization_id = organization_id.ok_or_else(|| {
+        .ok_or_else(|| {
             Error::invalid(format!(
                 "organizationId: is required to wait for {name} (commands/status asks for it)"
             ))
         })?;
-        let answer = super::call_by_name(&client, op.name, request)?;
-        let correlation_id = answer
-            .get("correlationId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| Error::Decode {
-                path: op.path.to_owned(),
-                status: op.success_status,
-                message: "the command's answer has no correlationId to wait for".into(),
-                correlation_id: None,
-                body: String::new(),
-            })?;
-        client.wait_command(&organization_id, correlation_id, wait)?;
-        Ok(answer)
-    })
+    let answer = read_answer(op, &send(client, op, body, options)?)?;
+    let correlation_id = answer
+        .get("correlationId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| decode_error(op, "the command's answer has no correlationId to wait for"))?;
+    client.wait_command(organization_id, correlation_id, wait)?;
+    Ok(answer)
+}
+
+/// Sends a checked request body to `op` and returns the answer's text.
+fn send(
+    client: &Client,
+    op: &OperationInfo,
+    mut body: Value,
+    options: &OperationCall,
+) -> Result<String> {
+    if op.method != "POST" {
+        return Err(Error::invalid(format!(
+            "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
+            op.name, op.method
+        )));
+    }
+    if safe::ORDER_CREATES.contains(&op.name) {
+        // An order always goes out with an id, so any answer (or a look-up
+        // after a lost one) can name it.
+        safe::fill_order_id(&mut body);
+    }
+    let call = CallOptions {
+        timeout: options.timeout,
+        idempotent: op.safe_to_retry,
+    };
+    let text = client.call_text(op.path, &body.to_string(), &call)?;
+    if !options.money_as_text {
+        return Ok(text);
+    }
+    let mut answer = read_answer(op, &text)?;
+    wire::amounts_as_text(op.name, &mut answer)?;
+    Ok(answer.to_string())
+}
+
+fn read_answer(op: &OperationInfo, text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| decode_error(op, &e.to_string()))
+}
+
+fn decode_error(op: &OperationInfo, message: &str) -> Error {
+    Error::Decode {
+        path: op.path.to_owned(),
+        status: op.success_status,
+        message: message.to_owned(),
+        correlation_id: None,
+        body: String::new(),
+    }
+}
+
+fn find(name: &str) -> Result<&'static OperationInfo> {
+    operation(name).ok_or_else(|| Error::invalid(unknown(name)))
 }
 
 fn unknown(name: &str) -> String {
@@ -183,7 +255,7 @@ mod tests {
             let m: Money = text.parse().unwrap();
             let json = serde_json::to_string(&serde_json::to_value(m).unwrap()).unwrap();
             assert_eq!(json, text);
-            let quoted = with_answer_money_as_text(true, || {
+            let quoted = crate::money::as_text(|| {
                 super::super::support::to_json("x", m).map(|v| v.to_string())
             })
             .unwrap();

@@ -37,8 +37,12 @@ mod safe;
 pub mod support;
 mod validate;
 mod wait;
+mod wire;
 
-pub use call::{call_operation, call_operation_and_wait, OperationCall};
+pub use call::{
+    call_by_name, call_operation, call_operation_and_wait, call_operation_text, prepare_request,
+    OperationCall,
+};
 pub use ops::*;
 pub use safe::new_order_id;
 pub use validate::{Validate, Validator};

@@ -3,7 +3,6 @@
 //! and JSON form.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -377,7 +376,7 @@ pub fn serialize_tagged<S: Serializer, T: Serialize>(
     v.serialize(s)
 }
 
-/// Reads a request given as JSON into its typed form, for `call_by_name`.
+/// Reads a request given as JSON into its typed form.
 /// The error names the top-level field at fault when one alone is.
 pub fn request_from_json<T: DeserializeOwned>(name: &str, request: &Value) -> crate::Result<T> {
     serde_json::from_value(request.clone()).map_err(|e| {
@@ -403,50 +402,23 @@ fn misfit_field<T: DeserializeOwned>(request: &Value) -> Option<&str> {
         .map(|(key, _)| key.as_str())
 }
 
-/// Writes a typed answer back as JSON, for `call_by_name`.
+/// Writes a typed answer back as JSON (amounts as strings inside
+/// `crate::money::as_text`).
 pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
-    let write = || serde_json::to_value(&answer);
-    if answer_money_as_text() {
-        crate::money::as_text(write)
-    } else {
-        write()
-    }
-    .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
+    serde_json::to_value(&answer)
+        .map_err(|e| crate::Error::invalid(format!("{name}: cannot write the answer as JSON: {e}")))
 }
 
-/// Reads, checks and writes back a request, for `prepare_request`.
-pub fn prepare<T>(name: &str, request: &Value) -> crate::Result<Value>
+/// Reads, checks and writes back a request: the typed path by name, which
+/// the test of `crate::api::wire` holds the by-name rules to.
+#[cfg(test)]
+pub(crate) fn prepare<T>(name: &str, request: &Value) -> crate::Result<Value>
 where
     T: DeserializeOwned + Serialize + crate::api::Validate,
 {
     let typed: T = request_from_json(name, request)?;
     typed.validate()?;
     to_json(name, typed)
-}
-
-thread_local! {
-    /// Set while `call_operation` writes an answer with text amounts; read
-    /// by the answer writer ([`to_json`]) only, so the request sent on the
-    /// wire keeps numbers.
-    static ANSWER_MONEY_AS_TEXT: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Restores the flag even if the call unwinds.
-struct Scope(bool);
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        ANSWER_MONEY_AS_TEXT.with(|f| f.set(self.0));
-    }
-}
-
-pub(crate) fn with_answer_money_as_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    let _restore = Scope(ANSWER_MONEY_AS_TEXT.with(|flag| flag.replace(on)));
-    f()
-}
-
-fn answer_money_as_text() -> bool {
-    ANSWER_MONEY_AS_TEXT.with(Cell::get)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ impl<T: Validate + ?Sized> Validate for &T {
 }
 
 /// How many problems an error lists before "and N more".
-const LISTED: usize = 5;
+pub(crate) const LISTED: usize = 5;
 
 /// Collects problems with the path of the field each is about.
 #[derive(Debug, Default)]
@@ -39,7 +39,8 @@ pub struct Validator {
 }
 
 impl Validator {
-    fn at(&self, field: &str) -> String {
+    /// The path of `field` below the current one (`body` for the top level).
+    pub(crate) fn at(&self, field: &str) -> String {
         let mut p = String::new();
         for seg in &self.path {
             if seg.starts_with('[') || p.is_empty() {
@@ -51,11 +52,21 @@ impl Validator {
         if field.is_empty() {
             return if p.is_empty() { "body".into() } else { p };
         }
-        if p.is_empty() {
-            field.to_string()
+        if p.is_empty() || field.starts_with('[') {
+            format!("{p}{field}")
         } else {
             format!("{p}.{field}")
         }
+    }
+
+    /// Goes one level down, to `segment` (a field name, or `[i]` in a list).
+    pub(crate) fn enter(&mut self, segment: &str) {
+        self.path.push(segment.to_string());
+    }
+
+    /// Back up from [`Validator::enter`].
+    pub(crate) fn leave(&mut self) {
+        self.path.pop();
     }
 
     fn problem(&mut self, field: &str, what: impl std::fmt::Display) {

@@ -7,7 +7,7 @@
 use std::ffi::c_char;
 
 use iikocloud_core::api::{
-    call_operation, call_operation_and_wait, prepare_request, OperationCall, WaitOptions,
+    call_operation_and_wait, call_operation_text, prepare_request, OperationCall, WaitOptions,
 };
 use serde_json::Value;
 
@@ -192,8 +192,9 @@ pub unsafe extern "C" fn iiko_operation_prepare(
 /// (other bits are refused).
 ///
 /// On success writes the answer to `*json_out` (yours; free it with
-/// `iiko_string_free`). Amounts are exact: a JSON number whose text is the
-/// decimal (`12345678901234.56`), or a string with the flag. Thread-safe.
+/// `iiko_string_free`): the service's JSON as it wrote it, so amounts keep
+/// every digit (`12345678901234.56`); with the flag, every amount is a JSON
+/// string instead. Thread-safe.
 ///
 /// # Safety
 /// `client` must be NULL or a live client; `request_json` must be NULL or
@@ -223,9 +224,9 @@ pub unsafe extern "C" fn iiko_client_call_operation(
             .name
             .to_str()
             .map_err(|_| Failure::invalid_argument("name"))?;
-        let answer = call_operation(client.core(), name, &request(text)?, &options)?;
+        let answer = call_operation_text(client.core(), name, &request(text)?, &options)?;
         // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(owned_c_string(&answer.to_string())) };
+        unsafe { out.write(owned_c_string(&answer)) };
         Ok(())
     })
 }

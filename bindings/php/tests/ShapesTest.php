@@ -19,7 +19,7 @@ final class ShapesTest extends TestCase
 {
     /** The shape the organizations answer had while answer shapes were sealed. */
     private const SEALED_ORGANIZATIONS = "array{correlationId: string, organizations: list<array{responseType: 'Simple', "
-        . 'id: string, name: string|null, code?: string, externalData?: list<array{key: string, value: string}>}>}';
+        . 'id: string, name: string|null, code?: string|null, externalData?: list<array{key: string, value: string}>|null}>}';
 
     protected function setUp(): void
     {

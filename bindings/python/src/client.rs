@@ -56,8 +56,8 @@ macro_rules! option {
 }
 
 impl NativeClient {
-    /// Calls the operation `name` and answers the JSON text of its typed
-    /// answer (made without the GIL, like the call).
+    /// Calls the operation `name` and answers its JSON text as the service
+    /// wrote it (the call is made without the GIL).
     fn operation_text(
         &self,
         py: Python<'_>,
@@ -68,12 +68,12 @@ impl NativeClient {
         logbridge::refresh(py);
         let body = json_arg(request)?;
         let timeout = call_timeout(py, timeout)?;
+        let call = iikocloud::api::OperationCall {
+            timeout,
+            ..Default::default()
+        };
         detached(py, || {
-            let mut client = self.client()?;
-            if let Some(t) = timeout {
-                client = client.with_timeout(t)?;
-            }
-            iikocloud::api::call_by_name(&client, &name, &body).map(|a| a.to_string())
+            iikocloud::api::call_operation_text(&self.client()?, &name, &body, &call)
         })
     }
 
@@ -367,11 +367,11 @@ impl NativeClient {
     }
 
     /// Calls the operation `name` (e.g. `deliveries.create`) with `request`,
-    /// JSON text or a dict (`Decimal` sent exactly). The core reads it into
-    /// the operation's request type, checks it (a violation is
-    /// `InvalidInputError` naming the field), sends it with the operation's
-    /// retry rule (commands are never repeated) and reads the typed answer.
-    /// Returns the answer as JSON text, so the caller parses money with
+    /// JSON text or a dict (`Decimal` sent exactly). The core checks it as
+    /// the operation's typed request (a violation is `InvalidInputError`
+    /// naming the field) and sends it with the operation's retry rule
+    /// (commands are never repeated). Returns the answer as the service
+    /// wrote its JSON text, so the caller parses money with
     /// `parse_float=Decimal`.
     #[pyo3(signature = (name, request, *, timeout=None))]
     fn call_operation<'py>(

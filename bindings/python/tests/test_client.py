@@ -185,7 +185,7 @@ def test_invalid_input_is_a_value_error_and_sends_nothing(emu: Emulator) -> None
     with pytest.raises(ValueError, match="organizationIds"):
         client.organizations(organization_ids=["not-a-uuid"])
     # A bare string is not read as a list of characters.
-    with pytest.raises(iikocloud.InvalidInputError, match="organizationIds: invalid type: string"):
+    with pytest.raises(iikocloud.InvalidInputError, match="organizationIds: must be a list, got a string"):
         client.organizations(organization_ids=ORGANIZATION_ID)
     with pytest.raises(iikocloud.InvalidInputError, match="organizationId"):
         client.webhooks.update_settings(organization_id="not-a-uuid", web_hooks_uri="http://x")

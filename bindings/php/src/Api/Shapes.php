@@ -13,7 +13,7 @@ namespace IikoCloud\Api;
  * (or `@phpstan-import-type`).
  *
  * Amounts are `numeric-string` in answers; requests also take an int or a
- * float. An optional answer field is absent, never null. Every `…_Out`
+ * float. An optional field may be absent or null. Every `…_Out`
  * ends in `...`: an answer may hold keys its shape does not list (the
  * service adds fields); a `…_In` is sealed where the document closes the
  * schema. A union's value whose discriminator this version does not know
@@ -39,8 +39,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountDeleteResponse_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -65,10 +65,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountListResponse_Out = array{
- *     accounts?: list<Account_Out>,
- *     count?: int,
- *     limit?: int,
- *     offset?: int,
+ *     accounts?: list<Account_Out>|null,
+ *     count?: int|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
  *     ...
  * }
  *
@@ -82,30 +82,30 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountPostingListResponse_Out = array{
- *     accountId?: string,
- *     canEdit?: bool,
- *     openingBalanceAmount?: numeric-string,
- *     periodChangeAmount?: numeric-string,
- *     postings?: list<Posting_Out>,
+ *     accountId?: string|null,
+ *     canEdit?: bool|null,
+ *     openingBalanceAmount?: numeric-string|null,
+ *     periodChangeAmount?: numeric-string|null,
+ *     postings?: list<Posting_Out>|null,
  *     ...
  * }
  *
  * @psalm-type AccountResponse_Out = array{
- *     code?: string,
- *     createdAt?: string,
- *     deletedAt?: string,
- *     description?: string,
- *     id?: string,
- *     isCustomTransactionsAllowed?: bool,
- *     isDeleted?: bool,
- *     isSystemAccount?: bool,
- *     modifiedAt?: string,
- *     name?: string,
- *     parentId?: string,
- *     revision?: int,
- *     startBalanceDate?: string,
- *     startBalanceSum?: numeric-string,
- *     type?: string,
+ *     code?: string|null,
+ *     createdAt?: string|null,
+ *     deletedAt?: string|null,
+ *     description?: string|null,
+ *     id?: string|null,
+ *     isCustomTransactionsAllowed?: bool|null,
+ *     isDeleted?: bool|null,
+ *     isSystemAccount?: bool|null,
+ *     modifiedAt?: string|null,
+ *     name?: string|null,
+ *     parentId?: string|null,
+ *     revision?: int|null,
+ *     startBalanceDate?: string|null,
+ *     startBalanceSum?: numeric-string|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -116,9 +116,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountRestoreResponse_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     restoreDescendants?: bool,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     restoreDescendants?: bool|null,
  *     ...
  * }
  *
@@ -131,9 +131,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountTransactionsResponse_Out = array{
- *     items?: list<TransactionItem_Out>,
- *     startBalance?: numeric-string,
- *     sumTotal?: numeric-string,
+ *     items?: list<TransactionItem_Out>|null,
+ *     startBalance?: numeric-string|null,
+ *     sumTotal?: numeric-string|null,
  *     ...
  * }
  *
@@ -152,21 +152,21 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Account_Out = array{
- *     code?: string,
- *     createdAt?: string,
- *     deletedAt?: string,
- *     description?: string,
- *     id?: string,
- *     isCustomTransactionsAllowed?: bool,
- *     isDeleted?: bool,
- *     isSystemAccount?: bool,
- *     modifiedAt?: string,
- *     name?: string,
- *     parentId?: string,
- *     revision?: int,
- *     startBalanceDate?: string,
- *     startBalanceSum?: numeric-string,
- *     type?: string,
+ *     code?: string|null,
+ *     createdAt?: string|null,
+ *     deletedAt?: string|null,
+ *     description?: string|null,
+ *     id?: string|null,
+ *     isCustomTransactionsAllowed?: bool|null,
+ *     isDeleted?: bool|null,
+ *     isSystemAccount?: bool|null,
+ *     modifiedAt?: string|null,
+ *     name?: string|null,
+ *     parentId?: string|null,
+ *     revision?: int|null,
+ *     startBalanceDate?: string|null,
+ *     startBalanceSum?: numeric-string|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -184,25 +184,25 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AccountingCategoryListResponse_Out = array{
- *     entities?: list<AccountingCategory_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     entities?: list<AccountingCategory_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type AccountingCategory_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type AccountingTransactionUserResponse_Out = array{
- *     accountingTransactionId?: string,
- *     message?: string,
- *     organizationId?: string,
+ *     accountingTransactionId?: string|null,
+ *     message?: string|null,
+ *     organizationId?: string|null,
  *     ...
  * }
  *
@@ -220,17 +220,17 @@ namespace IikoCloud\Api;
  * @psalm-type Address_City_Out = array{
  *     id: string,
  *     name: string,
- *     externalRevision?: int,
+ *     externalRevision?: int|null,
  *     isDeleted: bool,
- *     classifierId?: string,
- *     additionalInfo?: string,
+ *     classifierId?: string|null,
+ *     additionalInfo?: string|null,
  *     ...
  * }
  *
  * @psalm-type Address_Region_Out = array{
  *     id: string,
  *     name: string,
- *     externalRevision?: int,
+ *     externalRevision?: int|null,
  *     isDeleted: bool,
  *     ...
  * }
@@ -247,7 +247,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Address_StreetById_Out = array{
  *     id: string,
- *     classifierId?: string,
+ *     classifierId?: string|null,
  *     cityId: string,
  *     cityName: string,
  *     streetName: string,
@@ -257,8 +257,8 @@ namespace IikoCloud\Api;
  * @psalm-type Address_Street_Out = array{
  *     id: string,
  *     name: string,
- *     externalRevision?: int,
- *     classifierId?: string,
+ *     externalRevision?: int|null,
+ *     classifierId?: string|null,
  *     isDeleted: bool,
  *     ...
  * }
@@ -276,8 +276,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Address_StreetsByIdResponse_Out = array{
- *     streets?: list<Address_StreetById_Out>,
- *     correlationId?: string,
+ *     streets?: list<Address_StreetById_Out>|null,
+ *     correlationId?: string|null,
  *     ...
  * }
  *
@@ -303,18 +303,18 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AllergenGroupListResponse_Out = array{
- *     items?: list<AllergenGroup_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<AllergenGroup_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type AllergenGroup_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -334,18 +334,18 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AmountUnitListResponse_Out = array{
- *     items?: list<AmountUnit_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<AmountUnit_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type AmountUnit_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -357,27 +357,27 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AssemblyChartCommonResponse_Out = array{
- *     id?: string,
+ *     id?: string|null,
  *     ...
  * }
  *
  * @psalm-type AssemblyChartItemResponse_Out = array{
- *     id?: string,
- *     packageCount?: numeric-string,
- *     packageTypeId?: string,
- *     productId?: string,
- *     productSizeId?: string,
- *     quantityIn?: numeric-string,
- *     quantityIn1?: numeric-string,
- *     quantityIn2?: numeric-string,
- *     quantityIn3?: numeric-string,
- *     quantityMiddle?: numeric-string,
- *     quantityOut?: numeric-string,
- *     quantityOut1?: numeric-string,
- *     quantityOut2?: numeric-string,
- *     quantityOut3?: numeric-string,
- *     sortWeight?: numeric-string,
- *     storeSpecification?: StoreSpecification_Out,
+ *     id?: string|null,
+ *     packageCount?: numeric-string|null,
+ *     packageTypeId?: string|null,
+ *     productId?: string|null,
+ *     productSizeId?: string|null,
+ *     quantityIn?: numeric-string|null,
+ *     quantityIn1?: numeric-string|null,
+ *     quantityIn2?: numeric-string|null,
+ *     quantityIn3?: numeric-string|null,
+ *     quantityMiddle?: numeric-string|null,
+ *     quantityOut?: numeric-string|null,
+ *     quantityOut1?: numeric-string|null,
+ *     quantityOut2?: numeric-string|null,
+ *     quantityOut3?: numeric-string|null,
+ *     sortWeight?: numeric-string|null,
+ *     storeSpecification?: StoreSpecification_Out|null,
  *     ...
  * }
  *
@@ -412,30 +412,30 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AssemblyChartListResponse_Out = array{
- *     deletedAssemblyChartIds?: list<string>,
- *     deletedPreparedChartIds?: list<string>,
- *     items?: list<AssemblyChartResponse_Out>,
- *     knownRevision?: int,
- *     preparedCharts?: list<PreparedChartDto_Out>,
- *     totalCount?: int,
+ *     deletedAssemblyChartIds?: list<string>|null,
+ *     deletedPreparedChartIds?: list<string>|null,
+ *     items?: list<AssemblyChartResponse_Out>|null,
+ *     knownRevision?: int|null,
+ *     preparedCharts?: list<PreparedChartDto_Out>|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type AssemblyChartResponse_Out = array{
- *     appearance?: string,
- *     assembledQuantity?: numeric-string,
- *     dateFrom?: string,
- *     dateTo?: string,
- *     description?: string,
- *     directWriteoffStoreSpecification?: StoreSpecification_Out,
- *     id?: string,
- *     items?: list<AssemblyChartItemResponse_Out>,
- *     organoleptic?: string,
- *     outputComment?: string,
- *     productId?: string,
- *     productSizeAssemblyStrategy?: string,
- *     technologyDescription?: string,
- *     writeoffStrategy?: string,
+ *     appearance?: string|null,
+ *     assembledQuantity?: numeric-string|null,
+ *     dateFrom?: string|null,
+ *     dateTo?: string|null,
+ *     description?: string|null,
+ *     directWriteoffStoreSpecification?: StoreSpecification_Out|null,
+ *     id?: string|null,
+ *     items?: list<AssemblyChartItemResponse_Out>|null,
+ *     organoleptic?: string|null,
+ *     outputComment?: string|null,
+ *     productId?: string|null,
+ *     productSizeAssemblyStrategy?: string|null,
+ *     technologyDescription?: string|null,
+ *     writeoffStrategy?: string|null,
  *     ...
  * }
  *
@@ -454,7 +454,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AttendanceCreateResponse_Out = array{
- *     attendance?: AttendanceResponse_Out,
+ *     attendance?: AttendanceResponse_Out|null,
  *     ...
  * }
  *
@@ -465,7 +465,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AttendanceDeleteResponse_Out = array{
- *     id?: string,
+ *     id?: string|null,
  *     ...
  * }
  *
@@ -483,43 +483,43 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AttendanceListResponse_Out = array{
- *     items?: list<AttendanceResponse_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<AttendanceResponse_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type AttendanceResponse_Out = array{
- *     attendanceTypeCode?: string,
- *     attendanceTypeId?: string,
- *     comment?: string,
- *     createdAt?: string,
- *     employeeId?: string,
- *     endAt?: string,
- *     id?: string,
- *     isClosed?: bool,
- *     isConfirmedManually?: bool,
- *     modifiedByUserId?: string,
- *     organizationId?: string,
- *     organizationName?: string,
- *     paymentDetails?: PaymentDetails_Out,
- *     personalEndAt?: string,
- *     personalStartAt?: string,
- *     roleId?: string,
- *     startAt?: string,
- *     updatedAt?: string,
+ *     attendanceTypeCode?: string|null,
+ *     attendanceTypeId?: string|null,
+ *     comment?: string|null,
+ *     createdAt?: string|null,
+ *     employeeId?: string|null,
+ *     endAt?: string|null,
+ *     id?: string|null,
+ *     isClosed?: bool|null,
+ *     isConfirmedManually?: bool|null,
+ *     modifiedByUserId?: string|null,
+ *     organizationId?: string|null,
+ *     organizationName?: string|null,
+ *     paymentDetails?: PaymentDetails_Out|null,
+ *     personalEndAt?: string|null,
+ *     personalStartAt?: string|null,
+ *     roleId?: string|null,
+ *     startAt?: string|null,
+ *     updatedAt?: string|null,
  *     ...
  * }
  *
  * @psalm-type AttendanceTypeItem_Out = array{
- *     code?: string,
- *     comment?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     isPresence?: bool,
- *     name?: string,
- *     payRate?: numeric-string,
+ *     code?: string|null,
+ *     comment?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     isPresence?: bool|null,
+ *     name?: string|null,
+ *     payRate?: numeric-string|null,
  *     ...
  * }
  *
@@ -531,10 +531,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AttendanceTypeListResponse_Out = array{
- *     items?: list<AttendanceTypeItem_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<AttendanceTypeItem_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -554,7 +554,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type AttendanceUpdateResponse_Out = array{
- *     attendance?: AttendanceResponse_Out,
+ *     attendance?: AttendanceResponse_Out|null,
  *     ...
  * }
  *
@@ -581,8 +581,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type BalanceItem_Out = array{
- *     accountId?: string,
- *     balanceAmount?: numeric-string,
+ *     accountId?: string|null,
+ *     balanceAmount?: numeric-string|null,
  *     ...
  * }
  *
@@ -593,15 +593,15 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type BalanceSheetListResponse_Out = array{
- *     balanceAt?: string,
- *     balances?: list<BalanceItem_Out>,
+ *     balanceAt?: string|null,
+ *     balances?: list<BalanceItem_Out>|null,
  *     ...
  * }
  *
  * @psalm-type BarcodeInfo_Out = array{
  *     barcode: string,
- *     container?: string,
- *     productFiscalCode?: string,
+ *     container?: string|null,
+ *     productFiscalCode?: string|null,
  *     ...
  * }
  *
@@ -615,7 +615,7 @@ namespace IikoCloud\Api;
  * @psalm-type CancelCauses_CancelCause_Out = array{
  *     id: string,
  *     name: string,
- *     isDeleted?: bool,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -630,9 +630,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type CashFlowCategoryCascadeResponse_Out = array{
- *     affectedIds?: list<string>,
- *     id?: string,
- *     isDeleted?: bool,
+ *     affectedIds?: list<string>|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -670,24 +670,24 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type CashFlowCategoryListResponse_Out = array{
- *     cashFlowCategories?: list<CashFlowCategory_Out>,
- *     count?: int,
- *     limit?: int,
- *     offset?: int,
+ *     cashFlowCategories?: list<CashFlowCategory_Out>|null,
+ *     count?: int|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
  *     ...
  * }
  *
  * @psalm-type CashFlowCategoryResponse_Out = array{
- *     code?: string,
- *     createdAt?: string,
- *     deletedAt?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     modifiedAt?: string,
- *     name?: string,
- *     parentId?: string,
- *     revision?: int,
- *     type?: string,
+ *     code?: string|null,
+ *     createdAt?: string|null,
+ *     deletedAt?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     modifiedAt?: string|null,
+ *     name?: string|null,
+ *     parentId?: string|null,
+ *     revision?: int|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -707,25 +707,25 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type CashFlowCategory_Out = array{
- *     code?: string,
- *     createdAt?: string,
- *     deletedAt?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     modifiedAt?: string,
- *     name?: string,
- *     parentId?: string,
- *     revision?: int,
- *     type?: string,
+ *     code?: string|null,
+ *     createdAt?: string|null,
+ *     deletedAt?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     modifiedAt?: string|null,
+ *     name?: string|null,
+ *     parentId?: string|null,
+ *     revision?: int|null,
+ *     type?: string|null,
  *     ...
  * }
  *
  * @psalm-type CashRegisterListItem_Out = array{
- *     id?: string,
- *     name?: string,
- *     number?: string,
- *     status?: string,
- *     terminalGroupIds?: list<string>,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     number?: string|null,
+ *     status?: string|null,
+ *     terminalGroupIds?: list<string>|null,
  *     ...
  * }
  *
@@ -739,24 +739,24 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type CashRegisterListResponse_Out = array{
- *     items?: list<CashRegisterListItem_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<CashRegisterListItem_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ChartOfAccount_Out = array{
- *     accountGroup?: string,
- *     accountType?: string,
- *     code?: string,
- *     description?: string,
- *     id?: string,
- *     isCustomTransactionsAllowed?: bool,
- *     isDeleted?: bool,
- *     isSystemAccount?: bool,
- *     name?: string,
- *     parentAccountId?: string,
+ *     accountGroup?: string|null,
+ *     accountType?: string|null,
+ *     code?: string|null,
+ *     description?: string|null,
+ *     id?: string|null,
+ *     isCustomTransactionsAllowed?: bool|null,
+ *     isDeleted?: bool|null,
+ *     isSystemAccount?: bool|null,
+ *     name?: string|null,
+ *     parentAccountId?: string|null,
  *     ...
  * }
  *
@@ -767,57 +767,57 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ChartOfAccountsListResponse_Out = array{
- *     accounts?: list<ChartOfAccount_Out>,
+ *     accounts?: list<ChartOfAccount_Out>|null,
  *     ...
  * }
  *
  * @psalm-type ChartTreeNodeDto_Out = array{
- *     assembledQuantity?: numeric-string,
- *     hasChart?: bool,
- *     id?: string,
- *     items?: list<array<string, mixed>>,
- *     packageCount?: numeric-string,
- *     packageTypeId?: string,
- *     productId?: string,
- *     productSizeAssemblyStrategy?: string,
- *     quantityIn?: numeric-string,
- *     quantityMiddle?: numeric-string,
- *     quantityOut?: numeric-string,
- *     writeoffStrategy?: string,
+ *     assembledQuantity?: numeric-string|null,
+ *     hasChart?: bool|null,
+ *     id?: string|null,
+ *     items?: list<array<string, mixed>>|null,
+ *     packageCount?: numeric-string|null,
+ *     packageTypeId?: string|null,
+ *     productId?: string|null,
+ *     productSizeAssemblyStrategy?: string|null,
+ *     quantityIn?: numeric-string|null,
+ *     quantityMiddle?: numeric-string|null,
+ *     quantityOut?: numeric-string|null,
+ *     writeoffStrategy?: string|null,
  *     ...
  * }
  *
  * @psalm-type ComboComponentGroup_Out = array{
  *     id: string,
  *     name: string,
- *     isMainGroup?: bool,
- *     skipStep?: bool,
- *     products?: list<ComboComponentProduct_Out>,
+ *     isMainGroup?: bool|null,
+ *     skipStep?: bool|null,
+ *     products?: list<ComboComponentProduct_Out>|null,
  *     ...
  * }
  *
  * @psalm-type ComboComponentProduct_Out = array{
  *     productId: string,
- *     sizePrices?: list<ComboSizePrice_Out>,
- *     forbiddenModifiers?: list<string>,
- *     priceModificationAmount?: numeric-string,
+ *     sizePrices?: list<ComboSizePrice_Out>|null,
+ *     forbiddenModifiers?: list<string>|null,
+ *     priceModificationAmount?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type ComboSizePrice_Out = array{
  *     comboSizeId: string,
- *     productSizeId?: string,
- *     price?: numeric-string,
+ *     productSizeId?: string|null,
+ *     price?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type ComboSize_Out = array{
  *     sizeId: string,
  *     name: string,
- *     shortName?: string,
- *     isHidden?: bool,
- *     buttonImageUrl?: string,
- *     image?: Image_Out,
+ *     shortName?: string|null,
+ *     isHidden?: bool|null,
+ *     buttonImageUrl?: string|null,
+ *     image?: Image_Out|null,
  *     ...
  * }
  *
@@ -829,7 +829,7 @@ namespace IikoCloud\Api;
  * @psalm-type Commands_GetCommandStatusResponse_Out = array{
  *     state: 'Error',
  *     exception?: mixed,
- *     errorReason?: string,
+ *     errorReason?: string|null,
  *     ...
  * }|array{
  *     state: 'InProgress',
@@ -856,7 +856,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Common_PriceCategory_Out = array{
  *     id: string,
- *     name?: string,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -934,18 +934,18 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ConceptionListResponse_Out = array{
- *     entities?: list<Conception_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     entities?: list<Conception_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type Conception_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -965,69 +965,69 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ContainerListResponse_Out = array{
- *     items?: list<Container_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<Container_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type Container_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type CorporationSettings_Out = array{
- *     crmId?: string,
+ *     crmId?: string|null,
  *     currency?: mixed,
- *     defaultDeviationAction?: string,
- *     defaultDistributionAlgorithm?: string,
- *     deleteZeroProductionOrderItems?: bool,
- *     deleted?: bool,
- *     description?: string,
+ *     defaultDeviationAction?: string|null,
+ *     defaultDistributionAlgorithm?: string|null,
+ *     deleteZeroProductionOrderItems?: bool|null,
+ *     deleted?: bool|null,
+ *     description?: string|null,
  *     documentSettings?: mixed,
- *     gln?: string,
- *     id?: string,
- *     localId?: string,
- *     moneyPrecision?: int,
- *     name?: string,
- *     parent?: string,
+ *     gln?: string|null,
+ *     id?: string|null,
+ *     localId?: string|null,
+ *     moneyPrecision?: int|null,
+ *     name?: string|null,
+ *     parent?: string|null,
  *     personalDataProcessingSettings?: mixed,
- *     roundCostForGuests?: bool,
- *     roundPricePerUnitForGuests?: bool,
- *     vatAccounting?: string,
+ *     roundCostForGuests?: bool|null,
+ *     roundPricePerUnitForGuests?: bool|null,
+ *     vatAccounting?: string|null,
  *     ...
  * }
  *
  * @psalm-type CostPriceItem_Out = array{
- *     amountFactor?: numeric-string,
- *     isEvaluative?: bool,
- *     productId?: string,
- *     productSize?: string,
- *     storeId?: string,
- *     value?: numeric-string,
+ *     amountFactor?: numeric-string|null,
+ *     isEvaluative?: bool|null,
+ *     productId?: string|null,
+ *     productSize?: string|null,
+ *     storeId?: string|null,
+ *     value?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type Counteragent_Out = array{
- *     cardNumber?: string,
- *     cellPhone?: string,
- *     client?: bool,
- *     code?: string,
- *     company?: string,
- *     email?: string,
- *     employee?: bool,
- *     firstName?: string,
- *     id?: string,
- *     lastName?: string,
- *     middleName?: string,
- *     name?: string,
- *     phone?: string,
- *     supplier?: bool,
- *     supplierType?: string,
- *     taxpayerIdNumber?: string,
+ *     cardNumber?: string|null,
+ *     cellPhone?: string|null,
+ *     client?: bool|null,
+ *     code?: string|null,
+ *     company?: string|null,
+ *     email?: string|null,
+ *     employee?: bool|null,
+ *     firstName?: string|null,
+ *     id?: string|null,
+ *     lastName?: string|null,
+ *     middleName?: string|null,
+ *     name?: string|null,
+ *     phone?: string|null,
+ *     supplier?: bool|null,
+ *     supplierType?: string|null,
+ *     taxpayerIdNumber?: string|null,
  *     ...
  * }
  *
@@ -1070,17 +1070,17 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type CustomCategoryListResponse_Out = array{
- *     items?: list<CustomCategory_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<CustomCategory_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type CustomCategory_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -1093,8 +1093,8 @@ namespace IikoCloud\Api;
  * @psalm-type CustomerTagGroup_Out = array{
  *     id: string,
  *     name: string,
- *     selectSeveralTags?: bool,
- *     items?: list<CustomerTagItem_Out>,
+ *     selectSeveralTags?: bool|null,
+ *     items?: list<CustomerTagItem_Out>|null,
  *     ...
  * }
  *
@@ -1111,8 +1111,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_AddCustomerToProgramResponse_Out = array{
- *     userWalletId?: string,
- *     walletId?: string,
+ *     userWalletId?: string|null,
+ *     walletId?: string|null,
  *     ...
  * }
  *
@@ -1172,7 +1172,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_CreateOrUpdateCustomerResponse_Out = array{
- *     id?: string,
+ *     id?: string|null,
  *     ...
  * }
  *
@@ -1182,9 +1182,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_DeleteCustomersResponse_Out = array{
- *     total?: int,
- *     deleted?: int,
- *     notFound?: int,
+ *     total?: int|null,
+ *     deleted?: int|null,
+ *     notFound?: int|null,
  *     ...
  * }
  *
@@ -1201,7 +1201,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_GetCategoriesResponse_Out = array{
- *     guestCategories?: list<Customer_GuestCategoryShortInfo_Out>,
+ *     guestCategories?: list<Customer_GuestCategoryShortInfo_Out>|null,
  *     ...
  * }
  *
@@ -1228,60 +1228,60 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_GetCustomerInfoResponse_Out = array{
- *     id?: string,
- *     referrerId?: string,
- *     name?: string,
- *     surname?: string,
- *     middleName?: string,
- *     comment?: string,
- *     phone?: string,
- *     cultureName?: string,
- *     birthday?: string,
- *     email?: string,
- *     sex?: int,
- *     consentStatus?: int,
- *     anonymized?: bool,
- *     cards?: list<Customer_GuestCardInfo_Out>,
- *     categories?: list<Customer_GuestCategoryShortInfo_Out>,
- *     walletBalances?: list<Customer_GuestBalanceInfo_Out>,
- *     userData?: string,
- *     shouldReceivePromoActionsInfo?: bool,
- *     shouldReceiveLoyaltyInfo?: bool,
- *     shouldReceiveOrderStatusInfo?: bool,
- *     personalDataConsentFrom?: string,
- *     personalDataConsentTo?: string,
- *     personalDataProcessingFrom?: string,
- *     personalDataProcessingTo?: string,
- *     isDeleted?: bool,
- *     whenRegistered?: string,
- *     lastProcessedOrderDate?: string,
- *     firstOrderDate?: string,
- *     lastVisitedOrganizationId?: string,
- *     registrationOrganizationId?: string,
+ *     id?: string|null,
+ *     referrerId?: string|null,
+ *     name?: string|null,
+ *     surname?: string|null,
+ *     middleName?: string|null,
+ *     comment?: string|null,
+ *     phone?: string|null,
+ *     cultureName?: string|null,
+ *     birthday?: string|null,
+ *     email?: string|null,
+ *     sex?: int|null,
+ *     consentStatus?: int|null,
+ *     anonymized?: bool|null,
+ *     cards?: list<Customer_GuestCardInfo_Out>|null,
+ *     categories?: list<Customer_GuestCategoryShortInfo_Out>|null,
+ *     walletBalances?: list<Customer_GuestBalanceInfo_Out>|null,
+ *     userData?: string|null,
+ *     shouldReceivePromoActionsInfo?: bool|null,
+ *     shouldReceiveLoyaltyInfo?: bool|null,
+ *     shouldReceiveOrderStatusInfo?: bool|null,
+ *     personalDataConsentFrom?: string|null,
+ *     personalDataConsentTo?: string|null,
+ *     personalDataProcessingFrom?: string|null,
+ *     personalDataProcessingTo?: string|null,
+ *     isDeleted?: bool|null,
+ *     whenRegistered?: string|null,
+ *     lastProcessedOrderDate?: string|null,
+ *     firstOrderDate?: string|null,
+ *     lastVisitedOrganizationId?: string|null,
+ *     registrationOrganizationId?: string|null,
  *     ...
  * }
  *
  * @psalm-type Customer_GuestBalanceInfo_Out = array{
- *     id?: string,
- *     name?: string,
- *     type?: int,
- *     balance?: numeric-string,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     type?: int|null,
+ *     balance?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type Customer_GuestCardInfo_Out = array{
- *     id?: string,
- *     track?: string,
- *     number?: string,
- *     validToDate?: string,
+ *     id?: string|null,
+ *     track?: string|null,
+ *     number?: string|null,
+ *     validToDate?: string|null,
  *     ...
  * }
  *
  * @psalm-type Customer_GuestCategoryShortInfo_Out = array{
- *     id?: string,
- *     name?: string,
- *     isActive?: bool,
- *     isDefaultForNewGuests?: bool,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     isActive?: bool|null,
+ *     isDefaultForNewGuests?: bool|null,
  *     ...
  * }
  *
@@ -1295,7 +1295,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_HoldMoneyResponse_Out = array{
- *     transactionId?: string,
+ *     transactionId?: string|null,
  *     ...
  * }
  *
@@ -1305,9 +1305,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Customer_RestoreCustomersResponse_Out = array{
- *     total?: int,
- *     restored?: int,
- *     notFound?: int,
+ *     total?: int|null,
+ *     restored?: int|null,
+ *     notFound?: int|null,
  *     ...
  * }
  *
@@ -1327,11 +1327,11 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Common_ChequeAdditionalInfo_Out = array{
  *     needReceipt: bool,
- *     email?: string,
- *     settlementPlace?: string,
- *     phone?: string,
- *     retailAddress?: string,
- *     isInternetPayment?: bool,
+ *     email?: string|null,
+ *     settlementPlace?: string|null,
+ *     phone?: string|null,
+ *     retailAddress?: string|null,
+ *     isInternetPayment?: bool|null,
  *     ...
  * }
  *
@@ -1362,9 +1362,9 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Common_PaymentAdditionalData_Out = array{
  *     type: 'Card',
- *     number?: string,
- *     customData?: string,
- *     cardType?: string,
+ *     number?: string|null,
+ *     customData?: string|null,
+ *     cardType?: string|null,
  *     ...
  * }|array{
  *     type: 'External',
@@ -1432,31 +1432,31 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Drafts_DeliveryOrderDraft_Out = array{
  *     menuId: string,
- *     id?: string,
- *     externalNumber?: string,
- *     completeBefore?: string,
+ *     id?: string|null,
+ *     externalNumber?: string|null,
+ *     completeBefore?: string|null,
  *     phone: string,
- *     phoneExtension?: string,
- *     orderTypeId?: string,
- *     orderServiceType?: string,
- *     deliveryPoint?: Deliveries_Request_CreateOrder_DeliveryPoint_Out,
- *     comment?: string,
- *     customer?: Deliveries_Request_CreateOrder_Customer_Out,
- *     guests?: Deliveries_Request_CreateOrder_Guests_Out,
- *     marketingSourceId?: string,
- *     operatorId?: string,
- *     deliveryDuration?: int,
- *     deliveryZone?: string,
- *     priceCategoryId?: string,
+ *     phoneExtension?: string|null,
+ *     orderTypeId?: string|null,
+ *     orderServiceType?: string|null,
+ *     deliveryPoint?: Deliveries_Request_CreateOrder_DeliveryPoint_Out|null,
+ *     comment?: string|null,
+ *     customer?: Deliveries_Request_CreateOrder_Customer_Out|null,
+ *     guests?: Deliveries_Request_CreateOrder_Guests_Out|null,
+ *     marketingSourceId?: string|null,
+ *     operatorId?: string|null,
+ *     deliveryDuration?: int|null,
+ *     deliveryZone?: string|null,
+ *     priceCategoryId?: string|null,
  *     items: list<Deliveries_Request_CreateOrder_OrderItem_Out>,
- *     combos?: list<Deliveries_Request_CreateOrder_Combo_Out>,
- *     payments?: list<Deliveries_Request_CreateOrder_Payment_Out>,
- *     tips?: list<Deliveries_Request_CreateOrder_TipsPayment_Out>,
- *     sourceKey?: string,
- *     discountsInfo?: Deliveries_Request_CreateOrder_DiscountsInfo_Out,
- *     loyaltyInfo?: Deliveries_Request_CreateOrder_LoyaltyInfo_Out,
- *     chequeAdditionalInfo?: Deliveries_Common_ChequeAdditionalInfo_Out,
- *     externalData?: list<Deliveries_Request_CreateOrder_ExternalData_Out>,
+ *     combos?: list<Deliveries_Request_CreateOrder_Combo_Out>|null,
+ *     payments?: list<Deliveries_Request_CreateOrder_Payment_Out>|null,
+ *     tips?: list<Deliveries_Request_CreateOrder_TipsPayment_Out>|null,
+ *     sourceKey?: string|null,
+ *     discountsInfo?: Deliveries_Request_CreateOrder_DiscountsInfo_Out|null,
+ *     loyaltyInfo?: Deliveries_Request_CreateOrder_LoyaltyInfo_Out|null,
+ *     chequeAdditionalInfo?: Deliveries_Common_ChequeAdditionalInfo_Out|null,
+ *     externalData?: list<Deliveries_Request_CreateOrder_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -1490,10 +1490,10 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Drafts_GetDraftResponse_Out = array{
  *     correlationId: string,
  *     order: Deliveries_Drafts_DeliveryOrderDraft_Out,
- *     lockedByUser?: string,
- *     lockedAt?: string,
+ *     lockedByUser?: string|null,
+ *     lockedAt?: string|null,
  *     organizationId: string,
- *     terminalGroupId?: string,
+ *     terminalGroupId?: string|null,
  *     createdAt: string,
  *     ...
  * }
@@ -1507,10 +1507,10 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Drafts_OrderDraft_Out = array{
  *     id: string,
  *     organizationId: string,
- *     lockedByUser?: string,
- *     lockedAt?: string,
+ *     lockedByUser?: string|null,
+ *     lockedAt?: string|null,
  *     order: Deliveries_Drafts_DeliveryOrderDraft_Out,
- *     terminalGroupId?: string,
+ *     terminalGroupId?: string|null,
  *     createdAt: string,
  *     ...
  * }
@@ -1598,23 +1598,23 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_Address_Out = array{
  *     type: 'city',
  *     line1: string,
- *     flat?: string,
- *     entrance?: string,
- *     floor?: string,
- *     doorphone?: string,
- *     regionId?: string,
+ *     flat?: string|null,
+ *     entrance?: string|null,
+ *     floor?: string|null,
+ *     doorphone?: string|null,
+ *     regionId?: string|null,
  *     ...
  * }|array{
  *     type: 'legacy',
  *     street: Deliveries_Request_CreateOrder_Street_Out,
- *     index?: string,
+ *     index?: string|null,
  *     house: string,
- *     building?: string,
- *     flat?: string,
- *     entrance?: string,
- *     floor?: string,
- *     doorphone?: string,
- *     regionId?: string,
+ *     building?: string|null,
+ *     flat?: string|null,
+ *     entrance?: string|null,
+ *     floor?: string|null,
+ *     doorphone?: string|null,
+ *     regionId?: string|null,
  *     ...
  * }
  *
@@ -1629,7 +1629,7 @@ namespace IikoCloud\Api;
  *     comboId: string,
  *     comboSourceId: string,
  *     comboGroupId: string,
- *     comboGroupName?: string,
+ *     comboGroupName?: string|null,
  *     ...
  * }
  *
@@ -1649,8 +1649,8 @@ namespace IikoCloud\Api;
  *     amount: int,
  *     price: numeric-string,
  *     sourceId: string,
- *     programId?: string,
- *     sizeId?: string,
+ *     programId?: string|null,
+ *     sizeId?: string|null,
  *     ...
  * }
  *
@@ -1663,9 +1663,9 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out = array{
  *     productId: string,
- *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
- *     price?: numeric-string,
- *     positionId?: string,
+ *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>|null,
+ *     price?: numeric-string|null,
+ *     positionId?: string|null,
  *     ...
  * }
  *
@@ -1691,15 +1691,15 @@ namespace IikoCloud\Api;
  *     ...
  * }|array{
  *     type: 'regular',
- *     id?: string,
- *     name?: string,
- *     surname?: string,
- *     comment?: string,
- *     birthdate?: string,
- *     email?: string,
- *     shouldReceivePromoActionsInfo?: bool,
- *     shouldReceiveOrderStatusNotifications?: bool,
- *     gender?: string,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     surname?: string|null,
+ *     comment?: string|null,
+ *     birthdate?: string|null,
+ *     email?: string|null,
+ *     shouldReceivePromoActionsInfo?: bool|null,
+ *     shouldReceiveOrderStatusNotifications?: bool|null,
+ *     gender?: string|null,
  *     ...
  * }
  *
@@ -1740,10 +1740,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DeliveryPoint_Out = array{
- *     coordinates?: Deliveries_Common_Coordinates_Out,
- *     address?: Deliveries_Request_CreateOrder_Address_Out,
- *     externalCartographyId?: string,
- *     comment?: string,
+ *     coordinates?: Deliveries_Common_Coordinates_Out|null,
+ *     address?: Deliveries_Request_CreateOrder_Address_Out|null,
+ *     externalCartographyId?: string|null,
+ *     comment?: string|null,
  *     ...
  * }
  *
@@ -1771,8 +1771,8 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_Discount_Out = array{
  *     type: 'RMS',
  *     discountTypeId: string,
- *     sum?: numeric-string,
- *     selectivePositions?: list<string>,
+ *     sum?: numeric-string|null,
+ *     selectivePositions?: list<string>|null,
  *     ...
  * }|array{
  *     type: 'iikoCard',
@@ -1789,9 +1789,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_DiscountsInfo_Out = array{
- *     card?: Deliveries_Request_CreateOrder_DiscountCard_Out,
- *     discounts?: list<Deliveries_Request_CreateOrder_Discount_Out>,
- *     fixedLoyaltyDiscounts?: bool,
+ *     card?: Deliveries_Request_CreateOrder_DiscountCard_Out|null,
+ *     discounts?: list<Deliveries_Request_CreateOrder_Discount_Out>|null,
+ *     fixedLoyaltyDiscounts?: bool|null,
  *     ...
  * }
  *
@@ -1815,7 +1815,7 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_ExternalData_Out = array{
  *     key: string,
  *     value: string,
- *     isPublic?: bool,
+ *     isPublic?: bool|null,
  *     ...
  * }
  *
@@ -1826,7 +1826,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_Guests_Out = array{
  *     count: int,
- *     splitBetweenPersons?: bool,
+ *     splitBetweenPersons?: bool|null,
  *     ...
  * }
  *
@@ -1850,9 +1850,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_LoyaltyInfo_Out = array{
- *     coupon?: string,
- *     applicableManualConditions?: list<string>,
- *     dynamicDiscounts?: list<Deliveries_Request_CreateOrder_DynamicDiscount_Out>,
+ *     coupon?: string|null,
+ *     applicableManualConditions?: list<string>|null,
+ *     dynamicDiscounts?: list<Deliveries_Request_CreateOrder_DynamicDiscount_Out>|null,
  *     ...
  * }
  *
@@ -1867,9 +1867,9 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_Modifier_Out = array{
  *     productId: string,
  *     amount: numeric-string,
- *     productGroupId?: string,
- *     price?: numeric-string,
- *     positionId?: string,
+ *     productGroupId?: string|null,
+ *     price?: numeric-string|null,
+ *     positionId?: string|null,
  *     ...
  * }
  *
@@ -1897,23 +1897,23 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Request_CreateOrder_OrderItem_Out = array{
  *     type: 'Compound',
  *     amount: numeric-string,
- *     productSizeId?: string,
- *     comboInformation?: Deliveries_Request_CreateOrder_ComboItemInformation_Out,
- *     comment?: string,
+ *     productSizeId?: string|null,
+ *     comboInformation?: Deliveries_Request_CreateOrder_ComboItemInformation_Out|null,
+ *     comment?: string|null,
  *     primaryComponent: Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out,
- *     secondaryComponent?: Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out,
- *     commonModifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
+ *     secondaryComponent?: Deliveries_Request_CreateOrder_CompoundOrderItemComponent_Out|null,
+ *     commonModifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>|null,
  *     ...
  * }|array{
  *     type: 'Product',
  *     amount: numeric-string,
- *     productSizeId?: string,
- *     comboInformation?: Deliveries_Request_CreateOrder_ComboItemInformation_Out,
- *     comment?: string,
+ *     productSizeId?: string|null,
+ *     comboInformation?: Deliveries_Request_CreateOrder_ComboItemInformation_Out|null,
+ *     comment?: string|null,
  *     productId: string,
- *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>,
+ *     modifiers?: list<Deliveries_Request_CreateOrder_Modifier_Out>|null,
  *     price: numeric-string,
- *     positionId?: string,
+ *     positionId?: string|null,
  *     ...
  * }
  *
@@ -1984,38 +1984,38 @@ namespace IikoCloud\Api;
  *     paymentTypeKind: 'Card',
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
- *     number?: string,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
+ *     number?: string|null,
  *     ...
  * }|array{
  *     paymentTypeKind: 'Cash',
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
  *     ...
  * }|array{
  *     paymentTypeKind: 'External',
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
  *     ...
  * }|array{
  *     paymentTypeKind: 'LoyaltyCard',
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
  *     ...
  * }
  *
@@ -2040,10 +2040,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Request_CreateOrder_Street_Out = array{
- *     classifierId?: string,
- *     id?: string,
- *     name?: string,
- *     city?: string,
+ *     classifierId?: string|null,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     city?: string|null,
  *     ...
  * }
  *
@@ -2079,34 +2079,34 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Request_CreateOrder_TipsPayment_Out = array{
  *     paymentTypeKind: 'Card',
- *     tipsTypeId?: string,
+ *     tipsTypeId?: string|null,
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
- *     number?: string,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
+ *     number?: string|null,
  *     ...
  * }|array{
  *     paymentTypeKind: 'Cash',
- *     tipsTypeId?: string,
+ *     tipsTypeId?: string|null,
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
  *     ...
  * }|array{
  *     paymentTypeKind: 'External',
- *     tipsTypeId?: string,
+ *     tipsTypeId?: string|null,
  *     sum: numeric-string,
  *     paymentTypeId: string,
- *     isProcessedExternally?: bool,
- *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out,
- *     isFiscalizedExternally?: bool,
- *     isPrepay?: bool,
+ *     isProcessedExternally?: bool|null,
+ *     paymentAdditionalData?: Deliveries_Common_PaymentAdditionalData_Out|null,
+ *     isFiscalizedExternally?: bool|null,
+ *     isPrepay?: bool|null,
  *     ...
  * }
  *
@@ -2286,16 +2286,16 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Response_Order_Address_Out = array{
- *     street?: Deliveries_Response_Order_Street_Out,
- *     index?: string,
- *     house?: string,
- *     building?: string,
- *     flat?: string,
- *     entrance?: string,
- *     floor?: string,
- *     doorphone?: string,
+ *     street?: Deliveries_Response_Order_Street_Out|null,
+ *     index?: string|null,
+ *     house?: string|null,
+ *     building?: string|null,
+ *     flat?: string|null,
+ *     entrance?: string|null,
+ *     floor?: string|null,
+ *     doorphone?: string|null,
  *     region: Deliveries_Response_Order_Region_Out|null,
- *     line1?: string,
+ *     line1?: string|null,
  *     ...
  * }
  *
@@ -2308,7 +2308,7 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Response_Order_CancelInfo_Out = array{
  *     whenCancelled: string,
  *     cause: Deliveries_Response_Order_CancelCause_Out,
- *     comment?: string,
+ *     comment?: string|null,
  *     ...
  * }
  *
@@ -2322,7 +2322,7 @@ namespace IikoCloud\Api;
  *     comboId: string,
  *     comboSourceId: string,
  *     groupId: string,
- *     groupName?: string,
+ *     groupName?: string|null,
  *     ...
  * }
  *
@@ -2334,13 +2334,13 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Response_Order_CompoundOrderItemComponent_Out = array{
  *     product: Deliveries_Response_Order_Product_Out,
- *     modifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>,
+ *     modifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>|null,
  *     price: numeric-string,
  *     cost: numeric-string,
  *     pricePredefined: bool,
- *     positionId?: string,
- *     taxPercent?: numeric-string,
- *     resultSum?: numeric-string,
+ *     positionId?: string|null,
+ *     taxPercent?: numeric-string|null,
+ *     resultSum?: numeric-string|null,
  *     ...
  * }
  *
@@ -2365,35 +2365,35 @@ namespace IikoCloud\Api;
  *     type: 'regular',
  *     id: string,
  *     name: string,
- *     surname?: string,
- *     comment?: string,
- *     gender?: string,
- *     inBlacklist?: bool,
- *     blacklistReason?: string,
- *     birthdate?: string,
+ *     surname?: string|null,
+ *     comment?: string|null,
+ *     gender?: string|null,
+ *     inBlacklist?: bool|null,
+ *     blacklistReason?: string|null,
+ *     birthdate?: string|null,
  *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DeletionMethod_Out = array{
  *     id: string,
- *     comment?: string,
+ *     comment?: string|null,
  *     removalType: Deliveries_Response_Order_RemovalType_Out,
  *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DeliveryPoint_Out = array{
- *     coordinates?: Deliveries_Common_Coordinates_Out,
- *     address?: Deliveries_Response_Order_Address_Out,
- *     externalCartographyId?: string,
- *     comment?: string,
+ *     coordinates?: Deliveries_Common_Coordinates_Out|null,
+ *     address?: Deliveries_Response_Order_Address_Out|null,
+ *     externalCartographyId?: string|null,
+ *     comment?: string|null,
  *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_DiscountItem_Out = array{
  *     discountType: Deliveries_Response_Order_DiscountType_Out,
  *     sum: numeric-string,
- *     selectivePositions?: list<string>,
- *     selectivePositionsWithSum?: list<Deliveries_Response_Order_PositionWithSum_Out>,
+ *     selectivePositions?: list<string>|null,
+ *     selectivePositionsWithSum?: list<Deliveries_Response_Order_PositionWithSum_Out>|null,
  *     ...
  * }
  *
@@ -2412,7 +2412,7 @@ namespace IikoCloud\Api;
  * @psalm-type Deliveries_Response_Order_Employee_Out = array{
  *     id: string,
  *     name: string,
- *     phone?: string,
+ *     phone?: string|null,
  *     ...
  * }
  *
@@ -2435,7 +2435,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Response_Order_IdentifierCode_Out = array{
- *     value?: string,
+ *     value?: string|null,
  *     ...
  * }
  *
@@ -2445,9 +2445,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Response_Order_LoyaltyInfo_Out = array{
- *     coupon?: string,
- *     appliedManualConditions?: list<string>,
- *     dynamicDiscounts?: list<Deliveries_Response_Order_DynamicDiscount_Out>,
+ *     coupon?: string|null,
+ *     appliedManualConditions?: list<string>|null,
+ *     dynamicDiscounts?: list<Deliveries_Response_Order_DynamicDiscount_Out>|null,
  *     ...
  * }
  *
@@ -2463,19 +2463,19 @@ namespace IikoCloud\Api;
  *     amount: int,
  *     price: numeric-string,
  *     sourceId: string,
- *     size?: Deliveries_Response_Order_ProductSize_Out,
+ *     size?: Deliveries_Response_Order_ProductSize_Out|null,
  *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderInfo_Out = array{
  *     id: string,
- *     posId?: string,
- *     externalNumber?: string,
+ *     posId?: string|null,
+ *     externalNumber?: string|null,
  *     organizationId: string,
  *     timestamp: int,
  *     creationStatus: string,
- *     errorInfo?: Errors_ErrorInfo_Out,
- *     order?: Deliveries_Response_Order_Order_Out,
+ *     errorInfo?: Errors_ErrorInfo_Out|null,
+ *     order?: Deliveries_Response_Order_Order_Out|null,
  *     ...
  * }
  *
@@ -2490,62 +2490,62 @@ namespace IikoCloud\Api;
  *     product: Deliveries_Response_Order_Product_Out,
  *     amount: numeric-string,
  *     amountIndependentOfParentAmount: bool,
- *     codes?: list<list<Deliveries_Response_Order_OrderItemIdentifierCode_Out>>,
- *     productGroup?: Deliveries_Response_Order_ProductGroup_Out,
+ *     codes?: list<list<Deliveries_Response_Order_OrderItemIdentifierCode_Out>>|null,
+ *     productGroup?: Deliveries_Response_Order_ProductGroup_Out|null,
  *     price: numeric-string,
  *     pricePredefined: bool,
  *     resultSum: numeric-string,
- *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out,
- *     positionId?: string,
- *     defaultAmount?: int,
- *     hideIfDefaultAmount?: bool,
- *     taxPercent?: numeric-string,
- *     freeOfChargeAmount?: int,
+ *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out|null,
+ *     positionId?: string|null,
+ *     defaultAmount?: int|null,
+ *     hideIfDefaultAmount?: bool|null,
+ *     taxPercent?: numeric-string|null,
+ *     freeOfChargeAmount?: int|null,
  *     ...
  * }
  *
  * @psalm-type Deliveries_Response_Order_OrderItem_Out = array{
  *     type: 'Compound',
  *     status: string,
- *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out,
+ *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out|null,
  *     amount: numeric-string,
- *     comment?: string,
- *     whenPrinted?: string,
- *     size?: Deliveries_Response_Order_ProductSize_Out,
- *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out,
+ *     comment?: string|null,
+ *     whenPrinted?: string|null,
+ *     size?: Deliveries_Response_Order_ProductSize_Out|null,
+ *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out|null,
  *     primaryComponent: Deliveries_Response_Order_CompoundOrderItemComponent_Out,
- *     secondaryComponent?: Deliveries_Response_Order_CompoundOrderItemComponent_Out,
- *     commonModifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>,
- *     template?: Deliveries_Response_Order_CompoundItemTemplate_Out,
+ *     secondaryComponent?: Deliveries_Response_Order_CompoundOrderItemComponent_Out|null,
+ *     commonModifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>|null,
+ *     template?: Deliveries_Response_Order_CompoundItemTemplate_Out|null,
  *     ...
  * }|array{
  *     type: 'Product',
  *     status: string,
- *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out,
+ *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out|null,
  *     amount: numeric-string,
- *     comment?: string,
- *     whenPrinted?: string,
- *     size?: Deliveries_Response_Order_ProductSize_Out,
- *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out,
+ *     comment?: string|null,
+ *     whenPrinted?: string|null,
+ *     size?: Deliveries_Response_Order_ProductSize_Out|null,
+ *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out|null,
  *     product: Deliveries_Response_Order_Product_Out,
- *     modifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>,
- *     codes?: list<list<Deliveries_Response_Order_OrderItemIdentifierCode_Out>>,
+ *     modifiers?: list<Deliveries_Response_Order_OrderItemModifier_Out>|null,
+ *     codes?: list<list<Deliveries_Response_Order_OrderItemIdentifierCode_Out>>|null,
  *     price: numeric-string,
  *     cost: numeric-string,
  *     pricePredefined: bool,
- *     positionId?: string,
- *     taxPercent?: numeric-string,
- *     resultSum?: numeric-string,
+ *     positionId?: string|null,
+ *     taxPercent?: numeric-string|null,
+ *     resultSum?: numeric-string|null,
  *     ...
  * }|array{
  *     type: 'Service',
  *     status: string,
- *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out,
+ *     deleted?: Deliveries_Response_Order_ItemDeletedInfo_Out|null,
  *     amount: numeric-string,
- *     comment?: string,
- *     whenPrinted?: string,
- *     size?: Deliveries_Response_Order_ProductSize_Out,
- *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out,
+ *     comment?: string|null,
+ *     whenPrinted?: string|null,
+ *     size?: Deliveries_Response_Order_ProductSize_Out|null,
+ *     comboInformation?: Deliveries_Response_Order_ComboItemInformation_Out|null,
  *     service: Deliveries_Response_Order_Product_Out,
  *     cost: numeric-string,
  *     ...
@@ -2559,63 +2559,63 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Response_Order_Order_Out = array{
- *     parentDeliveryId?: string,
- *     customer?: Deliveries_Response_Order_Customer_Out,
+ *     parentDeliveryId?: string|null,
+ *     customer?: Deliveries_Response_Order_Customer_Out|null,
  *     phone: string,
- *     phoneExtension?: string,
- *     deliveryPoint?: Deliveries_Response_Order_DeliveryPoint_Out,
+ *     phoneExtension?: string|null,
+ *     deliveryPoint?: Deliveries_Response_Order_DeliveryPoint_Out|null,
  *     status: string,
- *     cancelInfo?: Deliveries_Response_Order_CancelInfo_Out,
- *     courierInfo?: Deliveries_Response_Order_CourierInfo_Out,
+ *     cancelInfo?: Deliveries_Response_Order_CancelInfo_Out|null,
+ *     courierInfo?: Deliveries_Response_Order_CourierInfo_Out|null,
  *     completeBefore: string,
  *     whenCreated: string,
- *     whenConfirmed?: string,
- *     whenPrinted?: string,
- *     whenCookingCompleted?: string,
- *     whenSended?: string,
- *     whenDelivered?: string,
- *     comment?: string,
- *     problem?: Deliveries_Response_Order_Problem_Out,
- *     operator?: Deliveries_Response_Order_Employee_Out,
- *     marketingSource?: Deliveries_Response_Order_MarketingSource_Out,
- *     deliveryDuration?: int,
- *     indexInCourierRoute?: int,
+ *     whenConfirmed?: string|null,
+ *     whenPrinted?: string|null,
+ *     whenCookingCompleted?: string|null,
+ *     whenSended?: string|null,
+ *     whenDelivered?: string|null,
+ *     comment?: string|null,
+ *     problem?: Deliveries_Response_Order_Problem_Out|null,
+ *     operator?: Deliveries_Response_Order_Employee_Out|null,
+ *     marketingSource?: Deliveries_Response_Order_MarketingSource_Out|null,
+ *     deliveryDuration?: int|null,
+ *     indexInCourierRoute?: int|null,
  *     cookingStartTime: string,
- *     isDeleted?: bool,
- *     whenReceivedByApi?: string,
- *     whenReceivedFromFront?: string,
- *     movedFromDeliveryId?: string,
- *     movedFromTerminalGroupId?: string,
- *     movedFromOrganizationId?: string,
- *     externalCourierService?: Deliveries_Response_Order_ExternalCourierService_Out,
- *     movedToDeliveryId?: string,
- *     movedToTerminalGroupId?: string,
- *     movedToOrganizationId?: string,
- *     menuId?: string,
- *     deliveryZone?: string,
- *     lockedAt?: string,
- *     estimatedTime?: string,
- *     isAsap?: bool,
- *     whenPacked?: string,
- *     priceCategory?: Common_PriceCategory_Out,
- *     trackingLink?: string,
+ *     isDeleted?: bool|null,
+ *     whenReceivedByApi?: string|null,
+ *     whenReceivedFromFront?: string|null,
+ *     movedFromDeliveryId?: string|null,
+ *     movedFromTerminalGroupId?: string|null,
+ *     movedFromOrganizationId?: string|null,
+ *     externalCourierService?: Deliveries_Response_Order_ExternalCourierService_Out|null,
+ *     movedToDeliveryId?: string|null,
+ *     movedToTerminalGroupId?: string|null,
+ *     movedToOrganizationId?: string|null,
+ *     menuId?: string|null,
+ *     deliveryZone?: string|null,
+ *     lockedAt?: string|null,
+ *     estimatedTime?: string|null,
+ *     isAsap?: bool|null,
+ *     whenPacked?: string|null,
+ *     priceCategory?: Common_PriceCategory_Out|null,
+ *     trackingLink?: string|null,
  *     sum: numeric-string,
  *     number: int,
- *     sourceKey?: string,
- *     whenBillPrinted?: string,
- *     whenClosed?: string,
- *     conception?: Deliveries_Response_Order_Conception_Out,
+ *     sourceKey?: string|null,
+ *     whenBillPrinted?: string|null,
+ *     whenClosed?: string|null,
+ *     conception?: Deliveries_Response_Order_Conception_Out|null,
  *     guestsInfo: Deliveries_Response_Order_GuestsInfo_Out|null,
  *     items: list<Deliveries_Response_Order_OrderItem_Out>,
- *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>,
- *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>,
- *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>,
- *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>,
+ *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>|null,
+ *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>|null,
+ *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>|null,
+ *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>|null,
  *     orderType: Deliveries_Response_Order_OrderType_Out|null,
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
- *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out|null,
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -2625,7 +2625,7 @@ namespace IikoCloud\Api;
  *     isPreliminary: bool,
  *     isExternal: bool,
  *     isProcessedExternally: bool,
- *     isFiscalizedExternally?: bool,
+ *     isFiscalizedExternally?: bool|null,
  *     isPrepay: bool,
  *     ...
  * }
@@ -2645,7 +2645,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Deliveries_Response_Order_Problem_Out = array{
  *     hasProblem: bool,
- *     description?: string,
+ *     description?: string|null,
  *     ...
  * }
  *
@@ -2677,12 +2677,12 @@ namespace IikoCloud\Api;
  *     type?: 'regular',
  *     id: string,
  *     name: string,
- *     surname?: string,
- *     comment?: string,
- *     gender?: string,
- *     inBlacklist?: bool,
- *     blacklistReason?: string,
- *     birthdate?: string,
+ *     surname?: string|null,
+ *     comment?: string|null,
+ *     gender?: string|null,
+ *     inBlacklist?: bool|null,
+ *     blacklistReason?: string|null,
+ *     birthdate?: string|null,
  *     ...
  * }
  *
@@ -2700,13 +2700,13 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Deliveries_Response_Order_TipsPaymentItem_Out = array{
- *     tipsType?: Deliveries_Response_Order_TipsType_Out,
+ *     tipsType?: Deliveries_Response_Order_TipsType_Out|null,
  *     paymentType: Deliveries_Response_Order_PaymentType_Out,
  *     sum: numeric-string,
  *     isPreliminary: bool,
  *     isExternal: bool,
  *     isProcessedExternally: bool,
- *     isFiscalizedExternally?: bool,
+ *     isFiscalizedExternally?: bool|null,
  *     isPrepay: bool,
  *     ...
  * }
@@ -2780,20 +2780,20 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out = array{
- *     dateFrom?: string,
- *     dateTo?: string,
- *     allowedWeekDays?: list<string>,
- *     minSum?: numeric-string,
+ *     dateFrom?: string|null,
+ *     dateTo?: string|null,
+ *     allowedWeekDays?: list<string>|null,
+ *     minSum?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type DeliveryRestrictions_AllowedRestrictions_RejectItem_Out = array{
  *     terminalGroupId: string|null,
  *     organizationId: string|null,
- *     zone?: string,
+ *     zone?: string|null,
  *     rejectCode: string,
  *     rejectHint: string,
- *     rejectItemData?: DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out,
+ *     rejectItemData?: DeliveryRestrictions_AllowedRestrictions_RejectItemData_Out|null,
  *     ...
  * }
  *
@@ -2929,58 +2929,58 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type DisassembleDocumentGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     mainProductAmountPercent?: numeric-string,
- *     num?: int,
- *     product?: string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     mainProductAmountPercent?: numeric-string|null,
+ *     num?: int|null,
+ *     product?: string|null,
  *     ...
  * }
  *
  * @psalm-type DisassembleDocumentGetResponse_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     items?: list<DisassembleDocumentGetItem_Out>,
- *     number?: string,
- *     product?: string,
- *     status?: string,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     items?: list<DisassembleDocumentGetItem_Out>|null,
+ *     number?: string|null,
+ *     product?: string|null,
+ *     status?: string|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type DisassembleDocumentListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type DisassembleDocumentSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -3006,16 +3006,16 @@ namespace IikoCloud\Api;
  *     percent: numeric-string,
  *     isCategorisedDiscount: bool,
  *     productCategoryDiscounts: list<Discounts_ProductCategoryDiscount_Out>,
- *     comment?: string,
+ *     comment?: string|null,
  *     canBeAppliedSelectively: bool,
- *     minOrderSum?: numeric-string,
+ *     minOrderSum?: numeric-string|null,
  *     mode: string,
  *     sum: numeric-string,
  *     canApplyByCardNumber: bool,
  *     isManual: bool,
  *     isCard: bool,
  *     isAutomatic: bool,
- *     isDeleted?: bool,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -3037,24 +3037,24 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type DocumentTransactionItem_Out = array{
- *     cashFlowCategory?: string,
- *     cashOrderNumber?: string,
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     dateSecondary?: string,
- *     documentId?: string,
- *     documentItemId?: string,
- *     from?: TransactionSide_Out,
- *     id?: string,
- *     number?: string,
- *     session?: string,
- *     sum?: numeric-string,
- *     to?: TransactionSide_Out,
- *     type?: string,
- *     userModified?: string,
+ *     cashFlowCategory?: string|null,
+ *     cashOrderNumber?: string|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     dateSecondary?: string|null,
+ *     documentId?: string|null,
+ *     documentItemId?: string|null,
+ *     from?: TransactionSide_Out|null,
+ *     id?: string|null,
+ *     number?: string|null,
+ *     session?: string|null,
+ *     sum?: numeric-string|null,
+ *     to?: TransactionSide_Out|null,
+ *     type?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
@@ -3094,7 +3094,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type EmployeeFireResponse_Out = array{
- *     firedIds?: list<string>,
+ *     firedIds?: list<string>|null,
  *     ...
  * }
  *
@@ -3112,14 +3112,14 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type EmployeePositionDTO_Out = array{
- *     canWorkBySubstitutedCard?: bool,
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
- *     paymentPerHour?: numeric-string,
- *     scheduleType?: string,
- *     steadySalary?: numeric-string,
+ *     canWorkBySubstitutedCard?: bool|null,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
+ *     paymentPerHour?: numeric-string|null,
+ *     scheduleType?: string|null,
+ *     steadySalary?: numeric-string|null,
  *     ...
  * }
  *
@@ -3132,37 +3132,37 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type EmployeePositionResponse_Out = array{
- *     canWorkBySubstitutedCard?: bool,
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
- *     paymentPerHour?: numeric-string,
- *     scheduleType?: string,
- *     steadySalary?: numeric-string,
+ *     canWorkBySubstitutedCard?: bool|null,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
+ *     paymentPerHour?: numeric-string|null,
+ *     scheduleType?: string|null,
+ *     steadySalary?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type EmployeeResponse_Out = array{
- *     cardNumber?: string,
- *     code?: string,
- *     email?: string,
- *     fireDate?: string,
- *     firstName?: string,
- *     hireDate?: string,
- *     id?: string,
- *     isFired?: bool,
- *     isSystem?: bool,
- *     lastName?: string,
- *     mainOrganizationId?: string,
- *     mainRoleId?: string,
- *     middleName?: string,
- *     name?: string,
- *     note?: string,
- *     organizationIds?: list<string>,
- *     phone?: string,
- *     responsibleForOrganizationIds?: list<string>,
- *     roleIds?: list<string>,
+ *     cardNumber?: string|null,
+ *     code?: string|null,
+ *     email?: string|null,
+ *     fireDate?: string|null,
+ *     firstName?: string|null,
+ *     hireDate?: string|null,
+ *     id?: string|null,
+ *     isFired?: bool|null,
+ *     isSystem?: bool|null,
+ *     lastName?: string|null,
+ *     mainOrganizationId?: string|null,
+ *     mainRoleId?: string|null,
+ *     middleName?: string|null,
+ *     name?: string|null,
+ *     note?: string|null,
+ *     organizationIds?: list<string>|null,
+ *     phone?: string|null,
+ *     responsibleForOrganizationIds?: list<string>|null,
+ *     roleIds?: list<string>|null,
  *     ...
  * }
  *
@@ -3172,7 +3172,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type EmployeeRestoreResponse_Out = array{
- *     restoredIds?: list<string>,
+ *     restoredIds?: list<string>|null,
  *     ...
  * }
  *
@@ -3196,10 +3196,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Employees_ActiveCourierLocation_Out = array{
- *     courierId?: string,
- *     lastActiveLatitude?: numeric-string,
- *     lastActiveLongitude?: numeric-string,
- *     lastActiveClientDate?: string,
+ *     courierId?: string|null,
+ *     lastActiveLatitude?: numeric-string|null,
+ *     lastActiveLongitude?: numeric-string|null,
+ *     lastActiveClientDate?: string|null,
  *     ...
  * }
  *
@@ -3216,7 +3216,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_ChangePersonalSessionResponse_Out = array{
  *     correlationId: string,
- *     error?: string,
+ *     error?: string|null,
  *     ...
  * }
  *
@@ -3272,36 +3272,36 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_EmployeeInfo_Out = array{
  *     id: string,
- *     firstName?: string,
- *     middleName?: string,
- *     lastName?: string,
- *     displayName?: string,
- *     email?: string,
- *     phone?: string,
- *     cellPhone?: string,
+ *     firstName?: string|null,
+ *     middleName?: string|null,
+ *     lastName?: string|null,
+ *     displayName?: string|null,
+ *     email?: string|null,
+ *     phone?: string|null,
+ *     cellPhone?: string|null,
  *     ...
  * }
  *
  * @psalm-type Employees_EmployeeWithCheckedRole_Out = array{
- *     checkRolesResult?: list<Employees_RoleCheckResult_Out>,
+ *     checkRolesResult?: list<Employees_RoleCheckResult_Out>|null,
  *     id: string,
- *     firstName?: string,
- *     middleName?: string,
- *     lastName?: string,
- *     displayName?: string,
- *     code?: string,
- *     isDeleted?: bool,
+ *     firstName?: string|null,
+ *     middleName?: string|null,
+ *     lastName?: string|null,
+ *     displayName?: string|null,
+ *     code?: string|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
  * @psalm-type Employees_Employee_Out = array{
  *     id: string,
- *     firstName?: string,
- *     middleName?: string,
- *     lastName?: string,
- *     displayName?: string,
- *     code?: string,
- *     isDeleted?: bool,
+ *     firstName?: string|null,
+ *     middleName?: string|null,
+ *     lastName?: string|null,
+ *     displayName?: string|null,
+ *     code?: string|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -3325,8 +3325,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Employees_GetPersonalSessionInfoResponse_Out = array{
  *     correlationId: string,
- *     isSessionOpened?: bool,
- *     error?: string,
+ *     isSessionOpened?: bool|null,
+ *     error?: string|null,
  *     ...
  * }
  *
@@ -3354,32 +3354,32 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Errors_ErrorInfo_Out = array{
  *     code: string,
- *     message?: string,
- *     description?: string,
+ *     message?: string|null,
+ *     description?: string|null,
  *     additionalData?: mixed,
- *     errorReason?: string,
+ *     errorReason?: string|null,
  *     ...
  * }
  *
  * @psalm-type EventAttributeDoc_Out = array{
- *     code?: string,
+ *     code?: string|null,
  *     value?: mixed,
  *     ...
  * }
  *
  * @psalm-type EventGroup_Out = array{
- *     code?: string,
- *     eventTypes?: list<EventType_Out>,
- *     name?: string,
+ *     code?: string|null,
+ *     eventTypes?: list<EventType_Out>|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type EventListItem_Out = array{
- *     attributes?: list<EventAttributeDoc_Out>,
- *     eventType?: string,
- *     id?: string,
- *     occurredAt?: string,
- *     source?: string,
+ *     attributes?: list<EventAttributeDoc_Out>|null,
+ *     eventType?: string|null,
+ *     id?: string|null,
+ *     occurredAt?: string|null,
+ *     source?: string|null,
  *     ...
  * }
  *
@@ -3393,24 +3393,24 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type EventListResponse_Out = array{
- *     items?: list<EventListItem_Out>,
- *     revision?: int,
- *     totalCount?: int,
+ *     items?: list<EventListItem_Out>|null,
+ *     revision?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type EventMetadataListRequest_In = array<string, mixed>
  *
  * @psalm-type EventMetadataListResponse_Out = array{
- *     eventGroups?: list<EventGroup_Out>,
- *     totalCount?: int,
+ *     eventGroups?: list<EventGroup_Out>|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type EventType_Out = array{
- *     code?: string,
- *     name?: string,
- *     severity?: int,
+ *     code?: string|null,
+ *     name?: string|null,
+ *     severity?: int|null,
  *     ...
  * }
  *
@@ -3435,8 +3435,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type GetCostPricesResponse_Out = array{
- *     items?: list<CostPriceItem_Out>,
- *     problemItems?: list<PriceItem_Out>,
+ *     items?: list<CostPriceItem_Out>|null,
+ *     problemItems?: list<PriceItem_Out>|null,
  *     ...
  * }
  *
@@ -3449,8 +3449,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type GetCounteragentsResponse_Out = array{
- *     counteragents?: list<Counteragent_Out>,
- *     totalCount?: int,
+ *     counteragents?: list<Counteragent_Out>|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -3462,7 +3462,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type GetIncomePlanResponse_Out = array{
- *     items?: list<IncomePlanItem_Out>,
+ *     items?: list<IncomePlanItem_Out>|null,
  *     ...
  * }
  *
@@ -3493,8 +3493,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type GetOlapReportResponse_Out = array{
- *     data?: list<array<string, mixed>>,
- *     summary?: list<mixed>,
+ *     data?: list<array<string, mixed>>|null,
+ *     summary?: list<mixed>|null,
  *     ...
  * }
  *
@@ -3510,7 +3510,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type GetPriceListResponse_Out = array{
- *     items?: list<PriceListItem_Out>,
+ *     items?: list<PriceListItem_Out>|null,
  *     ...
  * }
  *
@@ -3521,15 +3521,15 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Image_Out = array{
  *     url: string,
- *     hash?: string,
- *     updatedAt?: string,
+ *     hash?: string|null,
+ *     updatedAt?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomePlanItem_Out = array{
- *     date?: string,
- *     planValue?: numeric-string,
- *     valueType?: string,
+ *     date?: string|null,
+ *     planValue?: numeric-string|null,
+ *     valueType?: string|null,
  *     ...
  * }
  *
@@ -3573,63 +3573,63 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type IncomingInventoryGetFirstItem_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     comment?: string,
- *     num?: int,
- *     product?: string,
- *     productSize?: string,
- *     turnover?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     comment?: string|null,
+ *     num?: int|null,
+ *     product?: string|null,
+ *     productSize?: string|null,
+ *     turnover?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingInventoryGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     comment?: string,
- *     containerCount?: numeric-string,
- *     containerId?: string,
- *     containerName?: string,
- *     count?: numeric-string,
- *     countGross?: numeric-string,
- *     currentActualAmount?: numeric-string,
- *     isDisassembled?: bool,
- *     num?: int,
- *     product?: string,
- *     recalculationDate?: string,
- *     recalculationNumber?: int,
- *     status?: string,
- *     turnover?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     comment?: string|null,
+ *     containerCount?: numeric-string|null,
+ *     containerId?: string|null,
+ *     containerName?: string|null,
+ *     count?: numeric-string|null,
+ *     countGross?: numeric-string|null,
+ *     currentActualAmount?: numeric-string|null,
+ *     isDisassembled?: bool|null,
+ *     num?: int|null,
+ *     product?: string|null,
+ *     recalculationDate?: string|null,
+ *     recalculationNumber?: int|null,
+ *     status?: string|null,
+ *     turnover?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingInventoryGetResponse_Out = array{
- *     accountShortage?: string,
- *     accountSurplus?: string,
- *     comment?: string,
- *     conception?: string,
- *     currentStep?: int,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<IncomingInventoryGetItem_Out>,
- *     itemsFirstStep?: list<IncomingInventoryGetFirstItem_Out>,
- *     number?: string,
- *     registerTurnover?: bool,
- *     status?: string,
- *     store?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     accountShortage?: string|null,
+ *     accountSurplus?: string|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     currentStep?: int|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<IncomingInventoryGetItem_Out>|null,
+ *     itemsFirstStep?: list<IncomingInventoryGetFirstItem_Out>|null,
+ *     number?: string|null,
+ *     registerTurnover?: bool|null,
+ *     status?: string|null,
+ *     store?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingInventorySaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -3651,23 +3651,23 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type IncomingInvoiceItem_Out = array{
- *     actualAmount?: numeric-string,
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     customsDeclarationNumber?: string,
- *     isAdditionalExpense?: bool,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     producer?: string,
- *     product?: string,
- *     productArticle?: string,
- *     store?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     supplierProduct?: string,
- *     vatPercent?: numeric-string,
+ *     actualAmount?: numeric-string|null,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     customsDeclarationNumber?: string|null,
+ *     isAdditionalExpense?: bool|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     producer?: string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     store?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     supplierProduct?: string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
@@ -3712,38 +3712,38 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type IncomingInvoiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingInvoice_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     defaultStore?: string,
- *     deliveryOnTime?: bool,
- *     documentId?: string,
- *     dueDate?: string,
- *     employeePassToAccount?: string,
- *     incomingDate?: string,
- *     incomingDocumentNumber?: string,
- *     internalOutgoingInvoiceId?: string,
- *     invoice?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<IncomingInvoiceItem_Out>,
- *     matchesToTheOrder?: bool,
- *     number?: string,
- *     paymentDate?: string,
- *     status?: string,
- *     transportInvoiceNumber?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     defaultStore?: string|null,
+ *     deliveryOnTime?: bool|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     employeePassToAccount?: string|null,
+ *     incomingDate?: string|null,
+ *     incomingDocumentNumber?: string|null,
+ *     internalOutgoingInvoiceId?: string|null,
+ *     invoice?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<IncomingInvoiceItem_Out>|null,
+ *     matchesToTheOrder?: bool|null,
+ *     number?: string|null,
+ *     paymentDate?: string|null,
+ *     status?: string|null,
+ *     transportInvoiceNumber?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
@@ -3787,78 +3787,78 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type IncomingReturnedInvoiceGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     customsDeclarationNumber?: string,
- *     discountSum?: numeric-string,
- *     incomePrice?: numeric-string,
- *     incomeSum?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     producer?: string,
- *     product?: string,
- *     productArticle?: string,
- *     productSize?: string,
- *     store?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     supplierProduct?: string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     customsDeclarationNumber?: string|null,
+ *     discountSum?: numeric-string|null,
+ *     incomePrice?: numeric-string|null,
+ *     incomeSum?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     producer?: string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     productSize?: string|null,
+ *     store?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     supplierProduct?: string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingReturnedInvoiceGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     defaultStore?: string,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<IncomingReturnedInvoiceGetItem_Out>,
- *     number?: string,
- *     outgoingInvoiceId?: string,
- *     processingMode?: string,
- *     revenueAccount?: string,
- *     status?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     defaultStore?: string|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<IncomingReturnedInvoiceGetItem_Out>|null,
+ *     number?: string|null,
+ *     outgoingInvoiceId?: string|null,
+ *     processingMode?: string|null,
+ *     revenueAccount?: string|null,
+ *     status?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingReturnedInvoiceListItem_Out = array{
- *     assignedStores?: list<string>,
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     revenueAccount?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     assignedStores?: list<string>|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     revenueAccount?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingReturnedInvoiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -3916,73 +3916,73 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type IncomingServiceGetItem_Out = array{
- *     amount?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     product?: string,
- *     productArticle?: string,
- *     revenueAccount?: string,
- *     splitVat?: bool,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     revenueAccount?: string|null,
+ *     splitVat?: bool|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingServiceGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     contractDate?: string,
- *     contractNumber?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     dueDate?: string,
- *     employeePassToAccount?: string,
- *     incomingDate?: string,
- *     incomingDocumentNumber?: string,
- *     invoice?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<IncomingServiceGetItem_Out>,
- *     number?: string,
- *     revenueAccount?: string,
- *     status?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     contractDate?: string|null,
+ *     contractNumber?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     employeePassToAccount?: string|null,
+ *     incomingDate?: string|null,
+ *     incomingDocumentNumber?: string|null,
+ *     invoice?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<IncomingServiceGetItem_Out>|null,
+ *     number?: string|null,
+ *     revenueAccount?: string|null,
+ *     status?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingServiceListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     dueDate?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     revenueAccount?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     revenueAccount?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type IncomingServiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -4016,10 +4016,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_DeliveryOrderWebHooksFilter_Out = array{
- *     orderStatuses?: list<string>,
- *     itemStatuses?: list<string>,
- *     errors?: bool,
- *     returnedExternalDataKeys?: list<string>,
+ *     orderStatuses?: list<string>|null,
+ *     itemStatuses?: list<string>|null,
+ *     errors?: bool|null,
+ *     returnedExternalDataKeys?: list<string>|null,
  *     ...
  * }
  *
@@ -4029,8 +4029,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_ReserveWebHookFilter_Out = array{
- *     updates?: bool,
- *     errors?: bool,
+ *     updates?: bool|null,
+ *     errors?: bool|null,
  *     ...
  * }
  *
@@ -4041,9 +4041,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_TableOrderWebHookFilter_Out = array{
- *     orderStatuses?: list<string>,
- *     itemStatuses?: list<string>,
- *     errors?: bool,
+ *     orderStatuses?: list<string>|null,
+ *     itemStatuses?: list<string>|null,
+ *     errors?: bool|null,
  *     ...
  * }
  *
@@ -4052,7 +4052,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_WebHookShortFilter_Out = array{
- *     updates?: bool,
+ *     updates?: bool|null,
  *     ...
  * }
  *
@@ -4067,13 +4067,13 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Integration_WebHooksFilters_WebHooksFilter_Out = array{
- *     deliveryOrderFilter?: Integration_WebHooksFilters_DeliveryOrderWebHooksFilter_Out,
- *     tableOrderFilter?: Integration_WebHooksFilters_TableOrderWebHookFilter_Out,
- *     reserveFilter?: Integration_WebHooksFilters_ReserveWebHookFilter_Out,
- *     stopListUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
- *     personalShiftFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
- *     nomenclatureUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
- *     businessHoursAndMappingUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out,
+ *     deliveryOrderFilter?: Integration_WebHooksFilters_DeliveryOrderWebHooksFilter_Out|null,
+ *     tableOrderFilter?: Integration_WebHooksFilters_TableOrderWebHookFilter_Out|null,
+ *     reserveFilter?: Integration_WebHooksFilters_ReserveWebHookFilter_Out|null,
+ *     stopListUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out|null,
+ *     personalShiftFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out|null,
+ *     nomenclatureUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out|null,
+ *     businessHoursAndMappingUpdateFilter?: Integration_WebHooksFilters_WebHookShortFilter_Out|null,
  *     ...
  * }
  *
@@ -4102,57 +4102,57 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type InternalTransferGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     num?: int,
- *     product?: string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     num?: int|null,
+ *     product?: string|null,
  *     ...
  * }
  *
  * @psalm-type InternalTransferGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<InternalTransferGetItem_Out>,
- *     number?: string,
- *     status?: string,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<InternalTransferGetItem_Out>|null,
+ *     number?: string|null,
+ *     status?: string|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type InternalTransferListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type InternalTransferSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -4172,10 +4172,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type InventoryPaymentType_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -4187,58 +4187,58 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ItemCategoryListResponse_Out = array{
- *     items?: list<ItemCategory_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<ItemCategory_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ItemCategory_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type Item_Out = array{
- *     productId?: string,
+ *     productId?: string|null,
  *     name: string,
- *     isHidden?: bool,
- *     description?: string,
- *     sizePrices?: list<MenuSizePrice_Out>,
- *     modifierGroups?: list<ModifierGroup_Out>,
- *     allergenGroupIds?: list<string>,
- *     labels?: list<string>,
- *     tags?: list<string>,
- *     itemType?: string,
- *     comboId?: string,
- *     sortOrder?: numeric-string,
- *     sizes?: list<ComboSize_Out>,
- *     menuItemId?: string,
+ *     isHidden?: bool|null,
+ *     description?: string|null,
+ *     sizePrices?: list<MenuSizePrice_Out>|null,
+ *     modifierGroups?: list<ModifierGroup_Out>|null,
+ *     allergenGroupIds?: list<string>|null,
+ *     labels?: list<string>|null,
+ *     tags?: list<string>|null,
+ *     itemType?: string|null,
+ *     comboId?: string|null,
+ *     sortOrder?: numeric-string|null,
+ *     sizes?: list<ComboSize_Out>|null,
+ *     menuItemId?: string|null,
  *     ...
  * }
  *
  * @psalm-type ItemsGroup_Out = array{
  *     id: string,
  *     name: string,
- *     description?: string,
- *     isHidden?: bool,
- *     labels?: list<string>,
- *     tags?: list<string>,
- *     buttonImageUrl?: string,
- *     image?: Image_Out,
- *     scheduleId?: string,
- *     items?: list<Item_Out>,
+ *     description?: string|null,
+ *     isHidden?: bool|null,
+ *     labels?: list<string>|null,
+ *     tags?: list<string>|null,
+ *     buttonImageUrl?: string|null,
+ *     image?: Image_Out|null,
+ *     scheduleId?: string|null,
+ *     items?: list<Item_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LicenseItem_Out = array{
  *     organizationId: string,
  *     moduleId: string,
- *     licenseStart?: string,
- *     expires?: string,
+ *     licenseStart?: string|null,
+ *     expires?: string|null,
  *     quantity: numeric-string,
  *     ...
  * }
@@ -4252,10 +4252,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ListPositionsResponse_Out = array{
- *     items?: list<EmployeePositionDTO_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<EmployeePositionDTO_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -4267,16 +4267,16 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_AvailableCombo_Out = array{
- *     specificationId?: string,
- *     groupMapping?: list<LoyaltyResult_ComboGroupMapping_Out>,
+ *     specificationId?: string|null,
+ *     groupMapping?: list<LoyaltyResult_ComboGroupMapping_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_AvailablePayment_Out = array{
- *     id?: string,
- *     maxSum?: numeric-string,
- *     order?: int,
- *     walletInfos?: list<LoyaltyResult_WalletInfo_Out>,
+ *     id?: string|null,
+ *     maxSum?: numeric-string|null,
+ *     order?: int|null,
+ *     walletInfos?: list<LoyaltyResult_WalletInfo_Out>|null,
  *     ...
  * }
  *
@@ -4293,11 +4293,11 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_CalculateCheckinResponse_Out = array{
- *     loyaltyProgramResults?: list<LoyaltyResult_LoyaltyProgramResult_Out>,
- *     availablePayments?: list<LoyaltyResult_AvailablePayment_Out>,
- *     validationWarnings?: list<string>,
- *     Warnings?: list<LoyaltyResult_WarningInfo_Out>,
- *     loyaltyTrace?: string,
+ *     loyaltyProgramResults?: list<LoyaltyResult_LoyaltyProgramResult_Out>|null,
+ *     availablePayments?: list<LoyaltyResult_AvailablePayment_Out>|null,
+ *     validationWarnings?: list<string>|null,
+ *     Warnings?: list<LoyaltyResult_WarningInfo_Out>|null,
+ *     loyaltyTrace?: string|null,
  *     ...
  * }
  *
@@ -4307,55 +4307,55 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_CalculateComboPriceResponse_Out = array{
- *     price?: numeric-string,
- *     incorrectlyFilledGroups?: list<string>,
+ *     price?: numeric-string|null,
+ *     incorrectlyFilledGroups?: list<string>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboCategory_Out = array{
- *     id?: string,
- *     name?: string,
+ *     id?: string|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboGroupMapping_Out = array{
- *     groupId?: string,
- *     itemId?: string,
+ *     groupId?: string|null,
+ *     itemId?: string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboGroup_Out = array{
- *     id?: string,
- *     name?: string,
- *     isMainGroup?: bool,
- *     products?: list<LoyaltyResult_ComboProduct_Out>,
- *     skipStep?: bool,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     isMainGroup?: bool|null,
+ *     products?: list<LoyaltyResult_ComboProduct_Out>|null,
+ *     skipStep?: bool|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboProduct_Out = array{
- *     productId?: string,
- *     sizeName?: string,
- *     sizeId?: string,
- *     forbiddenModifiers?: list<string>,
- *     priceModificationAmount?: numeric-string,
- *     position?: int,
+ *     productId?: string|null,
+ *     sizeName?: string|null,
+ *     sizeId?: string|null,
+ *     forbiddenModifiers?: list<string>|null,
+ *     priceModificationAmount?: numeric-string|null,
+ *     position?: int|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ComboSpecification_Out = array{
- *     sourceActionId?: string,
- *     categoryId?: string,
- *     name?: string,
- *     priceModificationType?: int,
- *     priceModification?: numeric-string,
- *     isActive?: bool,
- *     startDate?: string,
- *     expirationDate?: string,
- *     lackingGroupsToSuggest?: int,
- *     includeModifiers?: bool,
- *     groups?: list<LoyaltyResult_ComboGroup_Out>,
- *     sortOrder?: int,
+ *     sourceActionId?: string|null,
+ *     categoryId?: string|null,
+ *     name?: string|null,
+ *     priceModificationType?: int|null,
+ *     priceModification?: numeric-string|null,
+ *     isActive?: bool|null,
+ *     startDate?: string|null,
+ *     expirationDate?: string|null,
+ *     lackingGroupsToSuggest?: int|null,
+ *     includeModifiers?: bool|null,
+ *     groups?: list<LoyaltyResult_ComboGroup_Out>|null,
+ *     sortOrder?: int|null,
  *     ...
  * }
  *
@@ -4366,27 +4366,27 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_CouponInfoResponse_Out = array{
- *     couponInfo?: list<LoyaltyResult_CouponInfo_Out>,
+ *     couponInfo?: list<LoyaltyResult_CouponInfo_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_CouponInfo_Out = array{
- *     id?: string,
- *     number?: string,
- *     seriesName?: string,
- *     seriesId?: string,
- *     whenActivated?: string,
- *     isDeleted?: bool,
+ *     id?: string|null,
+ *     number?: string|null,
+ *     seriesName?: string|null,
+ *     seriesId?: string|null,
+ *     whenActivated?: string|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_DiscountOperation_Out = array{
- *     code?: int,
- *     orderItemId?: string,
- *     positionId?: string,
- *     discountSum?: numeric-string,
- *     amount?: numeric-string,
- *     comment?: string,
+ *     code?: int|null,
+ *     orderItemId?: string|null,
+ *     positionId?: string|null,
+ *     discountSum?: numeric-string|null,
+ *     amount?: numeric-string|null,
+ *     comment?: string|null,
  *     ...
  * }
  *
@@ -4396,23 +4396,23 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_FreeProductSize_Out = array{
- *     id?: string,
- *     name?: string,
+ *     id?: string|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_FreeProduct_Out = array{
- *     id?: string,
- *     code?: string,
- *     size?: list<string>,
- *     sizes?: list<LoyaltyResult_FreeProductSize_Out>,
+ *     id?: string|null,
+ *     code?: string|null,
+ *     size?: list<string>|null,
+ *     sizes?: list<LoyaltyResult_FreeProductSize_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_FreeProductsGroup_Out = array{
- *     sourceActionId?: string,
- *     descriptionForUser?: string,
- *     products?: list<LoyaltyResult_FreeProduct_Out>,
+ *     sourceActionId?: string|null,
+ *     descriptionForUser?: string|null,
+ *     products?: list<LoyaltyResult_FreeProduct_Out>|null,
  *     ...
  * }
  *
@@ -4422,9 +4422,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_GetCombosInfoResponse_Out = array{
- *     comboSpecifications?: list<LoyaltyResult_ComboSpecification_Out>,
- *     comboCategories?: list<LoyaltyResult_ComboCategory_Out>,
- *     Warnings?: list<LoyaltyResult_WarningInfo_Out>,
+ *     comboSpecifications?: list<LoyaltyResult_ComboSpecification_Out>|null,
+ *     comboCategories?: list<LoyaltyResult_ComboCategory_Out>|null,
+ *     Warnings?: list<LoyaltyResult_WarningInfo_Out>|null,
  *     ...
  * }
  *
@@ -4436,40 +4436,40 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_GetCountersResponse_Out = array{
- *     counters?: list<LoyaltyResult_GuestCounter_Out>,
+ *     counters?: list<LoyaltyResult_GuestCounter_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GetManualConditionsResponse_Out = array{
- *     manualConditions?: list<LoyaltyResult_ManualConditionInfo_Out>,
+ *     manualConditions?: list<LoyaltyResult_ManualConditionInfo_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_GuestCounter_Out = array{
- *     guestId?: string,
- *     period?: int,
- *     metric?: int,
- *     value?: numeric-string,
+ *     guestId?: string|null,
+ *     period?: int|null,
+ *     metric?: int|null,
+ *     value?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_LoyaltyProgramResult_Out = array{
- *     marketingCampaignId?: string,
- *     name?: string,
- *     discounts?: list<LoyaltyResult_DiscountOperation_Out>,
- *     upsales?: list<LoyaltyResult_Upsale_Out>,
- *     freeProducts?: list<LoyaltyResult_FreeProductsGroup_Out>,
- *     availableComboSpecifications?: list<string>,
- *     availableCombos?: list<LoyaltyResult_AvailableCombo_Out>,
- *     needToActivateCertificate?: bool,
+ *     marketingCampaignId?: string|null,
+ *     name?: string|null,
+ *     discounts?: list<LoyaltyResult_DiscountOperation_Out>|null,
+ *     upsales?: list<LoyaltyResult_Upsale_Out>|null,
+ *     freeProducts?: list<LoyaltyResult_FreeProductsGroup_Out>|null,
+ *     availableComboSpecifications?: list<string>|null,
+ *     availableCombos?: list<LoyaltyResult_AvailableCombo_Out>|null,
+ *     needToActivateCertificate?: bool|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_ManualConditionInfo_Out = array{
- *     id?: string,
- *     caption?: string,
- *     isDynamicDiscount?: bool,
- *     isApplicableOnCashierScreen?: bool,
+ *     id?: string|null,
+ *     caption?: string|null,
+ *     isDynamicDiscount?: bool|null,
+ *     isApplicableOnCashierScreen?: bool|null,
  *     ...
  * }
  *
@@ -4481,15 +4481,15 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_NotActivatedCouponResponse_Out = array{
- *     notActivatedCoupon?: list<LoyaltyResult_NotActivatedCoupon_Out>,
+ *     notActivatedCoupon?: list<LoyaltyResult_NotActivatedCoupon_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_NotActivatedCoupon_Out = array{
- *     id?: string,
- *     number?: string,
- *     seriesName?: string,
- *     seriesId?: string,
+ *     id?: string|null,
+ *     number?: string|null,
+ *     seriesName?: string|null,
+ *     seriesId?: string|null,
  *     ...
  * }
  *
@@ -4498,42 +4498,42 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type LoyaltyResult_SeriesWithNotActivatedCouponsResponse_Out = array{
- *     seriesWithNotActivatedCoupons?: list<LoyaltyResult_SeriesWithNotActivatedCoupons_Out>,
+ *     seriesWithNotActivatedCoupons?: list<LoyaltyResult_SeriesWithNotActivatedCoupons_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_SeriesWithNotActivatedCoupons_Out = array{
- *     id?: string,
- *     number?: string,
+ *     id?: string|null,
+ *     number?: string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_UpsaleProduct_Out = array{
- *     id?: string,
- *     code?: string,
+ *     id?: string|null,
+ *     code?: string|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_Upsale_Out = array{
- *     sourceActionId?: string,
- *     suggestionText?: string,
- *     descriptionForUser?: string,
- *     productCodes?: list<string>,
- *     products?: list<LoyaltyResult_UpsaleProduct_Out>,
+ *     sourceActionId?: string|null,
+ *     suggestionText?: string|null,
+ *     descriptionForUser?: string|null,
+ *     productCodes?: list<string>|null,
+ *     products?: list<LoyaltyResult_UpsaleProduct_Out>|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_WalletInfo_Out = array{
- *     id?: string,
- *     maxSum?: numeric-string,
- *     canHoldMoney?: bool,
+ *     id?: string|null,
+ *     maxSum?: numeric-string|null,
+ *     canHoldMoney?: bool|null,
  *     ...
  * }
  *
  * @psalm-type LoyaltyResult_WarningInfo_Out = array{
- *     Code?: string,
- *     ErrorCode?: string,
- *     Message?: string,
+ *     Code?: string|null,
+ *     ErrorCode?: string|null,
+ *     Message?: string|null,
  *     ...
  * }
  *
@@ -4541,8 +4541,8 @@ namespace IikoCloud\Api;
  *     id: string,
  *     organizationId: string,
  *     name: string,
- *     externalRevision?: int,
- *     isDeleted?: bool,
+ *     externalRevision?: int|null,
+ *     isDeleted?: bool|null,
  *     attachedSources: list<string>,
  *     ...
  * }
@@ -4571,19 +4571,19 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type MeasureUnitListResponse_Out = array{
- *     entities?: list<MeasureUnit_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     entities?: list<MeasureUnit_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type MeasureUnit_Out = array{
- *     code?: string,
- *     fullName?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     fullName?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -4591,44 +4591,44 @@ namespace IikoCloud\Api;
  *     id: string,
  *     name: string,
  *     code: string,
- *     isDeleted?: bool,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
  * @psalm-type MenuCombo_Out = array{
  *     id: string,
  *     sku: string,
- *     priceStrategy?: string,
- *     componentGroups?: list<ComboComponentGroup_Out>,
- *     labels?: list<string>,
- *     tags?: list<string>,
+ *     priceStrategy?: string|null,
+ *     componentGroups?: list<ComboComponentGroup_Out>|null,
+ *     labels?: list<string>|null,
+ *     tags?: list<string>|null,
  *     ...
  * }
  *
  * @psalm-type MenuModifier_Out = array{
  *     sku: string,
- *     description?: string,
+ *     description?: string|null,
  *     id: string,
- *     name?: string,
- *     restrictions?: Restrictions_Out,
- *     isHidden?: bool,
- *     image?: Image_Out,
- *     weight?: numeric-string,
- *     measureUnitType?: string,
- *     sizePrices?: list<SizePriceShort_Out>,
- *     nutritions?: Nutritions_Out,
- *     taxCategoryId?: string,
- *     independentQuantity?: bool,
- *     productCategoryId?: string,
- *     customerTagGroups?: list<CustomerTagGroupItem_Out>,
- *     outerEanCode?: string,
- *     isMarked?: bool,
- *     paymentSubjectCode?: string,
- *     barcodes?: list<BarcodeInfo_Out>,
- *     buttonImageUrl?: string,
- *     allergenGroupIds?: list<string>,
- *     labels?: list<string>,
- *     tags?: list<string>,
+ *     name?: string|null,
+ *     restrictions?: Restrictions_Out|null,
+ *     isHidden?: bool|null,
+ *     image?: Image_Out|null,
+ *     weight?: numeric-string|null,
+ *     measureUnitType?: string|null,
+ *     sizePrices?: list<SizePriceShort_Out>|null,
+ *     nutritions?: Nutritions_Out|null,
+ *     taxCategoryId?: string|null,
+ *     independentQuantity?: bool|null,
+ *     productCategoryId?: string|null,
+ *     customerTagGroups?: list<CustomerTagGroupItem_Out>|null,
+ *     outerEanCode?: string|null,
+ *     isMarked?: bool|null,
+ *     paymentSubjectCode?: string|null,
+ *     barcodes?: list<BarcodeInfo_Out>|null,
+ *     buttonImageUrl?: string|null,
+ *     allergenGroupIds?: list<string>|null,
+ *     labels?: list<string>|null,
+ *     tags?: list<string>|null,
  *     ...
  * }
  *
@@ -4655,35 +4655,35 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type MenuSectionListResponse_Out = array{
- *     items?: list<MenuSection_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<MenuSection_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type MenuSection_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type MenuSizePrice_Out = array{
- *     sizeId?: string,
- *     sizeName?: string,
- *     sizeCode?: string,
- *     isDefault?: bool,
- *     price?: numeric-string,
- *     buttonImageUrl?: string,
- *     image?: Image_Out,
- *     isHidden?: bool,
- *     weight?: numeric-string,
- *     nutritions?: Nutritions_Out,
- *     measureUnitType?: string,
- *     sku?: string,
- *     menuItemSizeId?: string,
- *     taxCategoryId?: string,
+ *     sizeId?: string|null,
+ *     sizeName?: string|null,
+ *     sizeCode?: string|null,
+ *     isDefault?: bool|null,
+ *     price?: numeric-string|null,
+ *     buttonImageUrl?: string|null,
+ *     image?: Image_Out|null,
+ *     isHidden?: bool|null,
+ *     weight?: numeric-string|null,
+ *     nutritions?: Nutritions_Out|null,
+ *     measureUnitType?: string|null,
+ *     sku?: string|null,
+ *     menuItemSizeId?: string|null,
+ *     taxCategoryId?: string|null,
  *     ...
  * }
  *
@@ -4691,52 +4691,52 @@ namespace IikoCloud\Api;
  *     id: string,
  *     name: string,
  *     percentage: numeric-string,
- *     isDeleted?: bool,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
  * @psalm-type MenuV3_Out = array{
  *     id: string,
  *     name: string,
- *     description?: string,
- *     buttonImageUrl?: string,
- *     image?: Image_Out,
- *     products?: list<Product_Out>,
- *     combos?: list<MenuCombo_Out>,
- *     modifiers?: list<MenuModifier_Out>,
- *     taxCategories?: list<MenuTaxCategory_Out>,
- *     productCategories?: list<ProductCategory_Out>,
- *     allergenGroups?: list<MenuAllergenGroup_Out>,
- *     customerTagGroups?: list<CustomerTagGroup_Out>,
- *     schedules?: list<Schedule_Out>,
- *     overrideTaxCategories?: list<TaxCategoryOverride_Out>,
- *     itemsGroups?: list<ItemsGroup_Out>,
+ *     description?: string|null,
+ *     buttonImageUrl?: string|null,
+ *     image?: Image_Out|null,
+ *     products?: list<Product_Out>|null,
+ *     combos?: list<MenuCombo_Out>|null,
+ *     modifiers?: list<MenuModifier_Out>|null,
+ *     taxCategories?: list<MenuTaxCategory_Out>|null,
+ *     productCategories?: list<ProductCategory_Out>|null,
+ *     allergenGroups?: list<MenuAllergenGroup_Out>|null,
+ *     customerTagGroups?: list<CustomerTagGroup_Out>|null,
+ *     schedules?: list<Schedule_Out>|null,
+ *     overrideTaxCategories?: list<TaxCategoryOverride_Out>|null,
+ *     itemsGroups?: list<ItemsGroup_Out>|null,
  *     ...
  * }
  *
  * @psalm-type ModifierGroup_Out = array{
  *     name: string,
- *     id?: string,
- *     restrictions?: Restrictions_Out,
- *     items?: list<ModifierItem_Out>,
- *     splittable?: bool,
- *     isHidden?: bool,
- *     childModifiersHaveMinMaxRestrictions?: bool,
- *     sku?: string,
+ *     id?: string|null,
+ *     restrictions?: Restrictions_Out|null,
+ *     items?: list<ModifierItem_Out>|null,
+ *     splittable?: bool|null,
+ *     isHidden?: bool|null,
+ *     childModifiersHaveMinMaxRestrictions?: bool|null,
+ *     sku?: string|null,
  *     ...
  * }
  *
  * @psalm-type ModifierItem_Out = array{
  *     id: string,
- *     name?: string,
- *     description?: string,
- *     restrictions?: Restrictions_Out,
- *     isHidden?: bool,
- *     buttonImageUrl?: string,
- *     image?: Image_Out,
- *     weight?: numeric-string,
- *     measureUnitType?: string,
- *     tags?: list<string>,
+ *     name?: string|null,
+ *     description?: string|null,
+ *     restrictions?: Restrictions_Out|null,
+ *     isHidden?: bool|null,
+ *     buttonImageUrl?: string|null,
+ *     image?: Image_Out|null,
+ *     weight?: numeric-string|null,
+ *     measureUnitType?: string|null,
+ *     tags?: list<string>|null,
  *     ...
  * }
  *
@@ -4756,17 +4756,17 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ModifierSchemaListResponse_Out = array{
- *     items?: list<ModifierSchema_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<ModifierSchema_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ModifierSchema_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -4789,17 +4789,17 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureCategoryListResponse_Out = array{
- *     items?: list<NomenclatureCategoryResponse_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<NomenclatureCategoryResponse_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type NomenclatureCategoryResponse_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -4815,7 +4815,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureCategoryWriteResponse_Out = array{
- *     id?: string,
+ *     id?: string|null,
  *     ...
  * }
  *
@@ -4848,8 +4848,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupCreateResponse_Out = array{
- *     groupId?: string,
- *     message?: string,
+ *     groupId?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -4860,8 +4860,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupCustomCategory_Out = array{
- *     categoryListId?: string,
- *     categoryValueId?: string,
+ *     categoryListId?: string|null,
+ *     categoryValueId?: string|null,
  *     ...
  * }
  *
@@ -4871,7 +4871,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupDeleteResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -4891,7 +4891,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupListResponse_Out = array{
- *     groups?: list<NomenclatureGroupResponse_Out>,
+ *     groups?: list<NomenclatureGroupResponse_Out>|null,
  *     ...
  * }
  *
@@ -4902,7 +4902,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupMarkupSetting_Out = array{
- *     markupPercent?: numeric-string,
+ *     markupPercent?: numeric-string|null,
  *     organizationId: string,
  *     ...
  * }
@@ -4914,8 +4914,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupOrganizationFilter_Out = array{
- *     isExcluding?: bool,
- *     organizationIds?: list<string>,
+ *     isExcluding?: bool|null,
+ *     organizationIds?: list<string>|null,
  *     ...
  * }
  *
@@ -4927,49 +4927,49 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupRGBColor_Out = array{
- *     blue?: int,
- *     green?: int,
- *     red?: int,
+ *     blue?: int|null,
+ *     green?: int|null,
+ *     red?: int|null,
  *     ...
  * }
  *
  * @psalm-type NomenclatureGroupResponse_Out = array{
- *     accountingCategoryId?: string,
- *     categoryId?: string,
- *     code?: string,
- *     color?: NomenclatureGroupRGBColor_Out,
- *     createdAt?: string,
- *     createdByUserId?: string,
- *     customCategories?: list<NomenclatureGroupCustomCategory_Out>,
- *     defaultCourse?: int,
- *     defaultMaximumStoreBalanceLevel?: numeric-string,
- *     defaultMinimumStoreBalanceLevel?: numeric-string,
- *     deletedAt?: string,
- *     description?: string,
- *     fontColor?: NomenclatureGroupRGBColor_Out,
- *     franchiseMasterId?: string,
- *     franchiseUniqueId?: string,
- *     frontImageId?: string,
- *     groupArticle?: string,
- *     groupId?: string,
- *     includeInReport?: bool,
- *     isChainRoot?: bool,
- *     isDeleted?: bool,
- *     isFixedPrice?: bool,
- *     lastModifyNodeId?: string,
- *     markupSettings?: list<NomenclatureGroupMarkupSetting_Out>,
- *     maximumStoreBalanceLevels?: list<NomenclatureGroupStoreBalanceLevel_Out>,
- *     minimumStoreBalanceLevels?: list<NomenclatureGroupStoreBalanceLevel_Out>,
- *     modifiedAt?: string,
- *     modifiedByUserId?: string,
- *     name?: string,
- *     parentId?: string,
- *     position?: int,
- *     priceMarkupPercent?: numeric-string,
- *     revision?: int,
- *     system?: bool,
- *     taxCategoryId?: string,
- *     visibilityFilter?: NomenclatureGroupOrganizationFilter_Out,
+ *     accountingCategoryId?: string|null,
+ *     categoryId?: string|null,
+ *     code?: string|null,
+ *     color?: NomenclatureGroupRGBColor_Out|null,
+ *     createdAt?: string|null,
+ *     createdByUserId?: string|null,
+ *     customCategories?: list<NomenclatureGroupCustomCategory_Out>|null,
+ *     defaultCourse?: int|null,
+ *     defaultMaximumStoreBalanceLevel?: numeric-string|null,
+ *     defaultMinimumStoreBalanceLevel?: numeric-string|null,
+ *     deletedAt?: string|null,
+ *     description?: string|null,
+ *     fontColor?: NomenclatureGroupRGBColor_Out|null,
+ *     franchiseMasterId?: string|null,
+ *     franchiseUniqueId?: string|null,
+ *     frontImageId?: string|null,
+ *     groupArticle?: string|null,
+ *     groupId?: string|null,
+ *     includeInReport?: bool|null,
+ *     isChainRoot?: bool|null,
+ *     isDeleted?: bool|null,
+ *     isFixedPrice?: bool|null,
+ *     lastModifyNodeId?: string|null,
+ *     markupSettings?: list<NomenclatureGroupMarkupSetting_Out>|null,
+ *     maximumStoreBalanceLevels?: list<NomenclatureGroupStoreBalanceLevel_Out>|null,
+ *     minimumStoreBalanceLevels?: list<NomenclatureGroupStoreBalanceLevel_Out>|null,
+ *     modifiedAt?: string|null,
+ *     modifiedByUserId?: string|null,
+ *     name?: string|null,
+ *     parentId?: string|null,
+ *     position?: int|null,
+ *     priceMarkupPercent?: numeric-string|null,
+ *     revision?: int|null,
+ *     system?: bool|null,
+ *     taxCategoryId?: string|null,
+ *     visibilityFilter?: NomenclatureGroupOrganizationFilter_Out|null,
  *     ...
  * }
  *
@@ -4982,8 +4982,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type NomenclatureGroupStoreBalanceLevel_Out = array{
  *     storeId: string,
- *     value?: numeric-string,
- *     valueAssigned?: bool,
+ *     value?: numeric-string|null,
+ *     valueAssigned?: bool|null,
  *     ...
  * }
  *
@@ -4994,7 +4994,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupUndeleteResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -5026,8 +5026,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureGroupUpdateResponse_Out = array{
- *     groupId?: string,
- *     message?: string,
+ *     groupId?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -5040,7 +5040,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type NomenclatureProductBarcode_Out = array{
  *     barcode: string,
- *     containerId?: string,
+ *     containerId?: string|null,
  *     type: string,
  *     ...
  * }
@@ -5060,16 +5060,16 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductChildModifier_Out = array{
- *     childModifiers?: list<array<string, mixed>>,
- *     childModifiersHaveMinMaxRestrictions?: bool,
- *     defaultAmount?: int,
- *     freeOfChargeAmount?: int,
- *     hideIfDefaultAmount?: bool,
- *     maximumAmount?: int,
- *     minimumAmount?: int,
- *     modifierId?: string,
- *     required?: bool,
- *     splittable?: bool,
+ *     childModifiers?: list<array<string, mixed>>|null,
+ *     childModifiersHaveMinMaxRestrictions?: bool|null,
+ *     defaultAmount?: int|null,
+ *     freeOfChargeAmount?: int|null,
+ *     hideIfDefaultAmount?: bool|null,
+ *     maximumAmount?: int|null,
+ *     minimumAmount?: int|null,
+ *     modifierId?: string|null,
+ *     required?: bool|null,
+ *     splittable?: bool|null,
  *     ...
  * }
  *
@@ -5090,18 +5090,18 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductContainer_Out = array{
- *     containerId?: string,
- *     containerWeight?: numeric-string,
- *     franchiseMasterId?: string,
- *     franchiseUniqueId?: string,
- *     fullContainerWeight?: numeric-string,
- *     isDeleted?: bool,
- *     lineNumber?: string,
- *     maxContainerWeight?: numeric-string,
- *     minContainerWeight?: numeric-string,
- *     name?: string,
- *     quantity?: numeric-string,
- *     useInFront?: bool,
+ *     containerId?: string|null,
+ *     containerWeight?: numeric-string|null,
+ *     franchiseMasterId?: string|null,
+ *     franchiseUniqueId?: string|null,
+ *     fullContainerWeight?: numeric-string|null,
+ *     isDeleted?: bool|null,
+ *     lineNumber?: string|null,
+ *     maxContainerWeight?: numeric-string|null,
+ *     minContainerWeight?: numeric-string|null,
+ *     name?: string|null,
+ *     quantity?: numeric-string|null,
+ *     useInFront?: bool|null,
  *     ...
  * }
  *
@@ -5200,9 +5200,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductCreateResponse_Out = array{
- *     message?: string,
- *     productArticle?: string,
- *     productId?: string,
+ *     message?: string|null,
+ *     productArticle?: string|null,
+ *     productId?: string|null,
  *     ...
  * }
  *
@@ -5213,8 +5213,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductCustomCategory_Out = array{
- *     categoryListId?: string,
- *     categoryValueId?: string,
+ *     categoryListId?: string|null,
+ *     categoryValueId?: string|null,
  *     ...
  * }
  *
@@ -5224,7 +5224,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductDayTime_Out = array{
- *     minutes?: int,
+ *     minutes?: int|null,
  *     ...
  * }
  *
@@ -5234,7 +5234,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductDeleteResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -5255,10 +5255,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductImage_Out = array{
- *     endAt?: string,
- *     imageId?: string,
- *     startAt?: string,
- *     type?: string,
+ *     endAt?: string|null,
+ *     imageId?: string|null,
+ *     startAt?: string|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -5270,10 +5270,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductListResponse_Out = array{
- *     items?: list<NomenclatureProductResponse_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<NomenclatureProductResponse_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -5284,7 +5284,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductMarkupSetting_Out = array{
- *     markupPercent?: numeric-string,
+ *     markupPercent?: numeric-string|null,
  *     organizationId: string,
  *     ...
  * }
@@ -5300,12 +5300,12 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductModifierSchemaRedefinition_Out = array{
- *     childModifiers?: list<NomenclatureProductChildModifier_Out>,
- *     defaultAmount?: int,
- *     freeOfChargeAmount?: int,
- *     maximumAmount?: int,
- *     minimumAmount?: int,
- *     modifierId?: string,
+ *     childModifiers?: list<NomenclatureProductChildModifier_Out>|null,
+ *     defaultAmount?: int|null,
+ *     freeOfChargeAmount?: int|null,
+ *     maximumAmount?: int|null,
+ *     minimumAmount?: int|null,
+ *     modifierId?: string|null,
  *     ...
  * }
  *
@@ -5324,16 +5324,16 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductModifier_Out = array{
- *     childModifiers?: list<NomenclatureProductChildModifier_Out>,
- *     childModifiersHaveMinMaxRestrictions?: bool,
- *     defaultAmount?: int,
- *     freeOfChargeAmount?: int,
- *     hideIfDefaultAmount?: bool,
- *     maximumAmount?: int,
- *     minimumAmount?: int,
- *     modifierId?: string,
- *     required?: bool,
- *     splittable?: bool,
+ *     childModifiers?: list<NomenclatureProductChildModifier_Out>|null,
+ *     childModifiersHaveMinMaxRestrictions?: bool|null,
+ *     defaultAmount?: int|null,
+ *     freeOfChargeAmount?: int|null,
+ *     hideIfDefaultAmount?: bool|null,
+ *     maximumAmount?: int|null,
+ *     minimumAmount?: int|null,
+ *     modifierId?: string|null,
+ *     required?: bool|null,
+ *     splittable?: bool|null,
  *     ...
  * }
  *
@@ -5349,13 +5349,13 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductNutritionValue_Out = array{
- *     carbohydrateAmount?: numeric-string,
- *     energyAmount?: numeric-string,
- *     fatAmount?: numeric-string,
- *     nutritionComponents?: array<string, numeric-string>,
- *     organizationIds?: list<string>,
- *     productSizeId?: string,
- *     proteinAmount?: numeric-string,
+ *     carbohydrateAmount?: numeric-string|null,
+ *     energyAmount?: numeric-string|null,
+ *     fatAmount?: numeric-string|null,
+ *     nutritionComponents?: array<string, numeric-string>|null,
+ *     organizationIds?: list<string>|null,
+ *     productSizeId?: string|null,
+ *     proteinAmount?: numeric-string|null,
  *     ...
  * }
  *
@@ -5367,9 +5367,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductRGBColor_Out = array{
- *     blue?: int,
- *     green?: int,
- *     red?: int,
+ *     blue?: int|null,
+ *     green?: int|null,
+ *     red?: int|null,
  *     ...
  * }
  *
@@ -5381,9 +5381,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductRateInterval_Out = array{
- *     begin?: NomenclatureProductDayTime_Out,
- *     dayOfWeek?: string,
- *     end?: NomenclatureProductDayTime_Out,
+ *     begin?: NomenclatureProductDayTime_Out|null,
+ *     dayOfWeek?: string|null,
+ *     end?: NomenclatureProductDayTime_Out|null,
  *     ...
  * }
  *
@@ -5393,7 +5393,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductRateSchedule_Out = array{
- *     rates?: list<NomenclatureProductRate_Out>,
+ *     rates?: list<NomenclatureProductRate_Out>|null,
  *     ...
  * }
  *
@@ -5404,115 +5404,115 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductRate_Out = array{
- *     intervals?: list<NomenclatureProductRateInterval_Out>,
- *     serviceRate?: string,
+ *     intervals?: list<NomenclatureProductRateInterval_Out>|null,
+ *     serviceRate?: string|null,
  *     ...
  * }
  *
  * @psalm-type NomenclatureProductResponse_Out = array{
- *     accountingCategoryId?: string,
- *     alcoholClass?: string,
- *     allergenGroupIds?: list<string>,
- *     amountIndependentOfParentAmount?: bool,
- *     amountUnitId?: string,
- *     assemblyChartModifiedAt?: string,
- *     barcodes?: list<NomenclatureProductBarcode_Out>,
- *     canBuyFromCashdesk?: bool,
- *     canChangeAmountCookedDish?: bool,
- *     canSetOpenPrice?: bool,
- *     categoryId?: string,
- *     chequePrintable?: bool,
- *     code?: string,
- *     coldLossPercent?: numeric-string,
- *     color?: NomenclatureProductRGBColor_Out,
- *     containers?: list<NomenclatureProductContainer_Out>,
- *     cookWithMainDish?: bool,
- *     cookingTimeNormal?: int,
- *     cookingTimePeak?: int,
- *     cookingType?: string,
- *     createdAt?: string,
- *     createdByUserId?: string,
- *     customCategories?: list<NomenclatureProductCustomCategory_Out>,
- *     defaultContainerId?: string,
- *     defaultCourse?: int,
- *     defaultIncludedInMenu?: bool,
- *     defaultMaximumStoreBalanceLevel?: numeric-string,
- *     defaultMinimumStoreBalanceLevel?: numeric-string,
- *     defaultSalePrice?: numeric-string,
- *     deletedAt?: string,
- *     description?: string,
- *     descriptionEnglish?: string,
- *     disabledFields?: list<string>,
- *     disabledProductSizeIds?: list<string>,
- *     egaisAlcCode?: string,
- *     estimatedPurchasePrice?: numeric-string,
- *     excludedSectionIds?: list<string>,
- *     expirationDate?: int,
- *     fontColor?: NomenclatureProductRGBColor_Out,
- *     franchiseMasterId?: string,
- *     franchiseUniqueId?: string,
- *     frontImageId?: string,
- *     fullName?: string,
- *     fullNameEnglish?: string,
- *     gtin?: string,
- *     hotLossPercent?: numeric-string,
- *     images?: list<NomenclatureProductImage_Out>,
- *     invoiceSupplierId?: string,
- *     isCalculateUnitWeight?: bool,
- *     isDeleted?: bool,
- *     isDishOfDay?: bool,
- *     isFixedPrice?: bool,
- *     isFlyerProgram?: bool,
- *     isNotInStoreMovement?: bool,
- *     isNutritionValueAutoCalculated?: bool,
- *     isPercentageOfAlcoholApplicable?: bool,
- *     isTimePayProduct?: bool,
- *     itemCategoryId?: string,
- *     lastModifyNodeId?: string,
- *     markupSettings?: list<NomenclatureProductMarkupSetting_Out>,
- *     maximumStoreBalanceLevels?: list<NomenclatureProductStoreBalanceLevel_Out>,
- *     minimumStoreBalanceLevels?: list<NomenclatureProductStoreBalanceLevel_Out>,
- *     minimumTimePayProductDurationMinutes?: int,
- *     modifiedAt?: string,
- *     modifiedByUserId?: string,
- *     modifierSchemaId?: string,
- *     modifierSchemaRedefinitions?: list<NomenclatureProductModifierSchemaRedefinition_Out>,
- *     modifiers?: list<NomenclatureProductModifier_Out>,
- *     name?: string,
- *     nameEnglish?: string,
- *     nameKitchen?: string,
- *     nutritionValues?: list<NomenclatureProductNutritionValue_Out>,
- *     outerEconomicActivityNomenclatureCode?: string,
- *     parentGroupId?: string,
- *     percentageOfAlcohol?: numeric-string,
- *     placeTypeId?: string,
- *     position?: int,
- *     prechequePrintable?: bool,
- *     priceMarkupPercent?: numeric-string,
- *     printOnAdd?: bool,
- *     producerIds?: list<string>,
- *     productArticle?: string,
- *     productId?: string,
- *     productScaleId?: string,
- *     productSizeFactors?: NomenclatureProductSizeFactors_Out,
- *     productTagIds?: list<string>,
- *     productTypeForCooking?: string,
- *     rateSchedule?: NomenclatureProductRateSchedule_Out,
- *     relativeRateSchedule?: bool,
- *     revision?: int,
- *     sourceNature?: string,
- *     system?: bool,
- *     taxCategoryId?: string,
- *     timePayProductDurationStepMinutes?: int,
- *     transferType?: string,
- *     type?: string,
- *     unitCapacity?: numeric-string,
- *     unitWeight?: numeric-string,
- *     useBalanceForInventory?: bool,
- *     useBalanceForSell?: bool,
- *     useDefaultCookingTime?: bool,
- *     useRangeForInvoices?: bool,
- *     uzFiscalCode?: string,
+ *     accountingCategoryId?: string|null,
+ *     alcoholClass?: string|null,
+ *     allergenGroupIds?: list<string>|null,
+ *     amountIndependentOfParentAmount?: bool|null,
+ *     amountUnitId?: string|null,
+ *     assemblyChartModifiedAt?: string|null,
+ *     barcodes?: list<NomenclatureProductBarcode_Out>|null,
+ *     canBuyFromCashdesk?: bool|null,
+ *     canChangeAmountCookedDish?: bool|null,
+ *     canSetOpenPrice?: bool|null,
+ *     categoryId?: string|null,
+ *     chequePrintable?: bool|null,
+ *     code?: string|null,
+ *     coldLossPercent?: numeric-string|null,
+ *     color?: NomenclatureProductRGBColor_Out|null,
+ *     containers?: list<NomenclatureProductContainer_Out>|null,
+ *     cookWithMainDish?: bool|null,
+ *     cookingTimeNormal?: int|null,
+ *     cookingTimePeak?: int|null,
+ *     cookingType?: string|null,
+ *     createdAt?: string|null,
+ *     createdByUserId?: string|null,
+ *     customCategories?: list<NomenclatureProductCustomCategory_Out>|null,
+ *     defaultContainerId?: string|null,
+ *     defaultCourse?: int|null,
+ *     defaultIncludedInMenu?: bool|null,
+ *     defaultMaximumStoreBalanceLevel?: numeric-string|null,
+ *     defaultMinimumStoreBalanceLevel?: numeric-string|null,
+ *     defaultSalePrice?: numeric-string|null,
+ *     deletedAt?: string|null,
+ *     description?: string|null,
+ *     descriptionEnglish?: string|null,
+ *     disabledFields?: list<string>|null,
+ *     disabledProductSizeIds?: list<string>|null,
+ *     egaisAlcCode?: string|null,
+ *     estimatedPurchasePrice?: numeric-string|null,
+ *     excludedSectionIds?: list<string>|null,
+ *     expirationDate?: int|null,
+ *     fontColor?: NomenclatureProductRGBColor_Out|null,
+ *     franchiseMasterId?: string|null,
+ *     franchiseUniqueId?: string|null,
+ *     frontImageId?: string|null,
+ *     fullName?: string|null,
+ *     fullNameEnglish?: string|null,
+ *     gtin?: string|null,
+ *     hotLossPercent?: numeric-string|null,
+ *     images?: list<NomenclatureProductImage_Out>|null,
+ *     invoiceSupplierId?: string|null,
+ *     isCalculateUnitWeight?: bool|null,
+ *     isDeleted?: bool|null,
+ *     isDishOfDay?: bool|null,
+ *     isFixedPrice?: bool|null,
+ *     isFlyerProgram?: bool|null,
+ *     isNotInStoreMovement?: bool|null,
+ *     isNutritionValueAutoCalculated?: bool|null,
+ *     isPercentageOfAlcoholApplicable?: bool|null,
+ *     isTimePayProduct?: bool|null,
+ *     itemCategoryId?: string|null,
+ *     lastModifyNodeId?: string|null,
+ *     markupSettings?: list<NomenclatureProductMarkupSetting_Out>|null,
+ *     maximumStoreBalanceLevels?: list<NomenclatureProductStoreBalanceLevel_Out>|null,
+ *     minimumStoreBalanceLevels?: list<NomenclatureProductStoreBalanceLevel_Out>|null,
+ *     minimumTimePayProductDurationMinutes?: int|null,
+ *     modifiedAt?: string|null,
+ *     modifiedByUserId?: string|null,
+ *     modifierSchemaId?: string|null,
+ *     modifierSchemaRedefinitions?: list<NomenclatureProductModifierSchemaRedefinition_Out>|null,
+ *     modifiers?: list<NomenclatureProductModifier_Out>|null,
+ *     name?: string|null,
+ *     nameEnglish?: string|null,
+ *     nameKitchen?: string|null,
+ *     nutritionValues?: list<NomenclatureProductNutritionValue_Out>|null,
+ *     outerEconomicActivityNomenclatureCode?: string|null,
+ *     parentGroupId?: string|null,
+ *     percentageOfAlcohol?: numeric-string|null,
+ *     placeTypeId?: string|null,
+ *     position?: int|null,
+ *     prechequePrintable?: bool|null,
+ *     priceMarkupPercent?: numeric-string|null,
+ *     printOnAdd?: bool|null,
+ *     producerIds?: list<string>|null,
+ *     productArticle?: string|null,
+ *     productId?: string|null,
+ *     productScaleId?: string|null,
+ *     productSizeFactors?: NomenclatureProductSizeFactors_Out|null,
+ *     productTagIds?: list<string>|null,
+ *     productTypeForCooking?: string|null,
+ *     rateSchedule?: NomenclatureProductRateSchedule_Out|null,
+ *     relativeRateSchedule?: bool|null,
+ *     revision?: int|null,
+ *     sourceNature?: string|null,
+ *     system?: bool|null,
+ *     taxCategoryId?: string|null,
+ *     timePayProductDurationStepMinutes?: int|null,
+ *     transferType?: string|null,
+ *     type?: string|null,
+ *     unitCapacity?: numeric-string|null,
+ *     unitWeight?: numeric-string|null,
+ *     useBalanceForInventory?: bool|null,
+ *     useBalanceForSell?: bool|null,
+ *     useDefaultCookingTime?: bool|null,
+ *     useRangeForInvoices?: bool|null,
+ *     uzFiscalCode?: string|null,
  *     ...
  * }
  *
@@ -5522,7 +5522,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductSizeFactors_Out = array{
- *     factors?: array<string, array<string, string>>,
+ *     factors?: array<string, array<string, string>>|null,
  *     ...
  * }
  *
@@ -5535,8 +5535,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type NomenclatureProductStoreBalanceLevel_Out = array{
  *     storeId: string,
- *     value?: numeric-string,
- *     valueAssigned?: bool,
+ *     value?: numeric-string|null,
+ *     valueAssigned?: bool|null,
  *     ...
  * }
  *
@@ -5546,7 +5546,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductUndeleteResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -5557,8 +5557,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductUpdateBarcodesResponse_Out = array{
- *     message?: string,
- *     productId?: string,
+ *     message?: string|null,
+ *     productId?: string|null,
  *     ...
  * }
  *
@@ -5657,21 +5657,21 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type NomenclatureProductUpdateResponse_Out = array{
- *     message?: string,
- *     productArticle?: string,
- *     productId?: string,
+ *     message?: string|null,
+ *     productArticle?: string|null,
+ *     productId?: string|null,
  *     ...
  * }
  *
  * @psalm-type Nomenclature_ChildModifierInfo_Out = array{
  *     id: string,
- *     defaultAmount?: int,
+ *     defaultAmount?: int|null,
  *     minAmount: int,
  *     maxAmount: int,
- *     required?: bool,
- *     hideIfDefaultAmount?: bool,
- *     splittable?: bool,
- *     freeOfChargeAmount?: int,
+ *     required?: bool|null,
+ *     hideIfDefaultAmount?: bool|null,
+ *     splittable?: bool|null,
+ *     freeOfChargeAmount?: int|null,
  *     ...
  * }
  *
@@ -5686,12 +5686,12 @@ namespace IikoCloud\Api;
  *     minAmount: int,
  *     maxAmount: int,
  *     required: bool|null,
- *     childModifiersHaveMinMaxRestrictions?: bool,
+ *     childModifiersHaveMinMaxRestrictions?: bool|null,
  *     childModifiers: list<Nomenclature_ChildModifierInfo_Out>,
- *     hideIfDefaultAmount?: bool,
- *     defaultAmount?: int,
- *     splittable?: bool,
- *     freeOfChargeAmount?: int,
+ *     hideIfDefaultAmount?: bool|null,
+ *     defaultAmount?: int|null,
+ *     splittable?: bool|null,
+ *     freeOfChargeAmount?: int|null,
  *     ...
  * }
  *
@@ -5707,8 +5707,8 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Nomenclature_MenusDataResponse_Out = array{
  *     correlationId: string,
- *     externalMenus?: list<Nomenclature_ExternalMenu_Out>,
- *     priceCategories?: list<Nomenclature_PriceCategory_Out>,
+ *     externalMenus?: list<Nomenclature_ExternalMenu_Out>|null,
+ *     priceCategories?: list<Nomenclature_PriceCategory_Out>|null,
  *     ...
  * }
  *
@@ -5736,9 +5736,9 @@ namespace IikoCloud\Api;
  * @psalm-type Nomenclature_Price_Out = array{
  *     currentPrice: numeric-string,
  *     isIncludedInMenu: bool,
- *     nextPrice?: numeric-string,
+ *     nextPrice?: numeric-string|null,
  *     nextIncludedInMenu: bool,
- *     nextDatePrice?: string,
+ *     nextDatePrice?: string|null,
  *     ...
  * }
  *
@@ -5750,77 +5750,77 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Nomenclature_ProductInfo_Out = array{
- *     fatAmount?: numeric-string,
- *     proteinsAmount?: numeric-string,
- *     carbohydratesAmount?: numeric-string,
- *     energyAmount?: numeric-string,
- *     fatFullAmount?: numeric-string,
- *     proteinsFullAmount?: numeric-string,
- *     carbohydratesFullAmount?: numeric-string,
- *     energyFullAmount?: numeric-string,
- *     weight?: numeric-string,
- *     groupId?: string,
- *     productCategoryId?: string,
- *     type?: string,
- *     orderItemType?: string,
- *     modifierSchemaId?: string,
- *     modifierSchemaName?: string,
+ *     fatAmount?: numeric-string|null,
+ *     proteinsAmount?: numeric-string|null,
+ *     carbohydratesAmount?: numeric-string|null,
+ *     energyAmount?: numeric-string|null,
+ *     fatFullAmount?: numeric-string|null,
+ *     proteinsFullAmount?: numeric-string|null,
+ *     carbohydratesFullAmount?: numeric-string|null,
+ *     energyFullAmount?: numeric-string|null,
+ *     weight?: numeric-string|null,
+ *     groupId?: string|null,
+ *     productCategoryId?: string|null,
+ *     type?: string|null,
+ *     orderItemType?: string|null,
+ *     modifierSchemaId?: string|null,
+ *     modifierSchemaName?: string|null,
  *     splittable: bool,
- *     measureUnit?: string,
- *     sizePrices?: list<Nomenclature_SizePrice_Out>,
- *     modifiers?: list<Nomenclature_SimpleModifierInfo_Out>,
- *     groupModifiers?: list<Nomenclature_GroupModifierInfo_Out>,
- *     imageLinks?: list<string>,
- *     doNotPrintInCheque?: bool,
- *     parentGroup?: string,
- *     order?: int,
- *     fullNameEnglish?: string,
+ *     measureUnit?: string|null,
+ *     sizePrices?: list<Nomenclature_SizePrice_Out>|null,
+ *     modifiers?: list<Nomenclature_SimpleModifierInfo_Out>|null,
+ *     groupModifiers?: list<Nomenclature_GroupModifierInfo_Out>|null,
+ *     imageLinks?: list<string>|null,
+ *     doNotPrintInCheque?: bool|null,
+ *     parentGroup?: string|null,
+ *     order?: int|null,
+ *     fullNameEnglish?: string|null,
  *     useBalanceForSell: bool,
  *     canSetOpenPrice: bool,
- *     paymentSubject?: string,
+ *     paymentSubject?: string|null,
  *     id: string,
- *     code?: string,
+ *     code?: string|null,
  *     name: string,
- *     description?: string,
- *     additionalInfo?: string,
- *     tags?: list<string>,
- *     isDeleted?: bool,
- *     seoDescription?: string,
- *     seoText?: string,
- *     seoKeywords?: string,
- *     seoTitle?: string,
+ *     description?: string|null,
+ *     additionalInfo?: string|null,
+ *     tags?: list<string>|null,
+ *     isDeleted?: bool|null,
+ *     seoDescription?: string|null,
+ *     seoText?: string|null,
+ *     seoKeywords?: string|null,
+ *     seoTitle?: string|null,
  *     ...
  * }
  *
  * @psalm-type Nomenclature_ProductsGroupInfo_Out = array{
  *     imageLinks: list<string>,
- *     parentGroup?: string,
+ *     parentGroup?: string|null,
  *     order: int,
  *     isIncludedInMenu: bool,
  *     isGroupModifier: bool,
  *     id: string,
- *     code?: string,
+ *     code?: string|null,
  *     name: string,
- *     description?: string,
- *     additionalInfo?: string,
- *     tags?: list<string>,
- *     isDeleted?: bool,
- *     seoDescription?: string,
- *     seoText?: string,
- *     seoKeywords?: string,
- *     seoTitle?: string,
+ *     description?: string|null,
+ *     additionalInfo?: string|null,
+ *     tags?: list<string>|null,
+ *     isDeleted?: bool|null,
+ *     seoDescription?: string|null,
+ *     seoText?: string|null,
+ *     seoKeywords?: string|null,
+ *     seoTitle?: string|null,
  *     ...
  * }
  *
  * @psalm-type Nomenclature_SimpleModifierInfo_Out = array{
  *     id: string,
- *     defaultAmount?: int,
+ *     defaultAmount?: int|null,
  *     minAmount: int,
  *     maxAmount: int,
- *     required?: bool,
- *     hideIfDefaultAmount?: bool,
- *     splittable?: bool,
- *     freeOfChargeAmount?: int,
+ *     required?: bool|null,
+ *     hideIfDefaultAmount?: bool|null,
+ *     splittable?: bool|null,
+ *     freeOfChargeAmount?: int|null,
  *     ...
  * }
  *
@@ -5831,10 +5831,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Nomenclature_Size_Out = array{
- *     id?: string,
- *     name?: string,
- *     priority?: int,
- *     isDefault?: bool,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     priority?: int|null,
+ *     isDefault?: bool|null,
  *     ...
  * }
  *
@@ -5864,7 +5864,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Notification_SendSmsResponse_Out = array{
- *     smsId?: string,
+ *     smsId?: string|null,
  *     ...
  * }
  *
@@ -5873,15 +5873,15 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Notification_SmsSendingPossibilityResponse_Out = array{
- *     status?: int,
- *     availableSmsCount?: int,
+ *     status?: int|null,
+ *     availableSmsCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type Notification_SmsSendingStatusInfo_Out = array{
  *     smsId: string,
  *     status: int,
- *     internalError?: string,
+ *     internalError?: string|null,
  *     ...
  * }
  *
@@ -5894,13 +5894,13 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Nutritions_Out = array{
- *     fats?: numeric-string,
- *     proteins?: numeric-string,
- *     carbs?: numeric-string,
- *     energy?: numeric-string,
- *     saturatedFattyAcid?: numeric-string,
- *     salt?: numeric-string,
- *     sugar?: numeric-string,
+ *     fats?: numeric-string|null,
+ *     proteins?: numeric-string|null,
+ *     carbs?: numeric-string|null,
+ *     energy?: numeric-string|null,
+ *     saturatedFattyAcid?: numeric-string|null,
+ *     salt?: numeric-string|null,
+ *     sugar?: numeric-string|null,
  *     ...
  * }
  *
@@ -5929,9 +5929,9 @@ namespace IikoCloud\Api;
  *     id: string,
  *     name: string,
  *     orderServiceType: string,
- *     isDeleted?: bool,
- *     externalRevision?: int,
- *     isDefault?: bool,
+ *     isDeleted?: bool|null,
+ *     externalRevision?: int|null,
+ *     isDefault?: bool|null,
  *     ...
  * }
  *
@@ -5976,56 +5976,56 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Organization_GetProgramsResponse_Out = array{
- *     Programs?: list<Organization_LoyaltyProgram_Out>,
+ *     Programs?: list<Organization_LoyaltyProgram_Out>|null,
  *     ...
  * }
  *
  * @psalm-type Organization_LoyaltyProgram_Out = array{
- *     id?: string,
- *     name?: string,
- *     description?: string,
- *     serviceFrom?: string,
- *     serviceTo?: string,
- *     notifyAboutBalanceChanges?: bool,
- *     programType?: int,
- *     isActive?: bool,
- *     walletId?: string,
- *     marketingCampaigns?: list<Organization_MarketingCampaignInfo_Out>,
- *     appliedOrganizations?: list<string>,
- *     templateType?: int,
- *     isExchangeRateEnabled?: bool,
- *     refillType?: int,
+ *     id?: string|null,
+ *     name?: string|null,
+ *     description?: string|null,
+ *     serviceFrom?: string|null,
+ *     serviceTo?: string|null,
+ *     notifyAboutBalanceChanges?: bool|null,
+ *     programType?: int|null,
+ *     isActive?: bool|null,
+ *     walletId?: string|null,
+ *     marketingCampaigns?: list<Organization_MarketingCampaignInfo_Out>|null,
+ *     appliedOrganizations?: list<string>|null,
+ *     templateType?: int|null,
+ *     isExchangeRateEnabled?: bool|null,
+ *     refillType?: int|null,
  *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignActionConditionBindingInfo_Out = array{
- *     id?: string,
- *     stopFurtherExecution?: bool,
- *     actions?: list<Organization_MarketingCampaignSettingsInfo_Out>,
- *     conditions?: list<Organization_MarketingCampaignSettingsInfo_Out>,
+ *     id?: string|null,
+ *     stopFurtherExecution?: bool|null,
+ *     actions?: list<Organization_MarketingCampaignSettingsInfo_Out>|null,
+ *     conditions?: list<Organization_MarketingCampaignSettingsInfo_Out>|null,
  *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignInfo_Out = array{
- *     id?: string,
- *     programId?: string,
- *     name?: string,
- *     description?: string,
- *     isActive?: bool,
- *     periodFrom?: string,
- *     periodTo?: string,
- *     orderActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
- *     periodicActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
- *     overdraftActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
- *     guestRegistrationActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>,
+ *     id?: string|null,
+ *     programId?: string|null,
+ *     name?: string|null,
+ *     description?: string|null,
+ *     isActive?: bool|null,
+ *     periodFrom?: string|null,
+ *     periodTo?: string|null,
+ *     orderActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>|null,
+ *     periodicActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>|null,
+ *     overdraftActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>|null,
+ *     guestRegistrationActionConditionBindings?: list<Organization_MarketingCampaignActionConditionBindingInfo_Out>|null,
  *     ...
  * }
  *
  * @psalm-type Organization_MarketingCampaignSettingsInfo_Out = array{
- *     id?: string,
- *     settings?: string,
- *     typeName?: string,
- *     checkSum?: string,
+ *     id?: string|null,
+ *     settings?: string|null,
+ *     typeName?: string|null,
+ *     checkSum?: string|null,
  *     ...
  * }
  *
@@ -6056,8 +6056,8 @@ namespace IikoCloud\Api;
  *     responseType: 'Extended',
  *     id: string,
  *     name: string|null,
- *     code?: string,
- *     externalData?: list<Common_ExternalData_Out>,
+ *     code?: string|null,
+ *     externalData?: list<Common_ExternalData_Out>|null,
  *     country: string|null,
  *     restaurantAddress: string|null,
  *     latitude: numeric-string,
@@ -6071,7 +6071,7 @@ namespace IikoCloud\Api;
  *     defaultDeliveryCityId: string|null,
  *     deliveryCityIds: list<string>|null,
  *     deliveryServiceType: string|null,
- *     deliveryOrderPaymentSettings?: string,
+ *     deliveryOrderPaymentSettings?: string|null,
  *     defaultCallCenterPaymentTypeId: string|null,
  *     orderItemCommentEnabled: bool|null,
  *     inn: string|null,
@@ -6079,45 +6079,45 @@ namespace IikoCloud\Api;
  *     isConfirmationEnabled: bool|null,
  *     confirmAllowedIntervalInMinutes: int|null,
  *     isCloud: bool,
- *     isAnonymousGuestsAllowed?: bool,
+ *     isAnonymousGuestsAllowed?: bool|null,
  *     addressLookup: list<string>,
  *     ...
  * }|array{
  *     responseType: 'Simple',
  *     id: string,
  *     name: string|null,
- *     code?: string,
- *     externalData?: list<Common_ExternalData_Out>,
+ *     code?: string|null,
+ *     externalData?: list<Common_ExternalData_Out>|null,
  *     ...
  * }
  *
  * @psalm-type Organizations_OrganizationSettings_Out = array{
  *     id: string,
- *     pricesVatInclusive?: bool,
- *     loyaltyDiscountAffectsVat?: bool,
- *     version?: string,
- *     addressFormatType?: string,
- *     isAnonymousGuestsAllowed?: bool,
- *     name?: string,
- *     country?: string,
- *     restaurantAddress?: string,
- *     latitude?: numeric-string,
- *     longitude?: numeric-string,
- *     useUaeAddressingSystem?: bool,
- *     countryPhoneCode?: string,
- *     marketingSourceRequiredInDelivery?: bool,
- *     defaultDeliveryCityId?: string,
- *     deliveryCityIds?: list<string>,
- *     deliveryServiceType?: string,
- *     deliveryOrderPaymentSettings?: string,
- *     defaultCallCenterPaymentTypeId?: string,
- *     orderItemCommentEnabled?: bool,
- *     isConfirmationEnabled?: bool,
- *     confirmAllowedIntervalInMinutes?: int,
- *     addressLookup?: list<string>,
- *     useBusinessHoursAndMapping?: bool,
- *     currencyIsoName?: string,
- *     externalData?: list<Common_ExternalData_Out>,
+ *     pricesVatInclusive?: bool|null,
+ *     loyaltyDiscountAffectsVat?: bool|null,
+ *     version?: string|null,
+ *     addressFormatType?: string|null,
+ *     isAnonymousGuestsAllowed?: bool|null,
+ *     name?: string|null,
+ *     country?: string|null,
+ *     restaurantAddress?: string|null,
+ *     latitude?: numeric-string|null,
+ *     longitude?: numeric-string|null,
+ *     useUaeAddressingSystem?: bool|null,
+ *     countryPhoneCode?: string|null,
+ *     marketingSourceRequiredInDelivery?: bool|null,
+ *     defaultDeliveryCityId?: string|null,
+ *     deliveryCityIds?: list<string>|null,
+ *     deliveryServiceType?: string|null,
+ *     deliveryOrderPaymentSettings?: string|null,
+ *     defaultCallCenterPaymentTypeId?: string|null,
+ *     orderItemCommentEnabled?: bool|null,
+ *     isConfirmationEnabled?: bool|null,
+ *     confirmAllowedIntervalInMinutes?: int|null,
+ *     addressLookup?: list<string>|null,
+ *     useBusinessHoursAndMapping?: bool|null,
+ *     currencyIsoName?: string|null,
+ *     externalData?: list<Common_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -6138,8 +6138,8 @@ namespace IikoCloud\Api;
  *     responseType?: 'Simple',
  *     id: string,
  *     name: string|null,
- *     code?: string,
- *     externalData?: list<Common_ExternalData_Out>,
+ *     code?: string|null,
+ *     externalData?: list<Common_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -6154,35 +6154,35 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type OuterEconomicActivityNomenclatureCodeListResponse_Out = array{
- *     items?: list<OuterEconomicActivityNomenclatureCode_Out>,
- *     totalCount?: int,
+ *     items?: list<OuterEconomicActivityNomenclatureCode_Out>|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type OuterEconomicActivityNomenclatureCode_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
- *     outerEanCode?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
+ *     outerEanCode?: string|null,
  *     ...
  * }
  *
  * @psalm-type OutgoingInvoiceItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     discountSum?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     product?: string,
- *     productArticle?: string,
- *     productSize?: string,
- *     store?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     discountSum?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     productSize?: string|null,
+ *     store?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
@@ -6221,33 +6221,33 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type OutgoingInvoiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
  * @psalm-type OutgoingInvoice_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     defaultStore?: string,
- *     documentId?: string,
- *     dueDate?: string,
- *     expenseAccount?: string,
- *     internalIncomingInvoiceId?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<OutgoingInvoiceItem_Out>,
- *     number?: string,
- *     paymentDate?: string,
- *     revenueAccount?: string,
- *     status?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     defaultStore?: string|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     expenseAccount?: string|null,
+ *     internalIncomingInvoiceId?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<OutgoingInvoiceItem_Out>|null,
+ *     number?: string|null,
+ *     paymentDate?: string|null,
+ *     revenueAccount?: string|null,
+ *     status?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
@@ -6283,70 +6283,70 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type OutgoingServiceGetItem_Out = array{
- *     amount?: numeric-string,
- *     discountSum?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     product?: string,
- *     productArticle?: string,
- *     revenueAccount?: string,
- *     splitVat?: bool,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     discountSum?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     revenueAccount?: string|null,
+ *     splitVat?: bool|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type OutgoingServiceGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     contractDate?: string,
- *     contractNumber?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     dueDate?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<OutgoingServiceGetItem_Out>,
- *     number?: string,
- *     revenueAccount?: string,
- *     status?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     contractDate?: string|null,
+ *     contractNumber?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<OutgoingServiceGetItem_Out>|null,
+ *     number?: string|null,
+ *     revenueAccount?: string|null,
+ *     status?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type OutgoingServiceListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     dueDate?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     revenueAccount?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     dueDate?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     revenueAccount?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type OutgoingServiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -6389,11 +6389,11 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type PaymentDetails_Out = array{
- *     otherPaymentsSum?: numeric-string,
- *     overtimePaidMinutes?: int,
- *     overtimePaymentSum?: numeric-string,
- *     regularPaidMinutes?: int,
- *     regularPaymentSum?: numeric-string,
+ *     otherPaymentsSum?: numeric-string|null,
+ *     overtimePaidMinutes?: int|null,
+ *     overtimePaymentSum?: numeric-string|null,
+ *     regularPaidMinutes?: int|null,
+ *     regularPaymentSum?: numeric-string|null,
  *     ...
  * }
  *
@@ -6411,25 +6411,25 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type PaymentTypeListResponse_Out = array{
- *     entities?: list<InventoryPaymentType_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     entities?: list<InventoryPaymentType_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type PaymentTypes_PaymentType_Out = array{
- *     id?: string,
- *     code?: string,
- *     name?: string,
- *     comment?: string,
- *     combinable?: bool,
- *     externalRevision?: int,
+ *     id?: string|null,
+ *     code?: string|null,
+ *     name?: string|null,
+ *     comment?: string|null,
+ *     combinable?: bool|null,
+ *     externalRevision?: int|null,
  *     applicableMarketingCampaigns: list<string>,
- *     isDeleted?: bool,
- *     printCheque?: bool,
- *     paymentProcessingType?: string,
- *     paymentTypeKind?: string,
+ *     isDeleted?: bool|null,
+ *     printCheque?: bool|null,
+ *     paymentProcessingType?: string|null,
+ *     paymentTypeKind?: string|null,
  *     terminalGroups: list<Terminals_TerminalGroup_Out>,
  *     ...
  * }
@@ -6467,64 +6467,64 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type PlaceTypeListResponse_Out = array{
- *     items?: list<PlaceType_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<PlaceType_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type PlaceType_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type Posting_Out = array{
- *     balanceAmount?: numeric-string,
- *     canEdit?: bool,
- *     cashFlowCategoryId?: string,
- *     cashOrderNumber?: string,
- *     comment?: string,
- *     conceptionId?: string,
- *     correspondingAccountId?: string,
- *     counteragentId?: string,
- *     createdAt?: string,
- *     departmentId?: string,
- *     documentAt?: string,
- *     documentId?: string,
- *     documentNumber?: string,
- *     isCreditSide?: bool,
- *     modifiedAt?: string,
- *     modifiedByUserId?: string,
- *     postedAt?: string,
- *     postingAmount?: numeric-string,
- *     postingId?: string,
- *     postingType?: string,
- *     secondaryCounteragentId?: string,
+ *     balanceAmount?: numeric-string|null,
+ *     canEdit?: bool|null,
+ *     cashFlowCategoryId?: string|null,
+ *     cashOrderNumber?: string|null,
+ *     comment?: string|null,
+ *     conceptionId?: string|null,
+ *     correspondingAccountId?: string|null,
+ *     counteragentId?: string|null,
+ *     createdAt?: string|null,
+ *     departmentId?: string|null,
+ *     documentAt?: string|null,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     isCreditSide?: bool|null,
+ *     modifiedAt?: string|null,
+ *     modifiedByUserId?: string|null,
+ *     postedAt?: string|null,
+ *     postingAmount?: numeric-string|null,
+ *     postingId?: string|null,
+ *     postingType?: string|null,
+ *     secondaryCounteragentId?: string|null,
  *     ...
  * }
  *
  * @psalm-type PreparedChartDto_Out = array{
- *     assembledQuantity?: numeric-string,
- *     dateFrom?: string,
- *     dateTo?: string,
- *     directWriteoffStoreSpecification?: StoreSpecification_Out,
- *     id?: string,
- *     items?: list<PreparedChartItemDto_Out>,
- *     productId?: string,
- *     productSizeAssemblyStrategy?: string,
+ *     assembledQuantity?: numeric-string|null,
+ *     dateFrom?: string|null,
+ *     dateTo?: string|null,
+ *     directWriteoffStoreSpecification?: StoreSpecification_Out|null,
+ *     id?: string|null,
+ *     items?: list<PreparedChartItemDto_Out>|null,
+ *     productId?: string|null,
+ *     productSizeAssemblyStrategy?: string|null,
  *     ...
  * }
  *
  * @psalm-type PreparedChartItemDto_Out = array{
- *     amount?: numeric-string,
- *     id?: string,
- *     productId?: string,
- *     productSizeId?: string,
- *     sortWeight?: numeric-string,
- *     storeSpecification?: StoreSpecification_Out,
+ *     amount?: numeric-string|null,
+ *     id?: string|null,
+ *     productId?: string|null,
+ *     productSizeId?: string|null,
+ *     sortWeight?: numeric-string|null,
+ *     storeSpecification?: StoreSpecification_Out|null,
  *     ...
  * }
  *
@@ -6550,17 +6550,17 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type PriceListItem_Out = array{
- *     allowablePriceDeviation?: numeric-string,
- *     containerId?: string,
- *     nativeProductCode?: string,
- *     nativeProductId?: string,
- *     nativeProductName?: string,
- *     nativeProductNum?: string,
- *     price?: numeric-string,
- *     supplierProductCode?: string,
- *     supplierProductId?: string,
- *     supplierProductName?: string,
- *     supplierProductNum?: string,
+ *     allowablePriceDeviation?: numeric-string|null,
+ *     containerId?: string|null,
+ *     nativeProductCode?: string|null,
+ *     nativeProductId?: string|null,
+ *     nativeProductName?: string|null,
+ *     nativeProductNum?: string|null,
+ *     price?: numeric-string|null,
+ *     supplierProductCode?: string|null,
+ *     supplierProductId?: string|null,
+ *     supplierProductName?: string|null,
+ *     supplierProductNum?: string|null,
  *     ...
  * }
  *
@@ -6580,41 +6580,41 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ProducerListResponse_Out = array{
- *     items?: list<Producer_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<Producer_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type Producer_Out = array{
- *     code?: string,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     code?: string|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type ProductCategory_Out = array{
  *     name: string,
  *     id: string,
- *     isDeleted?: bool,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
  * @psalm-type ProductScaleListResponse_Out = array{
- *     items?: list<ProductScaleResponse_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<ProductScaleResponse_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ProductScaleResponse_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
- *     productSizes?: list<ProductSizeResponse_Out>,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
+ *     productSizes?: list<ProductSizeResponse_Out>|null,
  *     ...
  * }
  *
@@ -6658,20 +6658,20 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ProductSizeListResponse_Out = array{
- *     items?: list<ProductSize_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<ProductSize_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ProductSizeResponse_Out = array{
- *     default?: bool,
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
- *     priority?: int,
- *     shortName?: string,
+ *     default?: bool|null,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
+ *     priority?: int|null,
+ *     shortName?: string|null,
  *     ...
  * }
  *
@@ -6692,9 +6692,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ProductSize_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
@@ -6714,38 +6714,38 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ProductTagListResponse_Out = array{
- *     items?: list<ProductTag_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<ProductTag_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type ProductTag_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type Product_Out = array{
  *     sku: string,
  *     id: string,
- *     modifierSchemaId?: string,
- *     modifierSchemaName?: string,
- *     type?: string,
- *     splittable?: bool,
- *     canSetOpenPrice?: bool,
- *     useBalanceForSell?: bool,
- *     measureUnit?: string,
- *     productCategoryId?: string,
- *     customerTagGroups?: list<CustomerTagGroupItem_Out>,
- *     paymentSubjectCode?: string,
- *     outerEanCode?: string,
- *     isMarked?: bool,
- *     barcodes?: list<BarcodeInfo_Out>,
- *     orderItemType?: string,
- *     taxCategoryId?: string,
+ *     modifierSchemaId?: string|null,
+ *     modifierSchemaName?: string|null,
+ *     type?: string|null,
+ *     splittable?: bool|null,
+ *     canSetOpenPrice?: bool|null,
+ *     useBalanceForSell?: bool|null,
+ *     measureUnit?: string|null,
+ *     productCategoryId?: string|null,
+ *     customerTagGroups?: list<CustomerTagGroupItem_Out>|null,
+ *     paymentSubjectCode?: string|null,
+ *     outerEanCode?: string|null,
+ *     isMarked?: bool|null,
+ *     barcodes?: list<BarcodeInfo_Out>|null,
+ *     orderItemType?: string|null,
+ *     taxCategoryId?: string|null,
  *     ...
  * }
  *
@@ -6775,59 +6775,59 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ProductionDocumentGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     num?: int,
- *     product?: string,
- *     productSize?: string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     num?: int|null,
+ *     product?: string|null,
+ *     productSize?: string|null,
  *     ...
  * }
  *
  * @psalm-type ProductionDocumentGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<ProductionDocumentGetItem_Out>,
- *     number?: string,
- *     status?: string,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<ProductionDocumentGetItem_Out>|null,
+ *     number?: string|null,
+ *     status?: string|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type ProductionDocumentListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type ProductionDocumentSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -6849,13 +6849,13 @@ namespace IikoCloud\Api;
  * @psalm-type RemovalTypes_RemovalType_Out = array{
  *     id: string,
  *     name: string,
- *     comment?: string,
- *     canWriteoffToCafe?: bool,
- *     canWriteoffToWaiter?: bool,
- *     canWriteoffToUser?: bool,
- *     reasonRequired?: bool,
- *     manual?: bool,
- *     isDeleted?: bool,
+ *     comment?: string|null,
+ *     canWriteoffToCafe?: bool|null,
+ *     canWriteoffToWaiter?: bool|null,
+ *     canWriteoffToUser?: bool|null,
+ *     reasonRequired?: bool|null,
+ *     manual?: bool|null,
+ *     isDeleted?: bool|null,
  *     ...
  * }
  *
@@ -6879,9 +6879,9 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Report_GetTransactionsReportByPeriodResponse_Out = array{
- *     transactions?: list<Report_TransportTransactionsReportItem_Out>,
- *     pageSize?: int,
- *     pageNumber?: int,
+ *     transactions?: list<Report_TransportTransactionsReportItem_Out>|null,
+ *     pageSize?: int|null,
+ *     pageNumber?: int|null,
  *     ...
  * }
  *
@@ -6894,59 +6894,59 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Report_GetTransactionsReportByRevisionResponse_Out = array{
- *     transactions?: list<Report_TransportTransactionsReportItem_Out>,
- *     lastRevision?: int,
- *     lastTransactionId?: string,
- *     pageSize?: int,
+ *     transactions?: list<Report_TransportTransactionsReportItem_Out>|null,
+ *     lastRevision?: int|null,
+ *     lastTransactionId?: string|null,
+ *     pageSize?: int|null,
  *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsCertificateReportItem_Out = array{
- *     number?: string,
- *     series?: string,
- *     statusName?: string,
- *     typeName?: string,
+ *     number?: string|null,
+ *     series?: string|null,
+ *     statusName?: string|null,
+ *     typeName?: string|null,
  *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsCouponReportItem_Out = array{
- *     number?: string,
- *     series?: string,
+ *     number?: string|null,
+ *     series?: string|null,
  *     ...
  * }
  *
  * @psalm-type Report_TransportTransactionsReportItem_Out = array{
- *     apiClientLogin?: string,
- *     balanceAfter?: numeric-string,
- *     balanceBefore?: numeric-string,
- *     blockReason?: string,
- *     certificate?: Report_TransportTransactionsCertificateReportItem_Out,
- *     comment?: string,
- *     counteragent?: string,
- *     counteragentType?: int,
- *     counteragentTypeName?: string,
- *     coupon?: Report_TransportTransactionsCouponReportItem_Out,
- *     emitentName?: string,
- *     loyaltyUser?: string,
- *     marketingCampaignId?: string,
- *     nominal?: numeric-string,
- *     orderNumber?: int,
- *     orderSum?: numeric-string,
+ *     apiClientLogin?: string|null,
+ *     balanceAfter?: numeric-string|null,
+ *     balanceBefore?: numeric-string|null,
+ *     blockReason?: string|null,
+ *     certificate?: Report_TransportTransactionsCertificateReportItem_Out|null,
+ *     comment?: string|null,
+ *     counteragent?: string|null,
+ *     counteragentType?: int|null,
+ *     counteragentTypeName?: string|null,
+ *     coupon?: Report_TransportTransactionsCouponReportItem_Out|null,
+ *     emitentName?: string|null,
+ *     loyaltyUser?: string|null,
+ *     marketingCampaignId?: string|null,
+ *     nominal?: numeric-string|null,
+ *     orderNumber?: int|null,
+ *     orderSum?: numeric-string|null,
  *     organizationId: string|null,
- *     posBalanceBefore?: numeric-string,
- *     programId?: string,
- *     sum?: numeric-string,
- *     type?: int,
- *     typeName?: string,
- *     walletId?: string,
- *     whenCreated?: string,
- *     whenCreatedOrder?: string,
+ *     posBalanceBefore?: numeric-string|null,
+ *     programId?: string|null,
+ *     sum?: numeric-string|null,
+ *     type?: int|null,
+ *     typeName?: string|null,
+ *     walletId?: string|null,
+ *     whenCreated?: string|null,
+ *     whenCreatedOrder?: string|null,
  *     id: string,
- *     isDelivery?: bool,
- *     isIgnored?: bool,
- *     posOrderId?: string,
+ *     isDelivery?: bool|null,
+ *     isIgnored?: bool|null,
+ *     posOrderId?: string|null,
  *     revision: int,
- *     terminalGroupId?: string,
+ *     terminalGroupId?: string|null,
  *     ...
  * }
  *
@@ -7077,13 +7077,13 @@ namespace IikoCloud\Api;
  *
  * @psalm-type Reserves_ReserveInfo_Out = array{
  *     id: string,
- *     externalNumber?: string,
+ *     externalNumber?: string|null,
  *     organizationId: string,
  *     timestamp: int,
  *     creationStatus: string,
- *     errorInfo?: Errors_ErrorInfo_Out,
+ *     errorInfo?: Errors_ErrorInfo_Out|null,
  *     isDeleted: bool,
- *     reserve?: Reserves_Reserve_Out,
+ *     reserve?: Reserves_Reserve_Out|null,
  *     ...
  * }
  *
@@ -7096,17 +7096,17 @@ namespace IikoCloud\Api;
  * @psalm-type Reserves_Reserve_Out = array{
  *     customer: Deliveries_Response_Order_Customer_Out,
  *     guestsCount: int,
- *     comment?: string,
+ *     comment?: string|null,
  *     durationInMinutes: int,
  *     shouldRemind: bool,
  *     status: string,
- *     cancelReason?: string,
+ *     cancelReason?: string|null,
  *     tableIds: list<string>,
  *     estimatedStartTime: string,
- *     guestsComingTime?: string,
- *     phone?: string,
- *     eventType?: string,
- *     order?: Reserves_Response_ReserveOrder_Out,
+ *     guestsComingTime?: string|null,
+ *     phone?: string|null,
+ *     eventType?: string|null,
+ *     order?: Reserves_Response_ReserveOrder_Out|null,
  *     ...
  * }
  *
@@ -7123,24 +7123,24 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Reserves_Response_ReserveOrder_Out = array{
- *     menuId?: string,
+ *     menuId?: string|null,
  *     sum: numeric-string,
  *     number: int,
- *     sourceKey?: string,
- *     whenBillPrinted?: string,
- *     whenClosed?: string,
- *     conception?: Deliveries_Response_Order_Conception_Out,
+ *     sourceKey?: string|null,
+ *     whenBillPrinted?: string|null,
+ *     whenClosed?: string|null,
+ *     conception?: Deliveries_Response_Order_Conception_Out|null,
  *     guestsInfo: Deliveries_Response_Order_GuestsInfo_Out|null,
  *     items: list<Deliveries_Response_Order_OrderItem_Out>,
- *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>,
- *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>,
- *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>,
- *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>,
+ *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>|null,
+ *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>|null,
+ *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>|null,
+ *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>|null,
  *     orderType: Deliveries_Response_Order_OrderType_Out|null,
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
- *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out|null,
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -7195,7 +7195,7 @@ namespace IikoCloud\Api;
  *     terminalGroupId: string,
  *     name: string,
  *     tables: list<Reserves_Table_Out>,
- *     schema?: Reserves_SectionSchema_Out,
+ *     schema?: Reserves_SectionSchema_Out|null,
  *     ...
  * }
  *
@@ -7223,11 +7223,11 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Restrictions_Out = array{
- *     minQuantity?: numeric-string,
- *     maxQuantity?: numeric-string,
- *     freeQuantity?: numeric-string,
- *     defaultQuantity?: numeric-string,
- *     hideIfDefaultQuantity?: bool,
+ *     minQuantity?: numeric-string|null,
+ *     maxQuantity?: numeric-string|null,
+ *     freeQuantity?: numeric-string|null,
+ *     defaultQuantity?: numeric-string|null,
+ *     hideIfDefaultQuantity?: bool|null,
  *     ...
  * }
  *
@@ -7263,70 +7263,70 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type ReturnedInvoiceGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     customsDeclarationNumber?: string,
- *     discountSum?: numeric-string,
- *     incomePrice?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     producer?: string,
- *     product?: string,
- *     productArticle?: string,
- *     store?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     supplierProduct?: string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     customsDeclarationNumber?: string|null,
+ *     discountSum?: numeric-string|null,
+ *     incomePrice?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     producer?: string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     store?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     supplierProduct?: string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type ReturnedInvoiceGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     defaultStore?: string,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     incomingInvoiceId?: string,
- *     items?: list<ReturnedInvoiceGetItem_Out>,
- *     number?: string,
- *     status?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     defaultStore?: string|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     incomingInvoiceId?: string|null,
+ *     items?: list<ReturnedInvoiceGetItem_Out>|null,
+ *     number?: string|null,
+ *     status?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type ReturnedInvoiceListItem_Out = array{
- *     assignedStores?: list<string>,
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     assignedStores?: list<string>|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type ReturnedInvoiceSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -7378,70 +7378,70 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type SalesDocumentGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     discountSum?: numeric-string,
- *     num?: int,
- *     price?: numeric-string,
- *     priceWithoutVat?: numeric-string,
- *     product?: string,
- *     productArticle?: string,
- *     productSize?: string,
- *     store?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     vatPercent?: numeric-string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     discountSum?: numeric-string|null,
+ *     num?: int|null,
+ *     price?: numeric-string|null,
+ *     priceWithoutVat?: numeric-string|null,
+ *     product?: string|null,
+ *     productArticle?: string|null,
+ *     productSize?: string|null,
+ *     store?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     vatPercent?: numeric-string|null,
  *     ...
  * }
  *
  * @psalm-type SalesDocumentGetResponse_Out = array{
- *     banquet?: bool,
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     defaultStore?: string,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<SalesDocumentGetItem_Out>,
- *     number?: string,
- *     revenueAccount?: string,
- *     status?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     banquet?: bool|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     defaultStore?: string|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<SalesDocumentGetItem_Out>|null,
+ *     number?: string|null,
+ *     revenueAccount?: string|null,
+ *     status?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type SalesDocumentListItem_Out = array{
- *     assignedStores?: list<string>,
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     revenueAccount?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     assignedStores?: list<string>|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     revenueAccount?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type SalesDocumentSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -7500,7 +7500,7 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type SetPaymentDateOutgoingResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -7512,39 +7512,39 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type SetPaymentDateResponse_Out = array{
- *     message?: string,
+ *     message?: string|null,
  *     ...
  * }
  *
  * @psalm-type SizePriceShort_Out = array{
- *     sizeId?: string,
- *     price?: numeric-string,
- *     taxCategoryId?: string,
+ *     sizeId?: string|null,
+ *     price?: numeric-string|null,
+ *     taxCategoryId?: string|null,
  *     ...
  * }
  *
  * @psalm-type StockBalanceDetails_Out = array{
- *     amountUnitId?: string,
- *     amountUnitName?: string,
- *     maximumQuantity?: numeric-string,
- *     minimumQuantity?: numeric-string,
- *     parentGroupId?: string,
- *     parentGroupName?: string,
- *     productName?: string,
- *     storeDisplayName?: string,
- *     storeName?: string,
- *     storeParentId?: string,
- *     storeParentName?: string,
+ *     amountUnitId?: string|null,
+ *     amountUnitName?: string|null,
+ *     maximumQuantity?: numeric-string|null,
+ *     minimumQuantity?: numeric-string|null,
+ *     parentGroupId?: string|null,
+ *     parentGroupName?: string|null,
+ *     productName?: string|null,
+ *     storeDisplayName?: string|null,
+ *     storeName?: string|null,
+ *     storeParentId?: string|null,
+ *     storeParentName?: string|null,
  *     ...
  * }
  *
  * @psalm-type StockBalanceItem_Out = array{
- *     costSum?: numeric-string,
- *     details?: StockBalanceDetails_Out,
- *     organizationId?: string,
- *     productId?: string,
- *     quantity?: numeric-string,
- *     storeId?: string,
+ *     costSum?: numeric-string|null,
+ *     details?: StockBalanceDetails_Out|null,
+ *     organizationId?: string|null,
+ *     productId?: string|null,
+ *     quantity?: numeric-string|null,
+ *     storeId?: string|null,
  *     ...
  * }
  *
@@ -7561,14 +7561,14 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type StockBalanceListResponse_Out = array{
- *     balanceAt?: string,
- *     currencyCode?: string,
- *     generatedAt?: string,
- *     items?: list<StockBalanceItem_Out>,
- *     limit?: int,
- *     offset?: int,
- *     organizationId?: string,
- *     totalCount?: int,
+ *     balanceAt?: string|null,
+ *     currencyCode?: string|null,
+ *     generatedAt?: string|null,
+ *     items?: list<StockBalanceItem_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     organizationId?: string|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -7592,7 +7592,7 @@ namespace IikoCloud\Api;
  *
  * @psalm-type StopLists_CheckStopListResponse_Out = array{
  *     correlationId: string,
- *     rejectedItems?: list<StopLists_StopListItem_Out>,
+ *     rejectedItems?: list<StopLists_StopListItem_Out>|null,
  *     ...
  * }
  *
@@ -7615,9 +7615,9 @@ namespace IikoCloud\Api;
  * @psalm-type StopLists_StopListItem_Out = array{
  *     balance: numeric-string,
  *     productId: string,
- *     sizeId?: string,
- *     sku?: string,
- *     dateAdd?: string,
+ *     sizeId?: string|null,
+ *     sku?: string|null,
+ *     dateAdd?: string|null,
  *     ...
  * }
  *
@@ -7634,13 +7634,13 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type StopLists_TerminalGroupStopList_Out = array{
- *     terminalGroupId?: string,
+ *     terminalGroupId?: string|null,
  *     items: list<StopLists_StopListItem_Out>,
  *     ...
  * }
  *
  * @psalm-type StoreListResponse_Out = array{
- *     stores?: list<Store_Out>,
+ *     stores?: list<Store_Out>|null,
  *     ...
  * }
  *
@@ -7651,28 +7651,28 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type StoreSpecification_Out = array{
- *     inverse?: bool,
- *     organizationIds?: list<string>,
+ *     inverse?: bool|null,
+ *     organizationIds?: list<string>|null,
  *     ...
  * }
  *
  * @psalm-type Store_Out = array{
- *     address?: string,
- *     code?: string,
- *     customTransactionsAllowed?: bool,
- *     deleted?: bool,
- *     description?: string,
- *     externalStoreGuid?: string,
- *     gln?: string,
- *     id?: string,
- *     modifiedAt?: string,
- *     name?: string,
- *     organizationId?: string,
- *     parent?: string,
- *     representativeSupplier?: string,
- *     revision?: int,
- *     systemAccount?: bool,
- *     type?: string,
+ *     address?: string|null,
+ *     code?: string|null,
+ *     customTransactionsAllowed?: bool|null,
+ *     deleted?: bool|null,
+ *     description?: string|null,
+ *     externalStoreGuid?: string|null,
+ *     gln?: string|null,
+ *     id?: string|null,
+ *     modifiedAt?: string|null,
+ *     name?: string|null,
+ *     organizationId?: string|null,
+ *     parent?: string|null,
+ *     representativeSupplier?: string|null,
+ *     revision?: int|null,
+ *     systemAccount?: bool|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -7684,10 +7684,10 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type SwaggerEmployeeListResponse_Out = array{
- *     items?: list<EmployeeResponse_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<EmployeeResponse_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -7792,13 +7792,13 @@ namespace IikoCloud\Api;
  *
  * @psalm-type TableOrders_Response_TableOrderInfo_Out = array{
  *     id: string,
- *     posId?: string,
- *     externalNumber?: string,
+ *     posId?: string|null,
+ *     externalNumber?: string|null,
  *     organizationId: string,
  *     timestamp: int,
  *     creationStatus: string,
- *     errorInfo?: Errors_ErrorInfo_Out,
- *     order?: TableOrders_Response_TableOrder_Out,
+ *     errorInfo?: Errors_ErrorInfo_Out|null,
+ *     order?: TableOrders_Response_TableOrder_Out|null,
  *     ...
  * }
  *
@@ -7810,32 +7810,32 @@ namespace IikoCloud\Api;
  *
  * @psalm-type TableOrders_Response_TableOrder_Out = array{
  *     tableIds: list<string>,
- *     customer?: Deliveries_Response_Order_RegularCustomer_Out,
- *     phone?: string,
+ *     customer?: Deliveries_Response_Order_RegularCustomer_Out|null,
+ *     phone?: string|null,
  *     status: string,
- *     whenCreated?: string,
- *     waiter?: Deliveries_Response_Order_Employee_Out,
- *     tabName?: string,
- *     splitOrderBetweenCashRegisters?: string,
- *     menuId?: string,
- *     priceCategory?: Common_PriceCategory_Out,
+ *     whenCreated?: string|null,
+ *     waiter?: Deliveries_Response_Order_Employee_Out|null,
+ *     tabName?: string|null,
+ *     splitOrderBetweenCashRegisters?: string|null,
+ *     menuId?: string|null,
+ *     priceCategory?: Common_PriceCategory_Out|null,
  *     sum: numeric-string,
  *     number: int,
- *     sourceKey?: string,
- *     whenBillPrinted?: string,
- *     whenClosed?: string,
- *     conception?: Deliveries_Response_Order_Conception_Out,
+ *     sourceKey?: string|null,
+ *     whenBillPrinted?: string|null,
+ *     whenClosed?: string|null,
+ *     conception?: Deliveries_Response_Order_Conception_Out|null,
  *     guestsInfo: Deliveries_Response_Order_GuestsInfo_Out|null,
  *     items: list<Deliveries_Response_Order_OrderItem_Out>,
- *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>,
- *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>,
- *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>,
- *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>,
+ *     combos?: list<Deliveries_Response_Order_OrderCombo_Out>|null,
+ *     payments?: list<Deliveries_Response_Order_PaymentItem_Out>|null,
+ *     tips?: list<Deliveries_Response_Order_TipsPaymentItem_Out>|null,
+ *     discounts?: list<Deliveries_Response_Order_DiscountItem_Out>|null,
  *     orderType: Deliveries_Response_Order_OrderType_Out|null,
  *     terminalGroupId: string,
  *     processedPaymentsSum: numeric-string|null,
- *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out,
- *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>,
+ *     loyaltyInfo?: Deliveries_Response_Order_LoyaltyInfo_Out|null,
+ *     externalData?: list<Deliveries_Response_Order_ExternalData_Out>|null,
  *     ...
  * }
  *
@@ -7853,33 +7853,33 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type TaxCategoryListResponse_Out = array{
- *     items?: list<TaxCategory_Out>,
- *     limit?: int,
- *     offset?: int,
- *     totalCount?: int,
+ *     items?: list<TaxCategory_Out>|null,
+ *     limit?: int|null,
+ *     offset?: int|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
  * @psalm-type TaxCategoryOverride_Out = array{
- *     orderTypeId?: string,
- *     baseTaxCategoryId?: string,
- *     newTaxCategoryId?: string,
+ *     orderTypeId?: string|null,
+ *     baseTaxCategoryId?: string|null,
+ *     newTaxCategoryId?: string|null,
  *     ...
  * }
  *
  * @psalm-type TaxCategory_Out = array{
- *     id?: string,
- *     isDeleted?: bool,
- *     name?: string,
+ *     id?: string|null,
+ *     isDeleted?: bool|null,
+ *     name?: string|null,
  *     ...
  * }
  *
  * @psalm-type TerminalListItem_Out = array{
- *     computerName?: string,
- *     id?: string,
- *     isAnonymous?: bool,
- *     name?: string,
- *     restaurantSectionIds?: list<string>,
+ *     computerName?: string|null,
+ *     id?: string|null,
+ *     isAnonymous?: bool|null,
+ *     name?: string|null,
+ *     restaurantSectionIds?: list<string>|null,
  *     ...
  * }
  *
@@ -7891,8 +7891,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type TerminalListResponse_Out = array{
- *     items?: list<TerminalListItem_Out>,
- *     totalCount?: int,
+ *     items?: list<TerminalListItem_Out>|null,
+ *     totalCount?: int|null,
  *     ...
  * }
  *
@@ -7902,8 +7902,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type Terminals_AwakeTerminalGroupsResponse_Out = array{
- *     successfullyProcessed?: list<string>,
- *     failedProcessed?: list<string>,
+ *     successfullyProcessed?: list<string>|null,
+ *     failedProcessed?: list<string>|null,
  *     ...
  * }
  *
@@ -7924,8 +7924,8 @@ namespace IikoCloud\Api;
  *     name: string,
  *     address: string|null,
  *     timeZone: string,
- *     externalData?: list<Common_ExternalData_Out>,
- *     posVersion?: string,
+ *     externalData?: list<Common_ExternalData_Out>|null,
+ *     posVersion?: string|null,
  *     ...
  * }
  *
@@ -7970,36 +7970,36 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type TransactionItem_Out = array{
- *     account?: string,
- *     balance?: numeric-string,
- *     cashFlowCategory?: string,
- *     cashOrderNumber?: string,
- *     causeEventId?: string,
- *     comment?: string,
- *     conception?: string,
- *     counteragent?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     dateSecondary?: string,
- *     documentId?: string,
- *     documentType?: string,
- *     number?: string,
- *     penaltyOrBonusType?: string,
- *     secondCounteragent?: string,
- *     session?: string,
- *     sum?: numeric-string,
- *     terminal?: string,
- *     type?: string,
- *     userModified?: string,
+ *     account?: string|null,
+ *     balance?: numeric-string|null,
+ *     cashFlowCategory?: string|null,
+ *     cashOrderNumber?: string|null,
+ *     causeEventId?: string|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     counteragent?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     dateSecondary?: string|null,
+ *     documentId?: string|null,
+ *     documentType?: string|null,
+ *     number?: string|null,
+ *     penaltyOrBonusType?: string|null,
+ *     secondCounteragent?: string|null,
+ *     session?: string|null,
+ *     sum?: numeric-string|null,
+ *     terminal?: string|null,
+ *     type?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type TransactionSide_Out = array{
- *     account?: string,
- *     amount?: numeric-string,
- *     counteragent?: string,
- *     product?: string,
+ *     account?: string|null,
+ *     amount?: numeric-string|null,
+ *     counteragent?: string|null,
+ *     product?: string|null,
  *     ...
  * }
  *
@@ -8032,62 +8032,62 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type TransformationDocumentGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     num?: int,
- *     product?: string,
- *     productSize?: string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     num?: int|null,
+ *     product?: string|null,
+ *     productSize?: string|null,
  *     ...
  * }
  *
  * @psalm-type TransformationDocumentGetResponse_Out = array{
- *     amount?: numeric-string,
- *     amountUnit?: string,
- *     assemblyChartWriteoff?: bool,
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<TransformationDocumentGetItem_Out>,
- *     number?: string,
- *     product?: string,
- *     status?: string,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     amount?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     assemblyChartWriteoff?: bool|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<TransformationDocumentGetItem_Out>|null,
+ *     number?: string|null,
+ *     product?: string|null,
+ *     status?: string|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type TransformationDocumentListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     storeFrom?: string,
- *     storeTo?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     storeFrom?: string|null,
+ *     storeTo?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type TransformationDocumentSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *
@@ -8125,8 +8125,8 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type UpdateProductBarcodesResponse_Out = array{
- *     message?: string,
- *     productId?: string,
+ *     message?: string|null,
+ *     productId?: string|null,
  *     ...
  * }
  *
@@ -8138,8 +8138,8 @@ namespace IikoCloud\Api;
  *     correlationId: string,
  *     apiLoginName: string|null,
  *     webHooksUri: string|null,
- *     authToken?: string,
- *     webHooksFilter?: Integration_WebHooksFilters_WebHooksFilter_Out,
+ *     authToken?: string|null,
+ *     webHooksFilter?: Integration_WebHooksFilters_WebHooksFilter_Out|null,
  *     ...
  * }
  *
@@ -8176,59 +8176,59 @@ namespace IikoCloud\Api;
  * }
  *
  * @psalm-type WriteoffDocumentGetItem_Out = array{
- *     amount?: numeric-string,
- *     amountFactor?: numeric-string,
- *     amountUnit?: string,
- *     containerId?: string,
- *     num?: int,
- *     product?: string,
- *     productSize?: string,
+ *     amount?: numeric-string|null,
+ *     amountFactor?: numeric-string|null,
+ *     amountUnit?: string|null,
+ *     containerId?: string|null,
+ *     num?: int|null,
+ *     product?: string|null,
+ *     productSize?: string|null,
  *     ...
  * }
  *
  * @psalm-type WriteoffDocumentGetResponse_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isAutomatic?: bool,
- *     isEditable?: bool,
- *     items?: list<WriteoffDocumentGetItem_Out>,
- *     number?: string,
- *     status?: string,
- *     storeFrom?: string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isAutomatic?: bool|null,
+ *     isEditable?: bool|null,
+ *     items?: list<WriteoffDocumentGetItem_Out>|null,
+ *     number?: string|null,
+ *     status?: string|null,
+ *     storeFrom?: string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type WriteoffDocumentListItem_Out = array{
- *     comment?: string,
- *     conception?: string,
- *     date?: string,
- *     dateCreated?: string,
- *     dateModified?: string,
- *     deleted?: bool,
- *     documentId?: string,
- *     expenseAccount?: string,
- *     isEditable?: bool,
- *     number?: string,
- *     processed?: bool,
- *     storeFrom?: string,
- *     sum?: numeric-string,
- *     sumWithoutVat?: numeric-string,
- *     userCreated?: string,
- *     userModified?: string,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     expenseAccount?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     storeFrom?: string|null,
+ *     sum?: numeric-string|null,
+ *     sumWithoutVat?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
  *     ...
  * }
  *
  * @psalm-type WriteoffDocumentSaveResponse_Out = array{
- *     documentId?: string,
- *     documentNumber?: string,
- *     message?: string,
+ *     documentId?: string|null,
+ *     documentNumber?: string|null,
+ *     message?: string|null,
  *     ...
  * }
  *

@@ -191,12 +191,7 @@ fn amounts(table: &Table, t: &Ty, x: &mut Value) {
                 }
             }
             Some(Schema::Union { tag, variants }) => {
-                let chosen = x
-                    .get(tag)
-                    .and_then(Value::as_str)
-                    .and_then(|v| variants.get(v))
-                    .copied();
-                if let Some(to) = chosen {
+                if let Some(to) = x.as_object().and_then(|obj| variant(tag, variants, obj)) {
                     amounts(table, &Ty::Ref { to }, x);
                 }
             }
@@ -232,13 +227,8 @@ impl Walk<'_> {
             }
             Some(Schema::Union { tag, variants }) => {
                 // An unknown or missing discriminator: kept as sent, unchecked.
-                let chosen = obj
-                    .get(tag)
-                    .and_then(Value::as_str)
-                    .and_then(|v| variants.get(v))
-                    .copied();
-                if let Some(variant) = chosen {
-                    self.object_or_union(variant, obj, rules);
+                if let Some(chosen) = variant(tag, variants, obj) {
+                    self.object_or_union(chosen, obj, rules);
                 }
             }
             _ => {}
@@ -405,6 +395,19 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// The variant schema a union value's discriminator names, when it is one
+/// this version knows.
+fn variant(
+    tag: &str,
+    variants: &HashMap<String, usize>,
+    obj: &Map<String, Value>,
+) -> Option<usize> {
+    obj.get(tag)
+        .and_then(Value::as_str)
+        .and_then(|v| variants.get(v))
+        .copied()
 }
 
 fn kind_of(v: &Value) -> &'static str {

@@ -51,7 +51,7 @@ DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 # the figures tied to scripts/gen_bench_bodies.py.
 python3 scripts/gen_bench_bodies.py >/dev/null
 step "criterion: webhook_parse and token_cache (release)"
-rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/client_call "$CRITERION"/api_parse_* "$CRITERION"/client_build
+rm -rf "$CRITERION"/webhook_parse_* "$CRITERION"/token_cache "$CRITERION"/client_call "$CRITERION"/api_parse_* "$CRITERION"/client_build "$CRITERION"/store_sqlite
 cargo bench --locked --bench webhook_parse -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/webhook_parse.txt" 2>&1
 cargo bench --locked --bench token_cache -- --warm-up-time 1 --measurement-time 3 \
@@ -60,6 +60,8 @@ cargo bench --locked --bench api_parse -- --warm-up-time 1 --measurement-time 3 
     >"$WORK/api_parse.txt" 2>&1
 cargo bench --locked --bench client_build -- --warm-up-time 1 --measurement-time 3 \
     >"$WORK/client_build.txt" 2>&1
+cargo bench --locked --bench store -- --warm-up-time 1 --measurement-time 3 \
+    >"$WORK/store.txt" 2>&1
 python3 - "$CRITERION" >"$WORK/rust.md" <<'PYEOF'
 import json, sys
 from pathlib import Path
@@ -120,6 +122,13 @@ for fn, label in [("bundled_roots", "bundled roots only"),
                   ("system_store_plus_ca_file", "system store plus a one-root `ca_file` (read each build)"),
                   ("system_store_read_each_time", "reading the system store itself (paid once per process)")]:
     ns, _ = mean_ns("client_build", fn)
+    print(f"| {label} | {us(ns)} |")
+print()
+print("| SQLite de-duplication store, one file (`cargo bench --bench store`; SQLite built for size) | time per call |")
+print("|---|---|")
+for fn, label in [("first_seen_new_key", "`first_seen` of a new key (a write)"),
+                  ("is_seen", "`is_seen` (a read)")]:
+    ns, _ = mean_ns("store_sqlite", fn)
     print(f"| {label} | {us(ns)} |")
 PYEOF
 

@@ -580,12 +580,17 @@ def parse(
     (off-spec) is read as one event unless ``accept_single_object=False``.
     Does not verify anything: use :func:`receive` for requests.
     """
-    natives = _native.parse_body(
-        body,
-        max_body_bytes=max_body_bytes,
-        max_depth=max_depth,
-        accept_single_object=accept_single_object,
-    )
+    if max_body_bytes is None and max_depth is None and accept_single_object:
+        # Keyword arguments cost the native call about 0.3 µs, a seventh of
+        # a sub-kilobyte body's whole parse; the defaults need none.
+        natives = _native.parse_body(body)
+    else:
+        natives = _native.parse_body(
+            body,
+            max_body_bytes=max_body_bytes,
+            max_depth=max_depth,
+            accept_single_object=accept_single_object,
+        )
     return [_wrap(n) for n in natives]
 
 

@@ -102,8 +102,16 @@ pub fn call_operation_text(
     options: &OperationCall,
 ) -> Result<String> {
     let op = find(name)?;
-    let body = wire::request(op.name, request.clone())?;
-    send(client, op, body, options)
+    let text = send(
+        client,
+        op,
+        wire::request(op.name, request.clone())?,
+        options,
+    )?;
+    if !options.money_as_text {
+        return Ok(text);
+    }
+    Ok(answer(op, &text, options)?.to_string())
 }
 
 /// [`call_operation_text`] with the answer as a [`Value`] (numbers as
@@ -115,8 +123,13 @@ pub fn call_operation(
     options: &OperationCall,
 ) -> Result<Value> {
     let op = find(name)?;
-    let text = call_operation_text(client, name, request, options)?;
-    read_answer(op, &text)
+    let text = send(
+        client,
+        op,
+        wire::request(op.name, request.clone())?,
+        options,
+    )?;
+    answer(op, &text, options)
 }
 
 /// [`call_operation`] with the client's own `Timeout` and amounts as numbers.
@@ -147,8 +160,7 @@ pub fn call_operation_and_wait(
         )));
     }
     if op.name == "deliveries.create" {
-        let mut typed: CreateOrderRequest = super::support::request_from_json(name, request)?;
-        super::Validate::validate(&typed)?;
+        let mut typed = create_order_request(request)?;
         let client = with_timeout(client, options)?;
         let info = client.create_delivery_order(&mut typed, wait)?;
         let write = || super::support::to_json(name, &info);
@@ -169,13 +181,21 @@ pub fn call_operation_and_wait(
                 "organizationId: is required to wait for {name} (commands/status asks for it)"
             ))
         })?;
-    let answer = read_answer(op, &send(client, op, body, options)?)?;
+    let answer = answer(op, &send(client, op, body, options)?, options)?;
     let correlation_id = answer
         .get("correlationId")
         .and_then(Value::as_str)
         .ok_or_else(|| decode_error(op, "the command's answer has no correlationId to wait for"))?;
     client.wait_command(organization_id, correlation_id, wait)?;
     Ok(answer)
+}
+
+/// A `deliveries.create` request given as JSON, checked as every call by
+/// name checks it (the same messages), in the typed form
+/// [`Client::create_delivery_order`] takes.
+pub fn create_order_request(request: &Value) -> Result<CreateOrderRequest> {
+    const NAME: &str = "deliveries.create";
+    super::support::request_from_json(NAME, &wire::request(NAME, request.clone())?)
 }
 
 /// Sends a checked request body to `op` and returns the answer's text.
@@ -200,17 +220,18 @@ fn send(
         timeout: options.timeout,
         idempotent: op.safe_to_retry,
     };
-    let text = client.call_text(op.path, &body.to_string(), &call)?;
-    if !options.money_as_text {
-        return Ok(text);
-    }
-    let mut answer = read_answer(op, &text)?;
-    wire::amounts_as_text(op.name, &mut answer)?;
-    Ok(answer.to_string())
+    client.post_text(op.path, body.to_string().into_bytes(), &call)
 }
 
-fn read_answer(op: &OperationInfo, text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| decode_error(op, &e.to_string()))
+/// The answer's text read as JSON, with its amounts as strings when
+/// `options` asks.
+fn answer(op: &OperationInfo, text: &str, options: &OperationCall) -> Result<Value> {
+    let mut answer: Value =
+        serde_json::from_str(text).map_err(|e| decode_error(op, &e.to_string()))?;
+    if options.money_as_text {
+        wire::amounts_as_text(op.name, &mut answer)?;
+    }
+    Ok(answer)
 }
 
 fn decode_error(op: &OperationInfo, message: &str) -> Error {
@@ -264,6 +285,19 @@ mod tests {
         // Back to numbers outside the scope.
         let m: Money = "0.1".parse().unwrap();
         assert_eq!(serde_json::to_value(m).unwrap().to_string(), "0.1");
+    }
+
+    #[test]
+    fn the_safe_creation_reads_its_request_as_every_call_by_name_does() {
+        let order = serde_json::json!({"organizationId": super::super::new_order_id(), "order": 7});
+        let by_name = prepare_request("deliveries.create", &order).unwrap_err();
+        let safe = create_order_request(&order).unwrap_err();
+        assert_eq!(safe.to_string(), by_name.to_string());
+        assert!(
+            safe.to_string()
+                .contains("order: must be an object, got a number"),
+            "{safe}"
+        );
     }
 
     #[test]

@@ -40,8 +40,8 @@ mod wait;
 mod wire;
 
 pub use call::{
-    call_by_name, call_operation, call_operation_and_wait, call_operation_text, prepare_request,
-    OperationCall,
+    call_by_name, call_operation, call_operation_and_wait, call_operation_text,
+    create_order_request, prepare_request, OperationCall,
 };
 pub use ops::*;
 pub use safe::new_order_id;

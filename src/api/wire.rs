@@ -152,9 +152,9 @@ pub(crate) fn request(name: &str, mut request: Value) -> Result<Value> {
     Ok(request)
 }
 
-/// The answer of operation `name` with every amount as a JSON string
-/// (`"1250.5"`), for hosts whose JSON reader turns numbers into doubles.
-/// `None` when the answer holds no amount (the text is right as it is).
+/// Writes every amount of an answer of operation `name` as a JSON string
+/// (`"1250.5"`), for hosts whose JSON reader turns numbers into doubles. An
+/// answer whose schema holds no amount is left as it is.
 pub(crate) fn amounts_as_text(name: &str, answer: &mut Value) -> Result<()> {
     let table = table()?;
     if let Some(t) = table.operations.get(name).and_then(|o| o.answer.as_ref()) {
@@ -587,7 +587,7 @@ mod tests {
                     Some(t) => maker.value(t, 0),
                     None => json!({"ignored": 1}),
                 };
-                let by_rules = request_for_test(op.name, &request);
+                let by_rules = super::request(op.name, request.clone());
                 if !request.is_object() {
                     // The typed path sent what a top-level union read (a
                     // list, say); a body is always an object here.
@@ -629,10 +629,6 @@ mod tests {
             fitting > 3000 && refused > 3000 && mistyped > 1000,
             "{fitting} {refused} {mistyped}"
         );
-    }
-
-    fn request_for_test(name: &str, request: &Value) -> Result<Value> {
-        super::request(name, request.clone())
     }
 
     #[test]

@@ -305,13 +305,24 @@ impl Client {
         if !body_json.trim_start().starts_with('{') {
             return Err(Error::invalid("the body must be a JSON object"));
         }
+        self.post_text(path, body_json.as_bytes().to_vec(), options)
+    }
+
+    /// [`Client::call_text`] for a body this crate wrote (a checked JSON
+    /// object, to a known path): sends it and returns the answer's text.
+    pub(crate) fn post_text(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+        options: &CallOptions,
+    ) -> Result<String> {
         let server_timeout = match options.timeout {
             Some(t) => self.with_timeout(t)?.server_timeout,
             None => self.server_timeout,
         };
         let answer = self.execute(&Call {
             path,
-            body: body_json.as_bytes().to_vec(),
+            body,
             idempotent: options.idempotent,
             authorized: true,
             server_timeout,

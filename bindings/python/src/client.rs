@@ -5,7 +5,6 @@
 use std::sync::RwLock;
 use std::time::Duration;
 
-use iikocloud::api::models::deliveries::request::CreateOrderRequest;
 use iikocloud::api::WaitOptions;
 use iikocloud::limits::{
     Given, CALL_TIMEOUT, CLIENT_CLIENT_TIMEOUT, CLIENT_MAX_RESPONSE_BYTES, CLIENT_RETRIES,
@@ -470,9 +469,8 @@ impl NativeClient {
             logbridge::refresh(py);
             let options = wait_options(py, timeout, first_pause, max_pause)?;
             let body = json_arg(request)?;
-            let mut typed: CreateOrderRequest =
-                iikocloud::api::support::request_from_json("deliveries.create", &body)
-                    .map_err(|e| to_pyerr(py, &e))?;
+            let mut typed =
+                iikocloud::api::create_order_request(&body).map_err(|e| to_pyerr(py, &e))?;
             let info = detached(py, || {
                 self.client()?.create_delivery_order(&mut typed, &options)
             })?;

@@ -201,8 +201,9 @@ pub struct Event {
     /// noted it (the fast path does): they are then read without the typed
     /// read of the whole `eventInfo`.
     spots: Option<Box<Spans>>,
-    /// Those values, read on first use.
-    summary: OnceLock<Summary>,
+    /// Those values, read on first use (boxed: most events never read them,
+    /// and every event is moved a few times on its way to the caller).
+    summary: OnceLock<Box<Summary>>,
     /// The event's JSON exactly as it appeared in the body.
     pub raw_json: String,
 }
@@ -352,7 +353,7 @@ impl Event {
         };
         Some(
             self.summary
-                .get_or_init(|| Summary::read(shape, &self.raw_json, spots)),
+                .get_or_init(|| Box::new(Summary::read(shape, &self.raw_json, spots))),
         )
     }
 

@@ -295,9 +295,9 @@ pub fn parse_body_with(body: &[u8], options: &ParseOptions) -> Result<ParsedBody
 fn parse_text(text: &str, options: &ParseOptions, scan: bool) -> Result<ParsedBody, ParseError> {
     let limit = options.max_depth.min(MAX_DEPTH_CEILING);
     if scan {
-        if let Some(scanned) = super::scan::scan_array(text, limit) {
+        if let Some(events) = super::scan::scan_array_with(text, limit, event_from_scan) {
             return Ok(ParsedBody {
-                events: scanned.into_iter().map(event_from_scan).collect(),
+                events,
                 single_object: false,
             });
         }
@@ -512,7 +512,7 @@ fn invalid(raw: &str, error: String) -> Event {
 
 /// An event from the fast path's spans; the same event the careful path
 /// ([`parse_element`]) makes of the same text.
-fn event_from_scan(scanned: ScannedEvent<'_>) -> Event {
+fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
     let text = scanned.text;
     let Some(m) = scanned.members else {
         return invalid(

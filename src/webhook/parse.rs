@@ -1081,6 +1081,27 @@ mod tests {
         )
     }
 
+    /// The flat fields of an event whose values lie past 64 KiB read the
+    /// same before and after the typed read, and as in a small event.
+    #[test]
+    fn flat_fields_past_64_kib_read_as_in_a_small_event() {
+        let event = |note: &str| {
+            format!(
+                r#"[{{"eventType":"DeliveryOrderUpdate","eventInfo":{{"note":"{note}","id":"a","timestamp":5,"order":{{"status":"New","number":7,"sum":12.5,"phone":"+7"}}}}}}]"#
+            )
+        };
+        let small = parse_body(event("short").as_bytes()).expect("parses");
+        let big_body = event(&"x".repeat(70_000));
+        let big = parse_body(big_body.as_bytes()).expect("parses");
+        let (small, big) = (&small.events[0], &big.events[0]);
+        let before = flat_fields(big);
+        assert!(!big.payload_is_read());
+        assert_eq!(before, flat_fields(small));
+        assert_eq!(big.sum().map(|m| m.to_string()).as_deref(), Some("12.5"));
+        let _ = big.payload();
+        assert_eq!(flat_fields(big), before);
+    }
+
     /// The scanner and the careful path make the same events (or the same
     /// error) of the same body: bodies built from the shared payloads and
     /// from pieces that exercise every rule, mutated at random.

@@ -305,7 +305,10 @@ impl<'a> Walker<'a, '_> {
             return None;
         }
         self.enter()?;
-        let mut events = Vec::new();
+        // Room for one event first: most bodies have one, and the four a
+        // growing `Vec` starts with are a large-bin request for glibc's
+        // malloc, which first consolidates its small free chunks.
+        let mut events = Vec::with_capacity(1);
         let mut after = open + 1;
         // `[]`
         if let Some(p) = self.peek() {

@@ -49,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(webhook::verify_headers, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::receive, m)?)?;
     m.add_function(wrap_pyfunction!(webhook::event_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(webhook::set_event_classes, m)?)?;
     m.add_function(wrap_pyfunction!(client::prepare_request, m)?)?;
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
     m.add_function(wrap_pyfunction!(models::load_model, m)?)?;

@@ -40,6 +40,7 @@
 //! while the text is read.
 
 mod objects;
+pub(crate) use objects::SlotMaker;
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};

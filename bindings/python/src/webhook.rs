@@ -2,8 +2,9 @@
 //! `iikocloud.webhooks`.
 //!
 //! Parsing is lazy on the Python side: `parse` builds the core's typed events
-//! in Rust (without the GIL) and hands Python one small `NativeEvent` per
-//! event; attributes are converted only when read. That keeps a webhook
+//! in Rust (without the GIL for large bodies) and hands Python one small
+//! `NativeEvent` per event, inside the event's `iikocloud.webhooks` class;
+//! attributes are converted only when read. That keeps a webhook
 //! parse as cheap as `json.loads` of the same body.
 
 use chrono::{Datelike, Timelike};
@@ -17,10 +18,12 @@ use iikocloud::webhook::{
     Verifier, VerifyError, STATUS_ACCEPTED,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple};
+use crate::models::SlotMaker;
 
 /// `(employee id, role id, opened, terminal group id)`.
 type ShiftParts = (Option<String>, Option<String>, Option<bool>, Option<String>);
@@ -101,16 +104,118 @@ fn options(
         .with_max_depth(read(&WEBHOOK_MAX_DEPTH, max_depth)?))
 }
 
-fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
-    let items = events
-        .into_iter()
-        .map(|event| Bound::new(py, NativeEvent { event }))
-        .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, items)
+/// The classes `iikocloud.webhooks` hands events out as, which it registers
+/// at import (`set_event_classes`).
+#[pyclass(frozen)]
+struct EventClasses {
+    /// For events that could not be read.
+    invalid: SlotMaker,
+    /// By kind code.
+    by_kind: Vec<SlotMaker>,
+    /// `webhooks._MISSING`: what `Event.__init__` puts in the slots it reads
+    /// on first use.
+    missing: Py<PyAny>,
 }
 
-/// Parses a body into native events. Raises `WebhookParseError` when the
-/// body as a whole cannot be read.
+/// The slots of `webhooks.Event` a new event gets, in this order.
+const EVENT_SLOTS: [&str; 3] = ["_n", "_info", "_typed"];
+
+/// The registered classes: a list holding one `EventClasses`, replaced when
+/// the module is reloaded (a value set once could not be).
+static EVENT_CLASSES: PyOnceLock<Py<PyList>> = PyOnceLock::new();
+
+fn class_list(py: Python<'_>) -> &Py<PyList> {
+    EVENT_CLASSES.get_or_init(py, || PyList::empty(py).unbind())
+}
+
+/// Registers the event classes: `invalid` for events that could not be read,
+/// `by_kind[code]` for the others; `missing` is the value of a slot not read
+/// yet.
+#[pyfunction]
+pub fn set_event_classes(
+    py: Python<'_>,
+    invalid: Bound<'_, PyType>,
+    by_kind: Vec<Bound<'_, PyType>>,
+    missing: Py<PyAny>,
+) -> PyResult<()> {
+    if by_kind.len() != EventKind::ALL.len() {
+        return Err(invalid_input(
+            py,
+            &format!(
+                "set_event_classes needs one class per event kind ({}), got {}",
+                EventKind::ALL.len(),
+                by_kind.len()
+            ),
+        ));
+    }
+    let classes = EventClasses {
+        invalid: SlotMaker::new(&invalid, &EVENT_SLOTS)?,
+        by_kind: by_kind
+            .iter()
+            .map(|class| SlotMaker::new(class, &EVENT_SLOTS))
+            .collect::<PyResult<_>>()?,
+        missing,
+    };
+    let list = class_list(py).bind(py);
+    let classes = PyList::new(py, [Bound::new(py, classes)?])?;
+    list.set_slice(0, usize::MAX, &classes)
+}
+
+/// The registered classes, importing `iikocloud.webhooks` (which registers
+/// them) on first use from elsewhere.
+fn event_classes(py: Python<'_>) -> PyResult<Bound<'_, EventClasses>> {
+    let list = class_list(py).bind(py);
+    if list.is_empty() {
+        py.import("iikocloud.webhooks")?;
+    }
+    match list.get_item(0) {
+        Ok(classes) => Ok(classes.cast_into::<EventClasses>()?),
+        Err(_) => Err(simple(
+            py,
+            "IikoError",
+            "iikocloud.webhooks did not register its event classes",
+        )),
+    }
+}
+
+/// One event as an instance of its `iikocloud.webhooks` class, its slots
+/// written directly: for a sub-kilobyte body, wrapping each event in Python
+/// cost a third of the whole parse.
+fn wrap_event<'py>(
+    classes: &Bound<'py, EventClasses>,
+    event: Event,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = classes.py();
+    let classes = classes.get();
+    let maker = if event.problem().is_some() {
+        Some(&classes.invalid)
+    } else {
+        classes.by_kind.get(event.kind().code() as usize)
+    };
+    let maker = maker.ok_or_else(|| simple(py, "IikoError", "no class for this event kind"))?;
+    let native = Bound::new(py, NativeEvent { event })?.into_any();
+    let missing = classes.missing.bind(py);
+    maker.make(
+        py,
+        [native, missing.clone(), missing.clone()],
+        // A class that does not fit is made as Python makes it.
+        |class, [native, ..]| class.call1((native,)),
+    )
+}
+
+fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
+    let classes = event_classes(py)?;
+    // Appended one by one: no list of the wrapped events in between.
+    let list = PyList::empty(py);
+    for event in events {
+        list.append(wrap_event(&classes, event)?)?;
+    }
+    Ok(list)
+}
+
+/// Parses a body into events (instances of the `iikocloud.webhooks`
+/// classes). Raises `WebhookParseError` when the body as a whole cannot be
+/// read.
 #[pyfunction]
 #[pyo3(signature = (body, *, max_body_bytes=None, max_depth=None, accept_single_object=true))]
 pub fn parse_body<'py>(
@@ -135,13 +240,13 @@ pub fn parse_body<'py>(
     })
 }
 
-/// Parses one event's JSON (e.g. a stored `raw_json`); never fails.
+/// Parses one event's JSON (e.g. a stored `raw_json`) into an event of its
+/// `iikocloud.webhooks` class; never fails.
 #[pyfunction]
-pub fn parse_event(py: Python<'_>, json: &str) -> PyResult<NativeEvent> {
+pub fn parse_event<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || {
-        Ok(NativeEvent {
-            event: iikocloud::webhook::parse_event(json),
-        })
+        let classes = event_classes(py)?;
+        wrap_event(&classes, iikocloud::webhook::parse_event(json))
     })
 }
 

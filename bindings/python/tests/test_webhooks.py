@@ -130,6 +130,39 @@ def test_unknown_and_invalid_events_do_not_hide_neighbours() -> None:
     assert shift.event_time is None and shift.event_time_raw == "garbage"
 
 
+def test_events_made_natively_are_what_their_class_makes() -> None:
+    # The native parse writes the slots of each event directly instead of
+    # calling the class: every slot `__init__` sets must be set the same way,
+    # and every kind must get its class.
+    events = [e for path in FILES for e in webhooks.parse(path.read_bytes())]
+    events += webhooks.parse(b'[42, {"eventType":"Other","eventInfo":{}}]')
+    events.append(webhooks.parse_event('{"eventType":"StopListUpdate","eventInfo":{}}'))
+    assert {type(e) for e in events} >= {
+        webhooks.DeliveryOrderUpdate, webhooks.StopListUpdate, webhooks.UnknownEvent, webhooks.InvalidEvent
+    }
+    for event in events:
+        made = type(event)(event._n)
+        slots = [name for cls in type(event).__mro__ for name in getattr(cls, "__slots__", ())]
+        assert slots, type(event)
+        for name in slots:
+            assert getattr(event, name) is getattr(made, name), (type(event), name)
+        assert event.raw_json == made.raw_json and event.event_info == made.event_info
+
+
+def test_a_reloaded_module_gets_events_of_its_own_classes() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, iikocloud.webhooks as w\n"
+        "old = w.StopListUpdate\n"
+        "importlib.reload(w)\n"
+        "e = w.parse(b'[{\"eventType\":\"StopListUpdate\",\"eventInfo\":{}}]')[0]\n"
+        "assert type(e) is w.StopListUpdate and type(e) is not old, type(e)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 @pytest.mark.parametrize(
     ("body", "reason"),
     [

@@ -119,6 +119,8 @@ class Event:
     EVENT_TYPE: ClassVar[Optional[str]] = None
 
     def __init__(self, native: _native.NativeEvent) -> None:
+        # The native parse writes these three slots itself (`EVENT_SLOTS` in
+        # src/webhook.rs), without calling this.
         self._n = native
         self._info: Any = _MISSING
         self._typed: Any = _MISSING
@@ -556,10 +558,11 @@ _BY_KIND: Dict[int, Type[Event]] = {
 }
 
 
-def _wrap(native: _native.NativeEvent) -> Event:
-    if native.is_invalid:
-        return InvalidEvent(native)
-    return _BY_KIND.get(native.kind, UnknownEvent)(native)
+# The native parse makes each event as an instance of its class here, with
+# the slots `Event.__init__` sets.
+_native.set_event_classes(
+    InvalidEvent, [_BY_KIND[code] for code in range(len(_BY_KIND))], _MISSING
+)
 
 
 def parse(
@@ -583,21 +586,19 @@ def parse(
     if max_body_bytes is None and max_depth is None and accept_single_object:
         # Keyword arguments cost the native call about 0.3 µs, a seventh of
         # a sub-kilobyte body's whole parse; the defaults need none.
-        natives = _native.parse_body(body)
-    else:
-        natives = _native.parse_body(
-            body,
-            max_body_bytes=max_body_bytes,
-            max_depth=max_depth,
-            accept_single_object=accept_single_object,
-        )
-    return [_wrap(n) for n in natives]
+        return _native.parse_body(body)
+    return _native.parse_body(
+        body,
+        max_body_bytes=max_body_bytes,
+        max_depth=max_depth,
+        accept_single_object=accept_single_object,
+    )
 
 
 def parse_event(json: str) -> Event:
     """Parses one event's JSON, e.g. a stored :attr:`Event.raw_json`. Never
     raises: unreadable input gives an :class:`InvalidEvent`."""
-    return _wrap(_native.parse_event(json))
+    return _native.parse_event(json)
 
 
 def verify(authorization: Union[str, bytes, None], token: str) -> None:
@@ -654,7 +655,7 @@ def receive(
     ``body`` the raw bytes (Flask ``request.get_data()``, Starlette
     ``await request.body()``). The limits are those of :func:`parse`.
     """
-    status, natives, error = _native.receive(
+    status, events, error = _native.receive(
         headers,
         body,
         token,
@@ -662,7 +663,7 @@ def receive(
         max_depth=max_depth,
         accept_single_object=accept_single_object,
     )
-    return Receipt(status, [_wrap(n) for n in natives], error)
+    return Receipt(status, events, error)
 
 
 class Deduplicator:

@@ -242,6 +242,24 @@ fn slot_offsets(
     attrs: &[Bound<'_, PyString>],
 ) -> PyResult<Option<(Box<[isize]>, isize)>> {
     let py = cls.py();
+    let names = attrs
+        .iter()
+        .cloned()
+        .chain(std::iter::once(PyString::new(py, EXTRA)));
+    Ok(object_slots(cls, names)?.map(|mut offsets| {
+        let extra = offsets.pop().unwrap_or_default();
+        (offsets.into_boxed_slice(), extra)
+    }))
+}
+
+/// The offsets of the object slots `names`, in order, when each is an object
+/// slot whose member descriptor is what `cls` resolves the name to, and `cls`
+/// makes its instances with `object.__new__`. `None` otherwise.
+fn object_slots<'py>(
+    cls: &Bound<'py, PyType>,
+    names: impl IntoIterator<Item = Bound<'py, PyString>>,
+) -> PyResult<Option<Vec<isize>>> {
+    let py = cls.py();
     // SAFETY: reading the flags of a live type.
     let flags = unsafe { ffi::PyType_GetFlags(cls.as_type_ptr()) };
     if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0
@@ -266,16 +284,63 @@ fn slot_offsets(
             .map_err(|_| PyTypeError::new_err("member descriptor without a class"))?;
         member_offset(owner, &name.to_cow()?)
     };
-    let mut fields = Vec::with_capacity(attrs.len());
-    for attr in attrs {
-        match offset_of(attr)? {
-            Some(o) => fields.push(o),
+    let mut offsets = Vec::new();
+    for name in names {
+        match offset_of(&name)? {
+            Some(o) => offsets.push(o),
             None => return Ok(None),
         }
     }
-    match offset_of(&PyString::new(py, EXTRA))? {
-        Some(extra) => Ok(Some((fields.into_boxed_slice(), extra))),
-        None => Ok(None),
+    Ok(Some(offsets))
+}
+
+/// Makes instances of one class with values in some of its object slots,
+/// as `cls.__new__(cls)` and a store per slot would, but writing each slot
+/// directly; a class that does not fit that shape is called instead.
+pub(crate) struct SlotMaker {
+    class: Py<PyType>,
+    /// The offsets of the slots, when the class fits.
+    offsets: Option<Box<[isize]>>,
+}
+
+impl SlotMaker {
+    /// A maker of `class` instances whose slots `names` are given values.
+    pub(crate) fn new(class: &Bound<'_, PyType>, names: &[&str]) -> PyResult<SlotMaker> {
+        let py = class.py();
+        let names = names.iter().map(|n| PyString::new(py, n));
+        Ok(SlotMaker {
+            class: class.clone().unbind(),
+            offsets: object_slots(class, names)?.map(Vec::into_boxed_slice),
+        })
+    }
+
+    /// An instance with `values` in the slots named at `new`, in order; for a
+    /// class that does not fit, what `otherwise` makes of the class and the
+    /// values.
+    pub(crate) fn make<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        values: [Bound<'py, PyAny>; N],
+        otherwise: impl FnOnce(
+            &Bound<'py, PyType>,
+            [Bound<'py, PyAny>; N],
+        ) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let class = self.class.bind(py);
+        match &self.offsets {
+            Some(offsets) if offsets.len() == N => {
+                let obj = allocate(class)?;
+                for (&offset, value) in offsets.iter().zip(values) {
+                    // SAFETY: `obj` was just made by its type's allocator and
+                    // `offset` is one of its object slots (read from the
+                    // member descriptor attribute access uses; see
+                    // `object_slots`).
+                    unsafe { store(&obj, offset, value) }
+                }
+                Ok(obj)
+            }
+            _ => otherwise(class, values),
+        }
     }
 }
 

@@ -324,16 +324,18 @@ impl Event {
         &self.raw_json
     }
 
+    /// The JSON text of `eventInfo` as sent, when the parse noted where it
+    /// lies in [`Event::raw_json`] (the common case); `None` otherwise.
+    pub fn event_info_json(&self) -> Option<&str> {
+        self.info_span
+            .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize))
+    }
+
     /// The typed `eventInfo`, read from [`Event::raw_json`] on the first call.
     pub fn payload(&self) -> &EventPayload {
-        self.payload.get_or_init(|| {
-            let info = self
-                .info_span
-                .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize));
-            match info {
-                Some(info) => super::parse::typed_event_info(self.kind, info),
-                None => super::parse::typed_payload(self.kind, &self.raw_json),
-            }
+        self.payload.get_or_init(|| match self.event_info_json() {
+            Some(info) => super::parse::typed_event_info(self.kind, info),
+            None => super::parse::typed_payload(self.kind, &self.raw_json),
         })
     }
 

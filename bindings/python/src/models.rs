@@ -1266,9 +1266,10 @@ fn reference<'py>(
 /// reads that member of a top-level object instead (`None` when the text is
 /// no object or the member no object). Input this reader cannot reproduce
 /// exactly goes to the Python reader, or raises `InvalidInputError` with
-/// `fallback=False`.
+/// `fallback=False`. `member` may be given by position: a keyword argument
+/// costs the call a dictionary.
 #[pyfunction]
-#[pyo3(signature = (cls, json, *, member=None, fallback=true))]
+#[pyo3(signature = (cls, json, member=None, *, fallback=true))]
 pub fn load_model<'py>(
     py: Python<'py>,
     cls: &Bound<'py, PyType>,
@@ -1278,6 +1279,14 @@ pub fn load_model<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || {
         let model = model_ref(cls);
+        if member == Some("eventInfo") {
+            let info = json.cast::<NativeEvent>().ok();
+            if let Some(info) = info.as_ref().and_then(|e| e.get().event_info_object_text()) {
+                if let Ok(value) = read(py, &model, info, None) {
+                    return Ok(value);
+                }
+            }
+        }
         match with_text(json, |text| read(py, &model, text?, member)) {
             Ok(value) => Ok(value),
             Err(_) if fallback => reference(cls, json, member),

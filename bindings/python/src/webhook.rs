@@ -39,6 +39,18 @@ impl NativeEvent {
     pub(crate) fn raw_json_text(&self) -> &str {
         self.event.raw_json()
     }
+
+    /// The JSON text of the `eventInfo` object of a readable event, when the
+    /// parse noted where it lies: the model reader starts there instead of
+    /// looking for it among the envelope's members.
+    pub(crate) fn event_info_object_text(&self) -> Option<&str> {
+        if self.event.problem().is_some() {
+            return None;
+        }
+        self.event
+            .event_info_json()
+            .filter(|info| info.starts_with('{'))
+    }
 }
 
 fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {

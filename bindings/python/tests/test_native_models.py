@@ -516,6 +516,10 @@ def test_every_kind_of_text_argument() -> None:
 ])
 def test_a_member_is_read_as_the_events_event_info(member_text: str) -> None:
     check(ORDER, member_text, member="eventInfo")
+    # From a parsed event too, where the reader may start at the eventInfo
+    # the parse found.
+    for event in [webhooks.parse_event(member_text)] + webhooks.parse(f"[{member_text}]"):
+        check(ORDER, event._n, member="eventInfo")
 
 
 def test_random_changes_to_real_bodies_never_break_the_reader() -> None:

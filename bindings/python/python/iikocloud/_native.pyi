@@ -86,8 +86,8 @@ def example_request(path: str) -> Optional[str]: ...
 def load_model(
     cls: type,
     json: "str | bytes | bytearray | memoryview | NativeEvent",
-    *,
     member: Optional[str] = None,
+    *,
     fallback: bool = True,
 ) -> Any: ...
 

@@ -173,8 +173,9 @@ class Event:
                 self._typed = self.raw_event_info
             else:
                 # Read natively from the event's JSON: the model of its
-                # eventInfo, None when that is absent or no object.
-                self._typed = _native.load_model(cls, self._n, member="eventInfo")
+                # eventInfo, None when that is absent or no object. The
+                # member by position: a keyword costs the call a dict.
+                self._typed = _native.load_model(cls, self._n, "eventInfo")
         return self._typed
 
     @property

@@ -101,13 +101,7 @@ pub fn call_operation_text(
     request: &Value,
     options: &OperationCall,
 ) -> Result<String> {
-    let op = find(name)?;
-    let text = send(
-        client,
-        op,
-        wire::request(op.name, request.clone())?,
-        options,
-    )?;
+    let (op, text) = check_and_send(client, name, request, options)?;
     if !options.money_as_text {
         return Ok(text);
     }
@@ -122,13 +116,7 @@ pub fn call_operation(
     request: &Value,
     options: &OperationCall,
 ) -> Result<Value> {
-    let op = find(name)?;
-    let text = send(
-        client,
-        op,
-        wire::request(op.name, request.clone())?,
-        options,
-    )?;
+    let (op, text) = check_and_send(client, name, request, options)?;
     answer(op, &text, options)
 }
 
@@ -199,6 +187,19 @@ pub fn create_order_request(request: &Value) -> Result<CreateOrderRequest> {
 }
 
 /// Sends a checked request body to `op` and returns the answer's text.
+/// The operation `name`, and the answer's text to `request` once checked
+/// against it and sent.
+fn check_and_send(
+    client: &Client,
+    name: &str,
+    request: &Value,
+    options: &OperationCall,
+) -> Result<(&'static OperationInfo, String)> {
+    let op = find(name)?;
+    let body = wire::request(op.name, request.clone())?;
+    Ok((op, send(client, op, body, options)?))
+}
+
 fn send(
     client: &Client,
     op: &OperationInfo,

@@ -1279,15 +1279,21 @@ pub fn load_model<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || {
         let model = model_ref(cls);
-        if member == Some("eventInfo") {
-            let info = json.cast::<NativeEvent>().ok();
-            if let Some(info) = info.as_ref().and_then(|e| e.get().event_info_object_text()) {
-                if let Ok(value) = read(py, &model, info, None) {
-                    return Ok(value);
-                }
-            }
-        }
-        match with_text(json, |text| read(py, &model, text?, member)) {
+        // An event's eventInfo is read where the parse found it, once: what
+        // that read cannot do, the member read of the whole event cannot
+        // either (it reads the same text).
+        let event = json.cast::<NativeEvent>().ok();
+        let info = match member {
+            Some("eventInfo") => event
+                .as_ref()
+                .and_then(|e| e.get().event_info_object_text()),
+            _ => None,
+        };
+        let read = match info {
+            Some(info) => read(py, &model, info, None),
+            None => with_text(json, |text| read(py, &model, text?, member)),
+        };
+        match read {
             Ok(value) => Ok(value),
             Err(_) if fallback => reference(cls, json, member),
             Err(e) => Err(e),

@@ -373,15 +373,6 @@ fn opt_decimal<'py>(
 
 #[pymethods]
 impl NativeEvent {
-    /// Stable kind code (0 unknown … 8 PersonalShift).
-    #[getter]
-    fn kind(&self) -> u32 {
-        self.event.kind().code()
-    }
-    #[getter]
-    fn kind_name(&self) -> &'static str {
-        self.event.kind().as_str()
-    }
     #[getter]
     fn event_type(&self) -> Option<&str> {
         self.event.event_type()
@@ -419,10 +410,6 @@ impl NativeEvent {
     #[getter]
     fn problem(&self) -> Option<&str> {
         self.event.problem()
-    }
-    #[getter]
-    fn is_invalid(&self) -> bool {
-        self.event.problem().is_some()
     }
     #[getter]
     fn entity_id(&self) -> Option<&str> {

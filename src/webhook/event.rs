@@ -181,16 +181,12 @@ pub enum EventPayload {
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Event {
-    /// The event's kind (derived from `eventType`).
-    pub kind: EventKind,
-    /// `eventType` as sent, also for unknown types.
-    pub event_type: Option<String>,
-    /// `eventTime` (UTC) with its raw text.
-    pub event_time: Option<EventTime>,
-    /// `organizationId`.
-    pub organization_id: Option<String>,
-    /// `correlationId` (the operation id).
-    pub correlation_id: Option<String>,
+    kind: EventKind,
+    /// `eventType`, `organizationId`, `correlationId` and the text of
+    /// `eventTime`: where they lie in `raw_json` (no copy), or read already.
+    envelope: EnvelopeText,
+    /// `eventTime` read from its span on first use.
+    event_time: OnceLock<Option<EventTime>>,
     /// The typed `eventInfo`: set at parse time for unusable and unknown
     /// events, else read from `raw_json` on first use.
     payload: OnceLock<EventPayload>,
@@ -205,16 +201,54 @@ pub struct Event {
     /// and every event is moved a few times on its way to the caller).
     summary: OnceLock<Box<Summary>>,
     /// The event's JSON exactly as it appeared in the body.
-    pub raw_json: String,
+    raw_json: String,
 }
 
 /// The envelope of an event, as read at parse time.
 pub(crate) struct Envelope {
     pub(crate) kind: EventKind,
+    pub(crate) text: EnvelopeText,
+}
+
+/// The envelope's string values. The fast path notes where they lie in the
+/// event's JSON: a sub-kilobyte event spent a tenth of its parse allocating,
+/// copying and freeing them.
+#[derive(Clone)]
+pub(crate) enum EnvelopeText {
+    /// The contents (quotes excluded) of values without escapes, as spans of
+    /// the event's JSON.
+    Spans(EnvelopeSpans),
+    /// Values read by serde (the careful path, or a value with escapes).
+    Owned(Box<OwnedEnvelope>),
+}
+
+/// Spans of the envelope's string contents; `None` when absent or not a
+/// string.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct EnvelopeSpans {
+    pub(crate) event_type: Option<(u32, u32)>,
+    pub(crate) event_time: Option<(u32, u32)>,
+    pub(crate) organization_id: Option<(u32, u32)>,
+    pub(crate) correlation_id: Option<(u32, u32)>,
+}
+
+/// The envelope's values as read; `None` when absent or not a string.
+#[derive(Clone, Default)]
+pub(crate) struct OwnedEnvelope {
     pub(crate) event_type: Option<String>,
     pub(crate) event_time: Option<EventTime>,
     pub(crate) organization_id: Option<String>,
     pub(crate) correlation_id: Option<String>,
+}
+
+impl Envelope {
+    /// No envelope value at all (an element that is not an object).
+    pub(crate) fn empty() -> Envelope {
+        Envelope {
+            kind: EventKind::Unknown,
+            text: EnvelopeText::Spans(EnvelopeSpans::default()),
+        }
+    }
 }
 
 impl Event {
@@ -240,10 +274,8 @@ impl Event {
     ) -> Event {
         Event {
             kind: envelope.kind,
-            event_type: envelope.event_type,
-            event_time: envelope.event_time,
-            organization_id: envelope.organization_id,
-            correlation_id: envelope.correlation_id,
+            envelope: envelope.text,
+            event_time: OnceLock::new(),
             payload: OnceLock::new(),
             info_span,
             spots,
@@ -251,15 +283,21 @@ impl Event {
             raw_json,
         }
     }
+
+    /// The text of a span of `raw_json`.
+    fn text_at(&self, span: Option<(u32, u32)>) -> Option<&str> {
+        let (from, to) = span?;
+        self.raw_json.get(from as usize..to as usize)
+    }
 }
 
 impl PartialEq for Event {
     fn eq(&self, other: &Event) -> bool {
         self.kind == other.kind
-            && self.event_type == other.event_type
-            && self.event_time == other.event_time
-            && self.organization_id == other.organization_id
-            && self.correlation_id == other.correlation_id
+            && self.event_type() == other.event_type()
+            && self.event_time() == other.event_time()
+            && self.organization_id() == other.organization_id()
+            && self.correlation_id() == other.correlation_id()
             && self.raw_json == other.raw_json
             && self.payload() == other.payload()
     }
@@ -269,10 +307,10 @@ impl fmt::Debug for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Event")
             .field("kind", &self.kind)
-            .field("event_type", &self.event_type)
-            .field("event_time", &self.event_time)
-            .field("organization_id", &self.organization_id)
-            .field("correlation_id", &self.correlation_id)
+            .field("event_type", &self.event_type())
+            .field("event_time", &self.event_time())
+            .field("organization_id", &self.organization_id())
+            .field("correlation_id", &self.correlation_id())
             .field("payload", self.payload())
             .field("raw_json", &self.raw_json)
             .finish()
@@ -283,10 +321,10 @@ impl Serialize for Event {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut out = s.serialize_struct("Event", 7)?;
         out.serialize_field("kind", &self.kind)?;
-        out.serialize_field("eventType", &self.event_type)?;
-        out.serialize_field("eventTime", &self.event_time)?;
-        out.serialize_field("organizationId", &self.organization_id)?;
-        out.serialize_field("correlationId", &self.correlation_id)?;
+        out.serialize_field("eventType", &self.event_type())?;
+        out.serialize_field("eventTime", &self.event_time())?;
+        out.serialize_field("organizationId", &self.organization_id())?;
+        out.serialize_field("correlationId", &self.correlation_id())?;
         out.serialize_field("payload", self.payload())?;
         out.serialize_field("rawJson", &self.raw_json)?;
         out.end()
@@ -299,24 +337,41 @@ impl Event {
         self.kind
     }
 
-    /// `eventType` as sent.
+    /// `eventType` as sent, also for unknown types; `None` when absent or
+    /// not a string (as for the other envelope fields: the spec marks none
+    /// of them required).
     pub fn event_type(&self) -> Option<&str> {
-        self.event_type.as_deref()
+        match &self.envelope {
+            EnvelopeText::Spans(s) => self.text_at(s.event_type),
+            EnvelopeText::Owned(o) => o.event_type.as_deref(),
+        }
     }
 
-    /// `eventTime` with its raw text.
+    /// `eventTime` (UTC) with its raw text; read on the first call.
     pub fn event_time(&self) -> Option<&EventTime> {
-        self.event_time.as_ref()
+        match &self.envelope {
+            EnvelopeText::Spans(s) => self
+                .event_time
+                .get_or_init(|| self.text_at(s.event_time).map(EventTime::parse))
+                .as_ref(),
+            EnvelopeText::Owned(o) => o.event_time.as_ref(),
+        }
     }
 
     /// `organizationId`.
     pub fn organization_id(&self) -> Option<&str> {
-        self.organization_id.as_deref()
+        match &self.envelope {
+            EnvelopeText::Spans(s) => self.text_at(s.organization_id),
+            EnvelopeText::Owned(o) => o.organization_id.as_deref(),
+        }
     }
 
-    /// `correlationId`.
+    /// `correlationId` (the operation id).
     pub fn correlation_id(&self) -> Option<&str> {
-        self.correlation_id.as_deref()
+        match &self.envelope {
+            EnvelopeText::Spans(s) => self.text_at(s.correlation_id),
+            EnvelopeText::Owned(o) => o.correlation_id.as_deref(),
+        }
     }
 
     /// The event's JSON exactly as sent.

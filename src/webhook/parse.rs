@@ -9,12 +9,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blocks::{prefix_xor, BlockMasks};
-use super::event::{Envelope, Event, EventKind, EventPayload};
+use super::event::{
+    Envelope, EnvelopeSpans, EnvelopeText, Event, EventKind, EventPayload, OwnedEnvelope,
+};
 use super::lenient::Lenient;
 use super::model::{
     DeliveryOrderInfo, PersonalShift, RawJson, ReserveInfo, StopListUpdate, TableOrderInfo,
 };
-use super::scan::ScannedEvent;
+use super::scan::{Members, ScannedEvent};
 use super::summary::Spans;
 use super::time::EventTime;
 
@@ -500,14 +502,11 @@ impl DepthScan {
 }
 
 fn invalid(raw: &str, error: String) -> Event {
-    let envelope = Envelope {
-        kind: EventKind::Unknown,
-        event_type: None,
-        event_time: None,
-        organization_id: None,
-        correlation_id: None,
-    };
-    Event::with_payload(envelope, EventPayload::Invalid { error }, raw.to_owned())
+    Event::with_payload(
+        Envelope::empty(),
+        EventPayload::Invalid { error },
+        raw.to_owned(),
+    )
 }
 
 /// An event from the fast path's spans; the same event the careful path
@@ -520,19 +519,7 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
             format!("event is a JSON {}, not an object", json_type(text)),
         );
     };
-    let event_type = m.event_type.and_then(string_value);
-    let envelope = Envelope {
-        kind: event_type
-            .as_deref()
-            .map_or(EventKind::Unknown, EventKind::from_event_type),
-        event_type,
-        event_time: m
-            .event_time
-            .and_then(string_value)
-            .map(|raw| EventTime::parse(&raw)),
-        organization_id: m.organization_id.and_then(string_value),
-        correlation_id: m.correlation_id.and_then(string_value),
-    };
+    let envelope = envelope_of(text, &m);
     let unknown = envelope.kind == EventKind::Unknown;
     let read = ReadEvent {
         envelope,
@@ -549,6 +536,57 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
         duplicate: m.repeated_member,
     };
     read.into_event(text)
+}
+
+/// The envelope of a scanned event: where its string values lie in the
+/// event's text, or, when one of them has escapes, the values decoded.
+fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
+    let spans = (|| {
+        Some(EnvelopeSpans {
+            event_type: content_span(text, m.event_type)?,
+            event_time: content_span(text, m.event_time)?,
+            organization_id: content_span(text, m.organization_id)?,
+            correlation_id: content_span(text, m.correlation_id)?,
+        })
+    })();
+    match spans {
+        Some(spans) => Envelope {
+            kind: spans.event_type.map_or(EventKind::Unknown, |(from, to)| {
+                EventKind::from_event_type(&text[from as usize..to as usize])
+            }),
+            text: EnvelopeText::Spans(spans),
+        },
+        None => {
+            let event_type = m.event_type.and_then(string_value);
+            Envelope {
+                kind: event_type
+                    .as_deref()
+                    .map_or(EventKind::Unknown, EventKind::from_event_type),
+                text: EnvelopeText::Owned(Box::new(OwnedEnvelope {
+                    event_type,
+                    event_time: m
+                        .event_time
+                        .and_then(string_value)
+                        .map(EventTime::from_text),
+                    organization_id: m.organization_id.and_then(string_value),
+                    correlation_id: m.correlation_id.and_then(string_value),
+                })),
+            }
+        }
+    }
+}
+
+/// Where the contents of a JSON string value without escapes lie in `text`:
+/// `Some(None)` for an absent or non-string value (envelope fields are read
+/// leniently), `None` for a string with escapes (to be decoded).
+fn content_span(text: &str, json: Option<&str>) -> Option<Option<(u32, u32)>> {
+    let Some(inner) = json.and_then(|j| j.strip_prefix('"')?.strip_suffix('"')) else {
+        return Some(None);
+    };
+    if inner.contains('\\') {
+        return None;
+    }
+    Some(span_in(text, inner))
 }
 
 /// A JSON string value's text; `None` for any other value (envelope fields
@@ -765,13 +803,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut env = Envelope {
-            kind: EventKind::Unknown,
-            event_type: None,
-            event_time: None,
-            organization_id: None,
-            correlation_id: None,
-        };
+        let mut kind = EventKind::Unknown;
+        let mut env = OwnedEnvelope::default();
         let mut info = Info::Missing;
         let mut duplicate = None;
         let (mut seen_type, mut seen_time, mut seen_org, mut seen_corr, mut seen_info) =
@@ -792,7 +825,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             match key {
                 Key::EventType => once!(seen_type, "eventType", {
                     env.event_type = map.next_value_seed(lenient::<String>())?;
-                    env.kind = env
+                    kind = env
                         .event_type
                         .as_deref()
                         .map_or(EventKind::Unknown, EventKind::from_event_type);
@@ -800,7 +833,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 Key::EventTime => once!(seen_time, "eventTime", {
                     env.event_time = map
                         .next_value_seed(lenient::<String>())?
-                        .map(|raw| EventTime::parse(&raw));
+                        .map(EventTime::from_text);
                 }),
                 Key::OrganizationId => once!(seen_org, "organizationId", {
                     env.organization_id = map.next_value_seed(lenient::<String>())?;
@@ -810,11 +843,11 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 }),
                 Key::EventInfo => once!(seen_info, "eventInfo", {
                     info = match self.mode {
-                        _ if env.kind == EventKind::Unknown => {
+                        _ if kind == EventKind::Unknown => {
                             Info::Raw(map.next_value::<&'de RawValue>()?.get())
                         }
                         Mode::Check => Info::Checked(map.next_value_seed(ShapeSeed)?),
-                        Mode::Typed => Info::Typed(map.next_value_seed(PayloadSeed(env.kind))?),
+                        Mode::Typed => Info::Typed(map.next_value_seed(PayloadSeed(kind))?),
                         Mode::Raw => Info::Raw(map.next_value::<&'de RawValue>()?.get()),
                     };
                 }),
@@ -824,7 +857,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             }
         }
         Ok(ReadEvent {
-            envelope: env,
+            envelope: Envelope {
+                kind,
+                text: EnvelopeText::Owned(Box::new(env)),
+            },
             info,
             info_span: None,
             spots: None,
@@ -1130,6 +1166,10 @@ mod tests {
             r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":1e400}}}"#,
             r#"{"eventType":"TableOrderUpdate","eventInfo":{"order":{"sum":-0.0,"number":1e2}}}"#,
             r#"{"eventType":7,"eventTime":"2025-01-02 03:04:05.678","correlationId":null}"#,
+            // Envelope values: escaped (decoded, not spans), empty, not strings.
+            r#"{"eventType":"Reserve\u0055pdate","organizationId":"o\"1","correlationId":"c\\d","eventTime":"2025-01-02T03:04:05Z","eventInfo":{"id":"r"}}"#,
+            r#"{"eventType":"PersonalShift","organizationId":"","correlationId":"\u00e9","eventTime":"","eventInfo":{"id":"s"}}"#,
+            r#"{"eventType":"StopListUpdate","organizationId":["o"],"correlationId":{},"eventTime":5,"eventInfo":{}}"#,
             r#"{"eventType":"DeliveryOrderError","eventInfo":{"id":"d","timestamp":"7","creationStatus":"Error","errorInfo":{"code":"ProductNotFound","description":"gone"},"order":null}}"#,
             r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"status":"Unconfirmed","sum":"12.50","number":1.5,"phone":7},"posId":"p","externalNumber":"x"}}"#,
             r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":"none","errorInfo":[1],"id":5}}"#,

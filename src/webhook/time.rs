@@ -23,11 +23,14 @@ pub struct EventTime {
 impl EventTime {
     /// Reads an `eventTime` value. Never fails; see [`EventTime::utc`].
     pub fn parse(raw: &str) -> EventTime {
-        let text = raw.strip_suffix('Z').unwrap_or(raw);
-        EventTime {
-            raw: raw.to_owned(),
-            utc: parse_naive(text).map(|t| t.and_utc()),
-        }
+        EventTime::from_text(raw.to_owned())
+    }
+
+    /// [`EventTime::parse`] of text already owned.
+    pub(crate) fn from_text(raw: String) -> EventTime {
+        let text = raw.strip_suffix('Z').unwrap_or(&raw);
+        let utc = parse_naive(text).map(|t| t.and_utc());
+        EventTime { raw, utc }
     }
 }
 

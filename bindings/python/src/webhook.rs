@@ -225,11 +225,20 @@ fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, 
     Ok(list)
 }
 
-/// Parses a body into events (instances of the `iikocloud.webhooks`
-/// classes). Raises `WebhookParseError` when the body as a whole cannot be
-/// read.
+/// Parses a webhook body (the raw request bytes, or text) into events.
+///
+/// Raises :class:`WebhookParseError` (its ``reason``: ``too_large``,
+/// ``invalid_utf8``, ``too_deep``, ``invalid_json``, ``not_an_array``) when
+/// the body as a whole cannot be read. ``max_body_bytes`` (default 16 MiB)
+/// and ``max_depth`` (default 64 levels; a larger one is lowered to 128
+/// levels) are read by the core: 0 and negative values raise
+/// :class:`InvalidInputError`. A single object instead of the array
+/// (off-spec) is read as one event unless ``accept_single_object=False``.
+/// Does not verify anything: use :func:`receive` for requests.
+///
+/// `iikocloud.webhooks.parse` is this function (no Python frame in between).
 #[pyfunction]
-#[pyo3(signature = (body, *, max_body_bytes=None, max_depth=None, accept_single_object=true))]
+#[pyo3(name = "parse", signature = (body, *, max_body_bytes=None, max_depth=None, accept_single_object=true))]
 pub fn parse_body<'py>(
     py: Python<'py>,
     body: &Bound<'py, PyAny>,
@@ -252,8 +261,10 @@ pub fn parse_body<'py>(
     })
 }
 
-/// Parses one event's JSON (e.g. a stored `raw_json`) into an event of its
-/// `iikocloud.webhooks` class; never fails.
+/// Parses one event's JSON, e.g. a stored :attr:`Event.raw_json`. Never
+/// raises: unreadable input gives an :class:`InvalidEvent`.
+///
+/// `iikocloud.webhooks.parse_event` is this function.
 #[pyfunction]
 pub fn parse_event<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || {

@@ -3,7 +3,7 @@ import os
 from decimal import Decimal
 from typing import Any, Dict, List, Mapping, Optional, Tuple, final
 
-from .webhooks import Event
+from .webhooks import Body, Event
 
 __all__ = [
     "__version__",
@@ -25,7 +25,7 @@ __all__ = [
     "NativeOrderingGuard",
     "NativeInbox",
     "NativeDelivery",
-    "parse_body",
+    "parse",
     "parse_event",
     "verify",
     "verify_headers",
@@ -299,8 +299,8 @@ class NativeInbox:
     def counts(self) -> Tuple[int, int]: ...
     def close(self) -> None: ...
 
-def parse_body(
-    body: Any,
+def parse(
+    body: Body,
     *,
     max_body_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,

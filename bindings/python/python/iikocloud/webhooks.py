@@ -168,7 +168,15 @@ class Event:
 
     def _typed_info(self) -> Any:
         if self._typed is _MISSING:
-            cls = None if self.EVENT_TYPE is None else _info_class(self.event_type)
+            # A class with an EVENT_TYPE is made for exactly that eventType,
+            # so its model is the class's: no read of event_type (a native
+            # call) and one lookup by class.
+            cls = _MODEL_BY_CLASS.get(type(self), _MISSING)
+            if cls is _MISSING:
+                event_type = type(self).EVENT_TYPE
+                cls = _MODEL_BY_CLASS[type(self)] = (
+                    None if event_type is None else _info_class(event_type)
+                )
             if cls is None:
                 self._typed = self.raw_event_info
             else:
@@ -231,6 +239,10 @@ _MISSING: Any = object()
 
 #: The model classes of EVENT_INFO_MODELS, looked up once each.
 _INFO_CLASSES: Dict[str, Type[_model.Model]] = {}
+
+
+#: The eventInfo model of each event class (None: the raw dict), on first use.
+_MODEL_BY_CLASS: Dict[type, Any] = {}
 
 
 def _info_class(event_type: Optional[str]) -> Optional[Type[_model.Model]]:

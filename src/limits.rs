@@ -147,19 +147,23 @@ impl Limit {
     /// ([`DefaultValue::Elsewhere`]). A value the limit does not accept is
     /// [`Error::InvalidInput`] naming the limit.
     pub fn read(&self, given: Given) -> Result<Option<u64>> {
-        let value = match given {
-            Given::Absent => return Ok(self.fixed_default()),
-            Given::Raw(0) if self.raw_zero_is_default => return Ok(self.fixed_default()),
-            Given::Raw(v) => v,
-            Given::Int(v) => self.whole(v)?,
-            Given::Seconds(s) => self.millis_of_seconds(s)?,
-        };
-        self.check(value)
+        match given {
+            Given::Absent => Ok(self.fixed_default()),
+            Given::Raw(v) => self.read_raw(v),
+            Given::Int(v) => self.check(self.whole(v)?),
+            Given::Seconds(s) => self.check(self.millis_of_seconds(s)?),
+        }
     }
 
     /// [`read`](Self::read) of an argument of the C ABI ([`Given::Raw`]).
+    // Inlined (its errors made out of line): the C parse reads two limits
+    // per call, and a sub-kilobyte body's parse takes under a microsecond.
+    #[inline]
     pub fn read_raw(&self, value: u64) -> Result<Option<u64>> {
-        self.read(Given::Raw(value))
+        if value == 0 && self.raw_zero_is_default {
+            return Ok(self.fixed_default());
+        }
+        self.check(value)
     }
 
     /// [`read`](Self::read) for a [`Unit::Millis`] limit, as a duration.
@@ -168,6 +172,7 @@ impl Limit {
     }
 
     /// The fixed default, if the default is not another setting.
+    #[inline]
     pub fn fixed_default(&self) -> Option<u64> {
         match self.default {
             DefaultValue::Fixed(v) => Some(v),
@@ -234,23 +239,29 @@ impl Limit {
         Ok(ms as u64)
     }
 
+    #[inline]
     fn check(&self, value: u64) -> Result<Option<u64>> {
         if value == 0 {
             return match self.zero {
                 Zero::Itself => Ok(Some(0)),
-                Zero::Refused => Err(self.out_of_range(&self.format(0))),
+                Zero::Refused => Err(self.out_of_range_value(0)),
             };
         }
         if value < self.min {
-            return Err(self.out_of_range(&self.format(value)));
+            return Err(self.out_of_range_value(value));
         }
         if value > self.max {
             return match self.above {
                 Above::Lowered => Ok(Some(self.max)),
-                Above::Refused => Err(self.out_of_range(&self.format(value))),
+                Above::Refused => Err(self.out_of_range_value(value)),
             };
         }
         Ok(Some(value))
+    }
+
+    #[cold]
+    fn out_of_range_value(&self, value: u64) -> Error {
+        self.out_of_range(&self.format(value))
     }
 
     fn out_of_range(&self, got: &str) -> Error {

@@ -8,7 +8,7 @@ use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::event_fields::iiko_event_field;
-use crate::ffi::{c_string, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{c_string, c_string_of, guard_value, out_ptr, BoxCastable};
 use crate::status::iiko_status;
 
 // --- event types (the values of the core's EventKind codes) ---
@@ -44,10 +44,17 @@ pub const IIKO_EVENT_PERSONAL_SHIFT: i32 = 8;
 #[allow(non_camel_case_types)]
 pub struct iiko_events {
     body: ParsedBody,
-    /// The C strings of each event, each built on first use: parsing costs
-    /// what the Rust parse costs, and reading a field costs one copy of it.
-    strings: Box<[OnceLock<Box<EventStrings>>]>,
+    /// The C strings of the first event, each built on first use: most
+    /// bodies have one event, which then needs no table of its own.
+    first: Strings,
+    /// Those of the other events (`FIELDS` slots per event), the table made
+    /// by the first string read of one of them.
+    rest: OnceLock<Box<[OnceLock<CString>]>>,
 }
+
+/// The C strings of one event's fields, by [`Field`]; an absent value is
+/// never stored (asking again costs one accessor call, not a copy).
+type Strings = [OnceLock<CString>; FIELDS];
 
 impl BoxCastable for iiko_events {}
 
@@ -74,27 +81,6 @@ enum Field {
 const FIELDS: usize = Field::Json as usize + 1;
 
 impl Field {
-    /// Whether the event has the field: checked before touching the string
-    /// table, so reading an absent field allocates nothing.
-    fn present(self, e: &Event) -> bool {
-        match self {
-            Field::EventType => e.event_type().is_some(),
-            Field::EventTime => e.event_time().is_some(),
-            Field::OrganizationId => e.organization_id().is_some(),
-            Field::CorrelationId => e.correlation_id().is_some(),
-            Field::Problem => e.problem().is_some(),
-            Field::EntityId => e.entity_id().is_some(),
-            Field::OrderId => e.order_id().is_some(),
-            Field::CreationStatus => e.creation_status().is_some(),
-            Field::Status => e.status().is_some(),
-            Field::Sum => e.sum().is_some(),
-            Field::Phone => e.phone().is_some(),
-            Field::ErrorCode => e.error_code().is_some(),
-            Field::ErrorMessage => e.error_message().is_some(),
-            Field::DedupKey | Field::Json => true,
-        }
-    }
-
     fn compute(self, e: &Event) -> Option<CString> {
         match self {
             Field::EventType => e.event_type().map(c_string),
@@ -106,7 +92,7 @@ impl Field {
             Field::OrderId => e.order_id().map(c_string),
             Field::CreationStatus => e.creation_status().map(|c| c_string(c.as_str())),
             Field::Status => e.status().map(c_string),
-            Field::Sum => e.sum().map(|m| c_string(&m.to_string())),
+            Field::Sum => e.sum().map(|m| c_string_of(m.to_string())),
             Field::Phone => e.phone().map(c_string),
             Field::ErrorCode => e.error_code().map(c_string),
             Field::ErrorMessage => e.error_message().map(c_string),
@@ -116,14 +102,12 @@ impl Field {
     }
 }
 
-struct EventStrings([OnceLock<Option<CString>>; FIELDS]);
-
 impl iiko_events {
     pub(crate) fn new(body: ParsedBody) -> iiko_events {
-        let n = body.events.len();
         iiko_events {
             body,
-            strings: (0..n).map(|_| OnceLock::new()).collect(),
+            first: std::array::from_fn(|_| OnceLock::new()),
+            rest: OnceLock::new(),
         }
     }
 
@@ -131,18 +115,29 @@ impl iiko_events {
         self.body.events.get(index)
     }
 
-    /// The C string of one field of one event; `None` for a bad index or an
-    /// absent value.
+    /// The C string of one field of one event, copied on the first read;
+    /// `None` for a bad index or an absent value.
     fn string(&self, index: usize, field: Field) -> Option<&CString> {
         let event = self.event(index)?;
-        if !field.present(event) {
-            return None;
+        let slot = match index.checked_sub(1) {
+            None => &self.first[field as usize],
+            Some(other) => {
+                let table = self.rest.get_or_init(|| {
+                    (0..(self.body.events.len() - 1) * FIELDS)
+                        .map(|_| OnceLock::new())
+                        .collect()
+                });
+                &table[other * FIELDS + field as usize]
+            }
+        };
+        if let Some(done) = slot.get() {
+            return Some(done);
         }
-        let slots = self.strings[index]
-            .get_or_init(|| Box::new(EventStrings(std::array::from_fn(|_| OnceLock::new()))));
-        slots.0[field as usize]
-            .get_or_init(|| field.compute(event))
-            .as_ref()
+        // Only a present value goes through the cell's first-time set, the
+        // slow part of a `OnceLock` (a third of a small event's reads when
+        // absent values were stored too).
+        let value = field.compute(event)?;
+        Some(slot.get_or_init(|| value))
     }
 }
 

@@ -174,16 +174,22 @@ pub(crate) unsafe fn arg_headers<'a>(
 /// Text for C: a NUL inside the value ends the C string there (C cannot
 /// represent it); JSON outputs never contain one, since JSON escapes it.
 pub(crate) fn c_string(text: &str) -> CString {
-    match CString::new(text) {
-        Ok(s) => s,
-        Err(e) => {
-            let end = e.nul_position();
-            let mut bytes = e.into_vec();
-            bytes.truncate(end);
-            // SAFETY-free: `bytes` now has no NUL at all.
-            CString::new(bytes).unwrap_or_default()
-        }
-    }
+    CString::new(text).unwrap_or_else(cut_at_nul)
+}
+
+/// The text before the first NUL of a string that had one.
+fn cut_at_nul(e: std::ffi::NulError) -> CString {
+    let end = e.nul_position();
+    let mut bytes = e.into_vec();
+    bytes.truncate(end);
+    // `bytes` now has no NUL at all.
+    CString::new(bytes).unwrap_or_default()
+}
+
+/// [`c_string`] of text made for it: its buffer becomes the C string's (one
+/// allocation, not two) when it has no NUL.
+pub(crate) fn c_string_of(text: String) -> CString {
+    CString::new(text).unwrap_or_else(cut_at_nul)
 }
 
 /// A string handed to C, to be freed with `iiko_string_free`.
@@ -205,6 +211,8 @@ mod tests {
         assert_eq!(c_string("ab\0cd").as_bytes(), b"ab");
         assert_eq!(c_string("").as_bytes(), b"");
         assert_eq!(c_string("Москва").to_str().unwrap(), "Москва");
+        assert_eq!(c_string_of("ab\0cd".to_owned()).as_bytes(), b"ab");
+        assert_eq!(c_string_of("12.50".to_owned()).as_bytes(), b"12.50");
     }
 
     #[test]

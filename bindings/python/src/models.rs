@@ -34,7 +34,8 @@
 //! input.
 //!
 //! Immutable values are shared where the reference makes equal copies: the
-//! documented values of an enum, and `Decimal`s of the same text.
+//! documented values of an enum, `Decimal`s of the same text, and in texts
+//! past 16 KiB strings of the same text (see [`StringCache`]).
 //!
 //! The GIL is held throughout, as `json.loads` holds it: the objects are made
 //! while the text is read.
@@ -340,6 +341,28 @@ struct Ctx<'t, 'py> {
     depth: Cell<u32>,
     failure: RefCell<Option<Failure>>,
     decimal: Bound<'py, PyType>,
+    /// Plain strings made so far, to share (large texts only).
+    strings: Option<RefCell<StringCache<'py>>>,
+}
+
+/// The plain strings made while reading one text, by their place in it: an
+/// answer repeats ids, names and amounts written as text, and a Python
+/// string is immutable, so handing out the one already made gives what
+/// `json.loads` gives but for identity. Direct-mapped by a hash of the
+/// bytes; a miss replaces the entry.
+struct StringCache<'py> {
+    /// `(offset, length)` of the text in `Ctx::text`, and its string.
+    entries: Vec<Option<(u32, u32, Bound<'py, PyString>)>>,
+}
+
+impl StringCache<'_> {
+    /// Entries (a power of two).
+    const SIZE: usize = 1024;
+    /// Texts shorter than this read without the cache: its table would cost
+    /// more than it saves.
+    const MIN_TEXT: usize = 16 * 1024;
+    /// Longer strings are made each time (rarely repeated, slower to hash).
+    const MAX_STRING: usize = 64;
 }
 
 impl<'t, 'py> Ctx<'t, 'py> {
@@ -350,6 +373,11 @@ impl<'t, 'py> Ctx<'t, 'py> {
             depth: Cell::new(0),
             failure: RefCell::new(None),
             decimal: decimal_type(py)?.clone(),
+            strings: (text.len() >= StringCache::MIN_TEXT).then(|| {
+                RefCell::new(StringCache {
+                    entries: vec![None; StringCache::SIZE],
+                })
+            }),
         })
     }
 
@@ -416,8 +444,38 @@ impl<'t, 'py> Ctx<'t, 'py> {
                 Some(v) => Ok(v.bind(self.py).clone()),
                 None => e.cls.bind(self.py).call1((text,)),
             },
-            _ => Ok(PyString::new(self.py, text).into_any()),
+            _ => Ok(self.plain_string(text).into_any()),
         }
+    }
+
+    /// A string value, shared with an equal one made before from the same
+    /// text when the cache has it.
+    fn plain_string(&self, text: &str) -> Bound<'py, PyString> {
+        let Some(cache) = self.strings.as_ref() else {
+            return PyString::new(self.py, text);
+        };
+        // Only slices of the text (no escapes) are kept: the entry names
+        // its place there.
+        let place = (text.as_ptr() as usize)
+            .checked_sub(self.text.as_ptr() as usize)
+            .filter(|&at| at + text.len() <= self.text.len())
+            .filter(|_| text.len() <= StringCache::MAX_STRING)
+            .and_then(|at| Some((u32::try_from(at).ok()?, u32::try_from(text.len()).ok()?)));
+        let Some((offset, len)) = place else {
+            return PyString::new(self.py, text);
+        };
+        let mut hasher = FxHasher(text.len() as u64);
+        hasher.write(text.as_bytes());
+        let slot = (hasher.finish() >> 54) as usize & (StringCache::SIZE - 1);
+        let mut cache = cache.borrow_mut();
+        if let Some((at, len, string)) = &cache.entries[slot] {
+            if self.text.get(*at as usize..(*at + *len) as usize) == Some(text) {
+                return string.clone();
+            }
+        }
+        let string = PyString::new(self.py, text);
+        cache.entries[slot] = Some((offset, len, string.clone()));
+        string
     }
 
     /// The value of a field of code `code` from its raw JSON text.
@@ -427,7 +485,7 @@ impl<'t, 'py> Ctx<'t, 'py> {
             Some(b'"') => match json_string(raw) {
                 JsonString::Text(t) => match code {
                     Code::Time | Code::Enum(_) => self.string(code, &t),
-                    _ => Ok(PyString::new(py, &t).into_any()),
+                    _ => Ok(self.plain_string(&t).into_any()),
                 },
                 JsonString::Utf16(units) => {
                     let value = utf16_string(py, &units)?;

@@ -577,6 +577,31 @@ def _big_order_text() -> str:
     return json.dumps({"correlationId": "c", "orders": [event["eventInfo"]] * 3}, ensure_ascii=False)
 
 
+def test_strings_repeated_in_a_large_answer_read_as_the_reference() -> None:
+    # Past 16 KiB the reader shares the strings it has made (a cache keyed by
+    # a hash of the text): thousands of distinct values of one length collide
+    # in it, and escaped, empty, long and non-ASCII values go around it.
+    rng = random.Random(7)
+    pool = [f"value-{k:04d}" for k in range(3000)] + [
+        "Пицца", 'a"b', "line\nbreak", "", "x" * 65, "x" * 64, "é", "value-0001 ",
+    ]
+    template = json.loads((PAYLOADS / "delivery_order_update.json").read_text(encoding="utf-8"))[0]["eventInfo"]
+
+    def vary(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: (rng.choice(pool) if k in ("id", "name", "comment", "phone") and isinstance(v, str) else vary(v))
+                    for k, v in value.items()}
+        if isinstance(value, list):
+            return [vary(v) for v in value]
+        return value
+
+    orders = [vary(template) for _ in range(120)]
+    text = json.dumps({"correlationId": "c", "orders": orders}, ensure_ascii=False)
+    assert len(text.encode()) > 64 * 1024
+    answer = check(m.OrdersResponse, text)
+    assert [o.id for o in answer.orders] == [o["id"] for o in orders]
+
+
 def test_native_objects_behave_as_the_models() -> None:
     answer = _native.load_model(m.OrdersResponse, _big_order_text(), fallback=False)
     assert isinstance(answer, m.OrdersResponse) and answer.orders

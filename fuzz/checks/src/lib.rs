@@ -8,15 +8,15 @@
 use std::ffi::{c_char, CStr, CString};
 
 use iikocloud::webhook::{
-    parse_body, parse_body_with, parse_event, receive, verify_authorization, Deduplicator, EventPayload,
-    OrderingDecision, OrderingGuard, ParseError, ParseOptions, ReceiveError, Verifier, VerifyError,
-    DEFAULT_MAX_DEPTH,
+    parse_body, parse_body_with, parse_event, receive, verify_authorization, Deduplicator,
+    EventPayload, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ReceiveError,
+    Verifier, VerifyError, DEFAULT_MAX_DEPTH,
 };
-use iikocloud_c::error::{iiko_error, iiko_error_free, iiko_error_message, iiko_error_status};
-use iikocloud_c::status::IIKO_STATUS_OK;
 use iikocloud_c::deduplicator::*;
+use iikocloud_c::error::{iiko_error, iiko_error_free, iiko_error_message, iiko_error_status};
 use iikocloud_c::events::*;
 use iikocloud_c::ordering_guard::*;
+use iikocloud_c::status::IIKO_STATUS_OK;
 use iikocloud_c::webhook::*;
 use serde_json::Value;
 
@@ -79,6 +79,15 @@ pub fn webhook_parse(data: &[u8]) {
     // (128) is above the parser's default depth limit (64), so it decides
     // every body the parser gets to look at.
     let reference = serde_json::from_slice::<Value>(unbommed);
+    // serde_json's `Value` (with the raw_value feature the SDK enables) takes
+    // an object keyed by its private marker `$serde_json::private::RawValue`
+    // for a RawValue and refuses it ("expected raw value"): valid JSON that
+    // `Value` cannot hold, so such a body is held to serde_json's syntax
+    // alone (a RawValue of the whole body).
+    let value_cannot_hold = reference
+        .as_ref()
+        .is_err_and(|e| e.to_string().contains("expected raw value"))
+        && serde_json::from_slice::<Box<serde_json::value::RawValue>>(unbommed).is_ok();
     match (&result, &reference) {
         (Ok(parsed), Ok(value)) => {
             let elements: Vec<&Value> = match value {
@@ -104,7 +113,11 @@ pub fn webhook_parse(data: &[u8]) {
                     );
                 }
                 let _ = event.payload();
-                assert_eq!(flat, &flat_fields(event), "an accessor changed after the typed read");
+                assert_eq!(
+                    flat,
+                    &flat_fields(event),
+                    "an accessor changed after the typed read"
+                );
             }
             for (event, element) in parsed.events.iter().zip(elements) {
                 let raw: Value =
@@ -119,6 +132,7 @@ pub fn webhook_parse(data: &[u8]) {
                 );
             }
         }
+        (Ok(_), Err(_)) if value_cannot_hold => {}
         (Ok(_), Err(e)) => panic!("parse_body accepted what serde_json rejects: {e}"),
         (Err(ParseError::InvalidUtf8 { .. }), _) => {
             assert!(

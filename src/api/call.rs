@@ -186,7 +186,6 @@ pub fn create_order_request(request: &Value) -> Result<CreateOrderRequest> {
     super::support::request_from_json(NAME, &wire::request(NAME, request.clone())?)
 }
 
-/// Sends a checked request body to `op` and returns the answer's text.
 /// The operation `name`, and the answer's text to `request` once checked
 /// against it and sent.
 fn check_and_send(
@@ -200,6 +199,7 @@ fn check_and_send(
     Ok((op, send(client, op, body, options)?))
 }
 
+/// Sends a checked request body to `op` and returns the answer's text.
 fn send(
     client: &Client,
     op: &OperationInfo,

@@ -557,17 +557,17 @@ fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
     })();
     match spans {
         Some(spans) => Envelope {
-            kind: spans.event_type.map_or(EventKind::Unknown, |(from, to)| {
-                EventKind::from_event_type(&text[from as usize..to as usize])
-            }),
+            kind: kind_of(
+                spans
+                    .event_type
+                    .and_then(|(from, to)| text.get(from as usize..to as usize)),
+            ),
             text: EnvelopeText::Spans(spans),
         },
         None => {
             let event_type = m.event_type.and_then(string_value);
             Envelope {
-                kind: event_type
-                    .as_deref()
-                    .map_or(EventKind::Unknown, EventKind::from_event_type),
+                kind: kind_of(event_type.as_deref()),
                 text: EnvelopeText::Owned(Box::new(OwnedEnvelope {
                     event_type,
                     event_time: m
@@ -586,7 +586,7 @@ fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
 /// `Some(None)` for an absent or non-string value (envelope fields are read
 /// leniently), `None` for a string with escapes (to be decoded).
 fn content_span(text: &str, json: Option<&str>) -> Option<Option<(u32, u32)>> {
-    let Some(inner) = json.and_then(|j| j.strip_prefix('"')?.strip_suffix('"')) else {
+    let Some(inner) = json.and_then(string_contents) else {
         return Some(None);
     };
     if inner.contains('\\') {
@@ -595,10 +595,21 @@ fn content_span(text: &str, json: Option<&str>) -> Option<Option<(u32, u32)>> {
     Some(span_in(text, inner))
 }
 
+/// The kind an `eventType` names (`Unknown` when absent).
+fn kind_of(event_type: Option<&str>) -> EventKind {
+    event_type.map_or(EventKind::Unknown, EventKind::from_event_type)
+}
+
+/// What lies between the quotes of a JSON string value, escapes as written;
+/// `None` for any other value.
+fn string_contents(json: &str) -> Option<&str> {
+    json.strip_prefix('"')?.strip_suffix('"')
+}
+
 /// A JSON string value's text; `None` for any other value (envelope fields
 /// are read leniently).
 fn string_value(json: &str) -> Option<String> {
-    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
+    let inner = string_contents(json)?;
     if inner.contains('\\') {
         serde_json::from_str(json).ok()
     } else {
@@ -831,10 +842,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             match key {
                 Key::EventType => once!(seen_type, "eventType", {
                     env.event_type = map.next_value_seed(lenient::<String>())?;
-                    kind = env
-                        .event_type
-                        .as_deref()
-                        .map_or(EventKind::Unknown, EventKind::from_event_type);
+                    kind = kind_of(env.event_type.as_deref());
                 }),
                 Key::EventTime => once!(seen_time, "eventTime", {
                     env.event_time = map

@@ -238,21 +238,13 @@ class Event:
 _MISSING: Any = object()
 
 #: The model classes of EVENT_INFO_MODELS, looked up once each.
-_INFO_CLASSES: Dict[str, Type[_model.Model]] = {}
-
-
 #: The eventInfo model of each event class (None: the raw dict), on first use.
 _MODEL_BY_CLASS: Dict[type, Any] = {}
 
 
 def _info_class(event_type: Optional[str]) -> Optional[Type[_model.Model]]:
     name = EVENT_INFO_MODELS.get(event_type or "")
-    if name is None:
-        return None
-    cls = _INFO_CLASSES.get(name)
-    if cls is None:
-        cls = _INFO_CLASSES[name] = _model.model_class(name)
-    return cls
+    return None if name is None else _model.model_class(name)
 
 
 class _EntityEvent(Event):

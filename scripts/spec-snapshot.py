@@ -7,6 +7,7 @@ each operation from spec/operation-summaries.json.
     scripts/spec-snapshot.py --check              # fail if spec/operations.json differs,
                                                   # or an operation has no summary
     scripts/spec-snapshot.py DOC [DOC ...]        # several editions; the first wins per path
+    scripts/spec-snapshot.py --self-test          # the renaming rule on made-up documents
 
 Kept: paths, methods, operation names, request and response schemas, field
 names, types, formats, required, nullability, enums, lengths and ranges,
@@ -392,11 +393,75 @@ def apply_rules(schemas: dict[str, dict], rules: dict) -> None:
         fields[index] = dict(found[0], project_checks=checks)
 
 
+def shape(s, schemas: dict, seen: frozenset = frozenset()) -> object:
+    """A schema without its prose and nullability, references followed (a
+    name is the document's own choice): what decides whether two documents
+    mean the same thing by one name."""
+    if isinstance(s, dict):
+        ref = s.get("$ref")
+        if isinstance(ref, str):
+            full = ref.rsplit("/", 1)[-1]
+            if full in seen or full not in schemas:
+                return {"$ref": short(full)}
+            return shape(schemas[full], schemas, seen | {full})
+        return {k: shape(v, schemas, seen) for k, v in sorted(s.items())
+                if k not in ("description", "summary", "title", "example", "examples", "nullable", "default")}
+    if isinstance(s, list):
+        return [shape(v, schemas, seen) for v in s]
+    return s
+
+
+def keep_apart(doc: dict, known: dict[str, dict], edition: str) -> dict:
+    """A later document's schema whose short name an earlier one already
+    declares with another shape is renamed `<Edition>Edition.<Name>` (and
+    every reference to it), so neither document's reading replaces the
+    other's. Returns the document, rewritten only when a name was taken."""
+    by_short = {short(full): full for full in known}
+    mine = doc.get("components", {}).get("schemas", {})
+    renamed = {}
+    for full, schema in doc.get("components", {}).get("schemas", {}).items():
+        taken = by_short.get(short(full))
+        if taken is not None and shape(known[taken], known) != shape(schema, mine):
+            renamed[full] = f"{pascal(edition)}Edition.{short(full)}"
+    if not renamed:
+        return doc
+    text = json.dumps(doc)
+    for old, new in renamed.items():
+        text = text.replace(json.dumps(f"#/components/schemas/{old}"), json.dumps(f"#/components/schemas/{new}"))
+    doc = json.loads(text)
+    schemas = doc["components"]["schemas"]
+    doc["components"]["schemas"] = {renamed.get(k, k): v for k, v in schemas.items()}
+    return doc
+
+
 def json_schema(content: dict) -> dict:
     return (content or {}).get("application/json", {}).get("schema", {}) or {}
 
 
+def self_test() -> None:
+    """The rule of `keep_apart` on made-up documents (the real ones have no
+    clash of shapes today, so nothing else would show it broken)."""
+    official = {"iikoTransport.PublicApi.Contracts.Tag": {
+        "type": "object", "properties": {"id": {"type": "string"}, "item": {"$ref": "#/components/schemas/Item"}}},
+        "Item": {"type": "object", "properties": {"n": {"type": "string"}}}}
+    same = {"components": {"schemas": {
+        "Tag": {"type": "object", "description": "prose", "properties": {
+            "id": {"type": "string", "nullable": True}, "item": {"$ref": "#/components/schemas/Other"}}},
+        "Other": {"type": "object", "properties": {"n": {"type": "string", "description": "x"}}}}}}
+    assert keep_apart(same, official, "newer") is same, "one shape under two names was renamed"
+    other = {"components": {"schemas": {
+        "Tag": {"type": "object", "properties": {"code": {"type": "string"}}},
+        "Uses": {"type": "object", "properties": {"tag": {"$ref": "#/components/schemas/Tag"}}}}}}
+    kept = keep_apart(other, official, "newer")["components"]["schemas"]
+    assert set(kept) == {"NewerEdition.Tag", "Uses"}, kept
+    assert kept["Uses"]["properties"]["tag"]["$ref"] == "#/components/schemas/NewerEdition.Tag", kept
+
+
 def main(argv: list[str]) -> int:
+    if "--self-test" in argv:
+        self_test()
+        print("spec-snapshot self-test passed")
+        return 0
     check = "--check" in argv
     docs = [Path(a) for a in argv if not a.startswith("--")] or DEFAULT_DOCS
     snap = Snapshot()
@@ -411,8 +476,11 @@ def main(argv: list[str]) -> int:
             "edition": edition,
             "sha256": hashlib.sha256(doc_path.read_bytes()).hexdigest(),
         })
-        # Schema names are global; of two documents declaring one name (six
-        # back-office schemas, differing only in nullability), the first wins.
+        if index > 0:
+            doc = keep_apart(doc, snap.components, edition)
+        # Schema names are global; of two documents declaring one name with
+        # one shape (six back-office schemas, differing only in nullability
+        # and prose), the first wins. One of another shape was renamed above.
         for full, schema in doc.get("components", {}).get("schemas", {}).items():
             snap.components.setdefault(full, schema)
         for path, item in doc["paths"].items():

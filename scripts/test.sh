@@ -27,6 +27,7 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "generated code matches the official document (spec snapshot, codegen)"
+python3 scripts/spec-snapshot.py --self-test
 python3 scripts/spec-snapshot.py --check
 cargo run --locked --quiet -p iikocloud-codegen -- --check
 

@@ -481,9 +481,15 @@ fn gen_method(ctx: &Ctx<'_>, method: &str, op: &Value, asy: bool) -> Result<OpCo
             optional.push(entry);
         }
     }
-    let response = match op["response"]["ref"].as_str() {
-        Some(r) => ctx.class(r)?.to_string(),
-        None => String::new(),
+    // The model the answer is read into: a class of `api_models`, or
+    // `[Class` for an answer that is a list of them (`_model.load_answer`).
+    let response = match (
+        op["response"]["ref"].as_str(),
+        op["response"]["items"]["ref"].as_str(),
+    ) {
+        (Some(r), _) => ctx.class(r)?.to_string(),
+        (None, Some(r)) if op["response"]["type"] == "array" => format!("[{}", ctx.class(r)?),
+        _ => String::new(),
     };
     let out = if response.is_empty() {
         "_Any".to_string()

@@ -926,6 +926,23 @@ pub mod backoffice {
         }
     }
 
+    /// `AccountType` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct AccountType {
+        /// `code`.
+        pub code: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { AccountType = "AccountType" {
+        optional "code" => code,
+    } }
+
+    impl crate::api::Validate for AccountType {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `AccountTypeListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct AccountTypeListRequest {
@@ -8247,6 +8264,74 @@ pub mod backoffice {
         }
     }
 
+    /// `IncomingInventoryListItem` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct IncomingInventoryListItem {
+        /// `accountShortage`.
+        pub account_shortage: Option<String>,
+        /// `accountSurplus`.
+        pub account_surplus: Option<String>,
+        /// `comment`.
+        pub comment: Option<String>,
+        /// `conception`.
+        pub conception: Option<String>,
+        /// `date`.
+        pub date: Option<String>,
+        /// `dateCreated`.
+        pub date_created: Option<String>,
+        /// `dateModified`.
+        pub date_modified: Option<String>,
+        /// `deleted`.
+        pub deleted: Option<bool>,
+        /// `documentId`.
+        pub document_id: Option<String>,
+        /// `isEditable`.
+        pub is_editable: Option<bool>,
+        /// `number`.
+        pub number: Option<String>,
+        /// `processed`.
+        pub processed: Option<bool>,
+        /// `shortageSum`.
+        pub shortage_sum: Option<crate::Money>,
+        /// `storeFrom`.
+        pub store_from: Option<String>,
+        /// `sum`.
+        pub sum: Option<crate::Money>,
+        /// `surplusSum`.
+        pub surplus_sum: Option<crate::Money>,
+        /// `userCreated`.
+        pub user_created: Option<String>,
+        /// `userModified`.
+        pub user_modified: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { IncomingInventoryListItem = "IncomingInventoryListItem" {
+        optional "accountShortage" => account_shortage,
+        optional "accountSurplus" => account_surplus,
+        optional "comment" => comment,
+        optional "conception" => conception,
+        optional "date" => date,
+        optional "dateCreated" => date_created,
+        optional "dateModified" => date_modified,
+        optional "deleted" => deleted,
+        optional "documentId" => document_id,
+        optional "isEditable" => is_editable,
+        optional "number" => number,
+        optional "processed" => processed,
+        optional "shortageSum" => shortage_sum,
+        optional "storeFrom" => store_from,
+        optional "sum" => sum,
+        optional "surplusSum" => surplus_sum,
+        optional "userCreated" => user_created,
+        optional "userModified" => user_modified,
+    } }
+
+    impl crate::api::Validate for IncomingInventoryListItem {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `IncomingInventorySaveResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct IncomingInventorySaveResponse {
@@ -10115,6 +10200,37 @@ pub mod backoffice {
             v.required("name", self.name.is_some());
             v.nested("image", self.image.as_ref());
             v.each("items", self.items.as_deref());
+        }
+    }
+
+    /// `JurPerson` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct JurPerson {
+        /// `children`.
+        pub children: Option<Vec<crate::api::models::backoffice::Organization>>,
+        /// `code`.
+        pub code: Option<String>,
+        /// `jurPersonId`.
+        pub jur_person_id: Option<String>,
+        /// `name`.
+        pub name: Option<String>,
+        /// `type`.
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { JurPerson = "JurPerson" {
+        optional "children" => children,
+        optional "code" => code,
+        optional "jurPersonId" => jur_person_id,
+        optional "name" => name,
+        optional "type" => r#type,
+    } }
+
+    impl crate::api::Validate for JurPerson {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("children", self.children.as_deref());
         }
     }
 
@@ -14166,6 +14282,41 @@ pub mod backoffice {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 
+    /// `OlapColumn` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct OlapColumn {
+        /// `canAggregate`.
+        pub can_aggregate: Option<bool>,
+        /// `canFilter`.
+        pub can_filter: Option<bool>,
+        /// `canGroup`.
+        pub can_group: Option<bool>,
+        /// `displayName`.
+        pub display_name: Option<String>,
+        /// `name`.
+        pub name: Option<String>,
+        /// `tags`.
+        pub tags: Option<Vec<String>>,
+        /// `type`.
+        pub r#type: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { OlapColumn = "OlapColumn" {
+        optional "canAggregate" => can_aggregate,
+        optional "canFilter" => can_filter,
+        optional "canGroup" => can_group,
+        optional "displayName" => display_name,
+        optional "name" => name,
+        optional "tags" => tags,
+        optional "type" => r#type,
+    } }
+
+    impl crate::api::Validate for OlapColumn {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `OlapFilterDoc` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct OlapFilterDoc {
@@ -14207,6 +14358,26 @@ pub mod backoffice {
         }
     }
 
+    /// `OlapPreset` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct OlapPreset {
+        /// `name`.
+        pub name: Option<String>,
+        /// `presetId`.
+        pub preset_id: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { OlapPreset = "OlapPreset" {
+        optional "name" => name,
+        optional "presetId" => preset_id,
+    } }
+
+    impl crate::api::Validate for OlapPreset {
+        fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
     /// `OlapPresetReportRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
     pub struct OlapPresetReportRequest {
@@ -14246,6 +14417,55 @@ pub mod backoffice {
 
     impl crate::api::Validate for OlapPresetsListRequest {
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
+    }
+
+    /// `Organization` (object in the official document).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Organization {
+        /// `children`.
+        pub children: Option<Vec<crate::api::models::backoffice::Organization>>,
+        /// `code`.
+        pub code: Option<String>,
+        /// `crmId`.
+        pub crm_id: Option<i64>,
+        /// `iikoUid`.
+        pub iiko_uid: Option<String>,
+        /// `isCloud`.
+        pub is_cloud: Option<bool>,
+        /// `name`.
+        pub name: Option<String>,
+        /// `organizationId`.
+        pub organization_id: Option<String>,
+        /// `parentId`.
+        pub parent_id: Option<String>,
+        /// `rating`.
+        pub rating: Option<crate::Money>,
+        /// `type`.
+        pub r#type: Option<String>,
+        /// `version`.
+        pub version: Option<String>,
+        /// Fields this version does not know, kept as sent.
+        pub extra: serde_json::Map<String, serde_json::Value>,
+    }
+
+    crate::api::support::wire_fields! { Organization = "Organization" {
+        optional "children" => children,
+        optional "code" => code,
+        optional "crmId" => crm_id,
+        optional "iikoUid" => iiko_uid,
+        optional "isCloud" => is_cloud,
+        optional "name" => name,
+        optional "organizationId" => organization_id,
+        optional "parentId" => parent_id,
+        optional "rating" => rating,
+        optional "type" => r#type,
+        optional "version" => version,
+    } }
+
+    impl crate::api::Validate for Organization {
+        fn validate_at(&self, v: &mut crate::api::Validator) {
+            v.each("children", self.children.as_deref());
+        }
     }
 
     /// `OrganizationLicenseInfo` (object in the official document).

@@ -5683,7 +5683,7 @@ impl<'c> FinanceAccountType<'c> {
     pub fn list(
         &self,
         request: &crate::api::models::backoffice::AccountTypeListRequest,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Vec<crate::api::models::backoffice::AccountType>> {
         self.client.operation(&OPERATIONS[77], request)
     }
 }
@@ -6553,7 +6553,7 @@ impl<'c> InventoryIncomingInventory<'c> {
     pub fn list(
         &self,
         request: &crate::api::models::backoffice::ListRequest,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Vec<crate::api::models::backoffice::IncomingInventoryListItem>> {
         self.client.operation(&OPERATIONS[121], request)
     }
 
@@ -7016,7 +7016,7 @@ impl<'c> InventoryOrganizations<'c> {
     pub fn tree(
         &self,
         request: &crate::api::models::backoffice::OrganizationRequest,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Vec<crate::api::models::backoffice::JurPerson>> {
         self.client.operation(&OPERATIONS[152], request)
     }
 }
@@ -9666,7 +9666,7 @@ impl<'c> ReportingOlapColumns<'c> {
     pub fn get(
         &self,
         request: &crate::api::models::backoffice::GetOlapColumnsRequest,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Vec<crate::api::models::backoffice::OlapColumn>> {
         self.client.operation(&OPERATIONS[298], request)
     }
 }
@@ -9704,7 +9704,7 @@ impl<'c> ReportingOlapPresets<'c> {
     pub fn list(
         &self,
         request: &crate::api::models::backoffice::OlapPresetsListRequest,
-    ) -> Result<serde_json::Value> {
+    ) -> Result<Vec<crate::api::models::backoffice::OlapPreset>> {
         self.client.operation(&OPERATIONS[301], request)
     }
 }

@@ -12,6 +12,7 @@ use IikoCloud\Client;
  * The `finance.account_type` operations; reach them with `$client->api()`.
  *
  * @psalm-import-type AccountTypeListRequest_In from Shapes
+ * @psalm-import-type AccountType_Out from Shapes
  */
 final class FinanceAccountType
 {
@@ -29,7 +30,7 @@ final class FinanceAccountType
      *
      * @param AccountTypeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<AccountType_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

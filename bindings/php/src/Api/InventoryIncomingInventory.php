@@ -14,6 +14,7 @@ use IikoCloud\Client;
  * @psalm-import-type GetByIDRequest_In from Shapes
  * @psalm-import-type IncomingInventoryCreateRequest_In from Shapes
  * @psalm-import-type IncomingInventoryGetResponse_Out from Shapes
+ * @psalm-import-type IncomingInventoryListItem_Out from Shapes
  * @psalm-import-type IncomingInventorySaveResponse_Out from Shapes
  * @psalm-import-type IncomingInventoryUpdateRequest_In from Shapes
  * @psalm-import-type ListRequest_In from Shapes
@@ -85,7 +86,7 @@ final class InventoryIncomingInventory
      *
      * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<IncomingInventoryListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request, ?float $timeout = null): array

@@ -11,6 +11,7 @@ use IikoCloud\Client;
 /**
  * The `inventory.organizations` operations; reach them with `$client->api()`.
  *
+ * @psalm-import-type JurPerson_Out from Shapes
  * @psalm-import-type OrganizationRequest_In from Shapes
  */
 final class InventoryOrganizations
@@ -35,7 +36,7 @@ final class InventoryOrganizations
      *
      * @param OrganizationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<JurPerson_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function tree(array $request = [], ?float $timeout = null): array

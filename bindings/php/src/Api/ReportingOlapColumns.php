@@ -12,6 +12,7 @@ use IikoCloud\Client;
  * The `reporting.olap.columns` operations; reach them with `$client->api()`.
  *
  * @psalm-import-type GetOlapColumnsRequest_In from Shapes
+ * @psalm-import-type OlapColumn_Out from Shapes
  */
 final class ReportingOlapColumns
 {
@@ -29,7 +30,7 @@ final class ReportingOlapColumns
      *
      * @param GetOlapColumnsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<OlapColumn_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function get(array $request, ?float $timeout = null): array

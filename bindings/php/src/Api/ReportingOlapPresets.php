@@ -13,6 +13,7 @@ use IikoCloud\Client;
  *
  * @psalm-import-type GetOlapReportResponse_Out from Shapes
  * @psalm-import-type OlapPresetReportRequest_In from Shapes
+ * @psalm-import-type OlapPreset_Out from Shapes
  * @psalm-import-type OlapPresetsListRequest_In from Shapes
  */
 final class ReportingOlapPresets
@@ -48,7 +49,7 @@ final class ReportingOlapPresets
      *
      * @param OlapPresetsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
-     * @return array<string, mixed> the answer, amounts as numeric strings
+     * @return list<OlapPreset_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
     public function list(array $request = [], ?float $timeout = null): array

@@ -139,6 +139,11 @@ namespace IikoCloud\Api;
  *
  * @psalm-type AccountTypeListRequest_In = array<string, mixed>
  *
+ * @psalm-type AccountType_Out = array{
+ *     code?: string|null,
+ *     ...
+ * }
+ *
  * @psalm-type AccountUpdateRequest_In = array{
  *     code?: string|null,
  *     description: string,
@@ -3626,6 +3631,28 @@ namespace IikoCloud\Api;
  *     ...
  * }
  *
+ * @psalm-type IncomingInventoryListItem_Out = array{
+ *     accountShortage?: string|null,
+ *     accountSurplus?: string|null,
+ *     comment?: string|null,
+ *     conception?: string|null,
+ *     date?: string|null,
+ *     dateCreated?: string|null,
+ *     dateModified?: string|null,
+ *     deleted?: bool|null,
+ *     documentId?: string|null,
+ *     isEditable?: bool|null,
+ *     number?: string|null,
+ *     processed?: bool|null,
+ *     shortageSum?: numeric-string|null,
+ *     storeFrom?: string|null,
+ *     sum?: numeric-string|null,
+ *     surplusSum?: numeric-string|null,
+ *     userCreated?: string|null,
+ *     userModified?: string|null,
+ *     ...
+ * }
+ *
  * @psalm-type IncomingInventorySaveResponse_Out = array{
  *     documentId?: string|null,
  *     documentNumber?: string|null,
@@ -4231,6 +4258,15 @@ namespace IikoCloud\Api;
  *     image?: Image_Out|null,
  *     scheduleId?: string|null,
  *     items?: list<Item_Out>|null,
+ *     ...
+ * }
+ *
+ * @psalm-type JurPerson_Out = array{
+ *     children?: list<Organization_Out>|null,
+ *     code?: string|null,
+ *     jurPersonId?: string|null,
+ *     name?: string|null,
+ *     type?: string|null,
  *     ...
  * }
  *
@@ -5904,6 +5940,17 @@ namespace IikoCloud\Api;
  *     ...
  * }
  *
+ * @psalm-type OlapColumn_Out = array{
+ *     canAggregate?: bool|null,
+ *     canFilter?: bool|null,
+ *     canGroup?: bool|null,
+ *     displayName?: string|null,
+ *     name?: string|null,
+ *     tags?: list<string>|null,
+ *     type?: string|null,
+ *     ...
+ * }
+ *
  * @psalm-type OlapFilterDoc_In = array{
  *     filterType: string,
  *     from?: mixed,
@@ -5920,6 +5967,12 @@ namespace IikoCloud\Api;
  *     dateFrom: string,
  *     dateTo: string,
  *     presetId: string,
+ *     ...
+ * }
+ *
+ * @psalm-type OlapPreset_Out = array{
+ *     name?: string|null,
+ *     presetId?: string|null,
  *     ...
  * }
  *
@@ -6026,6 +6079,21 @@ namespace IikoCloud\Api;
  *     settings?: string|null,
  *     typeName?: string|null,
  *     checkSum?: string|null,
+ *     ...
+ * }
+ *
+ * @psalm-type Organization_Out = array{
+ *     children?: list<array<string, mixed>>|null,
+ *     code?: string|null,
+ *     crmId?: int|null,
+ *     iikoUid?: string|null,
+ *     isCloud?: bool|null,
+ *     name?: string|null,
+ *     organizationId?: string|null,
+ *     parentId?: string|null,
+ *     rating?: numeric-string|null,
+ *     type?: string|null,
+ *     version?: string|null,
  *     ...
  * }
  *

@@ -188,9 +188,10 @@ class Client(Ops):
         return Client._wrap(self._n().with_timeout(seconds), self._app_id)
 
     def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        if not response:
+        if not response or response[0] == "[":
+            # No model, or a list of them (a few back-office reads).
             text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
-            return json.loads(text, parse_float=Decimal)
+            return _model.load(response, json.loads(text, parse_float=Decimal))
         # The answer's text is read into the models natively.
         return self._n().call_operation_model(
             name, _model.body(fields), _model.model_class(response), timeout=_seconds(timeout)

@@ -875,7 +875,7 @@ class FinanceAccountTypeOps(_G):
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account_type.list", (), "", timeout)
+        return self._call_op("finance.account_type.list", (), "[AccountType", timeout)
 
 class FinanceBalanceSheetOps(_G):
     """The ``finance.balance_sheet`` operations."""
@@ -967,7 +967,7 @@ class FinanceDocumentTransactionsOps(_G):
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "", timeout)
+        return self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout)
 
 class FinanceIncomingServiceOps(_G):
     """The ``finance.incoming_service`` operations."""
@@ -1004,7 +1004,7 @@ class FinanceIncomingServiceOps(_G):
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts an act of services received to the books (NEW to PROCESSED).
@@ -1078,7 +1078,7 @@ class FinanceOutgoingServiceOps(_G):
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts an act of services rendered to the books (NEW to PROCESSED).
@@ -1311,7 +1311,7 @@ class InventoryDisassembleDocumentOps(_G):
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1372,7 +1372,7 @@ class InventoryIncomingInventoryOps(_G):
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1469,7 +1469,7 @@ class InventoryIncomingInvoiceOps(_G):
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1530,7 +1530,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1591,7 +1591,7 @@ class InventoryInternalTransferOps(_G):
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1680,7 +1680,7 @@ class InventoryOrganizationsOps(_G):
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.organizations.tree", (), "", timeout)
+        return self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout)
 
 class InventoryOutgoingInvoiceModifyOps(_G):
     """The ``inventory.outgoing_invoice.modify`` operations."""
@@ -1753,7 +1753,7 @@ class InventoryOutgoingInvoiceOps(_G):
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1835,7 +1835,7 @@ class InventoryProductionDocumentOps(_G):
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1896,7 +1896,7 @@ class InventoryReturnedInvoiceOps(_G):
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
@@ -1957,7 +1957,7 @@ class InventorySalesDocumentOps(_G):
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -2044,7 +2044,7 @@ class InventoryTransformationDocumentOps(_G):
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -2105,7 +2105,7 @@ class InventoryWriteoffDocumentOps(_G):
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout)
 
     def post(self, *, document_id, organization_id, timeout=None):
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -3417,7 +3417,7 @@ class ReportingOlapColumnsOps(_G):
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "", timeout)
+        return self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout)
 
 class ReportingOlapPresetsOps(_G):
     """The ``reporting.olap.presets`` operations."""
@@ -3438,7 +3438,7 @@ class ReportingOlapPresetsOps(_G):
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.presets.list", (), "", timeout)
+        return self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout)
 
 class ReportingOlapOps(_G):
     """The ``reporting.olap`` operations."""
@@ -4654,7 +4654,7 @@ class AsyncFinanceAccountTypeOps(_AG):
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account_type.list", (), "", timeout)
+        return await self._call_op("finance.account_type.list", (), "[AccountType", timeout)
 
 class AsyncFinanceBalanceSheetOps(_AG):
     """The ``finance.balance_sheet`` operations."""
@@ -4746,7 +4746,7 @@ class AsyncFinanceDocumentTransactionsOps(_AG):
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "", timeout)
+        return await self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout)
 
 class AsyncFinanceIncomingServiceOps(_AG):
     """The ``finance.incoming_service`` operations."""
@@ -4783,7 +4783,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts an act of services received to the books (NEW to PROCESSED).
@@ -4857,7 +4857,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts an act of services rendered to the books (NEW to PROCESSED).
@@ -5090,7 +5090,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5151,7 +5151,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5248,7 +5248,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5309,7 +5309,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5370,7 +5370,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5459,7 +5459,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.organizations.tree", (), "", timeout)
+        return await self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout)
 
 class AsyncInventoryOutgoingInvoiceModifyOps(_AG):
     """The ``inventory.outgoing_invoice.modify`` operations."""
@@ -5532,7 +5532,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5614,7 +5614,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5675,7 +5675,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5736,7 +5736,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5823,7 +5823,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -5884,7 +5884,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "", timeout)
+        return await self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout)
 
     async def post(self, *, document_id, organization_id, timeout=None):
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
@@ -7196,7 +7196,7 @@ class AsyncReportingOlapColumnsOps(_AG):
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "", timeout)
+        return await self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout)
 
 class AsyncReportingOlapPresetsOps(_AG):
     """The ``reporting.olap.presets`` operations."""
@@ -7217,7 +7217,7 @@ class AsyncReportingOlapPresetsOps(_AG):
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.presets.list", (), "", timeout)
+        return await self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout)
 
 class AsyncReportingOlapOps(_AG):
     """The ``reporting.olap`` operations."""

@@ -1361,7 +1361,7 @@ class FinanceAccountTypeOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[AccountType]:
         """Lists the account types a ledger account may have; untyped answer.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
@@ -1498,7 +1498,7 @@ class FinanceDocumentTransactionsOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[DocumentTransactionItem]:
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
@@ -1571,7 +1571,7 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingServiceListItem]:
         """Lists the acts of services received dated within a period.
 
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
@@ -1713,7 +1713,7 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OutgoingServiceListItem]:
         """Lists the acts of services rendered dated within a period.
 
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
@@ -2035,7 +2035,7 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[DisassembleDocumentListItem]:
         """Lists the disassembly acts dated within a period.
 
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
@@ -2152,7 +2152,7 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingInventoryListItem]:
         """Lists the stock-takes dated within a period.
 
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
@@ -2323,7 +2323,7 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingInvoice]:
         """Lists the supplier invoices dated within a period.
 
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
@@ -2449,7 +2449,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingReturnedInvoiceListItem]:
         """Lists the buyer returns dated within a period.
 
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
@@ -2567,7 +2567,7 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[InternalTransferListItem]:
         """Lists the store transfers dated within a period.
 
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
@@ -2698,7 +2698,7 @@ class InventoryOrganizationsOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[JurPerson]:
         """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
@@ -2815,7 +2815,7 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OutgoingInvoice]:
         """Lists the outgoing invoices dated within a period.
 
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
@@ -2964,7 +2964,7 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[ProductionDocumentListItem]:
         """Lists the production acts dated within a period.
 
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
@@ -3078,7 +3078,7 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[ReturnedInvoiceListItem]:
         """Lists the supplier returns dated within a period.
 
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
@@ -3194,7 +3194,7 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[SalesDocumentListItem]:
         """Lists the sales acts dated within a period.
 
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
@@ -3355,7 +3355,7 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[TransformationDocumentListItem]:
         """Lists the transformation acts dated within a period.
 
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
@@ -3473,7 +3473,7 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[WriteoffDocumentListItem]:
         """Lists the write-off acts dated within a period.
 
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
@@ -5532,7 +5532,7 @@ class ReportingOlapColumnsOps(_G):
         *,
         report_type: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OlapColumn]:
         """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
@@ -5561,7 +5561,7 @@ class ReportingOlapPresetsOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OlapPreset]:
         """Lists the OLAP report presets saved in the back office; untyped answer.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
@@ -7426,7 +7426,7 @@ class AsyncFinanceAccountTypeOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[AccountType]:
         """Lists the account types a ledger account may have; untyped answer.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
@@ -7563,7 +7563,7 @@ class AsyncFinanceDocumentTransactionsOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[DocumentTransactionItem]:
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
@@ -7636,7 +7636,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingServiceListItem]:
         """Lists the acts of services received dated within a period.
 
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
@@ -7778,7 +7778,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OutgoingServiceListItem]:
         """Lists the acts of services rendered dated within a period.
 
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
@@ -8100,7 +8100,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[DisassembleDocumentListItem]:
         """Lists the disassembly acts dated within a period.
 
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
@@ -8217,7 +8217,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingInventoryListItem]:
         """Lists the stock-takes dated within a period.
 
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
@@ -8388,7 +8388,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingInvoice]:
         """Lists the supplier invoices dated within a period.
 
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
@@ -8514,7 +8514,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[IncomingReturnedInvoiceListItem]:
         """Lists the buyer returns dated within a period.
 
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
@@ -8632,7 +8632,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[InternalTransferListItem]:
         """Lists the store transfers dated within a period.
 
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
@@ -8763,7 +8763,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[JurPerson]:
         """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
@@ -8880,7 +8880,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OutgoingInvoice]:
         """Lists the outgoing invoices dated within a period.
 
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
@@ -9029,7 +9029,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[ProductionDocumentListItem]:
         """Lists the production acts dated within a period.
 
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
@@ -9143,7 +9143,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[ReturnedInvoiceListItem]:
         """Lists the supplier returns dated within a period.
 
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
@@ -9259,7 +9259,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[SalesDocumentListItem]:
         """Lists the sales acts dated within a period.
 
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
@@ -9420,7 +9420,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[TransformationDocumentListItem]:
         """Lists the transformation acts dated within a period.
 
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
@@ -9538,7 +9538,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[WriteoffDocumentListItem]:
         """Lists the write-off acts dated within a period.
 
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
@@ -11597,7 +11597,7 @@ class AsyncReportingOlapColumnsOps(_AG):
         *,
         report_type: str,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OlapColumn]:
         """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
@@ -11626,7 +11626,7 @@ class AsyncReportingOlapPresetsOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
-    ) -> _Any:
+    ) -> list[OlapPreset]:
         """Lists the OLAP report presets saved in the back office; untyped answer.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.

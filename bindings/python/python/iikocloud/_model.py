@@ -332,10 +332,10 @@ class AsyncGroup(Group):
 
 def load(response: str, data: Any) -> Any:
     """An answer read into the model ``response`` (a class name of
-    ``api_models``; empty for none)."""
+    ``api_models``, ``[Name`` for a list of them; empty for none)."""
     if not response:
         return data
-    return getattr(_models(), response)._load(data)
+    return _converter(response)(data)
 
 
 def model_class(name: str) -> Type[Model]:

@@ -229,6 +229,15 @@
 #define IIKO_CALL_MONEY_AS_STRING 2
 
 /**
+ * `iiko_client_call_operation` and `iiko_operation_prepare` flag: send keys
+ * of the request that are no field of this library's snapshot as given (a
+ * field newer than the library, on purpose). Without it such a key is
+ * `IIKO_STATUS_INVALID_ARGUMENT` naming its path and the nearest field, and
+ * nothing is sent.
+ */
+#define IIKO_CALL_ALLOW_UNKNOWN_FIELDS 4
+
+/**
  * `iiko_ordering_guard_observe`: the event is newer than every event applied
  * for its order or reserve (or the first seen); apply it.
  */
@@ -2517,7 +2526,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST 245
 
 /**
- * `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+ * `finance.account_type.list`: Lists the account types a ledger account may have, by code.
  * `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST 246
@@ -2679,7 +2688,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
 
 /**
- * `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+ * `inventory.organizations.tree`: Answers the legal entities of the back office with their organizations below them, as a tree.
  * `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273
@@ -2985,7 +2994,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_REPORTING_INCOME_PLAN_LIST 323
 
 /**
- * `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+ * `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by.
  * `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_COLUMNS_GET 324
@@ -3003,7 +3012,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_REPORTING_OLAP_PRESETS_GET 326
 
 /**
- * `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+ * `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office, by id and name.
  * `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_PRESETS_LIST 327
@@ -4301,19 +4310,23 @@ int32_t iiko_operation_is_deprecated(iiko_operation op);
  * would send, without sending anything (e.g. to check a form before queueing
  * it).
  *
- * `request_json` as for `iiko_client_call_operation`. On success writes the
- * request to `*json_out` (yours; free it with `iiko_string_free`). A request
- * that is not JSON is `IIKO_STATUS_INVALID_JSON`; one that does not fit the
- * operation's request or breaks a rule of the document (a required field
- * missing, a length, a range, an allowed value, a UUID) is
- * `IIKO_STATUS_INVALID_ARGUMENT` with a message naming the field, e.g.
- * `order.items[0].amount: must be at least 0, got -1`. Thread-safe.
+ * `request_json` as for `iiko_client_call_operation`; `flags` is 0 or
+ * `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` (other bits are refused). On success
+ * writes the request to `*json_out` (yours; free it with
+ * `iiko_string_free`). A request that is not JSON is
+ * `IIKO_STATUS_INVALID_JSON`; one with a key that is no field of its schema
+ * (`order.delivery_point: not a field of DeliveryOrder; did you mean
+ * deliveryPoint?`), that does not fit the operation's request or breaks a
+ * rule of the document (a required field missing, a length, a range, an
+ * allowed value, a UUID) is `IIKO_STATUS_INVALID_ARGUMENT` with a message
+ * naming the field, e.g. `order.items[0].amount: must be at least 0, got
+ * -1`. Thread-safe.
  *
  * # Safety
  * `request_json` must be NULL or NUL-terminated; the out pointers must be
  * NULL or writable.
  */
-iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, char **json_out, iiko_error **err_out);
+iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, uint32_t flags, char **json_out, iiko_error **err_out);
 
 /**
  * Calls an operation (`op`, an `IIKO_OP_*` constant) with a JSON request
@@ -4327,8 +4340,10 @@ iiko_status iiko_operation_prepare(iiko_operation op, const char *request_json, 
  *
  * `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
  * this call's Timeout header (0: the client's), read as `iiko_limit_read`
- * reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
- * (other bits are refused).
+ * reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or any of
+ * `IIKO_CALL_MONEY_AS_STRING` and `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` (other bits are refused).
+ * A key of the request that is no field of its schema is refused (naming its
+ * path and the nearest field) unless `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` is set.
  *
  * On success writes the answer to `*json_out` (yours; free it with
  * `iiko_string_free`): the service's JSON as it wrote it, so amounts keep

@@ -171,6 +171,9 @@ struct CallOptions {
     std::chrono::milliseconds wait_timeout{0};
     /** Amounts in the answer as JSON strings instead of numbers (both exact). */
     bool money_as_string = false;
+    /** Send request keys that are no field of the library's snapshot as given (a field
+     *  newer than the library); without it such a key is refused before sending. */
+    bool allow_unknown_fields = false;
 };
 
 /** Settings for a Client; the setters chain: ClientOptions().v2(...).base_url(...). */
@@ -411,7 +414,8 @@ class Client {
 
   private:
     static uint32_t flags(const CallOptions &options) {
-        return options.money_as_string ? IIKO_CALL_MONEY_AS_STRING : 0u;
+        return (options.money_as_string ? IIKO_CALL_MONEY_AS_STRING : 0u) |
+               (options.allow_unknown_fields ? IIKO_CALL_ALLOW_UNKNOWN_FIELDS : 0u);
     }
     detail::Handle<iiko_client> handle_;
 };

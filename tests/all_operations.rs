@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use iikocloud::api::{call_by_name, OPERATIONS};
+use iikocloud::api::{call_by_name, call_operation, OperationCall, RequestKeys, OPERATIONS};
 use iikocloud::{CallOptions, Client, Error};
 use iikocloud_emulator::{
     example_request, Emulator, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET,
@@ -487,6 +487,51 @@ fn invalid_requests_are_refused_before_sending_with_the_field_path() {
     );
     let e = call_by_name(&client, "no.such.operation", &json!({})).unwrap_err();
     assert!(e.to_string().contains("no operation named"), "{e}");
+}
+
+#[test]
+fn a_misspelt_key_never_leaves_the_machine_unless_the_call_allows_unknown_fields() {
+    let emu = Emulator::start_default().expect("emulator");
+    let client = client(&emu);
+    let example = example_request("/api/1/deliveries/create").expect("known");
+    let before = emu.requests().len();
+    // At the top, nested, and in a list item.
+    let mut top = example.clone();
+    top["terminalGroupID"] = top["terminalGroupId"].take();
+    let mut nested = example.clone();
+    nested["order"]["complete_before"] = json!("2026-12-01 12:00:00.000");
+    let mut item = example.clone();
+    item["order"]["items"][0]["coment"] = json!("no onions");
+    for (request, expected) in [
+        (
+            &top,
+            "terminalGroupID: not a field of CreateOrderRequest; did you mean terminalGroupId?",
+        ),
+        (
+            &nested,
+            "order.complete_before: not a field of DeliveryOrder; did you mean completeBefore?",
+        ),
+        (
+            &item,
+            "order.items[0].coment: not a field of CompoundOrderItem; did you mean comment?",
+        ),
+    ] {
+        let e = call_by_name(&client, "deliveries.create", request).unwrap_err();
+        assert!(matches!(e, Error::InvalidInput(_)), "{e:?}");
+        assert!(e.to_string().contains(expected), "{e}");
+    }
+    assert_eq!(emu.requests().len(), before, "nothing was sent");
+
+    // Allowed on purpose: sent as given, so the emulator (which knows the
+    // document) is the one to refuse it.
+    let options = OperationCall {
+        keys: RequestKeys::default().allowing_unknown(true),
+        ..Default::default()
+    };
+    let e = call_operation(&client, "deliveries.create", &item, &options).unwrap_err();
+    assert_eq!(e.http_status(), Some(400), "{e}");
+    assert!(e.to_string().contains("coment"), "{e}");
+    assert!(emu.request_count("/api/1/deliveries/create") > 0);
 }
 
 #[test]

@@ -256,6 +256,12 @@ pub fn call(g: &GlobalOpts, a: &CallArgs) -> Result<(), Failure> {
                 "--wait needs an operation name (a raw call by path cannot be followed)",
             ));
         }
+        if a.allow_unknown_fields {
+            return Err(Failure::new(
+                crate::exit::Exit::Usage,
+                "--allow-unknown-fields is for operation names; a raw call by path sends its JSON as given",
+            ));
+        }
         // The body is not quoted in the message: it may hold personal data.
         let body: Value = serde_json::from_str(&text)
             .map_err(|e| Failure::input(format!("the JSON body is not valid JSON: {e}")))?;

@@ -256,6 +256,11 @@ pub struct CallArgs {
     /// With --wait: give up after this many seconds (the command may still finish).
     #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::WAIT_TIMEOUT), value_parser = secs(&limits::WAIT_TIMEOUT))]
     pub wait_timeout: f64,
+    /// With an operation name: send keys of the request that are no field of the
+    /// document as given (a field newer than this SDK). Without it such a key
+    /// exits 3 naming its path and the nearest field, and nothing is sent.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
     /// The call is safe to repeat: retry it after a network error or a 5xx.
     #[arg(long)]
     pub idempotent: bool,

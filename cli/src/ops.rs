@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use iikocloud::api::{
-    call_operation, call_operation_and_wait, operation, OperationCall, OperationInfo, WaitOptions,
-    OPERATIONS,
+    call_operation, call_operation_and_wait, operation, OperationCall, OperationInfo, RequestKeys,
+    WaitOptions, OPERATIONS,
 };
 use iikocloud::limits::Given;
 use serde_json::{json, Value};
@@ -307,7 +307,10 @@ pub fn call(client: &iikocloud::Client, a: &CallArgs, text: &str) -> Result<Valu
     // The request is not quoted in the message: it may hold personal data.
     let request: Value = serde_json::from_str(text)
         .map_err(|e| Failure::input(format!("the request is not valid JSON: {e}")))?;
-    let options = OperationCall::default();
+    let options = OperationCall {
+        keys: RequestKeys::default().allowing_unknown(a.allow_unknown_fields),
+        ..Default::default()
+    };
     if a.wait {
         let wait = WaitOptions::read(Given::Seconds(a.wait_timeout), Given::Absent, Given::Absent)?;
         Ok(call_operation_and_wait(

@@ -974,7 +974,52 @@ fn call_by_name_checks_sends_and_waits() {
         &["call", "terminal_groups", "--wait", "{}"],
     );
     assert_code(&o, 3);
+    // A misspelt key in the file: refused with its path and the right name.
+    let misspelt = dir.join("misspelt.json");
+    let text = std::fs::read_to_string(&order).expect("read");
+    std::fs::write(
+        &misspelt,
+        text.replace("\"amount\":2", "\"amount\":2,\"coment\":\"no onions\""),
+    )
+    .expect("write");
+    let misspelt_at = format!("@{}", misspelt.display());
+    let o = run(
+        &mut with_env(&emu),
+        &["call", "deliveries.create", &misspelt_at],
+    );
+    assert_code(&o, 3);
+    assert!(
+        o.stderr.contains(
+            "order.items[0].coment: not a field of ProductOrderItem; did you mean comment?"
+        ),
+        "{}",
+        o.stderr
+    );
+    let o = run(
+        &mut with_env(&emu),
+        &[
+            "call",
+            "/api/1/terminal_groups",
+            "{}",
+            "--allow-unknown-fields",
+        ],
+    );
+    assert_code(&o, 2);
     assert_eq!(emu.requests().len(), before);
+    // Sent on purpose: the emulator itself refuses the key.
+    let o = run(
+        &mut with_env(&emu),
+        &[
+            "call",
+            "deliveries.create",
+            &misspelt_at,
+            "--allow-unknown-fields",
+        ],
+    );
+    assert_code(&o, 1);
+    assert!(o.stderr.contains("coment"), "{}", o.stderr);
+    assert!(emu.requests().len() > before);
+    let before = emu.requests().len();
 
     // Sent and answered; the same request by @file and by a bare path.
     let o = run(

@@ -105,15 +105,16 @@ fn method(spec: &Value, method_name: &str, op: &Value, receiver: &str) -> String
     let (params, call) = if command {
         doc.push_str("     * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)\n     * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)\n");
         (
-            format!("array $request{default}, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null"),
-            format!("{receiver}->operation('{name}', $request, $timeout, $wait, $waitTimeout)"),
+            format!("array $request{default}, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false"),
+            format!("{receiver}->operation('{name}', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields)"),
         )
     } else {
         (
-            format!("array $request{default}, ?float $timeout = null"),
-            format!("{receiver}->operation('{name}', $request, $timeout)"),
+            format!("array $request{default}, ?float $timeout = null, bool $allowUnknownFields = false"),
+            format!("{receiver}->operation('{name}', $request, $timeout, allowUnknownFields: $allowUnknownFields)"),
         )
     };
+    doc.push_str("     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path\n");
     doc.push_str(&format!(
         "     * @return {} the answer, amounts as numeric strings\n     * @throws \\IikoCloud\\Exception\\IikoException InvalidInputException for a request the document refuses{}{deprecated}\n     */\n",
         types.answer,

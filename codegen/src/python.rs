@@ -40,8 +40,9 @@ fn py_ident(name: &str, reserved: &[&str]) -> String {
 }
 
 /// Python names of the model attributes of one schema (unique, not clashing
-/// with the model's own methods).
-fn attr_names(fields: &[&Value]) -> Vec<String> {
+/// with the model's own methods). They are also the snake-case spelling the
+/// core accepts for a request's keys ([`crate::wire`]).
+pub(crate) fn attr_names(fields: &[&Value]) -> Vec<String> {
     const RESERVED: &[&str] = &["extra", "to_dict", "from_dict", "replace", "self"];
     let mut used: HashSet<String> = HashSet::new();
     fields
@@ -517,8 +518,9 @@ fn gen_method(ctx: &Ctx<'_>, method: &str, op: &Value, asy: bool) -> Result<OpCo
         )
         .unwrap();
     }
-    py_sig.push_str(", timeout=None");
+    py_sig.push_str(", timeout=None, allow_unknown_fields=False");
     pyi_sig.push_str("        timeout: float | _timedelta | None = None,\n");
+    pyi_sig.push_str("        allow_unknown_fields: bool = False,\n");
     let body: Vec<String> = required
         .iter()
         .chain(&optional)
@@ -526,7 +528,7 @@ fn gen_method(ctx: &Ctx<'_>, method: &str, op: &Value, asy: bool) -> Result<OpCo
         .collect();
     let doc = op_doc(op);
     let py = format!(
-        "    {def} {m}({py_sig}):\n        \"\"\"{doc}\"\"\"\n        return {aw}self._call_op({}, ({}), {}, timeout)\n\n",
+        "    {def} {m}({py_sig}):\n        \"\"\"{doc}\"\"\"\n        return {aw}self._call_op({}, ({}), {}, timeout, allow_unknown_fields)\n\n",
         py_str(name),
         body.join(" "),
         py_str(&response)
@@ -568,7 +570,7 @@ fn gen_groups(ctx: &Ctx<'_>, operations: &[Value]) -> Result<Out, String> {
             return Err(format!("{}: name taken twice", s.join(".")));
         }
     }
-    let doc = "\"\"\"Resource groups of every operation, for :class:`iikocloud.Client` and\n:class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).\n\nKeyword arguments are the request's fields in snake case; nested values\ntake the models of :mod:`iikocloud.api_models` or plain dicts. Each call is\nchecked by the core before it is sent and answers a typed model.\n\"\"\"\n\n";
+    let doc = "\"\"\"Resource groups of every operation, for :class:`iikocloud.Client` and\n:class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).\n\nKeyword arguments are the request's fields in snake case; nested values\ntake the models of :mod:`iikocloud.api_models` or plain dicts, whose keys\nare the document's field names (``deliveryPoint``) or the models'\nsnake-case ones (``delivery_point``). Each call is checked by the core\nbefore it is sent (a key that is no field is refused, naming its path and\nthe nearest field, unless ``allow_unknown_fields=True``) and answers a\ntyped model.\n\"\"\"\n\n";
     let imports = "from datetime import timedelta as _timedelta\nimport datetime as _dt\nfrom decimal import Decimal as _Decimal\nfrom typing import Any as _Any, Mapping as _Mapping, Sequence as _Sequence\n\nfrom ._model import AsyncGroup as _AG, AsyncRoot as _AR, Group as _G, Root as _R\nfrom .api_models import *\n";
     let mut out = Out::default();
     for b in [

@@ -775,7 +775,7 @@ fn gen_ops(spec: &Spec<'_>, operations: &[Value]) -> Result<String, String> {
 
     // The typed path by name, for the unit test that holds the rules of
     // `wire.json` (what calls by name apply) to the typed models' own.
-    out.push_str("/// Reads `request` into the request type of the operation `name`, checks\n/// it, and writes it back as the typed path would send it. Only for the\n/// test comparing it with [`crate::api::prepare_request`].\n#[cfg(test)]\npub(crate) fn prepare_typed(name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    match name {\n");
+    out.push_str("/// Reads `request` into the request type of the operation `name`, checks\n/// it, and writes it back as the typed path would send it. Only for the\n/// test and the fuzz check comparing it with [`crate::api::prepare_request`]\n/// (the `test-hooks` feature; release builds lack it).\n#[cfg(any(test, feature = \"test-hooks\"))]\npub fn prepare_typed(name: &str, request: &serde_json::Value) -> Result<serde_json::Value> {\n    match name {\n");
     for op in &ops {
         let raw = op.raw;
         let body = match raw.get("request").filter(|r| !r.is_null()) {

@@ -26,6 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
+use crate::names::snake;
+use crate::python::attr_names;
 use crate::rust::{is_secret, Spec};
 
 /// Schemas reached from `roots` through fields, list items, map values and
@@ -171,10 +173,14 @@ fn ty(t: &Value, index: &BTreeMap<String, usize>, secret: bool) -> Value {
 
 /// One field: its type, whether it must be set (`required`), whether an
 /// unset one goes out as `null` (`write_null`: the document lists it as
-/// required) and the project's own checks (`spec/rules.json`).
-fn field(f: &Value, index: &BTreeMap<String, usize>) -> Value {
+/// required), the project's own checks (`spec/rules.json`), and its
+/// snake-case spelling (`s`, the Python attribute's name) when it differs.
+fn field(f: &Value, snake: &str, index: &BTreeMap<String, usize>) -> Value {
     let mut out = Map::new();
     out.insert("n".into(), f["name"].clone());
+    if f["name"].as_str() != Some(snake) {
+        out.insert("s".into(), json!(snake));
+    }
     out.insert("t".into(), ty(&f["type"], index, is_secret(f)));
     if f["required"] == true && f["nullable"] != true {
         out.insert("required".into(), json!(true));
@@ -216,12 +222,18 @@ fn schema(
                     Some((value.clone(), json!(n)))
                 })
                 .collect();
-            json!({
+            let tag = s["discriminator"].as_str().unwrap_or("type");
+            let mut out = json!({
                 "name": name,
                 "k": "union",
-                "tag": s["discriminator"].as_str().unwrap_or("type"),
+                "tag": tag,
                 "variants": variants,
-            })
+            });
+            let tag_snake = snake(tag);
+            if tag_snake != tag {
+                out["tag_s"] = json!(tag_snake);
+            }
+            out
         }
         _ => {
             // A union's variant struct leaves out the discriminator: the
@@ -232,14 +244,23 @@ fn schema(
                 .flatten()
                 .filter_map(|t| t.as_str().map(str::to_string))
                 .collect();
-            let fields: Vec<Value> = spec
-                .fields(name)?
-                .into_iter()
-                .filter(|f| !tags.iter().any(|t| f["name"].as_str() == Some(t)))
-                .filter(|f| whole || type_reaches_money(&f["type"], money))
-                .map(|f| field(f, index))
+            let all = spec.fields(name)?;
+            // Named over all the fields, as the Python model names them.
+            let snakes = attr_names(&all);
+            let fields: Vec<Value> = all
+                .iter()
+                .zip(&snakes)
+                .filter(|(f, _)| !tags.iter().any(|t| f["name"].as_str() == Some(t)))
+                .filter(|(f, _)| whole || type_reaches_money(&f["type"], money))
+                .map(|(f, s)| field(f, s, index))
                 .collect();
-            json!({"name": name, "k": "obj", "fields": fields})
+            let mut out = json!({"name": name, "k": "obj", "fields": fields});
+            if !tags.is_empty() {
+                // Keys of a request all the same: the variant may be used
+                // alone, its discriminator written by the caller.
+                out["tags"] = json!(tags);
+            }
+            out
         }
     })
 }

@@ -27,6 +27,43 @@ pub struct OperationCall {
     pub timeout: Option<Duration>,
     /// Write every amount of the answer as a JSON string (`"1250.5"`).
     pub money_as_text: bool,
+    /// How the request's keys are read.
+    pub keys: RequestKeys,
+}
+
+/// How the keys of a request given as JSON are read.
+///
+/// By default every key, at every depth, must be a field of its schema under
+/// the document's name (`deliveryPoint`): any other is
+/// [`Error::InvalidInput`] naming its path and the nearest field
+/// (`order.delivery_point: not a field of DeliveryOrder; did you mean
+/// deliveryPoint?`), and nothing is sent. The service is not known to refuse
+/// a field it does not know, so a misspelt optional field would otherwise be
+/// dropped there without a word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestKeys {
+    /// Send keys that are no field of this SDK's snapshot as given: for a
+    /// field newer than the SDK, on purpose. Keys given in both spellings
+    /// of one field are refused all the same.
+    pub allow_unknown: bool,
+    /// Also take each field under its snake-case name (`delivery_point`,
+    /// the name of the Python models' attribute), sent under the document's
+    /// name; both spellings of one field in one object are refused.
+    pub snake_case: bool,
+}
+
+impl RequestKeys {
+    /// Keys that are no field are sent as given.
+    pub fn allowing_unknown(mut self, allow: bool) -> Self {
+        self.allow_unknown = allow;
+        self
+    }
+
+    /// Snake-case spellings are taken too.
+    pub fn with_snake_case(mut self, snake_case: bool) -> Self {
+        self.snake_case = snake_case;
+        self
+    }
 }
 
 impl OperationCall {
@@ -77,21 +114,27 @@ impl WaitOptions {
 
 /// Checks `request` against the operation `name` and returns the JSON the
 /// client would send; nothing is sent (e.g. to check a form before queueing
-/// it). An unknown name, a request that is not an object of the operation's
-/// shape, or one that breaks a rule of the document is
-/// [`Error::InvalidInput`] naming the field.
+/// it). An unknown name, a key that is no field of its schema, a request
+/// that is not an object of the operation's shape, or one that breaks a rule
+/// of the document is [`Error::InvalidInput`] naming the field.
 pub fn prepare_request(name: &str, request: &Value) -> Result<Value> {
+    prepare_request_with(name, request, RequestKeys::default())
+}
+
+/// [`prepare_request`] with the keys read as `keys` says.
+pub fn prepare_request_with(name: &str, request: &Value, keys: RequestKeys) -> Result<Value> {
     let op = find(name)?;
-    wire::request(op.name, request.clone())
+    wire::request(op.name, request.clone(), keys)
 }
 
 /// Checks `request` against the operation `name`, sends it and returns the
 /// answer's JSON text as the service wrote it (amounts as strings when
 /// `options` asks).
 ///
-/// An unknown name, a request that is not an object of the operation's shape,
-/// or one that breaks a rule of the document is [`Error::InvalidInput`] and
-/// nothing is sent. Commands are never repeated; reads are, after a transport
+/// An unknown name, a key that is no field of its schema (unless
+/// [`OperationCall::keys`] allows it), a request that is not an object of the
+/// operation's shape, or one that breaks a rule of the document is
+/// [`Error::InvalidInput`] and nothing is sent. Commands are never repeated; reads are, after a transport
 /// error or a 5xx. `deliveries.create` and `order.create` always send an
 /// `order.id` (a fresh one when the request has none; the answer's
 /// `orderInfo.id` tells it).
@@ -148,7 +191,7 @@ pub fn call_operation_and_wait(
         )));
     }
     if op.name == "deliveries.create" {
-        let mut typed = create_order_request(request)?;
+        let mut typed = create_order_request(request, options.keys)?;
         let client = with_timeout(client, options)?;
         let info = client.create_delivery_order(&mut typed, wait)?;
         let write = || super::support::to_json(name, &info);
@@ -160,10 +203,11 @@ pub fn call_operation_and_wait(
         return Ok(serde_json::json!({ "orderInfo": info }));
     }
     // Checked first so a request without it fails before anything is sent.
-    let body = wire::request(op.name, request.clone())?;
-    let organization_id = request
+    let body = wire::request(op.name, request.clone(), options.keys)?;
+    let organization_id = body
         .get("organizationId")
         .and_then(Value::as_str)
+        .map(str::to_owned)
         .ok_or_else(|| {
             Error::invalid(format!(
                 "organizationId: is required to wait for {name} (commands/status asks for it)"
@@ -174,16 +218,17 @@ pub fn call_operation_and_wait(
         .get("correlationId")
         .and_then(Value::as_str)
         .ok_or_else(|| decode_error(op, "the command's answer has no correlationId to wait for"))?;
-    client.wait_command(organization_id, correlation_id, wait)?;
+    client.wait_command(&organization_id, correlation_id, wait)?;
     Ok(answer)
 }
 
 /// A `deliveries.create` request given as JSON, checked as every call by
-/// name checks it (the same messages), in the typed form
-/// [`Client::create_delivery_order`] takes.
-pub fn create_order_request(request: &Value) -> Result<CreateOrderRequest> {
+/// name checks it (the same messages, its keys read as `keys` says), in the
+/// typed form [`Client::create_delivery_order`] takes. Keys allowed through
+/// as unknown travel in the models' `extra`.
+pub fn create_order_request(request: &Value, keys: RequestKeys) -> Result<CreateOrderRequest> {
     const NAME: &str = "deliveries.create";
-    super::support::request_from_json(NAME, &wire::request(NAME, request.clone())?)
+    super::support::request_from_json(NAME, &wire::request(NAME, request.clone(), keys)?)
 }
 
 /// The operation `name`, and the answer's text to `request` once checked
@@ -195,7 +240,7 @@ fn check_and_send(
     options: &OperationCall,
 ) -> Result<(&'static OperationInfo, String)> {
     let op = find(name)?;
-    let body = wire::request(op.name, request.clone())?;
+    let body = wire::request(op.name, request.clone(), options.keys)?;
     Ok((op, send(client, op, body, options)?))
 }
 
@@ -292,7 +337,7 @@ mod tests {
     fn the_safe_creation_reads_its_request_as_every_call_by_name_does() {
         let order = serde_json::json!({"organizationId": super::super::new_order_id(), "order": 7});
         let by_name = prepare_request("deliveries.create", &order).unwrap_err();
-        let safe = create_order_request(&order).unwrap_err();
+        let safe = create_order_request(&order, RequestKeys::default()).unwrap_err();
         assert_eq!(safe.to_string(), by_name.to_string());
         assert!(
             safe.to_string()

@@ -41,7 +41,7 @@ mod wire;
 
 pub use call::{
     call_by_name, call_operation, call_operation_and_wait, call_operation_text,
-    create_order_request, prepare_request, OperationCall,
+    create_order_request, prepare_request, prepare_request_with, OperationCall, RequestKeys,
 };
 pub use ops::*;
 pub use safe::new_order_id;

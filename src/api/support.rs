@@ -410,8 +410,8 @@ pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
 }
 
 /// Reads, checks and writes back a request: the typed path by name, which
-/// the test of `crate::api::wire` holds the by-name rules to.
-#[cfg(test)]
+/// the test of `crate::api::wire` and the fuzz check hold the by-name rules to.
+#[cfg(any(test, feature = "test-hooks"))]
 pub(crate) fn prepare<T>(name: &str, request: &Value) -> crate::Result<Value>
 where
     T: DeserializeOwned + Serialize + crate::api::Validate,

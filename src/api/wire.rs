@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::call::RequestKeys;
 use super::validate::{Validator, LISTED};
 use crate::webhook::LocalTime;
 use crate::{Error, Money, Result};
@@ -41,10 +42,19 @@ struct OpTypes {
 #[serde(tag = "k", rename_all = "snake_case")]
 enum Schema {
     Obj {
+        /// The snapshot's name, for messages.
+        name: String,
         fields: Vec<Field>,
+        /// The discriminators of the unions it is a variant of: keys it
+        /// takes that are not among its fields.
+        #[serde(default)]
+        tags: Vec<String>,
     },
     Union {
+        name: String,
         tag: String,
+        /// The tag's snake-case spelling, when it differs.
+        tag_s: Option<String>,
         variants: HashMap<String, usize>,
     },
     Enum,
@@ -55,6 +65,9 @@ enum Schema {
 struct Field {
     #[serde(rename = "n")]
     name: String,
+    /// The snake-case spelling (the Python attribute's name), when it differs.
+    #[serde(rename = "s")]
+    snake: Option<String>,
     #[serde(rename = "t")]
     ty: Ty,
     /// Must be set and not `null`.
@@ -113,9 +126,10 @@ fn table() -> Result<&'static Table> {
 }
 
 /// Checks the request of operation `name` and returns the JSON the typed
-/// path would send. A value of the wrong type, or a rule broken, is
+/// path would send. A key that is no field of its schema (unless `keys`
+/// allows it), a value of the wrong type, or a rule broken, is
 /// [`Error::InvalidInput`] naming the field path.
-pub(crate) fn request(name: &str, mut request: Value) -> Result<Value> {
+pub(crate) fn request(name: &str, mut request: Value, keys: RequestKeys) -> Result<Value> {
     let table = table()?;
     let types = table
         .operations
@@ -129,14 +143,36 @@ pub(crate) fn request(name: &str, mut request: Value) -> Result<Value> {
     };
     let mut walk = Walk {
         table,
+        keys,
         v: Validator::default(),
         mistyped: Vec::new(),
+        unknown: Vec::new(),
     };
     match &types.request {
         // The typed path reads any object and sends `{}`.
-        None => obj.clear(),
-        Some(Ty::Ref { to }) => walk.object_or_union(*to, obj, true),
+        None => {
+            if !keys.allow_unknown {
+                for key in obj.keys() {
+                    walk.unknown.push(format!("{key}: {name} takes no fields"));
+                }
+            }
+            obj.clear();
+        }
+        Some(Ty::Ref { to }) => walk.object_or_union(*to, obj, true, None),
         Some(_) => {}
+    }
+    if !walk.unknown.is_empty() {
+        // Reported first: a misspelt key is usually why a field is missing.
+        let mut problems = std::mem::take(&mut walk.unknown);
+        problems.append(&mut walk.mistyped);
+        let n = problems.len();
+        let mut text = problems[..n.min(LISTED)].join("; ");
+        if n > LISTED {
+            text.push_str(&format!("; and {} more", n - LISTED));
+        }
+        return Err(Error::invalid(format!(
+            "{name}: {text} (the keys are the document's field names; a field newer than this SDK is sent only when the call allows unknown fields)"
+        )));
     }
     if !walk.mistyped.is_empty() {
         let n = walk.mistyped.len();
@@ -181,7 +217,7 @@ fn amounts(table: &Table, t: &Ty, x: &mut Value) {
             }
         }
         Ty::Ref { to } => match table.schemas.get(*to) {
-            Some(Schema::Obj { fields }) => {
+            Some(Schema::Obj { fields, .. }) => {
                 if let Some(obj) = x.as_object_mut() {
                     for f in fields {
                         if let Some(v) = obj.get_mut(&f.name) {
@@ -190,7 +226,7 @@ fn amounts(table: &Table, t: &Ty, x: &mut Value) {
                     }
                 }
             }
-            Some(Schema::Union { tag, variants }) => {
+            Some(Schema::Union { tag, variants, .. }) => {
                 if let Some(to) = x.as_object().and_then(|obj| variant(tag, variants, obj)) {
                     amounts(table, &Ty::Ref { to }, x);
                 }
@@ -201,12 +237,15 @@ fn amounts(table: &Table, t: &Ty, x: &mut Value) {
     }
 }
 
-/// One pass over a request: type problems (what reading it into the typed
-/// model would refuse) apart from rule problems (what `Validate` would).
+/// One pass over a request: keys that are no field, type problems (what
+/// reading it into the typed model would refuse) and rule problems (what
+/// `Validate` would), each apart.
 struct Walk<'t> {
     table: &'t Table,
+    keys: RequestKeys,
     v: Validator,
     mistyped: Vec<String>,
+    unknown: Vec<String>,
 }
 
 impl Walk<'_> {
@@ -218,20 +257,132 @@ impl Walk<'_> {
 
     /// The fields of object schema `to` (or of the variant a union's
     /// discriminator chooses) in `obj`, at the validator's current path.
-    fn object_or_union(&mut self, to: usize, obj: &mut Map<String, Value>, rules: bool) {
-        match self.table.schemas.get(to) {
-            Some(Schema::Obj { fields }) => {
+    /// `tag`: the discriminator of the union `to` is a variant of, a key
+    /// the variant's own fields leave out.
+    fn object_or_union(
+        &mut self,
+        to: usize,
+        obj: &mut Map<String, Value>,
+        rules: bool,
+        tag: Option<&str>,
+    ) {
+        let table = self.table;
+        match table.schemas.get(to) {
+            Some(Schema::Obj { name, fields, tags }) => {
+                let fields: Vec<&Field> = fields.iter().collect();
+                let tags: Vec<&str> = tags.iter().map(String::as_str).chain(tag).collect();
+                self.keys_of(name, &fields, &tags, obj);
                 for f in fields {
                     self.field(f, obj, rules);
                 }
             }
-            Some(Schema::Union { tag, variants }) => {
-                // An unknown or missing discriminator: kept as sent, unchecked.
-                if let Some(chosen) = variant(tag, variants, obj) {
-                    self.object_or_union(chosen, obj, rules);
+            Some(Schema::Union {
+                name,
+                tag,
+                tag_s,
+                variants,
+            }) => {
+                if let Some(spelt) = tag_s.as_deref() {
+                    self.snake_to_wire(&[(spelt, tag.as_str())], obj);
                 }
+                if let Some(chosen) = variant(tag, variants, obj) {
+                    return self.object_or_union(chosen, obj, rules, Some(tag));
+                }
+                // A missing or unknown discriminator: the fields are not
+                // checked (a variant newer than this SDK may have others),
+                // but a key no variant has is still no field.
+                let mut names: Vec<&String> = variants.keys().collect();
+                names.sort();
+                let given = obj.get(tag.as_str()).and_then(Value::as_str);
+                if let Some(given) = given.filter(|_| !self.keys.allow_unknown) {
+                    // A known variant in other letters is a slip, not news.
+                    if let Some(known) = names.iter().find(|n| n.eq_ignore_ascii_case(given)) {
+                        let at = self.v.at(tag);
+                        self.unknown.push(format!(
+                            "{at}: {given:?} is no variant of {}; did you mean {known:?}?",
+                            short(name)
+                        ));
+                    }
+                }
+                let mut all: Vec<&Field> = Vec::new();
+                for &to in variants.values() {
+                    if let Some(Schema::Obj { fields, .. }) = table.schemas.get(to) {
+                        for f in fields {
+                            if !all.iter().any(|g| g.name == f.name) {
+                                all.push(f);
+                            }
+                        }
+                    }
+                }
+                all.sort_by(|a, b| a.name.cmp(&b.name));
+                self.keys_of(name, &all, &[tag.as_str()], obj);
             }
             _ => {}
+        }
+    }
+
+    /// The keys of `obj` against the fields of schema `schema`: snake-case
+    /// spellings renamed when the call takes them, and any other key that is
+    /// no field (nor one of the discriminators `tags`) reported with the
+    /// nearest field's name, unless the call allows unknown fields.
+    fn keys_of(
+        &mut self,
+        schema: &str,
+        fields: &[&Field],
+        tags: &[&str],
+        obj: &mut Map<String, Value>,
+    ) {
+        if self.keys.snake_case {
+            // A spelling that is another field's wire name stays that field.
+            let pairs: Vec<(&str, &str)> = fields
+                .iter()
+                .filter_map(|f| Some((f.snake.as_deref()?, f.name.as_str())))
+                .filter(|(snake, _)| !fields.iter().any(|f| f.name == *snake))
+                .collect();
+            self.snake_to_wire(&pairs, obj);
+        }
+        if self.keys.allow_unknown {
+            return;
+        }
+        let known = |key: &str| tags.contains(&key) || fields.iter().any(|f| f.name == key);
+        let strays: Vec<String> = obj.keys().filter(|k| !known(k)).cloned().collect();
+        for key in strays {
+            let at = self.v.at(&key);
+            let names = fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .chain(tags.iter().copied());
+            let hint = match nearest(&key, names) {
+                Some(n) => format!("; did you mean {n}?"),
+                None => String::new(),
+            };
+            self.unknown
+                .push(format!("{at}: not a field of {}{hint}", short(schema)));
+        }
+    }
+
+    /// Renames each key given in its snake-case spelling (`pairs`: snake,
+    /// wire) to the wire name, keeping the keys' order. Both spellings of
+    /// one field is a problem: which value was meant?
+    fn snake_to_wire(&mut self, pairs: &[(&str, &str)], obj: &mut Map<String, Value>) {
+        if !pairs.iter().any(|(snake, _)| obj.contains_key(*snake)) {
+            return;
+        }
+        let taken = std::mem::take(obj);
+        for (key, value) in &taken {
+            match pairs.iter().find(|(snake, _)| snake == key) {
+                Some((_, wire)) if taken.contains_key(*wire) => {
+                    let at = self.v.at(key);
+                    self.unknown
+                        .push(format!("{at}: the same field as {wire}; give it once"));
+                }
+                Some((_, wire)) => {
+                    obj.insert((*wire).to_string(), value.clone());
+                }
+                None => {
+                    obj.insert(key.clone(), value.clone());
+                }
+            }
         }
     }
 
@@ -351,7 +502,7 @@ impl Walk<'_> {
                 Some(Schema::Union { .. }) => {
                     if let Some(obj) = x.as_object_mut() {
                         self.v.enter(field);
-                        self.object_or_union(*to, obj, rules);
+                        self.object_or_union(*to, obj, rules, None);
                         self.v.leave();
                     }
                 }
@@ -360,7 +511,7 @@ impl Walk<'_> {
                         return self.mistyped(field, "an object", x);
                     };
                     self.v.enter(field);
-                    self.object_or_union(*to, obj, rules);
+                    self.object_or_union(*to, obj, rules, None);
                     self.v.leave();
                 }
                 _ => {}
@@ -410,6 +561,36 @@ fn variant(
         .copied()
 }
 
+/// The last part of a snapshot name (`Deliveries.Request.CreateOrder.DeliveryOrder`
+/// is `DeliveryOrder`).
+fn short(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// The field name a misspelt `key` most likely meant: one that differs only
+/// in case, `_` and `-` (`delivery_point`, `DeliveryPoint`), else the
+/// closest by edit distance when it is close enough to be a slip (at most
+/// two edits, and at most a third of the key).
+fn nearest<'a>(key: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let key = plain(key);
+    let mut best: Option<(usize, &str)> = None;
+    for name in names {
+        let distance = strsim::damerau_levenshtein(&key, &plain(name));
+        if best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, name));
+        }
+    }
+    let (distance, name) = best?;
+    let close = distance == 0 || (distance <= 2 && distance * 3 <= key.chars().count());
+    close.then_some(name)
+}
+
 fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -425,6 +606,11 @@ fn kind_of(v: &Value) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const SEND_UNKNOWN: RequestKeys = RequestKeys {
+        allow_unknown: true,
+        snake_case: false,
+    };
 
     /// Makes requests from the table: mostly fitting, with wrong types, bad
     /// formats, values out of bounds and missing required fields mixed in.
@@ -528,7 +714,7 @@ mod tests {
                     "Delivery"
                 }),
                 Schema::IntEnum => json!(self.rng.i64(0..4)),
-                Schema::Union { tag, variants } => {
+                Schema::Union { tag, variants, .. } => {
                     let mut names: Vec<&String> = variants.keys().collect();
                     names.sort();
                     if self.chance(10) || names.is_empty() {
@@ -541,7 +727,7 @@ mod tests {
                     }
                     v
                 }
-                Schema::Obj { fields } => {
+                Schema::Obj { fields, .. } => {
                     let mut obj = Map::new();
                     for f in fields {
                         let keep = if f.required {
@@ -579,7 +765,7 @@ mod tests {
             table,
             rng: fastrand::Rng::with_seed(20261124),
         };
-        let (mut fitting, mut refused, mut mistyped) = (0, 0, 0);
+        let (mut fitting, mut refused, mut mistyped, mut strict_refused) = (0, 0, 0, 0);
         for op in super::super::OPERATIONS.iter() {
             let types = &table.operations[op.name];
             for _ in 0..60 {
@@ -587,7 +773,20 @@ mod tests {
                     Some(t) => maker.value(t, 0),
                     None => json!({"ignored": 1}),
                 };
-                let by_rules = super::request(op.name, request.clone());
+                // The typed models keep keys they do not know in `extra`
+                // and send them: the by-name path does so when asked.
+                let by_rules = super::request(op.name, request.clone(), SEND_UNKNOWN);
+                // Refusing unknown keys only refuses: what passes goes out
+                // the same, and the one made-up key never passes.
+                let strict = super::request(op.name, request.clone(), RequestKeys::default());
+                if let Ok(sent) = &strict {
+                    assert_eq!(Some(sent), by_rules.as_ref().ok(), "{}: {request}", op.name);
+                }
+                if request.to_string().contains("notInTheDocument") {
+                    let e = strict.expect_err("an unknown key passed").to_string();
+                    assert!(e.contains("not a field of"), "{}: {e}", op.name);
+                    strict_refused += 1;
+                }
                 if !request.is_object() {
                     // The typed path sent what a top-level union read (a
                     // list, say); a body is always an object here.
@@ -624,10 +823,10 @@ mod tests {
         }
         // Each kind of outcome is well represented, so the test compares
         // something in every case.
-        eprintln!("{fitting} fitting, {refused} refused, {mistyped} mistyped");
+        eprintln!("{fitting} fitting, {refused} refused, {mistyped} mistyped, {strict_refused} unknown keys");
         assert!(
-            fitting > 3000 && refused > 3000 && mistyped > 1000,
-            "{fitting} {refused} {mistyped}"
+            fitting > 3000 && refused > 3000 && mistyped > 1000 && strict_refused > 1000,
+            "{fitting} {refused} {mistyped} {strict_refused}"
         );
     }
 
@@ -650,14 +849,172 @@ mod tests {
         assert_eq!(answer["maxRevision"], json!(4));
     }
 
+    fn order(order: Value) -> Value {
+        json!({
+            "organizationId": "7f2c6b2e-0000-4000-8000-000000000001",
+            "terminalGroupId": "7f2c6b2e-0000-4000-8000-000000000002",
+            "order": order,
+        })
+    }
+
+    fn item(extra: Value) -> Value {
+        let mut item = json!({"type": "Product", "productId": "7f2c6b2e-0000-4000-8000-000000000003", "amount": 2, "price": 10});
+        item.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        item
+    }
+
+    #[test]
+    fn a_key_that_is_no_field_is_refused_with_its_path_and_the_nearest_field() {
+        let strict = RequestKeys::default();
+        let refused = |request: Value| request_err("deliveries.create", request, strict);
+        // At the top, nested, in a list item, and in a union's variant.
+        let e = refused(json!({"organisationId": "x", "order": {}}));
+        assert!(
+            e.contains(
+                "organisationId: not a field of CreateOrderRequest; did you mean organizationId?"
+            ),
+            "{e}"
+        );
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [item(json!({}))], "delivery_point": {}}),
+        ));
+        assert!(
+            e.contains(
+                "order.delivery_point: not a field of DeliveryOrder; did you mean deliveryPoint?"
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains("allows unknown fields"),
+            "the way out is named: {e}"
+        );
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [item(json!({})), item(json!({"coment": "x"}))]}),
+        ));
+        assert!(
+            e.contains(
+                "order.items[1].coment: not a field of ProductOrderItem; did you mean comment?"
+            ),
+            "{e}"
+        );
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [item(json!({"product_id": "p"}))]}),
+        ));
+        assert!(e.contains("order.items[0].product_id: not a field of ProductOrderItem; did you mean productId?"), "{e}");
+        // Far from every field: no guess.
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [item(json!({}))], "zzzzzzzz": 1}),
+        ));
+        assert!(
+            e.contains("order.zzzzzzzz: not a field of DeliveryOrder ("),
+            "{e}"
+        );
+        // A known variant in other letters is a slip; an unheard one is news,
+        // but its keys must still be some variant's.
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [{"type": "product", "productId": "p", "amount": 1}]}),
+        ));
+        assert!(e.contains("order.items[0].type: \"product\" is no variant of OrderItem; did you mean \"Product\"?"), "{e}");
+        let news = order(
+            json!({"phone": "+79990001122", "items": [{"type": "Gift", "productId": "p", "amount": 1}]}),
+        );
+        request("deliveries.create", news, strict).expect("an unheard variant with known keys");
+        let e = refused(order(
+            json!({"phone": "+79990001122", "items": [{"type": "Gift", "giftId": "p"}]}),
+        ));
+        assert!(
+            e.contains("order.items[0].giftId: not a field of OrderItem"),
+            "{e}"
+        );
+        // An operation that takes no body takes no key either.
+        let e = request_err("tips_types", json!({"x": 1}), strict);
+        assert!(e.contains("x: tips_types takes no fields"), "{e}");
+    }
+
+    fn request_err(name: &str, request: Value, keys: RequestKeys) -> String {
+        match super::request(name, request.clone(), keys) {
+            Ok(sent) => panic!("{name}: {request} was accepted as {sent}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn unknown_keys_go_out_as_given_only_when_the_call_allows_them() {
+        let keys = RequestKeys::default().allowing_unknown(true);
+        let sent = request(
+            "deliveries.create",
+            order(json!({"phone": "+79990001122", "items": [item(json!({"newerField": [1]}))], "newerToo": true})),
+            keys,
+        )
+        .unwrap();
+        assert_eq!(sent["order"]["newerToo"], json!(true));
+        assert_eq!(sent["order"]["items"][0]["newerField"], json!([1]));
+        // Two spellings of one field are refused even then.
+        let both = order(
+            json!({"phone": "+79990001122", "items": [item(json!({}))], "completeBefore": "2026-01-01 10:00:00.000", "complete_before": "2026-01-01 11:00:00.000"}),
+        );
+        let e = request_err("deliveries.create", both, keys.with_snake_case(true));
+        assert!(
+            e.contains("order.complete_before: the same field as completeBefore; give it once"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn snake_case_keys_are_sent_under_the_document_names_when_the_call_takes_them() {
+        let keys = RequestKeys::default().with_snake_case(true);
+        let given = json!({
+            "organization_id": "7f2c6b2e-0000-4000-8000-000000000001",
+            "terminal_group_id": "7f2c6b2e-0000-4000-8000-000000000002",
+            "order": {
+                "phone": "+79990001122",
+                "order_service_type": "DeliveryByCourier",
+                "complete_before": "2026-01-01 10:00:00.000",
+                "items": [{"type": "Product", "product_id": "7f2c6b2e-0000-4000-8000-000000000003", "amount": 2, "price": 349.5}],
+                "payments": [{"payment_type_kind": "Cash", "sum": 699, "payment_type_id": "7f2c6b2e-0000-4000-8000-000000000004"}],
+            }
+        });
+        let sent = request("deliveries.create", given, keys).unwrap();
+        let wire = json!({
+            "organizationId": "7f2c6b2e-0000-4000-8000-000000000001",
+            "terminalGroupId": "7f2c6b2e-0000-4000-8000-000000000002",
+            "order": {
+                "phone": "+79990001122",
+                "orderServiceType": "DeliveryByCourier",
+                "completeBefore": "2026-01-01 10:00:00.000",
+                "items": [{"type": "Product", "productId": "7f2c6b2e-0000-4000-8000-000000000003", "amount": 2, "price": 349.5}],
+                "payments": [{"paymentTypeKind": "Cash", "sum": 699, "paymentTypeId": "7f2c6b2e-0000-4000-8000-000000000004"}],
+            }
+        });
+        let mut expected = request("deliveries.create", wire, RequestKeys::default()).unwrap();
+        assert_eq!(sent, expected);
+        // Checked as the wire names are: the rules see the renamed keys.
+        let e = request_err(
+            "deliveries.create",
+            json!({"organization_id": "not-a-uuid", "order": {"phone": "+7", "items": []}}),
+            keys,
+        );
+        assert!(e.contains("organizationId: must be a UUID"), "{e}");
+        // Without the option, the snake spelling is no field.
+        expected["order"]["items"][0]["product_id"] =
+            expected["order"]["items"][0]["productId"].take();
+        let e = request_err("deliveries.create", expected, RequestKeys::default());
+        assert!(e.contains("order.items[0].product_id: not a field of ProductOrderItem; did you mean productId?"), "{e}");
+    }
+
     #[test]
     fn a_request_of_the_wrong_shape_names_the_operation_and_the_path() {
-        let e = request("stop_lists", json!([1])).unwrap_err().to_string();
+        let strict = RequestKeys::default();
+        let e = request("stop_lists", json!([1]), strict)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("stop_lists: the request must be a JSON object, got a list"),
             "{e}"
         );
-        let e = request("stop_lists", json!({"organizationIds": "x"}))
+        let e = request("stop_lists", json!({"organizationIds": "x"}), strict)
             .unwrap_err()
             .to_string();
         assert!(
@@ -667,6 +1024,7 @@ mod tests {
         let e = request(
             "deliveries.create",
             json!({"organizationId": crate::api::new_order_id(), "order": {"phone": "+79990000000", "items": [], "deliveryPoint": 7}}),
+            strict,
         )
         .unwrap_err()
         .to_string();

@@ -279,22 +279,80 @@ static void test_bad_arguments(void) {
     json = SENTINEL;
 
     /* prepare: the same checks without sending; gives the JSON that would go. */
-    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_TERMINAL_GROUPS, req, &json, &err), IIKO_STATUS_OK,
-                 err);
+    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_TERMINAL_GROUPS, req, 0, &json, &err),
+                 IIKO_STATUS_OK, err);
     CHECK_CONTAINS(json, ORG);
     iiko_string_free(json);
     json = SENTINEL;
     CHECK_STATUS(iiko_operation_prepare(IIKO_OP_DELIVERIES_BY_ID,
                                         "{\"organizationId\":\"" ORG "\",\"orderIds\":[\"x\"]}",
-                                        &json, &err),
+                                        0, &json, &err),
                  IIKO_STATUS_INVALID_ARGUMENT, err);
     CHECK_CONTAINS(iiko_error_message(err), "orderIds[0]");
     iiko_error_free(err);
     err = NULL;
-    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_TERMINAL_GROUPS, req, NULL, NULL),
+    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_TERMINAL_GROUPS, req, 0, NULL, NULL),
                  IIKO_STATUS_NULL_ARGUMENT, NULL);
-    CHECK_STATUS(iiko_operation_prepare(-5, req, &json, NULL), IIKO_STATUS_INVALID_ARGUMENT, NULL);
+    CHECK_STATUS(iiko_operation_prepare(-5, req, 0, &json, NULL), IIKO_STATUS_INVALID_ARGUMENT,
+                 NULL);
+    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_TERMINAL_GROUPS, req, IIKO_CALL_MONEY_AS_STRING,
+                                        &json, NULL),
+                 IIKO_STATUS_INVALID_ARGUMENT, NULL);
     CHECK(json == SENTINEL);
+    iiko_client_free(client);
+}
+
+/* ---- keys that are no field ---- */
+
+/* A misspelt key at the top, nested and in a list item is refused with its
+ * path and the nearest field, before anything is sent; IIKO_CALL_ALLOW_UNKNOWN_FIELDS
+ * sends it (the emulator, which knows the document, then refuses it itself). */
+static void test_unknown_fields(void) {
+    iiko_client *client = emulator_client();
+    char *json = SENTINEL;
+    iiko_error *err = NULL;
+    static const struct {
+        const char *request;
+        const char *message;
+    } misspelt[] = {
+        {"{\"organisationId\":\"" ORG "\",\"terminalGroupId\":\"" TG "\",\"order\":{}}",
+         "organisationId: not a field of CreateOrderRequest; did you mean organizationId?"},
+        {"{\"organizationId\":\"" ORG "\",\"terminalGroupId\":\"" TG "\",\"order\":{"
+         "\"phone\":\"+79160000007\",\"delivery_point\":{},\"items\":[{\"type\":\"Product\","
+         "\"productId\":\"b1e604c4-586f-4a06-b3d0-ff67e6c542a2\",\"amount\":1,\"price\":5}]}}",
+         "order.delivery_point: not a field of DeliveryOrder; did you mean deliveryPoint?"},
+        {"{\"organizationId\":\"" ORG "\",\"terminalGroupId\":\"" TG "\",\"order\":{"
+         "\"phone\":\"+79160000007\",\"items\":[{\"type\":\"Product\","
+         "\"productId\":\"b1e604c4-586f-4a06-b3d0-ff67e6c542a2\",\"amount\":1,\"price\":5,"
+         "\"coment\":\"no onions\"}]}}",
+         "order.items[0].coment: not a field of ProductOrderItem; did you mean comment?"},
+    };
+    for (size_t i = 0; i < sizeof misspelt / sizeof misspelt[0]; i++) {
+        CHECK_STATUS(iiko_client_call_operation(client, IIKO_OP_DELIVERIES_CREATE,
+                                                misspelt[i].request, 0, 0, &json, &err),
+                     IIKO_STATUS_INVALID_ARGUMENT, err);
+        CHECK(json == SENTINEL);
+        CHECK_CONTAINS(iiko_error_message(err), misspelt[i].message);
+        iiko_error_free(err);
+        err = NULL;
+        CHECK_STATUS(iiko_operation_prepare(IIKO_OP_DELIVERIES_CREATE, misspelt[i].request, 0,
+                                            &json, &err),
+                     IIKO_STATUS_INVALID_ARGUMENT, err);
+        iiko_error_free(err);
+        err = NULL;
+    }
+    /* Allowed through: prepare writes it as given, the call sends it. */
+    CHECK_STATUS(iiko_operation_prepare(IIKO_OP_DELIVERIES_CREATE, misspelt[2].request,
+                                        IIKO_CALL_ALLOW_UNKNOWN_FIELDS, &json, &err),
+                 IIKO_STATUS_OK, err);
+    CHECK_CONTAINS(json, "\"coment\":\"no onions\"");
+    iiko_string_free(json);
+    json = SENTINEL;
+    CHECK_STATUS(iiko_client_call_operation(client, IIKO_OP_DELIVERIES_CREATE, misspelt[2].request,
+                                            0, IIKO_CALL_ALLOW_UNKNOWN_FIELDS, &json, &err),
+                 IIKO_STATUS_API_BAD_REQUEST, err);
+    CHECK_CONTAINS(iiko_error_message(err), "coment");
+    iiko_error_free(err);
     iiko_client_free(client);
 }
 
@@ -633,6 +691,7 @@ static const test_case cases[] = {
     {"table", test_table},
     {"bad_arguments", test_bad_arguments},
     {"command_errors", test_command_errors_carry_the_reason},
+    {"unknown_fields", test_unknown_fields},
     {"vectors", test_vectors},
 };
 

@@ -7,7 +7,8 @@
 use std::ffi::c_char;
 
 use iikocloud_core::api::{
-    call_operation_and_wait, call_operation_text, prepare_request, OperationCall, WaitOptions,
+    call_operation_and_wait, call_operation_text, prepare_request_with, OperationCall, RequestKeys,
+    WaitOptions,
 };
 use serde_json::Value;
 
@@ -22,6 +23,13 @@ use crate::status::*;
 /// turn numbers into doubles. Amounts as numbers are exact too: their text is
 /// the decimal.
 pub const IIKO_CALL_MONEY_AS_STRING: u32 = 2;
+
+/// `iiko_client_call_operation` and `iiko_operation_prepare` flag: send keys
+/// of the request that are no field of this library's snapshot as given (a
+/// field newer than the library, on purpose). Without it such a key is
+/// `IIKO_STATUS_INVALID_ARGUMENT` naming its path and the nearest field, and
+/// nothing is sent.
+pub const IIKO_CALL_ALLOW_UNKNOWN_FIELDS: u32 = 4;
 
 fn entry(op: iiko_operation) -> Option<&'static Entry> {
     let index = usize::try_from(op).ok()?.checked_sub(1)?;
@@ -127,29 +135,38 @@ fn request(text: Option<&str>) -> Result<Value, Failure> {
 }
 
 fn call_options(timeout_ms: u64, flags: u32) -> Result<OperationCall, Failure> {
-    if flags & !IIKO_CALL_MONEY_AS_STRING != 0 {
+    if flags & !(IIKO_CALL_MONEY_AS_STRING | IIKO_CALL_ALLOW_UNKNOWN_FIELDS) != 0 {
         return Err(Failure::invalid_argument(format!(
-            "unknown flags 0x{flags:x}; use 0 or IIKO_CALL_MONEY_AS_STRING (the operation's own retry rule applies)"
+            "unknown flags 0x{flags:x}; use 0, IIKO_CALL_MONEY_AS_STRING or IIKO_CALL_ALLOW_UNKNOWN_FIELDS (the operation's own retry rule applies)"
         )));
     }
     Ok(OperationCall {
         money_as_text: flags & IIKO_CALL_MONEY_AS_STRING != 0,
+        keys: request_keys(flags),
         ..Default::default()
     }
     .timeout_ms(timeout_ms)?)
+}
+
+fn request_keys(flags: u32) -> RequestKeys {
+    RequestKeys::default().allowing_unknown(flags & IIKO_CALL_ALLOW_UNKNOWN_FIELDS != 0)
 }
 
 /// Checks a request for an operation and writes it back as the JSON the client
 /// would send, without sending anything (e.g. to check a form before queueing
 /// it).
 ///
-/// `request_json` as for `iiko_client_call_operation`. On success writes the
-/// request to `*json_out` (yours; free it with `iiko_string_free`). A request
-/// that is not JSON is `IIKO_STATUS_INVALID_JSON`; one that does not fit the
-/// operation's request or breaks a rule of the document (a required field
-/// missing, a length, a range, an allowed value, a UUID) is
-/// `IIKO_STATUS_INVALID_ARGUMENT` with a message naming the field, e.g.
-/// `order.items[0].amount: must be at least 0, got -1`. Thread-safe.
+/// `request_json` as for `iiko_client_call_operation`; `flags` is 0 or
+/// `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` (other bits are refused). On success
+/// writes the request to `*json_out` (yours; free it with
+/// `iiko_string_free`). A request that is not JSON is
+/// `IIKO_STATUS_INVALID_JSON`; one with a key that is no field of its schema
+/// (`order.delivery_point: not a field of DeliveryOrder; did you mean
+/// deliveryPoint?`), that does not fit the operation's request or breaks a
+/// rule of the document (a required field missing, a length, a range, an
+/// allowed value, a UUID) is `IIKO_STATUS_INVALID_ARGUMENT` with a message
+/// naming the field, e.g. `order.items[0].amount: must be at least 0, got
+/// -1`. Thread-safe.
 ///
 /// # Safety
 /// `request_json` must be NULL or NUL-terminated; the out pointers must be
@@ -158,6 +175,7 @@ fn call_options(timeout_ms: u64, flags: u32) -> Result<OperationCall, Failure> {
 pub unsafe extern "C" fn iiko_operation_prepare(
     op: iiko_operation,
     request_json: *const c_char,
+    flags: u32,
     json_out: *mut *mut c_char,
     err_out: *mut *mut iiko_error,
 ) -> iiko_status {
@@ -166,11 +184,16 @@ pub unsafe extern "C" fn iiko_operation_prepare(
         // SAFETY: per this function's contract.
         let text = unsafe { opt_arg_str(request_json, "request_json") }?;
         let out = out_ptr(json_out, "json_out")?;
+        if flags & !IIKO_CALL_ALLOW_UNKNOWN_FIELDS != 0 {
+            return Err(Failure::invalid_argument(format!(
+                "unknown flags 0x{flags:x}; use 0 or IIKO_CALL_ALLOW_UNKNOWN_FIELDS"
+            )));
+        }
         let name = entry
             .name
             .to_str()
             .map_err(|_| Failure::invalid_argument("name"))?;
-        let prepared = prepare_request(name, &request(text)?)?;
+        let prepared = prepare_request_with(name, &request(text)?, request_keys(flags))?;
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(owned_c_string(&prepared.to_string())) };
         Ok(())
@@ -188,8 +211,10 @@ pub unsafe extern "C" fn iiko_operation_prepare(
 ///
 /// `request_json`: the request as UTF-8 JSON (NULL means `{}`). `timeout_ms`:
 /// this call's Timeout header (0: the client's), read as `iiko_limit_read`
-/// reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or `IIKO_CALL_MONEY_AS_STRING`
-/// (other bits are refused).
+/// reads `"call.timeout"` (out of range: `IIKO_STATUS_INVALID_ARGUMENT`). `flags`: 0 or any of
+/// `IIKO_CALL_MONEY_AS_STRING` and `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` (other bits are refused).
+/// A key of the request that is no field of its schema is refused (naming its
+/// path and the nearest field) unless `IIKO_CALL_ALLOW_UNKNOWN_FIELDS` is set.
 ///
 /// On success writes the answer to `*json_out` (yours; free it with
 /// `iiko_string_free`): the service's JSON as it wrote it, so amounts keep

@@ -42,6 +42,8 @@ final class Client
     private const CALL_IDEMPOTENT = 1;
     /** IIKO_CALL_MONEY_AS_STRING (checked against the header by a test). */
     private const CALL_MONEY_AS_STRING = 2;
+    /** IIKO_CALL_ALLOW_UNKNOWN_FIELDS (checked against the header by a test). */
+    private const CALL_ALLOW_UNKNOWN_FIELDS = 4;
     private const JSON_OUT = JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE
         | JSON_PRESERVE_ZERO_FRACTION;
 
@@ -488,7 +490,12 @@ final class Client
      * error or a 5xx and commands never are. Amounts in the answer are numeric
      * strings (`"1250.5"`), exact; give amounts as numeric strings or numbers.
      * An empty nested object must be given as `new \stdClass()` (PHP's `[]`
-     * is a list).
+     * is a list). Keys are the document's field names (`deliveryPoint`) at
+     * every depth: any other key is refused before sending, naming its path
+     * and the nearest field (`order.delivery_point: not a field of
+     * DeliveryOrder; did you mean deliveryPoint?`), unless
+     * `allowUnknownFields: true` sends it as given (a field newer than this
+     * SDK).
      *
      * @param string $name e.g. `deliveries.create` (see `iikocloud ops`)
      * @param array<string, mixed> $request the request's fields
@@ -496,14 +503,15 @@ final class Client
      * @param bool $wait follow a command until it ends (only for commands); deliveries.create then
      *                   creates safely and answers `['orderInfo' => the created order]`
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 1 min)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given
      * @return array<string, mixed> the decoded answer
      * @throws InvalidInputException for an unknown name or a request the document refuses
      * @throws Exception\CommandException when a followed command fails, times out or expires
      * @throws IikoException
      */
-    public function operation(string $name, array $request = [], ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function operation(string $name, array $request = [], ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return self::decode($this->operationJson($name, self::encode(self::object($request)), $timeout, $wait, $waitTimeout, true));
+        return self::decode($this->operationJson($name, self::encode(self::object($request)), $timeout, $wait, $waitTimeout, true, $allowUnknownFields));
     }
 
     /**
@@ -511,10 +519,11 @@ final class Client
      *
      * @param ?string $requestJson the request (null for `{}`)
      * @param bool $moneyAsString amounts in the answer as JSON strings (else numbers whose text is exact)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given
      * @return string the answer's JSON text
      * @throws IikoException
      */
-    public function operationJson(string $name, ?string $requestJson = null, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $moneyAsString = false): string
+    public function operationJson(string $name, ?string $requestJson = null, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $moneyAsString = false, bool $allowUnknownFields = false): string
     {
         $ffi = $this->ffi;
         $op = (int) $ffi->iiko_operation_by_name(Library::cString($name, 'name'));
@@ -525,7 +534,8 @@ final class Client
         $err = Library::errorOut($ffi);
         $request = $requestJson === null ? null : Library::cString($requestJson, 'the request');
         $timeoutMs = Library::arg('call.timeout', $timeout);
-        $flags = $moneyAsString ? self::CALL_MONEY_AS_STRING : 0;
+        $flags = ($moneyAsString ? self::CALL_MONEY_AS_STRING : 0)
+            | ($allowUnknownFields ? self::CALL_ALLOW_UNKNOWN_FIELDS : 0);
         if ($wait) {
             $status = (int) $ffi->iiko_client_call_operation_wait(
                 $this->handle(),

@@ -82,6 +82,10 @@ final class HeaderConstantsTest extends TestCase
             (new \ReflectionClassConstant(Client::class, 'CALL_MONEY_AS_STRING'))->getValue()
         );
         self::assertSame(
+            $defines['IIKO_CALL_ALLOW_UNKNOWN_FIELDS'],
+            (new \ReflectionClassConstant(Client::class, 'CALL_ALLOW_UNKNOWN_FIELDS'))->getValue()
+        );
+        self::assertSame(
             $defines['IIKO_WEBHOOK_REJECT_SINGLE_OBJECT'],
             (new \ReflectionClassConstant(Webhooks::class, 'REJECT_SINGLE_OBJECT'))->getValue()
         );

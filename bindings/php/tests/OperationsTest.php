@@ -111,6 +111,45 @@ final class OperationsTest extends TestCase
         $client->operation('deliveries.nope');
     }
 
+    public function testAMisspeltKeyIsRefusedWithItsPathUnlessAllowed(): void
+    {
+        $client = Emulator::client();
+        $client->accessToken();
+        $before = Emulator::requestCount('/api/1/deliveries/create');
+        $item = ['type' => 'Product', 'productId' => self::MARGHERITA, 'amount' => 1, 'price' => '5'];
+        $cases = [
+            // At the top, nested, and in a list item.
+            [array_merge(self::order(self::MARGHERITA, '5'), ['terminalGroupID' => self::TG]),
+                'terminalGroupID: not a field of CreateOrderRequest; did you mean terminalGroupId?'],
+            [['organizationId' => Emulator::ORG, 'order' => ['phone' => '+79160000000', 'items' => [$item], 'delivery_point' => new \stdClass()]],
+                'order.delivery_point: not a field of DeliveryOrder; did you mean deliveryPoint?'],
+            [['organizationId' => Emulator::ORG, 'order' => ['phone' => '+79160000000', 'items' => [$item, $item + ['coment' => 'no onions']]]],
+                'order.items[1].coment: not a field of ProductOrderItem; did you mean comment?'],
+        ];
+        foreach ($cases as [$request, $message]) {
+            try {
+                $client->deliveries()->create($request);
+                self::fail('refused: ' . $message);
+            } catch (InvalidInputException $e) {
+                self::assertStringContainsString($message, $e->getMessage());
+                self::assertSame(Status::INVALID_ARGUMENT, $e->getStatus());
+            }
+        }
+        self::assertSame($before, Emulator::requestCount('/api/1/deliveries/create'), 'nothing sent');
+        // Sent on purpose: the emulator, which knows the document, refuses the key itself.
+        try {
+            $client->deliveries()->create(
+                ['organizationId' => Emulator::ORG, 'terminalGroupId' => self::TG, 'order' => ['phone' => '+79160000000', 'items' => [$item + ['coment' => 'no onions']]]],
+                allowUnknownFields: true
+            );
+            self::fail('the emulator refuses it');
+        } catch (\IikoCloud\Exception\ApiException $e) {
+            self::assertSame(400, $e->getHttpStatus());
+            self::assertStringContainsString('coment', $e->getMessage());
+        }
+        self::assertSame($before + 1, Emulator::requestCount('/api/1/deliveries/create'));
+    }
+
     public function testCommandExceptions(): void
     {
         $client = Emulator::client();

@@ -5,7 +5,7 @@
 use std::sync::RwLock;
 use std::time::Duration;
 
-use iikocloud::api::WaitOptions;
+use iikocloud::api::{RequestKeys, WaitOptions};
 use iikocloud::limits::{
     Given, CALL_TIMEOUT, CLIENT_CLIENT_TIMEOUT, CLIENT_MAX_RESPONSE_BYTES, CLIENT_RETRIES,
     CLIENT_TIMEOUT,
@@ -63,12 +63,14 @@ impl NativeClient {
         name: String,
         request: &Bound<'_, PyAny>,
         timeout: Option<f64>,
+        allow_unknown_fields: bool,
     ) -> PyResult<String> {
         logbridge::refresh(py);
         let body = json_arg(request)?;
         let timeout = call_timeout(py, timeout)?;
         let call = iikocloud::api::OperationCall {
             timeout,
+            keys: request_keys(allow_unknown_fields),
             ..Default::default()
         };
         detached(py, || {
@@ -100,6 +102,15 @@ impl NativeClient {
             state: RwLock::new((std::process::id(), client)),
         }
     }
+}
+
+/// How Python requests' keys are read: the document's names or the models'
+/// snake-case attribute names, and no key that is no field unless the call
+/// allows it.
+fn request_keys(allow_unknown_fields: bool) -> RequestKeys {
+    RequestKeys::default()
+        .with_snake_case(true)
+        .allowing_unknown(allow_unknown_fields)
 }
 
 /// A request given as JSON text or as a Python object of JSON values.
@@ -137,14 +148,18 @@ fn call_timeout(py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Duratio
 /// sending it (`iikocloud::api::prepare_request`): the JSON text that would
 /// go out, or `InvalidInputError`.
 #[pyfunction]
+#[pyo3(signature = (name, request, *, allow_unknown_fields=false))]
 pub fn prepare_request(
     py: Python<'_>,
     name: String,
     request: &Bound<'_, PyAny>,
+    allow_unknown_fields: bool,
 ) -> PyResult<String> {
     guard(py, || {
         let body = json_arg(request)?;
-        let out = iikocloud::api::prepare_request(&name, &body).map_err(|e| to_pyerr(py, &e))?;
+        let out =
+            iikocloud::api::prepare_request_with(&name, &body, request_keys(allow_unknown_fields))
+                .map_err(|e| to_pyerr(py, &e))?;
         Ok(out.to_string())
     })
 }
@@ -371,22 +386,27 @@ impl NativeClient {
     /// naming the field) and sends it with the operation's retry rule
     /// (commands are never repeated). Returns the answer as the service
     /// wrote its JSON text, so the caller parses money with
-    /// `parse_float=Decimal`.
-    #[pyo3(signature = (name, request, *, timeout=None))]
+    /// `parse_float=Decimal`. Keys may be the document's names or the
+    /// models' snake-case ones; any other key is refused unless
+    /// `allow_unknown_fields`.
+    #[pyo3(signature = (name, request, *, timeout=None, allow_unknown_fields=false))]
     fn call_operation<'py>(
         &self,
         py: Python<'py>,
         name: String,
         request: &Bound<'py, PyAny>,
         timeout: Option<f64>,
+        allow_unknown_fields: bool,
     ) -> PyResult<String> {
-        guard(py, || self.operation_text(py, name, request, timeout))
+        guard(py, || {
+            self.operation_text(py, name, request, timeout, allow_unknown_fields)
+        })
     }
 
     /// `call_operation` answering the generated model `model` (a class of
     /// `iikocloud.api_models`), read from the answer's text by
     /// `models::load_answer` without a `str` of it in between.
-    #[pyo3(signature = (name, request, model, *, timeout=None))]
+    #[pyo3(signature = (name, request, model, *, timeout=None, allow_unknown_fields=false))]
     fn call_operation_model<'py>(
         &self,
         py: Python<'py>,
@@ -394,9 +414,10 @@ impl NativeClient {
         request: &Bound<'py, PyAny>,
         model: &Bound<'py, PyType>,
         timeout: Option<f64>,
+        allow_unknown_fields: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         guard(py, || {
-            let text = self.operation_text(py, name, request, timeout)?;
+            let text = self.operation_text(py, name, request, timeout, allow_unknown_fields)?;
             crate::models::load_answer(py, model, &text)
         })
     }
@@ -404,7 +425,8 @@ impl NativeClient {
     /// The core's `call_operation_and_wait`: a command by name, followed until
     /// it succeeds (for `deliveries.create`, the safe creation that never
     /// creates twice); answers the JSON text of the command's answer.
-    #[pyo3(signature = (name, request, *, timeout=None, wait_timeout=None))]
+    #[pyo3(signature = (name, request, *, timeout=None, wait_timeout=None,
+        allow_unknown_fields=false))]
     fn call_operation_and_wait<'py>(
         &self,
         py: Python<'py>,
@@ -412,12 +434,14 @@ impl NativeClient {
         request: &Bound<'py, PyAny>,
         timeout: Option<f64>,
         wait_timeout: Option<f64>,
+        allow_unknown_fields: bool,
     ) -> PyResult<String> {
         guard(py, || {
             logbridge::refresh(py);
             let body = json_arg(request)?;
             let call = iikocloud::api::OperationCall {
                 timeout: call_timeout(py, timeout)?,
+                keys: request_keys(allow_unknown_fields),
                 ..Default::default()
             };
             let wait = wait_options(py, wait_timeout, None, None)?;
@@ -456,7 +480,8 @@ impl NativeClient {
     /// `Client::create_delivery_order`: creates the order (`request` is the
     /// JSON of `deliveries.create`), waits for its command and reads it back,
     /// never creating it twice. Returns `(order_id, order_info_json)`.
-    #[pyo3(signature = (request, *, timeout=None, first_pause=None, max_pause=None))]
+    #[pyo3(signature = (request, *, timeout=None, first_pause=None, max_pause=None,
+        allow_unknown_fields=false))]
     fn create_delivery_order<'py>(
         &self,
         py: Python<'py>,
@@ -464,13 +489,15 @@ impl NativeClient {
         timeout: Option<f64>,
         first_pause: Option<f64>,
         max_pause: Option<f64>,
+        allow_unknown_fields: bool,
     ) -> PyResult<(String, String)> {
         guard(py, || {
             logbridge::refresh(py);
             let options = wait_options(py, timeout, first_pause, max_pause)?;
             let body = json_arg(request)?;
             let mut typed =
-                iikocloud::api::create_order_request(&body).map_err(|e| to_pyerr(py, &e))?;
+                iikocloud::api::create_order_request(&body, request_keys(allow_unknown_fields))
+                    .map_err(|e| to_pyerr(py, &e))?;
             let info = detached(py, || {
                 self.client()?.create_delivery_order(&mut typed, &options)
             })?;

@@ -13,7 +13,7 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Tuple
 
 import pytest
 
@@ -111,6 +111,108 @@ def test_requests_are_checked_by_the_core_before_sending(emu: Emulator) -> None:
         client.call_operation("deliveries.teleport", {})
     with pytest.raises(iikocloud.InvalidInputError, match="not JSON"):
         client.call_operation("terminal_groups", "{not json")
+    assert emu.request_count("/api/1/deliveries/create") == 0
+
+
+def test_nested_dicts_take_snake_case_keys_as_the_issue_wrote_them(emu: Emulator) -> None:
+    # The request as a Python user naturally writes it: snake case throughout.
+    client = emu.client()
+    oid = str(uuid.uuid4())
+    emu.clear_requests()
+    answer = client.deliveries.create(
+        organization_id=ORGANIZATION_ID,
+        terminal_group_id=TERMINAL_GROUP_ID,
+        order={
+            "id": oid,
+            "phone": "+79990001122",
+            "order_service_type": "DeliveryByCourier",
+            "complete_before": "2026-12-01 19:30:00.000",
+            "delivery_point": {
+                "address": {"type": "city", "line1": "Tverskaya 1", "flat": "12"},
+                "comment": "door code 12",
+            },
+            "items": [{"type": "Product", "product_id": PIZZA, "amount": 2, "price": Decimal("349.50")}],
+        },
+    )
+    client.wait(answer, organization_id=ORGANIZATION_ID, timeout=20)
+    # Sent under the document's names, nothing lost on the way.
+    sent = emu.requests()
+    assert emu.request_count("/api/1/deliveries/create") == 1
+    found = client.deliveries.by_id(organization_id=ORGANIZATION_ID, order_ids=[oid])
+    assert found.orders and found.orders[0].order is not None
+    order = found.orders[0].order
+    assert order.items and len(order.items) == 1
+    assert sent  # the emulator's log saw the call
+    wire = json.loads(_native_prepare("deliveries.create", {
+        "organization_id": ORGANIZATION_ID,
+        "order": {"phone": "+79990001122", "delivery_point": {"comment": "x"},
+                  "items": [{"type": "Product", "product_id": PIZZA, "amount": 1, "price": 1}]},
+    }))
+    assert wire["organizationId"] == ORGANIZATION_ID
+    assert wire["order"]["deliveryPoint"] == {"comment": "x"}
+    assert wire["order"]["items"][0]["productId"] == PIZZA
+    assert "delivery_point" not in wire["order"]
+
+
+def _native_prepare(name: str, request: Any, **kwargs: Any) -> str:
+    from iikocloud import _native
+
+    return _native.prepare_request(name, request, **kwargs)
+
+
+def test_a_misspelt_key_is_refused_before_sending_naming_its_path(emu: Emulator) -> None:
+    client = emu.client()
+    emu.clear_requests()
+    item = {"type": "Product", "product_id": PIZZA, "amount": 1, "price": 590}
+    cases: List[Tuple[Callable[[], Any], str]] = [
+        # At the top (a raw call by name), nested, and in a list item.
+        (lambda: client.call_operation("deliveries.create", {
+            "organisationId": ORGANIZATION_ID, "order": {"phone": "+79990001122", "items": [item]}}),
+         "organisationId: not a field of CreateOrderRequest; did you mean organizationId?"),
+        (lambda: client.deliveries.create(organization_id=ORGANIZATION_ID, order={
+            "phone": "+79990001122", "deliveryPont": {}, "items": [item]}),
+         "order.deliveryPont: not a field of DeliveryOrder; did you mean deliveryPoint?"),
+        (lambda: client.deliveries.create(organization_id=ORGANIZATION_ID, order={
+            "phone": "+79990001122", "items": [item, dict(item, coment="no onions")]}),
+         "order.items[1].coment: not a field of ProductOrderItem; did you mean comment?"),
+        # Both spellings of one field: which value was meant?
+        (lambda: client.deliveries.create(organization_id=ORGANIZATION_ID, order={
+            "phone": "+79990001122", "items": [dict(item, productId=PIZZA)]}),
+         "order.items[0].product_id: the same field as productId; give it once"),
+        # A model's extra is no field either.
+        (lambda: client.deliveries.create(organization_id=ORGANIZATION_ID, order=m.DeliveryOrder(
+            phone="+79990001122", items=[m.CreateOrderProductOrderItem(
+                product_id=PIZZA, amount=Decimal(1), price=Decimal(590))]).replace(extra={"coment": "x"})),
+         "order.coment: not a field of DeliveryOrder; did you mean comment?"),
+    ]
+    for call, message in cases:
+        with pytest.raises(iikocloud.InvalidInputError) as e:
+            call()
+        assert message in str(e.value)
+    assert emu.request_count("/api/1/deliveries/create") == 0
+    # On purpose: sent as given (the emulator, knowing the document, refuses it).
+    with pytest.raises(iikocloud.BadRequestError, match="coment"):
+        client.deliveries.create(
+            organization_id=ORGANIZATION_ID,
+            order={"phone": "+79990001122", "items": [dict(item, coment="no onions")]},
+            allow_unknown_fields=True,
+        )
+    assert emu.request_count("/api/1/deliveries/create") == 1
+    sent = json.loads(_native_prepare("deliveries.create", {
+        "organizationId": ORGANIZATION_ID,
+        "order": {"phone": "+79990001122", "items": [dict(item, newerField=[1])]},
+    }, allow_unknown_fields=True))
+    assert sent["order"]["items"][0]["newerField"] == [1]
+
+
+def test_the_async_client_checks_keys_the_same_way(emu: Emulator) -> None:
+    async def run() -> None:
+        async with emu.async_client() as client:
+            with pytest.raises(iikocloud.InvalidInputError, match="did you mean deliveryPoint"):
+                await client.deliveries.create(organization_id=ORGANIZATION_ID, order={
+                    "phone": "+79990001122", "deliveryPont": {}, "items": []})
+
+    asyncio.run(run())
     assert emu.request_count("/api/1/deliveries/create") == 0
 
 

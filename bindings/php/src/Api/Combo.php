@@ -32,12 +32,13 @@ final class Combo
      *
      * @param LoyaltyResult_GetCombosInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_GetCombosInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('combo', $request, $timeout);
+        return $this->client->operation('combo', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class Combo
      *
      * @param LoyaltyResult_CalculateComboPriceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_CalculateComboPriceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function calculate(array $request, ?float $timeout = null): array
+    public function calculate(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('combo.calculate', $request, $timeout);
+        return $this->client->operation('combo.calculate', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

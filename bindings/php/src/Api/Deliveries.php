@@ -63,12 +63,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.add_items', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.add_items', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -82,12 +83,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.add_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.add_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -99,12 +101,13 @@ final class Deliveries
      *
      * @param Deliveries_Request_OrdersByDeliveryDateAndPhoneRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byDeliveryDateAndPhone(array $request, ?float $timeout = null): array
+    public function byDeliveryDateAndPhone(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.by_delivery_date_and_phone', $request, $timeout);
+        return $this->client->operation('deliveries.by_delivery_date_and_phone', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -116,12 +119,13 @@ final class Deliveries
      *
      * @param Deliveries_Request_OrdersByDeliveryDateAndFilterRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byDeliveryDateAndSourceKeyAndFilter(array $request, ?float $timeout = null): array
+    public function byDeliveryDateAndSourceKeyAndFilter(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.by_delivery_date_and_source_key_and_filter', $request, $timeout);
+        return $this->client->operation('deliveries.by_delivery_date_and_source_key_and_filter', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -133,12 +137,13 @@ final class Deliveries
      *
      * @param Deliveries_Request_OrdersByDeliveryDateAndStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byDeliveryDateAndStatus(array $request, ?float $timeout = null): array
+    public function byDeliveryDateAndStatus(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.by_delivery_date_and_status', $request, $timeout);
+        return $this->client->operation('deliveries.by_delivery_date_and_status', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -150,12 +155,13 @@ final class Deliveries
      *
      * @param Deliveries_Request_OrdersByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byId(array $request, ?float $timeout = null): array
+    public function byId(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.by_id', $request, $timeout);
+        return $this->client->operation('deliveries.by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -167,12 +173,13 @@ final class Deliveries
      *
      * @param Deliveries_Request_OrdersByRevisionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrdersWithRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byRevision(array $request, ?float $timeout = null): array
+    public function byRevision(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.by_revision', $request, $timeout);
+        return $this->client->operation('deliveries.by_revision', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -186,12 +193,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.cancel', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.cancel', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -205,12 +213,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function cancelConfirmation(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function cancelConfirmation(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.cancel_confirmation', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.cancel_confirmation', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -224,12 +233,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeComment(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeComment(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_comment', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_comment', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -243,12 +253,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeCompleteBefore(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeCompleteBefore(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_complete_before', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_complete_before', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -262,12 +273,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeDeliveryPoint(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeDeliveryPoint(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_delivery_point', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_delivery_point', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -281,12 +293,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeDriverInfo(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeDriverInfo(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_driver_info', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_driver_info', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -300,12 +313,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_external_data', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_external_data', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -319,12 +333,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeOperator(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeOperator(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_operator', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_operator', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -338,12 +353,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -357,12 +373,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeServiceType(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeServiceType(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.change_service_type', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.change_service_type', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -376,12 +393,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.close', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.close', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -395,12 +413,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function confirm(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function confirm(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.confirm', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.confirm', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -414,12 +433,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ($wait is true ? array{orderInfo: Deliveries_Response_Order_OrderInfo_Out, ...} : Deliveries_Response_OrderResponse_Out) the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.create', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.create', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /** The `deliveries.drafts` operations. */
@@ -443,12 +463,13 @@ final class Deliveries
      *
      * @param OrderTypes_OrderTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OrderTypes_OrderTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function orderTypes(array $request, ?float $timeout = null): array
+    public function orderTypes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.order_types', $request, $timeout);
+        return $this->client->operation('deliveries.order_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -462,12 +483,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function printDeliveryBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function printDeliveryBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.print_delivery_bill', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.print_delivery_bill', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -481,13 +503,14 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      * @deprecated the document deprecates it
      */
-    public function updateOrderCourier(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function updateOrderCourier(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.update_order_courier', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.update_order_courier', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -501,12 +524,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function updateOrderDeliveryStatus(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function updateOrderDeliveryStatus(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.update_order_delivery_status', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.update_order_delivery_status', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -520,13 +544,14 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      * @deprecated the document deprecates it
      */
-    public function updateOrderPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function updateOrderPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.update_order_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.update_order_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -540,12 +565,13 @@ final class Deliveries
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function updateOrderProblem(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function updateOrderProblem(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.update_order_problem', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.update_order_problem', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -557,11 +583,12 @@ final class Deliveries
      *
      * @param Deliveries_Request_UpdateTrackingLinkRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function updateTrackingLink(array $request, ?float $timeout = null): array
+    public function updateTrackingLink(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.update_tracking_link', $request, $timeout);
+        return $this->client->operation('deliveries.update_tracking_link', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

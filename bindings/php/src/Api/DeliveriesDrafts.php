@@ -40,12 +40,13 @@ final class DeliveriesDrafts
      *
      * @param Deliveries_Drafts_FilterDraftsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Drafts_FilterDraftsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byFilter(array $request, ?float $timeout = null): array
+    public function byFilter(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.by_filter', $request, $timeout);
+        return $this->client->operation('deliveries.drafts.by_filter', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -57,12 +58,13 @@ final class DeliveriesDrafts
      *
      * @param Deliveries_Drafts_GetDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Drafts_GetDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byId(array $request, ?float $timeout = null): array
+    public function byId(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.by_id', $request, $timeout);
+        return $this->client->operation('deliveries.drafts.by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -76,12 +78,13 @@ final class DeliveriesDrafts
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Response_OrderResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function commit(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function commit(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.commit', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.drafts.commit', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -93,12 +96,13 @@ final class DeliveriesDrafts
      *
      * @param Deliveries_Drafts_CreateDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Drafts_CreateOrSaveDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.create', $request, $timeout);
+        return $this->client->operation('deliveries.drafts.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -112,12 +116,13 @@ final class DeliveriesDrafts
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function delete(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.delete', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.drafts.delete', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -131,12 +136,13 @@ final class DeliveriesDrafts
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function lock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function lock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.lock', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.drafts.lock', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -148,12 +154,13 @@ final class DeliveriesDrafts
      *
      * @param Deliveries_Drafts_SaveDraftRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Deliveries_Drafts_CreateOrSaveDraftResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function save(array $request, ?float $timeout = null): array
+    public function save(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.save', $request, $timeout);
+        return $this->client->operation('deliveries.drafts.save', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -167,11 +174,12 @@ final class DeliveriesDrafts
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function unlock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function unlock(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('deliveries.drafts.unlock', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('deliveries.drafts.unlock', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 }

@@ -32,12 +32,13 @@ final class DeliveryRestrictions
      *
      * @param DeliveryRestrictions_GetDeliveryRestrictionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DeliveryRestrictions_GetDeliveryRestrictionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('delivery_restrictions', $request, $timeout);
+        return $this->client->operation('delivery_restrictions', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class DeliveryRestrictions
      *
      * @param DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DeliveryRestrictions_AllowedRestrictions_GetAllowedRestrictionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function allowed(array $request, ?float $timeout = null): array
+    public function allowed(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('delivery_restrictions.allowed', $request, $timeout);
+        return $this->client->operation('delivery_restrictions.allowed', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -54,12 +54,13 @@ final class Employees
      *
      * @param Employees_EmployeeInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_EmployeeInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function info(array $request, ?float $timeout = null): array
+    public function info(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.info', $request, $timeout);
+        return $this->client->operation('employees.info', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `employees.positions` operations. */

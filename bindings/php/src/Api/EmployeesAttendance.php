@@ -36,12 +36,13 @@ final class EmployeesAttendance
      *
      * @param AttendanceCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AttendanceCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.attendance.create', $request, $timeout);
+        return $this->client->operation('employees.attendance.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -53,12 +54,13 @@ final class EmployeesAttendance
      *
      * @param AttendanceDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AttendanceDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request, ?float $timeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.attendance.delete', $request, $timeout);
+        return $this->client->operation('employees.attendance.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -70,12 +72,13 @@ final class EmployeesAttendance
      *
      * @param AttendanceListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AttendanceListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.attendance.list', $request, $timeout);
+        return $this->client->operation('employees.attendance.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -87,11 +90,12 @@ final class EmployeesAttendance
      *
      * @param AttendanceUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AttendanceUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.attendance.update', $request, $timeout);
+        return $this->client->operation('employees.attendance.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

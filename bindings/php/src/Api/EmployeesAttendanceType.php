@@ -30,11 +30,12 @@ final class EmployeesAttendanceType
      *
      * @param AttendanceTypeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AttendanceTypeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.attendance_type.list', $request, $timeout);
+        return $this->client->operation('employees.attendance_type.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

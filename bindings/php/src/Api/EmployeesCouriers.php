@@ -32,12 +32,13 @@ final class EmployeesCouriers
      *
      * @param Employees_CouriersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_EmployeesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.couriers', $request, $timeout);
+        return $this->client->operation('employees.couriers', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `employees.couriers.active_location` operations. */
@@ -55,12 +56,13 @@ final class EmployeesCouriers
      *
      * @param Employees_CouriersAndCheckRoleRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_EmployeesWithRoleSignResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byRole(array $request, ?float $timeout = null): array
+    public function byRole(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.couriers.by_role', $request, $timeout);
+        return $this->client->operation('employees.couriers.by_role', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `employees.couriers.locations` operations. */

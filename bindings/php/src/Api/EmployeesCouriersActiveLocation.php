@@ -31,12 +31,13 @@ final class EmployeesCouriersActiveLocation
      *
      * @param Employees_CouriersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_ActiveCourierLocationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.couriers.active_location', $request, $timeout);
+        return $this->client->operation('employees.couriers.active_location', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -48,11 +49,12 @@ final class EmployeesCouriersActiveLocation
      *
      * @param Employees_ActiveCourierLocationsByTerminalGroupRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_ActiveCourierLocationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byTerminal(array $request, ?float $timeout = null): array
+    public function byTerminal(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.couriers.active_location.by_terminal', $request, $timeout);
+        return $this->client->operation('employees.couriers.active_location.by_terminal', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

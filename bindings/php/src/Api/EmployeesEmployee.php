@@ -38,12 +38,13 @@ final class EmployeesEmployee
      *
      * @param EmployeeCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.create', $request, $timeout);
+        return $this->client->operation('employees.employee.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -55,12 +56,13 @@ final class EmployeesEmployee
      *
      * @param EmployeeFireRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return EmployeeFireResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function fire(array $request, ?float $timeout = null): array
+    public function fire(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.fire', $request, $timeout);
+        return $this->client->operation('employees.employee.fire', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -72,12 +74,13 @@ final class EmployeesEmployee
      *
      * @param EmployeeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.get', $request, $timeout);
+        return $this->client->operation('employees.employee.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -89,12 +92,13 @@ final class EmployeesEmployee
      *
      * @param EmployeeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return SwaggerEmployeeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.list', $request, $timeout);
+        return $this->client->operation('employees.employee.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -106,12 +110,13 @@ final class EmployeesEmployee
      *
      * @param EmployeeRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return EmployeeRestoreResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request, ?float $timeout = null): array
+    public function restore(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.restore', $request, $timeout);
+        return $this->client->operation('employees.employee.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -123,11 +128,12 @@ final class EmployeesEmployee
      *
      * @param EmployeeUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return EmployeeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.employee.update', $request, $timeout);
+        return $this->client->operation('employees.employee.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

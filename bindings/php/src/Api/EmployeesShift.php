@@ -33,12 +33,13 @@ final class EmployeesShift
      *
      * @param Employees_OpenPersonalSessionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_ChangePersonalSessionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function clockin(array $request, ?float $timeout = null): array
+    public function clockin(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.shift.clockin', $request, $timeout);
+        return $this->client->operation('employees.shift.clockin', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -50,12 +51,13 @@ final class EmployeesShift
      *
      * @param Employees_ClosePersonalSessionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_ChangePersonalSessionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function clockout(array $request, ?float $timeout = null): array
+    public function clockout(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.shift.clockout', $request, $timeout);
+        return $this->client->operation('employees.shift.clockout', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -67,11 +69,12 @@ final class EmployeesShift
      *
      * @param Employees_GetPersonalSessionInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Employees_GetPersonalSessionInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function isOpen(array $request, ?float $timeout = null): array
+    public function isOpen(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('employees.shift.is_open', $request, $timeout);
+        return $this->client->operation('employees.shift.is_open', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -38,12 +38,13 @@ final class FinanceAccount
      *
      * @param AccountCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.create', $request, $timeout);
+        return $this->client->operation('finance.account.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -55,12 +56,13 @@ final class FinanceAccount
      *
      * @param AccountDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request, ?float $timeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.delete', $request, $timeout);
+        return $this->client->operation('finance.account.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -72,12 +74,13 @@ final class FinanceAccount
      *
      * @param AccountGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.get', $request, $timeout);
+        return $this->client->operation('finance.account.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -89,12 +92,13 @@ final class FinanceAccount
      *
      * @param AccountListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.list', $request, $timeout);
+        return $this->client->operation('finance.account.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -106,12 +110,13 @@ final class FinanceAccount
      *
      * @param AccountRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountRestoreResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request, ?float $timeout = null): array
+    public function restore(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.restore', $request, $timeout);
+        return $this->client->operation('finance.account.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -123,11 +128,12 @@ final class FinanceAccount
      *
      * @param AccountUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AccountResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.account.update', $request, $timeout);
+        return $this->client->operation('finance.account.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

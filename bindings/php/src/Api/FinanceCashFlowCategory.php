@@ -37,12 +37,13 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.create', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -54,12 +55,13 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request, ?float $timeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.delete', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -71,12 +73,13 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.get', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -88,12 +91,13 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.list', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -105,12 +109,13 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryCascadeResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request, ?float $timeout = null): array
+    public function restore(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.restore', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -122,11 +127,12 @@ final class FinanceCashFlowCategory
      *
      * @param CashFlowCategoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CashFlowCategoryResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('finance.cash_flow_category.update', $request, $timeout);
+        return $this->client->operation('finance.cash_flow_category.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -35,12 +35,13 @@ final class InventoryDisassembleDocument
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancel(array $request, ?float $timeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.cancel', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.cancel', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -52,12 +53,13 @@ final class InventoryDisassembleDocument
      *
      * @param DisassembleDocumentCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.create', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -69,12 +71,13 @@ final class InventoryDisassembleDocument
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.get', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -86,12 +89,13 @@ final class InventoryDisassembleDocument
      *
      * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<DisassembleDocumentListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.list', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -103,12 +107,13 @@ final class InventoryDisassembleDocument
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function post(array $request, ?float $timeout = null): array
+    public function post(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.post', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.post', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -120,12 +125,13 @@ final class InventoryDisassembleDocument
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function unpost(array $request, ?float $timeout = null): array
+    public function unpost(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.unpost', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.unpost', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -137,11 +143,12 @@ final class InventoryDisassembleDocument
      *
      * @param DisassembleDocumentUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return DisassembleDocumentSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.disassemble_document.update', $request, $timeout);
+        return $this->client->operation('inventory.disassemble_document.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

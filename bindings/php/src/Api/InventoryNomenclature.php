@@ -30,11 +30,12 @@ final class InventoryNomenclature
      *
      * @param UpdateProductBarcodesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return UpdateProductBarcodesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function updateBarcodes(array $request = [], ?float $timeout = null): array
+    public function updateBarcodes(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.nomenclature.update_barcodes', $request, $timeout);
+        return $this->client->operation('inventory.nomenclature.update_barcodes', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

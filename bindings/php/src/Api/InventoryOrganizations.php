@@ -28,7 +28,7 @@ final class InventoryOrganizations
     }
 
     /**
-     * Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+     * Answers the legal entities of the back office with their organizations below them, as a tree.
      *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *
@@ -36,11 +36,12 @@ final class InventoryOrganizations
      *
      * @param OrganizationRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<JurPerson_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function tree(array $request = [], ?float $timeout = null): array
+    public function tree(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.organizations.tree', $request, $timeout);
+        return $this->client->operation('inventory.organizations.tree', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

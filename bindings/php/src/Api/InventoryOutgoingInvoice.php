@@ -33,12 +33,13 @@ final class InventoryOutgoingInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancel(array $request, ?float $timeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.cancel', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.cancel', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -50,12 +51,13 @@ final class InventoryOutgoingInvoice
      *
      * @param OutgoingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.create', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -67,12 +69,13 @@ final class InventoryOutgoingInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoice_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.get', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -84,12 +87,13 @@ final class InventoryOutgoingInvoice
      *
      * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<OutgoingInvoice_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.list', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `inventory.outgoing_invoice.modify` operations. */
@@ -113,12 +117,13 @@ final class InventoryOutgoingInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function post(array $request, ?float $timeout = null): array
+    public function post(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.post', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.post', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -130,12 +135,13 @@ final class InventoryOutgoingInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function unpost(array $request, ?float $timeout = null): array
+    public function unpost(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.unpost', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.unpost', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -147,11 +153,12 @@ final class InventoryOutgoingInvoice
      *
      * @param OutgoingInvoiceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OutgoingInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.outgoing_invoice.update', $request, $timeout);
+        return $this->client->operation('inventory.outgoing_invoice.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

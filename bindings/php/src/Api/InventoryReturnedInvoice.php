@@ -35,12 +35,13 @@ final class InventoryReturnedInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancel(array $request, ?float $timeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.cancel', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.cancel', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -52,12 +53,13 @@ final class InventoryReturnedInvoice
      *
      * @param ReturnedInvoiceCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.create', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -69,12 +71,13 @@ final class InventoryReturnedInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceGetResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.get', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -86,12 +89,13 @@ final class InventoryReturnedInvoice
      *
      * @param ListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<ReturnedInvoiceListItem_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.list', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -103,12 +107,13 @@ final class InventoryReturnedInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function post(array $request, ?float $timeout = null): array
+    public function post(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.post', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.post', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -120,12 +125,13 @@ final class InventoryReturnedInvoice
      *
      * @param GetByIDRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function unpost(array $request, ?float $timeout = null): array
+    public function unpost(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.unpost', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.unpost', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -137,11 +143,12 @@ final class InventoryReturnedInvoice
      *
      * @param ReturnedInvoiceUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ReturnedInvoiceSaveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('inventory.returned_invoice.update', $request, $timeout);
+        return $this->client->operation('inventory.returned_invoice.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -44,12 +44,13 @@ final class LoyaltyIiko
      *
      * @param LoyaltyResult_CalculateCheckinRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_CalculateCheckinResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function calculate(array $request, ?float $timeout = null): array
+    public function calculate(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.calculate', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.calculate', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -61,12 +62,13 @@ final class LoyaltyIiko
      *
      * @param Notification_SmsSendingPossibilityRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Notification_SmsSendingPossibilityResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function checkSmsSendingPossibility(array $request, ?float $timeout = null): array
+    public function checkSmsSendingPossibility(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.check_sms_sending_possibility', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.check_sms_sending_possibility', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -78,12 +80,13 @@ final class LoyaltyIiko
      *
      * @param Notification_CheckSmsStatusRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Notification_CheckSmsStatusResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function checkSmsStatus(array $request, ?float $timeout = null): array
+    public function checkSmsStatus(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.check_sms_status', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.check_sms_status', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `loyalty.iiko.coupons` operations. */
@@ -113,12 +116,13 @@ final class LoyaltyIiko
      *
      * @param Customer_DeleteCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_DeleteCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function deleteCustomers(array $request, ?float $timeout = null): array
+    public function deleteCustomers(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.delete_customers', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.delete_customers', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -130,12 +134,13 @@ final class LoyaltyIiko
      *
      * @param LoyaltyResult_GetCountersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_GetCountersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function getCounters(array $request, ?float $timeout = null): array
+    public function getCounters(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.get_counters', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.get_counters', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -147,12 +152,13 @@ final class LoyaltyIiko
      *
      * @param Common_GetByOrganizationIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_GetManualConditionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function manualCondition(array $request = [], ?float $timeout = null): array
+    public function manualCondition(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.manual_condition', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.manual_condition', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `loyalty.iiko.message` operations. */
@@ -170,12 +176,13 @@ final class LoyaltyIiko
      *
      * @param Organization_GetProgramsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organization_GetProgramsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function program(array $request, ?float $timeout = null): array
+    public function program(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.program', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.program', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -187,11 +194,12 @@ final class LoyaltyIiko
      *
      * @param Customer_RestoreCustomersRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_RestoreCustomersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restoreCustomers(array $request, ?float $timeout = null): array
+    public function restoreCustomers(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.restore_customers', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.restore_customers', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

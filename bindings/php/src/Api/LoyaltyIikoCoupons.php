@@ -34,12 +34,13 @@ final class LoyaltyIikoCoupons
      *
      * @param LoyaltyResult_NotActivatedCouponRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_NotActivatedCouponResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function bySeries(array $request, ?float $timeout = null): array
+    public function bySeries(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.coupons.by_series', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.coupons.by_series', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -51,12 +52,13 @@ final class LoyaltyIikoCoupons
      *
      * @param LoyaltyResult_CouponInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_CouponInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function info(array $request, ?float $timeout = null): array
+    public function info(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.coupons.info', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.coupons.info', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -68,11 +70,12 @@ final class LoyaltyIikoCoupons
      *
      * @param LoyaltyResult_SeriesWithNotActivatedCouponsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return LoyaltyResult_SeriesWithNotActivatedCouponsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function series(array $request, ?float $timeout = null): array
+    public function series(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.coupons.series', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.coupons.series', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -38,12 +38,13 @@ final class LoyaltyIikoCustomer
      *
      * @param Customer_CreateOrUpdateCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_CreateOrUpdateCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function createOrUpdate(array $request, ?float $timeout = null): array
+    public function createOrUpdate(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.create_or_update', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.create_or_update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -55,12 +56,13 @@ final class LoyaltyIikoCustomer
      *
      * @param Customer_GetCustomerInfoRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_GetCustomerInfoResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function info(array $request, ?float $timeout = null): array
+    public function info(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.info', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.info', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `loyalty.iiko.customer.program` operations. */

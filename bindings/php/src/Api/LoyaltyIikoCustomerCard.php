@@ -32,12 +32,13 @@ final class LoyaltyIikoCustomerCard
      *
      * @param Customer_AddMagnetCardRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_AddMagnetCardResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function add(array $request, ?float $timeout = null): array
+    public function add(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.card.add', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.card.add', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class LoyaltyIikoCustomerCard
      *
      * @param Customer_DeleteMagnetCardRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_DeleteMagnetCardResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function remove(array $request, ?float $timeout = null): array
+    public function remove(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.card.remove', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.card.remove', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

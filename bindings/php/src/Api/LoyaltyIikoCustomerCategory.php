@@ -32,12 +32,13 @@ final class LoyaltyIikoCustomerCategory
      *
      * @param Customer_GetCategoriesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_GetCategoriesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer_category', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer_category', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,12 +50,13 @@ final class LoyaltyIikoCustomerCategory
      *
      * @param Customer_ChangeCategoryForCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_ChangeCategoryForCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function add(array $request, ?float $timeout = null): array
+    public function add(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer_category.add', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer_category.add', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -66,11 +68,12 @@ final class LoyaltyIikoCustomerCategory
      *
      * @param Customer_ChangeCategoryForCustomerRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_ChangeCategoryForCustomerResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function remove(array $request, ?float $timeout = null): array
+    public function remove(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer_category.remove', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer_category.remove', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -32,12 +32,13 @@ final class LoyaltyIikoCustomerTransactions
      *
      * @param Report_GetTransactionsReportByPeriodRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Report_GetTransactionsReportByPeriodResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byDate(array $request, ?float $timeout = null): array
+    public function byDate(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.transactions.by_date', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.transactions.by_date', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class LoyaltyIikoCustomerTransactions
      *
      * @param Report_GetTransactionsReportByRevisionRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Report_GetTransactionsReportByRevisionResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byRevision(array $request, ?float $timeout = null): array
+    public function byRevision(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.transactions.by_revision', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.transactions.by_revision', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

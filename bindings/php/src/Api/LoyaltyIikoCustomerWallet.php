@@ -35,12 +35,13 @@ final class LoyaltyIikoCustomerWallet
      *
      * @param Customer_CancelHoldMoneyRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_CancelHoldMoneyResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancelHold(array $request, ?float $timeout = null): array
+    public function cancelHold(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.wallet.cancel_hold', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.wallet.cancel_hold', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -52,12 +53,13 @@ final class LoyaltyIikoCustomerWallet
      *
      * @param Customer_ChangeUserBalanceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organization_WithdrawUserBalanceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function chargeoff(array $request, ?float $timeout = null): array
+    public function chargeoff(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.wallet.chargeoff', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.wallet.chargeoff', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -69,12 +71,13 @@ final class LoyaltyIikoCustomerWallet
      *
      * @param Customer_HoldMoneyRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Customer_HoldMoneyResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function hold(array $request, ?float $timeout = null): array
+    public function hold(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.wallet.hold', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.wallet.hold', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -86,11 +89,12 @@ final class LoyaltyIikoCustomerWallet
      *
      * @param Customer_ChangeUserBalanceRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organization_RefillUserBalanceResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function topup(array $request, ?float $timeout = null): array
+    public function topup(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.customer.wallet.topup', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.customer.wallet.topup', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -32,12 +32,13 @@ final class LoyaltyIikoMessage
      *
      * @param Notification_SendEmailRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Notification_SendEmailResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function sendEmail(array $request, ?float $timeout = null): array
+    public function sendEmail(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.message.send_email', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.message.send_email', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class LoyaltyIikoMessage
      *
      * @param Notification_SendSmsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Notification_SendSmsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function sendSms(array $request, ?float $timeout = null): array
+    public function sendSms(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('loyalty.iiko.message.send_sms', $request, $timeout);
+        return $this->client->operation('loyalty.iiko.message.send_sms', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -30,12 +30,13 @@ final class Menu
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Nomenclature_MenusDataResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request = [], ?float $timeout = null): array
+    public function get(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('menu', $request, $timeout);
+        return $this->client->operation('menu', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -47,12 +48,13 @@ final class Menu
      *
      * @param Nomenclature_MenuRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return array<string, mixed> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byId(array $request, ?float $timeout = null): array
+    public function byId(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('menu.by_id', $request, $timeout);
+        return $this->client->operation('menu.by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `menu.v3` operations. */

@@ -30,11 +30,12 @@ final class NomenclatureAllergenGroup
      *
      * @param AllergenGroupListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AllergenGroupListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.allergen_group.list', $request, $timeout);
+        return $this->client->operation('nomenclature.allergen_group.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

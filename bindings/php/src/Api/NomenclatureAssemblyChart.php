@@ -41,12 +41,13 @@ final class NomenclatureAssemblyChart
      *
      * @param AssembledRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function assembled(array $request = [], ?float $timeout = null): array
+    public function assembled(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.assembled', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.assembled', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -58,12 +59,13 @@ final class NomenclatureAssemblyChart
      *
      * @param CreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.create', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -75,12 +77,13 @@ final class NomenclatureAssemblyChart
      *
      * @param DeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request = [], ?float $timeout = null): array
+    public function delete(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.delete', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -92,12 +95,13 @@ final class NomenclatureAssemblyChart
      *
      * @param GetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request = [], ?float $timeout = null): array
+    public function get(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.get', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -109,12 +113,13 @@ final class NomenclatureAssemblyChart
      *
      * @param AssemblyChartListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.list', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -126,12 +131,13 @@ final class NomenclatureAssemblyChart
      *
      * @param PreparedRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return PreparedChartDto_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function prepared(array $request = [], ?float $timeout = null): array
+    public function prepared(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.prepared', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.prepared', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -143,12 +149,13 @@ final class NomenclatureAssemblyChart
      *
      * @param TreeRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ChartTreeNodeDto_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function tree(array $request = [], ?float $timeout = null): array
+    public function tree(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.tree', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.tree', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -160,11 +167,12 @@ final class NomenclatureAssemblyChart
      *
      * @param SaveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return AssemblyChartCommonResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.assembly_chart.update', $request, $timeout);
+        return $this->client->operation('nomenclature.assembly_chart.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -38,12 +38,13 @@ final class NomenclatureGroup
      *
      * @param NomenclatureGroupCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureGroupCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.group.create', $request, $timeout);
+        return $this->client->operation('nomenclature.group.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -55,12 +56,13 @@ final class NomenclatureGroup
      *
      * @param NomenclatureGroupDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureGroupDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request, ?float $timeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.group.delete', $request, $timeout);
+        return $this->client->operation('nomenclature.group.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -72,12 +74,13 @@ final class NomenclatureGroup
      *
      * @param NomenclatureGroupListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureGroupListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request, ?float $timeout = null): array
+    public function list(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.group.list', $request, $timeout);
+        return $this->client->operation('nomenclature.group.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -89,12 +92,13 @@ final class NomenclatureGroup
      *
      * @param NomenclatureGroupUndeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureGroupUndeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request, ?float $timeout = null): array
+    public function restore(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.group.restore', $request, $timeout);
+        return $this->client->operation('nomenclature.group.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -106,11 +110,12 @@ final class NomenclatureGroup
      *
      * @param NomenclatureGroupUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureGroupUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.group.update', $request, $timeout);
+        return $this->client->operation('nomenclature.group.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -35,12 +35,13 @@ final class NomenclatureNomenclatureCategory
      *
      * @param NomenclatureCategoryCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request = [], ?float $timeout = null): array
+    public function create(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.nomenclature.category.create', $request, $timeout);
+        return $this->client->operation('nomenclature.nomenclature.category.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -52,12 +53,13 @@ final class NomenclatureNomenclatureCategory
      *
      * @param NomenclatureCategoryDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request = [], ?float $timeout = null): array
+    public function delete(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.nomenclature.category.delete', $request, $timeout);
+        return $this->client->operation('nomenclature.nomenclature.category.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -69,12 +71,13 @@ final class NomenclatureNomenclatureCategory
      *
      * @param NomenclatureCategoryListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureCategoryListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.nomenclature.category.list', $request, $timeout);
+        return $this->client->operation('nomenclature.nomenclature.category.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -86,12 +89,13 @@ final class NomenclatureNomenclatureCategory
      *
      * @param NomenclatureCategoryRestoreRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request = [], ?float $timeout = null): array
+    public function restore(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.nomenclature.category.restore', $request, $timeout);
+        return $this->client->operation('nomenclature.nomenclature.category.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -103,11 +107,12 @@ final class NomenclatureNomenclatureCategory
      *
      * @param NomenclatureCategoryUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureCategoryWriteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request = [], ?float $timeout = null): array
+    public function update(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.nomenclature.category.update', $request, $timeout);
+        return $this->client->operation('nomenclature.nomenclature.category.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

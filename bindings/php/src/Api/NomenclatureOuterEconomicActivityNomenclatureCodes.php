@@ -32,12 +32,13 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
      *
      * @param OuterEconomicActivityNomenclatureCodeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OuterEconomicActivityNomenclatureCode_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request = [], ?float $timeout = null): array
+    public function get(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.outer_economic_activity_nomenclature_codes.get', $request, $timeout);
+        return $this->client->operation('nomenclature.outer_economic_activity_nomenclature_codes.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class NomenclatureOuterEconomicActivityNomenclatureCodes
      *
      * @param OuterEconomicActivityNomenclatureCodeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return OuterEconomicActivityNomenclatureCodeListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.outer_economic_activity_nomenclature_codes.list', $request, $timeout);
+        return $this->client->operation('nomenclature.outer_economic_activity_nomenclature_codes.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -40,12 +40,13 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductCreateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request, ?float $timeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.create', $request, $timeout);
+        return $this->client->operation('nomenclature.product.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -57,12 +58,13 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductDeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request, ?float $timeout = null): array
+    public function delete(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.delete', $request, $timeout);
+        return $this->client->operation('nomenclature.product.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -74,12 +76,13 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.list', $request, $timeout);
+        return $this->client->operation('nomenclature.product.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -91,12 +94,13 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductUndeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductUndeleteResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restore(array $request, ?float $timeout = null): array
+    public function restore(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.restore', $request, $timeout);
+        return $this->client->operation('nomenclature.product.restore', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -108,12 +112,13 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductUpdateResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request, ?float $timeout = null): array
+    public function update(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.update', $request, $timeout);
+        return $this->client->operation('nomenclature.product.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -125,11 +130,12 @@ final class NomenclatureProduct
      *
      * @param NomenclatureProductUpdateBarcodesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return NomenclatureProductUpdateBarcodesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function updateBarcodes(array $request, ?float $timeout = null): array
+    public function updateBarcodes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product.update_barcodes', $request, $timeout);
+        return $this->client->operation('nomenclature.product.update_barcodes', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -35,12 +35,13 @@ final class NomenclatureProductScale
      *
      * @param ProductSizeCreateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function create(array $request = [], ?float $timeout = null): array
+    public function create(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product_scale.create', $request, $timeout);
+        return $this->client->operation('nomenclature.product_scale.create', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -52,12 +53,13 @@ final class NomenclatureProductScale
      *
      * @param ProductSizeDeleteRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function delete(array $request = [], ?float $timeout = null): array
+    public function delete(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product_scale.delete', $request, $timeout);
+        return $this->client->operation('nomenclature.product_scale.delete', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -69,12 +71,13 @@ final class NomenclatureProductScale
      *
      * @param ProductSizeGetRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request = [], ?float $timeout = null): array
+    public function get(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product_scale.get', $request, $timeout);
+        return $this->client->operation('nomenclature.product_scale.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -86,12 +89,13 @@ final class NomenclatureProductScale
      *
      * @param ProductSizeListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ProductScaleListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product_scale.list', $request, $timeout);
+        return $this->client->operation('nomenclature.product_scale.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -103,11 +107,12 @@ final class NomenclatureProductScale
      *
      * @param ProductSizeUpdateRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return ProductScaleResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function update(array $request = [], ?float $timeout = null): array
+    public function update(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('nomenclature.product_scale.update', $request, $timeout);
+        return $this->client->operation('nomenclature.product_scale.update', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

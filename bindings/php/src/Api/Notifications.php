@@ -32,11 +32,12 @@ final class Notifications
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function send(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function send(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('notifications.send', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('notifications.send', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 }

@@ -49,13 +49,14 @@ trait Operations
      *
      * @param Auth_GetAccessTokenRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Auth_GetAccessTokenResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
-    public function accessTokenV1(array $request, ?float $timeout = null): array
+    public function accessTokenV1(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('access_token_v1', $request, $timeout);
+        return $this->operation('access_token_v1', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -67,12 +68,13 @@ trait Operations
      *
      * @param CancelCauses_CancelCausesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CancelCauses_CancelCausesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancelCauses(array $request, ?float $timeout = null): array
+    public function cancelCauses(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('cancel_causes', $request, $timeout);
+        return $this->operation('cancel_causes', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -84,12 +86,13 @@ trait Operations
      *
      * @param Address_CitiesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_CitiesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cities(array $request, ?float $timeout = null): array
+    public function cities(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('cities', $request, $timeout);
+        return $this->operation('cities', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `combo` operations. */
@@ -125,12 +128,13 @@ trait Operations
      *
      * @param Discounts_DiscountsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Discounts_DiscountsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function discounts(array $request, ?float $timeout = null): array
+    public function discounts(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('discounts', $request, $timeout);
+        return $this->operation('discounts', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `employees` operations. */
@@ -172,12 +176,13 @@ trait Operations
      *
      * @param MarketingSources_MarketingSourcesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return MarketingSources_MarketingSourcesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function marketingSources(array $request, ?float $timeout = null): array
+    public function marketingSources(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('marketing_sources', $request, $timeout);
+        return $this->operation('marketing_sources', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `menu` operations. */
@@ -213,13 +218,14 @@ trait Operations
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organizations_GetSimpleOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
-    public function organizationsGet(array $request = [], ?float $timeout = null): array
+    public function organizationsGet(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('organizations_get', $request, $timeout);
+        return $this->operation('organizations_get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -231,12 +237,13 @@ trait Operations
      *
      * @param PaymentTypes_PaymentTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return PaymentTypes_PaymentTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function paymentTypes(array $request, ?float $timeout = null): array
+    public function paymentTypes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('payment_types', $request, $timeout);
+        return $this->operation('payment_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `platform` operations. */
@@ -254,12 +261,13 @@ trait Operations
      *
      * @param Address_RegionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_RegionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function regions(array $request, ?float $timeout = null): array
+    public function regions(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('regions', $request, $timeout);
+        return $this->operation('regions', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -271,12 +279,13 @@ trait Operations
      *
      * @param RemovalTypes_RemovalTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return RemovalTypes_RemovalTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function removalTypes(array $request, ?float $timeout = null): array
+    public function removalTypes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('removal_types', $request, $timeout);
+        return $this->operation('removal_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `reporting` operations. */
@@ -318,12 +327,13 @@ trait Operations
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return TipsTypes_TipsTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function tipsTypes(array $request = [], ?float $timeout = null): array
+    public function tipsTypes(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->operation('tips_types', $request, $timeout);
+        return $this->operation('tips_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `webhooks` operations. */

@@ -46,12 +46,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addCustomer(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addCustomer(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.add_customer', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.add_customer', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -65,12 +66,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.add_items', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.add_items', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -84,12 +86,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.add_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.add_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -101,12 +104,13 @@ final class Order
      *
      * @param TableOrders_Request_GetTableOrdersByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return TableOrders_Response_TableOrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byId(array $request, ?float $timeout = null): array
+    public function byId(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.by_id', $request, $timeout);
+        return $this->client->operation('order.by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -118,12 +122,13 @@ final class Order
      *
      * @param TableOrders_Request_GetTableOrdersByTableRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return TableOrders_Response_TableOrdersResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byTable(array $request, ?float $timeout = null): array
+    public function byTable(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.by_table', $request, $timeout);
+        return $this->client->operation('order.by_table', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -137,12 +142,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.cancel', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.cancel', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -156,12 +162,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeExternalData(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.change_external_data', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.change_external_data', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -175,12 +182,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changePayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.change_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.change_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -194,12 +202,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function close(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.close', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.close', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -213,12 +222,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return TableOrders_Response_TableOrderResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.create', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.create', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -232,12 +242,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function initByPosorder(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function initByPosorder(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.init_by_posorder', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.init_by_posorder', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -251,12 +262,13 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function initByTable(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function initByTable(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.init_by_table', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.init_by_table', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -270,11 +282,12 @@ final class Order
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function printBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function printBill(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('order.print_bill', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('order.print_bill', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 }

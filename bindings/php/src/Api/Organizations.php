@@ -32,12 +32,13 @@ final class Organizations
      *
      * @param Organizations_GetOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organizations_GetOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request = [], ?float $timeout = null): array
+    public function get(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('organizations', $request, $timeout);
+        return $this->client->operation('organizations', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class Organizations
      *
      * @param Organizations_OrganizationsSettingsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organizations_OrganizationsSettingsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function settings(array $request = [], ?float $timeout = null): array
+    public function settings(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('organizations.settings', $request, $timeout);
+        return $this->client->operation('organizations.settings', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -22,7 +22,7 @@ final class ReportingOlapColumns
     }
 
     /**
-     * Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+     * Lists the columns an OLAP report of one type can group, filter and aggregate by.
      *
      * `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or a 5xx).
      *
@@ -30,11 +30,12 @@ final class ReportingOlapColumns
      *
      * @param GetOlapColumnsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<OlapColumn_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reporting.olap.columns.get', $request, $timeout);
+        return $this->client->operation('reporting.olap.columns.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

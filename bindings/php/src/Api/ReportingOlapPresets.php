@@ -32,16 +32,17 @@ final class ReportingOlapPresets
      *
      * @param OlapPresetReportRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return GetOlapReportResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reporting.olap.presets.get', $request, $timeout);
+        return $this->client->operation('reporting.olap.presets.get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
-     * Lists the OLAP report presets saved in the back office; untyped answer.
+     * Lists the OLAP report presets saved in the back office, by id and name.
      *
      * `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or a 5xx).
      *
@@ -49,11 +50,12 @@ final class ReportingOlapPresets
      *
      * @param OlapPresetsListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return list<OlapPreset_Out> the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function list(array $request = [], ?float $timeout = null): array
+    public function list(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reporting.olap.presets.list', $request, $timeout);
+        return $this->client->operation('reporting.olap.presets.list', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

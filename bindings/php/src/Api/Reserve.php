@@ -49,12 +49,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.add_items', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.add_items', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -68,12 +69,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function addPayments(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.add_payments', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.add_payments', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -85,12 +87,13 @@ final class Reserve
      *
      * @param Organizations_GetOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organizations_GetOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function availableOrganizations(array $request = [], ?float $timeout = null): array
+    public function availableOrganizations(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.available_organizations', $request, $timeout);
+        return $this->client->operation('reserve.available_organizations', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -102,12 +105,13 @@ final class Reserve
      *
      * @param Reserves_GetRestaurantSectionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Reserves_GetRestaurantSectionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function availableRestaurantSections(array $request, ?float $timeout = null): array
+    public function availableRestaurantSections(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.available_restaurant_sections', $request, $timeout);
+        return $this->client->operation('reserve.available_restaurant_sections', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -119,12 +123,13 @@ final class Reserve
      *
      * @param Terminals_GetTerminalGroupsByOrganizationsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Terminals_TerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function availableTerminalGroups(array $request, ?float $timeout = null): array
+    public function availableTerminalGroups(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.available_terminal_groups', $request, $timeout);
+        return $this->client->operation('reserve.available_terminal_groups', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -138,12 +143,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function cancel(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.cancel', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.cancel', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -157,12 +163,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeEstimatedStartTime(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeEstimatedStartTime(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.change_estimated_start_time', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.change_estimated_start_time', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -176,12 +183,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeItems(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.change_items', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.change_items', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -195,12 +203,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function changeTables(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function changeTables(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.change_tables', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.change_tables', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -214,12 +223,13 @@ final class Reserve
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Reserves_ReserveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function create(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.create', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('reserve.create', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -231,12 +241,13 @@ final class Reserve
      *
      * @param Reserves_GetRestaurantSectionsWorkloadRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Reserves_GetRestaurantSectionsWorkloadResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function restaurantSectionsWorkload(array $request, ?float $timeout = null): array
+    public function restaurantSectionsWorkload(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.restaurant_sections_workload', $request, $timeout);
+        return $this->client->operation('reserve.restaurant_sections_workload', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -248,11 +259,12 @@ final class Reserve
      *
      * @param Reserves_ReservesByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Reserves_ReservesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function statusById(array $request, ?float $timeout = null): array
+    public function statusById(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('reserve.status_by_id', $request, $timeout);
+        return $this->client->operation('reserve.status_by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

@@ -48,12 +48,13 @@ final class Root
      *
      * @param Auth_GetAccessTokenV2Request_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Auth_GetAccessTokenV2Response_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function accessToken(array $request, ?float $timeout = null): array
+    public function accessToken(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('access_token', $request, $timeout);
+        return $this->client->operation('access_token', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -65,13 +66,14 @@ final class Root
      *
      * @param Auth_GetAccessTokenRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Auth_GetAccessTokenResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
-    public function accessTokenV1(array $request, ?float $timeout = null): array
+    public function accessTokenV1(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('access_token_v1', $request, $timeout);
+        return $this->client->operation('access_token_v1', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -83,12 +85,13 @@ final class Root
      *
      * @param CancelCauses_CancelCausesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return CancelCauses_CancelCausesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cancelCauses(array $request, ?float $timeout = null): array
+    public function cancelCauses(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('cancel_causes', $request, $timeout);
+        return $this->client->operation('cancel_causes', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -100,12 +103,13 @@ final class Root
      *
      * @param Address_CitiesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_CitiesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function cities(array $request, ?float $timeout = null): array
+    public function cities(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('cities', $request, $timeout);
+        return $this->client->operation('cities', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `combo` operations. */
@@ -141,12 +145,13 @@ final class Root
      *
      * @param Discounts_DiscountsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Discounts_DiscountsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function discounts(array $request, ?float $timeout = null): array
+    public function discounts(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('discounts', $request, $timeout);
+        return $this->client->operation('discounts', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `employees` operations. */
@@ -188,12 +193,13 @@ final class Root
      *
      * @param MarketingSources_MarketingSourcesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return MarketingSources_MarketingSourcesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function marketingSources(array $request, ?float $timeout = null): array
+    public function marketingSources(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('marketing_sources', $request, $timeout);
+        return $this->client->operation('marketing_sources', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `menu` operations. */
@@ -235,13 +241,14 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Organizations_GetSimpleOrganizationsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      * @deprecated the document deprecates it
      */
-    public function organizationsGet(array $request = [], ?float $timeout = null): array
+    public function organizationsGet(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('organizations_get', $request, $timeout);
+        return $this->client->operation('organizations_get', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -253,12 +260,13 @@ final class Root
      *
      * @param PaymentTypes_PaymentTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return PaymentTypes_PaymentTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function paymentTypes(array $request, ?float $timeout = null): array
+    public function paymentTypes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('payment_types', $request, $timeout);
+        return $this->client->operation('payment_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `platform` operations. */
@@ -276,12 +284,13 @@ final class Root
      *
      * @param Address_RegionsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_RegionsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function regions(array $request, ?float $timeout = null): array
+    public function regions(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('regions', $request, $timeout);
+        return $this->client->operation('regions', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -293,12 +302,13 @@ final class Root
      *
      * @param RemovalTypes_RemovalTypesRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return RemovalTypes_RemovalTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function removalTypes(array $request, ?float $timeout = null): array
+    public function removalTypes(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('removal_types', $request, $timeout);
+        return $this->client->operation('removal_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `reporting` operations. */
@@ -346,12 +356,13 @@ final class Root
      *
      * @param array<string, mixed> $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return TipsTypes_TipsTypesResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function tipsTypes(array $request = [], ?float $timeout = null): array
+    public function tipsTypes(array $request = [], ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('tips_types', $request, $timeout);
+        return $this->client->operation('tips_types', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /** The `webhooks` operations. */

@@ -36,12 +36,13 @@ final class StopLists
      *
      * @param StopLists_StopListsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return StopLists_StopListsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('stop_lists', $request, $timeout);
+        return $this->client->operation('stop_lists', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -55,12 +56,13 @@ final class StopLists
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function add(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function add(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('stop_lists.add', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('stop_lists.add', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -72,12 +74,13 @@ final class StopLists
      *
      * @param StopLists_CheckStopListRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return StopLists_CheckStopListResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function check(array $request, ?float $timeout = null): array
+    public function check(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('stop_lists.check', $request, $timeout);
+        return $this->client->operation('stop_lists.check', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -91,12 +94,13 @@ final class StopLists
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function clear(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function clear(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('stop_lists.clear', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('stop_lists.clear', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 
     /**
@@ -110,11 +114,12 @@ final class StopLists
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function remove(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function remove(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('stop_lists.remove', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('stop_lists.remove', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 }

@@ -32,12 +32,13 @@ final class Streets
      *
      * @param Address_StreetsByCityRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_StreetsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byCity(array $request, ?float $timeout = null): array
+    public function byCity(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('streets.by_city', $request, $timeout);
+        return $this->client->operation('streets.by_city', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -49,11 +50,12 @@ final class Streets
      *
      * @param Address_StreetsByIdRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Address_StreetsByIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function byId(array $request, ?float $timeout = null): array
+    public function byId(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('streets.by_id', $request, $timeout);
+        return $this->client->operation('streets.by_id', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

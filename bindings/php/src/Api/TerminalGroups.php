@@ -34,12 +34,13 @@ final class TerminalGroups
      *
      * @param Terminals_TerminalGroupsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Terminals_TerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function get(array $request, ?float $timeout = null): array
+    public function get(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('terminal_groups', $request, $timeout);
+        return $this->client->operation('terminal_groups', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -51,12 +52,13 @@ final class TerminalGroups
      *
      * @param Terminals_AwakeTerminalGroupsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Terminals_AwakeTerminalGroupsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function awake(array $request, ?float $timeout = null): array
+    public function awake(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('terminal_groups.awake', $request, $timeout);
+        return $this->client->operation('terminal_groups.awake', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -68,11 +70,12 @@ final class TerminalGroups
      *
      * @param Terminals_TerminalGroupsIsAliveRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Terminals_TerminalGroupsIsAliveResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function isAlive(array $request, ?float $timeout = null): array
+    public function isAlive(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('terminal_groups.is_alive', $request, $timeout);
+        return $this->client->operation('terminal_groups.is_alive', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 }

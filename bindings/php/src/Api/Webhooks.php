@@ -32,12 +32,13 @@ final class Webhooks
      *
      * @param WebHooks_GetWebHookSettingsRequest_In $request
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return WebHooks_GetWebHookSettingsResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses
      */
-    public function settings(array $request, ?float $timeout = null): array
+    public function settings(array $request, ?float $timeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('webhooks.settings', $request, $timeout);
+        return $this->client->operation('webhooks.settings', $request, $timeout, allowUnknownFields: $allowUnknownFields);
     }
 
     /**
@@ -51,11 +52,12 @@ final class Webhooks
      * @param ?float $timeout this call's Timeout header in seconds (null: the client's)
      * @param bool $wait follow the command until it ends (deliveries.create: the safe creation)
      * @param ?float $waitTimeout with $wait, the longest wait in seconds (null: 60)
+     * @param bool $allowUnknownFields send keys that are no field of the document as given (a field newer than this SDK); otherwise such a key is refused before sending, naming its path
      * @return Common_CorrelationIdResponse_Out the answer, amounts as numeric strings
      * @throws \IikoCloud\Exception\IikoException InvalidInputException for a request the document refuses, CommandException when a followed command fails, times out or expires
      */
-    public function updateSettings(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null): array
+    public function updateSettings(array $request, ?float $timeout = null, bool $wait = false, ?float $waitTimeout = null, bool $allowUnknownFields = false): array
     {
-        return $this->client->operation('webhooks.update_settings', $request, $timeout, $wait, $waitTimeout);
+        return $this->client->operation('webhooks.update_settings', $request, $timeout, $wait, $waitTimeout, $allowUnknownFields);
     }
 }

@@ -175,8 +175,10 @@ class AsyncClient(AsyncOps):
         executor = self._executor if self._workers is None else self._workers.executor()
         return await loop.run_in_executor(executor, call)
 
-    async def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        return await self._run(self._sync._call_op, name, fields, response, timeout)
+    async def _call_op(
+        self, name: str, fields: Any, response: str, timeout: Any, allow_unknown_fields: bool = False
+    ) -> Any:
+        return await self._run(self._sync._call_op, name, fields, response, timeout, allow_unknown_fields)
 
     async def call_operation(
         self,
@@ -186,10 +188,17 @@ class AsyncClient(AsyncOps):
         timeout: Optional[Seconds] = None,
         wait: bool = False,
         wait_timeout: Optional[Seconds] = None,
+        allow_unknown_fields: bool = False,
     ) -> Any:
         """See :meth:`Client.call_operation`."""
         return await self._run(
-            self._sync.call_operation, name, request, timeout=timeout, wait=wait, wait_timeout=wait_timeout
+            self._sync.call_operation,
+            name,
+            request,
+            timeout=timeout,
+            wait=wait,
+            wait_timeout=wait_timeout,
+            allow_unknown_fields=allow_unknown_fields,
         )
 
     async def wait(
@@ -219,6 +228,7 @@ class AsyncClient(AsyncOps):
         terminal_group_id: Optional[str] = None,
         create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
         timeout: Optional[Seconds] = None,
+        allow_unknown_fields: bool = False,
     ) -> "OrderInfo":
         """See :meth:`Client.create_delivery_order`."""
         return await self._run(
@@ -228,6 +238,7 @@ class AsyncClient(AsyncOps):
             terminal_group_id=terminal_group_id,
             create_order_settings=create_order_settings,
             timeout=timeout,
+            allow_unknown_fields=allow_unknown_fields,
         )
 
     async def call(

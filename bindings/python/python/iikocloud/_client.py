@@ -187,14 +187,24 @@ class Client(Ops):
         assert seconds is not None
         return Client._wrap(self._n().with_timeout(seconds), self._app_id)
 
-    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+    def _call_op(
+        self, name: str, fields: Any, response: str, timeout: Any, allow_unknown_fields: bool = False
+    ) -> Any:
+        native = self._n()
+        request = _model.body(fields)
         if not response or response[0] == "[":
             # No model, or a list of them (a few back-office reads).
-            text = self._n().call_operation(name, _model.body(fields), timeout=_seconds(timeout))
+            text = native.call_operation(
+                name, request, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
+            )
             return _model.load(response, json.loads(text, parse_float=Decimal))
         # The answer's text is read into the models natively.
-        return self._n().call_operation_model(
-            name, _model.body(fields), _model.model_class(response), timeout=_seconds(timeout)
+        return native.call_operation_model(
+            name,
+            request,
+            _model.model_class(response),
+            timeout=_seconds(timeout),
+            allow_unknown_fields=allow_unknown_fields,
         )
 
     def call_operation(
@@ -205,11 +215,19 @@ class Client(Ops):
         timeout: Optional[Seconds] = None,
         wait: bool = False,
         wait_timeout: Optional[Seconds] = None,
+        allow_unknown_fields: bool = False,
     ) -> Any:
         """Calls the operation ``name`` (``"deliveries.create"``) with a JSON
         request (text or a dict of JSON values, ``Decimal`` allowed), checked
         by the core first; answers the parsed JSON with fractional numbers as
         ``Decimal``. Commands are never retried, reads are.
+
+        Keys, at every depth, are the document's field names
+        (``deliveryPoint``) or the models' snake-case ones (``delivery_point``);
+        both spellings of one field in one object are refused. Any other key
+        is :class:`InvalidInputError` naming its path and the nearest field,
+        and nothing is sent, unless ``allow_unknown_fields=True`` (a field
+        newer than this SDK, sent as given).
 
         ``wait=True`` follows a command until it succeeds (up to
         ``wait_timeout``, default 1 min), raising the :class:`CommandError` kinds as
@@ -219,10 +237,16 @@ class Client(Ops):
         body: Any = request if isinstance(request, str) or request is None else _model.dump(request)
         if wait:
             text = self._n().call_operation_and_wait(
-                name, body, timeout=_seconds(timeout), wait_timeout=_seconds(wait_timeout)
+                name,
+                body,
+                timeout=_seconds(timeout),
+                wait_timeout=_seconds(wait_timeout),
+                allow_unknown_fields=allow_unknown_fields,
             )
         else:
-            text = self._n().call_operation(name, body, timeout=_seconds(timeout))
+            text = self._n().call_operation(
+                name, body, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
+            )
         return json.loads(text, parse_float=Decimal)
 
     def wait(
@@ -260,13 +284,18 @@ class Client(Ops):
         terminal_group_id: Optional[str] = None,
         create_order_settings: "Union[CreateOrderSettings, Mapping[str, Any], None]" = None,
         timeout: Optional[Seconds] = None,
+        allow_unknown_fields: bool = False,
     ) -> "OrderInfo":
         """Creates a delivery order, waits for its command and reads it back
         (``deliveries/by_id``), never creating it twice: the order gets an id
         before the first attempt (unless ``order`` has one), and a lost
         answer is followed by a look-up by that id before any resend; the
         command is followed for up to ``timeout`` (default 1 min). Raises
-        :class:`CommandFailedError` when the creation fails."""
+        :class:`CommandFailedError` when the creation fails.
+
+        ``order`` as a dict takes the document's field names or the models'
+        snake-case ones at every depth; any other key is refused before
+        anything is sent unless ``allow_unknown_fields=True``."""
         fields = (
             ("organizationId", organization_id),
             ("terminalGroupId", terminal_group_id),
@@ -274,7 +303,7 @@ class Client(Ops):
             ("order", order),
         )
         _order_id, text = self._n().create_delivery_order(
-            _model.body(fields), timeout=_seconds(timeout)
+            _model.body(fields), timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
         )
         return _model.load_json("OrderInfo", text)  # type: ignore[no-any-return]
 

@@ -4,8 +4,12 @@
 :class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).
 
 Keyword arguments are the request's fields in snake case; nested values
-take the models of :mod:`iikocloud.api_models` or plain dicts. Each call is
-checked by the core before it is sent and answers a typed model.
+take the models of :mod:`iikocloud.api_models` or plain dicts, whose keys
+are the document's field names (``deliveryPoint``) or the models'
+snake-case ones (``delivery_point``). Each call is checked by the core
+before it is sent (a key that is no field is refused, naming its path and
+the nearest field, unless ``allow_unknown_fields=True``) and answers a
+typed model.
 """
 
 from ._model import AsyncGroup as _AG, Group as _G
@@ -15,7 +19,7 @@ class ComboOps(_G):
 
     __slots__ = ()
 
-    def __call__(self, *, organization_id, extra_data=None, timeout=None):
+    def __call__(self, *, organization_id, extra_data=None, timeout=None, allow_unknown_fields=False):
         """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
 
         ``combo``: ``POST /api/1/combo``.
@@ -23,9 +27,9 @@ class ComboOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout)
+        return self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout, allow_unknown_fields)
 
-    def calculate(self, *, items, organization_id, timeout=None):
+    def calculate(self, *, items, organization_id, timeout=None, allow_unknown_fields=False):
         """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
 
         ``combo.calculate``: ``POST /api/1/combo/calculate``.
@@ -33,14 +37,14 @@ class ComboOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: order calculate."""
-        return self._call_op("combo.calculate", (("items", items), ("organizationId", organization_id),), "CalculateComboPriceResponse", timeout)
+        return self._call_op("combo.calculate", (("items", items), ("organizationId", organization_id),), "CalculateComboPriceResponse", timeout, allow_unknown_fields)
 
 class CommandsOps(_G):
     """The ``commands`` operations."""
 
     __slots__ = ()
 
-    def status(self, *, organization_id, correlation_id, timeout=None):
+    def status(self, *, organization_id, correlation_id, timeout=None, allow_unknown_fields=False):
         """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
 
         ``commands.status``: ``POST /api/1/commands/status``.
@@ -48,14 +52,14 @@ class CommandsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Commands."""
-        return self._call_op("commands.status", (("organizationId", organization_id), ("correlationId", correlation_id),), "GetCommandStatusResponse", timeout)
+        return self._call_op("commands.status", (("organizationId", organization_id), ("correlationId", correlation_id),), "GetCommandStatusResponse", timeout, allow_unknown_fields)
 
 class DeliveriesDraftsOps(_G):
     """The ``deliveries.drafts`` operations."""
 
     __slots__ = ()
 
-    def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None):
+    def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
 
         ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
@@ -63,9 +67,9 @@ class DeliveriesDraftsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drafts: receiving."""
-        return self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout)
+        return self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout, allow_unknown_fields)
 
-    def by_id(self, *, organization_id, order_id, timeout=None):
+    def by_id(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Reads one delivery order draft and who holds its lock.
 
         ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
@@ -73,9 +77,9 @@ class DeliveriesDraftsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drafts: receiving."""
-        return self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout)
+        return self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout, allow_unknown_fields)
 
-    def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None):
+    def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
 
         ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
@@ -84,9 +88,9 @@ class DeliveriesDraftsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
+        return self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, organization_id, order, terminal_group_id=None, timeout=None):
+    def create(self, *, organization_id, order, terminal_group_id=None, timeout=None, allow_unknown_fields=False):
         """Stores a new delivery order draft in the cloud only; answers its orderId.
 
         ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
@@ -94,9 +98,9 @@ class DeliveriesDraftsOps(_G):
         Changes data: never retried.
 
         Restriction group: Drafts: creating."""
-        return self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
+        return self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, organization_id, order_id, timeout=None):
+    def delete(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
@@ -105,9 +109,9 @@ class DeliveriesDraftsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def lock(self, *, organization_id, order_id, employee_id, timeout=None):
+    def lock(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Locks a draft for one employee so that no one else edits it.
 
         ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
@@ -116,9 +120,9 @@ class DeliveriesDraftsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None):
+    def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None, allow_unknown_fields=False):
         """Overwrites an existing delivery order draft on behalf of an employee.
 
         ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
@@ -126,9 +130,9 @@ class DeliveriesDraftsOps(_G):
         Changes data: never retried.
 
         Restriction group: Drafts: creating."""
-        return self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
+        return self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout, allow_unknown_fields)
 
-    def unlock(self, *, organization_id, order_id, employee_id, timeout=None):
+    def unlock(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Releases an employee's lock on a draft.
 
         ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
@@ -137,14 +141,14 @@ class DeliveriesDraftsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return self._call_op("deliveries.drafts.unlock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.drafts.unlock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class DeliveriesHistoryOps(_G):
     """The ``deliveries.history`` operations."""
 
     __slots__ = ()
 
-    def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None):
+    def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
 
         ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
@@ -152,7 +156,7 @@ class DeliveriesHistoryOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("deliveries.history.by_delivery_date_and_phone", (("phone", phone), ("organizationIds", organization_ids), ("rowsCount", rows_count), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
+        return self._call_op("deliveries.history.by_delivery_date_and_phone", (("phone", phone), ("organizationIds", organization_ids), ("rowsCount", rows_count), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
 class DeliveriesOps(_G):
     """The ``deliveries`` operations."""
@@ -169,7 +173,7 @@ class DeliveriesOps(_G):
         """The ``deliveries.history`` operations."""
         return DeliveriesHistoryOps(self._client)
 
-    def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None):
+    def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to an existing delivery order.
 
         ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
@@ -178,9 +182,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
+    def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Adds payments and tips to a delivery order, keeping those it already has.
 
         ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
@@ -189,9 +193,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None):
+    def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None, allow_unknown_fields=False):
         """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
 
         ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
@@ -199,9 +203,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout)
+        return self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None):
+    def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None, allow_unknown_fields=False):
         """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
 
         ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
@@ -209,9 +213,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout)
+        return self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None):
+    def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists delivery orders due in a date range, optionally by status, source key or courier.
 
         ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
@@ -219,9 +223,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout)
+        return self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None):
+    def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None, allow_unknown_fields=False):
         """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
 
         ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
@@ -229,9 +233,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout)
+        return self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout, allow_unknown_fields)
 
-    def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None):
+    def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
 
         ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
@@ -239,9 +243,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving by revision."""
-        return self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
+        return self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
+    def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None, allow_unknown_fields=False):
         """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
 
         ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
@@ -250,9 +254,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def cancel_confirmation(self, *, organization_id, order_id, timeout=None):
+    def cancel_confirmation(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
 
         ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
@@ -261,9 +265,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_comment(self, *, organization_id, order_id, comment, timeout=None):
+    def change_comment(self, *, organization_id, order_id, comment, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's comment.
 
         ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
@@ -272,9 +276,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None):
+    def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None, allow_unknown_fields=False):
         """Moves the time a delivery order is due by (completeBefore).
 
         ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
@@ -283,9 +287,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None):
+    def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's address, coordinates and address comment.
 
         ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
@@ -294,9 +298,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None):
+    def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None, allow_unknown_fields=False):
         """Sets the driver of a delivery order and the estimated arrival time.
 
         ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
@@ -305,9 +309,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order driver: changing."""
-        return self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
+    def change_external_data(self, *, organization_id, order_id, external_data, timeout=None, allow_unknown_fields=False):
         """Sets key-value external data on a delivery order, each pair public or not.
 
         ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
@@ -316,9 +320,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_operator(self, *, organization_id, order_id, operator_id, timeout=None):
+    def change_operator(self, *, organization_id, order_id, operator_id, timeout=None, allow_unknown_fields=False):
         """Makes an employee the call-centre operator of a delivery order.
 
         ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
@@ -327,9 +331,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
+    def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Replaces every payment and tip of a delivery order; fails once any payment is processed.
 
         ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
@@ -338,9 +342,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None):
+    def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Switches a delivery order between courier and pickup; courier needs a delivery point.
 
         ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
@@ -349,9 +353,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def close(self, *, organization_id, order_id, delivery_date=None, timeout=None):
+    def close(self, *, organization_id, order_id, delivery_date=None, timeout=None, allow_unknown_fields=False):
         """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
 
         ``deliveries.close``: ``POST /api/1/deliveries/close``.
@@ -360,9 +364,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def confirm(self, *, organization_id, order_id, timeout=None):
+    def confirm(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Confirms an unconfirmed delivery order.
 
         ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
@@ -371,9 +375,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None):
+    def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
 
         ``deliveries.create``: ``POST /api/1/deliveries/create``.
@@ -382,9 +386,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
+        return self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout, allow_unknown_fields)
 
-    def order_types(self, *, organization_ids, timeout=None):
+    def order_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's order types, each tied to a service type (common, courier, pickup).
 
         ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
@@ -392,9 +396,9 @@ class DeliveriesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout)
+        return self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout, allow_unknown_fields)
 
-    def print_delivery_bill(self, *, organization_id, order_id, timeout=None):
+    def print_delivery_bill(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Prints a delivery order's bill on the terminal.
 
         ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
@@ -403,9 +407,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None):
+    def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Assigns a courier (an employee) to a delivery order; deprecated.
 
         ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
@@ -416,9 +420,9 @@ class DeliveriesOps(_G):
         Restriction group: Order driver: changing.
 
         Deprecated in the official document."""
-        return self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None):
+    def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None, allow_unknown_fields=False):
         """Moves a courier delivery order to Waiting, OnWay or Delivered.
 
         ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
@@ -427,9 +431,9 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None):
+    def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
 
         ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
@@ -440,9 +444,9 @@ class DeliveriesOps(_G):
         Restriction group: Deprecated.
 
         Deprecated in the official document."""
-        return self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None):
+    def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None, allow_unknown_fields=False):
         """Flags a delivery order as having a problem, with its text, or clears the flag.
 
         ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
@@ -451,22 +455,22 @@ class DeliveriesOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout)
+        return self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None):
+    def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None, allow_unknown_fields=False):
         """Sets or clears the link a customer follows to track a delivery order.
 
         ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
-        return self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout)
+        return self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout, allow_unknown_fields)
 
 class DeliveryRestrictionsOps(_G):
     """The ``delivery_restrictions`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_ids, timeout=None):
+    def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
 
         ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
@@ -474,9 +478,9 @@ class DeliveryRestrictionsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout)
+        return self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout, allow_unknown_fields)
 
-    def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None):
+    def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None, allow_unknown_fields=False):
         """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
 
         ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
@@ -484,64 +488,64 @@ class DeliveryRestrictionsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return self._call_op("delivery_restrictions.allowed", (("isCourierDelivery", is_courier_delivery), ("organizationId", organization_id), ("organizationIds", organization_ids), ("deliveryAddress", delivery_address), ("orderLocation", order_location), ("orderItems", order_items), ("deliveryDate", delivery_date), ("deliverySum", delivery_sum), ("discountSum", discount_sum),), "GetAllowedRestrictionsResponse", timeout)
+        return self._call_op("delivery_restrictions.allowed", (("isCourierDelivery", is_courier_delivery), ("organizationId", organization_id), ("organizationIds", organization_ids), ("deliveryAddress", delivery_address), ("orderLocation", order_location), ("orderItems", order_items), ("deliveryDate", delivery_date), ("deliverySum", delivery_sum), ("discountSum", discount_sum),), "GetAllowedRestrictionsResponse", timeout, allow_unknown_fields)
 
 class EmployeesAttendanceOps(_G):
     """The ``employees.attendance`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None):
+    def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None, allow_unknown_fields=False):
         """Records a finished attendance (shift worked) of an employee in one role; answers the record.
 
         ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
-        return self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
+        return self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id, organization_id, timeout=None):
+    def delete(self, *, id, organization_id, timeout=None, allow_unknown_fields=False):
         """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
-        return self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout)
+        return self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None):
+    def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None, allow_unknown_fields=False):
         """Pages through an organization's attendance records in a period, by employee, type or closed state.
 
         ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
+        return self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
+    def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None, allow_unknown_fields=False):
         """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
-        return self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout)
+        return self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout, allow_unknown_fields)
 
 class EmployeesAttendanceTypeOps(_G):
     """The ``employees.attendance_type`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None):
+    def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
 
         ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout)
+        return self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout, allow_unknown_fields)
 
 class EmployeesCouriersActiveLocationOps(_G):
     """The ``employees.couriers.active_location`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_ids, timeout=None):
+    def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Answers where each courier with an open courier session is now, per organization.
 
         ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
@@ -549,9 +553,9 @@ class EmployeesCouriersActiveLocationOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout)
+        return self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout, allow_unknown_fields)
 
-    def by_terminal(self, *, organization_id, terminal_group_id, timeout=None):
+    def by_terminal(self, *, organization_id, terminal_group_id, timeout=None, allow_unknown_fields=False):
         """Answers where the couriers clocked in on one terminal group are now.
 
         ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
@@ -559,14 +563,14 @@ class EmployeesCouriersActiveLocationOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return self._call_op("employees.couriers.active_location.by_terminal", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "ActiveCourierLocationsResponse", timeout)
+        return self._call_op("employees.couriers.active_location.by_terminal", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "ActiveCourierLocationsResponse", timeout, allow_unknown_fields)
 
 class EmployeesCouriersLocationsOps(_G):
     """The ``employees.couriers.locations`` operations."""
 
     __slots__ = ()
 
-    def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
+    def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None, allow_unknown_fields=False):
         """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
@@ -574,7 +578,7 @@ class EmployeesCouriersLocationsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return self._call_op("employees.couriers.locations.by_time_offset", (("organizationIds", organization_ids), ("offsetInSeconds", offset_in_seconds),), "CourierLocationsByTimeOffsetResponse", timeout)
+        return self._call_op("employees.couriers.locations.by_time_offset", (("organizationIds", organization_ids), ("offsetInSeconds", offset_in_seconds),), "CourierLocationsByTimeOffsetResponse", timeout, allow_unknown_fields)
 
 class EmployeesCouriersOps(_G):
     """The ``employees.couriers`` operations."""
@@ -591,7 +595,7 @@ class EmployeesCouriersOps(_G):
         """The ``employees.couriers.locations`` operations."""
         return EmployeesCouriersLocationsOps(self._client)
 
-    def __call__(self, *, organization_ids, timeout=None):
+    def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the employees of each organization who deliver orders.
 
         ``employees.couriers``: ``POST /api/1/employees/couriers``.
@@ -599,9 +603,9 @@ class EmployeesCouriersOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: dictionaries."""
-        return self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout)
+        return self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout, allow_unknown_fields)
 
-    def by_role(self, *, organization_ids, roles_to_check, timeout=None):
+    def by_role(self, *, organization_ids, roles_to_check, timeout=None, allow_unknown_fields=False):
         """Lists each organization's couriers, marking for each whether it holds the roles asked about.
 
         ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
@@ -609,88 +613,88 @@ class EmployeesCouriersOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: dictionaries."""
-        return self._call_op("employees.couriers.by_role", (("organizationIds", organization_ids), ("rolesToCheck", roles_to_check),), "EmployeesWithRoleSignResponse", timeout)
+        return self._call_op("employees.couriers.by_role", (("organizationIds", organization_ids), ("rolesToCheck", roles_to_check),), "EmployeesWithRoleSignResponse", timeout, allow_unknown_fields)
 
 class EmployeesEmployeeOps(_G):
     """The ``employees.employee`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
+    def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Creates an employee with a code and a main organization; answers the full profile.
 
         ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
-        return self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
+        return self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout, allow_unknown_fields)
 
-    def fire(self, *, ids, timeout=None):
+    def fire(self, *, ids, timeout=None, allow_unknown_fields=False):
         """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
 
         ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
-        return self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
+        return self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, id, timeout=None):
+    def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout)
+        return self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through employees matching field filters, optionally with only chosen fields.
 
         ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
+        return self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, id, timeout=None):
+    def restore(self, *, id, timeout=None, allow_unknown_fields=False):
         """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
-        return self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout)
+        return self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
+    def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Changes the fields given of an employee, leaving the rest as they are.
 
         ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
-        return self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
+        return self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout, allow_unknown_fields)
 
 class EmployeesPositionsOps(_G):
     """The ``employees.positions`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, id=None, revision_from=None, timeout=None):
+    def get(self, *, id=None, revision_from=None, timeout=None, allow_unknown_fields=False):
         """Reads one employee position (job): schedule type, hourly rate, fixed salary.
 
         ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout)
+        return self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None, allow_unknown_fields=False):
         """Pages through employee positions, filtered by field or changed since a revision.
 
         ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout)
+        return self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout, allow_unknown_fields)
 
 class EmployeesShiftOps(_G):
     """The ``employees.shift`` operations."""
 
     __slots__ = ()
 
-    def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None):
+    def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None, allow_unknown_fields=False):
         """Opens an employee's personal shift on a terminal group, optionally in a given role.
 
         ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
@@ -698,9 +702,9 @@ class EmployeesShiftOps(_G):
         Changes data: never retried.
 
         Restriction group: Employees: shifts."""
-        return self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout)
+        return self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout, allow_unknown_fields)
 
-    def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
+    def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Closes an employee's personal shift on a terminal group.
 
         ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
@@ -708,9 +712,9 @@ class EmployeesShiftOps(_G):
         Changes data: never retried.
 
         Restriction group: Employees: shifts."""
-        return self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout)
+        return self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout, allow_unknown_fields)
 
-    def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
+    def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Tells whether an employee's personal shift is open on a terminal group.
 
         ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
@@ -718,14 +722,14 @@ class EmployeesShiftOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: shifts."""
-        return self._call_op("employees.shift.is_open", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "GetPersonalSessionInfoResponse", timeout)
+        return self._call_op("employees.shift.is_open", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "GetPersonalSessionInfoResponse", timeout, allow_unknown_fields)
 
 class EmployeesShiftsOps(_G):
     """The ``employees.shifts`` operations."""
 
     __slots__ = ()
 
-    def by_courier(self, *, employee_id, timeout=None):
+    def by_courier(self, *, employee_id, timeout=None, allow_unknown_fields=False):
         """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
@@ -733,7 +737,7 @@ class EmployeesShiftsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: shifts."""
-        return self._call_op("employees.shifts.by_courier", (("employeeId", employee_id),), "GetTerminalGroupsOfEmployeeResponse", timeout)
+        return self._call_op("employees.shifts.by_courier", (("employeeId", employee_id),), "GetTerminalGroupsOfEmployeeResponse", timeout, allow_unknown_fields)
 
 class EmployeesOps(_G):
     """The ``employees`` operations."""
@@ -775,7 +779,7 @@ class EmployeesOps(_G):
         """The ``employees.shifts`` operations."""
         return EmployeesShiftsOps(self._client)
 
-    def info(self, *, organization_id, id, timeout=None):
+    def info(self, *, organization_id, id, timeout=None, allow_unknown_fields=False):
         """Reads one employee's name, display name and contacts by id.
 
         ``employees.info``: ``POST /api/1/employees/info``.
@@ -783,339 +787,339 @@ class EmployeesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: dictionaries."""
-        return self._call_op("employees.info", (("organizationId", organization_id), ("id", id),), "EmployeeInfoResponse", timeout)
+        return self._call_op("employees.info", (("organizationId", organization_id), ("id", id),), "EmployeeInfoResponse", timeout, allow_unknown_fields)
 
 class FinanceAccountOps(_G):
     """The ``finance.account`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None):
+    def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Creates a ledger account of a given type with its opening balance and date; answers the account.
 
         ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
-        return self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
+        return self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id, timeout=None):
+    def delete(self, *, id, timeout=None, allow_unknown_fields=False):
         """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
-        return self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
+        return self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, id, timeout=None):
+    def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout)
+        return self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters, limit, offset, timeout=None):
+    def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through ledger accounts matching field filters.
 
         ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout)
+        return self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, id, restore_descendants, timeout=None):
+    def restore(self, *, id, restore_descendants, timeout=None, allow_unknown_fields=False):
         """Brings a deleted ledger account back, its child accounts too when asked.
 
         ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
-        return self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout)
+        return self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None):
+    def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a ledger account's name, type, parent, code and opening balance.
 
         ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
-        return self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout)
+        return self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout, allow_unknown_fields)
 
 class FinanceAccountPostingOps(_G):
     """The ``finance.account_posting`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None):
+    def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None, allow_unknown_fields=False):
         """Lists the postings of a ledger account over a period, with opening balance and net change.
 
         ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout)
+        return self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout, allow_unknown_fields)
 
 class FinanceAccountTransactionsOps(_G):
     """The ``finance.account_transactions`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, account_id, from_, organization_id, to, timeout=None):
+    def list(self, *, account_id, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists one account's transactions in a period with the opening balance and total.
 
         ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout)
+        return self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout, allow_unknown_fields)
 
 class FinanceAccountTypeOps(_G):
     """The ``finance.account_type`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, timeout=None):
-        """Lists the account types a ledger account may have; untyped answer.
+    def list(self, *, timeout=None, allow_unknown_fields=False):
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.account_type.list", (), "[AccountType", timeout)
+        return self._call_op("finance.account_type.list", (), "[AccountType", timeout, allow_unknown_fields)
 
 class FinanceBalanceSheetOps(_G):
     """The ``finance.balance_sheet`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, balance_at=None, organization_ids=None, timeout=None):
+    def list(self, *, balance_at=None, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Answers every account's balance as of a date, optionally for some organizations only.
 
         ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout)
+        return self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout, allow_unknown_fields)
 
 class FinanceCashFlowCategoryOps(_G):
     """The ``finance.cash_flow_category`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, code, name, type, parent_id=None, timeout=None):
+    def create(self, *, code, name, type, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Creates a cash flow category (optionally under a parent); answers it.
 
         ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
-        return self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
+        return self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id, timeout=None):
+    def delete(self, *, id, timeout=None, allow_unknown_fields=False):
         """Marks a cash flow category deleted with its live subcategories; answers every id touched.
 
         ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
-        return self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
+        return self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, id, timeout=None):
+    def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout)
+        return self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters, limit, offset, timeout=None):
+    def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through cash flow categories matching field filters.
 
         ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout)
+        return self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, id, restore_descendants, timeout=None):
+    def restore(self, *, id, restore_descendants, timeout=None, allow_unknown_fields=False):
         """Brings a deleted cash flow category back, its subcategories too when asked.
 
         ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
-        return self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout)
+        return self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, code, id, name, type, parent_id=None, timeout=None):
+    def update(self, *, code, id, name, type, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a cash flow category's code, name, type and parent.
 
         ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
-        return self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
+        return self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
 class FinanceChartOfAccountsOps(_G):
     """The ``finance.chart_of_accounts`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, account_type=None, is_deleted=None, timeout=None):
+    def list(self, *, account_type=None, is_deleted=None, timeout=None, allow_unknown_fields=False):
         """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout)
+        return self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout, allow_unknown_fields)
 
 class FinanceDocumentTransactionsOps(_G):
     """The ``finance.document_transactions`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, document_id, organization_id, timeout=None):
+    def list(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout)
+        return self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout, allow_unknown_fields)
 
 class FinanceIncomingServiceOps(_G):
     """The ``finance.incoming_service`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an act of services received from a supplier, as a draft; answers its id and number.
 
         ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
-        return self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
+        return self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one act of services received, with its lines and totals.
 
         ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout)
+        return self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the acts of services received dated within a period.
 
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout)
+        return self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an act of services received to the books (NEW to PROCESSED).
 
         ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
-        return self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an act of services received: header and every line.
 
         ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
-        return self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
+        return self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
 class FinanceItemCategoryOps(_G):
     """The ``finance.item_category`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the fiscal item categories directory by filter.
 
         ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout)
+        return self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout, allow_unknown_fields)
 
 class FinanceOutgoingServiceOps(_G):
     """The ``finance.outgoing_service`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an act of services rendered to a customer, as a draft; answers its id and number.
 
         ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
-        return self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
+        return self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one act of services rendered, with its lines and totals.
 
         ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout)
+        return self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the acts of services rendered dated within a period.
 
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout)
+        return self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an act of services rendered to the books (NEW to PROCESSED).
 
         ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
-        return self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an act of services rendered: header and every line.
 
         ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
-        return self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
+        return self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
 class FinanceTaxCategoryOps(_G):
     """The ``finance.tax_category`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the tax categories directory by filter.
 
         ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout)
+        return self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout, allow_unknown_fields)
 
 class FinanceOps(_G):
     """The ``finance`` operations."""
@@ -1187,68 +1191,68 @@ class InventoryAccountingCategoriesOps(_G):
 
     __slots__ = ()
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout)
+        return self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout, allow_unknown_fields)
 
-    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through product accounting categories, deleted ones or those changed since a revision on request.
 
         ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout)
+        return self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout, allow_unknown_fields)
 
 class InventoryConceptionsOps(_G):
     """The ``inventory.conceptions`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one concept (a brand or format within the chain) by id.
 
         ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout)
+        return self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout, allow_unknown_fields)
 
-    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through concepts, deleted ones or those changed since a revision on request.
 
         ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout)
+        return self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout, allow_unknown_fields)
 
 class InventoryCostingsOps(_G):
     """The ``inventory.costings`` operations."""
 
     __slots__ = ()
 
-    def calculate(self, *, date_incoming, items, organization_id, timeout=None):
+    def calculate(self, *, date_incoming, items, organization_id, timeout=None, allow_unknown_fields=False):
         """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
 
         ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout)
+        return self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout, allow_unknown_fields)
 
 class InventoryCounteragentsPricelistOps(_G):
     """The ``inventory.counteragents.pricelist`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, counteragent_id, timeout=None):
+    def list(self, *, counteragent_id, timeout=None, allow_unknown_fields=False):
         """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
 
         ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout)
+        return self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout, allow_unknown_fields)
 
 class InventoryCounteragentsOps(_G):
     """The ``inventory.counteragents`` operations."""
@@ -1260,169 +1264,169 @@ class InventoryCounteragentsOps(_G):
         """The ``inventory.counteragents.pricelist`` operations."""
         return InventoryCounteragentsPricelistOps(self._client)
 
-    def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
+    def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None, allow_unknown_fields=False):
         """Pages through counteragents (suppliers, clients, employees), filtered by type.
 
         ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
+        return self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
+    def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None, allow_unknown_fields=False):
         """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
 
         ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
+        return self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout, allow_unknown_fields)
 
 class InventoryDisassembleDocumentOps(_G):
     """The ``inventory.disassemble_document`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None):
+    def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
 
         ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout)
+        return self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one disassembly act with its lines and status.
 
         ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout)
+        return self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the disassembly acts dated within a period.
 
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout)
+        return self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None):
+    def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a disassembly act: its header and every line.
 
         ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout)
+        return self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryIncomingInventoryOps(_G):
     """The ``inventory.incoming_inventory`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
 
         ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one stock-take with its lines and status.
 
         ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the stock-takes dated within a period.
 
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout)
+        return self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a stock-take: its header and every line.
 
         ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout)
+        return self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
 class InventoryIncomingInvoiceModifyOps(_G):
     """The ``inventory.incoming_invoice.modify`` operations."""
 
     __slots__ = ()
 
-    def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None):
+    def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None, allow_unknown_fields=False):
         """Records a payment of a supplier invoice from one account to another; answers the transaction id.
 
         ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout, allow_unknown_fields)
 
 class InventoryIncomingInvoicePatchOps(_G):
     """The ``inventory.incoming_invoice.patch`` operations."""
 
     __slots__ = ()
 
-    def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
+    def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None, allow_unknown_fields=False):
         """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout, allow_unknown_fields)
 
 class InventoryIncomingInvoiceOps(_G):
     """The ``inventory.incoming_invoice`` operations."""
@@ -1439,230 +1443,230 @@ class InventoryIncomingInvoiceOps(_G):
         """The ``inventory.incoming_invoice.patch`` operations."""
         return InventoryIncomingInvoicePatchOps(self._client)
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None, allow_unknown_fields=False):
         """Creates a supplier invoice of goods received in state NEW; answers its id and number.
 
         ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one supplier invoice with its lines and status.
 
         ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout)
+        return self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the supplier invoices dated within a period.
 
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout)
+        return self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
+    def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a supplier invoice: its header and every line.
 
         ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryIncomingReturnedInvoiceOps(_G):
     """The ``inventory.incoming_returned_invoice`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates a return of goods from a buyer in state NEW; answers its id and number.
 
         ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one buyer return with its lines and status.
 
         ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the buyer returns dated within a period.
 
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
+    def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a buyer return: its header and every line.
 
         ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryInternalTransferOps(_G):
     """The ``inventory.internal_transfer`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a transfer of goods between two stores in state NEW; answers its id and number.
 
         ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout)
+        return self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one store transfer with its lines and status.
 
         ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout)
+        return self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the store transfers dated within a period.
 
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout)
+        return self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a store transfer: its header and every line.
 
         ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout)
+        return self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryMeasureUnitsOps(_G):
     """The ``inventory.measure_units`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout)
+        return self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout, allow_unknown_fields)
 
-    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through units of measure, deleted ones or those changed since a revision on request.
 
         ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout)
+        return self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout, allow_unknown_fields)
 
 class InventoryNomenclatureOps(_G):
     """The ``inventory.nomenclature`` operations."""
 
     __slots__ = ()
 
-    def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None):
+    def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Replaces every barcode of a product with the set given.
 
         ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout)
+        return self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout, allow_unknown_fields)
 
 class InventoryOrganizationsSettingsOps(_G):
     """The ``inventory.organizations.settings`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, timeout=None):
+    def list(self, *, timeout=None, allow_unknown_fields=False):
         """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout)
+        return self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout, allow_unknown_fields)
 
 class InventoryOrganizationsOps(_G):
     """The ``inventory.organizations`` operations."""
@@ -1674,39 +1678,39 @@ class InventoryOrganizationsOps(_G):
         """The ``inventory.organizations.settings`` operations."""
         return InventoryOrganizationsSettingsOps(self._client)
 
-    def tree(self, *, timeout=None):
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+    def tree(self, *, timeout=None, allow_unknown_fields=False):
+        """Answers the legal entities of the back office with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout)
+        return self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout, allow_unknown_fields)
 
 class InventoryOutgoingInvoiceModifyOps(_G):
     """The ``inventory.outgoing_invoice.modify`` operations."""
 
     __slots__ = ()
 
-    def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None):
+    def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None, allow_unknown_fields=False):
         """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
 
         ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout, allow_unknown_fields)
 
 class InventoryOutgoingInvoicePatchOps(_G):
     """The ``inventory.outgoing_invoice.patch`` operations."""
 
     __slots__ = ()
 
-    def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
+    def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None, allow_unknown_fields=False):
         """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout, allow_unknown_fields)
 
 class InventoryOutgoingInvoiceOps(_G):
     """The ``inventory.outgoing_invoice`` operations."""
@@ -1723,413 +1727,413 @@ class InventoryOutgoingInvoiceOps(_G):
         """The ``inventory.outgoing_invoice.patch`` operations."""
         return InventoryOutgoingInvoicePatchOps(self._client)
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
 
         ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one outgoing invoice with its lines and status.
 
         ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout)
+        return self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the outgoing invoices dated within a period.
 
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout)
+        return self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an outgoing invoice: its header and every line.
 
         ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryPaymentTypesOps(_G):
     """The ``inventory.payment_types`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one payment type of the back-office catalogue by id.
 
         ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout)
+        return self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout, allow_unknown_fields)
 
-    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
 
         ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout)
+        return self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout, allow_unknown_fields)
 
 class InventoryProductionDocumentOps(_G):
     """The ``inventory.production_document`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
 
         ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout)
+        return self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one production act with its lines and status.
 
         ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout)
+        return self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the production acts dated within a period.
 
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout)
+        return self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a production act: its header and every line.
 
         ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout)
+        return self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryReturnedInvoiceOps(_G):
     """The ``inventory.returned_invoice`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None):
+    def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a return of goods to a supplier in state NEW; answers its id and number.
 
         ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one supplier return with its lines and status.
 
         ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout)
+        return self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the supplier returns dated within a period.
 
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout)
+        return self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None):
+    def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a supplier return: its header and every line.
 
         ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class InventorySalesDocumentOps(_G):
     """The ``inventory.sales_document`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
 
         ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
+        return self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one sales act with its lines and status.
 
         ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout)
+        return self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the sales acts dated within a period.
 
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout)
+        return self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a sales act: its header and every line.
 
         ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
+        return self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryStockBalanceOps(_G):
     """The ``inventory.stock_balance`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None):
+    def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None, allow_unknown_fields=False):
         """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
 
         ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout)
+        return self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout, allow_unknown_fields)
 
 class InventoryStoresOps(_G):
     """The ``inventory.stores`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the stores (warehouses) with their organization and type, by filter.
 
         ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout)
+        return self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout, allow_unknown_fields)
 
 class InventoryTransformationDocumentOps(_G):
     """The ``inventory.transformation_document`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
 
         ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout)
+        return self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one transformation act with its lines and status.
 
         ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout)
+        return self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the transformation acts dated within a period.
 
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout)
+        return self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a transformation act: its header and every line.
 
         ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout)
+        return self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryWriteoffDocumentOps(_G):
     """The ``inventory.writeoff_document`` operations."""
 
     __slots__ = ()
 
-    def cancel(self, *, document_id, organization_id, timeout=None):
+    def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
 
         ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout)
+        return self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, document_id, organization_id, timeout=None):
+    def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one write-off act with its lines and status.
 
         ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout)
+        return self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, from_, organization_id, to, timeout=None):
+    def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the write-off acts dated within a period.
 
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout)
+        return self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout, allow_unknown_fields)
 
-    def post(self, *, document_id, organization_id, timeout=None):
+    def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def unpost(self, *, document_id, organization_id, timeout=None):
+    def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a write-off act: its header and every line.
 
         ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
-        return self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout)
+        return self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class InventoryOps(_G):
     """The ``inventory`` operations."""
@@ -2246,7 +2250,7 @@ class LicensesOps(_G):
 
     __slots__ = ()
 
-    def list(self, *, organization_ids=None, timeout=None):
+    def list(self, *, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists the licenses of each organization the API key reaches.
 
         ``licenses.list``: ``POST /api/licenses/v2/list``.
@@ -2254,14 +2258,14 @@ class LicensesOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: licenses."""
-        return self._call_op("licenses.list", (("organizationIds", organization_ids),), "GetLicenseListResponse", timeout)
+        return self._call_op("licenses.list", (("organizationIds", organization_ids),), "GetLicenseListResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCouponsOps(_G):
     """The ``loyalty.iiko.coupons`` operations."""
 
     __slots__ = ()
 
-    def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None):
+    def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None, allow_unknown_fields=False):
         """Pages through the coupons of one series that nobody has activated yet.
 
         ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
@@ -2269,9 +2273,9 @@ class LoyaltyIikoCouponsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: coupons."""
-        return self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout)
+        return self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout, allow_unknown_fields)
 
-    def info(self, *, number, organization_id, series=None, timeout=None):
+    def info(self, *, number, organization_id, series=None, timeout=None, allow_unknown_fields=False):
         """Looks a coupon up by number (and series): its series and when it was activated, if ever.
 
         ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
@@ -2279,9 +2283,9 @@ class LoyaltyIikoCouponsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: coupons."""
-        return self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
+        return self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout, allow_unknown_fields)
 
-    def series(self, *, organization_id, timeout=None):
+    def series(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
@@ -2289,14 +2293,14 @@ class LoyaltyIikoCouponsOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: coupons."""
-        return self._call_op("loyalty.iiko.coupons.series", (("organizationId", organization_id),), "SeriesWithNotActivatedCouponsResponse", timeout)
+        return self._call_op("loyalty.iiko.coupons.series", (("organizationId", organization_id),), "SeriesWithNotActivatedCouponsResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerCardOps(_G):
     """The ``loyalty.iiko.customer.card`` operations."""
 
     __slots__ = ()
 
-    def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None):
+    def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None, allow_unknown_fields=False):
         """Links a loyalty card (track and number) to a customer.
 
         ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
@@ -2304,9 +2308,9 @@ class LoyaltyIikoCustomerCardOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout, allow_unknown_fields)
 
-    def remove(self, *, customer_id, card_track, organization_id, timeout=None):
+    def remove(self, *, customer_id, card_track, organization_id, timeout=None, allow_unknown_fields=False):
         """Unlinks a loyalty card, by its track, from a customer.
 
         ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
@@ -2314,14 +2318,14 @@ class LoyaltyIikoCustomerCardOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return self._call_op("loyalty.iiko.customer.card.remove", (("customerId", customer_id), ("cardTrack", card_track), ("organizationId", organization_id),), "DeleteMagnetCardResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.card.remove", (("customerId", customer_id), ("cardTrack", card_track), ("organizationId", organization_id),), "DeleteMagnetCardResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerProgramOps(_G):
     """The ``loyalty.iiko.customer.program`` operations."""
 
     __slots__ = ()
 
-    def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None):
+    def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None, allow_unknown_fields=False):
         """Enrols a customer in a loyalty program; answers the customer's new wallet.
 
         ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
@@ -2329,14 +2333,14 @@ class LoyaltyIikoCustomerProgramOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return self._call_op("loyalty.iiko.customer.program.add", (("organizationId", organization_id), ("customerId", customer_id), ("programId", program_id),), "AddCustomerToProgramResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.program.add", (("organizationId", organization_id), ("customerId", customer_id), ("programId", program_id),), "AddCustomerToProgramResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerTransactionsOps(_G):
     """The ``loyalty.iiko.customer.transactions`` operations."""
 
     __slots__ = ()
 
-    def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None):
+    def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None, allow_unknown_fields=False):
         """Pages through a customer's loyalty transactions within a date range.
 
         ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
@@ -2344,9 +2348,9 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout, allow_unknown_fields)
 
-    def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None):
+    def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None, allow_unknown_fields=False):
         """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
 
         ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
@@ -2354,14 +2358,14 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return self._call_op("loyalty.iiko.customer.transactions.by_revision", (("customerId", customer_id), ("pageSize", page_size), ("organizationId", organization_id), ("revision", revision), ("lastTransactionId", last_transaction_id),), "GetTransactionsReportByRevisionResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.transactions.by_revision", (("customerId", customer_id), ("pageSize", page_size), ("organizationId", organization_id), ("revision", revision), ("lastTransactionId", last_transaction_id),), "GetTransactionsReportByRevisionResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerWalletOps(_G):
     """The ``loyalty.iiko.customer.wallet`` operations."""
 
     __slots__ = ()
 
-    def cancel_hold(self, *, transaction_id, organization_id, timeout=None):
+    def cancel_hold(self, *, transaction_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Releases money reserved earlier by wallet.hold, by that transaction's id.
 
         ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
@@ -2369,9 +2373,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout, allow_unknown_fields)
 
-    def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
+    def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Takes a sum off a customer's wallet balance at once.
 
         ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
@@ -2379,9 +2383,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout, allow_unknown_fields)
 
-    def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None):
+    def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
 
         ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
@@ -2389,9 +2393,9 @@ class LoyaltyIikoCustomerWalletOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout, allow_unknown_fields)
 
-    def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
+    def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Adds a sum to a customer's wallet balance.
 
         ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
@@ -2399,7 +2403,7 @@ class LoyaltyIikoCustomerWalletOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return self._call_op("loyalty.iiko.customer.wallet.topup", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "RefillUserBalanceResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.wallet.topup", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "RefillUserBalanceResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerOps(_G):
     """The ``loyalty.iiko.customer`` operations."""
@@ -2426,7 +2430,7 @@ class LoyaltyIikoCustomerOps(_G):
         """The ``loyalty.iiko.customer.wallet`` operations."""
         return LoyaltyIikoCustomerWalletOps(self._client)
 
-    def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None):
+    def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None, allow_unknown_fields=False):
         """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
 
         ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
@@ -2434,9 +2438,9 @@ class LoyaltyIikoCustomerOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: creating."""
-        return self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout, allow_unknown_fields)
 
-    def info(self, *, type, organization_id=None, timeout=None):
+    def info(self, *, type, organization_id=None, timeout=None, allow_unknown_fields=False):
         """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
 
         ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
@@ -2444,14 +2448,14 @@ class LoyaltyIikoCustomerOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
+        return self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoCustomerCategoryOps(_G):
     """The ``loyalty.iiko.customer_category`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_id, timeout=None):
+    def __call__(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
@@ -2459,9 +2463,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout)
+        return self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout, allow_unknown_fields)
 
-    def add(self, *, customer_id, category_id, organization_id, timeout=None):
+    def add(self, *, customer_id, category_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Puts a customer into a loyalty category.
 
         ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
@@ -2469,9 +2473,9 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
+        return self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout, allow_unknown_fields)
 
-    def remove(self, *, customer_id, category_id, organization_id, timeout=None):
+    def remove(self, *, customer_id, category_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Takes a customer out of a loyalty category.
 
         ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
@@ -2479,14 +2483,14 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return self._call_op("loyalty.iiko.customer_category.remove", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
+        return self._call_op("loyalty.iiko.customer_category.remove", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoMessageOps(_G):
     """The ``loyalty.iiko.message`` operations."""
 
     __slots__ = ()
 
-    def send_email(self, *, receiver, subject, body, organization_id, timeout=None):
+    def send_email(self, *, receiver, subject, body, organization_id, timeout=None, allow_unknown_fields=False):
         """Sends an e-mail through the organization's loyalty mail settings.
 
         ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
@@ -2494,9 +2498,9 @@ class LoyaltyIikoMessageOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: messages."""
-        return self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout)
+        return self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout, allow_unknown_fields)
 
-    def send_sms(self, *, phone, text, organization_id, timeout=None):
+    def send_sms(self, *, phone, text, organization_id, timeout=None, allow_unknown_fields=False):
         """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
 
         ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
@@ -2504,7 +2508,7 @@ class LoyaltyIikoMessageOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: messages."""
-        return self._call_op("loyalty.iiko.message.send_sms", (("phone", phone), ("text", text), ("organizationId", organization_id),), "SendSmsResponse", timeout)
+        return self._call_op("loyalty.iiko.message.send_sms", (("phone", phone), ("text", text), ("organizationId", organization_id),), "SendSmsResponse", timeout, allow_unknown_fields)
 
 class LoyaltyIikoOps(_G):
     """The ``loyalty.iiko`` operations."""
@@ -2531,7 +2535,7 @@ class LoyaltyIikoOps(_G):
         """The ``loyalty.iiko.message`` operations."""
         return LoyaltyIikoMessageOps(self._client)
 
-    def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None):
+    def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None, allow_unknown_fields=False):
         """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
 
         ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
@@ -2539,41 +2543,41 @@ class LoyaltyIikoOps(_G):
         Changes data: never retried.
 
         Restriction group: Loyalty: order calculate."""
-        return self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout)
+        return self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout, allow_unknown_fields)
 
-    def check_sms_sending_possibility(self, *, organization_id, timeout=None):
+    def check_sms_sending_possibility(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Tells whether the organization can send SMS now and how many messages it has left.
 
         ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout)
+        return self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout, allow_unknown_fields)
 
-    def check_sms_status(self, *, sms_ids, organization_id, timeout=None):
+    def check_sms_status(self, *, sms_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads the delivery state of SMS messages sent earlier, by their ids.
 
         ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout)
+        return self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout, allow_unknown_fields)
 
-    def delete_customers(self, *, customer_ids, organization_id, timeout=None):
+    def delete_customers(self, *, customer_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
 
         ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
-        return self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
+        return self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout, allow_unknown_fields)
 
-    def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
+    def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None, allow_unknown_fields=False):
         """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout)
+        return self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout, allow_unknown_fields)
 
-    def manual_condition(self, *, organization_id=None, timeout=None):
+    def manual_condition(self, *, organization_id=None, timeout=None, allow_unknown_fields=False):
         """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
 
         ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
@@ -2581,9 +2585,9 @@ class LoyaltyIikoOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout)
+        return self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout, allow_unknown_fields)
 
-    def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None):
+    def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None, allow_unknown_fields=False):
         """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
 
         ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
@@ -2591,15 +2595,15 @@ class LoyaltyIikoOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout)
+        return self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout, allow_unknown_fields)
 
-    def restore_customers(self, *, customer_ids, organization_id, timeout=None):
+    def restore_customers(self, *, customer_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Clears the deleted mark of loyalty customers; answers how many were found and restored.
 
         ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
-        return self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout)
+        return self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout, allow_unknown_fields)
 
 class LoyaltyOps(_G):
     """The ``loyalty`` operations."""
@@ -2616,7 +2620,7 @@ class MenuV3Ops(_G):
 
     __slots__ = ()
 
-    def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
+    def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None, allow_unknown_fields=False):
         """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
@@ -2624,7 +2628,7 @@ class MenuV3Ops(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return self._call_op("menu.v3.by_id", (("externalMenuId", external_menu_id), ("organizationId", organization_id), ("priceCategoryId", price_category_id),), "MenuV3", timeout)
+        return self._call_op("menu.v3.by_id", (("externalMenuId", external_menu_id), ("organizationId", organization_id), ("priceCategoryId", price_category_id),), "MenuV3", timeout, allow_unknown_fields)
 
 class MenuOps(_G):
     """The ``menu`` operations."""
@@ -2636,7 +2640,7 @@ class MenuOps(_G):
         """The ``menu.v3`` operations."""
         return MenuV3Ops(self._client)
 
-    def __call__(self, *, timeout=None):
+    def __call__(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
 
         ``menu``: ``POST /api/2/menu``.
@@ -2644,9 +2648,9 @@ class MenuOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return self._call_op("menu", (), "MenusDataResponse", timeout)
+        return self._call_op("menu", (), "MenusDataResponse", timeout, allow_unknown_fields)
 
-    def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None):
+    def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None, allow_unknown_fields=False):
         """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
 
         ``menu.by_id``: ``POST /api/2/menu/by_id``.
@@ -2654,244 +2658,244 @@ class MenuOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return self._call_op("menu.by_id", (("externalMenuId", external_menu_id), ("organizationIds", organization_ids), ("priceCategoryId", price_category_id), ("version", version), ("language", language), ("asyncMode", async_mode), ("startRevision", start_revision),), "", timeout)
+        return self._call_op("menu.by_id", (("externalMenuId", external_menu_id), ("organizationIds", organization_ids), ("priceCategoryId", price_category_id), ("version", version), ("language", language), ("asyncMode", async_mode), ("startRevision", start_revision),), "", timeout, allow_unknown_fields)
 
 class NomenclatureAllergenGroupOps(_G):
     """The ``nomenclature.allergen_group`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout)
+        return self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureAmountUnitOps(_G):
     """The ``nomenclature.amount_unit`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the units of measure directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout)
+        return self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureAssemblyChartOps(_G):
     """The ``nomenclature.assembly_chart`` operations."""
 
     __slots__ = ()
 
-    def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
 
         ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
+    def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None, allow_unknown_fields=False):
         """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
 
         ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id=None, timeout=None):
+    def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one recipe card by id.
 
         ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None):
+    def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
 
         ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout, allow_unknown_fields)
 
-    def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Breaks a product's recipe down to the stock items written off for it, as of a date.
 
         ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout)
+        return self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout, allow_unknown_fields)
 
-    def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
 
         ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
+        return self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout, allow_unknown_fields)
 
-    def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
+    def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None, allow_unknown_fields=False):
         """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
+        return self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
 class NomenclatureContainerOps(_G):
     """The ``nomenclature.container`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
 
         ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout)
+        return self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureCustomCategoryOps(_G):
     """The ``nomenclature.custom_category`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the user-defined product categories, filtered by id, name or deleted state.
 
         ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout)
+        return self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureGroupOps(_G):
     """The ``nomenclature.group`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
+    def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None, allow_unknown_fields=False):
         """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
 
         ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout)
+        return self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, group_ids, timeout=None):
+    def delete(self, *, group_ids, timeout=None, allow_unknown_fields=False):
         """Marks product groups deleted together with their subgroups and products.
 
         ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout)
+        return self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters, limit, offset, timeout=None):
+    def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
 
         ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout)
+        return self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, group_ids, recursively=None, timeout=None):
+    def restore(self, *, group_ids, recursively=None, timeout=None, allow_unknown_fields=False):
         """Brings deleted product groups back, with their subgroups and products when recursively is set.
 
         ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout)
+        return self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
+    def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a product group; its position stays, its article must stay unique.
 
         ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout)
+        return self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout, allow_unknown_fields)
 
 class NomenclatureMenuOps(_G):
     """The ``nomenclature.menu`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the menu sections directory, filtered by id, name or deleted state.
 
         ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout)
+        return self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureModifierSchemaOps(_G):
     """The ``nomenclature.modifier_schema`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the modifier schemes directory, filtered by id, name or deleted state.
 
         ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout)
+        return self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureNomenclatureCategoryOps(_G):
     """The ``nomenclature.nomenclature.category`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, name=None, timeout=None):
+    def create(self, *, name=None, timeout=None, allow_unknown_fields=False):
         """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
+        return self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id=None, timeout=None):
+    def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
+        return self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None):
+    def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through product categories, optionally only given ids or with deleted ones.
 
         ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
+        return self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, id=None, timeout=None):
+    def restore(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
+        return self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, id=None, name=None, timeout=None):
+    def update(self, *, id=None, name=None, timeout=None, allow_unknown_fields=False):
         """Renames a product category.
 
         ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout)
+        return self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
 class NomenclatureNomenclatureOps(_G):
     """The ``nomenclature.nomenclature`` operations."""
@@ -2908,171 +2912,171 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
 
     __slots__ = ()
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout)
+        return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout, allow_unknown_fields)
 
-    def list(self, *, include_deleted=None, timeout=None):
+    def list(self, *, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the whole foreign-trade commodity code directory, deleted codes on request.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout)
+        return self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout, allow_unknown_fields)
 
 class NomenclaturePlaceTypeOps(_G):
     """The ``nomenclature.place_type`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
 
         ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout)
+        return self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureProducerOps(_G):
     """The ``nomenclature.producer`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the producers directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout)
+        return self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureProductOps(_G):
     """The ``nomenclature.product`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
+    def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None, allow_unknown_fields=False):
         """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
 
         ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
+        return self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, product_ids, timeout=None):
+    def delete(self, *, product_ids, timeout=None, allow_unknown_fields=False):
         """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout)
+        return self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
 
         ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout)
+        return self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout, allow_unknown_fields)
 
-    def restore(self, *, product_ids, timeout=None):
+    def restore(self, *, product_ids, timeout=None, allow_unknown_fields=False):
         """Brings deleted catalogue products back.
 
         ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
+        return self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
+    def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout)
+        return self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout, allow_unknown_fields)
 
-    def update_barcodes(self, *, barcodes, product_id, timeout=None):
+    def update_barcodes(self, *, barcodes, product_id, timeout=None, allow_unknown_fields=False):
         """Replaces every barcode of a catalogue product with the set given.
 
         ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout)
+        return self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout, allow_unknown_fields)
 
 class NomenclatureProductScaleOps(_G):
     """The ``nomenclature.product_scale`` operations."""
 
     __slots__ = ()
 
-    def create(self, *, name=None, product_sizes=None, timeout=None):
+    def create(self, *, name=None, product_sizes=None, timeout=None, allow_unknown_fields=False):
         """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
+        return self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    def delete(self, *, id=None, timeout=None):
+    def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout)
+        return self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    def get(self, *, id=None, timeout=None):
+    def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one size scale with its sizes.
 
         ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout)
+        return self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
 
         ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout)
+        return self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout, allow_unknown_fields)
 
-    def update(self, *, id=None, name=None, product_sizes=None, timeout=None):
+    def update(self, *, id=None, name=None, product_sizes=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a size scale and its sizes; sizes left out are marked deleted.
 
         ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
-        return self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
+        return self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
 class NomenclatureProductSizeOps(_G):
     """The ``nomenclature.product_size`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the product sizes directory, filtered by id, name or deleted state.
 
         ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout)
+        return self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureProductTagOps(_G):
     """The ``nomenclature.product_tag`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the product tags directory, filtered by id, name or deleted state.
 
         ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout)
+        return self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout, allow_unknown_fields)
 
 class NomenclatureOps(_G):
     """The ``nomenclature`` operations."""
@@ -3159,7 +3163,7 @@ class NomenclatureOps(_G):
         """The ``nomenclature.product_tag`` operations."""
         return NomenclatureProductTagOps(self._client)
 
-    def __call__(self, *, organization_id, start_revision=None, timeout=None):
+    def __call__(self, *, organization_id, start_revision=None, timeout=None, allow_unknown_fields=False):
         """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
 
         ``nomenclature``: ``POST /api/1/nomenclature``.
@@ -3167,14 +3171,14 @@ class NomenclatureOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return self._call_op("nomenclature", (("organizationId", organization_id), ("startRevision", start_revision),), "NomenclatureResponse", timeout)
+        return self._call_op("nomenclature", (("organizationId", organization_id), ("startRevision", start_revision),), "NomenclatureResponse", timeout, allow_unknown_fields)
 
 class NotificationsOps(_G):
     """The ``notifications`` operations."""
 
     __slots__ = ()
 
-    def send(self, *, message_type, organization_id, timeout=None):
+    def send(self, *, message_type, organization_id, timeout=None, allow_unknown_fields=False):
         """Raises an order-attention notice about one order to the systems connected to the organization.
 
         ``notifications.send``: ``POST /api/1/notifications/send``.
@@ -3183,14 +3187,14 @@ class NotificationsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Notifications."""
-        return self._call_op("notifications.send", (("messageType", message_type), ("organizationId", organization_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("notifications.send", (("messageType", message_type), ("organizationId", organization_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class OrderOps(_G):
     """The ``order`` operations."""
 
     __slots__ = ()
 
-    def add_customer(self, *, organization_id, order_id, customer, timeout=None):
+    def add_customer(self, *, organization_id, order_id, customer, timeout=None, allow_unknown_fields=False):
         """Attaches a customer (name, phone, birthdate and more) to a table order.
 
         ``order.add_customer``: ``POST /api/1/order/add_customer``.
@@ -3199,9 +3203,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None):
+    def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to an open table order, optionally printing a service ticket.
 
         ``order.add_items``: ``POST /api/1/order/add_items``.
@@ -3210,9 +3214,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
+    def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Adds payments and tips to a table order, keeping those it already has.
 
         ``order.add_payments``: ``POST /api/1/order/add_payments``.
@@ -3221,9 +3225,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None):
+    def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None, allow_unknown_fields=False):
         """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
 
         ``order.by_id``: ``POST /api/1/order/by_id``.
@@ -3231,9 +3235,9 @@ class OrderOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout)
+        return self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout, allow_unknown_fields)
 
-    def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None):
+    def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None, allow_unknown_fields=False):
         """Lists the orders on given tables, optionally by status and date range.
 
         ``order.by_table``: ``POST /api/1/order/by_table``.
@@ -3241,18 +3245,18 @@ class OrderOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout)
+        return self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout, allow_unknown_fields)
 
-    def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
+    def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None, allow_unknown_fields=False):
         """Cancels a table order, optionally writing its items off with a removal type.
 
         ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
+    def change_external_data(self, *, organization_id, order_id, external_data, timeout=None, allow_unknown_fields=False):
         """Sets key-value external data on a table order, each pair public or not.
 
         ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
@@ -3261,9 +3265,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
+    def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Replaces every payment and tip of a table order; fails once any payment is processed.
 
         ``order.change_payments``: ``POST /api/1/order/change_payments``.
@@ -3272,9 +3276,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None):
+    def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None, allow_unknown_fields=False):
         """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
 
         ``order.close``: ``POST /api/1/order/close``.
@@ -3283,9 +3287,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None):
+    def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
 
         ``order.create``: ``POST /api/1/order/create``.
@@ -3294,9 +3298,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout)
+        return self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout, allow_unknown_fields)
 
-    def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None):
+    def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None, allow_unknown_fields=False):
         """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
 
         ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
@@ -3305,9 +3309,9 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: loading data."""
-        return self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None):
+    def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None, allow_unknown_fields=False):
         """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
 
         ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
@@ -3316,23 +3320,23 @@ class OrderOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: loading data."""
-        return self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def print_bill(self, *, organization_id, order_id, timeout=None):
+    def print_bill(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Prints a table order's bill on the terminal.
 
         ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return self._call_op("order.print_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("order.print_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class OrganizationsOps(_G):
     """The ``organizations`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
+    def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
 
         ``organizations``: ``POST /api/1/organizations``.
@@ -3340,9 +3344,9 @@ class OrganizationsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
+        return self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout, allow_unknown_fields)
 
-    def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None):
+    def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
 
         ``organizations.settings``: ``POST /api/1/organizations/settings``.
@@ -3350,20 +3354,20 @@ class OrganizationsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Organizations: settings."""
-        return self._call_op("organizations.settings", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("parameters", parameters), ("returnExternalData", return_external_data),), "OrganizationsSettingsResponse", timeout)
+        return self._call_op("organizations.settings", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("parameters", parameters), ("returnExternalData", return_external_data),), "OrganizationsSettingsResponse", timeout, allow_unknown_fields)
 
 class PlatformEventsMetadataOps(_G):
     """The ``platform.events.metadata`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, timeout=None):
+    def list(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the groups and types of platform events, the values platform.events.list filters on.
 
         ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout)
+        return self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout, allow_unknown_fields)
 
 class PlatformEventsOps(_G):
     """The ``platform.events`` operations."""
@@ -3375,13 +3379,13 @@ class PlatformEventsOps(_G):
         """The ``platform.events.metadata`` operations."""
         return PlatformEventsMetadataOps(self._client)
 
-    def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None):
+    def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None, allow_unknown_fields=False):
         """Pages through one organization's platform events by type, from a revision or within a time range.
 
         ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout)
+        return self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout, allow_unknown_fields)
 
 class PlatformOps(_G):
     """The ``platform`` operations."""
@@ -3398,47 +3402,47 @@ class ReportingIncomePlanOps(_G):
 
     __slots__ = ()
 
-    def list(self, *, date_from, date_to, organization_id, timeout=None):
+    def list(self, *, date_from, date_to, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads an organization's planned income for each day of a date range.
 
         ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout)
+        return self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout, allow_unknown_fields)
 
 class ReportingOlapColumnsOps(_G):
     """The ``reporting.olap.columns`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, report_type, timeout=None):
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+    def get(self, *, report_type, timeout=None, allow_unknown_fields=False):
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout)
+        return self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout, allow_unknown_fields)
 
 class ReportingOlapPresetsOps(_G):
     """The ``reporting.olap.presets`` operations."""
 
     __slots__ = ()
 
-    def get(self, *, date_from, date_to, preset_id, timeout=None):
+    def get(self, *, date_from, date_to, preset_id, timeout=None, allow_unknown_fields=False):
         """Runs a saved OLAP report preset over a date range and answers its data.
 
         ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
+        return self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout, allow_unknown_fields)
 
-    def list(self, *, timeout=None):
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+    def list(self, *, timeout=None, allow_unknown_fields=False):
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout)
+        return self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout, allow_unknown_fields)
 
 class ReportingOlapOps(_G):
     """The ``reporting.olap`` operations."""
@@ -3455,13 +3459,13 @@ class ReportingOlapOps(_G):
         """The ``reporting.olap.presets`` operations."""
         return ReportingOlapPresetsOps(self._client)
 
-    def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None):
+    def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None, allow_unknown_fields=False):
         """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
 
         ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout)
+        return self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout, allow_unknown_fields)
 
 class ReportingOps(_G):
     """The ``reporting`` operations."""
@@ -3483,7 +3487,7 @@ class ReserveOps(_G):
 
     __slots__ = ()
 
-    def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None):
+    def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to a banquet's order (banquets only).
 
         ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
@@ -3492,9 +3496,9 @@ class ReserveOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def add_payments(self, *, reserve_id, organization_id, payments, timeout=None):
+    def add_payments(self, *, reserve_id, organization_id, payments, timeout=None, allow_unknown_fields=False):
         """Adds payments to a banquet's order (banquets only).
 
         ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
@@ -3503,9 +3507,9 @@ class ReserveOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
+    def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists the key's organizations where reserves and banquets can be booked.
 
         ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
@@ -3513,9 +3517,9 @@ class ReserveOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
+        return self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout, allow_unknown_fields)
 
-    def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None):
+    def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
 
         ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
@@ -3523,9 +3527,9 @@ class ReserveOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
+        return self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout, allow_unknown_fields)
 
-    def available_terminal_groups(self, *, organization_ids, timeout=None):
+    def available_terminal_groups(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
@@ -3533,9 +3537,9 @@ class ReserveOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout)
+        return self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None):
+    def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None, allow_unknown_fields=False):
         """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
 
         ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
@@ -3544,36 +3548,36 @@ class ReserveOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
+    def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None, allow_unknown_fields=False):
         """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None):
+    def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None, allow_unknown_fields=False):
         """Replaces the items and combos of a banquet's order (banquets only).
 
         ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
+    def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None, allow_unknown_fields=False):
         """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
+        return self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None):
+    def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None, allow_unknown_fields=False):
         """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
 
         ``reserve.create``: ``POST /api/1/reserve/create``.
@@ -3582,9 +3586,9 @@ class ReserveOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
+        return self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout, allow_unknown_fields)
 
-    def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
+    def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None, allow_unknown_fields=False):
         """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
@@ -3592,9 +3596,9 @@ class ReserveOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout)
+        return self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout, allow_unknown_fields)
 
-    def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None):
+    def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
 
         ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
@@ -3602,14 +3606,14 @@ class ReserveOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return self._call_op("reserve.status_by_id", (("organizationId", organization_id), ("reserveIds", reserve_ids), ("sourceKeys", source_keys),), "ReservesResponse", timeout)
+        return self._call_op("reserve.status_by_id", (("organizationId", organization_id), ("reserveIds", reserve_ids), ("sourceKeys", source_keys),), "ReservesResponse", timeout, allow_unknown_fields)
 
 class StopListsOps(_G):
     """The ``stop_lists`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None):
+    def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None, allow_unknown_fields=False):
         """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
 
         ``stop_lists``: ``POST /api/1/stop_lists``.
@@ -3617,9 +3621,9 @@ class StopListsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: stoplists."""
-        return self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
+        return self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout, allow_unknown_fields)
 
-    def add(self, *, organization_id, terminal_group_id, items, timeout=None):
+    def add(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
@@ -3628,9 +3632,9 @@ class StopListsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
+        return self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def check(self, *, organization_id, terminal_group_id, items, timeout=None):
+    def check(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Checks order items against a terminal group's stop list and answers those that cannot be sold.
 
         ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
@@ -3638,9 +3642,9 @@ class StopListsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: creating."""
-        return self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout)
+        return self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout, allow_unknown_fields)
 
-    def clear(self, *, organization_id, terminal_group_id, timeout=None):
+    def clear(self, *, organization_id, terminal_group_id, timeout=None, allow_unknown_fields=False):
         """Empties a terminal group's stop list.
 
         ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
@@ -3649,9 +3653,9 @@ class StopListsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
+        return self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
+    def remove(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
@@ -3660,14 +3664,14 @@ class StopListsOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return self._call_op("stop_lists.remove", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
+        return self._call_op("stop_lists.remove", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class StreetsOps(_G):
     """The ``streets`` operations."""
 
     __slots__ = ()
 
-    def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None):
+    def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the streets of one city in an organization's address book.
 
         ``streets.by_city``: ``POST /api/1/streets/by_city``.
@@ -3675,9 +3679,9 @@ class StreetsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
+        return self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout, allow_unknown_fields)
 
-    def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
+    def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None, allow_unknown_fields=False):
         """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
@@ -3685,14 +3689,14 @@ class StreetsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return self._call_op("streets.by_id", (("organizationId", organization_id), ("ids", ids), ("classifierIds", classifier_ids),), "StreetsByIdResponse", timeout)
+        return self._call_op("streets.by_id", (("organizationId", organization_id), ("ids", ids), ("classifierIds", classifier_ids),), "StreetsByIdResponse", timeout, allow_unknown_fields)
 
 class TerminalGroupsOps(_G):
     """The ``terminal_groups`` operations."""
 
     __slots__ = ()
 
-    def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None):
+    def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists each organization's terminal groups, those asleep apart from the others.
 
         ``terminal_groups``: ``POST /api/1/terminal_groups``.
@@ -3700,9 +3704,9 @@ class TerminalGroupsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout)
+        return self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    def awake(self, *, organization_ids, terminal_group_ids, timeout=None):
+    def awake(self, *, organization_ids, terminal_group_ids, timeout=None, allow_unknown_fields=False):
         """Wakes sleeping terminal groups; answers which ones woke and which did not.
 
         ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
@@ -3710,9 +3714,9 @@ class TerminalGroupsOps(_G):
         Changes data: never retried.
 
         Restriction group: Organizations: settings."""
-        return self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout)
+        return self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None):
+    def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Tells whether each given terminal group is online now.
 
         ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
@@ -3720,33 +3724,33 @@ class TerminalGroupsOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: POS: availability."""
-        return self._call_op("terminal_groups.is_alive", (("terminalGroupIds", terminal_group_ids), ("organizationId", organization_id), ("organizationIds", organization_ids),), "TerminalGroupsIsAliveResponse", timeout)
+        return self._call_op("terminal_groups.is_alive", (("terminalGroupIds", terminal_group_ids), ("organizationId", organization_id), ("organizationIds", organization_ids),), "TerminalGroupsIsAliveResponse", timeout, allow_unknown_fields)
 
 class TerminalsCashRegistersOps(_G):
     """The ``terminals.cash_registers`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None):
+    def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None, allow_unknown_fields=False):
         """Pages through an organization's cash registers, by name search or terminal group.
 
         ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout)
+        return self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout, allow_unknown_fields)
 
 class TerminalsTerminalsOps(_G):
     """The ``terminals.terminals`` operations."""
 
     __slots__ = ()
 
-    def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None):
+    def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None, allow_unknown_fields=False):
         """Lists an organization's terminals (computer name, sections), anonymous ones on request.
 
         ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout)
+        return self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout, allow_unknown_fields)
 
 class TerminalsOps(_G):
     """The ``terminals`` operations."""
@@ -3768,7 +3772,7 @@ class WebhooksOps(_G):
 
     __slots__ = ()
 
-    def settings(self, *, organization_id, timeout=None):
+    def settings(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
 
         ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
@@ -3776,9 +3780,9 @@ class WebhooksOps(_G):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Organizations: settings."""
-        return self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout)
+        return self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout, allow_unknown_fields)
 
-    def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None):
+    def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None, allow_unknown_fields=False):
         """Sets the webhook address, authToken and event filter of an organization for this API key.
 
         ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
@@ -3787,14 +3791,14 @@ class WebhooksOps(_G):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: WebHooks: settings."""
-        return self._call_op("webhooks.update_settings", (("organizationId", organization_id), ("webHooksUri", web_hooks_uri), ("authToken", auth_token), ("webHooksFilter", web_hooks_filter),), "CorrelationIdResponse", timeout)
+        return self._call_op("webhooks.update_settings", (("organizationId", organization_id), ("webHooksUri", web_hooks_uri), ("authToken", auth_token), ("webHooksFilter", web_hooks_filter),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class AsyncComboOps(_AG):
     """The ``combo`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_id, extra_data=None, timeout=None):
+    async def __call__(self, *, organization_id, extra_data=None, timeout=None, allow_unknown_fields=False):
         """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
 
         ``combo``: ``POST /api/1/combo``.
@@ -3802,9 +3806,9 @@ class AsyncComboOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return await self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout)
+        return await self._call_op("combo", (("organizationId", organization_id), ("extraData", extra_data),), "GetCombosInfoResponse", timeout, allow_unknown_fields)
 
-    async def calculate(self, *, items, organization_id, timeout=None):
+    async def calculate(self, *, items, organization_id, timeout=None, allow_unknown_fields=False):
         """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
 
         ``combo.calculate``: ``POST /api/1/combo/calculate``.
@@ -3812,14 +3816,14 @@ class AsyncComboOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: order calculate."""
-        return await self._call_op("combo.calculate", (("items", items), ("organizationId", organization_id),), "CalculateComboPriceResponse", timeout)
+        return await self._call_op("combo.calculate", (("items", items), ("organizationId", organization_id),), "CalculateComboPriceResponse", timeout, allow_unknown_fields)
 
 class AsyncCommandsOps(_AG):
     """The ``commands`` operations."""
 
     __slots__ = ()
 
-    async def status(self, *, organization_id, correlation_id, timeout=None):
+    async def status(self, *, organization_id, correlation_id, timeout=None, allow_unknown_fields=False):
         """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
 
         ``commands.status``: ``POST /api/1/commands/status``.
@@ -3827,14 +3831,14 @@ class AsyncCommandsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Commands."""
-        return await self._call_op("commands.status", (("organizationId", organization_id), ("correlationId", correlation_id),), "GetCommandStatusResponse", timeout)
+        return await self._call_op("commands.status", (("organizationId", organization_id), ("correlationId", correlation_id),), "GetCommandStatusResponse", timeout, allow_unknown_fields)
 
 class AsyncDeliveriesDraftsOps(_AG):
     """The ``deliveries.drafts`` operations."""
 
     __slots__ = ()
 
-    async def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None):
+    async def by_filter(self, *, organization_ids, date_from=None, date_to=None, phone=None, limit=None, offset=None, source_keys=None, terminal_group_ids=None, search_text=None, sort_property=None, sort_direction=None, operator_ids=None, order_type_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
 
         ``deliveries.drafts.by_filter``: ``POST /api/1/deliveries/drafts/by_filter``.
@@ -3842,9 +3846,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drafts: receiving."""
-        return await self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout)
+        return await self._call_op("deliveries.drafts.by_filter", (("organizationIds", organization_ids), ("dateFrom", date_from), ("dateTo", date_to), ("phone", phone), ("limit", limit), ("offset", offset), ("sourceKeys", source_keys), ("terminalGroupIds", terminal_group_ids), ("searchText", search_text), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("operatorIds", operator_ids), ("orderTypeIds", order_type_ids),), "FilterDraftsResponse", timeout, allow_unknown_fields)
 
-    async def by_id(self, *, organization_id, order_id, timeout=None):
+    async def by_id(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Reads one delivery order draft and who holds its lock.
 
         ``deliveries.drafts.by_id``: ``POST /api/1/deliveries/drafts/by_id``.
@@ -3852,9 +3856,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drafts: receiving."""
-        return await self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout)
+        return await self._call_op("deliveries.drafts.by_id", (("organizationId", organization_id), ("orderId", order_id),), "GetDraftResponse", timeout, allow_unknown_fields)
 
-    async def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None):
+    async def commit(self, *, organization_id, order_id, terminal_group_id=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
 
         ``deliveries.drafts.commit``: ``POST /api/1/deliveries/drafts/commit``.
@@ -3863,9 +3867,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return await self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
+        return await self._call_op("deliveries.drafts.commit", (("organizationId", organization_id), ("orderId", order_id), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, organization_id, order, terminal_group_id=None, timeout=None):
+    async def create(self, *, organization_id, order, terminal_group_id=None, timeout=None, allow_unknown_fields=False):
         """Stores a new delivery order draft in the cloud only; answers its orderId.
 
         ``deliveries.drafts.create``: ``POST /api/1/deliveries/drafts/create``.
@@ -3873,9 +3877,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         Changes data: never retried.
 
         Restriction group: Drafts: creating."""
-        return await self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
+        return await self._call_op("deliveries.drafts.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, organization_id, order_id, timeout=None):
+    async def delete(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Discards a delivery order draft.
 
         ``deliveries.drafts.delete``: ``POST /api/1/deliveries/drafts/delete``.
@@ -3884,9 +3888,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return await self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.drafts.delete", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def lock(self, *, organization_id, order_id, employee_id, timeout=None):
+    async def lock(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Locks a draft for one employee so that no one else edits it.
 
         ``deliveries.drafts.lock``: ``POST /api/1/deliveries/drafts/lock``.
@@ -3895,9 +3899,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return await self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.drafts.lock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None):
+    async def save(self, *, employee_id, organization_id, order, terminal_group_id=None, timeout=None, allow_unknown_fields=False):
         """Overwrites an existing delivery order draft on behalf of an employee.
 
         ``deliveries.drafts.save``: ``POST /api/1/deliveries/drafts/save``.
@@ -3905,9 +3909,9 @@ class AsyncDeliveriesDraftsOps(_AG):
         Changes data: never retried.
 
         Restriction group: Drafts: creating."""
-        return await self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout)
+        return await self._call_op("deliveries.drafts.save", (("employeeId", employee_id), ("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id),), "CreateOrSaveDraftResponse", timeout, allow_unknown_fields)
 
-    async def unlock(self, *, organization_id, order_id, employee_id, timeout=None):
+    async def unlock(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Releases an employee's lock on a draft.
 
         ``deliveries.drafts.unlock``: ``POST /api/1/deliveries/drafts/unlock``.
@@ -3916,14 +3920,14 @@ class AsyncDeliveriesDraftsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Drafts: changing."""
-        return await self._call_op("deliveries.drafts.unlock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.drafts.unlock", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class AsyncDeliveriesHistoryOps(_AG):
     """The ``deliveries.history`` operations."""
 
     __slots__ = ()
 
-    async def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None):
+    async def by_delivery_date_and_phone(self, *, phone, organization_ids, rows_count, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
 
         ``deliveries.history.by_delivery_date_and_phone``: ``POST /api/1/deliveries/history/by_delivery_date_and_phone``.
@@ -3931,7 +3935,7 @@ class AsyncDeliveriesHistoryOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("deliveries.history.by_delivery_date_and_phone", (("phone", phone), ("organizationIds", organization_ids), ("rowsCount", rows_count), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
+        return await self._call_op("deliveries.history.by_delivery_date_and_phone", (("phone", phone), ("organizationIds", organization_ids), ("rowsCount", rows_count), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
 class AsyncDeliveriesOps(_AG):
     """The ``deliveries`` operations."""
@@ -3948,7 +3952,7 @@ class AsyncDeliveriesOps(_AG):
         """The ``deliveries.history`` operations."""
         return AsyncDeliveriesHistoryOps(self._client)
 
-    async def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None):
+    async def add_items(self, *, order_id, organization_id, items, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to an existing delivery order.
 
         ``deliveries.add_items``: ``POST /api/1/deliveries/add_items``.
@@ -3957,9 +3961,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
+    async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Adds payments and tips to a delivery order, keeping those it already has.
 
         ``deliveries.add_payments``: ``POST /api/1/deliveries/add_payments``.
@@ -3968,9 +3972,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return await self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None):
+    async def by_delivery_date_and_phone(self, *, organization_ids, phone=None, delivery_date_from=None, delivery_date_to=None, start_revision=None, source_keys=None, rows_count=None, timeout=None, allow_unknown_fields=False):
         """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
 
         ``deliveries.by_delivery_date_and_phone``: ``POST /api/1/deliveries/by_delivery_date_and_phone``.
@@ -3978,9 +3982,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout)
+        return await self._call_op("deliveries.by_delivery_date_and_phone", (("organizationIds", organization_ids), ("phone", phone), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("startRevision", start_revision), ("sourceKeys", source_keys), ("rowsCount", rows_count),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    async def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None):
+    async def by_delivery_date_and_source_key_and_filter(self, *, organization_ids, terminal_group_ids=None, delivery_date_from=None, delivery_date_to=None, statuses=None, has_problem=None, order_service_type=None, search_text=None, time_to_cooking_error_timeout=None, cooking_timeout=None, sort_property=None, sort_direction=None, rows_count=None, source_keys=None, order_ids=None, pos_order_ids=None, timeout=None, allow_unknown_fields=False):
         """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
 
         ``deliveries.by_delivery_date_and_source_key_and_filter``: ``POST /api/1/deliveries/by_delivery_date_and_source_key_and_filter``.
@@ -3988,9 +3992,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout)
+        return await self._call_op("deliveries.by_delivery_date_and_source_key_and_filter", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("hasProblem", has_problem), ("orderServiceType", order_service_type), ("searchText", search_text), ("timeToCookingErrorTimeout", time_to_cooking_error_timeout), ("cookingTimeout", cooking_timeout), ("sortProperty", sort_property), ("sortDirection", sort_direction), ("rowsCount", rows_count), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    async def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None):
+    async def by_delivery_date_and_status(self, *, organization_ids, delivery_date_from, delivery_date_to=None, statuses=None, source_keys=None, courier_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists delivery orders due in a date range, optionally by status, source key or courier.
 
         ``deliveries.by_delivery_date_and_status``: ``POST /api/1/deliveries/by_delivery_date_and_status``.
@@ -3998,9 +4002,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout)
+        return await self._call_op("deliveries.by_delivery_date_and_status", (("organizationIds", organization_ids), ("deliveryDateFrom", delivery_date_from), ("deliveryDateTo", delivery_date_to), ("statuses", statuses), ("sourceKeys", source_keys), ("courierIds", courier_ids),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    async def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None):
+    async def by_id(self, *, organization_id, order_ids=None, source_keys=None, pos_order_ids=None, return_external_data_keys=None, return_locked_by_user=None, timeout=None, allow_unknown_fields=False):
         """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
 
         ``deliveries.by_id``: ``POST /api/1/deliveries/by_id``.
@@ -4008,9 +4012,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout)
+        return await self._call_op("deliveries.by_id", (("organizationId", organization_id), ("orderIds", order_ids), ("sourceKeys", source_keys), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys), ("returnLockedByUser", return_locked_by_user),), "OrdersResponse", timeout, allow_unknown_fields)
 
-    async def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None):
+    async def by_revision(self, *, start_revision, organization_ids, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
 
         ``deliveries.by_revision``: ``POST /api/1/deliveries/by_revision``.
@@ -4018,9 +4022,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving by revision."""
-        return await self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout)
+        return await self._call_op("deliveries.by_revision", (("startRevision", start_revision), ("organizationIds", organization_ids), ("sourceKeys", source_keys),), "OrdersWithRevisionResponse", timeout, allow_unknown_fields)
 
-    async def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
+    async def cancel(self, *, organization_id, order_id, moved_order_id=None, cancel_cause_id=None, cancel_comment=None, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None, allow_unknown_fields=False):
         """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
 
         ``deliveries.cancel``: ``POST /api/1/deliveries/cancel``.
@@ -4029,9 +4033,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.cancel", (("organizationId", organization_id), ("orderId", order_id), ("movedOrderId", moved_order_id), ("cancelCauseId", cancel_cause_id), ("cancelComment", cancel_comment), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def cancel_confirmation(self, *, organization_id, order_id, timeout=None):
+    async def cancel_confirmation(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
 
         ``deliveries.cancel_confirmation``: ``POST /api/1/deliveries/cancel_confirmation``.
@@ -4040,9 +4044,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.cancel_confirmation", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_comment(self, *, organization_id, order_id, comment, timeout=None):
+    async def change_comment(self, *, organization_id, order_id, comment, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's comment.
 
         ``deliveries.change_comment``: ``POST /api/1/deliveries/change_comment``.
@@ -4051,9 +4055,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_comment", (("organizationId", organization_id), ("orderId", order_id), ("comment", comment),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None):
+    async def change_complete_before(self, *, organization_id, order_id, new_complete_before, timeout=None, allow_unknown_fields=False):
         """Moves the time a delivery order is due by (completeBefore).
 
         ``deliveries.change_complete_before``: ``POST /api/1/deliveries/change_complete_before``.
@@ -4062,9 +4066,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_complete_before", (("organizationId", organization_id), ("orderId", order_id), ("newCompleteBefore", new_complete_before),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None):
+    async def change_delivery_point(self, *, organization_id, order_id, new_delivery_point, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's address, coordinates and address comment.
 
         ``deliveries.change_delivery_point``: ``POST /api/1/deliveries/change_delivery_point``.
@@ -4073,9 +4077,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_delivery_point", (("organizationId", organization_id), ("orderId", order_id), ("newDeliveryPoint", new_delivery_point),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None):
+    async def change_driver_info(self, *, organization_id, order_id, driver_id=None, estimated_time=None, timeout=None, allow_unknown_fields=False):
         """Sets the driver of a delivery order and the estimated arrival time.
 
         ``deliveries.change_driver_info``: ``POST /api/1/deliveries/change_driver_info``.
@@ -4084,9 +4088,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order driver: changing."""
-        return await self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_driver_info", (("organizationId", organization_id), ("orderId", order_id), ("driverId", driver_id), ("estimatedTime", estimated_time),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
+    async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None, allow_unknown_fields=False):
         """Sets key-value external data on a delivery order, each pair public or not.
 
         ``deliveries.change_external_data``: ``POST /api/1/deliveries/change_external_data``.
@@ -4095,9 +4099,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_operator(self, *, organization_id, order_id, operator_id, timeout=None):
+    async def change_operator(self, *, organization_id, order_id, operator_id, timeout=None, allow_unknown_fields=False):
         """Makes an employee the call-centre operator of a delivery order.
 
         ``deliveries.change_operator``: ``POST /api/1/deliveries/change_operator``.
@@ -4106,9 +4110,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_operator", (("organizationId", organization_id), ("orderId", order_id), ("operatorId", operator_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
+    async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Replaces every payment and tip of a delivery order; fails once any payment is processed.
 
         ``deliveries.change_payments``: ``POST /api/1/deliveries/change_payments``.
@@ -4117,9 +4121,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return await self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None):
+    async def change_service_type(self, *, new_service_type, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Switches a delivery order between courier and pickup; courier needs a delivery point.
 
         ``deliveries.change_service_type``: ``POST /api/1/deliveries/change_service_type``.
@@ -4128,9 +4132,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.change_service_type", (("newServiceType", new_service_type), ("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def close(self, *, organization_id, order_id, delivery_date=None, timeout=None):
+    async def close(self, *, organization_id, order_id, delivery_date=None, timeout=None, allow_unknown_fields=False):
         """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
 
         ``deliveries.close``: ``POST /api/1/deliveries/close``.
@@ -4139,9 +4143,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.close", (("organizationId", organization_id), ("orderId", order_id), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def confirm(self, *, organization_id, order_id, timeout=None):
+    async def confirm(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Confirms an unconfirmed delivery order.
 
         ``deliveries.confirm``: ``POST /api/1/deliveries/confirm``.
@@ -4150,9 +4154,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.confirm", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None):
+    async def create(self, *, organization_id, order, terminal_group_id=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
 
         ``deliveries.create``: ``POST /api/1/deliveries/create``.
@@ -4161,9 +4165,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return await self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout)
+        return await self._call_op("deliveries.create", (("organizationId", organization_id), ("order", order), ("terminalGroupId", terminal_group_id), ("createOrderSettings", create_order_settings),), "OrderResponse", timeout, allow_unknown_fields)
 
-    async def order_types(self, *, organization_ids, timeout=None):
+    async def order_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's order types, each tied to a service type (common, courier, pickup).
 
         ``deliveries.order_types``: ``POST /api/1/deliveries/order_types``.
@@ -4171,9 +4175,9 @@ class AsyncDeliveriesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout)
+        return await self._call_op("deliveries.order_types", (("organizationIds", organization_ids),), "OrderTypesResponse", timeout, allow_unknown_fields)
 
-    async def print_delivery_bill(self, *, organization_id, order_id, timeout=None):
+    async def print_delivery_bill(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Prints a delivery order's bill on the terminal.
 
         ``deliveries.print_delivery_bill``: ``POST /api/1/deliveries/print_delivery_bill``.
@@ -4182,9 +4186,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.print_delivery_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None):
+    async def update_order_courier(self, *, organization_id, order_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Assigns a courier (an employee) to a delivery order; deprecated.
 
         ``deliveries.update_order_courier``: ``POST /api/1/deliveries/update_order_courier``.
@@ -4195,9 +4199,9 @@ class AsyncDeliveriesOps(_AG):
         Restriction group: Order driver: changing.
 
         Deprecated in the official document."""
-        return await self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.update_order_courier", (("organizationId", organization_id), ("orderId", order_id), ("employeeId", employee_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None):
+    async def update_order_delivery_status(self, *, organization_id, order_id, delivery_status, delivery_date=None, timeout=None, allow_unknown_fields=False):
         """Moves a courier delivery order to Waiting, OnWay or Delivered.
 
         ``deliveries.update_order_delivery_status``: ``POST /api/1/deliveries/update_order_delivery_status``.
@@ -4206,9 +4210,9 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.update_order_delivery_status", (("organizationId", organization_id), ("orderId", order_id), ("deliveryStatus", delivery_status), ("deliveryDate", delivery_date),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None):
+    async def update_order_payments(self, *, organization_id, order_id, payment_items=None, timeout=None, allow_unknown_fields=False):
         """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
 
         ``deliveries.update_order_payments``: ``POST /api/1/deliveries/update_order_payments``.
@@ -4219,9 +4223,9 @@ class AsyncDeliveriesOps(_AG):
         Restriction group: Deprecated.
 
         Deprecated in the official document."""
-        return await self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.update_order_payments", (("organizationId", organization_id), ("orderId", order_id), ("paymentItems", payment_items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None):
+    async def update_order_problem(self, *, organization_id, order_id, has_problem, problem=None, timeout=None, allow_unknown_fields=False):
         """Flags a delivery order as having a problem, with its text, or clears the flag.
 
         ``deliveries.update_order_problem``: ``POST /api/1/deliveries/update_order_problem``.
@@ -4230,22 +4234,22 @@ class AsyncDeliveriesOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout)
+        return await self._call_op("deliveries.update_order_problem", (("organizationId", organization_id), ("orderId", order_id), ("hasProblem", has_problem), ("problem", problem),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None):
+    async def update_tracking_link(self, *, organization_id, order_id, tracking_link=None, timeout=None, allow_unknown_fields=False):
         """Sets or clears the link a customer follows to track a delivery order.
 
         ``deliveries.update_tracking_link``: ``POST /api/1/deliveries/update_tracking_link``.
 
         Changes data: never retried."""
-        return await self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout)
+        return await self._call_op("deliveries.update_tracking_link", (("organizationId", organization_id), ("orderId", order_id), ("trackingLink", tracking_link),), "", timeout, allow_unknown_fields)
 
 class AsyncDeliveryRestrictionsOps(_AG):
     """The ``delivery_restrictions`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_ids, timeout=None):
+    async def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
 
         ``delivery_restrictions``: ``POST /api/1/delivery_restrictions``.
@@ -4253,9 +4257,9 @@ class AsyncDeliveryRestrictionsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout)
+        return await self._call_op("delivery_restrictions", (("organizationIds", organization_ids),), "GetDeliveryRestrictionsResponse", timeout, allow_unknown_fields)
 
-    async def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None):
+    async def allowed(self, *, is_courier_delivery, organization_id=None, organization_ids=None, delivery_address=None, order_location=None, order_items=None, delivery_date=None, delivery_sum=None, discount_sum=None, timeout=None, allow_unknown_fields=False):
         """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
 
         ``delivery_restrictions.allowed``: ``POST /api/1/delivery_restrictions/allowed``.
@@ -4263,64 +4267,64 @@ class AsyncDeliveryRestrictionsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return await self._call_op("delivery_restrictions.allowed", (("isCourierDelivery", is_courier_delivery), ("organizationId", organization_id), ("organizationIds", organization_ids), ("deliveryAddress", delivery_address), ("orderLocation", order_location), ("orderItems", order_items), ("deliveryDate", delivery_date), ("deliverySum", delivery_sum), ("discountSum", discount_sum),), "GetAllowedRestrictionsResponse", timeout)
+        return await self._call_op("delivery_restrictions.allowed", (("isCourierDelivery", is_courier_delivery), ("organizationId", organization_id), ("organizationIds", organization_ids), ("deliveryAddress", delivery_address), ("orderLocation", order_location), ("orderItems", order_items), ("deliveryDate", delivery_date), ("deliverySum", delivery_sum), ("discountSum", discount_sum),), "GetAllowedRestrictionsResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesAttendanceOps(_AG):
     """The ``employees.attendance`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None):
+    async def create(self, *, employee_id, end_at, organization_id, role_id, start_at, attendance_type_id=None, comment=None, is_confirmed_manually=None, personal_end_at=None, personal_start_at=None, timeout=None, allow_unknown_fields=False):
         """Records a finished attendance (shift worked) of an employee in one role; answers the record.
 
         ``employees.attendance.create``: ``POST /api/employees/v1/attendance/create``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout)
+        return await self._call_op("employees.attendance.create", (("employeeId", employee_id), ("endAt", end_at), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("attendanceTypeId", attendance_type_id), ("comment", comment), ("isConfirmedManually", is_confirmed_manually), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceCreateResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id, organization_id, timeout=None):
+    async def delete(self, *, id, organization_id, timeout=None, allow_unknown_fields=False):
         """Removes one attendance record; there is no undo.
 
         ``employees.attendance.delete``: ``POST /api/employees/v1/attendance/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout)
+        return await self._call_op("employees.attendance.delete", (("id", id), ("organizationId", organization_id),), "AttendanceDeleteResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None):
+    async def list(self, *, end_at, organization_id, start_at, attendance_type_ids=None, employee_ids=None, is_closed=None, limit=None, offset=None, should_include_payment_details=None, timeout=None, allow_unknown_fields=False):
         """Pages through an organization's attendance records in a period, by employee, type or closed state.
 
         ``employees.attendance.list``: ``POST /api/employees/v1/attendance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout)
+        return await self._call_op("employees.attendance.list", (("endAt", end_at), ("organizationId", organization_id), ("startAt", start_at), ("attendanceTypeIds", attendance_type_ids), ("employeeIds", employee_ids), ("isClosed", is_closed), ("limit", limit), ("offset", offset), ("shouldIncludePaymentDetails", should_include_payment_details),), "AttendanceListResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None):
+    async def update(self, *, attendance_type_id, employee_id, end_at, id, is_confirmed_manually, organization_id, role_id, start_at, comment=None, personal_end_at=None, personal_start_at=None, timeout=None, allow_unknown_fields=False):
         """Changes an attendance record; give it another organization and it comes back under a new id.
 
         ``employees.attendance.update``: ``POST /api/employees/v1/attendance/update``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout)
+        return await self._call_op("employees.attendance.update", (("attendanceTypeId", attendance_type_id), ("employeeId", employee_id), ("endAt", end_at), ("id", id), ("isConfirmedManually", is_confirmed_manually), ("organizationId", organization_id), ("roleId", role_id), ("startAt", start_at), ("comment", comment), ("personalEndAt", personal_end_at), ("personalStartAt", personal_start_at),), "AttendanceUpdateResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesAttendanceTypeOps(_AG):
     """The ``employees.attendance_type`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, is_deleted=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
 
         ``employees.attendance_type.list``: ``POST /api/employees/v1/attendance-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout)
+        return await self._call_op("employees.attendance_type.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset),), "AttendanceTypeListResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesCouriersActiveLocationOps(_AG):
     """The ``employees.couriers.active_location`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_ids, timeout=None):
+    async def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Answers where each courier with an open courier session is now, per organization.
 
         ``employees.couriers.active_location``: ``POST /api/1/employees/couriers/active_location``.
@@ -4328,9 +4332,9 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return await self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout)
+        return await self._call_op("employees.couriers.active_location", (("organizationIds", organization_ids),), "ActiveCourierLocationsResponse", timeout, allow_unknown_fields)
 
-    async def by_terminal(self, *, organization_id, terminal_group_id, timeout=None):
+    async def by_terminal(self, *, organization_id, terminal_group_id, timeout=None, allow_unknown_fields=False):
         """Answers where the couriers clocked in on one terminal group are now.
 
         ``employees.couriers.active_location.by_terminal``: ``POST /api/1/employees/couriers/active_location/by_terminal``.
@@ -4338,14 +4342,14 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return await self._call_op("employees.couriers.active_location.by_terminal", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "ActiveCourierLocationsResponse", timeout)
+        return await self._call_op("employees.couriers.active_location.by_terminal", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "ActiveCourierLocationsResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesCouriersLocationsOps(_AG):
     """The ``employees.couriers.locations`` operations."""
 
     __slots__ = ()
 
-    async def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None):
+    async def by_time_offset(self, *, organization_ids, offset_in_seconds=None, timeout=None, allow_unknown_fields=False):
         """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
         ``employees.couriers.locations.by_time_offset``: ``POST /api/1/employees/couriers/locations/by_time_offset``.
@@ -4353,7 +4357,7 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: location."""
-        return await self._call_op("employees.couriers.locations.by_time_offset", (("organizationIds", organization_ids), ("offsetInSeconds", offset_in_seconds),), "CourierLocationsByTimeOffsetResponse", timeout)
+        return await self._call_op("employees.couriers.locations.by_time_offset", (("organizationIds", organization_ids), ("offsetInSeconds", offset_in_seconds),), "CourierLocationsByTimeOffsetResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesCouriersOps(_AG):
     """The ``employees.couriers`` operations."""
@@ -4370,7 +4374,7 @@ class AsyncEmployeesCouriersOps(_AG):
         """The ``employees.couriers.locations`` operations."""
         return AsyncEmployeesCouriersLocationsOps(self._client)
 
-    async def __call__(self, *, organization_ids, timeout=None):
+    async def __call__(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the employees of each organization who deliver orders.
 
         ``employees.couriers``: ``POST /api/1/employees/couriers``.
@@ -4378,9 +4382,9 @@ class AsyncEmployeesCouriersOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: dictionaries."""
-        return await self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout)
+        return await self._call_op("employees.couriers", (("organizationIds", organization_ids),), "EmployeesResponse", timeout, allow_unknown_fields)
 
-    async def by_role(self, *, organization_ids, roles_to_check, timeout=None):
+    async def by_role(self, *, organization_ids, roles_to_check, timeout=None, allow_unknown_fields=False):
         """Lists each organization's couriers, marking for each whether it holds the roles asked about.
 
         ``employees.couriers.by_role``: ``POST /api/1/employees/couriers/by_role``.
@@ -4388,88 +4392,88 @@ class AsyncEmployeesCouriersOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Drivers: dictionaries."""
-        return await self._call_op("employees.couriers.by_role", (("organizationIds", organization_ids), ("rolesToCheck", roles_to_check),), "EmployeesWithRoleSignResponse", timeout)
+        return await self._call_op("employees.couriers.by_role", (("organizationIds", organization_ids), ("rolesToCheck", roles_to_check),), "EmployeesWithRoleSignResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesEmployeeOps(_AG):
     """The ``employees.employee`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
+    async def create(self, *, code, main_organization_id, card_number=None, email=None, first_name=None, hire_date=None, last_name=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Creates an employee with a code and a main organization; answers the full profile.
 
         ``employees.employee.create``: ``POST /api/employees/v1/employee/create``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
+        return await self._call_op("employees.employee.create", (("code", code), ("mainOrganizationId", main_organization_id), ("cardNumber", card_number), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout, allow_unknown_fields)
 
-    async def fire(self, *, ids, timeout=None):
+    async def fire(self, *, ids, timeout=None, allow_unknown_fields=False):
         """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
 
         ``employees.employee.fire``: ``POST /api/employees/v1/employee/fire``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout)
+        return await self._call_op("employees.employee.fire", (("ids", ids),), "EmployeeFireResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, id, timeout=None):
+    async def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
         ``employees.employee.get``: ``POST /api/employees/v1/employee/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout)
+        return await self._call_op("employees.employee.get", (("id", id),), "EmployeeResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters, fields=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through employees matching field filters, optionally with only chosen fields.
 
         ``employees.employee.list``: ``POST /api/employees/v1/employee/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout)
+        return await self._call_op("employees.employee.list", (("filters", filters), ("fields", fields), ("limit", limit), ("offset", offset),), "SwaggerEmployeeListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, id, timeout=None):
+    async def restore(self, *, id, timeout=None, allow_unknown_fields=False):
         """Takes a fired employee back on, undoing employee.fire.
 
         ``employees.employee.restore``: ``POST /api/employees/v1/employee/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout)
+        return await self._call_op("employees.employee.restore", (("id", id),), "EmployeeRestoreResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None):
+    async def update(self, *, id, card_number=None, code=None, email=None, first_name=None, hire_date=None, last_name=None, main_organization_id=None, main_role_id=None, middle_name=None, name=None, note=None, organization_ids=None, phone=None, responsible_for_organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Changes the fields given of an employee, leaving the rest as they are.
 
         ``employees.employee.update``: ``POST /api/employees/v1/employee/update``.
 
         Changes data: never retried."""
-        return await self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout)
+        return await self._call_op("employees.employee.update", (("id", id), ("cardNumber", card_number), ("code", code), ("email", email), ("firstName", first_name), ("hireDate", hire_date), ("lastName", last_name), ("mainOrganizationId", main_organization_id), ("mainRoleId", main_role_id), ("middleName", middle_name), ("name", name), ("note", note), ("organizationIds", organization_ids), ("phone", phone), ("responsibleForOrganizationIds", responsible_for_organization_ids),), "EmployeeResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesPositionsOps(_AG):
     """The ``employees.positions`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, id=None, revision_from=None, timeout=None):
+    async def get(self, *, id=None, revision_from=None, timeout=None, allow_unknown_fields=False):
         """Reads one employee position (job): schedule type, hourly rate, fixed salary.
 
         ``employees.positions.get``: ``POST /api/employees/v1/positions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout)
+        return await self._call_op("employees.positions.get", (("id", id), ("revisionFrom", revision_from),), "EmployeePositionResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, revision_from=None, timeout=None, allow_unknown_fields=False):
         """Pages through employee positions, filtered by field or changed since a revision.
 
         ``employees.positions.list``: ``POST /api/employees/v1/positions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout)
+        return await self._call_op("employees.positions.list", (("filters", filters), ("limit", limit), ("offset", offset), ("revisionFrom", revision_from),), "ListPositionsResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesShiftOps(_AG):
     """The ``employees.shift`` operations."""
 
     __slots__ = ()
 
-    async def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None):
+    async def clockin(self, *, organization_id, terminal_group_id, employee_id, role_id=None, timeout=None, allow_unknown_fields=False):
         """Opens an employee's personal shift on a terminal group, optionally in a given role.
 
         ``employees.shift.clockin``: ``POST /api/1/employees/shift/clockin``.
@@ -4477,9 +4481,9 @@ class AsyncEmployeesShiftOps(_AG):
         Changes data: never retried.
 
         Restriction group: Employees: shifts."""
-        return await self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout)
+        return await self._call_op("employees.shift.clockin", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id), ("roleId", role_id),), "ChangePersonalSessionResponse", timeout, allow_unknown_fields)
 
-    async def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
+    async def clockout(self, *, organization_id, terminal_group_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Closes an employee's personal shift on a terminal group.
 
         ``employees.shift.clockout``: ``POST /api/1/employees/shift/clockout``.
@@ -4487,9 +4491,9 @@ class AsyncEmployeesShiftOps(_AG):
         Changes data: never retried.
 
         Restriction group: Employees: shifts."""
-        return await self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout)
+        return await self._call_op("employees.shift.clockout", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "ChangePersonalSessionResponse", timeout, allow_unknown_fields)
 
-    async def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None):
+    async def is_open(self, *, organization_id, terminal_group_id, employee_id, timeout=None, allow_unknown_fields=False):
         """Tells whether an employee's personal shift is open on a terminal group.
 
         ``employees.shift.is_open``: ``POST /api/1/employees/shift/is_open``.
@@ -4497,14 +4501,14 @@ class AsyncEmployeesShiftOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: shifts."""
-        return await self._call_op("employees.shift.is_open", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "GetPersonalSessionInfoResponse", timeout)
+        return await self._call_op("employees.shift.is_open", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("employeeId", employee_id),), "GetPersonalSessionInfoResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesShiftsOps(_AG):
     """The ``employees.shifts`` operations."""
 
     __slots__ = ()
 
-    async def by_courier(self, *, employee_id, timeout=None):
+    async def by_courier(self, *, employee_id, timeout=None, allow_unknown_fields=False):
         """Answers the ids of the terminal groups on which an employee is clocked in.
 
         ``employees.shifts.by_courier``: ``POST /api/1/employees/shifts/by_courier``.
@@ -4512,7 +4516,7 @@ class AsyncEmployeesShiftsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: shifts."""
-        return await self._call_op("employees.shifts.by_courier", (("employeeId", employee_id),), "GetTerminalGroupsOfEmployeeResponse", timeout)
+        return await self._call_op("employees.shifts.by_courier", (("employeeId", employee_id),), "GetTerminalGroupsOfEmployeeResponse", timeout, allow_unknown_fields)
 
 class AsyncEmployeesOps(_AG):
     """The ``employees`` operations."""
@@ -4554,7 +4558,7 @@ class AsyncEmployeesOps(_AG):
         """The ``employees.shifts`` operations."""
         return AsyncEmployeesShiftsOps(self._client)
 
-    async def info(self, *, organization_id, id, timeout=None):
+    async def info(self, *, organization_id, id, timeout=None, allow_unknown_fields=False):
         """Reads one employee's name, display name and contacts by id.
 
         ``employees.info``: ``POST /api/1/employees/info``.
@@ -4562,339 +4566,339 @@ class AsyncEmployeesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Employees: dictionaries."""
-        return await self._call_op("employees.info", (("organizationId", organization_id), ("id", id),), "EmployeeInfoResponse", timeout)
+        return await self._call_op("employees.info", (("organizationId", organization_id), ("id", id),), "EmployeeInfoResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceAccountOps(_AG):
     """The ``finance.account`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None):
+    async def create(self, *, description, name, start_balance_date, start_balance_sum, type, code=None, is_custom_transactions_allowed=None, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Creates a ledger account of a given type with its opening balance and date; answers the account.
 
         ``finance.account.create``: ``POST /api/finance/v1/account/create``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout)
+        return await self._call_op("finance.account.create", (("description", description), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("isCustomTransactionsAllowed", is_custom_transactions_allowed), ("parentId", parent_id),), "AccountResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id, timeout=None):
+    async def delete(self, *, id, timeout=None, allow_unknown_fields=False):
         """Marks a ledger account deleted; finance.account.restore undoes it.
 
         ``finance.account.delete``: ``POST /api/finance/v1/account/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout)
+        return await self._call_op("finance.account.delete", (("id", id),), "AccountDeleteResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, id, timeout=None):
+    async def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads one ledger account: type, parent, opening balance, system or not.
 
         ``finance.account.get``: ``POST /api/finance/v1/account/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout)
+        return await self._call_op("finance.account.get", (("id", id),), "AccountResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters, limit, offset, timeout=None):
+    async def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through ledger accounts matching field filters.
 
         ``finance.account.list``: ``POST /api/finance/v1/account/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout)
+        return await self._call_op("finance.account.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AccountListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, id, restore_descendants, timeout=None):
+    async def restore(self, *, id, restore_descendants, timeout=None, allow_unknown_fields=False):
         """Brings a deleted ledger account back, its child accounts too when asked.
 
         ``finance.account.restore``: ``POST /api/finance/v1/account/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout)
+        return await self._call_op("finance.account.restore", (("id", id), ("restoreDescendants", restore_descendants),), "AccountRestoreResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None):
+    async def update(self, *, description, id, name, start_balance_date, start_balance_sum, type, code=None, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a ledger account's name, type, parent, code and opening balance.
 
         ``finance.account.update``: ``POST /api/finance/v1/account/update``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout)
+        return await self._call_op("finance.account.update", (("description", description), ("id", id), ("name", name), ("startBalanceDate", start_balance_date), ("startBalanceSum", start_balance_sum), ("type", type), ("code", code), ("parentId", parent_id),), "AccountResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceAccountPostingOps(_AG):
     """The ``finance.account_posting`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None):
+    async def list(self, *, account_id=None, counteragent_id=None, from_=None, organization_ids=None, to=None, timeout=None, allow_unknown_fields=False):
         """Lists the postings of a ledger account over a period, with opening balance and net change.
 
         ``finance.account_posting.list``: ``POST /api/finance/v1/account-posting/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout)
+        return await self._call_op("finance.account_posting.list", (("accountId", account_id), ("counteragentId", counteragent_id), ("from", from_), ("organizationIds", organization_ids), ("to", to),), "AccountPostingListResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceAccountTransactionsOps(_AG):
     """The ``finance.account_transactions`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, account_id, from_, organization_id, to, timeout=None):
+    async def list(self, *, account_id, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists one account's transactions in a period with the opening balance and total.
 
         ``finance.account_transactions.list``: ``POST /api/finance/v1/account_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout)
+        return await self._call_op("finance.account_transactions.list", (("accountId", account_id), ("from", from_), ("organizationId", organization_id), ("to", to),), "AccountTransactionsResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceAccountTypeOps(_AG):
     """The ``finance.account_type`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, timeout=None):
-        """Lists the account types a ledger account may have; untyped answer.
+    async def list(self, *, timeout=None, allow_unknown_fields=False):
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.account_type.list", (), "[AccountType", timeout)
+        return await self._call_op("finance.account_type.list", (), "[AccountType", timeout, allow_unknown_fields)
 
 class AsyncFinanceBalanceSheetOps(_AG):
     """The ``finance.balance_sheet`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, balance_at=None, organization_ids=None, timeout=None):
+    async def list(self, *, balance_at=None, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Answers every account's balance as of a date, optionally for some organizations only.
 
         ``finance.balance_sheet.list``: ``POST /api/finance/v1/balance-sheet/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout)
+        return await self._call_op("finance.balance_sheet.list", (("balanceAt", balance_at), ("organizationIds", organization_ids),), "BalanceSheetListResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceCashFlowCategoryOps(_AG):
     """The ``finance.cash_flow_category`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, code, name, type, parent_id=None, timeout=None):
+    async def create(self, *, code, name, type, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Creates a cash flow category (optionally under a parent); answers it.
 
         ``finance.cash_flow_category.create``: ``POST /api/finance/v1/cash-flow-category/create``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.create", (("code", code), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id, timeout=None):
+    async def delete(self, *, id, timeout=None, allow_unknown_fields=False):
         """Marks a cash flow category deleted with its live subcategories; answers every id touched.
 
         ``finance.cash_flow_category.delete``: ``POST /api/finance/v1/cash-flow-category/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.delete", (("id", id),), "CashFlowCategoryCascadeResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, id, timeout=None):
+    async def get(self, *, id, timeout=None, allow_unknown_fields=False):
         """Reads one cash flow category: its code, name, type, parent and revision.
 
         ``finance.cash_flow_category.get``: ``POST /api/finance/v1/cash-flow-category/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.get", (("id", id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters, limit, offset, timeout=None):
+    async def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through cash flow categories matching field filters.
 
         ``finance.cash_flow_category.list``: ``POST /api/finance/v1/cash-flow-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CashFlowCategoryListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, id, restore_descendants, timeout=None):
+    async def restore(self, *, id, restore_descendants, timeout=None, allow_unknown_fields=False):
         """Brings a deleted cash flow category back, its subcategories too when asked.
 
         ``finance.cash_flow_category.restore``: ``POST /api/finance/v1/cash-flow-category/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.restore", (("id", id), ("restoreDescendants", restore_descendants),), "CashFlowCategoryCascadeResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, code, id, name, type, parent_id=None, timeout=None):
+    async def update(self, *, code, id, name, type, parent_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a cash flow category's code, name, type and parent.
 
         ``finance.cash_flow_category.update``: ``POST /api/finance/v1/cash-flow-category/update``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout)
+        return await self._call_op("finance.cash_flow_category.update", (("code", code), ("id", id), ("name", name), ("type", type), ("parentId", parent_id),), "CashFlowCategoryResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceChartOfAccountsOps(_AG):
     """The ``finance.chart_of_accounts`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, account_type=None, is_deleted=None, timeout=None):
+    async def list(self, *, account_type=None, is_deleted=None, timeout=None, allow_unknown_fields=False):
         """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
         ``finance.chart_of_accounts.list``: ``POST /api/finance/v1/chart-of-accounts/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout)
+        return await self._call_op("finance.chart_of_accounts.list", (("accountType", account_type), ("isDeleted", is_deleted),), "ChartOfAccountsListResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceDocumentTransactionsOps(_AG):
     """The ``finance.document_transactions`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, document_id, organization_id, timeout=None):
+    async def list(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
         ``finance.document_transactions.list``: ``POST /api/finance/v1/document_transactions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout)
+        return await self._call_op("finance.document_transactions.list", (("documentId", document_id), ("organizationId", organization_id),), "[DocumentTransactionItem", timeout, allow_unknown_fields)
 
 class AsyncFinanceIncomingServiceOps(_AG):
     """The ``finance.incoming_service`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
         ``finance.incoming_service.cancel``: ``POST /api/finance/v1/incoming_service/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return await self._call_op("finance.incoming_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an act of services received from a supplier, as a draft; answers its id and number.
 
         ``finance.incoming_service.create``: ``POST /api/finance/v1/incoming_service/create``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
+        return await self._call_op("finance.incoming_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one act of services received, with its lines and totals.
 
         ``finance.incoming_service.get``: ``POST /api/finance/v1/incoming_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout)
+        return await self._call_op("finance.incoming_service.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the acts of services received dated within a period.
 
         ``finance.incoming_service.list``: ``POST /api/finance/v1/incoming_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout)
+        return await self._call_op("finance.incoming_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingServiceListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an act of services received to the books (NEW to PROCESSED).
 
         ``finance.incoming_service.post``: ``POST /api/finance/v1/incoming_service/post``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return await self._call_op("finance.incoming_service.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
         ``finance.incoming_service.unpost``: ``POST /api/finance/v1/incoming_service/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout)
+        return await self._call_op("finance.incoming_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, invoice=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an act of services received: header and every line.
 
         ``finance.incoming_service.update``: ``POST /api/finance/v1/incoming_service/update``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout)
+        return await self._call_op("finance.incoming_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "IncomingServiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceItemCategoryOps(_AG):
     """The ``finance.item_category`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the fiscal item categories directory by filter.
 
         ``finance.item_category.list``: ``POST /api/finance/v1/item-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout)
+        return await self._call_op("finance.item_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ItemCategoryListResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceOutgoingServiceOps(_AG):
     """The ``finance.outgoing_service`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
         ``finance.outgoing_service.cancel``: ``POST /api/finance/v1/outgoing_service/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return await self._call_op("finance.outgoing_service.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, document_id=None, due_date=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an act of services rendered to a customer, as a draft; answers its id and number.
 
         ``finance.outgoing_service.create``: ``POST /api/finance/v1/outgoing_service/create``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
+        return await self._call_op("finance.outgoing_service.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("documentId", document_id), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one act of services rendered, with its lines and totals.
 
         ``finance.outgoing_service.get``: ``POST /api/finance/v1/outgoing_service/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout)
+        return await self._call_op("finance.outgoing_service.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the acts of services rendered dated within a period.
 
         ``finance.outgoing_service.list``: ``POST /api/finance/v1/outgoing_service/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout)
+        return await self._call_op("finance.outgoing_service.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingServiceListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an act of services rendered to the books (NEW to PROCESSED).
 
         ``finance.outgoing_service.post``: ``POST /api/finance/v1/outgoing_service/post``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return await self._call_op("finance.outgoing_service.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
         ``finance.outgoing_service.unpost``: ``POST /api/finance/v1/outgoing_service/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout)
+        return await self._call_op("finance.outgoing_service.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, contract_date=None, contract_number=None, due_date=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an act of services rendered: header and every line.
 
         ``finance.outgoing_service.update``: ``POST /api/finance/v1/outgoing_service/update``.
 
         Changes data: never retried."""
-        return await self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout)
+        return await self._call_op("finance.outgoing_service.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("contractDate", contract_date), ("contractNumber", contract_number), ("dueDate", due_date), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "OutgoingServiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceTaxCategoryOps(_AG):
     """The ``finance.tax_category`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the tax categories directory by filter.
 
         ``finance.tax_category.list``: ``POST /api/finance/v1/tax-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout)
+        return await self._call_op("finance.tax_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "TaxCategoryListResponse", timeout, allow_unknown_fields)
 
 class AsyncFinanceOps(_AG):
     """The ``finance`` operations."""
@@ -4966,68 +4970,68 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
 
     __slots__ = ()
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one product accounting category: its code, name and deleted flag.
 
         ``inventory.accounting_categories.get``: ``POST /api/inventory/v1/accounting_categories/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout)
+        return await self._call_op("inventory.accounting_categories.get", (("id", id),), "AccountingCategory", timeout, allow_unknown_fields)
 
-    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through product accounting categories, deleted ones or those changed since a revision on request.
 
         ``inventory.accounting_categories.list``: ``POST /api/inventory/v1/accounting_categories/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout)
+        return await self._call_op("inventory.accounting_categories.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "AccountingCategoryListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryConceptionsOps(_AG):
     """The ``inventory.conceptions`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one concept (a brand or format within the chain) by id.
 
         ``inventory.conceptions.get``: ``POST /api/inventory/v1/conceptions/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout)
+        return await self._call_op("inventory.conceptions.get", (("id", id),), "Conception", timeout, allow_unknown_fields)
 
-    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through concepts, deleted ones or those changed since a revision on request.
 
         ``inventory.conceptions.list``: ``POST /api/inventory/v1/conceptions/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout)
+        return await self._call_op("inventory.conceptions.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "ConceptionListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryCostingsOps(_AG):
     """The ``inventory.costings`` operations."""
 
     __slots__ = ()
 
-    async def calculate(self, *, date_incoming, items, organization_id, timeout=None):
+    async def calculate(self, *, date_incoming, items, organization_id, timeout=None, allow_unknown_fields=False):
         """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
 
         ``inventory.costings.calculate``: ``POST /api/inventory/v1/costings/calculate``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout)
+        return await self._call_op("inventory.costings.calculate", (("dateIncoming", date_incoming), ("items", items), ("organizationId", organization_id),), "GetCostPricesResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryCounteragentsPricelistOps(_AG):
     """The ``inventory.counteragents.pricelist`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, counteragent_id, timeout=None):
+    async def list(self, *, counteragent_id, timeout=None, allow_unknown_fields=False):
         """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
 
         ``inventory.counteragents.pricelist.list``: ``POST /api/inventory/v1/counteragents/pricelist/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout)
+        return await self._call_op("inventory.counteragents.pricelist.list", (("counteragentId", counteragent_id),), "GetPriceListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryCounteragentsOps(_AG):
     """The ``inventory.counteragents`` operations."""
@@ -5039,169 +5043,169 @@ class AsyncInventoryCounteragentsOps(_AG):
         """The ``inventory.counteragents.pricelist`` operations."""
         return AsyncInventoryCounteragentsPricelistOps(self._client)
 
-    async def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
+    async def __call__(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None, allow_unknown_fields=False):
         """Pages through counteragents (suppliers, clients, employees), filtered by type.
 
         ``inventory.counteragents``: ``POST /api/inventory/v1/counteragents``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
+        return await self._call_op("inventory.counteragents", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None):
+    async def list(self, *, limit=None, offset=None, organization_id=None, type=None, timeout=None, allow_unknown_fields=False):
         """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
 
         ``inventory.counteragents.list``: ``POST /api/inventory/v1/counteragents/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout)
+        return await self._call_op("inventory.counteragents.list", (("limit", limit), ("offset", offset), ("organizationId", organization_id), ("type", type),), "GetCounteragentsResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryDisassembleDocumentOps(_AG):
     """The ``inventory.disassemble_document`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.disassemble_document.cancel``: ``POST /api/inventory/v1/disassemble_document/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None):
+    async def create(self, *, amount, date, items, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, document_id=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
 
         ``inventory.disassemble_document.create``: ``POST /api/inventory/v1/disassemble_document/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.create", (("amount", amount), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception), ("documentId", document_id), ("number", number),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one disassembly act with its lines and status.
 
         ``inventory.disassemble_document.get``: ``POST /api/inventory/v1/disassemble_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.get", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the disassembly acts dated within a period.
 
         ``inventory.disassemble_document.list``: ``POST /api/inventory/v1/disassemble_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout)
+        return await self._call_op("inventory.disassemble_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[DisassembleDocumentListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.disassemble_document.post``: ``POST /api/inventory/v1/disassemble_document/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.post", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.disassemble_document.unpost``: ``POST /api/inventory/v1/disassemble_document/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None):
+    async def update(self, *, amount, date, document_id, items, number, organization_id, product, store_from, store_to, amount_unit=None, comment=None, conception=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a disassembly act: its header and every line.
 
         ``inventory.disassemble_document.update``: ``POST /api/inventory/v1/disassemble_document/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.disassemble_document.update", (("amount", amount), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("amountUnit", amount_unit), ("comment", comment), ("conception", conception),), "DisassembleDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryIncomingInventoryOps(_AG):
     """The ``inventory.incoming_inventory`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_inventory.cancel``: ``POST /api/inventory/v1/incoming_inventory/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    async def create(self, *, date, items, items_first_step, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
 
         ``inventory.incoming_inventory.create``: ``POST /api/inventory/v1/incoming_inventory/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.create", (("date", date), ("items", items), ("itemsFirstStep", items_first_step), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one stock-take with its lines and status.
 
         ``inventory.incoming_inventory.get``: ``POST /api/inventory/v1/incoming_inventory/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventoryGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the stock-takes dated within a period.
 
         ``inventory.incoming_inventory.list``: ``POST /api/inventory/v1/incoming_inventory/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout)
+        return await self._call_op("inventory.incoming_inventory.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInventoryListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_inventory.post``: ``POST /api/inventory/v1/incoming_inventory/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_inventory.unpost``: ``POST /api/inventory/v1/incoming_inventory/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    async def update(self, *, date, document_id, items, items_first_step, number, organization_id, store, account_shortage=None, account_surplus=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a stock-take: its header and every line.
 
         ``inventory.incoming_inventory.update``: ``POST /api/inventory/v1/incoming_inventory/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout)
+        return await self._call_op("inventory.incoming_inventory.update", (("date", date), ("documentId", document_id), ("items", items), ("itemsFirstStep", items_first_step), ("number", number), ("organizationId", organization_id), ("store", store), ("accountShortage", account_shortage), ("accountSurplus", account_surplus), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "IncomingInventorySaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryIncomingInvoiceModifyOps(_AG):
     """The ``inventory.incoming_invoice.modify`` operations."""
 
     __slots__ = ()
 
-    async def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None):
+    async def add_payment(self, *, account_from, date, document_id, organization_id, sum, account_to=None, timeout=None, allow_unknown_fields=False):
         """Records a payment of a supplier invoice from one account to another; answers the transaction id.
 
         ``inventory.incoming_invoice.modify.add_payment``: ``POST /api/inventory/v1/incoming_invoice/modify/add_payment``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.modify.add_payment", (("accountFrom", account_from), ("date", date), ("documentId", document_id), ("organizationId", organization_id), ("sum", sum), ("accountTo", account_to),), "AccountingTransactionUserResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryIncomingInvoicePatchOps(_AG):
     """The ``inventory.incoming_invoice.patch`` operations."""
 
     __slots__ = ()
 
-    async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
+    async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None, allow_unknown_fields=False):
         """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
         ``inventory.incoming_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/incoming_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryIncomingInvoiceOps(_AG):
     """The ``inventory.incoming_invoice`` operations."""
@@ -5218,230 +5222,230 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         """The ``inventory.incoming_invoice.patch`` operations."""
         return AsyncInventoryIncomingInvoicePatchOps(self._client)
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_invoice.cancel``: ``POST /api/inventory/v1/incoming_invoice/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None, allow_unknown_fields=False):
         """Creates a supplier invoice of goods received in state NEW; answers its id and number.
 
         ``inventory.incoming_invoice.create``: ``POST /api/inventory/v1/incoming_invoice/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one supplier invoice with its lines and status.
 
         ``inventory.incoming_invoice.get``: ``POST /api/inventory/v1/incoming_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout)
+        return await self._call_op("inventory.incoming_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoice", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the supplier invoices dated within a period.
 
         ``inventory.incoming_invoice.list``: ``POST /api/inventory/v1/incoming_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout)
+        return await self._call_op("inventory.incoming_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingInvoice", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_invoice.post``: ``POST /api/inventory/v1/incoming_invoice/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_invoice.unpost``: ``POST /api/inventory/v1/incoming_invoice/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None):
+    async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, delivery_on_time=None, document_id=None, due_date=None, employee_pass_to_account=None, incoming_date=None, incoming_document_number=None, internal_outgoing_invoice_id=None, invoice=None, is_automatic=None, is_editable=None, number=None, transport_invoice_number=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a supplier invoice: its header and every line.
 
         ``inventory.incoming_invoice.update``: ``POST /api/inventory/v1/incoming_invoice/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("deliveryOnTime", delivery_on_time), ("documentId", document_id), ("dueDate", due_date), ("employeePassToAccount", employee_pass_to_account), ("incomingDate", incoming_date), ("incomingDocumentNumber", incoming_document_number), ("internalOutgoingInvoiceId", internal_outgoing_invoice_id), ("invoice", invoice), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("transportInvoiceNumber", transport_invoice_number),), "IncomingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
     """The ``inventory.incoming_returned_invoice`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.incoming_returned_invoice.cancel``: ``POST /api/inventory/v1/incoming_returned_invoice/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, processing_mode, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, outgoing_invoice_id=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates a return of goods from a buyer in state NEW; answers its id and number.
 
         ``inventory.incoming_returned_invoice.create``: ``POST /api/inventory/v1/incoming_returned_invoice/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one buyer return with its lines and status.
 
         ``inventory.incoming_returned_invoice.get``: ``POST /api/inventory/v1/incoming_returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the buyer returns dated within a period.
 
         ``inventory.incoming_returned_invoice.list``: ``POST /api/inventory/v1/incoming_returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[IncomingReturnedInvoiceListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.incoming_returned_invoice.post``: ``POST /api/inventory/v1/incoming_returned_invoice/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.incoming_returned_invoice.unpost``: ``POST /api/inventory/v1/incoming_returned_invoice/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None):
+    async def update(self, *, counteragent, date, document_id, items, number, organization_id, processing_mode, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, outgoing_invoice_id=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a buyer return: its header and every line.
 
         ``inventory.incoming_returned_invoice.update``: ``POST /api/inventory/v1/incoming_returned_invoice/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.incoming_returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("processingMode", processing_mode), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("outgoingInvoiceId", outgoing_invoice_id), ("revenueAccount", revenue_account),), "IncomingReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryInternalTransferOps(_AG):
     """The ``inventory.internal_transfer`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.internal_transfer.cancel``: ``POST /api/inventory/v1/internal_transfer/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.cancel", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a transfer of goods between two stores in state NEW; answers its id and number.
 
         ``inventory.internal_transfer.create``: ``POST /api/inventory/v1/internal_transfer/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one store transfer with its lines and status.
 
         ``inventory.internal_transfer.get``: ``POST /api/inventory/v1/internal_transfer/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.get", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the store transfers dated within a period.
 
         ``inventory.internal_transfer.list``: ``POST /api/inventory/v1/internal_transfer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout)
+        return await self._call_op("inventory.internal_transfer.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[InternalTransferListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.internal_transfer.post``: ``POST /api/inventory/v1/internal_transfer/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.post", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.internal_transfer.unpost``: ``POST /api/inventory/v1/internal_transfer/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.unpost", (("documentId", document_id), ("organizationId", organization_id),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a store transfer: its header and every line.
 
         ``inventory.internal_transfer.update``: ``POST /api/inventory/v1/internal_transfer/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout)
+        return await self._call_op("inventory.internal_transfer.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "InternalTransferSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryMeasureUnitsOps(_AG):
     """The ``inventory.measure_units`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one unit of measure: code, short and full name.
 
         ``inventory.measure_units.get``: ``POST /api/inventory/v1/measure_units/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout)
+        return await self._call_op("inventory.measure_units.get", (("id", id),), "MeasureUnit", timeout, allow_unknown_fields)
 
-    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through units of measure, deleted ones or those changed since a revision on request.
 
         ``inventory.measure_units.list``: ``POST /api/inventory/v1/measure_units/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout)
+        return await self._call_op("inventory.measure_units.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "MeasureUnitListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryNomenclatureOps(_AG):
     """The ``inventory.nomenclature`` operations."""
 
     __slots__ = ()
 
-    async def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None):
+    async def update_barcodes(self, *, barcodes=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Replaces every barcode of a product with the set given.
 
         ``inventory.nomenclature.update_barcodes``: ``POST /api/inventory/v1/nomenclature/update_barcodes``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout)
+        return await self._call_op("inventory.nomenclature.update_barcodes", (("barcodes", barcodes), ("organizationId", organization_id), ("productId", product_id),), "UpdateProductBarcodesResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryOrganizationsSettingsOps(_AG):
     """The ``inventory.organizations.settings`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, timeout=None):
+    async def list(self, *, timeout=None, allow_unknown_fields=False):
         """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
         ``inventory.organizations.settings.list``: ``POST /api/inventory/v1/organizations/settings/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout)
+        return await self._call_op("inventory.organizations.settings.list", (), "CorporationSettings", timeout, allow_unknown_fields)
 
 class AsyncInventoryOrganizationsOps(_AG):
     """The ``inventory.organizations`` operations."""
@@ -5453,39 +5457,39 @@ class AsyncInventoryOrganizationsOps(_AG):
         """The ``inventory.organizations.settings`` operations."""
         return AsyncInventoryOrganizationsSettingsOps(self._client)
 
-    async def tree(self, *, timeout=None):
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+    async def tree(self, *, timeout=None, allow_unknown_fields=False):
+        """Answers the legal entities of the back office with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout)
+        return await self._call_op("inventory.organizations.tree", (), "[JurPerson", timeout, allow_unknown_fields)
 
 class AsyncInventoryOutgoingInvoiceModifyOps(_AG):
     """The ``inventory.outgoing_invoice.modify`` operations."""
 
     __slots__ = ()
 
-    async def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None):
+    async def add_payment(self, *, account_id, amount, document_id, organization_id, payment_date, cfo_item_id=None, timeout=None, allow_unknown_fields=False):
         """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
 
         ``inventory.outgoing_invoice.modify.add_payment``: ``POST /api/inventory/v1/outgoing_invoice/modify/add_payment``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.modify.add_payment", (("accountId", account_id), ("amount", amount), ("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date), ("cfoItemId", cfo_item_id),), "AccountingTransactionUserResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryOutgoingInvoicePatchOps(_AG):
     """The ``inventory.outgoing_invoice.patch`` operations."""
 
     __slots__ = ()
 
-    async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None):
+    async def set_payment_date(self, *, document_id, organization_id, payment_date, timeout=None, allow_unknown_fields=False):
         """Records when an outgoing invoice was paid; it must be paid in full already.
 
         ``inventory.outgoing_invoice.patch.set_payment_date``: ``POST /api/inventory/v1/outgoing_invoice/patch/set_payment_date``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.patch.set_payment_date", (("documentId", document_id), ("organizationId", organization_id), ("paymentDate", payment_date),), "SetPaymentDateOutgoingResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryOutgoingInvoiceOps(_AG):
     """The ``inventory.outgoing_invoice`` operations."""
@@ -5502,413 +5506,413 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         """The ``inventory.outgoing_invoice.patch`` operations."""
         return AsyncInventoryOutgoingInvoicePatchOps(self._client)
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.outgoing_invoice.cancel``: ``POST /api/inventory/v1/outgoing_invoice/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
 
         ``inventory.outgoing_invoice.create``: ``POST /api/inventory/v1/outgoing_invoice/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one outgoing invoice with its lines and status.
 
         ``inventory.outgoing_invoice.get``: ``POST /api/inventory/v1/outgoing_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout)
+        return await self._call_op("inventory.outgoing_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoice", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the outgoing invoices dated within a period.
 
         ``inventory.outgoing_invoice.list``: ``POST /api/inventory/v1/outgoing_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout)
+        return await self._call_op("inventory.outgoing_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[OutgoingInvoice", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.outgoing_invoice.post``: ``POST /api/inventory/v1/outgoing_invoice/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.outgoing_invoice.unpost``: ``POST /api/inventory/v1/outgoing_invoice/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    async def update(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, due_date=None, expense_account=None, internal_incoming_invoice_id=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites an outgoing invoice: its header and every line.
 
         ``inventory.outgoing_invoice.update``: ``POST /api/inventory/v1/outgoing_invoice/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.outgoing_invoice.update", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("dueDate", due_date), ("expenseAccount", expense_account), ("internalIncomingInvoiceId", internal_incoming_invoice_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "OutgoingInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryPaymentTypesOps(_AG):
     """The ``inventory.payment_types`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one payment type of the back-office catalogue by id.
 
         ``inventory.payment_types.get``: ``POST /api/inventory/v1/payment_types/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout)
+        return await self._call_op("inventory.payment_types.get", (("id", id),), "InventoryPaymentType", timeout, allow_unknown_fields)
 
-    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None):
+    async def list(self, *, is_deleted=None, limit=None, offset=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
 
         ``inventory.payment_types.list``: ``POST /api/inventory/v1/payment_types/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout)
+        return await self._call_op("inventory.payment_types.list", (("isDeleted", is_deleted), ("limit", limit), ("offset", offset), ("revision", revision),), "PaymentTypeListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryProductionDocumentOps(_AG):
     """The ``inventory.production_document`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.production_document.cancel``: ``POST /api/inventory/v1/production_document/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.production_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    async def create(self, *, date, items, organization_id, store_from, store_to, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
 
         ``inventory.production_document.create``: ``POST /api/inventory/v1/production_document/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.production_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one production act with its lines and status.
 
         ``inventory.production_document.get``: ``POST /api/inventory/v1/production_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout)
+        return await self._call_op("inventory.production_document.get", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the production acts dated within a period.
 
         ``inventory.production_document.list``: ``POST /api/inventory/v1/production_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout)
+        return await self._call_op("inventory.production_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ProductionDocumentListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.production_document.post``: ``POST /api/inventory/v1/production_document/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.production_document.post", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.production_document.unpost``: ``POST /api/inventory/v1/production_document/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.production_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    async def update(self, *, date, document_id, items, number, organization_id, store_from, store_to, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a production act: its header and every line.
 
         ``inventory.production_document.update``: ``POST /api/inventory/v1/production_document/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.production_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("storeTo", store_to), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "ProductionDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryReturnedInvoiceOps(_AG):
     """The ``inventory.returned_invoice`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.returned_invoice.cancel``: ``POST /api/inventory/v1/returned_invoice/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.cancel", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None):
+    async def create(self, *, counteragent, date, items, organization_id, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, incoming_invoice_id=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a return of goods to a supplier in state NEW; answers its id and number.
 
         ``inventory.returned_invoice.create``: ``POST /api/inventory/v1/returned_invoice/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.create", (("counteragent", counteragent), ("date", date), ("items", items), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id), ("number", number),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one supplier return with its lines and status.
 
         ``inventory.returned_invoice.get``: ``POST /api/inventory/v1/returned_invoice/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.get", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the supplier returns dated within a period.
 
         ``inventory.returned_invoice.list``: ``POST /api/inventory/v1/returned_invoice/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout)
+        return await self._call_op("inventory.returned_invoice.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[ReturnedInvoiceListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.returned_invoice.post``: ``POST /api/inventory/v1/returned_invoice/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.post", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.returned_invoice.unpost``: ``POST /api/inventory/v1/returned_invoice/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.unpost", (("documentId", document_id), ("organizationId", organization_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None):
+    async def update(self, *, counteragent, date, document_id, items, number, organization_id, comment=None, conception=None, default_store=None, expense_account=None, incoming_invoice_id=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a supplier return: its header and every line.
 
         ``inventory.returned_invoice.update``: ``POST /api/inventory/v1/returned_invoice/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout)
+        return await self._call_op("inventory.returned_invoice.update", (("counteragent", counteragent), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("incomingInvoiceId", incoming_invoice_id),), "ReturnedInvoiceSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventorySalesDocumentOps(_AG):
     """The ``inventory.sales_document`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.sales_document.cancel``: ``POST /api/inventory/v1/sales_document/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.sales_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None):
+    async def create(self, *, date, items, organization_id, banquet=None, comment=None, conception=None, default_store=None, document_id=None, expense_account=None, is_automatic=None, is_editable=None, number=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
 
         ``inventory.sales_document.create``: ``POST /api/inventory/v1/sales_document/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.sales_document.create", (("date", date), ("items", items), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("documentId", document_id), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one sales act with its lines and status.
 
         ``inventory.sales_document.get``: ``POST /api/inventory/v1/sales_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout)
+        return await self._call_op("inventory.sales_document.get", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the sales acts dated within a period.
 
         ``inventory.sales_document.list``: ``POST /api/inventory/v1/sales_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout)
+        return await self._call_op("inventory.sales_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[SalesDocumentListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.sales_document.post``: ``POST /api/inventory/v1/sales_document/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.sales_document.post", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.sales_document.unpost``: ``POST /api/inventory/v1/sales_document/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.sales_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None):
+    async def update(self, *, date, document_id, items, number, organization_id, banquet=None, comment=None, conception=None, default_store=None, expense_account=None, is_automatic=None, is_editable=None, revenue_account=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a sales act: its header and every line.
 
         ``inventory.sales_document.update``: ``POST /api/inventory/v1/sales_document/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.sales_document.update", (("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("banquet", banquet), ("comment", comment), ("conception", conception), ("defaultStore", default_store), ("expenseAccount", expense_account), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("revenueAccount", revenue_account),), "SalesDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryStockBalanceOps(_AG):
     """The ``inventory.stock_balance`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None):
+    async def list(self, *, balance_at, limit=None, offset=None, organization_id=None, product_group_ids=None, product_ids=None, should_include_details=None, store_ids=None, timeout=None, allow_unknown_fields=False):
         """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
 
         ``inventory.stock_balance.list``: ``POST /api/inventory/v1/stock_balance/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout)
+        return await self._call_op("inventory.stock_balance.list", (("balanceAt", balance_at), ("limit", limit), ("offset", offset), ("organizationId", organization_id), ("productGroupIds", product_group_ids), ("productIds", product_ids), ("shouldIncludeDetails", should_include_details), ("storeIds", store_ids),), "StockBalanceListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryStoresOps(_AG):
     """The ``inventory.stores`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the stores (warehouses) with their organization and type, by filter.
 
         ``inventory.stores.list``: ``POST /api/inventory/v1/stores/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout)
+        return await self._call_op("inventory.stores.list", (("filters", filters), ("limit", limit), ("offset", offset),), "StoreListResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryTransformationDocumentOps(_AG):
     """The ``inventory.transformation_document`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.transformation_document.cancel``: ``POST /api/inventory/v1/transformation_document/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.transformation_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    async def create(self, *, amount, amount_unit, date, items, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
 
         ``inventory.transformation_document.create``: ``POST /api/inventory/v1/transformation_document/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.transformation_document.create", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("items", items), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one transformation act with its lines and status.
 
         ``inventory.transformation_document.get``: ``POST /api/inventory/v1/transformation_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout)
+        return await self._call_op("inventory.transformation_document.get", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the transformation acts dated within a period.
 
         ``inventory.transformation_document.list``: ``POST /api/inventory/v1/transformation_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout)
+        return await self._call_op("inventory.transformation_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[TransformationDocumentListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.transformation_document.post``: ``POST /api/inventory/v1/transformation_document/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.transformation_document.post", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.transformation_document.unpost``: ``POST /api/inventory/v1/transformation_document/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.transformation_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    async def update(self, *, amount, amount_unit, date, document_id, items, number, organization_id, product, store_from, store_to, assembly_chart_writeoff=None, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a transformation act: its header and every line.
 
         ``inventory.transformation_document.update``: ``POST /api/inventory/v1/transformation_document/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.transformation_document.update", (("amount", amount), ("amountUnit", amount_unit), ("date", date), ("documentId", document_id), ("items", items), ("number", number), ("organizationId", organization_id), ("product", product), ("storeFrom", store_from), ("storeTo", store_to), ("assemblyChartWriteoff", assembly_chart_writeoff), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "TransformationDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryWriteoffDocumentOps(_AG):
     """The ``inventory.writeoff_document`` operations."""
 
     __slots__ = ()
 
-    async def cancel(self, *, document_id, organization_id, timeout=None):
+    async def cancel(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
         ``inventory.writeoff_document.cancel``: ``POST /api/inventory/v1/writeoff_document/cancel``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.cancel", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None):
+    async def create(self, *, date, expense_account, items, organization_id, store_from, comment=None, conception=None, document_id=None, is_automatic=None, is_editable=None, number=None, timeout=None, allow_unknown_fields=False):
         """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
 
         ``inventory.writeoff_document.create``: ``POST /api/inventory/v1/writeoff_document/create``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.create", (("date", date), ("expenseAccount", expense_account), ("items", items), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("documentId", document_id), ("isAutomatic", is_automatic), ("isEditable", is_editable), ("number", number),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, document_id, organization_id, timeout=None):
+    async def get(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads one write-off act with its lines and status.
 
         ``inventory.writeoff_document.get``: ``POST /api/inventory/v1/writeoff_document/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.get", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentGetResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, from_, organization_id, to, timeout=None):
+    async def list(self, *, from_, organization_id, to, timeout=None, allow_unknown_fields=False):
         """Lists the write-off acts dated within a period.
 
         ``inventory.writeoff_document.list``: ``POST /api/inventory/v1/writeoff_document/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout)
+        return await self._call_op("inventory.writeoff_document.list", (("from", from_), ("organizationId", organization_id), ("to", to),), "[WriteoffDocumentListItem", timeout, allow_unknown_fields)
 
-    async def post(self, *, document_id, organization_id, timeout=None):
+    async def post(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
 
         ``inventory.writeoff_document.post``: ``POST /api/inventory/v1/writeoff_document/post``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.post", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def unpost(self, *, document_id, organization_id, timeout=None):
+    async def unpost(self, *, document_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
         ``inventory.writeoff_document.unpost``: ``POST /api/inventory/v1/writeoff_document/unpost``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.unpost", (("documentId", document_id), ("organizationId", organization_id),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None):
+    async def update(self, *, date, document_id, expense_account, items, number, organization_id, store_from, comment=None, conception=None, is_automatic=None, is_editable=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a write-off act: its header and every line.
 
         ``inventory.writeoff_document.update``: ``POST /api/inventory/v1/writeoff_document/update``.
 
         Changes data: never retried."""
-        return await self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout)
+        return await self._call_op("inventory.writeoff_document.update", (("date", date), ("documentId", document_id), ("expenseAccount", expense_account), ("items", items), ("number", number), ("organizationId", organization_id), ("storeFrom", store_from), ("comment", comment), ("conception", conception), ("isAutomatic", is_automatic), ("isEditable", is_editable),), "WriteoffDocumentSaveResponse", timeout, allow_unknown_fields)
 
 class AsyncInventoryOps(_AG):
     """The ``inventory`` operations."""
@@ -6025,7 +6029,7 @@ class AsyncLicensesOps(_AG):
 
     __slots__ = ()
 
-    async def list(self, *, organization_ids=None, timeout=None):
+    async def list(self, *, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Lists the licenses of each organization the API key reaches.
 
         ``licenses.list``: ``POST /api/licenses/v2/list``.
@@ -6033,14 +6037,14 @@ class AsyncLicensesOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: licenses."""
-        return await self._call_op("licenses.list", (("organizationIds", organization_ids),), "GetLicenseListResponse", timeout)
+        return await self._call_op("licenses.list", (("organizationIds", organization_ids),), "GetLicenseListResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCouponsOps(_AG):
     """The ``loyalty.iiko.coupons`` operations."""
 
     __slots__ = ()
 
-    async def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None):
+    async def by_series(self, *, series, organization_id, page_size=None, page=None, timeout=None, allow_unknown_fields=False):
         """Pages through the coupons of one series that nobody has activated yet.
 
         ``loyalty.iiko.coupons.by_series``: ``POST /api/1/loyalty/iiko/coupons/by_series``.
@@ -6048,9 +6052,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: coupons."""
-        return await self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout)
+        return await self._call_op("loyalty.iiko.coupons.by_series", (("series", series), ("organizationId", organization_id), ("pageSize", page_size), ("page", page),), "NotActivatedCouponResponse", timeout, allow_unknown_fields)
 
-    async def info(self, *, number, organization_id, series=None, timeout=None):
+    async def info(self, *, number, organization_id, series=None, timeout=None, allow_unknown_fields=False):
         """Looks a coupon up by number (and series): its series and when it was activated, if ever.
 
         ``loyalty.iiko.coupons.info``: ``POST /api/1/loyalty/iiko/coupons/info``.
@@ -6058,9 +6062,9 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: coupons."""
-        return await self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout)
+        return await self._call_op("loyalty.iiko.coupons.info", (("number", number), ("organizationId", organization_id), ("series", series),), "CouponInfoResponse", timeout, allow_unknown_fields)
 
-    async def series(self, *, organization_id, timeout=None):
+    async def series(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the coupon series that still have coupons nobody has used or deleted.
 
         ``loyalty.iiko.coupons.series``: ``POST /api/1/loyalty/iiko/coupons/series``.
@@ -6068,14 +6072,14 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: coupons."""
-        return await self._call_op("loyalty.iiko.coupons.series", (("organizationId", organization_id),), "SeriesWithNotActivatedCouponsResponse", timeout)
+        return await self._call_op("loyalty.iiko.coupons.series", (("organizationId", organization_id),), "SeriesWithNotActivatedCouponsResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerCardOps(_AG):
     """The ``loyalty.iiko.customer.card`` operations."""
 
     __slots__ = ()
 
-    async def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None):
+    async def add(self, *, customer_id, card_track, card_number, organization_id, timeout=None, allow_unknown_fields=False):
         """Links a loyalty card (track and number) to a customer.
 
         ``loyalty.iiko.customer.card.add``: ``POST /api/1/loyalty/iiko/customer/card/add``.
@@ -6083,9 +6087,9 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return await self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.card.add", (("customerId", customer_id), ("cardTrack", card_track), ("cardNumber", card_number), ("organizationId", organization_id),), "AddMagnetCardResponse", timeout, allow_unknown_fields)
 
-    async def remove(self, *, customer_id, card_track, organization_id, timeout=None):
+    async def remove(self, *, customer_id, card_track, organization_id, timeout=None, allow_unknown_fields=False):
         """Unlinks a loyalty card, by its track, from a customer.
 
         ``loyalty.iiko.customer.card.remove``: ``POST /api/1/loyalty/iiko/customer/card/remove``.
@@ -6093,14 +6097,14 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return await self._call_op("loyalty.iiko.customer.card.remove", (("customerId", customer_id), ("cardTrack", card_track), ("organizationId", organization_id),), "DeleteMagnetCardResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.card.remove", (("customerId", customer_id), ("cardTrack", card_track), ("organizationId", organization_id),), "DeleteMagnetCardResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerProgramOps(_AG):
     """The ``loyalty.iiko.customer.program`` operations."""
 
     __slots__ = ()
 
-    async def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None):
+    async def add(self, *, organization_id, customer_id=None, program_id=None, timeout=None, allow_unknown_fields=False):
         """Enrols a customer in a loyalty program; answers the customer's new wallet.
 
         ``loyalty.iiko.customer.program.add``: ``POST /api/1/loyalty/iiko/customer/program/add``.
@@ -6108,14 +6112,14 @@ class AsyncLoyaltyIikoCustomerProgramOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return await self._call_op("loyalty.iiko.customer.program.add", (("organizationId", organization_id), ("customerId", customer_id), ("programId", program_id),), "AddCustomerToProgramResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.program.add", (("organizationId", organization_id), ("customerId", customer_id), ("programId", program_id),), "AddCustomerToProgramResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
     """The ``loyalty.iiko.customer.transactions`` operations."""
 
     __slots__ = ()
 
-    async def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None):
+    async def by_date(self, *, customer_id, date_from, date_to, page_number, page_size, organization_id, timeout=None, allow_unknown_fields=False):
         """Pages through a customer's loyalty transactions within a date range.
 
         ``loyalty.iiko.customer.transactions.by_date``: ``POST /api/1/loyalty/iiko/customer/transactions/by_date``.
@@ -6123,9 +6127,9 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return await self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.transactions.by_date", (("customerId", customer_id), ("dateFrom", date_from), ("dateTo", date_to), ("pageNumber", page_number), ("pageSize", page_size), ("organizationId", organization_id),), "GetTransactionsReportByPeriodResponse", timeout, allow_unknown_fields)
 
-    async def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None):
+    async def by_revision(self, *, customer_id, page_size, organization_id, revision=None, last_transaction_id=None, timeout=None, allow_unknown_fields=False):
         """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
 
         ``loyalty.iiko.customer.transactions.by_revision``: ``POST /api/1/loyalty/iiko/customer/transactions/by_revision``.
@@ -6133,14 +6137,14 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return await self._call_op("loyalty.iiko.customer.transactions.by_revision", (("customerId", customer_id), ("pageSize", page_size), ("organizationId", organization_id), ("revision", revision), ("lastTransactionId", last_transaction_id),), "GetTransactionsReportByRevisionResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.transactions.by_revision", (("customerId", customer_id), ("pageSize", page_size), ("organizationId", organization_id), ("revision", revision), ("lastTransactionId", last_transaction_id),), "GetTransactionsReportByRevisionResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerWalletOps(_AG):
     """The ``loyalty.iiko.customer.wallet`` operations."""
 
     __slots__ = ()
 
-    async def cancel_hold(self, *, transaction_id, organization_id, timeout=None):
+    async def cancel_hold(self, *, transaction_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Releases money reserved earlier by wallet.hold, by that transaction's id.
 
         ``loyalty.iiko.customer.wallet.cancel_hold``: ``POST /api/1/loyalty/iiko/customer/wallet/cancel_hold``.
@@ -6148,9 +6152,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return await self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.wallet.cancel_hold", (("transactionId", transaction_id), ("organizationId", organization_id),), "CancelHoldMoneyResponse", timeout, allow_unknown_fields)
 
-    async def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
+    async def chargeoff(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Takes a sum off a customer's wallet balance at once.
 
         ``loyalty.iiko.customer.wallet.chargeoff``: ``POST /api/1/loyalty/iiko/customer/wallet/chargeoff``.
@@ -6158,9 +6162,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return await self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.wallet.chargeoff", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "WithdrawUserBalanceResponse", timeout, allow_unknown_fields)
 
-    async def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None):
+    async def hold(self, *, customer_id, wallet_id, sum, organization_id, transaction_id=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
 
         ``loyalty.iiko.customer.wallet.hold``: ``POST /api/1/loyalty/iiko/customer/wallet/hold``.
@@ -6168,9 +6172,9 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return await self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.wallet.hold", (("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("organizationId", organization_id), ("transactionId", transaction_id), ("comment", comment),), "HoldMoneyResponse", timeout, allow_unknown_fields)
 
-    async def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None):
+    async def topup(self, *, organization_id, customer_id=None, wallet_id=None, sum=None, comment=None, timeout=None, allow_unknown_fields=False):
         """Adds a sum to a customer's wallet balance.
 
         ``loyalty.iiko.customer.wallet.topup``: ``POST /api/1/loyalty/iiko/customer/wallet/topup``.
@@ -6178,7 +6182,7 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: wallets."""
-        return await self._call_op("loyalty.iiko.customer.wallet.topup", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "RefillUserBalanceResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.wallet.topup", (("organizationId", organization_id), ("customerId", customer_id), ("walletId", wallet_id), ("sum", sum), ("comment", comment),), "RefillUserBalanceResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerOps(_AG):
     """The ``loyalty.iiko.customer`` operations."""
@@ -6205,7 +6209,7 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         """The ``loyalty.iiko.customer.wallet`` operations."""
         return AsyncLoyaltyIikoCustomerWalletOps(self._client)
 
-    async def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None):
+    async def create_or_update(self, *, organization_id, id=None, phone=None, card_track=None, card_number=None, name=None, middle_name=None, sur_name=None, birthday=None, email=None, sex=None, consent_status=None, should_receive_loyalty_info=None, should_receive_promo_actions_info=None, referrer_id=None, user_data=None, is_deleted=None, employee_id=None, comment=None, nullify_empty_fields=None, timeout=None, allow_unknown_fields=False):
         """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
 
         ``loyalty.iiko.customer.create_or_update``: ``POST /api/1/loyalty/iiko/customer/create_or_update``.
@@ -6213,9 +6217,9 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: creating."""
-        return await self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.create_or_update", (("organizationId", organization_id), ("id", id), ("phone", phone), ("cardTrack", card_track), ("cardNumber", card_number), ("name", name), ("middleName", middle_name), ("surName", sur_name), ("birthday", birthday), ("email", email), ("sex", sex), ("consentStatus", consent_status), ("shouldReceiveLoyaltyInfo", should_receive_loyalty_info), ("shouldReceivePromoActionsInfo", should_receive_promo_actions_info), ("referrerId", referrer_id), ("userData", user_data), ("isDeleted", is_deleted), ("employeeId", employee_id), ("comment", comment), ("nullifyEmptyFields", nullify_empty_fields),), "CreateOrUpdateCustomerResponse", timeout, allow_unknown_fields)
 
-    async def info(self, *, type, organization_id=None, timeout=None):
+    async def info(self, *, type, organization_id=None, timeout=None, allow_unknown_fields=False):
         """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
 
         ``loyalty.iiko.customer.info``: ``POST /api/1/loyalty/iiko/customer/info``.
@@ -6223,14 +6227,14 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Guests: info."""
-        return await self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer.info", (("type", type), ("organizationId", organization_id),), "GetCustomerInfoResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
     """The ``loyalty.iiko.customer_category`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_id, timeout=None):
+    async def __call__(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Lists the categories of the organization's loyalty customers, with active and default flags.
 
         ``loyalty.iiko.customer_category``: ``POST /api/1/loyalty/iiko/customer_category``.
@@ -6238,9 +6242,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return await self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer_category", (("organizationId", organization_id),), "GetCategoriesResponse", timeout, allow_unknown_fields)
 
-    async def add(self, *, customer_id, category_id, organization_id, timeout=None):
+    async def add(self, *, customer_id, category_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Puts a customer into a loyalty category.
 
         ``loyalty.iiko.customer_category.add``: ``POST /api/1/loyalty/iiko/customer_category/add``.
@@ -6248,9 +6252,9 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return await self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer_category.add", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout, allow_unknown_fields)
 
-    async def remove(self, *, customer_id, category_id, organization_id, timeout=None):
+    async def remove(self, *, customer_id, category_id, organization_id, timeout=None, allow_unknown_fields=False):
         """Takes a customer out of a loyalty category.
 
         ``loyalty.iiko.customer_category.remove``: ``POST /api/1/loyalty/iiko/customer_category/remove``.
@@ -6258,14 +6262,14 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         Changes data: never retried.
 
         Restriction group: Guests: changing."""
-        return await self._call_op("loyalty.iiko.customer_category.remove", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout)
+        return await self._call_op("loyalty.iiko.customer_category.remove", (("customerId", customer_id), ("categoryId", category_id), ("organizationId", organization_id),), "ChangeCategoryForCustomerResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoMessageOps(_AG):
     """The ``loyalty.iiko.message`` operations."""
 
     __slots__ = ()
 
-    async def send_email(self, *, receiver, subject, body, organization_id, timeout=None):
+    async def send_email(self, *, receiver, subject, body, organization_id, timeout=None, allow_unknown_fields=False):
         """Sends an e-mail through the organization's loyalty mail settings.
 
         ``loyalty.iiko.message.send_email``: ``POST /api/1/loyalty/iiko/message/send_email``.
@@ -6273,9 +6277,9 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: messages."""
-        return await self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout)
+        return await self._call_op("loyalty.iiko.message.send_email", (("receiver", receiver), ("subject", subject), ("body", body), ("organizationId", organization_id),), "SendEmailResponse", timeout, allow_unknown_fields)
 
-    async def send_sms(self, *, phone, text, organization_id, timeout=None):
+    async def send_sms(self, *, phone, text, organization_id, timeout=None, allow_unknown_fields=False):
         """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
 
         ``loyalty.iiko.message.send_sms``: ``POST /api/1/loyalty/iiko/message/send_sms``.
@@ -6283,7 +6287,7 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: messages."""
-        return await self._call_op("loyalty.iiko.message.send_sms", (("phone", phone), ("text", text), ("organizationId", organization_id),), "SendSmsResponse", timeout)
+        return await self._call_op("loyalty.iiko.message.send_sms", (("phone", phone), ("text", text), ("organizationId", organization_id),), "SendSmsResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyIikoOps(_AG):
     """The ``loyalty.iiko`` operations."""
@@ -6310,7 +6314,7 @@ class AsyncLoyaltyIikoOps(_AG):
         """The ``loyalty.iiko.message`` operations."""
         return AsyncLoyaltyIikoMessageOps(self._client)
 
-    async def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None):
+    async def calculate(self, *, order, organization_id, coupon=None, referrer_id=None, terminal_group_id=None, available_payment_marketing_campaign_ids=None, applicable_manual_conditions=None, dynamic_discounts=None, is_loyalty_trace_enabled=None, timeout=None, allow_unknown_fields=False):
         """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
 
         ``loyalty.iiko.calculate``: ``POST /api/1/loyalty/iiko/calculate``.
@@ -6318,41 +6322,41 @@ class AsyncLoyaltyIikoOps(_AG):
         Changes data: never retried.
 
         Restriction group: Loyalty: order calculate."""
-        return await self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout)
+        return await self._call_op("loyalty.iiko.calculate", (("order", order), ("organizationId", organization_id), ("coupon", coupon), ("referrerId", referrer_id), ("terminalGroupId", terminal_group_id), ("availablePaymentMarketingCampaignIds", available_payment_marketing_campaign_ids), ("applicableManualConditions", applicable_manual_conditions), ("dynamicDiscounts", dynamic_discounts), ("isLoyaltyTraceEnabled", is_loyalty_trace_enabled),), "CalculateCheckinResponse", timeout, allow_unknown_fields)
 
-    async def check_sms_sending_possibility(self, *, organization_id, timeout=None):
+    async def check_sms_sending_possibility(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Tells whether the organization can send SMS now and how many messages it has left.
 
         ``loyalty.iiko.check_sms_sending_possibility``: ``POST /api/1/loyalty/iiko/check_sms_sending_possibility``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout)
+        return await self._call_op("loyalty.iiko.check_sms_sending_possibility", (("organizationId", organization_id),), "SmsSendingPossibilityResponse", timeout, allow_unknown_fields)
 
-    async def check_sms_status(self, *, sms_ids, organization_id, timeout=None):
+    async def check_sms_status(self, *, sms_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads the delivery state of SMS messages sent earlier, by their ids.
 
         ``loyalty.iiko.check_sms_status``: ``POST /api/1/loyalty/iiko/check_sms_status``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout)
+        return await self._call_op("loyalty.iiko.check_sms_status", (("smsIds", sms_ids), ("organizationId", organization_id),), "CheckSmsStatusResponse", timeout, allow_unknown_fields)
 
-    async def delete_customers(self, *, customer_ids, organization_id, timeout=None):
+    async def delete_customers(self, *, customer_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
 
         ``loyalty.iiko.delete_customers``: ``POST /api/1/loyalty/iiko/delete_customers``.
 
         Changes data: never retried."""
-        return await self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout)
+        return await self._call_op("loyalty.iiko.delete_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "DeleteCustomersResponse", timeout, allow_unknown_fields)
 
-    async def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None):
+    async def get_counters(self, *, organization_id, guest_ids=None, periods=None, metrics=None, timeout=None, allow_unknown_fields=False):
         """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
         ``loyalty.iiko.get_counters``: ``POST /api/1/loyalty/iiko/get_counters``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout)
+        return await self._call_op("loyalty.iiko.get_counters", (("organizationId", organization_id), ("guestIds", guest_ids), ("periods", periods), ("metrics", metrics),), "GetCountersResponse", timeout, allow_unknown_fields)
 
-    async def manual_condition(self, *, organization_id=None, timeout=None):
+    async def manual_condition(self, *, organization_id=None, timeout=None, allow_unknown_fields=False):
         """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
 
         ``loyalty.iiko.manual_condition``: ``POST /api/1/loyalty/iiko/manual_condition``.
@@ -6360,9 +6364,9 @@ class AsyncLoyaltyIikoOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return await self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout)
+        return await self._call_op("loyalty.iiko.manual_condition", (("organizationId", organization_id),), "GetManualConditionsResponse", timeout, allow_unknown_fields)
 
-    async def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None):
+    async def program(self, *, organization_id, without_marketing_campaigns=None, timeout=None, allow_unknown_fields=False):
         """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
 
         ``loyalty.iiko.program``: ``POST /api/1/loyalty/iiko/program``.
@@ -6370,15 +6374,15 @@ class AsyncLoyaltyIikoOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Loyalty: dictionaries."""
-        return await self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout)
+        return await self._call_op("loyalty.iiko.program", (("organizationId", organization_id), ("withoutMarketingCampaigns", without_marketing_campaigns),), "GetProgramsResponse", timeout, allow_unknown_fields)
 
-    async def restore_customers(self, *, customer_ids, organization_id, timeout=None):
+    async def restore_customers(self, *, customer_ids, organization_id, timeout=None, allow_unknown_fields=False):
         """Clears the deleted mark of loyalty customers; answers how many were found and restored.
 
         ``loyalty.iiko.restore_customers``: ``POST /api/1/loyalty/iiko/restore_customers``.
 
         Changes data: never retried."""
-        return await self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout)
+        return await self._call_op("loyalty.iiko.restore_customers", (("customerIds", customer_ids), ("organizationId", organization_id),), "RestoreCustomersResponse", timeout, allow_unknown_fields)
 
 class AsyncLoyaltyOps(_AG):
     """The ``loyalty`` operations."""
@@ -6395,7 +6399,7 @@ class AsyncMenuV3Ops(_AG):
 
     __slots__ = ()
 
-    async def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None):
+    async def by_id(self, *, external_menu_id, organization_id, price_category_id=None, timeout=None, allow_unknown_fields=False):
         """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
         ``menu.v3.by_id``: ``POST /api/menu/v3/by_id``.
@@ -6403,7 +6407,7 @@ class AsyncMenuV3Ops(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return await self._call_op("menu.v3.by_id", (("externalMenuId", external_menu_id), ("organizationId", organization_id), ("priceCategoryId", price_category_id),), "MenuV3", timeout)
+        return await self._call_op("menu.v3.by_id", (("externalMenuId", external_menu_id), ("organizationId", organization_id), ("priceCategoryId", price_category_id),), "MenuV3", timeout, allow_unknown_fields)
 
 class AsyncMenuOps(_AG):
     """The ``menu`` operations."""
@@ -6415,7 +6419,7 @@ class AsyncMenuOps(_AG):
         """The ``menu.v3`` operations."""
         return AsyncMenuV3Ops(self._client)
 
-    async def __call__(self, *, timeout=None):
+    async def __call__(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
 
         ``menu``: ``POST /api/2/menu``.
@@ -6423,9 +6427,9 @@ class AsyncMenuOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return await self._call_op("menu", (), "MenusDataResponse", timeout)
+        return await self._call_op("menu", (), "MenusDataResponse", timeout, allow_unknown_fields)
 
-    async def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None):
+    async def by_id(self, *, external_menu_id, organization_ids, price_category_id=None, version=None, language=None, async_mode=None, start_revision=None, timeout=None, allow_unknown_fields=False):
         """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
 
         ``menu.by_id``: ``POST /api/2/menu/by_id``.
@@ -6433,244 +6437,244 @@ class AsyncMenuOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return await self._call_op("menu.by_id", (("externalMenuId", external_menu_id), ("organizationIds", organization_ids), ("priceCategoryId", price_category_id), ("version", version), ("language", language), ("asyncMode", async_mode), ("startRevision", start_revision),), "", timeout)
+        return await self._call_op("menu.by_id", (("externalMenuId", external_menu_id), ("organizationIds", organization_ids), ("priceCategoryId", price_category_id), ("version", version), ("language", language), ("asyncMode", async_mode), ("startRevision", start_revision),), "", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureAllergenGroupOps(_AG):
     """The ``nomenclature.allergen_group`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.allergen_group.list``: ``POST /api/nomenclature/v1/allergen-group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout)
+        return await self._call_op("nomenclature.allergen_group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AllergenGroupListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureAmountUnitOps(_AG):
     """The ``nomenclature.amount_unit`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the units of measure directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.amount_unit.list``: ``POST /api/nomenclature/v1/amount-unit/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout)
+        return await self._call_op("nomenclature.amount_unit.list", (("filters", filters), ("limit", limit), ("offset", offset),), "AmountUnitListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureAssemblyChartOps(_AG):
     """The ``nomenclature.assembly_chart`` operations."""
 
     __slots__ = ()
 
-    async def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    async def assembled(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
 
         ``nomenclature.assembly_chart.assembled``: ``POST /api/nomenclature/v2/assembly-chart/assembled``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.assembled", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "AssemblyChartResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
+    async def create(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None, allow_unknown_fields=False):
         """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
 
         ``nomenclature.assembly_chart.create``: ``POST /api/nomenclature/v2/assembly-chart/create``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.create", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id=None, timeout=None):
+    async def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Removes one recipe card of a product, by the card's id.
 
         ``nomenclature.assembly_chart.delete``: ``POST /api/nomenclature/v2/assembly-chart/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.delete", (("id", id),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one recipe card by id.
 
         ``nomenclature.assembly_chart.get``: ``POST /api/nomenclature/v2/assembly-chart/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.get", (("id", id),), "AssemblyChartResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None):
+    async def list(self, *, date_from=None, date_to=None, include_deleted_products=None, include_prepared_charts=None, known_revision=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
 
         ``nomenclature.assembly_chart.list``: ``POST /api/nomenclature/v2/assembly-chart/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.list", (("dateFrom", date_from), ("dateTo", date_to), ("includeDeletedProducts", include_deleted_products), ("includePreparedCharts", include_prepared_charts), ("knownRevision", known_revision), ("productId", product_id),), "AssemblyChartListResponse", timeout, allow_unknown_fields)
 
-    async def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    async def prepared(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Breaks a product's recipe down to the stock items written off for it, as of a date.
 
         ``nomenclature.assembly_chart.prepared``: ``POST /api/nomenclature/v2/assembly-chart/prepared``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout)
+        return await self._call_op("nomenclature.assembly_chart.prepared", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "PreparedChartDto", timeout, allow_unknown_fields)
 
-    async def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None):
+    async def tree(self, *, date_from=None, organization_id=None, product_id=None, timeout=None, allow_unknown_fields=False):
         """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
 
         ``nomenclature.assembly_chart.tree``: ``POST /api/nomenclature/v2/assembly-chart/tree``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout)
+        return await self._call_op("nomenclature.assembly_chart.tree", (("dateFrom", date_from), ("organizationId", organization_id), ("productId", product_id),), "ChartTreeNodeDto", timeout, allow_unknown_fields)
 
-    async def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None):
+    async def update(self, *, date_to, appearance=None, assembled_quantity=None, date_from=None, description=None, direct_writeoff_store_specification=None, franchise_master_id=None, franchise_original_id=None, franchise_unique_id=None, id=None, items=None, organoleptic=None, output_comment=None, picture=None, product_id=None, product_size_assembly_strategy=None, technology_description=None, version_compatibility=None, writeoff_strategy=None, timeout=None, allow_unknown_fields=False):
         """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
         ``nomenclature.assembly_chart.update``: ``POST /api/nomenclature/v2/assembly-chart/update``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout)
+        return await self._call_op("nomenclature.assembly_chart.update", (("dateTo", date_to), ("appearance", appearance), ("assembledQuantity", assembled_quantity), ("dateFrom", date_from), ("description", description), ("directWriteoffStoreSpecification", direct_writeoff_store_specification), ("franchiseMasterId", franchise_master_id), ("franchiseOriginalId", franchise_original_id), ("franchiseUniqueId", franchise_unique_id), ("id", id), ("items", items), ("organoleptic", organoleptic), ("outputComment", output_comment), ("picture", picture), ("productId", product_id), ("productSizeAssemblyStrategy", product_size_assembly_strategy), ("technologyDescription", technology_description), ("versionCompatibility", version_compatibility), ("writeoffStrategy", writeoff_strategy),), "AssemblyChartCommonResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureContainerOps(_AG):
     """The ``nomenclature.container`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
 
         ``nomenclature.container.list``: ``POST /api/nomenclature/v1/container/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout)
+        return await self._call_op("nomenclature.container.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ContainerListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureCustomCategoryOps(_AG):
     """The ``nomenclature.custom_category`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the user-defined product categories, filtered by id, name or deleted state.
 
         ``nomenclature.custom_category.list``: ``POST /api/nomenclature/v1/custom-category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout)
+        return await self._call_op("nomenclature.custom_category.list", (("filters", filters), ("limit", limit), ("offset", offset),), "CustomCategoryListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureGroupOps(_AG):
     """The ``nomenclature.group`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
+    async def create(self, *, code, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, group_id=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, position=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None, allow_unknown_fields=False):
         """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
 
         ``nomenclature.group.create``: ``POST /api/nomenclature/v2/group/create``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout)
+        return await self._call_op("nomenclature.group.create", (("code", code), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("groupId", group_id), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("position", position), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupCreateResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, group_ids, timeout=None):
+    async def delete(self, *, group_ids, timeout=None, allow_unknown_fields=False):
         """Marks product groups deleted together with their subgroups and products.
 
         ``nomenclature.group.delete``: ``POST /api/nomenclature/v2/group/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout)
+        return await self._call_op("nomenclature.group.delete", (("groupIds", group_ids),), "NomenclatureGroupDeleteResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters, limit, offset, timeout=None):
+    async def list(self, *, filters, limit, offset, timeout=None, allow_unknown_fields=False):
         """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
 
         ``nomenclature.group.list``: ``POST /api/nomenclature/v2/group/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout)
+        return await self._call_op("nomenclature.group.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureGroupListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, group_ids, recursively=None, timeout=None):
+    async def restore(self, *, group_ids, recursively=None, timeout=None, allow_unknown_fields=False):
         """Brings deleted product groups back, with their subgroups and products when recursively is set.
 
         ``nomenclature.group.restore``: ``POST /api/nomenclature/v2/group/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout)
+        return await self._call_op("nomenclature.group.restore", (("groupIds", group_ids), ("recursively", recursively),), "NomenclatureGroupUndeleteResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None):
+    async def update(self, *, code, group_id, name, accounting_category_id=None, category_id=None, color=None, custom_categories=None, default_course=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, description=None, font_color=None, front_image_id=None, group_article=None, include_in_report=None, is_fixed_price=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, parent_id=None, price_markup_percent=None, tax_category_id=None, visibility_filter=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a product group; its position stays, its article must stay unique.
 
         ``nomenclature.group.update``: ``POST /api/nomenclature/v2/group/update``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout)
+        return await self._call_op("nomenclature.group.update", (("code", code), ("groupId", group_id), ("name", name), ("accountingCategoryId", accounting_category_id), ("categoryId", category_id), ("color", color), ("customCategories", custom_categories), ("defaultCourse", default_course), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("description", description), ("fontColor", font_color), ("frontImageId", front_image_id), ("groupArticle", group_article), ("includeInReport", include_in_report), ("isFixedPrice", is_fixed_price), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("parentId", parent_id), ("priceMarkupPercent", price_markup_percent), ("taxCategoryId", tax_category_id), ("visibilityFilter", visibility_filter),), "NomenclatureGroupUpdateResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureMenuOps(_AG):
     """The ``nomenclature.menu`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the menu sections directory, filtered by id, name or deleted state.
 
         ``nomenclature.menu.list``: ``POST /api/nomenclature/v1/menu/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout)
+        return await self._call_op("nomenclature.menu.list", (("filters", filters), ("limit", limit), ("offset", offset),), "MenuSectionListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureModifierSchemaOps(_AG):
     """The ``nomenclature.modifier_schema`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the modifier schemes directory, filtered by id, name or deleted state.
 
         ``nomenclature.modifier_schema.list``: ``POST /api/nomenclature/v1/modifier-schema/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout)
+        return await self._call_op("nomenclature.modifier_schema.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ModifierSchemaListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureNomenclatureCategoryOps(_AG):
     """The ``nomenclature.nomenclature.category`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, name=None, timeout=None):
+    async def create(self, *, name=None, timeout=None, allow_unknown_fields=False):
         """Creates a product category from just a name; answers its new id.
 
         ``nomenclature.nomenclature.category.create``: ``POST /api/nomenclature/v1/nomenclature/category/create``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout)
+        return await self._call_op("nomenclature.nomenclature.category.create", (("name", name),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id=None, timeout=None):
+    async def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Marks a product category deleted; the category restore operation undoes it.
 
         ``nomenclature.nomenclature.category.delete``: ``POST /api/nomenclature/v1/nomenclature/category/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
+        return await self._call_op("nomenclature.nomenclature.category.delete", (("id", id),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, ids=None, include_deleted=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through product categories, optionally only given ids or with deleted ones.
 
         ``nomenclature.nomenclature.category.list``: ``POST /api/nomenclature/v1/nomenclature/category/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout)
+        return await self._call_op("nomenclature.nomenclature.category.list", (("ids", ids), ("includeDeleted", include_deleted), ("limit", limit), ("offset", offset),), "NomenclatureCategoryListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, id=None, timeout=None):
+    async def restore(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Undoes the deletion of a product category.
 
         ``nomenclature.nomenclature.category.restore``: ``POST /api/nomenclature/v1/nomenclature/category/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout)
+        return await self._call_op("nomenclature.nomenclature.category.restore", (("id", id),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, id=None, name=None, timeout=None):
+    async def update(self, *, id=None, name=None, timeout=None, allow_unknown_fields=False):
         """Renames a product category.
 
         ``nomenclature.nomenclature.category.update``: ``POST /api/nomenclature/v1/nomenclature/category/update``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout)
+        return await self._call_op("nomenclature.nomenclature.category.update", (("id", id), ("name", name),), "NomenclatureCategoryWriteResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureNomenclatureOps(_AG):
     """The ``nomenclature.nomenclature`` operations."""
@@ -6687,171 +6691,171 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
 
     __slots__ = ()
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Looks up one foreign-trade commodity code (its name and code value) by id.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.get``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout)
+        return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.get", (("id", id),), "OuterEconomicActivityNomenclatureCode", timeout, allow_unknown_fields)
 
-    async def list(self, *, include_deleted=None, timeout=None):
+    async def list(self, *, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the whole foreign-trade commodity code directory, deleted codes on request.
 
         ``nomenclature.outer_economic_activity_nomenclature_codes.list``: ``POST /api/nomenclature/v1/outer_economic_activity_nomenclature_codes/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout)
+        return await self._call_op("nomenclature.outer_economic_activity_nomenclature_codes.list", (("includeDeleted", include_deleted),), "OuterEconomicActivityNomenclatureCodeListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclaturePlaceTypeOps(_AG):
     """The ``nomenclature.place_type`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
 
         ``nomenclature.place_type.list``: ``POST /api/nomenclature/v1/place-type/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout)
+        return await self._call_op("nomenclature.place_type.list", (("filters", filters), ("limit", limit), ("offset", offset),), "PlaceTypeListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureProducerOps(_AG):
     """The ``nomenclature.producer`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the producers directory, filtered by id, name, code or deleted state.
 
         ``nomenclature.producer.list``: ``POST /api/nomenclature/v1/producer/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout)
+        return await self._call_op("nomenclature.producer.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProducerListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureProductOps(_AG):
     """The ``nomenclature.product`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
+    async def create(self, *, amount_unit_id, code, name, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_id=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None, allow_unknown_fields=False):
         """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
 
         ``nomenclature.product.create``: ``POST /api/nomenclature/v2/product/create``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout)
+        return await self._call_op("nomenclature.product.create", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productId", product_id), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductCreateResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, product_ids, timeout=None):
+    async def delete(self, *, product_ids, timeout=None, allow_unknown_fields=False):
         """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
         ``nomenclature.product.delete``: ``POST /api/nomenclature/v2/product/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout)
+        return await self._call_op("nomenclature.product.delete", (("productIds", product_ids),), "NomenclatureProductDeleteResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
 
         ``nomenclature.product.list``: ``POST /api/nomenclature/v2/product/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout)
+        return await self._call_op("nomenclature.product.list", (("filters", filters), ("limit", limit), ("offset", offset),), "NomenclatureProductListResponse", timeout, allow_unknown_fields)
 
-    async def restore(self, *, product_ids, timeout=None):
+    async def restore(self, *, product_ids, timeout=None, allow_unknown_fields=False):
         """Brings deleted catalogue products back.
 
         ``nomenclature.product.restore``: ``POST /api/nomenclature/v2/product/restore``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout)
+        return await self._call_op("nomenclature.product.restore", (("productIds", product_ids),), "NomenclatureProductUndeleteResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None):
+    async def update(self, *, amount_unit_id, code, name, product_id, type, accounting_category_id=None, alcohol_class=None, allergen_group_ids=None, amount_independent_of_parent_amount=None, barcodes=None, can_buy_from_cashdesk=None, can_change_amount_cooked_dish=None, can_set_open_price=None, category_id=None, cheque_printable=None, cold_loss_percent=None, color=None, containers=None, cook_with_main_dish=None, cooking_time_normal=None, cooking_time_peak=None, cooking_type=None, custom_categories=None, default_container_id=None, default_course=None, default_included_in_menu=None, default_maximum_store_balance_level=None, default_minimum_store_balance_level=None, default_sale_price=None, description=None, description_english=None, disabled_product_size_ids=None, egais_alc_code=None, estimated_purchase_price=None, excluded_section_ids=None, expiration_date=None, font_color=None, front_image_id=None, full_name=None, full_name_english=None, gtin=None, hot_loss_percent=None, images=None, invoice_supplier_id=None, is_calculate_unit_weight=None, is_dish_of_day=None, is_fixed_price=None, is_flyer_program=None, is_not_in_store_movement=None, is_nutrition_value_auto_calculated=None, is_percentage_of_alcohol_applicable=None, is_time_pay_product=None, item_category_id=None, markup_settings=None, maximum_store_balance_levels=None, minimum_store_balance_levels=None, minimum_time_pay_product_duration_minutes=None, modifier_schema_id=None, modifier_schema_redefinitions=None, modifiers=None, name_english=None, name_kitchen=None, nutrition_values=None, outer_economic_activity_nomenclature_code=None, parent_group_id=None, percentage_of_alcohol=None, place_type_id=None, position=None, precheque_printable=None, price_markup_percent=None, print_on_add=None, producer_ids=None, product_article=None, product_scale_id=None, product_size_factors=None, product_tag_ids=None, product_type_for_cooking=None, rate_schedule=None, relative_rate_schedule=None, source_nature=None, tax_category_id=None, time_pay_product_duration_step_minutes=None, transfer_type=None, unit_capacity=None, unit_weight=None, use_balance_for_inventory=None, use_balance_for_sell=None, use_default_cooking_time=None, use_range_for_invoices=None, uz_fiscal_code=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
         ``nomenclature.product.update``: ``POST /api/nomenclature/v2/product/update``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout)
+        return await self._call_op("nomenclature.product.update", (("amountUnitId", amount_unit_id), ("code", code), ("name", name), ("productId", product_id), ("type", type), ("accountingCategoryId", accounting_category_id), ("alcoholClass", alcohol_class), ("allergenGroupIds", allergen_group_ids), ("amountIndependentOfParentAmount", amount_independent_of_parent_amount), ("barcodes", barcodes), ("canBuyFromCashdesk", can_buy_from_cashdesk), ("canChangeAmountCookedDish", can_change_amount_cooked_dish), ("canSetOpenPrice", can_set_open_price), ("categoryId", category_id), ("chequePrintable", cheque_printable), ("coldLossPercent", cold_loss_percent), ("color", color), ("containers", containers), ("cookWithMainDish", cook_with_main_dish), ("cookingTimeNormal", cooking_time_normal), ("cookingTimePeak", cooking_time_peak), ("cookingType", cooking_type), ("customCategories", custom_categories), ("defaultContainerId", default_container_id), ("defaultCourse", default_course), ("defaultIncludedInMenu", default_included_in_menu), ("defaultMaximumStoreBalanceLevel", default_maximum_store_balance_level), ("defaultMinimumStoreBalanceLevel", default_minimum_store_balance_level), ("defaultSalePrice", default_sale_price), ("description", description), ("descriptionEnglish", description_english), ("disabledProductSizeIds", disabled_product_size_ids), ("egaisAlcCode", egais_alc_code), ("estimatedPurchasePrice", estimated_purchase_price), ("excludedSectionIds", excluded_section_ids), ("expirationDate", expiration_date), ("fontColor", font_color), ("frontImageId", front_image_id), ("fullName", full_name), ("fullNameEnglish", full_name_english), ("gtin", gtin), ("hotLossPercent", hot_loss_percent), ("images", images), ("invoiceSupplierId", invoice_supplier_id), ("isCalculateUnitWeight", is_calculate_unit_weight), ("isDishOfDay", is_dish_of_day), ("isFixedPrice", is_fixed_price), ("isFlyerProgram", is_flyer_program), ("isNotInStoreMovement", is_not_in_store_movement), ("isNutritionValueAutoCalculated", is_nutrition_value_auto_calculated), ("isPercentageOfAlcoholApplicable", is_percentage_of_alcohol_applicable), ("isTimePayProduct", is_time_pay_product), ("itemCategoryId", item_category_id), ("markupSettings", markup_settings), ("maximumStoreBalanceLevels", maximum_store_balance_levels), ("minimumStoreBalanceLevels", minimum_store_balance_levels), ("minimumTimePayProductDurationMinutes", minimum_time_pay_product_duration_minutes), ("modifierSchemaId", modifier_schema_id), ("modifierSchemaRedefinitions", modifier_schema_redefinitions), ("modifiers", modifiers), ("nameEnglish", name_english), ("nameKitchen", name_kitchen), ("nutritionValues", nutrition_values), ("outerEconomicActivityNomenclatureCode", outer_economic_activity_nomenclature_code), ("parentGroupId", parent_group_id), ("percentageOfAlcohol", percentage_of_alcohol), ("placeTypeId", place_type_id), ("position", position), ("prechequePrintable", precheque_printable), ("priceMarkupPercent", price_markup_percent), ("printOnAdd", print_on_add), ("producerIds", producer_ids), ("productArticle", product_article), ("productScaleId", product_scale_id), ("productSizeFactors", product_size_factors), ("productTagIds", product_tag_ids), ("productTypeForCooking", product_type_for_cooking), ("rateSchedule", rate_schedule), ("relativeRateSchedule", relative_rate_schedule), ("sourceNature", source_nature), ("taxCategoryId", tax_category_id), ("timePayProductDurationStepMinutes", time_pay_product_duration_step_minutes), ("transferType", transfer_type), ("unitCapacity", unit_capacity), ("unitWeight", unit_weight), ("useBalanceForInventory", use_balance_for_inventory), ("useBalanceForSell", use_balance_for_sell), ("useDefaultCookingTime", use_default_cooking_time), ("useRangeForInvoices", use_range_for_invoices), ("uzFiscalCode", uz_fiscal_code),), "NomenclatureProductUpdateResponse", timeout, allow_unknown_fields)
 
-    async def update_barcodes(self, *, barcodes, product_id, timeout=None):
+    async def update_barcodes(self, *, barcodes, product_id, timeout=None, allow_unknown_fields=False):
         """Replaces every barcode of a catalogue product with the set given.
 
         ``nomenclature.product.update_barcodes``: ``POST /api/nomenclature/v2/product/update_barcodes``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout)
+        return await self._call_op("nomenclature.product.update_barcodes", (("barcodes", barcodes), ("productId", product_id),), "NomenclatureProductUpdateBarcodesResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureProductScaleOps(_AG):
     """The ``nomenclature.product_scale`` operations."""
 
     __slots__ = ()
 
-    async def create(self, *, name=None, product_sizes=None, timeout=None):
+    async def create(self, *, name=None, product_sizes=None, timeout=None, allow_unknown_fields=False):
         """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
         ``nomenclature.product_scale.create``: ``POST /api/nomenclature/v1/product-scale/create``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
+        return await self._call_op("nomenclature.product_scale.create", (("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    async def delete(self, *, id=None, timeout=None):
+    async def delete(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
         ``nomenclature.product_scale.delete``: ``POST /api/nomenclature/v1/product-scale/delete``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout)
+        return await self._call_op("nomenclature.product_scale.delete", (("id", id),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    async def get(self, *, id=None, timeout=None):
+    async def get(self, *, id=None, timeout=None, allow_unknown_fields=False):
         """Reads one size scale with its sizes.
 
         ``nomenclature.product_scale.get``: ``POST /api/nomenclature/v1/product-scale/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout)
+        return await self._call_op("nomenclature.product_scale.get", (("id", id),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
 
         ``nomenclature.product_scale.list``: ``POST /api/nomenclature/v1/product-scale/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout)
+        return await self._call_op("nomenclature.product_scale.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductScaleListResponse", timeout, allow_unknown_fields)
 
-    async def update(self, *, id=None, name=None, product_sizes=None, timeout=None):
+    async def update(self, *, id=None, name=None, product_sizes=None, timeout=None, allow_unknown_fields=False):
         """Rewrites a size scale and its sizes; sizes left out are marked deleted.
 
         ``nomenclature.product_scale.update``: ``POST /api/nomenclature/v1/product-scale/update``.
 
         Changes data: never retried."""
-        return await self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout)
+        return await self._call_op("nomenclature.product_scale.update", (("id", id), ("name", name), ("productSizes", product_sizes),), "ProductScaleResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureProductSizeOps(_AG):
     """The ``nomenclature.product_size`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the product sizes directory, filtered by id, name or deleted state.
 
         ``nomenclature.product_size.list``: ``POST /api/nomenclature/v1/product-size/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout)
+        return await self._call_op("nomenclature.product_size.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductSizeListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureProductTagOps(_AG):
     """The ``nomenclature.product_tag`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, filters=None, limit=None, offset=None, timeout=None):
+    async def list(self, *, filters=None, limit=None, offset=None, timeout=None, allow_unknown_fields=False):
         """Pages through the product tags directory, filtered by id, name or deleted state.
 
         ``nomenclature.product_tag.list``: ``POST /api/nomenclature/v1/product-tag/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout)
+        return await self._call_op("nomenclature.product_tag.list", (("filters", filters), ("limit", limit), ("offset", offset),), "ProductTagListResponse", timeout, allow_unknown_fields)
 
 class AsyncNomenclatureOps(_AG):
     """The ``nomenclature`` operations."""
@@ -6938,7 +6942,7 @@ class AsyncNomenclatureOps(_AG):
         """The ``nomenclature.product_tag`` operations."""
         return AsyncNomenclatureProductTagOps(self._client)
 
-    async def __call__(self, *, organization_id, start_revision=None, timeout=None):
+    async def __call__(self, *, organization_id, start_revision=None, timeout=None, allow_unknown_fields=False):
         """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
 
         ``nomenclature``: ``POST /api/1/nomenclature``.
@@ -6946,14 +6950,14 @@ class AsyncNomenclatureOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: menu."""
-        return await self._call_op("nomenclature", (("organizationId", organization_id), ("startRevision", start_revision),), "NomenclatureResponse", timeout)
+        return await self._call_op("nomenclature", (("organizationId", organization_id), ("startRevision", start_revision),), "NomenclatureResponse", timeout, allow_unknown_fields)
 
 class AsyncNotificationsOps(_AG):
     """The ``notifications`` operations."""
 
     __slots__ = ()
 
-    async def send(self, *, message_type, organization_id, timeout=None):
+    async def send(self, *, message_type, organization_id, timeout=None, allow_unknown_fields=False):
         """Raises an order-attention notice about one order to the systems connected to the organization.
 
         ``notifications.send``: ``POST /api/1/notifications/send``.
@@ -6962,14 +6966,14 @@ class AsyncNotificationsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Notifications."""
-        return await self._call_op("notifications.send", (("messageType", message_type), ("organizationId", organization_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("notifications.send", (("messageType", message_type), ("organizationId", organization_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class AsyncOrderOps(_AG):
     """The ``order`` operations."""
 
     __slots__ = ()
 
-    async def add_customer(self, *, organization_id, order_id, customer, timeout=None):
+    async def add_customer(self, *, organization_id, order_id, customer, timeout=None, allow_unknown_fields=False):
         """Attaches a customer (name, phone, birthdate and more) to a table order.
 
         ``order.add_customer``: ``POST /api/1/order/add_customer``.
@@ -6978,9 +6982,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.add_customer", (("organizationId", organization_id), ("orderId", order_id), ("customer", customer),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None):
+    async def add_items(self, *, order_id, organization_id, items, add_order_items_settings=None, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to an open table order, optionally printing a service ticket.
 
         ``order.add_items``: ``POST /api/1/order/add_items``.
@@ -6989,9 +6993,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.add_items", (("orderId", order_id), ("organizationId", organization_id), ("items", items), ("addOrderItemsSettings", add_order_items_settings), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None):
+    async def add_payments(self, *, order_id, organization_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Adds payments and tips to a table order, keeping those it already has.
 
         ``order.add_payments``: ``POST /api/1/order/add_payments``.
@@ -7000,9 +7004,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return await self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.add_payments", (("orderId", order_id), ("organizationId", organization_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None):
+    async def by_id(self, *, organization_ids, source_keys=None, order_ids=None, pos_order_ids=None, return_external_data_keys=None, timeout=None, allow_unknown_fields=False):
         """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
 
         ``order.by_id``: ``POST /api/1/order/by_id``.
@@ -7010,9 +7014,9 @@ class AsyncOrderOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout)
+        return await self._call_op("order.by_id", (("organizationIds", organization_ids), ("sourceKeys", source_keys), ("orderIds", order_ids), ("posOrderIds", pos_order_ids), ("returnExternalDataKeys", return_external_data_keys),), "TableOrdersResponse", timeout, allow_unknown_fields)
 
-    async def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None):
+    async def by_table(self, *, organization_ids, table_ids, source_keys=None, statuses=None, date_from=None, date_to=None, timeout=None, allow_unknown_fields=False):
         """Lists the orders on given tables, optionally by status and date range.
 
         ``order.by_table``: ``POST /api/1/order/by_table``.
@@ -7020,18 +7024,18 @@ class AsyncOrderOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout)
+        return await self._call_op("order.by_table", (("organizationIds", organization_ids), ("tableIds", table_ids), ("sourceKeys", source_keys), ("statuses", statuses), ("dateFrom", date_from), ("dateTo", date_to),), "TableOrdersResponse", timeout, allow_unknown_fields)
 
-    async def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None):
+    async def cancel(self, *, organization_id, order_id, removal_type_id=None, removal_comment=None, user_id_for_writeoff=None, timeout=None, allow_unknown_fields=False):
         """Cancels a table order, optionally writing its items off with a removal type.
 
         ``order.cancel``: ``POST /api/1/order/cancel``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return await self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.cancel", (("organizationId", organization_id), ("orderId", order_id), ("removalTypeId", removal_type_id), ("removalComment", removal_comment), ("userIdForWriteoff", user_id_for_writeoff),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None):
+    async def change_external_data(self, *, organization_id, order_id, external_data, timeout=None, allow_unknown_fields=False):
         """Sets key-value external data on a table order, each pair public or not.
 
         ``order.change_external_data``: ``POST /api/1/order/change_external_data``.
@@ -7040,9 +7044,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.change_external_data", (("organizationId", organization_id), ("orderId", order_id), ("externalData", external_data),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None):
+    async def change_payments(self, *, organization_id, order_id, payments, tips=None, timeout=None, allow_unknown_fields=False):
         """Replaces every payment and tip of a table order; fails once any payment is processed.
 
         ``order.change_payments``: ``POST /api/1/order/change_payments``.
@@ -7051,9 +7055,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return await self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.change_payments", (("organizationId", organization_id), ("orderId", order_id), ("payments", payments), ("tips", tips),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None):
+    async def close(self, *, organization_id, order_id, cheque_additional_info=None, timeout=None, allow_unknown_fields=False):
         """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
 
         ``order.close``: ``POST /api/1/order/close``.
@@ -7062,9 +7066,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.close", (("organizationId", organization_id), ("orderId", order_id), ("chequeAdditionalInfo", cheque_additional_info),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None):
+    async def create(self, *, organization_id, terminal_group_id, order=None, create_order_settings=None, timeout=None, allow_unknown_fields=False):
         """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
 
         ``order.create``: ``POST /api/1/order/create``.
@@ -7073,9 +7077,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return await self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout)
+        return await self._call_op("order.create", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("order", order), ("createOrderSettings", create_order_settings),), "TableOrderResponse", timeout, allow_unknown_fields)
 
-    async def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None):
+    async def init_by_posorder(self, *, organization_id, terminal_group_id, pos_order_ids, timeout=None, allow_unknown_fields=False):
         """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
 
         ``order.init_by_posorder``: ``POST /api/1/order/init_by_posOrder``.
@@ -7084,9 +7088,9 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: loading data."""
-        return await self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.init_by_posorder", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("posOrderIds", pos_order_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None):
+    async def init_by_table(self, *, organization_id, terminal_group_id, table_ids, timeout=None, allow_unknown_fields=False):
         """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
 
         ``order.init_by_table``: ``POST /api/1/order/init_by_table``.
@@ -7095,23 +7099,23 @@ class AsyncOrderOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: loading data."""
-        return await self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.init_by_table", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def print_bill(self, *, organization_id, order_id, timeout=None):
+    async def print_bill(self, *, organization_id, order_id, timeout=None, allow_unknown_fields=False):
         """Prints a table order's bill on the terminal.
 
         ``order.print_bill``: ``POST /api/1/order/print_bill``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return await self._call_op("order.print_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("order.print_bill", (("organizationId", organization_id), ("orderId", order_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class AsyncOrganizationsOps(_AG):
     """The ``organizations`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
+    async def __call__(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
 
         ``organizations``: ``POST /api/1/organizations``.
@@ -7119,9 +7123,9 @@ class AsyncOrganizationsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
+        return await self._call_op("organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout, allow_unknown_fields)
 
-    async def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None):
+    async def settings(self, *, organization_ids=None, include_disabled=None, parameters=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
 
         ``organizations.settings``: ``POST /api/1/organizations/settings``.
@@ -7129,20 +7133,20 @@ class AsyncOrganizationsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Organizations: settings."""
-        return await self._call_op("organizations.settings", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("parameters", parameters), ("returnExternalData", return_external_data),), "OrganizationsSettingsResponse", timeout)
+        return await self._call_op("organizations.settings", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("parameters", parameters), ("returnExternalData", return_external_data),), "OrganizationsSettingsResponse", timeout, allow_unknown_fields)
 
 class AsyncPlatformEventsMetadataOps(_AG):
     """The ``platform.events.metadata`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, timeout=None):
+    async def list(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the groups and types of platform events, the values platform.events.list filters on.
 
         ``platform.events.metadata.list``: ``POST /api/platform/v1/events/metadata/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout)
+        return await self._call_op("platform.events.metadata.list", (), "EventMetadataListResponse", timeout, allow_unknown_fields)
 
 class AsyncPlatformEventsOps(_AG):
     """The ``platform.events`` operations."""
@@ -7154,13 +7158,13 @@ class AsyncPlatformEventsOps(_AG):
         """The ``platform.events.metadata`` operations."""
         return AsyncPlatformEventsMetadataOps(self._client)
 
-    async def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None):
+    async def list(self, *, event_types=None, from_revision=None, from_time=None, organization_id=None, to_time=None, timeout=None, allow_unknown_fields=False):
         """Pages through one organization's platform events by type, from a revision or within a time range.
 
         ``platform.events.list``: ``POST /api/platform/v1/events/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout)
+        return await self._call_op("platform.events.list", (("eventTypes", event_types), ("fromRevision", from_revision), ("fromTime", from_time), ("organizationId", organization_id), ("toTime", to_time),), "EventListResponse", timeout, allow_unknown_fields)
 
 class AsyncPlatformOps(_AG):
     """The ``platform`` operations."""
@@ -7177,47 +7181,47 @@ class AsyncReportingIncomePlanOps(_AG):
 
     __slots__ = ()
 
-    async def list(self, *, date_from, date_to, organization_id, timeout=None):
+    async def list(self, *, date_from, date_to, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads an organization's planned income for each day of a date range.
 
         ``reporting.income_plan.list``: ``POST /api/reporting/v1/income-plan/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout)
+        return await self._call_op("reporting.income_plan.list", (("dateFrom", date_from), ("dateTo", date_to), ("organizationId", organization_id),), "GetIncomePlanResponse", timeout, allow_unknown_fields)
 
 class AsyncReportingOlapColumnsOps(_AG):
     """The ``reporting.olap.columns`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, report_type, timeout=None):
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+    async def get(self, *, report_type, timeout=None, allow_unknown_fields=False):
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout)
+        return await self._call_op("reporting.olap.columns.get", (("reportType", report_type),), "[OlapColumn", timeout, allow_unknown_fields)
 
 class AsyncReportingOlapPresetsOps(_AG):
     """The ``reporting.olap.presets`` operations."""
 
     __slots__ = ()
 
-    async def get(self, *, date_from, date_to, preset_id, timeout=None):
+    async def get(self, *, date_from, date_to, preset_id, timeout=None, allow_unknown_fields=False):
         """Runs a saved OLAP report preset over a date range and answers its data.
 
         ``reporting.olap.presets.get``: ``POST /api/reporting/v1/olap/presets/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
+        return await self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout, allow_unknown_fields)
 
-    async def list(self, *, timeout=None):
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+    async def list(self, *, timeout=None, allow_unknown_fields=False):
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout)
+        return await self._call_op("reporting.olap.presets.list", (), "[OlapPreset", timeout, allow_unknown_fields)
 
 class AsyncReportingOlapOps(_AG):
     """The ``reporting.olap`` operations."""
@@ -7234,13 +7238,13 @@ class AsyncReportingOlapOps(_AG):
         """The ``reporting.olap.presets`` operations."""
         return AsyncReportingOlapPresetsOps(self._client)
 
-    async def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None):
+    async def get(self, *, aggregate_fields, filters, report_type, build_summary=None, group_by_col_fields=None, group_by_row_fields=None, timeout=None, allow_unknown_fields=False):
         """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
 
         ``reporting.olap.get``: ``POST /api/reporting/v1/olap/get``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout)
+        return await self._call_op("reporting.olap.get", (("aggregateFields", aggregate_fields), ("filters", filters), ("reportType", report_type), ("buildSummary", build_summary), ("groupByColFields", group_by_col_fields), ("groupByRowFields", group_by_row_fields),), "GetOlapReportResponse", timeout, allow_unknown_fields)
 
 class AsyncReportingOps(_AG):
     """The ``reporting`` operations."""
@@ -7262,7 +7266,7 @@ class AsyncReserveOps(_AG):
 
     __slots__ = ()
 
-    async def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None):
+    async def add_items(self, *, reserve_id, organization_id, items, combos=None, timeout=None, allow_unknown_fields=False):
         """Adds items and combos to a banquet's order (banquets only).
 
         ``reserve.add_items``: ``POST /api/1/reserve/add_items``.
@@ -7271,9 +7275,9 @@ class AsyncReserveOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: changing."""
-        return await self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.add_items", (("reserveId", reserve_id), ("organizationId", organization_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def add_payments(self, *, reserve_id, organization_id, payments, timeout=None):
+    async def add_payments(self, *, reserve_id, organization_id, payments, timeout=None, allow_unknown_fields=False):
         """Adds payments to a banquet's order (banquets only).
 
         ``reserve.add_payments``: ``POST /api/1/reserve/add_payments``.
@@ -7282,9 +7286,9 @@ class AsyncReserveOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order payments: changing."""
-        return await self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.add_payments", (("reserveId", reserve_id), ("organizationId", organization_id), ("payments", payments),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None):
+    async def available_organizations(self, *, organization_ids=None, return_additional_info=None, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists the key's organizations where reserves and banquets can be booked.
 
         ``reserve.available_organizations``: ``POST /api/1/reserve/available_organizations``.
@@ -7292,9 +7296,9 @@ class AsyncReserveOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return await self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout)
+        return await self._call_op("reserve.available_organizations", (("organizationIds", organization_ids), ("returnAdditionalInfo", return_additional_info), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "GetOrganizationsResponse", timeout, allow_unknown_fields)
 
-    async def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None):
+    async def available_restaurant_sections(self, *, terminal_group_ids, return_schema=None, revision=None, timeout=None, allow_unknown_fields=False):
         """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
 
         ``reserve.available_restaurant_sections``: ``POST /api/1/reserve/available_restaurant_sections``.
@@ -7302,9 +7306,9 @@ class AsyncReserveOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return await self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout)
+        return await self._call_op("reserve.available_restaurant_sections", (("terminalGroupIds", terminal_group_ids), ("returnSchema", return_schema), ("revision", revision),), "GetRestaurantSectionsResponse", timeout, allow_unknown_fields)
 
-    async def available_terminal_groups(self, *, organization_ids, timeout=None):
+    async def available_terminal_groups(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
         ``reserve.available_terminal_groups``: ``POST /api/1/reserve/available_terminal_groups``.
@@ -7312,9 +7316,9 @@ class AsyncReserveOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: preparing."""
-        return await self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout)
+        return await self._call_op("reserve.available_terminal_groups", (("organizationIds", organization_ids),), "TerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    async def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None):
+    async def cancel(self, *, organization_id, reserve_id, cancel_reason, timeout=None, allow_unknown_fields=False):
         """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
 
         ``reserve.cancel``: ``POST /api/1/reserve/cancel``.
@@ -7323,36 +7327,36 @@ class AsyncReserveOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Order status: changing."""
-        return await self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.cancel", (("organizationId", organization_id), ("reserveId", reserve_id), ("cancelReason", cancel_reason),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None):
+    async def change_estimated_start_time(self, *, organization_id, reserve_id, new_estimated_start_time, timeout=None, allow_unknown_fields=False):
         """Reschedules a reserve or banquet to a new expected start time.
 
         ``reserve.change_estimated_start_time``: ``POST /api/1/reserve/change_estimated_start_time``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return await self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.change_estimated_start_time", (("organizationId", organization_id), ("reserveId", reserve_id), ("newEstimatedStartTime", new_estimated_start_time),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None):
+    async def change_items(self, *, organization_id, reserve_id, items=None, combos=None, timeout=None, allow_unknown_fields=False):
         """Replaces the items and combos of a banquet's order (banquets only).
 
         ``reserve.change_items``: ``POST /api/1/reserve/change_items``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return await self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.change_items", (("organizationId", organization_id), ("reserveId", reserve_id), ("items", items), ("combos", combos),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None):
+    async def change_tables(self, *, organization_id, reserve_id, table_ids, timeout=None, allow_unknown_fields=False):
         """Moves a reserve or banquet to another set of tables.
 
         ``reserve.change_tables``: ``POST /api/1/reserve/change_tables``.
 
         A command: the answer carries a ``correlationId``; follow it with
         ``client.wait(answer, organization_id=...)``. Never retried."""
-        return await self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout)
+        return await self._call_op("reserve.change_tables", (("organizationId", organization_id), ("reserveId", reserve_id), ("tableIds", table_ids),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None):
+    async def create(self, *, organization_id, customer, phone, duration_in_minutes, should_remind, table_ids, estimated_start_time, terminal_group_id=None, id=None, external_number=None, order=None, guests_count=None, comment=None, transport_to_front_timeout=None, guests=None, event_type=None, create_reserve_settings=None, timeout=None, allow_unknown_fields=False):
         """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
 
         ``reserve.create``: ``POST /api/1/reserve/create``.
@@ -7361,9 +7365,9 @@ class AsyncReserveOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Orders: creating."""
-        return await self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout)
+        return await self._call_op("reserve.create", (("organizationId", organization_id), ("customer", customer), ("phone", phone), ("durationInMinutes", duration_in_minutes), ("shouldRemind", should_remind), ("tableIds", table_ids), ("estimatedStartTime", estimated_start_time), ("terminalGroupId", terminal_group_id), ("id", id), ("externalNumber", external_number), ("order", order), ("guestsCount", guests_count), ("comment", comment), ("transportToFrontTimeout", transport_to_front_timeout), ("guests", guests), ("eventType", event_type), ("createReserveSettings", create_reserve_settings),), "ReserveResponse", timeout, allow_unknown_fields)
 
-    async def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None):
+    async def restaurant_sections_workload(self, *, restaurant_section_ids, date_from, date_to=None, timeout=None, allow_unknown_fields=False):
         """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
         ``reserve.restaurant_sections_workload``: ``POST /api/1/reserve/restaurant_sections_workload``.
@@ -7371,9 +7375,9 @@ class AsyncReserveOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout)
+        return await self._call_op("reserve.restaurant_sections_workload", (("restaurantSectionIds", restaurant_section_ids), ("dateFrom", date_from), ("dateTo", date_to),), "GetRestaurantSectionsWorkloadResponse", timeout, allow_unknown_fields)
 
-    async def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None):
+    async def status_by_id(self, *, organization_id, reserve_ids, source_keys=None, timeout=None, allow_unknown_fields=False):
         """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
 
         ``reserve.status_by_id``: ``POST /api/1/reserve/status_by_id``.
@@ -7381,14 +7385,14 @@ class AsyncReserveOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: receiving."""
-        return await self._call_op("reserve.status_by_id", (("organizationId", organization_id), ("reserveIds", reserve_ids), ("sourceKeys", source_keys),), "ReservesResponse", timeout)
+        return await self._call_op("reserve.status_by_id", (("organizationId", organization_id), ("reserveIds", reserve_ids), ("sourceKeys", source_keys),), "ReservesResponse", timeout, allow_unknown_fields)
 
 class AsyncStopListsOps(_AG):
     """The ``stop_lists`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None):
+    async def __call__(self, *, organization_ids, return_size=None, terminal_groups_ids=None, timeout=None, allow_unknown_fields=False):
         """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
 
         ``stop_lists``: ``POST /api/1/stop_lists``.
@@ -7396,9 +7400,9 @@ class AsyncStopListsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: stoplists."""
-        return await self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout)
+        return await self._call_op("stop_lists", (("organizationIds", organization_ids), ("returnSize", return_size), ("terminalGroupsIds", terminal_groups_ids),), "StopListsResponse", timeout, allow_unknown_fields)
 
-    async def add(self, *, organization_id, terminal_group_id, items, timeout=None):
+    async def add(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
         ``stop_lists.add``: ``POST /api/1/stop_lists/add``.
@@ -7407,9 +7411,9 @@ class AsyncStopListsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return await self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
+        return await self._call_op("stop_lists.add", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def check(self, *, organization_id, terminal_group_id, items, timeout=None):
+    async def check(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Checks order items against a terminal group's stop list and answers those that cannot be sold.
 
         ``stop_lists.check``: ``POST /api/1/stop_lists/check``.
@@ -7417,9 +7421,9 @@ class AsyncStopListsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Orders: creating."""
-        return await self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout)
+        return await self._call_op("stop_lists.check", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CheckStopListResponse", timeout, allow_unknown_fields)
 
-    async def clear(self, *, organization_id, terminal_group_id, timeout=None):
+    async def clear(self, *, organization_id, terminal_group_id, timeout=None, allow_unknown_fields=False):
         """Empties a terminal group's stop list.
 
         ``stop_lists.clear``: ``POST /api/1/stop_lists/clear``.
@@ -7428,9 +7432,9 @@ class AsyncStopListsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return await self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout)
+        return await self._call_op("stop_lists.clear", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
-    async def remove(self, *, organization_id, terminal_group_id, items, timeout=None):
+    async def remove(self, *, organization_id, terminal_group_id, items, timeout=None, allow_unknown_fields=False):
         """Takes products (and sizes) off a terminal group's stop list.
 
         ``stop_lists.remove``: ``POST /api/1/stop_lists/remove``.
@@ -7439,14 +7443,14 @@ class AsyncStopListsOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: Data: changing stoplists."""
-        return await self._call_op("stop_lists.remove", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout)
+        return await self._call_op("stop_lists.remove", (("organizationId", organization_id), ("terminalGroupId", terminal_group_id), ("items", items),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 
 class AsyncStreetsOps(_AG):
     """The ``streets`` operations."""
 
     __slots__ = ()
 
-    async def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None):
+    async def by_city(self, *, organization_id, city_id, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the streets of one city in an organization's address book.
 
         ``streets.by_city``: ``POST /api/1/streets/by_city``.
@@ -7454,9 +7458,9 @@ class AsyncStreetsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return await self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout)
+        return await self._call_op("streets.by_city", (("organizationId", organization_id), ("cityId", city_id), ("includeDeleted", include_deleted),), "StreetsResponse", timeout, allow_unknown_fields)
 
-    async def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None):
+    async def by_id(self, *, organization_id, ids=None, classifier_ids=None, timeout=None, allow_unknown_fields=False):
         """Looks streets up by their ids or their address classifier ids, each with its city name.
 
         ``streets.by_id``: ``POST /api/1/streets/by_id``.
@@ -7464,14 +7468,14 @@ class AsyncStreetsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return await self._call_op("streets.by_id", (("organizationId", organization_id), ("ids", ids), ("classifierIds", classifier_ids),), "StreetsByIdResponse", timeout)
+        return await self._call_op("streets.by_id", (("organizationId", organization_id), ("ids", ids), ("classifierIds", classifier_ids),), "StreetsByIdResponse", timeout, allow_unknown_fields)
 
 class AsyncTerminalGroupsOps(_AG):
     """The ``terminal_groups`` operations."""
 
     __slots__ = ()
 
-    async def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None):
+    async def __call__(self, *, organization_ids, include_disabled=None, return_external_data=None, timeout=None, allow_unknown_fields=False):
         """Lists each organization's terminal groups, those asleep apart from the others.
 
         ``terminal_groups``: ``POST /api/1/terminal_groups``.
@@ -7479,9 +7483,9 @@ class AsyncTerminalGroupsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout)
+        return await self._call_op("terminal_groups", (("organizationIds", organization_ids), ("includeDisabled", include_disabled), ("returnExternalData", return_external_data),), "TerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    async def awake(self, *, organization_ids, terminal_group_ids, timeout=None):
+    async def awake(self, *, organization_ids, terminal_group_ids, timeout=None, allow_unknown_fields=False):
         """Wakes sleeping terminal groups; answers which ones woke and which did not.
 
         ``terminal_groups.awake``: ``POST /api/1/terminal_groups/awake``.
@@ -7489,9 +7493,9 @@ class AsyncTerminalGroupsOps(_AG):
         Changes data: never retried.
 
         Restriction group: Organizations: settings."""
-        return await self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout)
+        return await self._call_op("terminal_groups.awake", (("organizationIds", organization_ids), ("terminalGroupIds", terminal_group_ids),), "AwakeTerminalGroupsResponse", timeout, allow_unknown_fields)
 
-    async def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None):
+    async def is_alive(self, *, terminal_group_ids, organization_id=None, organization_ids=None, timeout=None, allow_unknown_fields=False):
         """Tells whether each given terminal group is online now.
 
         ``terminal_groups.is_alive``: ``POST /api/1/terminal_groups/is_alive``.
@@ -7499,33 +7503,33 @@ class AsyncTerminalGroupsOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: POS: availability."""
-        return await self._call_op("terminal_groups.is_alive", (("terminalGroupIds", terminal_group_ids), ("organizationId", organization_id), ("organizationIds", organization_ids),), "TerminalGroupsIsAliveResponse", timeout)
+        return await self._call_op("terminal_groups.is_alive", (("terminalGroupIds", terminal_group_ids), ("organizationId", organization_id), ("organizationIds", organization_ids),), "TerminalGroupsIsAliveResponse", timeout, allow_unknown_fields)
 
 class AsyncTerminalsCashRegistersOps(_AG):
     """The ``terminals.cash_registers`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None):
+    async def list(self, *, organization_id, limit=None, offset=None, search=None, terminal_group_ids=None, timeout=None, allow_unknown_fields=False):
         """Pages through an organization's cash registers, by name search or terminal group.
 
         ``terminals.cash_registers.list``: ``POST /api/terminals/v1/cash-registers/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout)
+        return await self._call_op("terminals.cash_registers.list", (("organizationId", organization_id), ("limit", limit), ("offset", offset), ("search", search), ("terminalGroupIds", terminal_group_ids),), "CashRegisterListResponse", timeout, allow_unknown_fields)
 
 class AsyncTerminalsTerminalsOps(_AG):
     """The ``terminals.terminals`` operations."""
 
     __slots__ = ()
 
-    async def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None):
+    async def list(self, *, organization_id, include_anonymous=None, search=None, timeout=None, allow_unknown_fields=False):
         """Lists an organization's terminals (computer name, sections), anonymous ones on request.
 
         ``terminals.terminals.list``: ``POST /api/terminals/v1/terminals/list``.
 
         Only reads: retried after a transport error or a 5xx."""
-        return await self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout)
+        return await self._call_op("terminals.terminals.list", (("organizationId", organization_id), ("includeAnonymous", include_anonymous), ("search", search),), "TerminalListResponse", timeout, allow_unknown_fields)
 
 class AsyncTerminalsOps(_AG):
     """The ``terminals`` operations."""
@@ -7547,7 +7551,7 @@ class AsyncWebhooksOps(_AG):
 
     __slots__ = ()
 
-    async def settings(self, *, organization_id, timeout=None):
+    async def settings(self, *, organization_id, timeout=None, allow_unknown_fields=False):
         """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
 
         ``webhooks.settings``: ``POST /api/1/webhooks/settings``.
@@ -7555,9 +7559,9 @@ class AsyncWebhooksOps(_AG):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Organizations: settings."""
-        return await self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout)
+        return await self._call_op("webhooks.settings", (("organizationId", organization_id),), "GetWebHookSettingsResponse", timeout, allow_unknown_fields)
 
-    async def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None):
+    async def update_settings(self, *, organization_id, web_hooks_uri, auth_token=None, web_hooks_filter=None, timeout=None, allow_unknown_fields=False):
         """Sets the webhook address, authToken and event filter of an organization for this API key.
 
         ``webhooks.update_settings``: ``POST /api/1/webhooks/update_settings``.
@@ -7566,5 +7570,5 @@ class AsyncWebhooksOps(_AG):
         ``client.wait(answer, organization_id=...)``. Never retried.
 
         Restriction group: WebHooks: settings."""
-        return await self._call_op("webhooks.update_settings", (("organizationId", organization_id), ("webHooksUri", web_hooks_uri), ("authToken", auth_token), ("webHooksFilter", web_hooks_filter),), "CorrelationIdResponse", timeout)
+        return await self._call_op("webhooks.update_settings", (("organizationId", organization_id), ("webHooksUri", web_hooks_uri), ("authToken", auth_token), ("webHooksFilter", web_hooks_filter),), "CorrelationIdResponse", timeout, allow_unknown_fields)
 

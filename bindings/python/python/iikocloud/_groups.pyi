@@ -4,8 +4,12 @@
 :class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).
 
 Keyword arguments are the request's fields in snake case; nested values
-take the models of :mod:`iikocloud.api_models` or plain dicts. Each call is
-checked by the core before it is sent and answers a typed model.
+take the models of :mod:`iikocloud.api_models` or plain dicts, whose keys
+are the document's field names (``deliveryPoint``) or the models'
+snake-case ones (``delivery_point``). Each call is checked by the core
+before it is sent (a key that is no field is refused, naming its path and
+the nearest field, unless ``allow_unknown_fields=True``) and answers a
+typed model.
 """
 
 from datetime import timedelta as _timedelta
@@ -25,6 +29,7 @@ class ComboOps(_G):
         organization_id: str,
         extra_data: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCombosInfoResponse:
         """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
 
@@ -40,6 +45,7 @@ class ComboOps(_G):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CalculateComboPriceResponse:
         """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
 
@@ -59,6 +65,7 @@ class CommandsOps(_G):
         organization_id: str,
         correlation_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ErrorCommandStatus | InProgressCommandStatus | SuccessCommandStatus | GetCommandStatusResponse:
         """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
 
@@ -89,6 +96,7 @@ class DeliveriesDraftsOps(_G):
         operator_ids: _Sequence[str] | None = None,
         order_type_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> FilterDraftsResponse:
         """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
 
@@ -104,6 +112,7 @@ class DeliveriesDraftsOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetDraftResponse:
         """Reads one delivery order draft and who holds its lock.
 
@@ -121,6 +130,7 @@ class DeliveriesDraftsOps(_G):
         terminal_group_id: str | None = None,
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderResponse:
         """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
 
@@ -138,6 +148,7 @@ class DeliveriesDraftsOps(_G):
         order: DeliveryOrderDraft | _Mapping[str, _Any],
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrSaveDraftResponse:
         """Stores a new delivery order draft in the cloud only; answers its orderId.
 
@@ -153,6 +164,7 @@ class DeliveriesDraftsOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Discards a delivery order draft.
 
@@ -170,6 +182,7 @@ class DeliveriesDraftsOps(_G):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Locks a draft for one employee so that no one else edits it.
 
@@ -188,6 +201,7 @@ class DeliveriesDraftsOps(_G):
         order: DeliveryOrderDraft | _Mapping[str, _Any],
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrSaveDraftResponse:
         """Overwrites an existing delivery order draft on behalf of an employee.
 
@@ -204,6 +218,7 @@ class DeliveriesDraftsOps(_G):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Releases an employee's lock on a draft.
 
@@ -229,6 +244,7 @@ class DeliveriesHistoryOps(_G):
         start_revision: int | None = None,
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
 
@@ -258,6 +274,7 @@ class DeliveriesOps(_G):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to an existing delivery order.
 
@@ -276,6 +293,7 @@ class DeliveriesOps(_G):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments and tips to a delivery order, keeping those it already has.
 
@@ -297,6 +315,7 @@ class DeliveriesOps(_G):
         source_keys: _Sequence[str] | None = None,
         rows_count: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
 
@@ -326,6 +345,7 @@ class DeliveriesOps(_G):
         order_ids: _Sequence[str] | None = None,
         pos_order_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
 
@@ -345,6 +365,7 @@ class DeliveriesOps(_G):
         source_keys: _Sequence[str] | None = None,
         courier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Lists delivery orders due in a date range, optionally by status, source key or courier.
 
@@ -364,6 +385,7 @@ class DeliveriesOps(_G):
         return_external_data_keys: _Sequence[str] | None = None,
         return_locked_by_user: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersResponse:
         """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
 
@@ -380,6 +402,7 @@ class DeliveriesOps(_G):
         organization_ids: _Sequence[str],
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
 
@@ -401,6 +424,7 @@ class DeliveriesOps(_G):
         removal_comment: str | None = None,
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
 
@@ -417,6 +441,7 @@ class DeliveriesOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
 
@@ -434,6 +459,7 @@ class DeliveriesOps(_G):
         order_id: str,
         comment: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's comment.
 
@@ -451,6 +477,7 @@ class DeliveriesOps(_G):
         order_id: str,
         new_complete_before: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves the time a delivery order is due by (completeBefore).
 
@@ -468,6 +495,7 @@ class DeliveriesOps(_G):
         order_id: str,
         new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's address, coordinates and address comment.
 
@@ -486,6 +514,7 @@ class DeliveriesOps(_G):
         driver_id: str | None = None,
         estimated_time: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets the driver of a delivery order and the estimated arrival time.
 
@@ -503,6 +532,7 @@ class DeliveriesOps(_G):
         order_id: str,
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets key-value external data on a delivery order, each pair public or not.
 
@@ -520,6 +550,7 @@ class DeliveriesOps(_G):
         order_id: str,
         operator_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Makes an employee the call-centre operator of a delivery order.
 
@@ -538,6 +569,7 @@ class DeliveriesOps(_G):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces every payment and tip of a delivery order; fails once any payment is processed.
 
@@ -555,6 +587,7 @@ class DeliveriesOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Switches a delivery order between courier and pickup; courier needs a delivery point.
 
@@ -572,6 +605,7 @@ class DeliveriesOps(_G):
         order_id: str,
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
 
@@ -588,6 +622,7 @@ class DeliveriesOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Confirms an unconfirmed delivery order.
 
@@ -606,6 +641,7 @@ class DeliveriesOps(_G):
         terminal_group_id: str | None = None,
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderResponse:
         """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
 
@@ -621,6 +657,7 @@ class DeliveriesOps(_G):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderTypesResponse:
         """Lists each organization's order types, each tied to a service type (common, courier, pickup).
 
@@ -636,6 +673,7 @@ class DeliveriesOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Prints a delivery order's bill on the terminal.
 
@@ -653,6 +691,7 @@ class DeliveriesOps(_G):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Assigns a courier (an employee) to a delivery order; deprecated.
 
@@ -673,6 +712,7 @@ class DeliveriesOps(_G):
         delivery_status: str,
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves a courier delivery order to Waiting, OnWay or Delivered.
 
@@ -690,6 +730,7 @@ class DeliveriesOps(_G):
         order_id: str,
         payment_items: _Sequence[OrderPaymentItem | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
 
@@ -710,6 +751,7 @@ class DeliveriesOps(_G):
         has_problem: bool,
         problem: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Flags a delivery order as having a problem, with its text, or clears the flag.
 
@@ -727,6 +769,7 @@ class DeliveriesOps(_G):
         order_id: str,
         tracking_link: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> _Any:
         """Sets or clears the link a customer follows to track a delivery order.
 
@@ -743,6 +786,7 @@ class DeliveryRestrictionsOps(_G):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetDeliveryRestrictionsResponse:
         """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
 
@@ -765,6 +809,7 @@ class DeliveryRestrictionsOps(_G):
         delivery_sum: _Decimal | int | float | None = None,
         discount_sum: _Decimal | int | float | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAllowedRestrictionsResponse:
         """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
 
@@ -792,6 +837,7 @@ class EmployeesAttendanceOps(_G):
         personal_end_at: str | None = None,
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceCreateResponse:
         """Records a finished attendance (shift worked) of an employee in one role; answers the record.
 
@@ -805,6 +851,7 @@ class EmployeesAttendanceOps(_G):
         id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceDeleteResponse:
         """Removes one attendance record; there is no undo.
 
@@ -825,6 +872,7 @@ class EmployeesAttendanceOps(_G):
         offset: int | None = None,
         should_include_payment_details: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceListResponse:
         """Pages through an organization's attendance records in a period, by employee, type or closed state.
 
@@ -847,6 +895,7 @@ class EmployeesAttendanceOps(_G):
         personal_end_at: str | None = None,
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceUpdateResponse:
         """Changes an attendance record; give it another organization and it comes back under a new id.
 
@@ -865,6 +914,7 @@ class EmployeesAttendanceTypeOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceTypeListResponse:
         """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
 
@@ -881,6 +931,7 @@ class EmployeesCouriersActiveLocationOps(_G):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ActiveCourierLocationsResponse:
         """Answers where each courier with an open courier session is now, per organization.
 
@@ -896,6 +947,7 @@ class EmployeesCouriersActiveLocationOps(_G):
         organization_id: str,
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ActiveCourierLocationsResponse:
         """Answers where the couriers clocked in on one terminal group are now.
 
@@ -915,6 +967,7 @@ class EmployeesCouriersLocationsOps(_G):
         organization_ids: _Sequence[str],
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CourierLocationsByTimeOffsetResponse:
         """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
@@ -941,6 +994,7 @@ class EmployeesCouriersOps(_G):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeesResponse:
         """Lists the employees of each organization who deliver orders.
 
@@ -956,6 +1010,7 @@ class EmployeesCouriersOps(_G):
         organization_ids: _Sequence[str],
         roles_to_check: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeesWithRoleSignResponse:
         """Lists each organization's couriers, marking for each whether it holds the roles asked about.
 
@@ -987,6 +1042,7 @@ class EmployeesEmployeeOps(_G):
         phone: str | None = None,
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Creates an employee with a code and a main organization; answers the full profile.
 
@@ -999,6 +1055,7 @@ class EmployeesEmployeeOps(_G):
         *,
         ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeFireResponse:
         """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
 
@@ -1011,6 +1068,7 @@ class EmployeesEmployeeOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
@@ -1026,6 +1084,7 @@ class EmployeesEmployeeOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SwaggerEmployeeListResponse:
         """Pages through employees matching field filters, optionally with only chosen fields.
 
@@ -1038,6 +1097,7 @@ class EmployeesEmployeeOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeRestoreResponse:
         """Takes a fired employee back on, undoing employee.fire.
 
@@ -1064,6 +1124,7 @@ class EmployeesEmployeeOps(_G):
         phone: str | None = None,
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Changes the fields given of an employee, leaving the rest as they are.
 
@@ -1081,6 +1142,7 @@ class EmployeesPositionsOps(_G):
         id: str | None = None,
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeePositionResponse:
         """Reads one employee position (job): schedule type, hourly rate, fixed salary.
 
@@ -1096,6 +1158,7 @@ class EmployeesPositionsOps(_G):
         offset: int | None = None,
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ListPositionsResponse:
         """Pages through employee positions, filtered by field or changed since a revision.
 
@@ -1115,6 +1178,7 @@ class EmployeesShiftOps(_G):
         employee_id: str,
         role_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangePersonalSessionResponse:
         """Opens an employee's personal shift on a terminal group, optionally in a given role.
 
@@ -1131,6 +1195,7 @@ class EmployeesShiftOps(_G):
         terminal_group_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangePersonalSessionResponse:
         """Closes an employee's personal shift on a terminal group.
 
@@ -1147,6 +1212,7 @@ class EmployeesShiftOps(_G):
         terminal_group_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetPersonalSessionInfoResponse:
         """Tells whether an employee's personal shift is open on a terminal group.
 
@@ -1165,6 +1231,7 @@ class EmployeesShiftsOps(_G):
         *,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTerminalGroupsOfEmployeeResponse:
         """Answers the ids of the terminal groups on which an employee is clocked in.
 
@@ -1212,6 +1279,7 @@ class EmployeesOps(_G):
         organization_id: str,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeInfoResponse:
         """Reads one employee's name, display name and contacts by id.
 
@@ -1237,6 +1305,7 @@ class FinanceAccountOps(_G):
         is_custom_transactions_allowed: bool | None = None,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Creates a ledger account of a given type with its opening balance and date; answers the account.
 
@@ -1249,6 +1318,7 @@ class FinanceAccountOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountDeleteResponse:
         """Marks a ledger account deleted; finance.account.restore undoes it.
 
@@ -1261,6 +1331,7 @@ class FinanceAccountOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Reads one ledger account: type, parent, opening balance, system or not.
 
@@ -1275,6 +1346,7 @@ class FinanceAccountOps(_G):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountListResponse:
         """Pages through ledger accounts matching field filters.
 
@@ -1288,6 +1360,7 @@ class FinanceAccountOps(_G):
         id: str,
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountRestoreResponse:
         """Brings a deleted ledger account back, its child accounts too when asked.
 
@@ -1307,6 +1380,7 @@ class FinanceAccountOps(_G):
         code: str | None = None,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Rewrites a ledger account's name, type, parent, code and opening balance.
 
@@ -1327,6 +1401,7 @@ class FinanceAccountPostingOps(_G):
         organization_ids: _Sequence[str] | None = None,
         to: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountPostingListResponse:
         """Lists the postings of a ledger account over a period, with opening balance and net change.
 
@@ -1346,6 +1421,7 @@ class FinanceAccountTransactionsOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountTransactionsResponse:
         """Lists one account's transactions in a period with the opening balance and total.
 
@@ -1361,8 +1437,9 @@ class FinanceAccountTypeOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[AccountType]:
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -1378,6 +1455,7 @@ class FinanceBalanceSheetOps(_G):
         balance_at: str | None = None,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> BalanceSheetListResponse:
         """Answers every account's balance as of a date, optionally for some organizations only.
 
@@ -1397,6 +1475,7 @@ class FinanceCashFlowCategoryOps(_G):
         type: str,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Creates a cash flow category (optionally under a parent); answers it.
 
@@ -1409,6 +1488,7 @@ class FinanceCashFlowCategoryOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryCascadeResponse:
         """Marks a cash flow category deleted with its live subcategories; answers every id touched.
 
@@ -1421,6 +1501,7 @@ class FinanceCashFlowCategoryOps(_G):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Reads one cash flow category: its code, name, type, parent and revision.
 
@@ -1435,6 +1516,7 @@ class FinanceCashFlowCategoryOps(_G):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryListResponse:
         """Pages through cash flow categories matching field filters.
 
@@ -1448,6 +1530,7 @@ class FinanceCashFlowCategoryOps(_G):
         id: str,
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryCascadeResponse:
         """Brings a deleted cash flow category back, its subcategories too when asked.
 
@@ -1464,6 +1547,7 @@ class FinanceCashFlowCategoryOps(_G):
         type: str,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Rewrites a cash flow category's code, name, type and parent.
 
@@ -1481,6 +1565,7 @@ class FinanceChartOfAccountsOps(_G):
         account_type: str | None = None,
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChartOfAccountsListResponse:
         """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
@@ -1498,6 +1583,7 @@ class FinanceDocumentTransactionsOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[DocumentTransactionItem]:
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
@@ -1515,6 +1601,7 @@ class FinanceIncomingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
@@ -1544,6 +1631,7 @@ class FinanceIncomingServiceOps(_G):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Creates an act of services received from a supplier, as a draft; answers its id and number.
 
@@ -1557,6 +1645,7 @@ class FinanceIncomingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceGetResponse:
         """Reads one act of services received, with its lines and totals.
 
@@ -1571,6 +1660,7 @@ class FinanceIncomingServiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingServiceListItem]:
         """Lists the acts of services received dated within a period.
 
@@ -1584,6 +1674,7 @@ class FinanceIncomingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Posts an act of services received to the books (NEW to PROCESSED).
 
@@ -1597,6 +1688,7 @@ class FinanceIncomingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
@@ -1626,6 +1718,7 @@ class FinanceIncomingServiceOps(_G):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Rewrites an act of services received: header and every line.
 
@@ -1644,6 +1737,7 @@ class FinanceItemCategoryOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ItemCategoryListResponse:
         """Pages through the fiscal item categories directory by filter.
 
@@ -1661,6 +1755,7 @@ class FinanceOutgoingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
@@ -1686,6 +1781,7 @@ class FinanceOutgoingServiceOps(_G):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Creates an act of services rendered to a customer, as a draft; answers its id and number.
 
@@ -1699,6 +1795,7 @@ class FinanceOutgoingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceGetResponse:
         """Reads one act of services rendered, with its lines and totals.
 
@@ -1713,6 +1810,7 @@ class FinanceOutgoingServiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OutgoingServiceListItem]:
         """Lists the acts of services rendered dated within a period.
 
@@ -1726,6 +1824,7 @@ class FinanceOutgoingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Posts an act of services rendered to the books (NEW to PROCESSED).
 
@@ -1739,6 +1838,7 @@ class FinanceOutgoingServiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
@@ -1764,6 +1864,7 @@ class FinanceOutgoingServiceOps(_G):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Rewrites an act of services rendered: header and every line.
 
@@ -1782,6 +1883,7 @@ class FinanceTaxCategoryOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TaxCategoryListResponse:
         """Pages through the tax categories directory by filter.
 
@@ -1850,6 +1952,7 @@ class InventoryAccountingCategoriesOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingCategory:
         """Looks up one product accounting category: its code, name and deleted flag.
 
@@ -1865,6 +1968,7 @@ class InventoryAccountingCategoriesOps(_G):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingCategoryListResponse:
         """Pages through product accounting categories, deleted ones or those changed since a revision on request.
 
@@ -1881,6 +1985,7 @@ class InventoryConceptionsOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> Conception:
         """Reads one concept (a brand or format within the chain) by id.
 
@@ -1896,6 +2001,7 @@ class InventoryConceptionsOps(_G):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ConceptionListResponse:
         """Pages through concepts, deleted ones or those changed since a revision on request.
 
@@ -1914,6 +2020,7 @@ class InventoryCostingsOps(_G):
         items: _Sequence[PriceItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCostPricesResponse:
         """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
 
@@ -1930,6 +2037,7 @@ class InventoryCounteragentsPricelistOps(_G):
         *,
         counteragent_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetPriceListResponse:
         """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
 
@@ -1953,6 +2061,7 @@ class InventoryCounteragentsOps(_G):
         organization_id: str | None = None,
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCounteragentsResponse:
         """Pages through counteragents (suppliers, clients, employees), filtered by type.
 
@@ -1968,6 +2077,7 @@ class InventoryCounteragentsOps(_G):
         organization_id: str | None = None,
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCounteragentsResponse:
         """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
 
@@ -1985,6 +2095,7 @@ class InventoryDisassembleDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
@@ -2008,6 +2119,7 @@ class InventoryDisassembleDocumentOps(_G):
         document_id: str | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
 
@@ -2021,6 +2133,7 @@ class InventoryDisassembleDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentGetResponse:
         """Reads one disassembly act with its lines and status.
 
@@ -2035,6 +2148,7 @@ class InventoryDisassembleDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[DisassembleDocumentListItem]:
         """Lists the disassembly acts dated within a period.
 
@@ -2048,6 +2162,7 @@ class InventoryDisassembleDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2061,6 +2176,7 @@ class InventoryDisassembleDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
@@ -2084,6 +2200,7 @@ class InventoryDisassembleDocumentOps(_G):
         comment: str | None = None,
         conception: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Rewrites a disassembly act: its header and every line.
 
@@ -2101,6 +2218,7 @@ class InventoryIncomingInventoryOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
@@ -2125,6 +2243,7 @@ class InventoryIncomingInventoryOps(_G):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
 
@@ -2138,6 +2257,7 @@ class InventoryIncomingInventoryOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventoryGetResponse:
         """Reads one stock-take with its lines and status.
 
@@ -2152,6 +2272,7 @@ class InventoryIncomingInventoryOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingInventoryListItem]:
         """Lists the stock-takes dated within a period.
 
@@ -2165,6 +2286,7 @@ class InventoryIncomingInventoryOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2178,6 +2300,7 @@ class InventoryIncomingInventoryOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
@@ -2202,6 +2325,7 @@ class InventoryIncomingInventoryOps(_G):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Rewrites a stock-take: its header and every line.
 
@@ -2223,6 +2347,7 @@ class InventoryIncomingInvoiceModifyOps(_G):
         sum: _Decimal | int | float,
         account_to: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingTransactionUserResponse:
         """Records a payment of a supplier invoice from one account to another; answers the transaction id.
 
@@ -2241,6 +2366,7 @@ class InventoryIncomingInvoicePatchOps(_G):
         organization_id: str,
         payment_date: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SetPaymentDateResponse:
         """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
@@ -2266,6 +2392,7 @@ class InventoryIncomingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
@@ -2296,6 +2423,7 @@ class InventoryIncomingInvoiceOps(_G):
         number: str | None = None,
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Creates a supplier invoice of goods received in state NEW; answers its id and number.
 
@@ -2309,6 +2437,7 @@ class InventoryIncomingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoice:
         """Reads one supplier invoice with its lines and status.
 
@@ -2323,6 +2452,7 @@ class InventoryIncomingInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingInvoice]:
         """Lists the supplier invoices dated within a period.
 
@@ -2336,6 +2466,7 @@ class InventoryIncomingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2349,6 +2480,7 @@ class InventoryIncomingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
@@ -2379,6 +2511,7 @@ class InventoryIncomingInvoiceOps(_G):
         number: str | None = None,
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Rewrites a supplier invoice: its header and every line.
 
@@ -2396,6 +2529,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
@@ -2422,6 +2556,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         outgoing_invoice_id: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Creates a return of goods from a buyer in state NEW; answers its id and number.
 
@@ -2435,6 +2570,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceGetResponse:
         """Reads one buyer return with its lines and status.
 
@@ -2449,6 +2585,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingReturnedInvoiceListItem]:
         """Lists the buyer returns dated within a period.
 
@@ -2462,6 +2599,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2475,6 +2613,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
@@ -2501,6 +2640,7 @@ class InventoryIncomingReturnedInvoiceOps(_G):
         outgoing_invoice_id: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Rewrites a buyer return: its header and every line.
 
@@ -2518,6 +2658,7 @@ class InventoryInternalTransferOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
@@ -2540,6 +2681,7 @@ class InventoryInternalTransferOps(_G):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Creates a transfer of goods between two stores in state NEW; answers its id and number.
 
@@ -2553,6 +2695,7 @@ class InventoryInternalTransferOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferGetResponse:
         """Reads one store transfer with its lines and status.
 
@@ -2567,6 +2710,7 @@ class InventoryInternalTransferOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[InternalTransferListItem]:
         """Lists the store transfers dated within a period.
 
@@ -2580,6 +2724,7 @@ class InventoryInternalTransferOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2593,6 +2738,7 @@ class InventoryInternalTransferOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
@@ -2615,6 +2761,7 @@ class InventoryInternalTransferOps(_G):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Rewrites a store transfer: its header and every line.
 
@@ -2631,6 +2778,7 @@ class InventoryMeasureUnitsOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MeasureUnit:
         """Looks up one unit of measure: code, short and full name.
 
@@ -2646,6 +2794,7 @@ class InventoryMeasureUnitsOps(_G):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MeasureUnitListResponse:
         """Pages through units of measure, deleted ones or those changed since a revision on request.
 
@@ -2664,6 +2813,7 @@ class InventoryNomenclatureOps(_G):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> UpdateProductBarcodesResponse:
         """Replaces every barcode of a product with the set given.
 
@@ -2679,6 +2829,7 @@ class InventoryOrganizationsSettingsOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorporationSettings:
         """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
@@ -2698,8 +2849,9 @@ class InventoryOrganizationsOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[JurPerson]:
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the back office with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -2719,6 +2871,7 @@ class InventoryOutgoingInvoiceModifyOps(_G):
         payment_date: str,
         cfo_item_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingTransactionUserResponse:
         """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
 
@@ -2737,6 +2890,7 @@ class InventoryOutgoingInvoicePatchOps(_G):
         organization_id: str,
         payment_date: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SetPaymentDateOutgoingResponse:
         """Records when an outgoing invoice was paid; it must be paid in full already.
 
@@ -2762,6 +2916,7 @@ class InventoryOutgoingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
@@ -2788,6 +2943,7 @@ class InventoryOutgoingInvoiceOps(_G):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
 
@@ -2801,6 +2957,7 @@ class InventoryOutgoingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoice:
         """Reads one outgoing invoice with its lines and status.
 
@@ -2815,6 +2972,7 @@ class InventoryOutgoingInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OutgoingInvoice]:
         """Lists the outgoing invoices dated within a period.
 
@@ -2828,6 +2986,7 @@ class InventoryOutgoingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2841,6 +3000,7 @@ class InventoryOutgoingInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
@@ -2867,6 +3027,7 @@ class InventoryOutgoingInvoiceOps(_G):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Rewrites an outgoing invoice: its header and every line.
 
@@ -2883,6 +3044,7 @@ class InventoryPaymentTypesOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InventoryPaymentType:
         """Reads one payment type of the back-office catalogue by id.
 
@@ -2898,6 +3060,7 @@ class InventoryPaymentTypesOps(_G):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PaymentTypeListResponse:
         """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
 
@@ -2915,6 +3078,7 @@ class InventoryProductionDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
@@ -2937,6 +3101,7 @@ class InventoryProductionDocumentOps(_G):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
 
@@ -2950,6 +3115,7 @@ class InventoryProductionDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentGetResponse:
         """Reads one production act with its lines and status.
 
@@ -2964,6 +3130,7 @@ class InventoryProductionDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[ProductionDocumentListItem]:
         """Lists the production acts dated within a period.
 
@@ -2977,6 +3144,7 @@ class InventoryProductionDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -2990,6 +3158,7 @@ class InventoryProductionDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
@@ -3012,6 +3181,7 @@ class InventoryProductionDocumentOps(_G):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Rewrites a production act: its header and every line.
 
@@ -3029,6 +3199,7 @@ class InventoryReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
@@ -3051,6 +3222,7 @@ class InventoryReturnedInvoiceOps(_G):
         incoming_invoice_id: str | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Creates a return of goods to a supplier in state NEW; answers its id and number.
 
@@ -3064,6 +3236,7 @@ class InventoryReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceGetResponse:
         """Reads one supplier return with its lines and status.
 
@@ -3078,6 +3251,7 @@ class InventoryReturnedInvoiceOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[ReturnedInvoiceListItem]:
         """Lists the supplier returns dated within a period.
 
@@ -3091,6 +3265,7 @@ class InventoryReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -3104,6 +3279,7 @@ class InventoryReturnedInvoiceOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
@@ -3126,6 +3302,7 @@ class InventoryReturnedInvoiceOps(_G):
         expense_account: str | None = None,
         incoming_invoice_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Rewrites a supplier return: its header and every line.
 
@@ -3143,6 +3320,7 @@ class InventorySalesDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
@@ -3167,6 +3345,7 @@ class InventorySalesDocumentOps(_G):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
 
@@ -3180,6 +3359,7 @@ class InventorySalesDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentGetResponse:
         """Reads one sales act with its lines and status.
 
@@ -3194,6 +3374,7 @@ class InventorySalesDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[SalesDocumentListItem]:
         """Lists the sales acts dated within a period.
 
@@ -3207,6 +3388,7 @@ class InventorySalesDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -3220,6 +3402,7 @@ class InventorySalesDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
@@ -3244,6 +3427,7 @@ class InventorySalesDocumentOps(_G):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Rewrites a sales act: its header and every line.
 
@@ -3267,6 +3451,7 @@ class InventoryStockBalanceOps(_G):
         should_include_details: bool | None = None,
         store_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StockBalanceListResponse:
         """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
 
@@ -3285,6 +3470,7 @@ class InventoryStoresOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StoreListResponse:
         """Pages through the stores (warehouses) with their organization and type, by filter.
 
@@ -3302,6 +3488,7 @@ class InventoryTransformationDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
@@ -3328,6 +3515,7 @@ class InventoryTransformationDocumentOps(_G):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
 
@@ -3341,6 +3529,7 @@ class InventoryTransformationDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentGetResponse:
         """Reads one transformation act with its lines and status.
 
@@ -3355,6 +3544,7 @@ class InventoryTransformationDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[TransformationDocumentListItem]:
         """Lists the transformation acts dated within a period.
 
@@ -3368,6 +3558,7 @@ class InventoryTransformationDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -3381,6 +3572,7 @@ class InventoryTransformationDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
@@ -3407,6 +3599,7 @@ class InventoryTransformationDocumentOps(_G):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Rewrites a transformation act: its header and every line.
 
@@ -3424,6 +3617,7 @@ class InventoryWriteoffDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
@@ -3446,6 +3640,7 @@ class InventoryWriteoffDocumentOps(_G):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
 
@@ -3459,6 +3654,7 @@ class InventoryWriteoffDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentGetResponse:
         """Reads one write-off act with its lines and status.
 
@@ -3473,6 +3669,7 @@ class InventoryWriteoffDocumentOps(_G):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[WriteoffDocumentListItem]:
         """Lists the write-off acts dated within a period.
 
@@ -3486,6 +3683,7 @@ class InventoryWriteoffDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -3499,6 +3697,7 @@ class InventoryWriteoffDocumentOps(_G):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
@@ -3521,6 +3720,7 @@ class InventoryWriteoffDocumentOps(_G):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Rewrites a write-off act: its header and every line.
 
@@ -3625,6 +3825,7 @@ class LicensesOps(_G):
         *,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetLicenseListResponse:
         """Lists the licenses of each organization the API key reaches.
 
@@ -3646,6 +3847,7 @@ class LoyaltyIikoCouponsOps(_G):
         page_size: int | None = None,
         page: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NotActivatedCouponResponse:
         """Pages through the coupons of one series that nobody has activated yet.
 
@@ -3662,6 +3864,7 @@ class LoyaltyIikoCouponsOps(_G):
         organization_id: str,
         series: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CouponInfoResponse:
         """Looks a coupon up by number (and series): its series and when it was activated, if ever.
 
@@ -3676,6 +3879,7 @@ class LoyaltyIikoCouponsOps(_G):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SeriesWithNotActivatedCouponsResponse:
         """Lists the coupon series that still have coupons nobody has used or deleted.
 
@@ -3697,6 +3901,7 @@ class LoyaltyIikoCustomerCardOps(_G):
         card_number: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AddMagnetCardResponse:
         """Links a loyalty card (track and number) to a customer.
 
@@ -3713,6 +3918,7 @@ class LoyaltyIikoCustomerCardOps(_G):
         card_track: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DeleteMagnetCardResponse:
         """Unlinks a loyalty card, by its track, from a customer.
 
@@ -3733,6 +3939,7 @@ class LoyaltyIikoCustomerProgramOps(_G):
         customer_id: str | None = None,
         program_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AddCustomerToProgramResponse:
         """Enrols a customer in a loyalty program; answers the customer's new wallet.
 
@@ -3756,6 +3963,7 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         page_size: int,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTransactionsReportByPeriodResponse:
         """Pages through a customer's loyalty transactions within a date range.
 
@@ -3774,6 +3982,7 @@ class LoyaltyIikoCustomerTransactionsOps(_G):
         revision: int | None = None,
         last_transaction_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTransactionsReportByRevisionResponse:
         """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
 
@@ -3793,6 +4002,7 @@ class LoyaltyIikoCustomerWalletOps(_G):
         transaction_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CancelHoldMoneyResponse:
         """Releases money reserved earlier by wallet.hold, by that transaction's id.
 
@@ -3811,6 +4021,7 @@ class LoyaltyIikoCustomerWalletOps(_G):
         sum: _Decimal | int | float | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WithdrawUserBalanceResponse:
         """Takes a sum off a customer's wallet balance at once.
 
@@ -3830,6 +4041,7 @@ class LoyaltyIikoCustomerWalletOps(_G):
         transaction_id: str | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> HoldMoneyResponse:
         """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
 
@@ -3848,6 +4060,7 @@ class LoyaltyIikoCustomerWalletOps(_G):
         sum: _Decimal | int | float | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RefillUserBalanceResponse:
         """Adds a sum to a customer's wallet balance.
 
@@ -3901,6 +4114,7 @@ class LoyaltyIikoCustomerOps(_G):
         comment: str | None = None,
         nullify_empty_fields: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrUpdateCustomerResponse:
         """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
 
@@ -3916,6 +4130,7 @@ class LoyaltyIikoCustomerOps(_G):
         type: str,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCustomerInfoResponse:
         """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
 
@@ -3934,6 +4149,7 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCategoriesResponse:
         """Lists the categories of the organization's loyalty customers, with active and default flags.
 
@@ -3950,6 +4166,7 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         category_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangeCategoryForCustomerResponse:
         """Puts a customer into a loyalty category.
 
@@ -3966,6 +4183,7 @@ class LoyaltyIikoCustomerCategoryOps(_G):
         category_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangeCategoryForCustomerResponse:
         """Takes a customer out of a loyalty category.
 
@@ -3987,6 +4205,7 @@ class LoyaltyIikoMessageOps(_G):
         body: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SendEmailResponse:
         """Sends an e-mail through the organization's loyalty mail settings.
 
@@ -4003,6 +4222,7 @@ class LoyaltyIikoMessageOps(_G):
         text: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SendSmsResponse:
         """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
 
@@ -4045,6 +4265,7 @@ class LoyaltyIikoOps(_G):
         dynamic_discounts: _Sequence[LoyaltyResultDynamicDiscount | _Mapping[str, _Any]] | None = None,
         is_loyalty_trace_enabled: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CalculateCheckinResponse:
         """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
 
@@ -4059,6 +4280,7 @@ class LoyaltyIikoOps(_G):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SmsSendingPossibilityResponse:
         """Tells whether the organization can send SMS now and how many messages it has left.
 
@@ -4072,6 +4294,7 @@ class LoyaltyIikoOps(_G):
         sms_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CheckSmsStatusResponse:
         """Reads the delivery state of SMS messages sent earlier, by their ids.
 
@@ -4085,6 +4308,7 @@ class LoyaltyIikoOps(_G):
         customer_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DeleteCustomersResponse:
         """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
 
@@ -4100,6 +4324,7 @@ class LoyaltyIikoOps(_G):
         periods: _Sequence[int] | None = None,
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCountersResponse:
         """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
@@ -4112,6 +4337,7 @@ class LoyaltyIikoOps(_G):
         *,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetManualConditionsResponse:
         """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
 
@@ -4127,6 +4353,7 @@ class LoyaltyIikoOps(_G):
         organization_id: str,
         without_marketing_campaigns: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetProgramsResponse:
         """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
 
@@ -4142,6 +4369,7 @@ class LoyaltyIikoOps(_G):
         customer_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RestoreCustomersResponse:
         """Clears the deleted mark of loyalty customers; answers how many were found and restored.
 
@@ -4168,6 +4396,7 @@ class MenuV3Ops(_G):
         organization_id: str,
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenuV3:
         """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
@@ -4189,6 +4418,7 @@ class MenuOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenusDataResponse:
         """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
 
@@ -4209,6 +4439,7 @@ class MenuOps(_G):
         async_mode: bool | None = None,
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> _Any:
         """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
 
@@ -4229,6 +4460,7 @@ class NomenclatureAllergenGroupOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AllergenGroupListResponse:
         """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
 
@@ -4247,6 +4479,7 @@ class NomenclatureAmountUnitOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AmountUnitListResponse:
         """Pages through the units of measure directory, filtered by id, name, code or deleted state.
 
@@ -4265,6 +4498,7 @@ class NomenclatureAssemblyChartOps(_G):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartResponse:
         """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
 
@@ -4295,6 +4529,7 @@ class NomenclatureAssemblyChartOps(_G):
         version_compatibility: str | None = None,
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
 
@@ -4307,6 +4542,7 @@ class NomenclatureAssemblyChartOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Removes one recipe card of a product, by the card's id.
 
@@ -4319,6 +4555,7 @@ class NomenclatureAssemblyChartOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartResponse:
         """Reads one recipe card by id.
 
@@ -4336,6 +4573,7 @@ class NomenclatureAssemblyChartOps(_G):
         known_revision: int | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartListResponse:
         """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
 
@@ -4350,6 +4588,7 @@ class NomenclatureAssemblyChartOps(_G):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PreparedChartDto:
         """Breaks a product's recipe down to the stock items written off for it, as of a date.
 
@@ -4364,6 +4603,7 @@ class NomenclatureAssemblyChartOps(_G):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChartTreeNodeDto:
         """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
 
@@ -4394,6 +4634,7 @@ class NomenclatureAssemblyChartOps(_G):
         version_compatibility: str | None = None,
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
@@ -4412,6 +4653,7 @@ class NomenclatureContainerOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ContainerListResponse:
         """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
 
@@ -4430,6 +4672,7 @@ class NomenclatureCustomCategoryOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CustomCategoryListResponse:
         """Pages through the user-defined product categories, filtered by id, name or deleted state.
 
@@ -4469,6 +4712,7 @@ class NomenclatureGroupOps(_G):
         tax_category_id: str | None = None,
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupCreateResponse:
         """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
 
@@ -4481,6 +4725,7 @@ class NomenclatureGroupOps(_G):
         *,
         group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupDeleteResponse:
         """Marks product groups deleted together with their subgroups and products.
 
@@ -4495,6 +4740,7 @@ class NomenclatureGroupOps(_G):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupListResponse:
         """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
 
@@ -4508,6 +4754,7 @@ class NomenclatureGroupOps(_G):
         group_ids: _Sequence[str],
         recursively: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupUndeleteResponse:
         """Brings deleted product groups back, with their subgroups and products when recursively is set.
 
@@ -4542,6 +4789,7 @@ class NomenclatureGroupOps(_G):
         tax_category_id: str | None = None,
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupUpdateResponse:
         """Rewrites a product group; its position stays, its article must stay unique.
 
@@ -4560,6 +4808,7 @@ class NomenclatureMenuOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenuSectionListResponse:
         """Pages through the menu sections directory, filtered by id, name or deleted state.
 
@@ -4578,6 +4827,7 @@ class NomenclatureModifierSchemaOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ModifierSchemaListResponse:
         """Pages through the modifier schemes directory, filtered by id, name or deleted state.
 
@@ -4594,6 +4844,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         *,
         name: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Creates a product category from just a name; answers its new id.
 
@@ -4606,6 +4857,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Marks a product category deleted; the category restore operation undoes it.
 
@@ -4621,6 +4873,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryListResponse:
         """Pages through product categories, optionally only given ids or with deleted ones.
 
@@ -4633,6 +4886,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Undoes the deletion of a product category.
 
@@ -4646,6 +4900,7 @@ class NomenclatureNomenclatureCategoryOps(_G):
         id: str | None = None,
         name: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Renames a product category.
 
@@ -4670,6 +4925,7 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OuterEconomicActivityNomenclatureCode:
         """Looks up one foreign-trade commodity code (its name and code value) by id.
 
@@ -4682,6 +4938,7 @@ class NomenclatureOuterEconomicActivityNomenclatureCodesOps(_G):
         *,
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OuterEconomicActivityNomenclatureCodeListResponse:
         """Lists the whole foreign-trade commodity code directory, deleted codes on request.
 
@@ -4700,6 +4957,7 @@ class NomenclaturePlaceTypeOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PlaceTypeListResponse:
         """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
 
@@ -4718,6 +4976,7 @@ class NomenclatureProducerOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProducerListResponse:
         """Pages through the producers directory, filtered by id, name, code or deleted state.
 
@@ -4823,6 +5082,7 @@ class NomenclatureProductOps(_G):
         use_range_for_invoices: bool | None = None,
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductCreateResponse:
         """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
 
@@ -4835,6 +5095,7 @@ class NomenclatureProductOps(_G):
         *,
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductDeleteResponse:
         """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
@@ -4849,6 +5110,7 @@ class NomenclatureProductOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductListResponse:
         """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
 
@@ -4861,6 +5123,7 @@ class NomenclatureProductOps(_G):
         *,
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUndeleteResponse:
         """Brings deleted catalogue products back.
 
@@ -4962,6 +5225,7 @@ class NomenclatureProductOps(_G):
         use_range_for_invoices: bool | None = None,
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUpdateResponse:
         """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
@@ -4975,6 +5239,7 @@ class NomenclatureProductOps(_G):
         barcodes: _Sequence[NomenclatureProductBarcode | _Mapping[str, _Any]],
         product_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUpdateBarcodesResponse:
         """Replaces every barcode of a catalogue product with the set given.
 
@@ -4992,6 +5257,7 @@ class NomenclatureProductScaleOps(_G):
         name: str | None = None,
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
@@ -5004,6 +5270,7 @@ class NomenclatureProductScaleOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
@@ -5016,6 +5283,7 @@ class NomenclatureProductScaleOps(_G):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Reads one size scale with its sizes.
 
@@ -5030,6 +5298,7 @@ class NomenclatureProductScaleOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleListResponse:
         """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
 
@@ -5044,6 +5313,7 @@ class NomenclatureProductScaleOps(_G):
         name: str | None = None,
         product_sizes: _Sequence[ProductSizeUpdateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Rewrites a size scale and its sizes; sizes left out are marked deleted.
 
@@ -5062,6 +5332,7 @@ class NomenclatureProductSizeOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductSizeListResponse:
         """Pages through the product sizes directory, filtered by id, name or deleted state.
 
@@ -5080,6 +5351,7 @@ class NomenclatureProductTagOps(_G):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductTagListResponse:
         """Pages through the product tags directory, filtered by id, name or deleted state.
 
@@ -5161,6 +5433,7 @@ class NomenclatureOps(_G):
         organization_id: str,
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureResponse:
         """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
 
@@ -5180,6 +5453,7 @@ class NotificationsOps(_G):
         message_type: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Raises an order-attention notice about one order to the systems connected to the organization.
 
@@ -5201,6 +5475,7 @@ class OrderOps(_G):
         order_id: str,
         customer: TableOrderCustomer | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Attaches a customer (name, phone, birthdate and more) to a table order.
 
@@ -5220,6 +5495,7 @@ class OrderOps(_G):
         add_order_items_settings: AddTableOrderItemsSettings | _Mapping[str, _Any] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to an open table order, optionally printing a service ticket.
 
@@ -5238,6 +5514,7 @@ class OrderOps(_G):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments and tips to a table order, keeping those it already has.
 
@@ -5257,6 +5534,7 @@ class OrderOps(_G):
         pos_order_ids: _Sequence[str] | None = None,
         return_external_data_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrdersResponse:
         """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
 
@@ -5276,6 +5554,7 @@ class OrderOps(_G):
         date_from: _dt.datetime | str | None = None,
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrdersResponse:
         """Lists the orders on given tables, optionally by status and date range.
 
@@ -5294,6 +5573,7 @@ class OrderOps(_G):
         removal_comment: str | None = None,
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a table order, optionally writing its items off with a removal type.
 
@@ -5309,6 +5589,7 @@ class OrderOps(_G):
         order_id: str,
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets key-value external data on a table order, each pair public or not.
 
@@ -5327,6 +5608,7 @@ class OrderOps(_G):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces every payment and tip of a table order; fails once any payment is processed.
 
@@ -5344,6 +5626,7 @@ class OrderOps(_G):
         order_id: str,
         cheque_additional_info: ChequeAdditionalInfo | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
 
@@ -5362,6 +5645,7 @@ class OrderOps(_G):
         order: RequestTableOrder | _Mapping[str, _Any] | None = None,
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrderResponse:
         """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
 
@@ -5379,6 +5663,7 @@ class OrderOps(_G):
         terminal_group_id: str,
         pos_order_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
 
@@ -5396,6 +5681,7 @@ class OrderOps(_G):
         terminal_group_id: str,
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
 
@@ -5412,6 +5698,7 @@ class OrderOps(_G):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Prints a table order's bill on the terminal.
 
@@ -5432,6 +5719,7 @@ class OrganizationsOps(_G):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOrganizationsResponse:
         """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
 
@@ -5449,6 +5737,7 @@ class OrganizationsOps(_G):
         parameters: _Sequence[str] | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrganizationsSettingsResponse:
         """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
 
@@ -5466,6 +5755,7 @@ class PlatformEventsMetadataOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EventMetadataListResponse:
         """Lists the groups and types of platform events, the values platform.events.list filters on.
 
@@ -5490,6 +5780,7 @@ class PlatformEventsOps(_G):
         organization_id: str | None = None,
         to_time: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EventListResponse:
         """Pages through one organization's platform events by type, from a revision or within a time range.
 
@@ -5516,6 +5807,7 @@ class ReportingIncomePlanOps(_G):
         date_to: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetIncomePlanResponse:
         """Reads an organization's planned income for each day of a date range.
 
@@ -5532,8 +5824,9 @@ class ReportingOlapColumnsOps(_G):
         *,
         report_type: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OlapColumn]:
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -5550,6 +5843,7 @@ class ReportingOlapPresetsOps(_G):
         date_to: str,
         preset_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOlapReportResponse:
         """Runs a saved OLAP report preset over a date range and answers its data.
 
@@ -5561,8 +5855,9 @@ class ReportingOlapPresetsOps(_G):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OlapPreset]:
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
@@ -5590,6 +5885,7 @@ class ReportingOlapOps(_G):
         group_by_col_fields: _Sequence[str] | None = None,
         group_by_row_fields: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOlapReportResponse:
         """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
 
@@ -5621,6 +5917,7 @@ class ReserveOps(_G):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to a banquet's order (banquets only).
 
@@ -5638,6 +5935,7 @@ class ReserveOps(_G):
         organization_id: str,
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments to a banquet's order (banquets only).
 
@@ -5656,6 +5954,7 @@ class ReserveOps(_G):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOrganizationsResponse:
         """Lists the key's organizations where reserves and banquets can be booked.
 
@@ -5672,6 +5971,7 @@ class ReserveOps(_G):
         return_schema: bool | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetRestaurantSectionsResponse:
         """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
 
@@ -5686,6 +5986,7 @@ class ReserveOps(_G):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsResponse:
         """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
@@ -5702,6 +6003,7 @@ class ReserveOps(_G):
         reserve_id: str,
         cancel_reason: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
 
@@ -5719,6 +6021,7 @@ class ReserveOps(_G):
         reserve_id: str,
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Reschedules a reserve or banquet to a new expected start time.
 
@@ -5735,6 +6038,7 @@ class ReserveOps(_G):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces the items and combos of a banquet's order (banquets only).
 
@@ -5750,6 +6054,7 @@ class ReserveOps(_G):
         reserve_id: str,
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves a reserve or banquet to another set of tables.
 
@@ -5779,6 +6084,7 @@ class ReserveOps(_G):
         event_type: str | None = None,
         create_reserve_settings: CreateOrderSettingsBase | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReserveResponse:
         """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
 
@@ -5796,6 +6102,7 @@ class ReserveOps(_G):
         date_from: _dt.datetime | str,
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetRestaurantSectionsWorkloadResponse:
         """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
@@ -5812,6 +6119,7 @@ class ReserveOps(_G):
         reserve_ids: _Sequence[str],
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReservesResponse:
         """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
 
@@ -5832,6 +6140,7 @@ class StopListsOps(_G):
         return_size: bool | None = None,
         terminal_groups_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StopListsResponse:
         """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
 
@@ -5848,6 +6157,7 @@ class StopListsOps(_G):
         terminal_group_id: str,
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
@@ -5865,6 +6175,7 @@ class StopListsOps(_G):
         terminal_group_id: str,
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CheckStopListResponse:
         """Checks order items against a terminal group's stop list and answers those that cannot be sold.
 
@@ -5880,6 +6191,7 @@ class StopListsOps(_G):
         organization_id: str,
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Empties a terminal group's stop list.
 
@@ -5897,6 +6209,7 @@ class StopListsOps(_G):
         terminal_group_id: str,
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Takes products (and sizes) off a terminal group's stop list.
 
@@ -5918,6 +6231,7 @@ class StreetsOps(_G):
         city_id: str,
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StreetsResponse:
         """Lists the streets of one city in an organization's address book.
 
@@ -5934,6 +6248,7 @@ class StreetsOps(_G):
         ids: _Sequence[str] | None = None,
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StreetsByIdResponse:
         """Looks streets up by their ids or their address classifier ids, each with its city name.
 
@@ -5954,6 +6269,7 @@ class TerminalGroupsOps(_G):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsResponse:
         """Lists each organization's terminal groups, those asleep apart from the others.
 
@@ -5969,6 +6285,7 @@ class TerminalGroupsOps(_G):
         organization_ids: _Sequence[str],
         terminal_group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AwakeTerminalGroupsResponse:
         """Wakes sleeping terminal groups; answers which ones woke and which did not.
 
@@ -5985,6 +6302,7 @@ class TerminalGroupsOps(_G):
         organization_id: str | None = None,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsIsAliveResponse:
         """Tells whether each given terminal group is online now.
 
@@ -6007,6 +6325,7 @@ class TerminalsCashRegistersOps(_G):
         search: str | None = None,
         terminal_group_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashRegisterListResponse:
         """Pages through an organization's cash registers, by name search or terminal group.
 
@@ -6025,6 +6344,7 @@ class TerminalsTerminalsOps(_G):
         include_anonymous: bool | None = None,
         search: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalListResponse:
         """Lists an organization's terminals (computer name, sections), anonymous ones on request.
 
@@ -6053,6 +6373,7 @@ class WebhooksOps(_G):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetWebHookSettingsResponse:
         """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
 
@@ -6070,6 +6391,7 @@ class WebhooksOps(_G):
         auth_token: str | None = None,
         web_hooks_filter: WebHooksFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets the webhook address, authToken and event filter of an organization for this API key.
 
@@ -6090,6 +6412,7 @@ class AsyncComboOps(_AG):
         organization_id: str,
         extra_data: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCombosInfoResponse:
         """Reads an organization's combo offers: their groups, price rule, validity dates and categories.
 
@@ -6105,6 +6428,7 @@ class AsyncComboOps(_AG):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CalculateComboPriceResponse:
         """Prices a combo from the items chosen and names the groups filled wrongly; nothing is saved.
 
@@ -6124,6 +6448,7 @@ class AsyncCommandsOps(_AG):
         organization_id: str,
         correlation_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ErrorCommandStatus | InProgressCommandStatus | SuccessCommandStatus | GetCommandStatusResponse:
         """Polls a command by its correlationId: InProgress, Success, or Error with the error's details.
 
@@ -6154,6 +6479,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         operator_ids: _Sequence[str] | None = None,
         order_type_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> FilterDraftsResponse:
         """Lists delivery order drafts by dates, phone, text, operator or order type, a page at a time.
 
@@ -6169,6 +6495,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetDraftResponse:
         """Reads one delivery order draft and who holds its lock.
 
@@ -6186,6 +6513,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         terminal_group_id: str | None = None,
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderResponse:
         """Turns a draft into a real delivery order on the terminal; answers as deliveries.create does.
 
@@ -6203,6 +6531,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         order: DeliveryOrderDraft | _Mapping[str, _Any],
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrSaveDraftResponse:
         """Stores a new delivery order draft in the cloud only; answers its orderId.
 
@@ -6218,6 +6547,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Discards a delivery order draft.
 
@@ -6235,6 +6565,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Locks a draft for one employee so that no one else edits it.
 
@@ -6253,6 +6584,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         order: DeliveryOrderDraft | _Mapping[str, _Any],
         terminal_group_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrSaveDraftResponse:
         """Overwrites an existing delivery order draft on behalf of an employee.
 
@@ -6269,6 +6601,7 @@ class AsyncDeliveriesDraftsOps(_AG):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Releases an employee's lock on a draft.
 
@@ -6294,6 +6627,7 @@ class AsyncDeliveriesHistoryOps(_AG):
         start_revision: int | None = None,
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Finds older delivery orders (up to 90 days back) by customer phone and dates, at most 200 a call.
 
@@ -6323,6 +6657,7 @@ class AsyncDeliveriesOps(_AG):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to an existing delivery order.
 
@@ -6341,6 +6676,7 @@ class AsyncDeliveriesOps(_AG):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments and tips to a delivery order, keeping those it already has.
 
@@ -6362,6 +6698,7 @@ class AsyncDeliveriesOps(_AG):
         source_keys: _Sequence[str] | None = None,
         rows_count: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Finds delivery orders by customer phone and delivery dates; only the last 7 days are sure to be kept.
 
@@ -6391,6 +6728,7 @@ class AsyncDeliveriesOps(_AG):
         order_ids: _Sequence[str] | None = None,
         pos_order_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Searches delivery orders by text, dates, statuses, problem flag and more, sorted and capped.
 
@@ -6410,6 +6748,7 @@ class AsyncDeliveriesOps(_AG):
         source_keys: _Sequence[str] | None = None,
         courier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Lists delivery orders due in a date range, optionally by status, source key or courier.
 
@@ -6429,6 +6768,7 @@ class AsyncDeliveriesOps(_AG):
         return_external_data_keys: _Sequence[str] | None = None,
         return_locked_by_user: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersResponse:
         """Reads delivery orders by id, POS id or source key, each with its creationStatus and any error.
 
@@ -6445,6 +6785,7 @@ class AsyncDeliveriesOps(_AG):
         organization_ids: _Sequence[str],
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrdersWithRevisionResponse:
         """Answers the delivery orders changed since startRevision and the maxRevision to start from next time.
 
@@ -6466,6 +6807,7 @@ class AsyncDeliveriesOps(_AG):
         removal_comment: str | None = None,
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a delivery order with a cause, optionally writing its items off with a removal type.
 
@@ -6482,6 +6824,7 @@ class AsyncDeliveriesOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Takes back a delivery order's confirmation: the reverse of deliveries.confirm.
 
@@ -6499,6 +6842,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         comment: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's comment.
 
@@ -6516,6 +6860,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         new_complete_before: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves the time a delivery order is due by (completeBefore).
 
@@ -6533,6 +6878,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         new_delivery_point: CreateOrderDeliveryPoint | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's address, coordinates and address comment.
 
@@ -6551,6 +6897,7 @@ class AsyncDeliveriesOps(_AG):
         driver_id: str | None = None,
         estimated_time: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets the driver of a delivery order and the estimated arrival time.
 
@@ -6568,6 +6915,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets key-value external data on a delivery order, each pair public or not.
 
@@ -6585,6 +6933,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         operator_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Makes an employee the call-centre operator of a delivery order.
 
@@ -6603,6 +6952,7 @@ class AsyncDeliveriesOps(_AG):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces every payment and tip of a delivery order; fails once any payment is processed.
 
@@ -6620,6 +6970,7 @@ class AsyncDeliveriesOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Switches a delivery order between courier and pickup; courier needs a delivery point.
 
@@ -6637,6 +6988,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Closes a delivery order: pickup always, courier ones once OnWay or Delivered (from version 8.0.6).
 
@@ -6653,6 +7005,7 @@ class AsyncDeliveriesOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Confirms an unconfirmed delivery order.
 
@@ -6671,6 +7024,7 @@ class AsyncDeliveriesOps(_AG):
         terminal_group_id: str | None = None,
         create_order_settings: CreateOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderResponse:
         """Creates a delivery order; answers it InProgress, and it exists once the command succeeds.
 
@@ -6686,6 +7040,7 @@ class AsyncDeliveriesOps(_AG):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrderTypesResponse:
         """Lists each organization's order types, each tied to a service type (common, courier, pickup).
 
@@ -6701,6 +7056,7 @@ class AsyncDeliveriesOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Prints a delivery order's bill on the terminal.
 
@@ -6718,6 +7074,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Assigns a courier (an employee) to a delivery order; deprecated.
 
@@ -6738,6 +7095,7 @@ class AsyncDeliveriesOps(_AG):
         delivery_status: str,
         delivery_date: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves a courier delivery order to Waiting, OnWay or Delivered.
 
@@ -6755,6 +7113,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         payment_items: _Sequence[OrderPaymentItem | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces a delivery order's payments; deprecated, deliveries.change_payments replaces it.
 
@@ -6775,6 +7134,7 @@ class AsyncDeliveriesOps(_AG):
         has_problem: bool,
         problem: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Flags a delivery order as having a problem, with its text, or clears the flag.
 
@@ -6792,6 +7152,7 @@ class AsyncDeliveriesOps(_AG):
         order_id: str,
         tracking_link: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> _Any:
         """Sets or clears the link a customer follows to track a delivery order.
 
@@ -6808,6 +7169,7 @@ class AsyncDeliveryRestrictionsOps(_AG):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetDeliveryRestrictionsResponse:
         """Reads each organization's delivery zones, minimum sums, working hours and delivery durations.
 
@@ -6830,6 +7192,7 @@ class AsyncDeliveryRestrictionsOps(_AG):
         delivery_sum: _Decimal | int | float | None = None,
         discount_sum: _Decimal | int | float | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAllowedRestrictionsResponse:
         """Tells whether an address or point is deliverable and which terminal groups and zones would serve it.
 
@@ -6857,6 +7220,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         personal_end_at: str | None = None,
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceCreateResponse:
         """Records a finished attendance (shift worked) of an employee in one role; answers the record.
 
@@ -6870,6 +7234,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceDeleteResponse:
         """Removes one attendance record; there is no undo.
 
@@ -6890,6 +7255,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         offset: int | None = None,
         should_include_payment_details: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceListResponse:
         """Pages through an organization's attendance records in a period, by employee, type or closed state.
 
@@ -6912,6 +7278,7 @@ class AsyncEmployeesAttendanceOps(_AG):
         personal_end_at: str | None = None,
         personal_start_at: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceUpdateResponse:
         """Changes an attendance record; give it another organization and it comes back under a new id.
 
@@ -6930,6 +7297,7 @@ class AsyncEmployeesAttendanceTypeOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AttendanceTypeListResponse:
         """Lists the attendance types (presence, leave and the like) with their codes and pay rates.
 
@@ -6946,6 +7314,7 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ActiveCourierLocationsResponse:
         """Answers where each courier with an open courier session is now, per organization.
 
@@ -6961,6 +7330,7 @@ class AsyncEmployeesCouriersActiveLocationOps(_AG):
         organization_id: str,
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ActiveCourierLocationsResponse:
         """Answers where the couriers clocked in on one terminal group are now.
 
@@ -6980,6 +7350,7 @@ class AsyncEmployeesCouriersLocationsOps(_AG):
         organization_ids: _Sequence[str],
         offset_in_seconds: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CourierLocationsByTimeOffsetResponse:
         """Answers the courier positions recorded within the last offsetInSeconds seconds.
 
@@ -7006,6 +7377,7 @@ class AsyncEmployeesCouriersOps(_AG):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeesResponse:
         """Lists the employees of each organization who deliver orders.
 
@@ -7021,6 +7393,7 @@ class AsyncEmployeesCouriersOps(_AG):
         organization_ids: _Sequence[str],
         roles_to_check: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeesWithRoleSignResponse:
         """Lists each organization's couriers, marking for each whether it holds the roles asked about.
 
@@ -7052,6 +7425,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         phone: str | None = None,
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Creates an employee with a code and a main organization; answers the full profile.
 
@@ -7064,6 +7438,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         *,
         ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeFireResponse:
         """Fires up to 100 employees at once (reversible by employee.restore); answers the ids fired.
 
@@ -7076,6 +7451,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Reads an employee's profile: names, code, contacts, roles, organizations, fired or not.
 
@@ -7091,6 +7467,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SwaggerEmployeeListResponse:
         """Pages through employees matching field filters, optionally with only chosen fields.
 
@@ -7103,6 +7480,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeRestoreResponse:
         """Takes a fired employee back on, undoing employee.fire.
 
@@ -7129,6 +7507,7 @@ class AsyncEmployeesEmployeeOps(_AG):
         phone: str | None = None,
         responsible_for_organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeResponse:
         """Changes the fields given of an employee, leaving the rest as they are.
 
@@ -7146,6 +7525,7 @@ class AsyncEmployeesPositionsOps(_AG):
         id: str | None = None,
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeePositionResponse:
         """Reads one employee position (job): schedule type, hourly rate, fixed salary.
 
@@ -7161,6 +7541,7 @@ class AsyncEmployeesPositionsOps(_AG):
         offset: int | None = None,
         revision_from: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ListPositionsResponse:
         """Pages through employee positions, filtered by field or changed since a revision.
 
@@ -7180,6 +7561,7 @@ class AsyncEmployeesShiftOps(_AG):
         employee_id: str,
         role_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangePersonalSessionResponse:
         """Opens an employee's personal shift on a terminal group, optionally in a given role.
 
@@ -7196,6 +7578,7 @@ class AsyncEmployeesShiftOps(_AG):
         terminal_group_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangePersonalSessionResponse:
         """Closes an employee's personal shift on a terminal group.
 
@@ -7212,6 +7595,7 @@ class AsyncEmployeesShiftOps(_AG):
         terminal_group_id: str,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetPersonalSessionInfoResponse:
         """Tells whether an employee's personal shift is open on a terminal group.
 
@@ -7230,6 +7614,7 @@ class AsyncEmployeesShiftsOps(_AG):
         *,
         employee_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTerminalGroupsOfEmployeeResponse:
         """Answers the ids of the terminal groups on which an employee is clocked in.
 
@@ -7277,6 +7662,7 @@ class AsyncEmployeesOps(_AG):
         organization_id: str,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EmployeeInfoResponse:
         """Reads one employee's name, display name and contacts by id.
 
@@ -7302,6 +7688,7 @@ class AsyncFinanceAccountOps(_AG):
         is_custom_transactions_allowed: bool | None = None,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Creates a ledger account of a given type with its opening balance and date; answers the account.
 
@@ -7314,6 +7701,7 @@ class AsyncFinanceAccountOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountDeleteResponse:
         """Marks a ledger account deleted; finance.account.restore undoes it.
 
@@ -7326,6 +7714,7 @@ class AsyncFinanceAccountOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Reads one ledger account: type, parent, opening balance, system or not.
 
@@ -7340,6 +7729,7 @@ class AsyncFinanceAccountOps(_AG):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountListResponse:
         """Pages through ledger accounts matching field filters.
 
@@ -7353,6 +7743,7 @@ class AsyncFinanceAccountOps(_AG):
         id: str,
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountRestoreResponse:
         """Brings a deleted ledger account back, its child accounts too when asked.
 
@@ -7372,6 +7763,7 @@ class AsyncFinanceAccountOps(_AG):
         code: str | None = None,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountResponse:
         """Rewrites a ledger account's name, type, parent, code and opening balance.
 
@@ -7392,6 +7784,7 @@ class AsyncFinanceAccountPostingOps(_AG):
         organization_ids: _Sequence[str] | None = None,
         to: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountPostingListResponse:
         """Lists the postings of a ledger account over a period, with opening balance and net change.
 
@@ -7411,6 +7804,7 @@ class AsyncFinanceAccountTransactionsOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountTransactionsResponse:
         """Lists one account's transactions in a period with the opening balance and total.
 
@@ -7426,8 +7820,9 @@ class AsyncFinanceAccountTypeOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[AccountType]:
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -7443,6 +7838,7 @@ class AsyncFinanceBalanceSheetOps(_AG):
         balance_at: str | None = None,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> BalanceSheetListResponse:
         """Answers every account's balance as of a date, optionally for some organizations only.
 
@@ -7462,6 +7858,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         type: str,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Creates a cash flow category (optionally under a parent); answers it.
 
@@ -7474,6 +7871,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryCascadeResponse:
         """Marks a cash flow category deleted with its live subcategories; answers every id touched.
 
@@ -7486,6 +7884,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         *,
         id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Reads one cash flow category: its code, name, type, parent and revision.
 
@@ -7500,6 +7899,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryListResponse:
         """Pages through cash flow categories matching field filters.
 
@@ -7513,6 +7913,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         id: str,
         restore_descendants: bool,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryCascadeResponse:
         """Brings a deleted cash flow category back, its subcategories too when asked.
 
@@ -7529,6 +7930,7 @@ class AsyncFinanceCashFlowCategoryOps(_AG):
         type: str,
         parent_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashFlowCategoryResponse:
         """Rewrites a cash flow category's code, name, type and parent.
 
@@ -7546,6 +7948,7 @@ class AsyncFinanceChartOfAccountsOps(_AG):
         account_type: str | None = None,
         is_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChartOfAccountsListResponse:
         """Reads the chart of accounts, optionally narrowed to one account type or by deleted state.
 
@@ -7563,6 +7966,7 @@ class AsyncFinanceDocumentTransactionsOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[DocumentTransactionItem]:
         """Lists the ledger transactions one document produced, each with its from and to sides.
 
@@ -7580,6 +7984,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Cancels a draft act of services received (NEW to CANCELED); unpost a posted one first.
 
@@ -7609,6 +8014,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Creates an act of services received from a supplier, as a draft; answers its id and number.
 
@@ -7622,6 +8028,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceGetResponse:
         """Reads one act of services received, with its lines and totals.
 
@@ -7636,6 +8043,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingServiceListItem]:
         """Lists the acts of services received dated within a period.
 
@@ -7649,6 +8057,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Posts an act of services received to the books (NEW to PROCESSED).
 
@@ -7662,6 +8071,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Reverses the posting of an act of services received: a draft to edit again (PROCESSED to NEW).
 
@@ -7691,6 +8101,7 @@ class AsyncFinanceIncomingServiceOps(_AG):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingServiceSaveResponse:
         """Rewrites an act of services received: header and every line.
 
@@ -7709,6 +8120,7 @@ class AsyncFinanceItemCategoryOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ItemCategoryListResponse:
         """Pages through the fiscal item categories directory by filter.
 
@@ -7726,6 +8138,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Cancels a draft act of services rendered (NEW to CANCELED); unpost a posted one first.
 
@@ -7751,6 +8164,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Creates an act of services rendered to a customer, as a draft; answers its id and number.
 
@@ -7764,6 +8178,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceGetResponse:
         """Reads one act of services rendered, with its lines and totals.
 
@@ -7778,6 +8193,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OutgoingServiceListItem]:
         """Lists the acts of services rendered dated within a period.
 
@@ -7791,6 +8207,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Posts an act of services rendered to the books (NEW to PROCESSED).
 
@@ -7804,6 +8221,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Reverses the posting of an act of services rendered: a draft to edit again (PROCESSED to NEW).
 
@@ -7829,6 +8247,7 @@ class AsyncFinanceOutgoingServiceOps(_AG):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingServiceSaveResponse:
         """Rewrites an act of services rendered: header and every line.
 
@@ -7847,6 +8266,7 @@ class AsyncFinanceTaxCategoryOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TaxCategoryListResponse:
         """Pages through the tax categories directory by filter.
 
@@ -7915,6 +8335,7 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingCategory:
         """Looks up one product accounting category: its code, name and deleted flag.
 
@@ -7930,6 +8351,7 @@ class AsyncInventoryAccountingCategoriesOps(_AG):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingCategoryListResponse:
         """Pages through product accounting categories, deleted ones or those changed since a revision on request.
 
@@ -7946,6 +8368,7 @@ class AsyncInventoryConceptionsOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> Conception:
         """Reads one concept (a brand or format within the chain) by id.
 
@@ -7961,6 +8384,7 @@ class AsyncInventoryConceptionsOps(_AG):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ConceptionListResponse:
         """Pages through concepts, deleted ones or those changed since a revision on request.
 
@@ -7979,6 +8403,7 @@ class AsyncInventoryCostingsOps(_AG):
         items: _Sequence[PriceItem | _Mapping[str, _Any]],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCostPricesResponse:
         """Answers the cost price of products at given stores on a date; items it cannot price come back apart.
 
@@ -7995,6 +8420,7 @@ class AsyncInventoryCounteragentsPricelistOps(_AG):
         *,
         counteragent_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetPriceListResponse:
         """Reads a supplier's current price list: its product codes matched to the catalogue's, with prices.
 
@@ -8018,6 +8444,7 @@ class AsyncInventoryCounteragentsOps(_AG):
         organization_id: str | None = None,
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCounteragentsResponse:
         """Pages through counteragents (suppliers, clients, employees), filtered by type.
 
@@ -8033,6 +8460,7 @@ class AsyncInventoryCounteragentsOps(_AG):
         organization_id: str | None = None,
         type: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCounteragentsResponse:
         """Pages through counteragents by type: inventory.counteragents under the newer edition's path.
 
@@ -8050,6 +8478,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Cancels a draft disassembly act (NEW to CANCELED); unpost a posted one first.
 
@@ -8073,6 +8502,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         document_id: str | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Creates a disassembly act (one product broken into its parts) in state NEW; answers its id and number.
 
@@ -8086,6 +8516,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentGetResponse:
         """Reads one disassembly act with its lines and status.
 
@@ -8100,6 +8531,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[DisassembleDocumentListItem]:
         """Lists the disassembly acts dated within a period.
 
@@ -8113,6 +8545,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Posts a disassembly act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8126,6 +8559,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Reverses the posting of a disassembly act: a draft to edit again (PROCESSED to NEW).
 
@@ -8149,6 +8583,7 @@ class AsyncInventoryDisassembleDocumentOps(_AG):
         comment: str | None = None,
         conception: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DisassembleDocumentSaveResponse:
         """Rewrites a disassembly act: its header and every line.
 
@@ -8166,6 +8601,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Cancels a draft stock-take (NEW to CANCELED); unpost a posted one first.
 
@@ -8190,6 +8626,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Creates a stock-take (the counted balances of a store) in state NEW; answers its id and number.
 
@@ -8203,6 +8640,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventoryGetResponse:
         """Reads one stock-take with its lines and status.
 
@@ -8217,6 +8655,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingInventoryListItem]:
         """Lists the stock-takes dated within a period.
 
@@ -8230,6 +8669,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Posts a stock-take: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8243,6 +8683,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Reverses the posting of a stock-take: a draft to edit again (PROCESSED to NEW).
 
@@ -8267,6 +8708,7 @@ class AsyncInventoryIncomingInventoryOps(_AG):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInventorySaveResponse:
         """Rewrites a stock-take: its header and every line.
 
@@ -8288,6 +8730,7 @@ class AsyncInventoryIncomingInvoiceModifyOps(_AG):
         sum: _Decimal | int | float,
         account_to: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingTransactionUserResponse:
         """Records a payment of a supplier invoice from one account to another; answers the transaction id.
 
@@ -8306,6 +8749,7 @@ class AsyncInventoryIncomingInvoicePatchOps(_AG):
         organization_id: str,
         payment_date: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SetPaymentDateResponse:
         """Records when a supplier invoice was paid; nothing of it may be left unpaid.
 
@@ -8331,6 +8775,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Cancels a draft supplier invoice (NEW to CANCELED); unpost a posted one first.
 
@@ -8361,6 +8806,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         number: str | None = None,
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Creates a supplier invoice of goods received in state NEW; answers its id and number.
 
@@ -8374,6 +8820,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoice:
         """Reads one supplier invoice with its lines and status.
 
@@ -8388,6 +8835,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingInvoice]:
         """Lists the supplier invoices dated within a period.
 
@@ -8401,6 +8849,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Posts a supplier invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8414,6 +8863,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Reverses the posting of a supplier invoice: a draft to edit again (PROCESSED to NEW).
 
@@ -8444,6 +8894,7 @@ class AsyncInventoryIncomingInvoiceOps(_AG):
         number: str | None = None,
         transport_invoice_number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingInvoiceSaveResponse:
         """Rewrites a supplier invoice: its header and every line.
 
@@ -8461,6 +8912,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Cancels a draft buyer return (NEW to CANCELED); unpost a posted one first.
 
@@ -8487,6 +8939,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         outgoing_invoice_id: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Creates a return of goods from a buyer in state NEW; answers its id and number.
 
@@ -8500,6 +8953,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceGetResponse:
         """Reads one buyer return with its lines and status.
 
@@ -8514,6 +8968,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[IncomingReturnedInvoiceListItem]:
         """Lists the buyer returns dated within a period.
 
@@ -8527,6 +8982,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Posts a buyer return: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8540,6 +8996,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Reverses the posting of a buyer return: a draft to edit again (PROCESSED to NEW).
 
@@ -8566,6 +9023,7 @@ class AsyncInventoryIncomingReturnedInvoiceOps(_AG):
         outgoing_invoice_id: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> IncomingReturnedInvoiceSaveResponse:
         """Rewrites a buyer return: its header and every line.
 
@@ -8583,6 +9041,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Cancels a draft store transfer (NEW to CANCELED); unpost a posted one first.
 
@@ -8605,6 +9064,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Creates a transfer of goods between two stores in state NEW; answers its id and number.
 
@@ -8618,6 +9078,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferGetResponse:
         """Reads one store transfer with its lines and status.
 
@@ -8632,6 +9093,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[InternalTransferListItem]:
         """Lists the store transfers dated within a period.
 
@@ -8645,6 +9107,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Posts a store transfer: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8658,6 +9121,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Reverses the posting of a store transfer: a draft to edit again (PROCESSED to NEW).
 
@@ -8680,6 +9144,7 @@ class AsyncInventoryInternalTransferOps(_AG):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InternalTransferSaveResponse:
         """Rewrites a store transfer: its header and every line.
 
@@ -8696,6 +9161,7 @@ class AsyncInventoryMeasureUnitsOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MeasureUnit:
         """Looks up one unit of measure: code, short and full name.
 
@@ -8711,6 +9177,7 @@ class AsyncInventoryMeasureUnitsOps(_AG):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MeasureUnitListResponse:
         """Pages through units of measure, deleted ones or those changed since a revision on request.
 
@@ -8729,6 +9196,7 @@ class AsyncInventoryNomenclatureOps(_AG):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> UpdateProductBarcodesResponse:
         """Replaces every barcode of a product with the set given.
 
@@ -8744,6 +9212,7 @@ class AsyncInventoryOrganizationsSettingsOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorporationSettings:
         """Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 
@@ -8763,8 +9232,9 @@ class AsyncInventoryOrganizationsOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[JurPerson]:
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the back office with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -8784,6 +9254,7 @@ class AsyncInventoryOutgoingInvoiceModifyOps(_AG):
         payment_date: str,
         cfo_item_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AccountingTransactionUserResponse:
         """Records a buyer's payment of an outgoing invoice into an account; answers the transaction id.
 
@@ -8802,6 +9273,7 @@ class AsyncInventoryOutgoingInvoicePatchOps(_AG):
         organization_id: str,
         payment_date: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SetPaymentDateOutgoingResponse:
         """Records when an outgoing invoice was paid; it must be paid in full already.
 
@@ -8827,6 +9299,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Cancels a draft outgoing invoice (NEW to CANCELED); unpost a posted one first.
 
@@ -8853,6 +9326,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Creates an invoice of goods shipped to a buyer in state NEW; answers its id and number.
 
@@ -8866,6 +9340,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoice:
         """Reads one outgoing invoice with its lines and status.
 
@@ -8880,6 +9355,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OutgoingInvoice]:
         """Lists the outgoing invoices dated within a period.
 
@@ -8893,6 +9369,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Posts an outgoing invoice: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -8906,6 +9383,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Reverses the posting of an outgoing invoice: a draft to edit again (PROCESSED to NEW).
 
@@ -8932,6 +9410,7 @@ class AsyncInventoryOutgoingInvoiceOps(_AG):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OutgoingInvoiceSaveResponse:
         """Rewrites an outgoing invoice: its header and every line.
 
@@ -8948,6 +9427,7 @@ class AsyncInventoryPaymentTypesOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> InventoryPaymentType:
         """Reads one payment type of the back-office catalogue by id.
 
@@ -8963,6 +9443,7 @@ class AsyncInventoryPaymentTypesOps(_AG):
         offset: int | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PaymentTypeListResponse:
         """Pages through the back-office payment types, deleted ones or those changed since a revision on request.
 
@@ -8980,6 +9461,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Cancels a draft production act (NEW to CANCELED); unpost a posted one first.
 
@@ -9002,6 +9484,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Creates a production act (products made from ingredients) in state NEW; answers its id and number.
 
@@ -9015,6 +9498,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentGetResponse:
         """Reads one production act with its lines and status.
 
@@ -9029,6 +9513,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[ProductionDocumentListItem]:
         """Lists the production acts dated within a period.
 
@@ -9042,6 +9527,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Posts a production act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -9055,6 +9541,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Reverses the posting of a production act: a draft to edit again (PROCESSED to NEW).
 
@@ -9077,6 +9564,7 @@ class AsyncInventoryProductionDocumentOps(_AG):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductionDocumentSaveResponse:
         """Rewrites a production act: its header and every line.
 
@@ -9094,6 +9582,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Cancels a draft supplier return (NEW to CANCELED); unpost a posted one first.
 
@@ -9116,6 +9605,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         incoming_invoice_id: str | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Creates a return of goods to a supplier in state NEW; answers its id and number.
 
@@ -9129,6 +9619,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceGetResponse:
         """Reads one supplier return with its lines and status.
 
@@ -9143,6 +9634,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[ReturnedInvoiceListItem]:
         """Lists the supplier returns dated within a period.
 
@@ -9156,6 +9648,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Posts a supplier return: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -9169,6 +9662,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Reverses the posting of a supplier return: a draft to edit again (PROCESSED to NEW).
 
@@ -9191,6 +9685,7 @@ class AsyncInventoryReturnedInvoiceOps(_AG):
         expense_account: str | None = None,
         incoming_invoice_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReturnedInvoiceSaveResponse:
         """Rewrites a supplier return: its header and every line.
 
@@ -9208,6 +9703,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Cancels a draft sales act (NEW to CANCELED); unpost a posted one first.
 
@@ -9232,6 +9728,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         number: str | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Creates a sales act (goods sold, no counteragent) in state NEW; answers its id and number.
 
@@ -9245,6 +9742,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentGetResponse:
         """Reads one sales act with its lines and status.
 
@@ -9259,6 +9757,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[SalesDocumentListItem]:
         """Lists the sales acts dated within a period.
 
@@ -9272,6 +9771,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Posts a sales act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -9285,6 +9785,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Reverses the posting of a sales act: a draft to edit again (PROCESSED to NEW).
 
@@ -9309,6 +9810,7 @@ class AsyncInventorySalesDocumentOps(_AG):
         is_editable: bool | None = None,
         revenue_account: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SalesDocumentSaveResponse:
         """Rewrites a sales act: its header and every line.
 
@@ -9332,6 +9834,7 @@ class AsyncInventoryStockBalanceOps(_AG):
         should_include_details: bool | None = None,
         store_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StockBalanceListResponse:
         """Answers the non-zero stock quantities and costs per product and store at a moment, a page at a time.
 
@@ -9350,6 +9853,7 @@ class AsyncInventoryStoresOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StoreListResponse:
         """Pages through the stores (warehouses) with their organization and type, by filter.
 
@@ -9367,6 +9871,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Cancels a draft transformation act (NEW to CANCELED); unpost a posted one first.
 
@@ -9393,6 +9898,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Creates a transformation act (one product reworked into others) in state NEW; answers its id and number.
 
@@ -9406,6 +9912,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentGetResponse:
         """Reads one transformation act with its lines and status.
 
@@ -9420,6 +9927,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[TransformationDocumentListItem]:
         """Lists the transformation acts dated within a period.
 
@@ -9433,6 +9941,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Posts a transformation act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -9446,6 +9955,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Reverses the posting of a transformation act: a draft to edit again (PROCESSED to NEW).
 
@@ -9472,6 +9982,7 @@ class AsyncInventoryTransformationDocumentOps(_AG):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TransformationDocumentSaveResponse:
         """Rewrites a transformation act: its header and every line.
 
@@ -9489,6 +10000,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Cancels a draft write-off act (NEW to CANCELED); unpost a posted one first.
 
@@ -9511,6 +10023,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         is_editable: bool | None = None,
         number: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Creates a write-off act (stock charged to an expense account) in state NEW; answers its id and number.
 
@@ -9524,6 +10037,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentGetResponse:
         """Reads one write-off act with its lines and status.
 
@@ -9538,6 +10052,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         organization_id: str,
         to: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[WriteoffDocumentListItem]:
         """Lists the write-off acts dated within a period.
 
@@ -9551,6 +10066,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Posts a write-off act: it takes effect on stock and the books (NEW to PROCESSED).
 
@@ -9564,6 +10080,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         document_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Reverses the posting of a write-off act: a draft to edit again (PROCESSED to NEW).
 
@@ -9586,6 +10103,7 @@ class AsyncInventoryWriteoffDocumentOps(_AG):
         is_automatic: bool | None = None,
         is_editable: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WriteoffDocumentSaveResponse:
         """Rewrites a write-off act: its header and every line.
 
@@ -9690,6 +10208,7 @@ class AsyncLicensesOps(_AG):
         *,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetLicenseListResponse:
         """Lists the licenses of each organization the API key reaches.
 
@@ -9711,6 +10230,7 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         page_size: int | None = None,
         page: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NotActivatedCouponResponse:
         """Pages through the coupons of one series that nobody has activated yet.
 
@@ -9727,6 +10247,7 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         organization_id: str,
         series: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CouponInfoResponse:
         """Looks a coupon up by number (and series): its series and when it was activated, if ever.
 
@@ -9741,6 +10262,7 @@ class AsyncLoyaltyIikoCouponsOps(_AG):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SeriesWithNotActivatedCouponsResponse:
         """Lists the coupon series that still have coupons nobody has used or deleted.
 
@@ -9762,6 +10284,7 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         card_number: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AddMagnetCardResponse:
         """Links a loyalty card (track and number) to a customer.
 
@@ -9778,6 +10301,7 @@ class AsyncLoyaltyIikoCustomerCardOps(_AG):
         card_track: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DeleteMagnetCardResponse:
         """Unlinks a loyalty card, by its track, from a customer.
 
@@ -9798,6 +10322,7 @@ class AsyncLoyaltyIikoCustomerProgramOps(_AG):
         customer_id: str | None = None,
         program_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AddCustomerToProgramResponse:
         """Enrols a customer in a loyalty program; answers the customer's new wallet.
 
@@ -9821,6 +10346,7 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         page_size: int,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTransactionsReportByPeriodResponse:
         """Pages through a customer's loyalty transactions within a date range.
 
@@ -9839,6 +10365,7 @@ class AsyncLoyaltyIikoCustomerTransactionsOps(_AG):
         revision: int | None = None,
         last_transaction_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetTransactionsReportByRevisionResponse:
         """Pages through a customer's loyalty transactions after a revision; answers where to go on from.
 
@@ -9858,6 +10385,7 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         transaction_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CancelHoldMoneyResponse:
         """Releases money reserved earlier by wallet.hold, by that transaction's id.
 
@@ -9876,6 +10404,7 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         sum: _Decimal | int | float | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> WithdrawUserBalanceResponse:
         """Takes a sum off a customer's wallet balance at once.
 
@@ -9895,6 +10424,7 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         transaction_id: str | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> HoldMoneyResponse:
         """Reserves a sum on a customer's wallet; the terminal charges it when the order is paid.
 
@@ -9913,6 +10443,7 @@ class AsyncLoyaltyIikoCustomerWalletOps(_AG):
         sum: _Decimal | int | float | None = None,
         comment: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RefillUserBalanceResponse:
         """Adds a sum to a customer's wallet balance.
 
@@ -9966,6 +10497,7 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         comment: str | None = None,
         nullify_empty_fields: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CreateOrUpdateCustomerResponse:
         """Creates a loyalty customer, or updates the one matched by id, phone or card; answers the id.
 
@@ -9981,6 +10513,7 @@ class AsyncLoyaltyIikoCustomerOps(_AG):
         type: str,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCustomerInfoResponse:
         """Finds a loyalty customer by phone, card, e-mail or id: profile, cards, categories and balances.
 
@@ -9999,6 +10532,7 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCategoriesResponse:
         """Lists the categories of the organization's loyalty customers, with active and default flags.
 
@@ -10015,6 +10549,7 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         category_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangeCategoryForCustomerResponse:
         """Puts a customer into a loyalty category.
 
@@ -10031,6 +10566,7 @@ class AsyncLoyaltyIikoCustomerCategoryOps(_AG):
         category_id: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChangeCategoryForCustomerResponse:
         """Takes a customer out of a loyalty category.
 
@@ -10052,6 +10588,7 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         body: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SendEmailResponse:
         """Sends an e-mail through the organization's loyalty mail settings.
 
@@ -10068,6 +10605,7 @@ class AsyncLoyaltyIikoMessageOps(_AG):
         text: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SendSmsResponse:
         """Sends an SMS through the organization's loyalty SMS settings; answers its id for check_sms_status.
 
@@ -10110,6 +10648,7 @@ class AsyncLoyaltyIikoOps(_AG):
         dynamic_discounts: _Sequence[LoyaltyResultDynamicDiscount | _Mapping[str, _Any]] | None = None,
         is_loyalty_trace_enabled: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CalculateCheckinResponse:
         """Runs the loyalty programs over an order draft: discounts, free items, upsales, wallet payments allowed.
 
@@ -10124,6 +10663,7 @@ class AsyncLoyaltyIikoOps(_AG):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> SmsSendingPossibilityResponse:
         """Tells whether the organization can send SMS now and how many messages it has left.
 
@@ -10137,6 +10677,7 @@ class AsyncLoyaltyIikoOps(_AG):
         sms_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CheckSmsStatusResponse:
         """Reads the delivery state of SMS messages sent earlier, by their ids.
 
@@ -10150,6 +10691,7 @@ class AsyncLoyaltyIikoOps(_AG):
         customer_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DeleteCustomersResponse:
         """Marks loyalty customers deleted (reversibly); answers how many were found and deleted.
 
@@ -10165,6 +10707,7 @@ class AsyncLoyaltyIikoOps(_AG):
         periods: _Sequence[int] | None = None,
         metrics: _Sequence[int] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetCountersResponse:
         """Answers per-customer counters (orders made, sums spent) over the periods and metrics asked.
 
@@ -10177,6 +10720,7 @@ class AsyncLoyaltyIikoOps(_AG):
         *,
         organization_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetManualConditionsResponse:
         """Lists the manual conditions a cashier or an order can apply, dynamic-discount ones marked.
 
@@ -10192,6 +10736,7 @@ class AsyncLoyaltyIikoOps(_AG):
         organization_id: str,
         without_marketing_campaigns: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetProgramsResponse:
         """Lists the organization's loyalty programs with their wallets and, unless excluded, campaigns.
 
@@ -10207,6 +10752,7 @@ class AsyncLoyaltyIikoOps(_AG):
         customer_ids: _Sequence[str],
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RestoreCustomersResponse:
         """Clears the deleted mark of loyalty customers; answers how many were found and restored.
 
@@ -10233,6 +10779,7 @@ class AsyncMenuV3Ops(_AG):
         organization_id: str,
         price_category_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenuV3:
         """Reads one external menu of one organization in the v3 shape: item groups, products, combos, modifiers.
 
@@ -10254,6 +10801,7 @@ class AsyncMenuOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenusDataResponse:
         """Lists the external menus and price categories the API key can read: the ids menu.by_id takes.
 
@@ -10274,6 +10822,7 @@ class AsyncMenuOps(_AG):
         async_mode: bool | None = None,
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> _Any:
         """Reads one external menu for the given organizations, optionally at one price category; untyped answer.
 
@@ -10294,6 +10843,7 @@ class AsyncNomenclatureAllergenGroupOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AllergenGroupListResponse:
         """Pages through the allergen groups directory, filtered by id, name, code or deleted state.
 
@@ -10312,6 +10862,7 @@ class AsyncNomenclatureAmountUnitOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AmountUnitListResponse:
         """Pages through the units of measure directory, filtered by id, name, code or deleted state.
 
@@ -10330,6 +10881,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartResponse:
         """Reads the top-level recipe card of a product in force on a date, nested recipes unresolved.
 
@@ -10360,6 +10912,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         version_compatibility: str | None = None,
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Saves a new recipe card (assembly chart) for a product; a just-created product may not be found yet.
 
@@ -10372,6 +10925,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Removes one recipe card of a product, by the card's id.
 
@@ -10384,6 +10938,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartResponse:
         """Reads one recipe card by id.
 
@@ -10401,6 +10956,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         known_revision: int | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartListResponse:
         """Lists a product's recipe cards over time, with prepared charts and ids deleted since a known revision.
 
@@ -10415,6 +10971,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PreparedChartDto:
         """Breaks a product's recipe down to the stock items written off for it, as of a date.
 
@@ -10429,6 +10986,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         organization_id: str | None = None,
         product_id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ChartTreeNodeDto:
         """Answers a product's recipe as a tree, each ingredient with a recipe of its own expanded, as of a date.
 
@@ -10459,6 +11017,7 @@ class AsyncNomenclatureAssemblyChartOps(_AG):
         version_compatibility: str | None = None,
         writeoff_strategy: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AssemblyChartCommonResponse:
         """Replaces an existing recipe card: validity dates, output quantity and ingredient lines.
 
@@ -10477,6 +11036,7 @@ class AsyncNomenclatureContainerOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ContainerListResponse:
         """Pages through the containers (packaging) directory, filtered by id, name or deleted state.
 
@@ -10495,6 +11055,7 @@ class AsyncNomenclatureCustomCategoryOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CustomCategoryListResponse:
         """Pages through the user-defined product categories, filtered by id, name or deleted state.
 
@@ -10534,6 +11095,7 @@ class AsyncNomenclatureGroupOps(_AG):
         tax_category_id: str | None = None,
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupCreateResponse:
         """Creates a product group in the back-office catalogue; its article must be unique. Answers the group id.
 
@@ -10546,6 +11108,7 @@ class AsyncNomenclatureGroupOps(_AG):
         *,
         group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupDeleteResponse:
         """Marks product groups deleted together with their subgroups and products.
 
@@ -10560,6 +11123,7 @@ class AsyncNomenclatureGroupOps(_AG):
         limit: int,
         offset: int,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupListResponse:
         """Pages through the catalogue's product groups by filter; deleted ones too unless filtered out.
 
@@ -10573,6 +11137,7 @@ class AsyncNomenclatureGroupOps(_AG):
         group_ids: _Sequence[str],
         recursively: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupUndeleteResponse:
         """Brings deleted product groups back, with their subgroups and products when recursively is set.
 
@@ -10607,6 +11172,7 @@ class AsyncNomenclatureGroupOps(_AG):
         tax_category_id: str | None = None,
         visibility_filter: NomenclatureGroupOrganizationFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureGroupUpdateResponse:
         """Rewrites a product group; its position stays, its article must stay unique.
 
@@ -10625,6 +11191,7 @@ class AsyncNomenclatureMenuOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MenuSectionListResponse:
         """Pages through the menu sections directory, filtered by id, name or deleted state.
 
@@ -10643,6 +11210,7 @@ class AsyncNomenclatureModifierSchemaOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ModifierSchemaListResponse:
         """Pages through the modifier schemes directory, filtered by id, name or deleted state.
 
@@ -10659,6 +11227,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         *,
         name: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Creates a product category from just a name; answers its new id.
 
@@ -10671,6 +11240,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Marks a product category deleted; the category restore operation undoes it.
 
@@ -10686,6 +11256,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryListResponse:
         """Pages through product categories, optionally only given ids or with deleted ones.
 
@@ -10698,6 +11269,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Undoes the deletion of a product category.
 
@@ -10711,6 +11283,7 @@ class AsyncNomenclatureNomenclatureCategoryOps(_AG):
         id: str | None = None,
         name: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureCategoryWriteResponse:
         """Renames a product category.
 
@@ -10735,6 +11308,7 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OuterEconomicActivityNomenclatureCode:
         """Looks up one foreign-trade commodity code (its name and code value) by id.
 
@@ -10747,6 +11321,7 @@ class AsyncNomenclatureOuterEconomicActivityNomenclatureCodesOps(_AG):
         *,
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OuterEconomicActivityNomenclatureCodeListResponse:
         """Lists the whole foreign-trade commodity code directory, deleted codes on request.
 
@@ -10765,6 +11340,7 @@ class AsyncNomenclaturePlaceTypeOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PlaceTypeListResponse:
         """Pages through the kitchen preparation place types, filtered by id, name or deleted state.
 
@@ -10783,6 +11359,7 @@ class AsyncNomenclatureProducerOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProducerListResponse:
         """Pages through the producers directory, filtered by id, name, code or deleted state.
 
@@ -10888,6 +11465,7 @@ class AsyncNomenclatureProductOps(_AG):
         use_range_for_invoices: bool | None = None,
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductCreateResponse:
         """Creates a catalogue product (dish, goods, modifier...); it shows in product.list only after a delay.
 
@@ -10900,6 +11478,7 @@ class AsyncNomenclatureProductOps(_AG):
         *,
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductDeleteResponse:
         """Marks catalogue products deleted; nomenclature.product.restore undoes it.
 
@@ -10914,6 +11493,7 @@ class AsyncNomenclatureProductOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductListResponse:
         """Pages through the organization's catalogue products by filter: dishes, goods, modifiers and more.
 
@@ -10926,6 +11506,7 @@ class AsyncNomenclatureProductOps(_AG):
         *,
         product_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUndeleteResponse:
         """Brings deleted catalogue products back.
 
@@ -11027,6 +11608,7 @@ class AsyncNomenclatureProductOps(_AG):
         use_range_for_invoices: bool | None = None,
         uz_fiscal_code: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUpdateResponse:
         """Rewrites a catalogue product as a whole: code, name, type and unit of measure are required.
 
@@ -11040,6 +11622,7 @@ class AsyncNomenclatureProductOps(_AG):
         barcodes: _Sequence[NomenclatureProductBarcode | _Mapping[str, _Any]],
         product_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureProductUpdateBarcodesResponse:
         """Replaces every barcode of a catalogue product with the set given.
 
@@ -11057,6 +11640,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         name: str | None = None,
         product_sizes: _Sequence[ProductSizeCreateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Creates a size scale (such as small, medium, large) with the full list of its sizes.
 
@@ -11069,6 +11653,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Marks a size scale deleted; refused while a product or modifier scheme still uses it.
 
@@ -11081,6 +11666,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         *,
         id: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Reads one size scale with its sizes.
 
@@ -11095,6 +11681,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleListResponse:
         """Pages through size scales with their sizes, filtered by id, name, deleted state or revision.
 
@@ -11109,6 +11696,7 @@ class AsyncNomenclatureProductScaleOps(_AG):
         name: str | None = None,
         product_sizes: _Sequence[ProductSizeUpdateFields | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductScaleResponse:
         """Rewrites a size scale and its sizes; sizes left out are marked deleted.
 
@@ -11127,6 +11715,7 @@ class AsyncNomenclatureProductSizeOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductSizeListResponse:
         """Pages through the product sizes directory, filtered by id, name or deleted state.
 
@@ -11145,6 +11734,7 @@ class AsyncNomenclatureProductTagOps(_AG):
         limit: int | None = None,
         offset: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ProductTagListResponse:
         """Pages through the product tags directory, filtered by id, name or deleted state.
 
@@ -11226,6 +11816,7 @@ class AsyncNomenclatureOps(_AG):
         organization_id: str,
         start_revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> NomenclatureResponse:
         """Reads an organization's menu catalogue (groups, products, modifiers, sizes) and the revision to send next.
 
@@ -11245,6 +11836,7 @@ class AsyncNotificationsOps(_AG):
         message_type: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Raises an order-attention notice about one order to the systems connected to the organization.
 
@@ -11266,6 +11858,7 @@ class AsyncOrderOps(_AG):
         order_id: str,
         customer: TableOrderCustomer | _Mapping[str, _Any],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Attaches a customer (name, phone, birthdate and more) to a table order.
 
@@ -11285,6 +11878,7 @@ class AsyncOrderOps(_AG):
         add_order_items_settings: AddTableOrderItemsSettings | _Mapping[str, _Any] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to an open table order, optionally printing a service ticket.
 
@@ -11303,6 +11897,7 @@ class AsyncOrderOps(_AG):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments and tips to a table order, keeping those it already has.
 
@@ -11322,6 +11917,7 @@ class AsyncOrderOps(_AG):
         pos_order_ids: _Sequence[str] | None = None,
         return_external_data_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrdersResponse:
         """Reads table orders by id, POS id or source key, each with its creationStatus and any error.
 
@@ -11341,6 +11937,7 @@ class AsyncOrderOps(_AG):
         date_from: _dt.datetime | str | None = None,
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrdersResponse:
         """Lists the orders on given tables, optionally by status and date range.
 
@@ -11359,6 +11956,7 @@ class AsyncOrderOps(_AG):
         removal_comment: str | None = None,
         user_id_for_writeoff: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a table order, optionally writing its items off with a removal type.
 
@@ -11374,6 +11972,7 @@ class AsyncOrderOps(_AG):
         order_id: str,
         external_data: _Sequence[CreateOrderExternalData | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets key-value external data on a table order, each pair public or not.
 
@@ -11392,6 +11991,7 @@ class AsyncOrderOps(_AG):
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         tips: _Sequence[CardTipsPayment | CashTipsPayment | ExternalTipsPayment | TipsPayment | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces every payment and tip of a table order; fails once any payment is processed.
 
@@ -11409,6 +12009,7 @@ class AsyncOrderOps(_AG):
         order_id: str,
         cheque_additional_info: ChequeAdditionalInfo | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Closes a table order, with the receipt details (e-mail, phone) when a receipt is wanted.
 
@@ -11427,6 +12028,7 @@ class AsyncOrderOps(_AG):
         order: RequestTableOrder | _Mapping[str, _Any] | None = None,
         create_order_settings: CreateTableOrderSettings | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TableOrderResponse:
         """Opens a table order on a terminal group; answers it InProgress, and it exists once the command succeeds.
 
@@ -11444,6 +12046,7 @@ class AsyncOrderOps(_AG):
         terminal_group_id: str,
         pos_order_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Loads orders opened on the terminal into the cloud by their POS ids, for the order operations to reach.
 
@@ -11461,6 +12064,7 @@ class AsyncOrderOps(_AG):
         terminal_group_id: str,
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Loads the orders open on the terminal at given tables into the cloud, for the order operations to reach.
 
@@ -11477,6 +12081,7 @@ class AsyncOrderOps(_AG):
         organization_id: str,
         order_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Prints a table order's bill on the terminal.
 
@@ -11497,6 +12102,7 @@ class AsyncOrganizationsOps(_AG):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOrganizationsResponse:
         """Lists the organizations the API key reaches: id and name, or every detail with returnAdditionalInfo.
 
@@ -11514,6 +12120,7 @@ class AsyncOrganizationsOps(_AG):
         parameters: _Sequence[str] | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> OrganizationsSettingsResponse:
         """Reads chosen settings (VAT, address format, delivery mode and more) of the key's organizations.
 
@@ -11531,6 +12138,7 @@ class AsyncPlatformEventsMetadataOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EventMetadataListResponse:
         """Lists the groups and types of platform events, the values platform.events.list filters on.
 
@@ -11555,6 +12163,7 @@ class AsyncPlatformEventsOps(_AG):
         organization_id: str | None = None,
         to_time: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> EventListResponse:
         """Pages through one organization's platform events by type, from a revision or within a time range.
 
@@ -11581,6 +12190,7 @@ class AsyncReportingIncomePlanOps(_AG):
         date_to: str,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetIncomePlanResponse:
         """Reads an organization's planned income for each day of a date range.
 
@@ -11597,8 +12207,9 @@ class AsyncReportingOlapColumnsOps(_AG):
         *,
         report_type: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OlapColumn]:
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -11615,6 +12226,7 @@ class AsyncReportingOlapPresetsOps(_AG):
         date_to: str,
         preset_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOlapReportResponse:
         """Runs a saved OLAP report preset over a date range and answers its data.
 
@@ -11626,8 +12238,9 @@ class AsyncReportingOlapPresetsOps(_AG):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> list[OlapPreset]:
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
@@ -11655,6 +12268,7 @@ class AsyncReportingOlapOps(_AG):
         group_by_col_fields: _Sequence[str] | None = None,
         group_by_row_fields: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOlapReportResponse:
         """Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
 
@@ -11686,6 +12300,7 @@ class AsyncReserveOps(_AG):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds items and combos to a banquet's order (banquets only).
 
@@ -11703,6 +12318,7 @@ class AsyncReserveOps(_AG):
         organization_id: str,
         payments: _Sequence[CardPayment | CashPayment | ExternalPayment | LoyaltyCardPayment | Payment | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Adds payments to a banquet's order (banquets only).
 
@@ -11721,6 +12337,7 @@ class AsyncReserveOps(_AG):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetOrganizationsResponse:
         """Lists the key's organizations where reserves and banquets can be booked.
 
@@ -11737,6 +12354,7 @@ class AsyncReserveOps(_AG):
         return_schema: bool | None = None,
         revision: int | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetRestaurantSectionsResponse:
         """Lists the bookable sections of given terminal groups with their tables and, on request, the floor plan.
 
@@ -11751,6 +12369,7 @@ class AsyncReserveOps(_AG):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsResponse:
         """Lists, for given organizations, the terminal groups that take reserve and banquet bookings.
 
@@ -11767,6 +12386,7 @@ class AsyncReserveOps(_AG):
         reserve_id: str,
         cancel_reason: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Cancels a reserve that is still New, with the reason (no-show, refusal, other).
 
@@ -11784,6 +12404,7 @@ class AsyncReserveOps(_AG):
         reserve_id: str,
         new_estimated_start_time: _dt.datetime | str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Reschedules a reserve or banquet to a new expected start time.
 
@@ -11800,6 +12421,7 @@ class AsyncReserveOps(_AG):
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]] | None = None,
         combos: _Sequence[Combo | _Mapping[str, _Any]] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Replaces the items and combos of a banquet's order (banquets only).
 
@@ -11815,6 +12437,7 @@ class AsyncReserveOps(_AG):
         reserve_id: str,
         table_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Moves a reserve or banquet to another set of tables.
 
@@ -11844,6 +12467,7 @@ class AsyncReserveOps(_AG):
         event_type: str | None = None,
         create_reserve_settings: CreateOrderSettingsBase | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReserveResponse:
         """Books a table reserve, or a banquet when it carries an order; it exists once the command succeeds.
 
@@ -11861,6 +12485,7 @@ class AsyncReserveOps(_AG):
         date_from: _dt.datetime | str,
         date_to: _dt.datetime | str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetRestaurantSectionsWorkloadResponse:
         """Lists the reserves and banquets booked in given sections from a start time on, with their tables.
 
@@ -11877,6 +12502,7 @@ class AsyncReserveOps(_AG):
         reserve_ids: _Sequence[str],
         source_keys: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> ReservesResponse:
         """Reads reserves and banquets by id or source key, each with its creationStatus and any error.
 
@@ -11897,6 +12523,7 @@ class AsyncStopListsOps(_AG):
         return_size: bool | None = None,
         terminal_groups_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StopListsResponse:
         """Reads the stop (out-of-stock) lists of each organization's terminal groups, with the balances left.
 
@@ -11913,6 +12540,7 @@ class AsyncStopListsOps(_AG):
         terminal_group_id: str,
         items: _Sequence[AddProductsToStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Puts products (and sizes) on a terminal group's stop list, each with the balance left.
 
@@ -11930,6 +12558,7 @@ class AsyncStopListsOps(_AG):
         terminal_group_id: str,
         items: _Sequence[CreateOrderCompoundOrderItem | CreateOrderProductOrderItem | CreateOrderOrderItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CheckStopListResponse:
         """Checks order items against a terminal group's stop list and answers those that cannot be sold.
 
@@ -11945,6 +12574,7 @@ class AsyncStopListsOps(_AG):
         organization_id: str,
         terminal_group_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Empties a terminal group's stop list.
 
@@ -11962,6 +12592,7 @@ class AsyncStopListsOps(_AG):
         terminal_group_id: str,
         items: _Sequence[RemoveProductsFromStopListItem | _Mapping[str, _Any]],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Takes products (and sizes) off a terminal group's stop list.
 
@@ -11983,6 +12614,7 @@ class AsyncStreetsOps(_AG):
         city_id: str,
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StreetsResponse:
         """Lists the streets of one city in an organization's address book.
 
@@ -11999,6 +12631,7 @@ class AsyncStreetsOps(_AG):
         ids: _Sequence[str] | None = None,
         classifier_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> StreetsByIdResponse:
         """Looks streets up by their ids or their address classifier ids, each with its city name.
 
@@ -12019,6 +12652,7 @@ class AsyncTerminalGroupsOps(_AG):
         include_disabled: bool | None = None,
         return_external_data: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsResponse:
         """Lists each organization's terminal groups, those asleep apart from the others.
 
@@ -12034,6 +12668,7 @@ class AsyncTerminalGroupsOps(_AG):
         organization_ids: _Sequence[str],
         terminal_group_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> AwakeTerminalGroupsResponse:
         """Wakes sleeping terminal groups; answers which ones woke and which did not.
 
@@ -12050,6 +12685,7 @@ class AsyncTerminalGroupsOps(_AG):
         organization_id: str | None = None,
         organization_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalGroupsIsAliveResponse:
         """Tells whether each given terminal group is online now.
 
@@ -12072,6 +12708,7 @@ class AsyncTerminalsCashRegistersOps(_AG):
         search: str | None = None,
         terminal_group_ids: _Sequence[str] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CashRegisterListResponse:
         """Pages through an organization's cash registers, by name search or terminal group.
 
@@ -12090,6 +12727,7 @@ class AsyncTerminalsTerminalsOps(_AG):
         include_anonymous: bool | None = None,
         search: str | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TerminalListResponse:
         """Lists an organization's terminals (computer name, sections), anonymous ones on request.
 
@@ -12118,6 +12756,7 @@ class AsyncWebhooksOps(_AG):
         *,
         organization_id: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetWebHookSettingsResponse:
         """Reads the webhook address, authToken (in clear) and event filter of an organization for this API key.
 
@@ -12135,6 +12774,7 @@ class AsyncWebhooksOps(_AG):
         auth_token: str | None = None,
         web_hooks_filter: WebHooksFilter | _Mapping[str, _Any] | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CorrelationIdResponse:
         """Sets the webhook address, authToken and event filter of an organization for this API key.
 

@@ -299,7 +299,9 @@ class Root:
     def _root(self) -> Any:
         return self
 
-    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
+    def _call_op(
+        self, name: str, fields: Any, response: str, timeout: Any, allow_unknown_fields: bool = False
+    ) -> Any:
         raise NotImplementedError
 
 
@@ -317,8 +319,10 @@ class Group:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def _call_op(self, name: str, fields: Any, response: str, timeout: Any) -> Any:
-        return self._client._call_op(name, fields, response, timeout)
+    def _call_op(
+        self, name: str, fields: Any, response: str, timeout: Any, allow_unknown_fields: bool
+    ) -> Any:
+        return self._client._call_op(name, fields, response, timeout, allow_unknown_fields)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

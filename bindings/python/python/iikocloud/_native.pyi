@@ -82,7 +82,7 @@ def refresh_log_level() -> None: ...
 # Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the
 # release wheel.
 def _panic_for_tests() -> None: ...
-def prepare_request(name: str, request: Any) -> str: ...
+def prepare_request(name: str, request: Any, *, allow_unknown_fields: bool = False) -> str: ...
 def operations() -> List[Tuple[str, str, str, bool, bool, bool, Optional[str]]]: ...
 def example_request(path: str) -> Optional[str]: ...
 def load_model(
@@ -113,12 +113,26 @@ class NativeClient:
         idempotent: bool = False,
         decimals: bool = False,
     ) -> Any: ...
-    def call_operation(self, name: str, request: Any, *, timeout: Optional[float] = None) -> str: ...
+    def call_operation(
+        self, name: str, request: Any, *, timeout: Optional[float] = None, allow_unknown_fields: bool = False
+    ) -> str: ...
     def call_operation_model(
-        self, name: str, request: Any, model: type, *, timeout: Optional[float] = None
+        self,
+        name: str,
+        request: Any,
+        model: type,
+        *,
+        timeout: Optional[float] = None,
+        allow_unknown_fields: bool = False,
     ) -> Any: ...
     def call_operation_and_wait(
-        self, name: str, request: Any, *, timeout: Optional[float] = None, wait_timeout: Optional[float] = None
+        self,
+        name: str,
+        request: Any,
+        *,
+        timeout: Optional[float] = None,
+        wait_timeout: Optional[float] = None,
+        allow_unknown_fields: bool = False,
     ) -> str: ...
     def wait_command(
         self,
@@ -136,6 +150,7 @@ class NativeClient:
         timeout: Optional[float] = None,
         first_pause: Optional[float] = None,
         max_pause: Optional[float] = None,
+        allow_unknown_fields: bool = False,
     ) -> Tuple[str, str]: ...
 
 @final

@@ -4,8 +4,12 @@
 :class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).
 
 Keyword arguments are the request's fields in snake case; nested values
-take the models of :mod:`iikocloud.api_models` or plain dicts. Each call is
-checked by the core before it is sent and answers a typed model.
+take the models of :mod:`iikocloud.api_models` or plain dicts, whose keys
+are the document's field names (``deliveryPoint``) or the models'
+snake-case ones (``delivery_point``). Each call is checked by the core
+before it is sent (a key that is no field is refused, naming its path and
+the nearest field, unless ``allow_unknown_fields=True``) and answers a
+typed model.
 """
 
 from ._model import AsyncRoot as _AR, Root as _R
@@ -147,15 +151,15 @@ class Ops(_R):
         from . import _groups
         return _groups.WebhooksOps(self._root())
 
-    def access_token(self, *, api_key, app_id, client_secret, timeout=None):
+    def access_token(self, *, api_key, app_id, client_secret, timeout=None, allow_unknown_fields=False):
         """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
 
         ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
-        return self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout)
+        return self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout, allow_unknown_fields)
 
-    def access_token_v1(self, *, api_login, timeout=None):
+    def access_token_v1(self, *, api_login, timeout=None, allow_unknown_fields=False):
         """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
 
         ``access_token_v1``: ``POST /api/1/access_token``.
@@ -163,9 +167,9 @@ class Ops(_R):
         Changes data: never retried.
 
         Deprecated in the official document."""
-        return self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout)
+        return self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout, allow_unknown_fields)
 
-    def cancel_causes(self, *, organization_ids, timeout=None):
+    def cancel_causes(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
 
         ``cancel_causes``: ``POST /api/1/cancel_causes``.
@@ -173,9 +177,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout)
+        return self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout, allow_unknown_fields)
 
-    def cities(self, *, organization_ids, include_deleted=None, timeout=None):
+    def cities(self, *, organization_ids, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the cities of each organization's address book, deleted ones on request.
 
         ``cities``: ``POST /api/1/cities``.
@@ -183,9 +187,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout)
+        return self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout, allow_unknown_fields)
 
-    def discounts(self, *, organization_ids, timeout=None):
+    def discounts(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's discount and surcharge types with their settings.
 
         ``discounts``: ``POST /api/1/discounts``.
@@ -193,9 +197,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout)
+        return self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout, allow_unknown_fields)
 
-    def marketing_sources(self, *, organization_ids, timeout=None):
+    def marketing_sources(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the marketing sources (how a customer found the restaurant) that orders may name.
 
         ``marketing_sources``: ``POST /api/1/marketing_sources``.
@@ -203,9 +207,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout)
+        return self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout, allow_unknown_fields)
 
-    def organizations_get(self, *, timeout=None):
+    def organizations_get(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
 
         ``organizations_get``: ``GET /api/1/organizations``.
@@ -215,9 +219,9 @@ class Ops(_R):
         Restriction group: Data: dictionaries.
 
         Deprecated in the official document."""
-        return self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout)
+        return self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout, allow_unknown_fields)
 
-    def payment_types(self, *, organization_ids, timeout=None):
+    def payment_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's payment types with their kind, processing mode and terminal groups.
 
         ``payment_types``: ``POST /api/1/payment_types``.
@@ -225,9 +229,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout)
+        return self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout, allow_unknown_fields)
 
-    def regions(self, *, organization_ids, timeout=None):
+    def regions(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the regions of each organization's address book.
 
         ``regions``: ``POST /api/1/regions``.
@@ -235,9 +239,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout)
+        return self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout, allow_unknown_fields)
 
-    def removal_types(self, *, organization_ids, timeout=None):
+    def removal_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's reasons for removing order items and whom each may write the loss off to.
 
         ``removal_types``: ``POST /api/1/removal_types``.
@@ -245,9 +249,9 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout)
+        return self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout, allow_unknown_fields)
 
-    def tips_types(self, *, timeout=None):
+    def tips_types(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the tip types of the key's organizations, with the service types and payment types each allows.
 
         ``tips_types``: ``POST /api/1/tips_types``.
@@ -255,7 +259,7 @@ class Ops(_R):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return self._call_op("tips_types", (), "TipsTypesResponse", timeout)
+        return self._call_op("tips_types", (), "TipsTypesResponse", timeout, allow_unknown_fields)
 
 class AsyncOps(_AR):
     """Every operation, by resource group."""
@@ -394,15 +398,15 @@ class AsyncOps(_AR):
         from . import _groups
         return _groups.AsyncWebhooksOps(self._root())
 
-    async def access_token(self, *, api_key, app_id, client_secret, timeout=None):
+    async def access_token(self, *, api_key, app_id, client_secret, timeout=None, allow_unknown_fields=False):
         """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
 
         ``access_token``: ``POST /api/v2/access_token``.
 
         Changes data: never retried."""
-        return await self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout)
+        return await self._call_op("access_token", (("apiKey", api_key), ("appId", app_id), ("clientSecret", client_secret),), "GetAccessTokenV2Response", timeout, allow_unknown_fields)
 
-    async def access_token_v1(self, *, api_login, timeout=None):
+    async def access_token_v1(self, *, api_login, timeout=None, allow_unknown_fields=False):
         """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
 
         ``access_token_v1``: ``POST /api/1/access_token``.
@@ -410,9 +414,9 @@ class AsyncOps(_AR):
         Changes data: never retried.
 
         Deprecated in the official document."""
-        return await self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout)
+        return await self._call_op("access_token_v1", (("apiLogin", api_login),), "GetAccessTokenResponse", timeout, allow_unknown_fields)
 
-    async def cancel_causes(self, *, organization_ids, timeout=None):
+    async def cancel_causes(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
 
         ``cancel_causes``: ``POST /api/1/cancel_causes``.
@@ -420,9 +424,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout)
+        return await self._call_op("cancel_causes", (("organizationIds", organization_ids),), "CancelCausesResponse", timeout, allow_unknown_fields)
 
-    async def cities(self, *, organization_ids, include_deleted=None, timeout=None):
+    async def cities(self, *, organization_ids, include_deleted=None, timeout=None, allow_unknown_fields=False):
         """Lists the cities of each organization's address book, deleted ones on request.
 
         ``cities``: ``POST /api/1/cities``.
@@ -430,9 +434,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return await self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout)
+        return await self._call_op("cities", (("organizationIds", organization_ids), ("includeDeleted", include_deleted),), "CitiesResponse", timeout, allow_unknown_fields)
 
-    async def discounts(self, *, organization_ids, timeout=None):
+    async def discounts(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's discount and surcharge types with their settings.
 
         ``discounts``: ``POST /api/1/discounts``.
@@ -440,9 +444,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout)
+        return await self._call_op("discounts", (("organizationIds", organization_ids),), "DiscountsResponse", timeout, allow_unknown_fields)
 
-    async def marketing_sources(self, *, organization_ids, timeout=None):
+    async def marketing_sources(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the marketing sources (how a customer found the restaurant) that orders may name.
 
         ``marketing_sources``: ``POST /api/1/marketing_sources``.
@@ -450,9 +454,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout)
+        return await self._call_op("marketing_sources", (("organizationIds", organization_ids),), "MarketingSourcesResponse", timeout, allow_unknown_fields)
 
-    async def organizations_get(self, *, timeout=None):
+    async def organizations_get(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
 
         ``organizations_get``: ``GET /api/1/organizations``.
@@ -462,9 +466,9 @@ class AsyncOps(_AR):
         Restriction group: Data: dictionaries.
 
         Deprecated in the official document."""
-        return await self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout)
+        return await self._call_op("organizations_get", (), "GetSimpleOrganizationsResponse", timeout, allow_unknown_fields)
 
-    async def payment_types(self, *, organization_ids, timeout=None):
+    async def payment_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's payment types with their kind, processing mode and terminal groups.
 
         ``payment_types``: ``POST /api/1/payment_types``.
@@ -472,9 +476,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout)
+        return await self._call_op("payment_types", (("organizationIds", organization_ids),), "PaymentTypesResponse", timeout, allow_unknown_fields)
 
-    async def regions(self, *, organization_ids, timeout=None):
+    async def regions(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists the regions of each organization's address book.
 
         ``regions``: ``POST /api/1/regions``.
@@ -482,9 +486,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: geo."""
-        return await self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout)
+        return await self._call_op("regions", (("organizationIds", organization_ids),), "RegionsResponse", timeout, allow_unknown_fields)
 
-    async def removal_types(self, *, organization_ids, timeout=None):
+    async def removal_types(self, *, organization_ids, timeout=None, allow_unknown_fields=False):
         """Lists each organization's reasons for removing order items and whom each may write the loss off to.
 
         ``removal_types``: ``POST /api/1/removal_types``.
@@ -492,9 +496,9 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout)
+        return await self._call_op("removal_types", (("organizationIds", organization_ids),), "RemovalTypesResponse", timeout, allow_unknown_fields)
 
-    async def tips_types(self, *, timeout=None):
+    async def tips_types(self, *, timeout=None, allow_unknown_fields=False):
         """Lists the tip types of the key's organizations, with the service types and payment types each allows.
 
         ``tips_types``: ``POST /api/1/tips_types``.
@@ -502,7 +506,7 @@ class AsyncOps(_AR):
         Only reads: retried after a transport error or a 5xx.
 
         Restriction group: Data: dictionaries."""
-        return await self._call_op("tips_types", (), "TipsTypesResponse", timeout)
+        return await self._call_op("tips_types", (), "TipsTypesResponse", timeout, allow_unknown_fields)
 
 #: The class of :mod:`iikocloud.api_models` that reads the ``eventInfo`` of
 #: each documented webhook ``eventType``.

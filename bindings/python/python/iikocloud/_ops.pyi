@@ -4,8 +4,12 @@
 :class:`iikocloud.AsyncClient` (generated from ``spec/operations.json``).
 
 Keyword arguments are the request's fields in snake case; nested values
-take the models of :mod:`iikocloud.api_models` or plain dicts. Each call is
-checked by the core before it is sent and answers a typed model.
+take the models of :mod:`iikocloud.api_models` or plain dicts, whose keys
+are the document's field names (``deliveryPoint``) or the models'
+snake-case ones (``delivery_point``). Each call is checked by the core
+before it is sent (a key that is no field is refused, naming its path and
+the nearest field, unless ``allow_unknown_fields=True``) and answers a
+typed model.
 """
 
 from datetime import timedelta as _timedelta
@@ -115,6 +119,7 @@ class Ops(_R):
         app_id: str,
         client_secret: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAccessTokenV2Response:
         """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
 
@@ -127,6 +132,7 @@ class Ops(_R):
         *,
         api_login: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAccessTokenResponse:
         """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
 
@@ -141,6 +147,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CancelCausesResponse:
         """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
 
@@ -156,6 +163,7 @@ class Ops(_R):
         organization_ids: _Sequence[str],
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CitiesResponse:
         """Lists the cities of each organization's address book, deleted ones on request.
 
@@ -170,6 +178,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DiscountsResponse:
         """Lists each organization's discount and surcharge types with their settings.
 
@@ -184,6 +193,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MarketingSourcesResponse:
         """Lists the marketing sources (how a customer found the restaurant) that orders may name.
 
@@ -197,6 +207,7 @@ class Ops(_R):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetSimpleOrganizationsResponse:
         """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
 
@@ -213,6 +224,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PaymentTypesResponse:
         """Lists each organization's payment types with their kind, processing mode and terminal groups.
 
@@ -227,6 +239,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RegionsResponse:
         """Lists the regions of each organization's address book.
 
@@ -241,6 +254,7 @@ class Ops(_R):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RemovalTypesResponse:
         """Lists each organization's reasons for removing order items and whom each may write the loss off to.
 
@@ -254,6 +268,7 @@ class Ops(_R):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TipsTypesResponse:
         """Lists the tip types of the key's organizations, with the service types and payment types each allows.
 
@@ -362,6 +377,7 @@ class AsyncOps(_AR):
         app_id: str,
         client_secret: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAccessTokenV2Response:
         """Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.
 
@@ -374,6 +390,7 @@ class AsyncOps(_AR):
         *,
         api_login: str,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetAccessTokenResponse:
         """Exchanges a bare apiLogin for a bearer token; deprecated, access_token (v2) replaces it.
 
@@ -388,6 +405,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CancelCausesResponse:
         """Lists each organization's reasons for cancelling a delivery, the ids deliveries.cancel takes.
 
@@ -403,6 +421,7 @@ class AsyncOps(_AR):
         organization_ids: _Sequence[str],
         include_deleted: bool | None = None,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> CitiesResponse:
         """Lists the cities of each organization's address book, deleted ones on request.
 
@@ -417,6 +436,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> DiscountsResponse:
         """Lists each organization's discount and surcharge types with their settings.
 
@@ -431,6 +451,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> MarketingSourcesResponse:
         """Lists the marketing sources (how a customer found the restaurant) that orders may name.
 
@@ -444,6 +465,7 @@ class AsyncOps(_AR):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> GetSimpleOrganizationsResponse:
         """Lists the key's organizations (id and name only) by GET; deprecated, the POST form replaces it.
 
@@ -460,6 +482,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> PaymentTypesResponse:
         """Lists each organization's payment types with their kind, processing mode and terminal groups.
 
@@ -474,6 +497,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RegionsResponse:
         """Lists the regions of each organization's address book.
 
@@ -488,6 +512,7 @@ class AsyncOps(_AR):
         *,
         organization_ids: _Sequence[str],
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> RemovalTypesResponse:
         """Lists each organization's reasons for removing order items and whom each may write the loss off to.
 
@@ -501,6 +526,7 @@ class AsyncOps(_AR):
         self,
         *,
         timeout: float | _timedelta | None = None,
+        allow_unknown_fields: bool = False,
     ) -> TipsTypesResponse:
         """Lists the tip types of the key's organizations, with the service types and payment types each allows.
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzing (cargo fuzz, libFuzzer + AddressSanitizer) of the webhook body
-# parser, the Authorization verifier and the C entry points that take bytes.
+# parser, the Authorization verifier, the C entry points that take bytes and
+# the check of a request by name against the typed path.
 # See docs/reliability.md.
 #
 #   ./scripts/fuzz.sh                        # every target, FUZZ_SECONDS (20) each
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_EACH=${FUZZ_SECONDS:-20}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(webhook_parse webhook_verify c_api)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(webhook_parse webhook_verify c_api request_check)
 LOGS=$ROOT/target/fuzz-logs
 mkdir -p "$LOGS"
 # The CI smoke test (20 s per target, one minute in all) spent about twelve

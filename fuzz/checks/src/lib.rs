@@ -21,7 +21,7 @@ use iikocloud_c::webhook::*;
 use serde_json::Value;
 
 /// The target names, as in `fuzz/Cargo.toml`, `fuzz/seeds` and `fuzz/regressions`.
-pub const TARGETS: [&str; 3] = ["webhook_parse", "webhook_verify", "c_api"];
+pub const TARGETS: [&str; 4] = ["webhook_parse", "webhook_verify", "c_api", "request_check"];
 
 /// Runs the check of `target` on `data`.
 pub fn run(target: &str, data: &[u8]) {
@@ -29,8 +29,57 @@ pub fn run(target: &str, data: &[u8]) {
         "webhook_parse" => webhook_parse(data),
         "webhook_verify" => webhook_verify(data),
         "c_api" => c_api(data),
+        "request_check" => request_check(data),
         other => panic!("unknown fuzz target {other}"),
     }
+}
+
+/// The check of a request by name (`prepare_request_with`, what every
+/// binding's call by name runs before sending) on any operation and any
+/// bytes. `data`: two bytes choose the operation (little-endian, modulo the
+/// count), one byte how keys are read (bit 0: unknown keys allowed, bit 1:
+/// snake-case keys taken), the rest is the request.
+///
+/// Properties: no panic; a refusal is `InvalidInput`; what is accepted is
+/// an object that the typed path (the request read into its model, checked
+/// and written back) accepts and writes the same, and that a second check
+/// leaves as it is.
+pub fn request_check(data: &[u8]) {
+    use iikocloud::api::{prepare_request_with, prepare_typed, RequestKeys, OPERATIONS};
+
+    let [lo, hi, mode, rest @ ..] = data else {
+        return;
+    };
+    let op = &OPERATIONS[usize::from(u16::from_le_bytes([*lo, *hi])) % OPERATIONS.len()];
+    let keys = RequestKeys::default()
+        .allowing_unknown(mode & 1 != 0)
+        .with_snake_case(mode & 2 != 0);
+    let Ok(request) = serde_json::from_slice::<Value>(rest) else {
+        return;
+    };
+    let sent = match prepare_request_with(op.name, &request, keys) {
+        Ok(sent) => sent,
+        Err(iikocloud::Error::InvalidInput(_)) => return,
+        Err(e) => panic!("{}: refused with {e:?}, not InvalidInput", op.name),
+    };
+    assert!(sent.is_object(), "{}: sends {sent}", op.name);
+    // Snake-case keys are the by-name path's own reading: the typed models
+    // know the document's names, which is what went out.
+    let typed_input = if keys.snake_case { &sent } else { &request };
+    match prepare_typed(op.name, typed_input) {
+        Ok(typed) => assert_eq!(
+            typed, sent,
+            "{}: the typed path writes {typed_input} otherwise",
+            op.name
+        ),
+        Err(e) => panic!(
+            "{}: accepted by name as {sent}, refused typed: {e}",
+            op.name
+        ),
+    }
+    let again = prepare_request_with(op.name, &sent, keys)
+        .unwrap_or_else(|e| panic!("{}: {sent} refused when checked again: {e}", op.name));
+    assert_eq!(again, sent, "{}: a second check changes it", op.name);
 }
 
 /// Nesting depth of a JSON value (a scalar is 0, `[]` is 1).

@@ -5,7 +5,10 @@
 //! * [`webhook`]: parse, verify and de-duplicate the events the service posts to
 //!   your webhook URL.
 //!
-//! The crate contains no `unsafe` code; the C ABI lives in `bindings/c`.
+//! The crate's only `unsafe` code is the SIMD byte classifier of the webhook
+//! scanner (`webhook/blocks.rs`, each block with its SAFETY comment); the
+//! `unsafe_code` lint denies it anywhere else. The C ABI lives in
+//! `bindings/c`.
 
 pub mod api;
 pub mod client;
@@ -31,6 +34,15 @@ pub use money::Money;
 pub use network::TrustRoots;
 pub use secret::Secret;
 pub use token::AccessToken;
+
+/// The Redis server of scripts/test.sh, for the tests that need one (they
+/// are `#[ignore]`d unless asked for; asked for without it, they fail).
+#[cfg(test)]
+pub(crate) fn test_redis_url() -> String {
+    std::env::var("IIKO_TEST_REDIS_URL").unwrap_or_else(|_| {
+        panic!("IIKO_TEST_REDIS_URL is not set: this test needs a redis-server (scripts/test.sh starts one)")
+    })
+}
 
 // Compiles the README's Rust samples as doctests, so the README cannot drift.
 #[cfg(doctest)]

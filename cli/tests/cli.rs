@@ -1019,7 +1019,6 @@ fn call_by_name_checks_sends_and_waits() {
     assert_code(&o, 1);
     assert!(o.stderr.contains("coment"), "{}", o.stderr);
     assert!(emu.requests().len() > before);
-    let before = emu.requests().len();
 
     // Sent and answered; the same request by @file and by a bare path.
     let o = run(

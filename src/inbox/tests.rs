@@ -101,14 +101,9 @@ fn sqlite_inbox() {
 }
 
 #[test]
+#[ignore = "needs a redis-server at IIKO_TEST_REDIS_URL; scripts/test.sh starts one and runs these with --ignored"]
 fn redis_inbox() {
-    let Ok(url) = std::env::var("IIKO_TEST_REDIS_URL") else {
-        eprintln!(
-            "skipped: IIKO_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server)"
-        );
-        return;
-    };
-    exercise(&url);
+    exercise(&crate::test_redis_url());
 }
 
 #[test]

@@ -389,13 +389,9 @@ mod tests {
 
     #[cfg(feature = "redis")]
     #[test]
+    #[ignore = "needs a redis-server at IIKO_TEST_REDIS_URL; scripts/test.sh starts one and runs these with --ignored"]
     fn redis_store_semantics() {
-        let Ok(url) = std::env::var("IIKO_TEST_REDIS_URL") else {
-            eprintln!(
-                "skipped: IIKO_TEST_REDIS_URL is not set (scripts/test.sh starts a redis-server)"
-            );
-            return;
-        };
+        let url = crate::test_redis_url();
         exercise(&Store::open(&url).expect("IIKO_TEST_REDIS_URL is set but unreachable"));
     }
 

@@ -61,6 +61,24 @@ fn rustfmt(code: &str) -> Result<String, String> {
 /// Folders whose every file is generated.
 const GENERATED_DIRS: [&str; 1] = ["bindings/php/src/Api"];
 
+/// Whether `.gitattributes` text marks the file `rel` as generated, by its
+/// path or by its folder (`dir/**`).
+fn marked_generated(attributes: &str, rel: &str) -> bool {
+    attributes.lines().any(|line| {
+        let mut parts = line.split_whitespace();
+        let (Some(pattern), true) = (
+            parts.next(),
+            line.contains("linguist-generated=true") && !line.starts_with('#'),
+        ) else {
+            return false;
+        };
+        match pattern.strip_suffix("/**") {
+            Some(dir) => rel.starts_with(dir) && rel[dir.len()..].starts_with('/'),
+            None => pattern == rel,
+        }
+    })
+}
+
 /// Files under `dir` (relative to the root) that are not among `files`.
 fn leftovers(root: &Path, dir: &str, files: &[(String, String)]) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
@@ -177,6 +195,20 @@ fn main() -> ExitCode {
             }
         }
     }
+    // Review tools fold generated files away only when they are marked.
+    let attributes = std::fs::read_to_string(root.join(".gitattributes")).unwrap_or_default();
+    let unmarked: Vec<&str> = files
+        .iter()
+        .map(|(rel, _)| rel.as_str())
+        .filter(|rel| !marked_generated(&attributes, rel))
+        .collect();
+    if !unmarked.is_empty() {
+        eprintln!(
+            "generated but not marked `linguist-generated=true` in .gitattributes: {}",
+            unmarked.join(", ")
+        );
+        stale.push(".gitattributes".to_string());
+    }
     for (rel, code) in files {
         let rel = rel.as_str();
         let formatted = if !rel.ends_with(".rs") {
@@ -224,6 +256,19 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn generated_files_are_marked_by_path_or_folder() {
+        let text = "# a/b.rs linguist-generated=true\nsrc/x.rs linguist-generated=true\nphp/Api/** linguist-generated=true\nsrc/y.rs -diff\n";
+        assert!(super::marked_generated(text, "src/x.rs"));
+        assert!(super::marked_generated(text, "php/Api/Deliveries.php"));
+        assert!(!super::marked_generated(text, "php/ApiX/Deliveries.php"));
+        assert!(!super::marked_generated(text, "src/y.rs"));
+        assert!(
+            !super::marked_generated(text, "a/b.rs"),
+            "a comment marks nothing"
+        );
+    }
+
     use super::*;
 
     fn spec() -> Value {

@@ -14,7 +14,7 @@ use pyo3::types::PyAny;
 use serde_json::Value;
 
 use crate::convert::{from_py, to_py};
-use crate::errors::{guard, invalid_input, simple};
+use crate::errors::{guard, invalid_input, simple, Class};
 use crate::logbridge;
 
 /// A duration of the emulator's own settings (a test tool, not a limit of
@@ -127,7 +127,7 @@ impl NativeEmulator {
                 }
             }
             let emu = py.detach(|| Emulator::start(config)).map_err(|e| {
-                simple(py, "IikoError", &format!("the emulator did not start: {e}"))
+                simple(py, Class::Iiko, &format!("the emulator did not start: {e}"))
             })?;
             let url = emu.url();
             Ok(NativeEmulator {

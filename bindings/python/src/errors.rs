@@ -2,25 +2,153 @@
 //!
 //! The exception classes are plain Python (multiple inheritance such as
 //! `InvalidInputError(IikoError, ValueError)`, picklable, documented in one
-//! place); this module only picks the class and fills its attributes.
+//! place). The native code names them by [`Class`], and `_errors` hands the
+//! classes over when it is imported (`bind_error_classes`): a class missing
+//! on either side fails `import iikocloud`, not the first error of its kind.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use iikocloud::{ApiErrorKind, CommandErrorKind, Error, TransportErrorKind};
+use pyo3::exceptions::{PyException, PyImportError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyModule, PyType};
 
-const ERRORS_MODULE: &str = "iikocloud._errors";
+/// Every exception class the native code raises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Iiko,
+    Api,
+    BadRequest,
+    Authentication,
+    Forbidden,
+    NotFound,
+    TerminalTimeout,
+    RateLimit,
+    Server,
+    Transport,
+    Tls,
+    Proxy,
+    Decode,
+    InvalidInput,
+    Command,
+    CommandFailed,
+    CommandTimeout,
+    CommandExpired,
+    WebhookVerification,
+    WebhookParse,
+}
 
-/// Instantiates `iikocloud._errors.<class>(message, **kwargs)` as a `PyErr`.
-/// If even that fails (the package is broken), the failure itself is raised.
-fn raise(py: Python<'_>, class: &str, message: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyErr {
-    let made = py
-        .import(ERRORS_MODULE)
-        .and_then(|m| m.getattr(class))
-        .and_then(|cls| cls.call((message,), kwargs));
-    match made {
+impl Class {
+    const ALL: [Class; 20] = [
+        Class::Iiko,
+        Class::Api,
+        Class::BadRequest,
+        Class::Authentication,
+        Class::Forbidden,
+        Class::NotFound,
+        Class::TerminalTimeout,
+        Class::RateLimit,
+        Class::Server,
+        Class::Transport,
+        Class::Tls,
+        Class::Proxy,
+        Class::Decode,
+        Class::InvalidInput,
+        Class::Command,
+        Class::CommandFailed,
+        Class::CommandTimeout,
+        Class::CommandExpired,
+        Class::WebhookVerification,
+        Class::WebhookParse,
+    ];
+
+    /// Its name in `iikocloud._errors` (and as `iikocloud.X`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Class::Iiko => "IikoError",
+            Class::Api => "ApiError",
+            Class::BadRequest => "BadRequestError",
+            Class::Authentication => "AuthenticationError",
+            Class::Forbidden => "ForbiddenError",
+            Class::NotFound => "NotFoundError",
+            Class::TerminalTimeout => "TerminalTimeoutError",
+            Class::RateLimit => "RateLimitError",
+            Class::Server => "ServerError",
+            Class::Transport => "TransportError",
+            Class::Tls => "TlsError",
+            Class::Proxy => "ProxyError",
+            Class::Decode => "DecodeError",
+            Class::InvalidInput => "InvalidInputError",
+            Class::Command => "CommandError",
+            Class::CommandFailed => "CommandFailedError",
+            Class::CommandTimeout => "CommandTimeoutError",
+            Class::CommandExpired => "CommandExpiredError",
+            Class::WebhookVerification => "WebhookVerificationError",
+            Class::WebhookParse => "WebhookParseError",
+        }
+    }
+}
+
+/// The classes `_errors` bound, in the order of [`Class::ALL`]; replaced
+/// when the module is imported again (a reload makes new classes).
+static BOUND: PyOnceLock<Py<PyList>> = PyOnceLock::new();
+
+fn bound(py: Python<'_>) -> &Py<PyList> {
+    BOUND.get_or_init(py, || PyList::empty(py).unbind())
+}
+
+/// Takes the exception classes from `module` (`iikocloud._errors`, which
+/// calls this when imported). A class the native code raises that the module
+/// lacks, or that is no exception, is an `ImportError`.
+#[pyfunction]
+pub fn bind_error_classes(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    let mut classes = Vec::with_capacity(Class::ALL.len());
+    for class in Class::ALL {
+        let found = module
+            .getattr(class.name())
+            .ok()
+            .and_then(|c| c.cast_into::<PyType>().ok())
+            .filter(|c| c.is_subclass_of::<PyException>().unwrap_or(false));
+        match found {
+            Some(c) => classes.push(c),
+            None => {
+                return Err(PyImportError::new_err(format!(
+                    "iikocloud._errors has no exception class {} (the native module raises it)",
+                    class.name()
+                )))
+            }
+        }
+    }
+    let classes = PyList::new(py, classes)?;
+    bound(py)
+        .bind(py)
+        .set_slice(0, usize::MAX, classes.as_any())
+}
+
+/// The names of the classes the native code raises (for the test that
+/// holds `_errors.__all__` to them).
+#[pyfunction]
+pub fn error_class_names() -> Vec<&'static str> {
+    Class::ALL.iter().map(|c| c.name()).collect()
+}
+
+fn class_of(py: Python<'_>, class: Class) -> PyResult<Bound<'_, PyAny>> {
+    let list = bound(py).bind(py);
+    if list.is_empty() {
+        // Raised before the package was imported: importing `_errors` binds.
+        py.import("iikocloud._errors")?;
+    }
+    let index = Class::ALL.iter().position(|c| *c == class).unwrap_or(0);
+    list.get_item(index)
+}
+
+/// Instantiates `class(message, **kwargs)` as a `PyErr`. If even that fails
+/// (the package is broken), the failure itself is raised.
+fn raise(py: Python<'_>, class: Class, message: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyErr {
+    match class_of(py, class).and_then(|cls| cls.call((message,), kwargs)) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
@@ -28,11 +156,11 @@ fn raise(py: Python<'_>, class: &str, message: &str, kwargs: Option<&Bound<'_, P
 
 /// An `InvalidInputError` (also a `ValueError`).
 pub fn invalid_input(py: Python<'_>, message: &str) -> PyErr {
-    raise(py, "InvalidInputError", message, None)
+    raise(py, Class::InvalidInput, message, None)
 }
 
 /// An error of the given class with a message only.
-pub fn simple(py: Python<'_>, class: &str, message: &str) -> PyErr {
+pub fn simple(py: Python<'_>, class: Class, message: &str) -> PyErr {
     raise(py, class, message, None)
 }
 
@@ -46,7 +174,7 @@ pub fn store_error(py: Python<'_>, err: &iikocloud::store::StoreError) -> PyErr 
             if let Err(e) = kwargs.set_item("kind", "connect") {
                 return e;
             }
-            raise(py, "TransportError", &err.to_string(), Some(&kwargs))
+            raise(py, Class::Transport, &err.to_string(), Some(&kwargs))
         }
         _ => invalid_input(py, &err.to_string()),
     }
@@ -63,7 +191,7 @@ pub fn to_pyerr(py: Python<'_>, err: &Error) -> PyErr {
     raise(py, class, &message, Some(&kwargs))
 }
 
-fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
+fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<Class> {
     Ok(match err {
         Error::Api(e) => {
             kw.set_item("status", e.status)?;
@@ -88,9 +216,9 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
             kw.set_item("kind", kind)?;
             kw.set_item("path", path)?;
             match kind {
-                "tls" => "TlsError",
-                "proxy" => "ProxyError",
-                _ => "TransportError",
+                "tls" => Class::Tls,
+                "proxy" => Class::Proxy,
+                _ => Class::Transport,
             }
         }
         Error::Decode {
@@ -104,7 +232,7 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
             kw.set_item("status", status)?;
             kw.set_item("correlation_id", correlation_id.as_deref())?;
             kw.set_item("body", body)?;
-            "DecodeError"
+            Class::Decode
         }
         Error::Command(c) => {
             kw.set_item("correlation_id", &c.correlation_id)?;
@@ -115,29 +243,29 @@ fn fill(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
             )?;
             kw.set_item("waited", c.waited.as_secs_f64())?;
             match c.kind {
-                CommandErrorKind::Failed => "CommandFailedError",
-                CommandErrorKind::TimedOut => "CommandTimeoutError",
-                CommandErrorKind::Expired => "CommandExpiredError",
-                _ => "CommandError",
+                CommandErrorKind::Failed => Class::CommandFailed,
+                CommandErrorKind::TimedOut => Class::CommandTimeout,
+                CommandErrorKind::Expired => Class::CommandExpired,
+                _ => Class::Command,
             }
         }
         // A bad configuration is a bad argument to the constructor.
-        Error::InvalidInput(_) | Error::Config(_) => "InvalidInputError",
-        _ => "IikoError",
+        Error::InvalidInput(_) | Error::Config(_) => Class::InvalidInput,
+        _ => Class::Iiko,
     })
 }
 
 /// The class of an API error of this kind.
-fn api_class(kind: ApiErrorKind) -> &'static str {
+fn api_class(kind: ApiErrorKind) -> Class {
     match kind {
-        ApiErrorKind::BadRequest => "BadRequestError",
-        ApiErrorKind::Unauthorized => "AuthenticationError",
-        ApiErrorKind::Forbidden => "ForbiddenError",
-        ApiErrorKind::NotFound => "NotFoundError",
-        ApiErrorKind::TerminalTimeout => "TerminalTimeoutError",
-        ApiErrorKind::RateLimited => "RateLimitError",
-        ApiErrorKind::Server => "ServerError",
-        _ => "ApiError",
+        ApiErrorKind::BadRequest => Class::BadRequest,
+        ApiErrorKind::Unauthorized => Class::Authentication,
+        ApiErrorKind::Forbidden => Class::Forbidden,
+        ApiErrorKind::NotFound => Class::NotFound,
+        ApiErrorKind::TerminalTimeout => Class::TerminalTimeout,
+        ApiErrorKind::RateLimited => Class::RateLimit,
+        ApiErrorKind::Server => Class::Server,
+        _ => Class::Api,
     }
 }
 
@@ -146,7 +274,7 @@ fn api_class(kind: ApiErrorKind) -> &'static str {
 /// the test that holds the classes' docstrings to the core.
 #[pyfunction]
 pub fn api_error_class(status: u16) -> &'static str {
-    api_class(ApiErrorKind::from_status(status))
+    api_class(ApiErrorKind::from_status(status)).name()
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -167,7 +295,7 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
         Ok(result) => result,
         Err(payload) => Err(simple(
             py,
-            "IikoError",
+            Class::Iiko,
             &format!(
                 "internal error in the iikocloud native module (please report it): {}",
                 panic_message(&*payload)

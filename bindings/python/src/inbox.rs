@@ -12,7 +12,7 @@ use iikocloud::webhook::Receiver;
 use pyo3::prelude::*;
 use pyo3::types::PyAny;
 
-use crate::errors::{guard, simple, store_error, to_pyerr};
+use crate::errors::{guard, simple, store_error, to_pyerr, Class};
 use crate::webhook::{body_bytes, header_pairs};
 
 /// `(id, key, body, attempts, reason)` of a dead letter.
@@ -78,7 +78,7 @@ impl NativeInbox {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or_else(|| simple(py, "IikoError", "the inbox is closed"))
+            .ok_or_else(|| simple(py, Class::Iiko, "the inbox is closed"))
     }
 
     fn store(&self, py: Python<'_>, url: &str) -> PyResult<Store> {

@@ -31,6 +31,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_BASE_URL", iikocloud::client::DEFAULT_BASE_URL)?;
     limits::add_constants(m)?;
     m.add_function(wrap_pyfunction!(errors::api_error_class, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::bind_error_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::error_class_names, m)?)?;
     m.add_class::<client::NativeClient>()?;
     #[cfg(feature = "emulator")]
     {

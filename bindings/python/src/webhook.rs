@@ -22,7 +22,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::decimal;
-use crate::errors::{guard, invalid_input, simple};
+use crate::errors::{guard, invalid_input, simple, Class};
 use crate::models::SlotMaker;
 
 /// `(employee id, role id, opened, terminal group id)`.
@@ -54,7 +54,7 @@ impl NativeEvent {
 }
 
 fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
-    let err = simple(py, "WebhookVerificationError", &e.to_string());
+    let err = simple(py, Class::WebhookVerification, &e.to_string());
     let value = err.value(py);
     let _ = value.setattr("reason", e.as_str());
     // The status to answer is the core's rule, not this binding's.
@@ -63,7 +63,7 @@ fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
 }
 
 fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
-    let err = simple(py, "WebhookParseError", &e.to_string());
+    let err = simple(py, Class::WebhookParse, &e.to_string());
     let _ = err.value(py).setattr("reason", e.kind().as_str());
     let _ = err.value(py).setattr("status", status_for_parse(e.kind()));
     err
@@ -184,7 +184,7 @@ fn event_classes(py: Python<'_>) -> PyResult<Bound<'_, EventClasses>> {
         Ok(classes) => Ok(classes.cast_into::<EventClasses>()?),
         Err(_) => Err(simple(
             py,
-            "IikoError",
+            Class::Iiko,
             "iikocloud.webhooks did not register its event classes",
         )),
     }
@@ -204,7 +204,7 @@ fn wrap_event<'py>(
     } else {
         classes.by_kind.get(event.kind().code() as usize)
     };
-    let maker = maker.ok_or_else(|| simple(py, "IikoError", "no class for this event kind"))?;
+    let maker = maker.ok_or_else(|| simple(py, Class::Iiko, "no class for this event kind"))?;
     let native = Bound::new(py, NativeEvent { event })?.into_any();
     let missing = classes.missing.bind(py);
     maker.make(

@@ -11,6 +11,7 @@ import threading
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 import logging
 import pickle
@@ -33,6 +34,23 @@ from iikocloud.testing import (
 )
 
 ORGS = "/api/1/organizations"
+
+
+def test_the_native_module_raises_the_classes_of_errors_by_type() -> None:
+    from iikocloud import _errors, _native
+
+    # One list on both sides: a class added or renamed on one side only fails here
+    # (and a class the native code raises that _errors lacks fails the import).
+    assert sorted(_native.error_class_names()) == sorted(_errors.__all__)
+    lacking = types.ModuleType("lacking")
+    for name in _native.error_class_names():
+        if name != "CommandTimeoutError":
+            setattr(lacking, name, getattr(_errors, name))
+    with pytest.raises(ImportError, match="no exception class CommandTimeoutError"):
+        _native.bind_error_classes(lacking)
+    # All or nothing: the real classes are still the ones raised.
+    with pytest.raises(iikocloud.InvalidInputError):
+        iikocloud.Client(api_login="")
 
 
 def test_organizations_simple_and_extended(emu: Emulator) -> None:

@@ -1,13 +1,15 @@
 """The exception tree of iikocloud.
 
-Every exception the package raises derives from :class:`IikoError`. The
-native module instantiates these classes by name; they live in Python so that
-multiple inheritance (``InvalidInputError`` is also a ``ValueError``) and
-pickling work as for any Python exception.
+Every exception the package raises derives from :class:`IikoError`. They
+live in Python so that multiple inheritance (``InvalidInputError`` is also a
+``ValueError``) and pickling work as for any Python exception; the native
+module takes them when this module is imported (``bind_error_classes``), so a
+class it raises that is missing here fails the import.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Optional
 
 __all__ = [
@@ -285,3 +287,7 @@ for _cls in (
     # Users see and catch them as iikocloud.X.
     _cls.__module__ = "iikocloud"
 del _cls
+
+from . import _native  # noqa: E402 (the classes above are what it takes)
+
+_native.bind_error_classes(sys.modules[__name__])

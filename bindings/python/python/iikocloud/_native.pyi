@@ -1,6 +1,7 @@
 import os
 # Stubs of the private native module (checked by mypy.stubtest in scripts/py-test.sh).
 from decimal import Decimal
+from types import ModuleType
 from typing import Any, Dict, List, Mapping, Optional, Tuple, final
 
 from .webhooks import Body, Event
@@ -49,6 +50,8 @@ __all__ = [
     "read_limit",
     "limit_table",
     "api_error_class",
+    "bind_error_classes",
+    "error_class_names",
 ]
 
 __version__: str
@@ -77,6 +80,8 @@ def limit_table() -> List[
     Tuple[str, str, Optional[int], str, bool, int, Optional[int], str, str]
 ]: ...
 def api_error_class(status: int) -> str: ...
+def bind_error_classes(module: ModuleType) -> None: ...
+def error_class_names() -> List[str]: ...
 
 def refresh_log_level() -> None: ...
 # Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the

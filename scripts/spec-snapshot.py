@@ -16,6 +16,7 @@ body shape, and this project's classification of each operation (command or
 not, safe to retry or not). Inheritance is resolved here, once: every object
 lists all its fields, inherited ones included. The checks of spec/rules.json
 (the project's own, beyond the documents) are added to their fields.
+String fields named in the rules' `secret_fields` are marked `secret`.
 Dropped: every description, summary, title and example (the official prose
 is not ours to republish).
 
@@ -374,6 +375,17 @@ def resolve_inheritance(schemas: dict[str, dict]) -> None:
             s["inherited_discriminators"] = tags
 
 
+def mark_secrets(schemas: dict[str, dict], rules: dict) -> None:
+    """Marks `secret` every string field named in the rules' `secret_fields`
+    (credentials and tokens, whichever schema holds them)."""
+    names = set(rules.get("secret_fields", {}).get("names", []))
+    for s in schemas.values():
+        for i, f in enumerate(s.get("fields") or []):
+            if f["name"] in names and f["type"].get("type") == "string" and not f.get("secret"):
+                # Fields are shared with schemas deriving from this one: copy.
+                s["fields"][i] = dict(f, secret=True)
+
+
 def apply_rules(schemas: dict[str, dict], rules: dict) -> None:
     """Copies each project rule into its field as `project_checks` (the
     `why` stays in rules.json). A rule whose schema or field no document has
@@ -538,8 +550,10 @@ def main(argv: list[str]) -> int:
     # declares and nothing references (webhook payloads among them).
     for full in list(snap.components):
         snap.define(short(full), snap.components[full])
-    apply_rules(snap.schemas, json.loads(RULES.read_text(encoding="utf-8")))
+    rules = json.loads(RULES.read_text(encoding="utf-8"))
+    apply_rules(snap.schemas, rules)
     resolve_inheritance(snap.schemas)
+    mark_secrets(snap.schemas, rules)
     disambiguate(operations)
     operations.sort(key=lambda o: (o["name"], o["method"]))
     problems = add_summaries(operations)
@@ -554,6 +568,9 @@ def main(argv: list[str]) -> int:
                  "spec/operation-summaries.json. Regenerate with that script, then "
                  "`cargo run -p iikocloud-codegen`.",
         "sources": sources,
+        # The names of credential fields (spec/rules.json), for the readers
+        # of untyped JSON: the CLI hides them at any depth.
+        "secret_fields": sorted(rules.get("secret_fields", {}).get("names", [])),
         "operations": operations,
         "schemas": dict(sorted(snap.schemas.items())),
     }

@@ -2,20 +2,12 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+// Fields of an answer that hold a credential or token (the core's list,
+// from spec/rules.json); hidden unless the user asks with `--reveal`.
+use iikocloud::api::SECRET_FIELDS;
 use serde_json::Value;
 
 use crate::exit::Failure;
-
-/// Fields of an answer that hold a credential or token; hidden unless the
-/// user asks with `--reveal`.
-const SECRET_FIELDS: [&str; 6] = [
-    "token",
-    "authToken",
-    "accessToken",
-    "clientSecret",
-    "apiKey",
-    "apiLogin",
-];
 
 /// What a hidden value is replaced with.
 pub const REDACTED: &str = "[redacted]";

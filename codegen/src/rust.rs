@@ -163,12 +163,11 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
     })
 }
 
-/// Fields that carry credentials or tokens: typed as `Secret`, so `Debug`
-/// never prints them.
-const SECRET_FIELDS: [&str; 5] = ["authToken", "token", "apiLogin", "apiKey", "clientSecret"];
-
+/// A field that carries a credential or token (marked `secret` by the
+/// snapshot from `spec/rules.json`): typed as `Secret`, so `Debug` never
+/// prints it.
 pub(crate) fn is_secret(f: &Value) -> bool {
-    f["type"]["type"] == "string" && SECRET_FIELDS.contains(&f["name"].as_str().unwrap_or_default())
+    f["secret"] == true
 }
 
 /// Unique snake-case field names for the wire names of one struct.
@@ -802,9 +801,23 @@ pub fn generate(spec: &Value) -> Result<Generated, String> {
         .as_array()
         .ok_or("no \"operations\" array")?;
     let s = Spec { schemas };
+    let secret_fields: Vec<&str> = spec["secret_fields"]
+        .as_array()
+        .ok_or("no \"secret_fields\" list")?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut ops = gen_ops(&s, operations)?;
+    writeln!(
+        ops,
+        "\n/// Names of the fields that hold a credential or token, in any schema\n/// (`spec/rules.json`): the typed models keep them as [`crate::Secret`];\n/// readers of untyped JSON (the CLI) hide them by name.\npub const SECRET_FIELDS: [&str; {}] = [{}];",
+        secret_fields.len(),
+        secret_fields.iter().map(|n| lit(n)).collect::<Vec<_>>().join(", ")
+    )
+    .unwrap();
     Ok(Generated {
         models: gen_models(&s)?,
-        ops: gen_ops(&s, operations)?,
+        ops,
         wire: crate::wire::generate(&s, operations)?,
     })
 }

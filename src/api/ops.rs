@@ -10508,3 +10508,15 @@ pub fn prepare_typed(name: &str, request: &serde_json::Value) -> Result<serde_js
         other => Err(crate::Error::invalid(format!("no operation named {other:?}"))),
     }
 }
+
+/// Names of the fields that hold a credential or token, in any schema
+/// (`spec/rules.json`): the typed models keep them as [`crate::Secret`];
+/// readers of untyped JSON (the CLI) hide them by name.
+pub const SECRET_FIELDS: [&str; 6] = [
+    "accessToken",
+    "apiKey",
+    "apiLogin",
+    "authToken",
+    "clientSecret",
+    "token",
+];

@@ -158,7 +158,7 @@ fn answer_from_schema(
         return Reply::bad_request(msg, cid);
     }
     if back_office {
-        if let Some(reply) = crate::backoffice::handle(shared, op, body) {
+        if let Some(reply) = crate::backoffice::handle(shared, key, op, body) {
             return reply;
         }
     }

@@ -287,11 +287,13 @@ fn lower(v: &Value) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
-/// The made-up answer of the operation with these fields set.
+/// The made-up answer of the operation with these fields set, those its
+/// schema has (a `message` only where the answer has one).
 fn answer_with(op: &Value, fields: Value) -> Value {
     let mut answer = catalogue().answer(op, "", &Value::Null);
+    let schema = op["response"]["ref"].as_str().unwrap_or_default();
     if let (Value::Object(a), Value::Object(f)) = (&mut answer, fields) {
-        a.extend(f);
+        a.extend(fields_of(schema, &f));
     }
     answer
 }

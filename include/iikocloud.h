@@ -2517,7 +2517,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST 245
 
 /**
- * `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+ * `finance.account_type.list`: Lists the account types a ledger account may have, by code.
  * `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST 246
@@ -2679,7 +2679,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
 
 /**
- * `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+ * `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
  * `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273
@@ -2985,7 +2985,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_REPORTING_INCOME_PLAN_LIST 323
 
 /**
- * `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+ * `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by.
  * `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_COLUMNS_GET 324
@@ -3003,7 +3003,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_REPORTING_OLAP_PRESETS_GET 326
 
 /**
- * `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+ * `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office, by id and name.
  * `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_REPORTING_OLAP_PRESETS_LIST 327

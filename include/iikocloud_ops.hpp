@@ -1965,7 +1965,7 @@ inline std::string finance_account_posting_list(const Client &client, const std:
     return client.call_operation(IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST, request_json, options);
 }
 
-/** `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+/** `finance.account_type.list`: Lists the account types a ledger account may have, by code.
  *  `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx). */
 inline std::string finance_account_type_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2154,7 +2154,7 @@ inline std::string inventory_organizations_settings_list(const Client &client, c
     return client.call_operation(IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+/** `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
  *  `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_tree(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2511,7 +2511,7 @@ inline std::string reporting_income_plan_list(const Client &client, const std::s
     return client.call_operation(IIKO_OP_REPORTING_INCOME_PLAN_LIST, request_json, options);
 }
 
-/** `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+/** `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by.
  *  `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_columns_get(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {
@@ -2532,7 +2532,7 @@ inline std::string reporting_olap_presets_get(const Client &client, const std::s
     return client.call_operation(IIKO_OP_REPORTING_OLAP_PRESETS_GET, request_json, options);
 }
 
-/** `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+/** `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office, by id and name.
  *  `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx). */
 inline std::string reporting_olap_presets_list(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {

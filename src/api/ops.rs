@@ -935,7 +935,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "finance.account_type.list",
-        summary: "Lists the account types a ledger account may have; untyped answer.",
+        summary: "Lists the account types a ledger account may have, by code.",
         method: "POST",
         path: "/api/finance/v1/account-type/list",
         edition: "newer",
@@ -1835,7 +1835,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.tree",
-        summary: "Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.",
+        summary: "Answers the legal entities of the key with their organizations below them, as a tree.",
         method: "POST",
         path: "/api/inventory/v1/organizations/tree",
         edition: "newer",
@@ -3587,7 +3587,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.columns.get",
-        summary: "Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.",
+        summary: "Lists the columns an OLAP report of one type can group, filter and aggregate by.",
         method: "POST",
         path: "/api/reporting/v1/olap/columns/get",
         edition: "newer",
@@ -3623,7 +3623,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "reporting.olap.presets.list",
-        summary: "Lists the OLAP report presets saved in the back office; untyped answer.",
+        summary: "Lists the OLAP report presets saved in the back office, by id and name.",
         method: "POST",
         path: "/api/reporting/v1/olap/presets/list",
         edition: "newer",
@@ -5672,7 +5672,7 @@ pub struct FinanceAccountType<'c> {
 }
 
 impl<'c> FinanceAccountType<'c> {
-    /// Lists the account types a ledger account may have; untyped answer.
+    /// Lists the account types a ledger account may have, by code.
     ///
     /// `finance.account_type.list`: `POST /api/finance/v1/account-type/list`.
     ///
@@ -7005,7 +7005,7 @@ impl<'c> InventoryOrganizations<'c> {
         }
     }
 
-    /// Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+    /// Answers the legal entities of the key with their organizations below them, as a tree.
     ///
     /// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree`.
     ///
@@ -9655,7 +9655,7 @@ pub struct ReportingOlapColumns<'c> {
 }
 
 impl<'c> ReportingOlapColumns<'c> {
-    /// Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+    /// Lists the columns an OLAP report of one type can group, filter and aggregate by.
     ///
     /// `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get`.
     ///
@@ -9693,7 +9693,7 @@ impl<'c> ReportingOlapPresets<'c> {
         self.client.operation(&OPERATIONS[300], request)
     }
 
-    /// Lists the OLAP report presets saved in the back office; untyped answer.
+    /// Lists the OLAP report presets saved in the back office, by id and name.
     ///
     /// `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list`.
     ///

@@ -746,7 +746,7 @@ pub const IIKO_OP_FINANCE_ACCOUNT_UPDATE: iiko_operation = 244;
 /// `finance.account_posting.list`: Lists the postings of a ledger account over a period, with opening balance and net change.
 /// `POST /api/finance/v1/account-posting/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_POSTING_LIST: iiko_operation = 245;
-/// `finance.account_type.list`: Lists the account types a ledger account may have; untyped answer.
+/// `finance.account_type.list`: Lists the account types a ledger account may have, by code.
 /// `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST: iiko_operation = 246;
 /// `finance.balance_sheet.list`: Answers every account's balance as of a date, optionally for some organizations only.
@@ -827,7 +827,7 @@ pub const IIKO_OP_INVENTORY_MEASURE_UNITS_LIST: iiko_operation = 271;
 /// `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 /// `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST: iiko_operation = 272;
-/// `inventory.organizations.tree`: Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+/// `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
 /// `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_TREE: iiko_operation = 273;
 /// `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.
@@ -981,7 +981,7 @@ pub const IIKO_OP_PLATFORM_EVENTS_METADATA_LIST: iiko_operation = 322;
 /// `reporting.income_plan.list`: Reads an organization's planned income for each day of a date range.
 /// `POST /api/reporting/v1/income-plan/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_INCOME_PLAN_LIST: iiko_operation = 323;
-/// `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+/// `reporting.olap.columns.get`: Lists the columns an OLAP report of one type can group, filter and aggregate by.
 /// `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_COLUMNS_GET: iiko_operation = 324;
 /// `reporting.olap.get`: Builds an OLAP report (sales, transactions, deliveries) from chosen groupings, aggregates and filters.
@@ -990,7 +990,7 @@ pub const IIKO_OP_REPORTING_OLAP_GET: iiko_operation = 325;
 /// `reporting.olap.presets.get`: Runs a saved OLAP report preset over a date range and answers its data.
 /// `POST /api/reporting/v1/olap/presets/get` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_PRESETS_GET: iiko_operation = 326;
-/// `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office; untyped answer.
+/// `reporting.olap.presets.list`: Lists the OLAP report presets saved in the back office, by id and name.
 /// `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_REPORTING_OLAP_PRESETS_LIST: iiko_operation = 327;
 /// `terminals.cash_registers.list`: Pages through an organization's cash registers, by name search or terminal group.

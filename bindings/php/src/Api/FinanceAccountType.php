@@ -22,7 +22,7 @@ final class FinanceAccountType
     }
 
     /**
-     * Lists the account types a ledger account may have; untyped answer.
+     * Lists the account types a ledger account may have, by code.
      *
      * `finance.account_type.list`: `POST /api/finance/v1/account-type/list` (a read: retried after a transport error or a 5xx).
      *

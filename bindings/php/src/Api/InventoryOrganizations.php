@@ -28,7 +28,7 @@ final class InventoryOrganizations
     }
 
     /**
-     * Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+     * Answers the legal entities of the key with their organizations below them, as a tree.
      *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *

@@ -22,7 +22,7 @@ final class ReportingOlapColumns
     }
 
     /**
-     * Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+     * Lists the columns an OLAP report of one type can group, filter and aggregate by.
      *
      * `reporting.olap.columns.get`: `POST /api/reporting/v1/olap/columns/get` (a read: retried after a transport error or a 5xx).
      *

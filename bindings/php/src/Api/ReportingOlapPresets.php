@@ -41,7 +41,7 @@ final class ReportingOlapPresets
     }
 
     /**
-     * Lists the OLAP report presets saved in the back office; untyped answer.
+     * Lists the OLAP report presets saved in the back office, by id and name.
      *
      * `reporting.olap.presets.list`: `POST /api/reporting/v1/olap/presets/list` (a read: retried after a transport error or a 5xx).
      *

@@ -870,7 +870,7 @@ class FinanceAccountTypeOps(_G):
     __slots__ = ()
 
     def list(self, *, timeout=None):
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -1675,7 +1675,7 @@ class InventoryOrganizationsOps(_G):
         return InventoryOrganizationsSettingsOps(self._client)
 
     def tree(self, *, timeout=None):
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -3412,7 +3412,7 @@ class ReportingOlapColumnsOps(_G):
     __slots__ = ()
 
     def get(self, *, report_type, timeout=None):
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -3433,7 +3433,7 @@ class ReportingOlapPresetsOps(_G):
         return self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
 
     def list(self, *, timeout=None):
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
@@ -4649,7 +4649,7 @@ class AsyncFinanceAccountTypeOps(_AG):
     __slots__ = ()
 
     async def list(self, *, timeout=None):
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -5454,7 +5454,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         return AsyncInventoryOrganizationsSettingsOps(self._client)
 
     async def tree(self, *, timeout=None):
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -7191,7 +7191,7 @@ class AsyncReportingOlapColumnsOps(_AG):
     __slots__ = ()
 
     async def get(self, *, report_type, timeout=None):
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -7212,7 +7212,7 @@ class AsyncReportingOlapPresetsOps(_AG):
         return await self._call_op("reporting.olap.presets.get", (("dateFrom", date_from), ("dateTo", date_to), ("presetId", preset_id),), "GetOlapReportResponse", timeout)
 
     async def list(self, *, timeout=None):
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 

@@ -1362,7 +1362,7 @@ class FinanceAccountTypeOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[AccountType]:
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -2699,7 +2699,7 @@ class InventoryOrganizationsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[JurPerson]:
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -5533,7 +5533,7 @@ class ReportingOlapColumnsOps(_G):
         report_type: str,
         timeout: float | _timedelta | None = None,
     ) -> list[OlapColumn]:
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -5562,7 +5562,7 @@ class ReportingOlapPresetsOps(_G):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[OlapPreset]:
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 
@@ -7427,7 +7427,7 @@ class AsyncFinanceAccountTypeOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[AccountType]:
-        """Lists the account types a ledger account may have; untyped answer.
+        """Lists the account types a ledger account may have, by code.
 
         ``finance.account_type.list``: ``POST /api/finance/v1/account-type/list``.
 
@@ -8764,7 +8764,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[JurPerson]:
-        """Answers the structure below the organizations: terminal groups, points of sale, sections; untyped.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -11598,7 +11598,7 @@ class AsyncReportingOlapColumnsOps(_AG):
         report_type: str,
         timeout: float | _timedelta | None = None,
     ) -> list[OlapColumn]:
-        """Lists the columns an OLAP report of one type can group, filter and aggregate by; untyped answer.
+        """Lists the columns an OLAP report of one type can group, filter and aggregate by.
 
         ``reporting.olap.columns.get``: ``POST /api/reporting/v1/olap/columns/get``.
 
@@ -11627,7 +11627,7 @@ class AsyncReportingOlapPresetsOps(_AG):
         *,
         timeout: float | _timedelta | None = None,
     ) -> list[OlapPreset]:
-        """Lists the OLAP report presets saved in the back office; untyped answer.
+        """Lists the OLAP report presets saved in the back office, by id and name.
 
         ``reporting.olap.presets.list``: ``POST /api/reporting/v1/olap/presets/list``.
 

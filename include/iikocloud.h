@@ -2688,7 +2688,7 @@ typedef int32_t iiko_operation;
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST 272
 
 /**
- * `inventory.organizations.tree`: Answers the legal entities of the back office with their organizations below them, as a tree.
+ * `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
  * `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
  */
 #define IIKO_OP_INVENTORY_ORGANIZATIONS_TREE 273

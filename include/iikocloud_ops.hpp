@@ -2154,7 +2154,7 @@ inline std::string inventory_organizations_settings_list(const Client &client, c
     return client.call_operation(IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST, request_json, options);
 }
 
-/** `inventory.organizations.tree`: Answers the legal entities of the back office with their organizations below them, as a tree.
+/** `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
  *  `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx). */
 inline std::string inventory_organizations_tree(const Client &client, const std::string &request_json = "{}",
                        const CallOptions &options = CallOptions()) {

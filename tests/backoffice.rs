@@ -1,7 +1,9 @@
 //! The back-office families of the newer edition against the emulator over
 //! loopback, through the typed API: nomenclature groups and products (their
 //! lists are eventually consistent), employees, incoming inventories, and an
-//! OLAP sales report that finds a delivery order closed through the emulator.
+//! OLAP sales report that finds a delivery order closed through the emulator,
+//! and the five answers that are JSON lists (OLAP columns and presets, the
+//! organization tree, inventories by period, account types) as typed lists.
 
 use std::time::{Duration, Instant};
 
@@ -513,4 +515,150 @@ fn platform_events_terminals_licenses_and_directories_come_from_the_emulator() {
         .list(&Default::default())
         .expect("allergen groups");
     assert_eq!(allergens.total_count, Some(3));
+}
+
+#[test]
+fn the_list_answers_come_typed_with_the_documents_fields() {
+    use iikocloud::api::models::backoffice::{
+        AccountTypeListRequest, GetOlapColumnsRequest, ListRequest, OlapPresetReportRequest,
+        OlapPresetsListRequest, OrganizationRequest,
+    };
+    let (_emu, client) = setup();
+    let api = client.api();
+
+    let columns = api
+        .reporting()
+        .olap()
+        .columns()
+        .get(&GetOlapColumnsRequest {
+            report_type: Some("SALES".into()),
+            ..Default::default()
+        })
+        .expect("columns");
+    assert_eq!(columns.len(), 7);
+    // Every field the emulator sends is one the document names.
+    assert!(columns.iter().all(|c| c.extra.is_empty()), "{columns:?}");
+    let dish = columns
+        .iter()
+        .find(|c| c.name.as_deref() == Some("DishSumInt"))
+        .expect("DishSumInt");
+    assert_eq!(
+        (
+            dish.display_name.as_deref(),
+            dish.r#type.as_deref(),
+            dish.can_aggregate,
+            dish.can_filter,
+            dish.can_group,
+        ),
+        (
+            Some("Dish sum"),
+            Some("MONEY"),
+            Some(true),
+            Some(false),
+            Some(false)
+        )
+    );
+    assert_eq!(dish.tags.as_deref(), Some(&["Amounts".to_string()][..]));
+    let e = api
+        .reporting()
+        .olap()
+        .columns()
+        .get(&GetOlapColumnsRequest {
+            report_type: Some("WEEKLY".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.http_status(), Some(400), "{e}");
+
+    let tree = api
+        .inventory()
+        .organizations()
+        .tree(&OrganizationRequest::default())
+        .expect("tree");
+    assert_eq!(tree.len(), 2);
+    let company = &tree[0];
+    assert_eq!(
+        (
+            company.jur_person_id.as_deref(),
+            company.name.as_deref(),
+            company.code.as_deref(),
+            company.r#type.as_deref()
+        ),
+        (
+            Some(iikocloud_emulator::DEFAULT_LEGAL_ENTITY_ID),
+            Some("Emulator Restaurants LLC"),
+            Some("ER-01"),
+            Some("JUR_PERSON")
+        )
+    );
+    let children = company.children.as_deref().expect("children");
+    let pizza = &children[0];
+    assert_eq!(pizza.organization_id.as_deref(), Some(ORG));
+    assert_eq!(pizza.name.as_deref(), Some("Emulator Pizza (Central)"));
+    assert_eq!(pizza.code.as_deref(), Some("EMU-PIZZA"));
+    assert_eq!(pizza.r#type.as_deref(), Some("Rms"));
+    assert_eq!(pizza.children.as_deref(), Some(&[][..]), "a leaf");
+    assert!(children.iter().all(|o| o.extra.is_empty()));
+
+    let presets = api
+        .reporting()
+        .olap()
+        .presets()
+        .list(&OlapPresetsListRequest::default())
+        .expect("presets");
+    assert_eq!(presets.len(), 3);
+    assert!(presets
+        .iter()
+        .all(|p| p.name.is_some() && p.extra.is_empty()));
+    let report = api
+        .reporting()
+        .olap()
+        .presets()
+        .get(&OlapPresetReportRequest {
+            preset_id: presets[0].preset_id.clone(),
+            date_from: Some("2000-01-01".into()),
+            date_to: Some("2100-01-01".into()),
+            ..Default::default()
+        })
+        .expect("the preset's report");
+    assert_eq!(report.summary.map(|s| s.len()), Some(1));
+
+    let docs = api.inventory().incoming_inventory();
+    let created = docs
+        .create(&IncomingInventoryCreateRequest {
+            organization_id: Some(ORG.into()),
+            store: Some("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f".into()),
+            date: Some("2026-11-23T10:00:00".into()),
+            comment: Some("Monthly count".into()),
+            items: Some(vec![]),
+            items_first_step: Some(vec![]),
+            ..Default::default()
+        })
+        .expect("draft created");
+    let listed = docs
+        .list(&ListRequest {
+            organization_id: Some(ORG.into()),
+            from: Some("2026-11-01".into()),
+            to: Some("2026-11-30".into()),
+            ..Default::default()
+        })
+        .expect("list");
+    assert_eq!(listed.len(), 1);
+    let item = &listed[0];
+    assert_eq!(item.document_id, created.document_id);
+    assert_eq!(item.comment.as_deref(), Some("Monthly count"));
+    assert_eq!(
+        item.store_from.as_deref(),
+        Some("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f")
+    );
+    assert_eq!((item.processed, item.deleted), (Some(false), Some(false)));
+    assert!(item.extra.is_empty(), "{item:?}");
+
+    let types = api
+        .finance()
+        .account_type()
+        .list(&AccountTypeListRequest::default())
+        .expect("account types");
+    assert!(types.iter().any(|t| t.code.as_deref() == Some("CASH")));
+    assert!(types.iter().all(|t| t.extra.is_empty()));
 }

@@ -636,6 +636,41 @@ fn malformed_or_mistyped_success_bodies_are_decode_errors() {
 }
 
 #[test]
+fn a_success_without_content_reads_as_null_typed_raw_and_as_text() {
+    // The document gives deliveries/update_tracking_link's 200 no content,
+    // and the emulator sends none.
+    use iikocloud::api::models::deliveries::request::UpdateTrackingLinkRequest;
+    let emu = Emulator::start_default().unwrap();
+    let client = client(&emu);
+    let org = iikocloud_emulator::DEFAULT_ORGANIZATION_ID;
+    let order = "7a0e1d2c-3b4a-4c5d-8e6f-708192a3b4c5";
+    let typed = client
+        .api()
+        .deliveries()
+        .update_tracking_link(&UpdateTrackingLinkRequest {
+            organization_id: Some(org.into()),
+            order_id: Some(order.into()),
+            tracking_link: Some("https://track.example/1".into()),
+            ..Default::default()
+        })
+        .expect("no body is an answer");
+    assert_eq!(typed, serde_json::Value::Null);
+    let body = json!({"organizationId": org, "orderId": order});
+    let path = "/api/1/deliveries/update_tracking_link";
+    let raw = client.call(path, &body, &CallOptions::default()).unwrap();
+    assert_eq!(raw, serde_json::Value::Null);
+    let text = client
+        .call_text(path, &body.to_string(), &CallOptions::default())
+        .unwrap();
+    assert_eq!(text, "null", "bindings parse the text: it must be JSON");
+    // An answer that must hold fields still fails without a body.
+    let e = client
+        .call_as::<iikocloud::models::OrganizationsResponse>(path, &body, &CallOptions::default())
+        .unwrap_err();
+    assert!(matches!(e, Error::Decode { status: 200, .. }), "{e:?}");
+}
+
+#[test]
 fn organizations_simple_extended_empty_and_lenient() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);

@@ -158,7 +158,7 @@ fn answer_from_schema(
         return Reply::bad_request(msg, cid);
     }
     if back_office {
-        if let Some(reply) = crate::backoffice::handle(shared, op, body) {
+        if let Some(reply) = crate::backoffice::handle(shared, key, op, body) {
             return reply;
         }
     }
@@ -170,6 +170,12 @@ fn answer_from_schema(
         .as_u64()
         .and_then(|s| u16::try_from(s).ok())
         .unwrap_or(200);
+    if cat.answers_nothing(op) {
+        // The document gives this success no content ("200 Success" and
+        // nothing else), so none is sent: a `null` or `{}` would be a body
+        // the document does not have, and a client must cope with none.
+        return Reply::Empty { status };
+    }
     Reply::json(status, cat.answer(op, cid, &body))
 }
 

@@ -2,7 +2,9 @@
 //! groups, products and product categories, employees, finance accounts and
 //! cash-flow categories (create, update, soft delete, restore, get, list with
 //! the documented filters), incoming inventories (draft, post, unpost,
-//! cancel) and OLAP reports computed from the emulator's delivery orders.
+//! cancel, list by period), OLAP reports, their columns and saved presets
+//! computed from the emulator's delivery orders, and the organization tree of
+//! the fixture organizations.
 //!
 //! The nomenclature lists read an eventually consistent catalogue, as the
 //! document describes: a write shows in them after [`BackOffice::delay`]
@@ -16,9 +18,10 @@ use std::time::{Duration, Instant, SystemTime};
 use serde_json::{json, Map, Value};
 
 use crate::catalogue::catalogue;
+use crate::fixtures::ApiKeyFixture;
 use crate::reply::Reply;
 use crate::state::Shared;
-use crate::util::{format_utc, lock, new_uuid};
+use crate::util::{derived_uuid, format_utc, lock, new_uuid};
 
 /// How long a nomenclature write takes to show in the lists by default.
 pub(crate) const DEFAULT_CATALOGUE_DELAY: Duration = Duration::from_secs(1);
@@ -114,7 +117,7 @@ impl Record {
 pub(crate) struct BackOffice {
     records: BTreeMap<&'static str, BTreeMap<String, Record>>,
     /// Incoming inventory documents by id.
-    inventories: BTreeMap<String, Value>,
+    inventories: BTreeMap<String, Inventory>,
     next_document: u64,
     revision: i64,
     /// What the emulator's own actions emitted, for `platform.events.list`
@@ -122,6 +125,14 @@ pub(crate) struct BackOffice {
     events: Vec<PlatformEvent>,
     event_revision: i64,
     pub(crate) delay: Duration,
+}
+
+/// An incoming inventory document and the organization it was made for (its
+/// answers do not carry it, the list filters by it).
+struct Inventory {
+    organization_id: String,
+    /// What `get` answers.
+    doc: Value,
 }
 
 /// The platform events kept for `platform.events.list`.
@@ -238,7 +249,12 @@ fn not_found(what: &str, id: &str) -> Reply {
 }
 
 /// Handles the operations with back-office state; `None` for the others.
-pub(crate) fn handle(shared: &Arc<Shared>, op: &Value, body: &Map<String, Value>) -> Option<Reply> {
+pub(crate) fn handle(
+    shared: &Arc<Shared>,
+    key: &ApiKeyFixture,
+    op: &Value,
+    body: &Map<String, Value>,
+) -> Option<Reply> {
     let name = op["name"].as_str().unwrap_or_default();
     let (family, action) = name.rsplit_once('.')?;
     if let Some(kind) = KINDS.iter().find(|k| k.family == family) {
@@ -246,8 +262,12 @@ pub(crate) fn handle(shared: &Arc<Shared>, op: &Value, body: &Map<String, Value>
     }
     match family {
         "inventory.incoming_inventory" => Some(inventory(shared, action, op, body)),
+        "inventory.organizations" if action == "tree" => Some(organization_tree(shared, key)),
+        "finance.account_type" if action == "list" => Some(account_types()),
         "reporting.olap" if action == "get" => Some(olap(shared, body)),
-        "reporting.olap.columns" if action == "get" => Some(Reply::json(200, olap_columns())),
+        "reporting.olap.columns" if action == "get" => Some(olap_columns(body)),
+        "reporting.olap.presets" if action == "list" => Some(olap_presets()),
+        "reporting.olap.presets" if action == "get" => Some(olap_preset(shared, body)),
         "platform.events" if action == "list" => Some(platform_events(shared, body)),
         "terminals.terminals" | "terminals.cash_registers" if action == "list" => {
             Some(terminals(shared, family, op, body))
@@ -267,11 +287,13 @@ fn lower(v: &Value) -> Option<String> {
         .map(str::to_ascii_lowercase)
 }
 
-/// The made-up answer of the operation with these fields set.
+/// The made-up answer of the operation with these fields set, those its
+/// schema has (a `message` only where the answer has one).
 fn answer_with(op: &Value, fields: Value) -> Value {
     let mut answer = catalogue().answer(op, "", &Value::Null);
+    let schema = op["response"]["ref"].as_str().unwrap_or_default();
     if let (Value::Object(a), Value::Object(f)) = (&mut answer, fields) {
-        a.extend(f);
+        a.extend(fields_of(schema, &f));
     }
     answer
 }
@@ -671,12 +693,21 @@ fn inventory(shared: &Arc<Shared>, action: &str, op: &Value, body: &Map<String, 
         doc.insert("dateModified".into(), json!(now));
         let doc = Value::Object(doc);
         let answer = saved(&doc);
-        office.inventories.insert(id, doc);
+        let organization_id = body
+            .get("organizationId")
+            .and_then(lower)
+            .unwrap_or_default();
+        office.inventories.insert(
+            id,
+            Inventory {
+                organization_id,
+                doc,
+            },
+        );
         return Reply::json(201, answer);
     }
     if action == "list" {
-        let docs: Vec<Value> = office.inventories.values().cloned().collect();
-        return Reply::json(200, json!({"documents": docs, "totalCount": docs.len()}));
+        return inventory_list(&office, body);
     }
     let Some(id) = id else {
         return failure(
@@ -685,7 +716,7 @@ fn inventory(shared: &Arc<Shared>, action: &str, op: &Value, body: &Map<String, 
             json!({"field": "documentId"}),
         );
     };
-    let Some(doc) = office.inventories.get_mut(&id) else {
+    let Some(Inventory { doc, .. }) = office.inventories.get_mut(&id) else {
         return not_found("incoming inventory", &id);
     };
     let status = doc["status"].as_str().unwrap_or_default().to_string();
@@ -727,52 +758,250 @@ fn inventory(shared: &Arc<Shared>, action: &str, op: &Value, body: &Map<String, 
     Reply::json(200, answer)
 }
 
-// ------------------------------------------------------------------ OLAP
-
-/// The fields an OLAP report may group by or aggregate, with their type.
-const OLAP_FIELDS: [(&str, &str, bool); 7] = [
-    ("OpenDate.Typed", "DATE", false),
-    ("OrderNum", "INTEGER", false),
-    ("Delivery.Number", "INTEGER", false),
-    ("OrderType", "STRING", false),
-    ("Delivery.Status", "ENUM", false),
-    ("DishSumInt", "AMOUNT", true),
-    ("UniqOrderId.OrdersCount", "INTEGER", true),
-];
-
-fn olap_columns() -> Value {
-    let mut out = Map::new();
-    for (name, kind, aggregate) in OLAP_FIELDS {
-        out.insert(
-            name.into(),
-            json!({
-                "name": name,
-                "type": kind,
-                "aggregationAllowed": aggregate,
-                "groupingAllowed": !aggregate,
-                "filteringAllowed": true,
-                "tags": [],
-            }),
-        );
-    }
-    Value::Object(out)
+/// `inventory.incoming_inventory.list`: the organization's documents dated
+/// from `from` to `to` (both days included), as list items.
+fn inventory_list(office: &BackOffice, body: &Map<String, Value>) -> Reply {
+    let day = |field: &str| -> Result<String, Reply> {
+        let text = body.get(field).and_then(Value::as_str).unwrap_or_default();
+        if is_day(text) {
+            Ok(text.to_string())
+        } else {
+            Err(failure(
+                400,
+                format!("{field} must be a date in YYYY-MM-DD format, got {text:?}"),
+                json!({"field": field}),
+            ))
+        }
+    };
+    let (from, to) = match (day("from"), day("to")) {
+        (Ok(from), Ok(to)) => (from, to),
+        (Err(reply), _) | (_, Err(reply)) => return reply,
+    };
+    let organization = body
+        .get("organizationId")
+        .and_then(lower)
+        .unwrap_or_default();
+    let items: Vec<Value> = office
+        .inventories
+        .values()
+        .filter(|i| i.organization_id == organization)
+        .filter(|i| {
+            // The document's own day: its date is an ISO 8601 date-time.
+            let date = i.doc["date"].as_str().unwrap_or_default();
+            date.get(..10)
+                .is_some_and(|d| is_day(d) && d >= from.as_str() && d <= to.as_str())
+        })
+        .map(|i| inventory_item(&i.doc))
+        .collect();
+    Reply::json(200, Value::Array(items))
 }
 
-/// `reporting.olap.get`: SALES counts closed delivery orders, DELIVERIES
-/// every delivery order; rows grouped by the requested fields, with the
-/// requested aggregates (sums are exact decimals as JSON numbers).
-fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
-    let report = body
+/// A stored document as an `IncomingInventoryListItem`: the fields both
+/// shapes have, its status as the two flags, its store as `storeFrom`. The
+/// sums stay null: the emulator keeps no book stock to weigh the counted
+/// amounts against, so it knows no shortage or surplus.
+fn inventory_item(doc: &Value) -> Value {
+    let mut item = match doc {
+        Value::Object(m) => fields_of("IncomingInventoryListItem", m),
+        _ => Map::new(),
+    };
+    let status = doc["status"].as_str().unwrap_or_default();
+    item.insert("processed".into(), json!(status == "PROCESSED"));
+    item.insert("deleted".into(), json!(status == "DELETED"));
+    item.insert("storeFrom".into(), doc["store"].clone());
+    for sum in ["sum", "shortageSum", "surplusSum"] {
+        item.insert(sum.into(), Value::Null);
+    }
+    Value::Object(item)
+}
+
+/// `YYYY-MM-DD` with a month and day in range.
+fn is_day(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(0..4) {
+        return false;
+    }
+    if !digits(5..7) || !digits(8..10) {
+        return false;
+    }
+    let month = (b[5] - b'0') * 10 + (b[6] - b'0');
+    let day = (b[8] - b'0') * 10 + (b[9] - b'0');
+    (1..=12).contains(&month) && (1..=31).contains(&day)
+}
+
+// ------------------------------------------------------------------ OLAP
+
+/// A column of the emulator's OLAP reports. `olap.get` accepts exactly what
+/// this says and `olap.columns.get` lists it, so the two cannot disagree.
+struct OlapField {
+    name: &'static str,
+    display_name: &'static str,
+    kind: &'static str,
+    tags: &'static [&'static str],
+    /// An aggregate (a sum or a count per row), else a field to group by.
+    aggregate: bool,
+    /// Whether `filters` may name it: the date range is the only filter
+    /// the emulator applies.
+    filter: bool,
+}
+
+const OLAP_FIELDS: [OlapField; 7] = [
+    OlapField {
+        name: "OpenDate.Typed",
+        display_name: "Open date",
+        kind: "DATE",
+        tags: &["Date and time"],
+        aggregate: false,
+        filter: true,
+    },
+    OlapField {
+        name: "OrderNum",
+        display_name: "Order number",
+        kind: "INTEGER",
+        tags: &["Order"],
+        aggregate: false,
+        filter: false,
+    },
+    OlapField {
+        name: "Delivery.Number",
+        display_name: "Delivery number",
+        kind: "INTEGER",
+        tags: &["Delivery"],
+        aggregate: false,
+        filter: false,
+    },
+    OlapField {
+        name: "OrderType",
+        display_name: "Order type",
+        kind: "STRING",
+        tags: &["Order"],
+        aggregate: false,
+        filter: false,
+    },
+    OlapField {
+        name: "Delivery.Status",
+        display_name: "Delivery status",
+        kind: "ENUM",
+        tags: &["Delivery"],
+        aggregate: false,
+        filter: false,
+    },
+    OlapField {
+        name: "DishSumInt",
+        display_name: "Dish sum",
+        kind: "MONEY",
+        tags: &["Amounts"],
+        aggregate: true,
+        filter: false,
+    },
+    OlapField {
+        name: "UniqOrderId.OrdersCount",
+        display_name: "Orders",
+        kind: "INTEGER",
+        tags: &["Order", "Amounts"],
+        aggregate: true,
+        filter: false,
+    },
+];
+
+/// The report types. All are built from the emulator's delivery orders
+/// (SALES from the closed ones), so they share their columns.
+const OLAP_REPORTS: [&str; 3] = ["SALES", "TRANSACTIONS", "DELIVERIES"];
+
+fn report_type(body: &Map<String, Value>) -> Result<&'static str, Reply> {
+    let asked = body
         .get("reportType")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    if !["SALES", "DELIVERIES", "TRANSACTIONS"].contains(&report) {
-        return failure(
-            400,
-            format!("reportType {report:?} is not SALES, TRANSACTIONS or DELIVERIES"),
-            json!({"field": "reportType"}),
-        );
+    OLAP_REPORTS
+        .iter()
+        .find(|r| **r == asked)
+        .copied()
+        .ok_or_else(|| {
+            failure(
+                400,
+                format!("reportType {asked:?} is not SALES, TRANSACTIONS or DELIVERIES"),
+                json!({"field": "reportType"}),
+            )
+        })
+}
+
+/// `reporting.olap.columns.get`: the columns of the report type.
+fn olap_columns(body: &Map<String, Value>) -> Reply {
+    if let Err(reply) = report_type(body) {
+        return reply;
     }
+    let columns: Vec<Value> = OLAP_FIELDS
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name,
+                "displayName": f.display_name,
+                "type": f.kind,
+                "tags": f.tags,
+                "canAggregate": f.aggregate,
+                "canFilter": f.filter,
+                "canGroup": !f.aggregate,
+            })
+        })
+        .collect();
+    Reply::json(200, Value::Array(columns))
+}
+
+/// What one report asks for, checked against the columns.
+struct OlapQuery {
+    report: &'static str,
+    aggregates: Vec<String>,
+    groups: Vec<String>,
+    /// The days of `OpenDate.Typed` counted (`yyyy-MM-dd`).
+    from: String,
+    to: String,
+    include_low: bool,
+    include_high: bool,
+    summary: bool,
+}
+
+/// Refuses a field the columns do not offer for that use.
+fn check_olap_fields(aggregates: &[String], groups: &[String]) -> Result<(), Reply> {
+    if aggregates.is_empty() {
+        return Err(failure(
+            400,
+            "aggregateFields must not be empty",
+            json!({"field": "aggregateFields"}),
+        ));
+    }
+    let uses = aggregates
+        .iter()
+        .map(|f| (f, true))
+        .chain(groups.iter().map(|f| (f, false)));
+    for (name, aggregated) in uses {
+        let Some(field) = OLAP_FIELDS.iter().find(|f| f.name == name) else {
+            return Err(failure(
+                400,
+                format!("unknown field {name:?}; see olap/columns/get"),
+                json!({"field": name}),
+            ));
+        };
+        if field.aggregate != aggregated {
+            let (list, can) = if aggregated {
+                ("aggregateFields", "canAggregate")
+            } else {
+                ("groupByRowFields/groupByColFields", "canGroup")
+            };
+            return Err(failure(
+                400,
+                format!("{name} cannot be in {list}: its {can} is false (olap/columns/get)"),
+                json!({"field": name}),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `reporting.olap.get`'s request as a query.
+fn olap_query(body: &Map<String, Value>) -> Result<OlapQuery, Reply> {
+    let report = report_type(body)?;
     let names = |key: &str| -> Vec<String> {
         body.get(key)
             .and_then(Value::as_array)
@@ -784,42 +1013,63 @@ fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
     let aggregates = names("aggregateFields");
     let mut groups = names("groupByRowFields");
     groups.extend(names("groupByColFields"));
-    if aggregates.is_empty() {
-        return failure(
-            400,
-            "aggregateFields must not be empty",
-            json!({"field": "aggregateFields"}),
-        );
-    }
-    for f in aggregates.iter().chain(&groups) {
-        if !OLAP_FIELDS.iter().any(|(n, ..)| n == f) {
-            return failure(
-                400,
-                format!("unknown field {f:?}; see olap/columns/get"),
-                json!({"field": f}),
-            );
-        }
-    }
+    check_olap_fields(&aggregates, &groups)?;
     let filters: Vec<&Value> = body
         .get("filters")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .collect();
+    // A filter the emulator would not apply is refused, not ignored.
+    for f in &filters {
+        let name = f["name"].as_str().unwrap_or_default();
+        if !OLAP_FIELDS.iter().any(|c| c.name == name && c.filter) {
+            return Err(failure(
+                400,
+                format!(
+                    "{name:?} cannot be filtered on: its canFilter is false (olap/columns/get)"
+                ),
+                json!({"field": "filters"}),
+            ));
+        }
+    }
     let Some(range) = filters
         .iter()
         .find(|f| f["filterType"] == "DateRange" && f["name"] == "OpenDate.Typed")
     else {
-        return failure(
+        return Err(failure(
             400,
             "a DateRange filter on OpenDate.Typed is required",
             json!({"field": "filters"}),
-        );
+        ));
     };
-    let from = range["from"].as_str().unwrap_or("0000-00-00").to_string();
-    let to = range["to"].as_str().unwrap_or("9999-99-99").to_string();
-    let include_high = range["includeHigh"].as_bool().unwrap_or(false);
-    let include_low = range["includeLow"].as_bool().unwrap_or(true);
+    Ok(OlapQuery {
+        report,
+        aggregates,
+        groups,
+        from: range["from"].as_str().unwrap_or("0000-00-00").to_string(),
+        to: range["to"].as_str().unwrap_or("9999-99-99").to_string(),
+        include_low: range["includeLow"].as_bool().unwrap_or(true),
+        include_high: range["includeHigh"].as_bool().unwrap_or(false),
+        summary: body
+            .get("buildSummary")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
+/// `reporting.olap.get`.
+fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
+    match olap_query(body) {
+        Ok(query) => Reply::json(200, olap_report(shared, &query)),
+        Err(reply) => reply,
+    }
+}
+
+/// A report: SALES counts closed delivery orders, the others every delivery
+/// order; rows grouped by the requested fields, with the requested
+/// aggregates (sums are exact decimals as JSON numbers).
+fn olap_report(shared: &Arc<Shared>, q: &OlapQuery) -> Value {
     let mut rows: BTreeMap<Vec<String>, (Map<String, Value>, rust_decimal::Decimal, u64)> =
         BTreeMap::new();
     let orgs: Vec<String> = shared
@@ -835,18 +1085,26 @@ fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
                 continue;
             }
             let status = order["status"].as_str().unwrap_or_default();
-            if report == "SALES" && status != "Closed" {
+            if q.report == "SALES" && status != "Closed" {
                 continue;
             }
             let created = order["whenCreated"].as_str().unwrap_or_default();
             let day = created.get(..10).unwrap_or_default().to_string();
-            let low_ok = if include_low { day >= from } else { day > from };
-            let high_ok = if include_high { day <= to } else { day < to };
+            let low_ok = if q.include_low {
+                day >= q.from
+            } else {
+                day > q.from
+            };
+            let high_ok = if q.include_high {
+                day <= q.to
+            } else {
+                day < q.to
+            };
             if !(low_ok && high_ok) {
                 continue;
             }
             let mut row = Map::new();
-            for g in &groups {
+            for g in &q.groups {
                 let v = match g.as_str() {
                     "OpenDate.Typed" => json!(day),
                     "OrderNum" | "Delivery.Number" => order["number"].clone(),
@@ -856,7 +1114,7 @@ fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
                 };
                 row.insert(g.clone(), v);
             }
-            let key: Vec<String> = groups.iter().map(|g| row[g].to_string()).collect();
+            let key: Vec<String> = q.groups.iter().map(|g| row[g].to_string()).collect();
             // The amount as written in the order, digit for digit.
             let sum = order["sum"]
                 .as_number()
@@ -880,26 +1138,22 @@ fn olap(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
         .map(|(mut row, sum, count)| {
             total.0 += sum;
             total.1 += count;
-            for a in &aggregates {
+            for a in &q.aggregates {
                 row.insert(a.clone(), aggregate(a, sum, count));
             }
             Value::Object(row)
         })
         .collect();
-    let summary = if body
-        .get("buildSummary")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-    {
+    let summary = if q.summary {
         let mut row = Map::new();
-        for a in &aggregates {
+        for a in &q.aggregates {
             row.insert(a.clone(), aggregate(a, total.0, total.1));
         }
         vec![Value::Object(row)]
     } else {
         Vec::new()
     };
-    Reply::json(200, json!({"data": data, "summary": summary}))
+    json!({"data": data, "summary": summary})
 }
 
 fn aggregate(field: &str, sum: rust_decimal::Decimal, count: u64) -> Value {
@@ -908,6 +1162,169 @@ fn aggregate(field: &str, sum: rust_decimal::Decimal, count: u64) -> Value {
         "UniqOrderId.OrdersCount" => json!(count),
         _ => Value::Null,
     }
+}
+
+/// A saved report configuration: `olap.presets.list` names it,
+/// `olap.presets.get` runs it over a period.
+struct OlapPreset {
+    id: &'static str,
+    name: &'static str,
+    report: &'static str,
+    groups: &'static [&'static str],
+    aggregates: &'static [&'static str],
+}
+
+const OLAP_PRESETS: [OlapPreset; 3] = [
+    OlapPreset {
+        id: "c7a1e0f2-3b4d-4e5f-8a6b-7c8d9e0f1a01",
+        name: "Sales by day",
+        report: "SALES",
+        groups: &["OpenDate.Typed"],
+        aggregates: &["DishSumInt", "UniqOrderId.OrdersCount"],
+    },
+    OlapPreset {
+        id: "c7a1e0f2-3b4d-4e5f-8a6b-7c8d9e0f1a02",
+        name: "Sales by order type",
+        report: "SALES",
+        groups: &["OrderType"],
+        aggregates: &["DishSumInt"],
+    },
+    OlapPreset {
+        id: "c7a1e0f2-3b4d-4e5f-8a6b-7c8d9e0f1a03",
+        name: "Deliveries by status",
+        report: "DELIVERIES",
+        groups: &["Delivery.Status"],
+        aggregates: &["UniqOrderId.OrdersCount"],
+    },
+];
+
+/// `reporting.olap.presets.list`.
+fn olap_presets() -> Reply {
+    let presets: Vec<Value> = OLAP_PRESETS
+        .iter()
+        .map(|p| json!({"presetId": p.id, "name": p.name}))
+        .collect();
+    Reply::json(200, Value::Array(presets))
+}
+
+/// `reporting.olap.presets.get`: the preset's report from `dateFrom`
+/// (included) to `dateTo` (excluded), with its totals.
+fn olap_preset(shared: &Arc<Shared>, body: &Map<String, Value>) -> Reply {
+    let asked = body
+        .get("presetId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(preset) = OLAP_PRESETS
+        .iter()
+        .find(|p| p.id.eq_ignore_ascii_case(asked))
+    else {
+        return failure(
+            400,
+            format!("preset {asked} not found; see olap/presets/list"),
+            json!({"field": "presetId"}),
+        );
+    };
+    let mut days = Vec::new();
+    for field in ["dateFrom", "dateTo"] {
+        let text = body.get(field).and_then(Value::as_str).unwrap_or_default();
+        if !is_day(text) {
+            return failure(
+                400,
+                format!("{field} must be a date in yyyy-MM-dd format, got {text:?}"),
+                json!({"field": field}),
+            );
+        }
+        days.push(text.to_string());
+    }
+    let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let query = OlapQuery {
+        report: preset.report,
+        aggregates: owned(preset.aggregates),
+        groups: owned(preset.groups),
+        from: days[0].clone(),
+        to: days[1].clone(),
+        include_low: true,
+        include_high: false,
+        summary: true,
+    };
+    Reply::json(200, olap_report(shared, &query))
+}
+
+/// `inventory.organizations.tree`: the organizations linked to the caller's
+/// key (disabled ones too: they still belong to the structure), under their
+/// legal entities in fixture order. An organization whose fixture names no
+/// legal entity stands for one of its own, with an id derived from its own
+/// and no name or code.
+fn organization_tree(shared: &Arc<Shared>, key: &ApiKeyFixture) -> Reply {
+    let mut entities: Vec<Value> = Vec::new();
+    for org in shared
+        .fixtures
+        .organizations
+        .iter()
+        .filter(|o| key.organization_ids.contains(&o.id))
+    {
+        let node = json!({
+            "organizationId": org.id,
+            "iikoUid": org.id,
+            "parentId": null,
+            "name": org.name,
+            "code": org.code,
+            "type": "Rms",
+            "isCloud": org.extended.get("isCloud").filter(|v| v.is_boolean()),
+            "version": org.extended.get("version").filter(|v| v.is_string()),
+            "crmId": null,
+            "rating": null,
+            "children": [],
+        });
+        let (id, name, code) = match &org.legal_entity {
+            Some(e) => (e.id.clone(), json!(e.name), json!(e.code)),
+            None => (
+                derived_uuid(&format!("jur-person:{}", org.id)),
+                Value::Null,
+                Value::Null,
+            ),
+        };
+        match entities.iter_mut().find(|e| e["jurPersonId"] == id) {
+            Some(entity) => {
+                if let Some(children) = entity["children"].as_array_mut() {
+                    children.push(node);
+                }
+            }
+            None => entities.push(json!({
+                "jurPersonId": id,
+                "name": name,
+                "code": code,
+                "type": "JUR_PERSON",
+                "children": [node],
+            })),
+        }
+    }
+    Reply::json(200, Value::Array(entities))
+}
+
+/// `finance.account_type.list`: the account types of the iiko back office's
+/// chart of accounts (a fixed list: nothing in the emulator adds one).
+fn account_types() -> Reply {
+    const CODES: [&str; 16] = [
+        "CASH",
+        "ACCOUNTS_RECEIVABLE",
+        "INVENTORY_ASSETS",
+        "DEBTS_OF_EMPLOYEES",
+        "OTHER_CURRENT_ASSET",
+        "FIXED_ASSET",
+        "ACCOUNTS_PAYABLE",
+        "EMPLOYEES_LIABILITY",
+        "OTHER_CURRENT_LIABILITY",
+        "LONG_TERM_LIABILITY",
+        "EQUITY",
+        "INCOME",
+        "COST_OF_GOODS_SOLD",
+        "EXPENSES",
+        "OTHER_INCOME",
+        "OTHER_EXPENSES",
+    ];
+    let types: Vec<Value> = CODES.iter().map(|c| json!({ "code": c })).collect();
+    Reply::json(200, Value::Array(types))
 }
 
 // ------------------------------------------- platform, terminals, licenses
@@ -1167,4 +1584,37 @@ fn directory(op: &Value, body: &Map<String, Value>, rows: &[Row]) -> Reply {
         ],
     );
     Reply::json(200, answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_runs_a_report_its_columns_allow() {
+        for p in &OLAP_PRESETS {
+            assert!(OLAP_REPORTS.contains(&p.report), "{}", p.name);
+            let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+            assert!(
+                check_olap_fields(&owned(p.aggregates), &owned(p.groups)).is_ok(),
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn days_are_checked_for_shape_and_range() {
+        assert!(is_day("2026-01-31"));
+        for bad in [
+            "2026-1-31",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-01-32",
+            "20260131",
+            "",
+        ] {
+            assert!(!is_day(bad), "{bad}");
+        }
+    }
 }

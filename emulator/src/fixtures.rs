@@ -96,6 +96,26 @@ pub struct OrganizationFixture {
     /// organization gets those of the built-in fixtures' first organization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dictionaries: Option<Dictionaries>,
+    /// The legal entity the organization belongs to, the top of
+    /// `inventory/v1/organizations/tree`; without one the organization stands
+    /// for a legal entity of its own there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_entity: Option<LegalEntityFixture>,
+}
+
+/// A legal entity (`JurPerson` of the organization tree). Organizations that
+/// name the same `id` are its children; their `name` and `code` must agree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LegalEntityFixture {
+    /// Legal entity id (UUID).
+    pub id: String,
+    /// Display name, or null.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The user's code of the legal entity, or null.
+    #[serde(default)]
+    pub code: Option<String>,
 }
 
 /// A terminal group and its stop list.
@@ -179,6 +199,7 @@ impl Fixtures {
     fn validate(&mut self) -> Result<(), String> {
         let mut org_ids = HashSet::new();
         let mut tg_ids = HashSet::new();
+        let mut legal_entities: Vec<LegalEntityFixture> = Vec::new();
         for org in &mut self.organizations {
             if !is_uuid(&org.id) {
                 return Err(format!("organization id {:?} is not a UUID", org.id));
@@ -186,6 +207,26 @@ impl Fixtures {
             org.id.make_ascii_lowercase();
             if !org_ids.insert(org.id.clone()) {
                 return Err(format!("duplicate organization id {}", org.id));
+            }
+            if let Some(entity) = &mut org.legal_entity {
+                if !is_uuid(&entity.id) {
+                    return Err(format!(
+                        "organization {}: legalEntity id {:?} is not a UUID",
+                        org.id, entity.id
+                    ));
+                }
+                entity.id.make_ascii_lowercase();
+                // One legal entity, one name: the tree shows it once.
+                match legal_entities.iter().find(|e| e.id == entity.id) {
+                    Some(seen) if seen != entity => {
+                        return Err(format!(
+                            "organization {}: legalEntity {} has another name or code than before",
+                            org.id, entity.id
+                        ));
+                    }
+                    Some(_) => {}
+                    None => legal_entities.push(entity.clone()),
+                }
             }
             for key in RESERVED_ORG_KEYS {
                 if org.extended.contains_key(key) || org.extra_fields.contains_key(key) {
@@ -331,5 +372,28 @@ mod tests {
         assert!(Fixtures::from_json(r#"{"apiKeys":[{"apiKey":"k","organizationIds":["441e1320-3f58-4702-9f9e-aa34cdef9c04"]}]}"#).is_err());
         assert!(Fixtures::from_json(r#"{"unknown":1}"#).is_err());
         assert!(Fixtures::from_json(r#"{}"#).is_ok());
+    }
+
+    #[test]
+    fn legal_entities_need_a_uuid_and_one_name() {
+        let org = |id: &str, entity: &str| format!(r#"{{"id": "{id}", "legalEntity": {entity}}}"#);
+        let file = |a: &str, b: &str| {
+            format!(
+                r#"{{"organizations": [{}, {}]}}"#,
+                org("441e1320-3f58-4702-9f9e-aa34cdef9c04", a),
+                org("a0c4696d-b51f-48b3-83c1-586ddfaf4a42", b)
+            )
+        };
+        let le = r#"{"id": "5B0C2F1E-7D3A-4E8B-9C6F-1A2B3C4D5E01", "name": "A LLC"}"#;
+        let f = Fixtures::from_json(&file(le, le)).expect("the same entity twice");
+        let entity = f.organizations[1].legal_entity.as_ref().expect("kept");
+        assert_eq!(entity.id, DEFAULT_LEGAL_ENTITY_ID, "lower-cased");
+        let renamed = r#"{"id": "5b0c2f1e-7d3a-4e8b-9c6f-1a2b3c4d5e01", "name": "B LLC"}"#;
+        let e = Fixtures::from_json(&file(le, renamed)).unwrap_err();
+        assert!(e.contains("another name or code"), "{e}");
+        let e = Fixtures::from_json(&file(r#"{"id": "x"}"#, le)).unwrap_err();
+        assert!(e.contains("legalEntity id"), "{e}");
+        let e = Fixtures::from_json(&file(r#"{"id": "x", "inn": 1}"#, le)).unwrap_err();
+        assert!(e.contains("unknown field"), "{e}");
     }
 }

@@ -63,8 +63,8 @@ pub use dictionaries::{
 pub use error::EmulatorError;
 pub use faults::{Fault, FaultKind};
 pub use fixtures::{
-    ApiKeyFixture, AppFixture, ExternalDataEntry, Fixtures, OrganizationFixture, StopListItem,
-    TerminalGroupFixture, DEFAULT_FIXTURES_JSON, MENU_PRODUCTS,
+    ApiKeyFixture, AppFixture, ExternalDataEntry, Fixtures, LegalEntityFixture,
+    OrganizationFixture, StopListItem, TerminalGroupFixture, DEFAULT_FIXTURES_JSON, MENU_PRODUCTS,
 };
 
 /// Connection and request limits of the emulator's HTTP server.
@@ -106,6 +106,9 @@ pub const DEFAULT_TERMINAL_GROUP_ID: &str = "7b668cda-784b-4938-bd54-cd2bd147a44
 pub const DEFAULT_SECOND_TERMINAL_GROUP_ID: &str = "c5d9e7e0-1e9a-4d0f-8b5c-e81d3157a6a3";
 /// Terminal group of [`SECOND_ORGANIZATION_ID`] (one item, balance 3.5).
 pub const SECOND_TERMINAL_GROUP_ID: &str = "2ac14e94-79af-43b0-b843-4d4266edcd2f";
+/// The legal entity of both enabled organizations of the default fixtures
+/// ("Emulator Restaurants LLC"); the disabled one names none.
+pub const DEFAULT_LEGAL_ENTITY_ID: &str = "5b0c2f1e-7d3a-4e8b-9c6f-1a2b3c4d5e01";
 
 /// A request body that fits the schema of the operation at `path` (POST),
 /// made up deterministically from the snapshot (`spec/operations.json`), for

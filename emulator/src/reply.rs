@@ -16,6 +16,9 @@ pub(crate) enum Reply {
         body: Value,
         retry_after: Option<u64>,
     },
+    /// No body and no `Content-Type`: a success the document declares
+    /// without content.
+    Empty { status: u16 },
     /// Any other body.
     Raw {
         status: u16,
@@ -80,6 +83,7 @@ impl Reply {
                     None => r,
                 }
             }
+            Reply::Empty { status } => Response::empty(status),
             Reply::Raw {
                 status,
                 content_type,
@@ -92,7 +96,9 @@ impl Reply {
 
     pub(crate) fn status(&self) -> u16 {
         match self {
-            Reply::Json { status, .. } | Reply::Raw { status, .. } => *status,
+            Reply::Json { status, .. } | Reply::Empty { status } | Reply::Raw { status, .. } => {
+                *status
+            }
             Reply::Reset => 0,
         }
     }

@@ -16,6 +16,26 @@ pub(crate) fn new_uuid() -> String {
     for byte in &mut b {
         *byte = fastrand::u8(..);
     }
+    uuid_text(b)
+}
+
+/// A version-4-shaped UUID that depends only on `seed`, for ids the fixtures
+/// do not give but that must stay the same from one answer to the next.
+pub(crate) fn derived_uuid(seed: &str) -> String {
+    // Two FNV-1a hashes (different offsets) make the 128 bits.
+    let fnv = |offset: u64| {
+        seed.bytes().fold(offset, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&fnv(0xcbf2_9ce4_8422_2325).to_be_bytes());
+    b[8..].copy_from_slice(&fnv(0x6c62_272e_07bb_0142).to_be_bytes());
+    uuid_text(b)
+}
+
+/// The canonical lowercase text of 16 bytes, marked version 4 (random).
+fn uuid_text(mut b: [u8; 16]) -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
@@ -143,6 +163,10 @@ mod tests {
             assert_eq!(&u[14..15], "4");
         }
         assert!(!is_uuid("not-a-uuid"));
+        let d = derived_uuid("jur-person:441e1320");
+        assert!(is_uuid(&d) && &d[14..15] == "4", "{d}");
+        assert_eq!(d, derived_uuid("jur-person:441e1320"));
+        assert_ne!(d, derived_uuid("jur-person:441e1321"));
         assert!(!is_uuid("441e1320-3f58-4702-9f9e-aa34cdef9c0g"));
     }
 

@@ -635,3 +635,31 @@ fn stop_and_drop_close_the_port() {
     emu.stop();
     assert!(std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_err());
 }
+
+#[test]
+fn an_answer_the_document_declares_without_content_has_no_body() {
+    // deliveries/update_tracking_link: "200 Success" and no content.
+    let (_emu, http) = start();
+    let token = http.token();
+    let r = http.post(
+        "/api/1/deliveries/update_tracking_link",
+        Some(&token),
+        &json!({
+            "organizationId": DEFAULT_ORGANIZATION_ID,
+            "orderId": "7a0e1d2c-3b4a-4c5d-8e6f-708192a3b4c5",
+            "trackingLink": "https://track.example/1",
+        }),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, "");
+    assert_eq!(r.header("Content-Length").as_deref(), Some("0"));
+    assert_eq!(r.header("Content-Type"), None);
+    // A request that does not fit is still refused with the usual body.
+    let r = http.post(
+        "/api/1/deliveries/update_tracking_link",
+        Some(&token),
+        &json!({"organizationId": "nope"}),
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.error_code(), "BAD_REQUEST");
+}

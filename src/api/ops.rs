@@ -1835,7 +1835,7 @@ pub static OPERATIONS: [OperationInfo; 329] = [
     },
     OperationInfo {
         name: "inventory.organizations.tree",
-        summary: "Answers the legal entities of the back office with their organizations below them, as a tree.",
+        summary: "Answers the legal entities of the key with their organizations below them, as a tree.",
         method: "POST",
         path: "/api/inventory/v1/organizations/tree",
         edition: "newer",
@@ -7005,7 +7005,7 @@ impl<'c> InventoryOrganizations<'c> {
         }
     }
 
-    /// Answers the legal entities of the back office with their organizations below them, as a tree.
+    /// Answers the legal entities of the key with their organizations below them, as a tree.
     ///
     /// `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree`.
     ///

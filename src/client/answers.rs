@@ -58,8 +58,22 @@ pub(super) fn api_error(path: &str, answer: &Answer) -> Error {
     }))
 }
 
+/// Whether a success answer came without a body. The document declares some
+/// successes with no content (`deliveries/update_tracking_link`); such an
+/// answer reads as JSON `null`.
+pub(super) fn is_empty(answer: &Answer) -> bool {
+    answer.body.iter().all(u8::is_ascii_whitespace)
+}
+
 pub(super) fn decode<T: DeserializeOwned>(path: &str, answer: &Answer) -> Result<T> {
-    serde_json::from_slice(&answer.body).map_err(|e| {
+    let read = serde_json::from_slice(&answer.body);
+    // Only where `null` fits: an answer expected to hold fields still fails
+    // for want of a body, and says so.
+    let read = match read {
+        Err(e) if is_empty(answer) => serde_json::from_slice(b"null").map_err(|_| e),
+        read => read,
+    };
+    read.map_err(|e| {
         // serde quotes offending values; in an answer they may be tokens.
         let message = crate::error::without_quoted_values(&e.to_string());
         let not_json = answer
@@ -107,5 +121,26 @@ mod tests {
         assert_eq!(f.details.as_deref(), Some(r#"{"field":"name"}"#));
         let f = error_fields(b"<html>502 Bad Gateway</html>");
         assert!(f.description.is_none());
+    }
+
+    #[test]
+    fn no_body_reads_as_null_where_null_fits() {
+        let answer = |body: &[u8]| Answer {
+            status: 200,
+            body: body.to_vec(),
+            retry_after: None,
+            content_type: None,
+        };
+        for empty in [&b""[..], b" \r\n"] {
+            let v: Value = decode("/p", &answer(empty)).expect("no body is null");
+            assert_eq!(v, Value::Null);
+            let o: Option<Vec<u8>> = decode("/p", &answer(empty)).expect("none");
+            assert_eq!(o, None);
+            // An answer that must hold something keeps the honest error.
+            let e = decode::<Vec<u8>>("/p", &answer(empty)).unwrap_err();
+            assert!(e.to_string().contains("EOF"), "{e}");
+        }
+        let e = decode::<Value>("/p", &answer(b"{")).unwrap_err();
+        assert!(matches!(e, Error::Decode { status: 200, .. }), "{e:?}");
     }
 }

@@ -328,8 +328,11 @@ impl Client {
             server_timeout,
         })?;
         // The same check and error as the parsed answers, then the text itself
-        // (JSON that parsed is UTF-8).
+        // (JSON that parsed is UTF-8; no body is `null`, as decode reads it).
         decode::<serde::de::IgnoredAny>(path, &answer)?;
+        if answers::is_empty(&answer) {
+            return Ok("null".to_owned());
+        }
         Ok(String::from_utf8_lossy(&answer.body).into_owned())
     }
 

@@ -1,6 +1,7 @@
 /* The operation table and iiko_client_call_operation against the emulator:
  * the accessors, bad arguments (NULL, invalid UTF-8, malformed JSON, unknown
- * numbers and flags, limits), command errors, and every case of
+ * numbers and flags, limits), command errors, the answers that are JSON lists
+ * and the one with no content, and every case of
  * tests/vectors/operations.json (flattened by tests/c/ops_vectors.jq), with
  * amounts as numbers and as strings. Needs IIKO_BASE_URL and IIKO_OPS_TSV. */
 #include <stdint.h>
@@ -417,6 +418,113 @@ static void test_command_errors_carry_the_reason(void) {
     iiko_client_free(client);
 }
 
+/* ---- the answers that are JSON lists, and the one with no content ---- */
+
+/* Calls `op` and returns its answer's text (NULL after a failed check). */
+static char *call_ok(iiko_client *client, iiko_operation op, const char *request) {
+    char *json = NULL;
+    iiko_error *err = NULL;
+    CHECK_STATUS(iiko_client_call_operation(client, op, request, 0, 0, &json, &err),
+                 IIKO_STATUS_OK, err);
+    iiko_error_free(err);
+    return json;
+}
+
+/* The value at `path` is exactly `want` (raw JSON text). */
+static void check_at(const char *json, const char *path, const char *want) {
+    size_t len = 0;
+    const char *raw = json != NULL ? json_at(json, path, &len) : NULL;
+    if (!raw_equals(raw, len, want)) {
+        fprintf(stderr, "  %s: %.*s, wanted %s\n", path, raw != NULL ? (int)len : 6,
+                raw != NULL ? raw : "absent", want);
+        CHECK(raw_equals(raw, len, want));
+    }
+}
+
+/* The value at `path` is there. */
+static void check_has(const char *json, const char *path) {
+    size_t len = 0;
+    if (json == NULL || json_at(json, path, &len) == NULL) {
+        fprintf(stderr, "  %s: absent\n", path);
+        CHECK(0);
+    }
+}
+
+static void test_list_answers(void) {
+    iiko_client *client = emulator_client();
+    size_t len = 0;
+
+    /* OLAP columns: a list of {name, displayName, type, tags, canAggregate,
+     * canFilter, canGroup}, not a map keyed by name. */
+    char *json = call_ok(client, IIKO_OP_REPORTING_OLAP_COLUMNS_GET, "{\"reportType\":\"SALES\"}");
+    CHECK(json != NULL && json[0] == '[');
+    check_at(json, "0.name", "\"OpenDate.Typed\"");
+    check_at(json, "0.displayName", "\"Open date\"");
+    check_at(json, "0.type", "\"DATE\"");
+    check_at(json, "0.tags", "[\"Date and time\"]");
+    check_at(json, "0.canFilter", "true");
+    check_at(json, "0.canGroup", "true");
+    check_at(json, "5.name", "\"DishSumInt\"");
+    check_at(json, "5.canAggregate", "true");
+    CHECK(json != NULL && json_at(json, "7", &len) == NULL); /* seven columns */
+    CHECK(json != NULL && strstr(json, "aggregationAllowed") == NULL);
+    iiko_string_free(json);
+
+    json = call_ok(client, IIKO_OP_REPORTING_OLAP_PRESETS_LIST, NULL);
+    CHECK(json != NULL && json[0] == '[');
+    check_has(json, "0.presetId");
+    check_at(json, "0.name", "\"Sales by day\"");
+    iiko_string_free(json);
+
+    /* The organization tree: legal entities, organizations as leaves. */
+    json = call_ok(client, IIKO_OP_INVENTORY_ORGANIZATIONS_TREE, "{}");
+    CHECK(json != NULL && json[0] == '[');
+    check_at(json, "0.type", "\"JUR_PERSON\"");
+    check_at(json, "0.name", "\"Emulator Restaurants LLC\"");
+    check_has(json, "0.jurPersonId");
+    check_at(json, "0.children.0.organizationId", "\"" ORG "\"");
+    check_at(json, "0.children.0.code", "\"EMU-PIZZA\"");
+    check_at(json, "0.children.0.type", "\"Rms\"");
+    check_at(json, "0.children.0.children", "[]");
+    iiko_string_free(json);
+
+    json = call_ok(client, IIKO_OP_FINANCE_ACCOUNT_TYPE_LIST, NULL);
+    CHECK(json != NULL && json[0] == '[');
+    check_at(json, "0.code", "\"CASH\"");
+    iiko_string_free(json);
+
+    /* An inventory created on a day of its own is listed for that day
+     * (other runs against the same emulator may have added theirs). */
+    json = call_ok(client, IIKO_OP_INVENTORY_INCOMING_INVENTORY_CREATE,
+                   "{\"organizationId\":\"" ORG "\",\"store\":\"" TG "\","
+                   "\"date\":\"2031-07-14T09:00:00\",\"items\":[],\"itemsFirstStep\":[]}");
+    const char *id = json != NULL ? json_at(json, "documentId", &len) : NULL;
+    CHECK(id != NULL && len == 38);
+    char document[39] = "";
+    if (id != NULL && len == 38) {
+        memcpy(document, id, 38);
+        document[38] = '\0';
+    }
+    iiko_string_free(json);
+    json = call_ok(client, IIKO_OP_INVENTORY_INCOMING_INVENTORY_LIST,
+                   "{\"organizationId\":\"" ORG "\",\"from\":\"2031-07-14\",\"to\":\"2031-07-14\"}");
+    CHECK(json != NULL && json[0] == '[');
+    CHECK_CONTAINS(json, document);
+    check_at(json, "0.processed", "false");
+    check_at(json, "0.deleted", "false");
+    check_at(json, "0.storeFrom", "\"" TG "\"");
+    CHECK(json != NULL && strstr(json, "\"status\"") == NULL);
+    iiko_string_free(json);
+
+    /* deliveries.update_tracking_link is declared with no content: none
+     * comes, and the answer's text is JSON null. */
+    json = call_ok(client, IIKO_OP_DELIVERIES_UPDATE_TRACKING_LINK,
+                   "{\"organizationId\":\"" ORG "\",\"orderId\":\"" TG "\"}");
+    CHECK_STR(json, "null");
+    iiko_string_free(json);
+    iiko_client_free(client);
+}
+
 /* ---- the language-neutral vectors ---- */
 
 static unsigned char *b64_decode(const char *in) {
@@ -692,6 +800,7 @@ static const test_case cases[] = {
     {"bad_arguments", test_bad_arguments},
     {"command_errors", test_command_errors_carry_the_reason},
     {"unknown_fields", test_unknown_fields},
+    {"list_answers", test_list_answers},
     {"vectors", test_vectors},
 };
 

@@ -827,7 +827,7 @@ pub const IIKO_OP_INVENTORY_MEASURE_UNITS_LIST: iiko_operation = 271;
 /// `inventory.organizations.settings.list`: Reads chain-wide back-office settings such as money precision and the VAT accounting mode.
 /// `POST /api/inventory/v1/organizations/settings/list` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_SETTINGS_LIST: iiko_operation = 272;
-/// `inventory.organizations.tree`: Answers the legal entities of the back office with their organizations below them, as a tree.
+/// `inventory.organizations.tree`: Answers the legal entities of the key with their organizations below them, as a tree.
 /// `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or 5xx).
 pub const IIKO_OP_INVENTORY_ORGANIZATIONS_TREE: iiko_operation = 273;
 /// `inventory.payment_types.get`: Reads one payment type of the back-office catalogue by id.

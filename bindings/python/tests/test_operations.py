@@ -304,6 +304,78 @@ def test_typed_values(emu: Emulator) -> None:
     assert type(m.GetCommandStatusResponse.from_dict({"state": "Later", "x": 1})) is m.GetCommandStatusResponse
 
 
+# ------------------------------------------------------------ the list answers
+
+STORE = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+
+
+def test_the_list_answers_are_lists_of_models(emu: Emulator) -> None:
+    client = emu.client()
+    # Annotated: mypy --strict holds the stubs to these types.
+    columns: List[m.OlapColumn] = client.reporting.olap.columns.get(report_type="SALES")
+    assert isinstance(columns, list) and [type(c) for c in columns] == [m.OlapColumn] * 7
+    by_name = {c.name: c for c in columns}
+    dish = by_name["DishSumInt"]
+    assert (dish.display_name, dish.type, dish.tags) == ("Dish sum", "MONEY", ["Amounts"])
+    assert (dish.can_aggregate, dish.can_group, dish.can_filter) == (True, False, False)
+    assert by_name["OpenDate.Typed"].can_filter is True and by_name["OpenDate.Typed"].can_group is True
+    with pytest.raises(iikocloud.BadRequestError):
+        client.reporting.olap.columns.get(report_type="WEEKLY")
+
+    tree: List[m.JurPerson] = client.inventory.organizations.tree()
+    assert [type(j) for j in tree] == [m.JurPerson, m.JurPerson]
+    company = tree[0]
+    assert (company.name, company.code, company.type) == ("Emulator Restaurants LLC", "ER-01", "JUR_PERSON")
+    children = company.children or []
+    assert [type(o) for o in children] == [m.Organization, m.Organization]
+    pizza = children[0]
+    assert (pizza.organization_id, pizza.name, pizza.code, pizza.type) == (
+        ORGANIZATION_ID,
+        "Emulator Pizza (Central)",
+        "EMU-PIZZA",
+        "Rms",
+    )
+    assert pizza.children == [] and pizza.is_cloud is True
+
+    presets: List[m.OlapPreset] = client.reporting.olap.presets.list()
+    assert [type(p) for p in presets] == [m.OlapPreset] * 3 and all(p.name for p in presets)
+    preset_id = presets[0].preset_id
+    assert preset_id is not None
+    report = client.reporting.olap.presets.get(preset_id=preset_id, date_from="2000-01-01", date_to="2100-01-01")
+    assert isinstance(report, m.GetOlapReportResponse) and report.summary is not None
+
+    draft = client.inventory.incoming_inventory.create(
+        organization_id=ORGANIZATION_ID, store=STORE, date="2026-03-01T09:00:00", items=[], items_first_step=[]
+    )
+    assert draft.document_id
+    client.inventory.incoming_inventory.post(organization_id=ORGANIZATION_ID, document_id=draft.document_id)
+    docs: List[m.IncomingInventoryListItem] = client.inventory.incoming_inventory.list(
+        from_="2026-03-01", to="2026-03-31", organization_id=ORGANIZATION_ID
+    )
+    assert [(type(d), d.document_id, d.processed, d.deleted, d.store_from) for d in docs] == [
+        (m.IncomingInventoryListItem, draft.document_id, True, False, STORE)
+    ]
+
+    types: List[m.AccountType] = client.finance.account_type.list()
+    assert all(type(t) is m.AccountType for t in types) and "CASH" in {t.code for t in types}
+
+
+def test_the_list_answers_are_lists_of_models_async(emu: Emulator) -> None:
+    async def flow() -> None:
+        async with iikocloud.AsyncClient.from_client(emu.client()) as client:
+            columns: List[m.OlapColumn] = await client.reporting.olap.columns.get(report_type="DELIVERIES")
+            assert [c.name for c in columns][:2] == ["OpenDate.Typed", "OrderNum"]
+            assert all(type(c) is m.OlapColumn and c.display_name for c in columns)
+            tree: List[m.JurPerson] = await client.inventory.organizations.tree()
+            leaves = [o for j in tree for o in j.children or []]
+            assert [type(o) for o in leaves] == [m.Organization] * 3
+            assert leaves[-1].name == "Emulator Closed Cafe" and tree[-1].name is None
+            presets: List[m.OlapPreset] = await client.reporting.olap.presets.list()
+            assert {p.name for p in presets} >= {"Sales by day"}
+
+    asyncio.run(flow())
+
+
 # ------------------------------------------------------------------ commands
 
 

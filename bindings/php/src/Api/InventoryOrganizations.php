@@ -28,7 +28,7 @@ final class InventoryOrganizations
     }
 
     /**
-     * Answers the legal entities of the back office with their organizations below them, as a tree.
+     * Answers the legal entities of the key with their organizations below them, as a tree.
      *
      * `inventory.organizations.tree`: `POST /api/inventory/v1/organizations/tree` (a read: retried after a transport error or a 5xx).
      *

@@ -1679,7 +1679,7 @@ class InventoryOrganizationsOps(_G):
         return InventoryOrganizationsSettingsOps(self._client)
 
     def tree(self, *, timeout=None, allow_unknown_fields=False):
-        """Answers the legal entities of the back office with their organizations below them, as a tree.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -5458,7 +5458,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         return AsyncInventoryOrganizationsSettingsOps(self._client)
 
     async def tree(self, *, timeout=None, allow_unknown_fields=False):
-        """Answers the legal entities of the back office with their organizations below them, as a tree.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 

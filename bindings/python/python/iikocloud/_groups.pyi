@@ -2851,7 +2851,7 @@ class InventoryOrganizationsOps(_G):
         timeout: float | _timedelta | None = None,
         allow_unknown_fields: bool = False,
     ) -> list[JurPerson]:
-        """Answers the legal entities of the back office with their organizations below them, as a tree.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 
@@ -9234,7 +9234,7 @@ class AsyncInventoryOrganizationsOps(_AG):
         timeout: float | _timedelta | None = None,
         allow_unknown_fields: bool = False,
     ) -> list[JurPerson]:
-        """Answers the legal entities of the back office with their organizations below them, as a tree.
+        """Answers the legal entities of the key with their organizations below them, as a tree.
 
         ``inventory.organizations.tree``: ``POST /api/inventory/v1/organizations/tree``.
 

@@ -47,6 +47,9 @@
 /* MAJOR * 1000000 + MINOR * 1000 + PATCH, for #if comparisons. */
 #define IIKO_VERSION_NUMBER ((IIKO_VERSION_MAJOR * 1000000) + (IIKO_VERSION_MINOR * 1000) + IIKO_VERSION_PATCH)
 
+/* The service's address a client talks to unless iiko_client_options_set_base_url says otherwise. */
+#define IIKO_DEFAULT_BASE_URL "https://api-ru.iiko.services"
+
 
 /**
  * `iiko_client_call` flag: the call is safe to repeat (it changes nothing, or

@@ -338,7 +338,8 @@ impl fmt::Debug for Error {
 
 /// Removes the quoted values serde puts in its messages (`invalid type:
 /// string "..."`), which may be secrets; field names (in backticks) stay.
-pub(crate) fn without_quoted_values(message: &str) -> String {
+/// Every binding that shows a serde message scrubs it with this one rule.
+pub fn without_quoted_values(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut in_quotes = false;
     let mut escaped = false;

@@ -11,7 +11,8 @@ fn main() {
 
     // SONAME policy: while the major version is 0 every minor release may break
     // the ABI, so the SONAME carries MAJOR.MINOR (libiikocloud.so.0.1); from
-    // 1.0 on it carries MAJOR only. The Makefile installs the matching links.
+    // 1.0 on it carries MAJOR only. The Makefile and scripts/dist.sh read it
+    // off the built library (objdump -p) for the links they install.
     let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
     let minor = std::env::var("CARGO_PKG_VERSION_MINOR").unwrap();
     let soname = if major == "0" {

@@ -361,36 +361,12 @@ pub struct ListenArgs {
     pub count: Option<u64>,
 }
 
-/// `emulator`: the options of the `iikocloud-emulator` binary.
+/// `emulator`: the options of the `iikocloud-emulator` binary (the
+/// emulator crate's own, so both take the same flags).
 #[derive(Args, Debug)]
 pub struct EmulatorArgs {
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1", value_name = "HOST")]
-    pub host: String,
-    /// Port to listen on; 0 picks a free port.
-    #[arg(long, default_value_t = iikocloud_emulator::DEFAULT_PORT, value_name = "N")]
-    pub port: u16,
-    /// Fixture file (JSON); the built-in data is used when absent.
-    #[arg(long, value_name = "FILE")]
-    pub fixtures: Option<PathBuf>,
-    /// Token lifetime in seconds (fractions allowed).
-    #[arg(long, value_name = "SECS", default_value_t = 3600.0, value_parser = seconds)]
-    pub token_ttl: f64,
-    /// Time allowed for one webhook delivery attempt, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = seconds)]
-    pub webhook_timeout: f64,
-    /// Pauses before webhook retries, comma-separated seconds ("none" for no retries).
-    #[arg(long, value_name = "SECS,...", default_value = "1,5,30")]
-    pub webhook_retry_delays: String,
-    /// Consecutive failed delivery attempts that block a webhook (0 = never).
-    #[arg(long, value_name = "N", default_value_t = 12)]
-    pub webhook_block_after: u32,
-    /// Serve HTTPS with this PEM certificate chain (leaf first), to test your TLS and proxy setup.
-    #[arg(long, value_name = "FILE", requires = "tls_key")]
-    pub tls_cert: Option<PathBuf>,
-    /// The PEM private key of --tls-cert.
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    pub serve: iikocloud_emulator::cli::ServeArgs,
 }
 
 /// `demo`.
@@ -424,16 +400,5 @@ pub fn count(limit: &'static Limit) -> impl Fn(&str) -> Result<u64, String> + Cl
         let v: i128 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
         let read = limit.read(Given::Int(v)).map_err(|e| e.to_string())?;
         Ok(read.unwrap_or_default())
-    }
-}
-
-/// A non-negative, finite number of seconds, for the emulator's own settings
-/// (a test tool: not limits of the SDK).
-pub fn seconds(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(format!("{s:?} is not a non-negative number of seconds"))
     }
 }

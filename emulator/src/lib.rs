@@ -26,6 +26,7 @@
 mod api;
 mod backoffice;
 mod catalogue;
+pub mod cli;
 mod commands;
 mod contents;
 mod control;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::answers::{api_error, error_fields, Answer};
 use super::{Client, Inner, MAX_RETRY_DELAY};
-use crate::error::{Error, Result, TransportErrorKind};
+use crate::error::{ApiErrorKind, Error, Result, TransportErrorKind};
 use crate::network;
 use crate::token::AccessToken;
 
@@ -44,7 +44,11 @@ impl Client {
                     }
                     log::debug!("{}: 401, refreshing the token once", call.path);
                 }
-                Ok(answer) if answer.status >= 500 && retryable => {
+                // A server failure as the error classifies it: one rule of 5xx.
+                Ok(answer)
+                    if retryable
+                        && ApiErrorKind::from_status(answer.status) == ApiErrorKind::Server =>
+                {
                     attempt += 1;
                     self.backoff(call.path, attempt, &format!("HTTP {}", answer.status));
                 }

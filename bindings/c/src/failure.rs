@@ -5,6 +5,7 @@
 
 use std::any::Any;
 
+use iikocloud_core::error::without_quoted_values;
 use iikocloud_core::{ApiErrorKind, CommandErrorKind, Error, TransportErrorKind};
 
 use crate::status::*;
@@ -50,7 +51,7 @@ impl Failure {
         // string "..."`); that value could be a credential, so it is left out.
         Failure::new(
             IIKO_STATUS_INVALID_JSON,
-            format!("`{name}`: {}", without_string_values(&e.to_string())),
+            format!("`{name}`: {}", without_quoted_values(&e.to_string())),
         )
     }
 
@@ -72,33 +73,6 @@ impl Failure {
             Failure::Core(e) => core_status(e),
         }
     }
-}
-
-/// Replaces each `string "..."` in a serde_json message with `a string`.
-fn without_string_values(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(at) = rest.find("string \"") {
-        out.push_str(&rest[..at]);
-        out.push_str("a string");
-        let value = &rest[at + "string \"".len()..];
-        // The value is Debug-escaped: skip to the first quote not after a backslash.
-        let mut end = value.len();
-        let mut escaped = false;
-        for (i, c) in value.char_indices() {
-            match c {
-                '\\' if !escaped => escaped = true,
-                '"' if !escaped => {
-                    end = i + 1;
-                    break;
-                }
-                _ => escaped = false,
-            }
-        }
-        rest = &value[end.min(value.len())..];
-    }
-    out.push_str(rest);
-    out
 }
 
 impl From<Error> for Failure {
@@ -156,10 +130,6 @@ mod tests {
             !message.contains("s3cret") && !message.contains("tail"),
             "{message}"
         );
-        assert!(message.contains("invalid type: a string"), "{message}");
-        assert_eq!(
-            without_string_values(r#"unknown field `organisationIds`, expected `x`"#),
-            "unknown field `organisationIds`, expected `x`"
-        );
+        assert!(message.contains(r#"invalid type: string "…""#), "{message}");
     }
 }

@@ -162,6 +162,17 @@ mod tests {
     }
 
     #[test]
+    fn the_default_base_url_define_is_the_cores() {
+        // Written in cbindgen.toml (cbindgen writes no string constants).
+        let toml = include_str!("../cbindgen.toml");
+        let line = format!(
+            "#define IIKO_DEFAULT_BASE_URL \"{}\"\n",
+            iikocloud_core::client::DEFAULT_BASE_URL
+        );
+        assert!(toml.contains(&line), "cbindgen.toml lacks {line:?}");
+    }
+
+    #[test]
     fn status_texts_are_named_after_their_constant() {
         for (code, name) in [
             (IIKO_STATUS_OK, "IIKO_STATUS_OK"),

@@ -36,7 +36,9 @@ final class Client
 {
     use Api\Operations;
 
-    /** The production address of the service (Russia region). */
+    /** The production address of the service (Russia region): the library's
+     *  IIKO_DEFAULT_BASE_URL (checked against the header by a test), used when
+     *  no baseUrl is given. */
     public const DEFAULT_BASE_URL = 'https://api-ru.iiko.services';
     /** IIKO_CALL_IDEMPOTENT (checked against the header by a test). */
     private const CALL_IDEMPOTENT = 1;
@@ -69,7 +71,7 @@ final class Client
      * @param ?string $clientSecret v2 credentials: `clientSecret`
      * @param ?string $apiKey v2 credentials: an `apiKey` from iikoWeb
      * @param ?string $apiLogin legacy credentials instead of the three above
-     * @param string $baseUrl the service address, e.g. `https://api-eu.iiko.services`
+     * @param ?string $baseUrl the service address, e.g. `https://api-eu.iiko.services` (null: {@see DEFAULT_BASE_URL})
      * Every duration and size is read by the library's one rule (tests/vectors/limits.json): null
      * keeps the library's default, a value it refuses throws with its message.
      *
@@ -105,7 +107,7 @@ final class Client
         #[\SensitiveParameter] ?string $clientSecret = null,
         #[\SensitiveParameter] ?string $apiKey = null,
         #[\SensitiveParameter] ?string $apiLogin = null,
-        string $baseUrl = self::DEFAULT_BASE_URL,
+        ?string $baseUrl = null,
         ?float $timeout = null,
         ?float $clientTimeout = null,
         ?int $retries = null,
@@ -175,13 +177,15 @@ final class Client
                     FFI::addr($err)
                 ), $err);
             }
-            $this->set($ffi->iiko_client_options_set_base_url(
-                $options,
-                Library::cString($baseUrl, 'baseUrl'),
-                FFI::addr($err)
-            ), $err);
             // What is not given keeps the library's default: the setter is not
             // called, or is given the default the library names.
+            if ($baseUrl !== null) {
+                $this->set($ffi->iiko_client_options_set_base_url(
+                    $options,
+                    Library::cString($baseUrl, 'baseUrl'),
+                    FFI::addr($err)
+                ), $err);
+            }
             if ($timeout !== null) {
                 $this->set($ffi->iiko_client_options_set_timeout_ms($options, $timeoutMs, FFI::addr($err)), $err);
             }
@@ -255,7 +259,7 @@ final class Client
         }
         $this->handle = $handle;
         Library::track(1);
-        $this->baseUrl = rtrim($baseUrl, '/');
+        $this->baseUrl = rtrim($baseUrl ?? self::DEFAULT_BASE_URL, '/');
         $this->timeout = ($timeout === null ? Library::limitDefault('client.timeout') : $timeoutMs) / 1000;
         $this->pid = getmypid() ?: 0;
     }

@@ -70,6 +70,13 @@ final class HeaderConstantsTest extends TestCase
         self::assertSame('Unknown', EventType::name(99));
     }
 
+    public function testTheDefaultBaseUrlIsTheLibrarys(): void
+    {
+        $header = (string) file_get_contents(dirname(__DIR__, 3) . '/include/iikocloud.h');
+        self::assertSame(1, preg_match('/^#define IIKO_DEFAULT_BASE_URL "([^"]+)"$/m', $header, $m));
+        self::assertSame($m[1], Client::DEFAULT_BASE_URL);
+    }
+
     public function testFlagsMatchTheHeader(): void
     {
         $defines = self::defines();

@@ -16,6 +16,7 @@ mod php;
 mod php_shapes;
 mod python;
 mod rust;
+mod spec;
 mod wire;
 
 use std::path::{Path, PathBuf};
@@ -151,6 +152,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let wire = match wire::generate(&spec) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("spec/operations.json (wire rules): {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let python = match python::generate(&spec) {
         Ok(g) => g,
         Err(e) => {
@@ -162,7 +170,7 @@ fn main() -> ExitCode {
     let mut files = vec![
         ("src/api/models.rs".to_string(), generated.models),
         ("src/api/ops.rs".to_string(), generated.ops),
-        ("src/api/wire.json".to_string(), generated.wire),
+        ("src/api/wire.json".to_string(), wire),
         ("docs/operations.md".to_string(), reference),
     ];
     // One line per further generator (each in its own module).

@@ -1,4 +1,8 @@
-//! Rust names for the document's names.
+//! Rust and Python names for the document's names.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
 
 /// `CreateOrder` / `create_order` / `by-id` -> `create_order`.
 pub fn snake(s: &str) -> String {
@@ -78,6 +82,44 @@ pub fn ident(s: &str) -> String {
 /// A Rust string literal for any text.
 pub fn lit(s: &str) -> String {
     format!("{s:?}")
+}
+
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// A Python identifier for a snake-case name, avoiding keywords and the
+/// names the surrounding code reserves.
+pub(crate) fn py_ident(name: &str, reserved: &[&str]) -> String {
+    if PYTHON_KEYWORDS.contains(&name) || reserved.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Python names of the model attributes of one schema (unique, not clashing
+/// with the model's own methods). They are also the snake-case spelling the
+/// core accepts for a request's keys ([`crate::wire`]).
+pub(crate) fn attr_names(fields: &[&Value]) -> Vec<String> {
+    const RESERVED: &[&str] = &["extra", "to_dict", "from_dict", "replace", "self"];
+    let mut used: HashSet<String> = HashSet::new();
+    fields
+        .iter()
+        .map(|f| {
+            let base = py_ident(&snake(f["name"].as_str().unwrap_or("field")), RESERVED);
+            let mut name = base.clone();
+            let mut n = 2;
+            while !used.insert(name.clone()) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            name
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use crate::rust::Spec;
+use crate::spec::Spec;
 
 /// Which side of the call a shape describes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

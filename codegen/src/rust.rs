@@ -7,12 +7,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::names::{ident, lit, pascal, snake};
+use crate::spec::{is_secret, Spec};
 
 pub struct Generated {
     pub models: String,
     pub ops: String,
-    /// `src/api/wire.json` (see `crate::wire`).
-    pub wire: String,
 }
 
 const HEADER: &str =
@@ -50,30 +49,7 @@ impl Place {
     }
 }
 
-pub(crate) struct Spec<'a> {
-    pub(crate) schemas: &'a serde_json::Map<String, Value>,
-}
-
 impl<'a> Spec<'a> {
-    pub(crate) fn schema(&self, name: &str) -> Result<&'a Value, String> {
-        self.schemas
-            .get(name)
-            .ok_or_else(|| format!("schema {name:?} is referenced but not defined"))
-    }
-
-    pub(crate) fn kind(&self, name: &str) -> Result<&'a str, String> {
-        Ok(self.schema(name)?["kind"].as_str().unwrap_or("object"))
-    }
-
-    /// Fields of an object or union, inherited ones included (the snapshot
-    /// resolves inheritance).
-    pub(crate) fn fields(&self, name: &str) -> Result<Vec<&'a Value>, String> {
-        Ok(self.schema(name)?["fields"]
-            .as_array()
-            .map(|fields| fields.iter().collect())
-            .unwrap_or_default())
-    }
-
     /// Discriminator fields of the unions `name` derives from: the enum
     /// variant carries them, so the variant's struct leaves them out.
     fn inherited_tags(&self, name: &str) -> Vec<String> {
@@ -161,13 +137,6 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
         }
         _ => "serde_json::Value".into(),
     })
-}
-
-/// A field that carries a credential or token (marked `secret` by the
-/// snapshot from `spec/rules.json`): typed as `Secret`, so `Debug` never
-/// prints it.
-pub(crate) fn is_secret(f: &Value) -> bool {
-    f["secret"] == true
 }
 
 /// Unique snake-case field names for the wire names of one struct.
@@ -818,6 +787,5 @@ pub fn generate(spec: &Value) -> Result<Generated, String> {
     Ok(Generated {
         models: gen_models(&s)?,
         ops,
-        wire: crate::wire::generate(&s, operations)?,
     })
 }

@@ -26,9 +26,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use crate::names::snake;
-use crate::python::attr_names;
-use crate::rust::{is_secret, Spec};
+use crate::names::{attr_names, snake};
+use crate::spec::{is_secret, Spec};
 
 /// Schemas reached from `roots` through fields, list items, map values and
 /// union variants.
@@ -271,7 +270,14 @@ fn op_type(t: &Value, index: &BTreeMap<String, usize>) -> Option<Value> {
     Some(ty(t, index, false))
 }
 
-pub fn generate(spec: &Spec<'_>, operations: &[Value]) -> Result<String, String> {
+pub fn generate(snapshot: &Value) -> Result<String, String> {
+    let schemas = snapshot["schemas"]
+        .as_object()
+        .ok_or("no \"schemas\" object")?;
+    let operations = snapshot["operations"]
+        .as_array()
+        .ok_or("no \"operations\" array")?;
+    let spec = &Spec { schemas };
     let roots = |key: &str| -> Vec<String> {
         let mut out = Vec::new();
         for op in operations {

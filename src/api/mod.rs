@@ -41,7 +41,7 @@ mod wire;
 
 pub use call::{
     call_by_name, call_operation, call_operation_and_wait, call_operation_text,
-    create_order_request, prepare_request, prepare_request_with, OperationCall, RequestKeys,
+    create_order_request, prepare_request, prepare_request_with, OperationCall,
 };
 pub use ops::*;
 pub use safe::new_order_id;
@@ -50,6 +50,7 @@ pub use wait::{
     WaitOptions, DEFAULT_FIRST_PAUSE, DEFAULT_MAX_PAUSE, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT,
     PAUSE_GROWTH,
 };
+pub use wire::RequestKeys;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

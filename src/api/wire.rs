@@ -17,10 +17,44 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::call::RequestKeys;
 use super::validate::{Validator, LISTED};
 use crate::webhook::LocalTime;
 use crate::{Error, Money, Result};
+
+/// How the keys of a request given as JSON are read.
+///
+/// By default every key, at every depth, must be a field of its schema under
+/// the document's name (`deliveryPoint`): any other is
+/// [`Error::InvalidInput`] naming its path and the nearest field
+/// (`order.delivery_point: not a field of DeliveryOrder; did you mean
+/// deliveryPoint?`), and nothing is sent. The service is not known to refuse
+/// a field it does not know, so a misspelt optional field would otherwise be
+/// dropped there without a word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestKeys {
+    /// Send keys that are no field of this SDK's snapshot as given: for a
+    /// field newer than the SDK, on purpose. Keys given in both spellings
+    /// of one field are refused all the same.
+    pub allow_unknown: bool,
+    /// Also take each field under its snake-case name (`delivery_point`,
+    /// the name of the Python models' attribute), sent under the document's
+    /// name; both spellings of one field in one object are refused.
+    pub snake_case: bool,
+}
+
+impl RequestKeys {
+    /// Keys that are no field are sent as given.
+    pub fn allowing_unknown(mut self, allow: bool) -> Self {
+        self.allow_unknown = allow;
+        self
+    }
+
+    /// Snake-case spellings are taken too.
+    pub fn with_snake_case(mut self, snake_case: bool) -> Self {
+        self.snake_case = snake_case;
+        self
+    }
+}
 
 static TABLE_JSON: &str = include_str!("wire.json");
 

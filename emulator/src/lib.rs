@@ -39,6 +39,7 @@ mod menus;
 mod records;
 mod reference;
 mod reply;
+mod scope;
 mod server;
 mod sink;
 mod state;

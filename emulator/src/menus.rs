@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use crate::dictionaries::{Directory, ExternalMenuFixture, PriceCategoryFixture};
 use crate::fixtures::ApiKeyFixture;
-use crate::reference::{key_organizations, requested, Body};
 use crate::reply::Reply;
+use crate::scope::{key_organizations, requested, Body};
 use crate::state::Shared;
 
 /// The id that stands for "no price category" in the document's examples.

@@ -10,61 +10,14 @@ use serde_json::{json, Map, Value};
 use crate::dictionaries::{by_id, Directory, EmployeeFixture};
 use crate::fixtures::{ApiKeyFixture, OrganizationFixture, TerminalGroupFixture};
 use crate::reply::Reply;
+use crate::scope::{key_organizations, requested, Body};
 use crate::state::Shared;
-
-pub(crate) type Body = Map<String, Value>;
 
 /// The time zone of the emulated terminals (UTC+03:00, as their order times).
 const TIME_ZONE: &str = "Russian Standard Time";
 
 /// The role code that makes an employee a courier.
 const COURIER_ROLE: &str = "COURIER";
-
-/// The organizations a request names (`organizationIds`, and
-/// `organizationId`), lower-cased, each linked to the key.
-pub(crate) fn requested(key: &ApiKeyFixture, body: &Body) -> Result<Vec<String>, String> {
-    let mut ids: Vec<String> = body
-        .get("organizationIds")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .chain(body.get("organizationId").and_then(Value::as_str))
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let mut seen = Vec::new();
-    ids.retain(|id| {
-        let first = !seen.contains(id);
-        seen.push(id.clone());
-        first
-    });
-    match ids.iter().find(|id| !linked(key, id)) {
-        Some(bad) => Err(format!(
-            "Organization {bad} is not available for this API key"
-        )),
-        None => Ok(ids),
-    }
-}
-
-fn linked(key: &ApiKeyFixture, org: &str) -> bool {
-    key.organization_ids
-        .iter()
-        .any(|o| o.eq_ignore_ascii_case(org))
-}
-
-/// The enabled organizations of the key, for the reads that name none.
-pub(crate) fn key_organizations(shared: &Shared, key: &ApiKeyFixture) -> Vec<String> {
-    key.organization_ids
-        .iter()
-        .filter(|id| {
-            shared
-                .fixtures
-                .organization(id)
-                .is_some_and(|o| !o.disabled)
-        })
-        .cloned()
-        .collect()
-}
 
 fn str_of<'a>(body: &'a Body, key: &str) -> &'a str {
     body.get(key).and_then(Value::as_str).unwrap_or_default()

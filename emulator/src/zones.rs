@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 use crate::dictionaries::Directory;
 use crate::fixtures::ApiKeyFixture;
-use crate::reference::{key_organizations, requested, Body};
 use crate::reply::Reply;
+use crate::scope::{key_organizations, requested, Body};
 use crate::state::Shared;
 
 /// Whether the point lies inside the polygon (ray casting; latitude as y,

@@ -82,6 +82,7 @@
 mod blocks;
 mod dedup;
 mod event;
+mod field;
 mod lenient;
 pub mod model;
 mod ordering;
@@ -95,6 +96,7 @@ mod verify;
 
 pub use dedup::{Clock, Deduplicator, ManualClock, SystemClock};
 pub use event::{Event, EventKey, EventKind, EventPayload};
+pub use field::field_text;
 pub use model::{
     CreationStatus, DeliveryOrder, DeliveryOrderInfo, DeliveryStatus, ErrorCode, ErrorInfo,
     OrderStatus, PersonalShift, Reserve, ReserveInfo, ReserveStatus, StopListUpdate, TableOrder,

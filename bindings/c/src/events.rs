@@ -815,24 +815,6 @@ pub unsafe extern "C" fn iiko_event_field_by_path(path: *const c_char) -> iiko_e
     })
 }
 
-/// The value at a dotted path of an event's JSON, read from the body's own
-/// text: a string decoded, a number exactly as written, `true`/`false`; `None`
-/// when absent or `null`.
-fn value_at(raw: &str, path: &str) -> Option<String> {
-    use serde_json::value::RawValue;
-    let mut text = raw;
-    for key in path.split('.') {
-        let map: std::collections::HashMap<String, &RawValue> = serde_json::from_str(text).ok()?;
-        text = map.get(key)?.get();
-    }
-    let text = text.trim();
-    match text.as_bytes().first()? {
-        b'"' => serde_json::from_str::<String>(text).ok(),
-        b'n' => None,
-        _ => Some(text.to_owned()),
-    }
-}
-
 /// Reads a field of event `index` (`field`: an `IIKO_EVENT_FIELD_*` constant)
 /// as text: strings as they are, numbers exactly as the body wrote them (an
 /// amount never goes through a C double), booleans as `"true"`/`"false"`.
@@ -868,7 +850,7 @@ pub unsafe extern "C" fn iiko_events_field(
         let path = path
             .to_str()
             .map_err(|_| Failure::invalid_argument("path"))?;
-        let value = value_at(event.raw_json(), path);
+        let value = iikocloud_core::webhook::field_text(event.raw_json(), path);
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe {
             out.write(value.map_or(std::ptr::null_mut(), |v| crate::ffi::owned_c_string(&v)));
@@ -1027,20 +1009,7 @@ mod tests {
     }
 
     #[test]
-    fn values_keep_their_text() {
-        let raw = r#"{"eventType":"DeliveryOrderUpdate","eventInfo":{"order":{"sum":0.30000000000000004,"phone":"+7 \"9\"","x":null,"ok":true}}}"#;
-        assert_eq!(
-            value_at(raw, "eventInfo.order.sum").as_deref(),
-            Some("0.30000000000000004")
-        );
-        assert_eq!(
-            value_at(raw, "eventInfo.order.phone").as_deref(),
-            Some("+7 \"9\"")
-        );
-        assert_eq!(value_at(raw, "eventInfo.order.x"), None);
-        assert_eq!(value_at(raw, "eventInfo.order.ok").as_deref(), Some("true"));
-        assert_eq!(value_at(raw, "eventInfo.nothing.sum"), None);
-        assert_eq!(value_at("[1]", "eventInfo"), None);
+    fn field_paths_and_numbers_are_one_table() {
         let sum = crate::event_fields::IIKO_EVENT_FIELD_ORDER_SUM;
         // SAFETY: the field's path is a static NUL-terminated string.
         let back = unsafe { iiko_event_field_by_path(iiko_event_field_path(sum)) };

@@ -364,7 +364,15 @@ PY
         for deb in "$OUT"/pydebs/*.deb; do dpkg-deb -x "$deb" "$PYROOT"; done
     fi
     is_aarch64 "$PYROOT/usr/bin/python3.11"
-    PYQEMU=(qemu-aarch64 -L "$PYROOT" "$PYROOT/usr/bin/python3.11")
+    # The interpreter as a host command: tests start sys.executable in a
+    # subprocess, and qemu's -0 makes that this script (there is no binfmt
+    # registration to run an aarch64 binary directly).
+    cat >"$PYROOT/usr/bin/python3-qemu" <<EOF
+#!/bin/sh
+exec qemu-aarch64 -L "$PYROOT" -0 "\$0" "$PYROOT/usr/bin/python3.11" "\$@"
+EOF
+    chmod +x "$PYROOT/usr/bin/python3-qemu"
+    PYQEMU=("$PYROOT/usr/bin/python3-qemu")
     expect "arm64 CPython starts" 0 "aarch64" "${PYQEMU[@]}" -c 'import platform; print(platform.machine())'
 
     step "the wheel installed for that interpreter (pip --target, platform manylinux2014_aarch64)"

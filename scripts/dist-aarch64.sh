@@ -53,7 +53,11 @@ export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 
 step "aarch64: libiikocloud, the CLI and the Python module (release, zig, glibc 2.17)"
 a64_started=$SECONDS
-cargo build --release --locked --target "$A64_TARGET" -p iikocloud-c -p iikocloud-cli -p iikocloud-python
+# PYO3_BUILD_EXTENSION_MODULE, as maturin sets it: the module links no
+# libpython (there is no aarch64 one here), and maturin's build below finds
+# pyo3 compiled with the same setting.
+PYO3_BUILD_EXTENSION_MODULE=1 \
+    cargo build --release --locked --target "$A64_TARGET" -p iikocloud-c -p iikocloud-cli -p iikocloud-python
 
 step "aarch64: python wheel (abi3, manylinux2014)"
 # abi3: pyo3 needs no aarch64 interpreter to cross-compile the module.

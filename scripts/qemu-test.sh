@@ -301,7 +301,7 @@ if [ "$MODE" = dist ]; then
         /usr/include/iikocloud.h /usr/include/iikocloud.hpp /usr/bin/iikocloud "/usr/share/doc/$LIBPKG/copyright"; do
         grep -qx -- "$f" "$D/deb-files.txt" || die "the arm64 packages have no $f"
     done
-    if grep -v -E '^/(usr/?|usr/(bin|include|lib|share)/?|usr/lib/aarch64-linux-gnu(/.*)?|usr/bin/iikocloud|usr/include/(iikocloud(\.h|\.hpp|_ops\.hpp))?|usr/share/doc(/.*)?)$' "$D/deb-files.txt"; then
+    if grep -v -E '^/$|^/(usr/?|usr/(bin|include|lib|share)/?|usr/lib/aarch64-linux-gnu(/.*)?|usr/bin/iikocloud|usr/include/(iikocloud(\.h|\.hpp|_ops\.hpp))?|usr/share/doc(/.*)?)$' "$D/deb-files.txt"; then
         die "an arm64 package installs outside the standard places (above)"
     fi
     dpkg-deb -f "$DIST/${LIBPKG}_$VERSION-1_arm64.deb" Depends | grep -q 'libc6 (>= 2\.17)' ||

@@ -14,7 +14,9 @@
 #     the CLI; removed again at the end;
 #  4. PHP: composer installs the package from a path repository and the
 #     quickstart (examples/php, autoloaded by composer) lists the emulator's
-#     organizations, with the library of the .deb and of the archive.
+#     organizations, with the library of the .deb and of the archive;
+#  5. Linux aarch64: scripts/qemu-test.sh dist (the archive, the arm64 .deb
+#     contents and the wheel under qemu-user).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -250,5 +252,9 @@ expect "php Library uses IIKOCLOUD_LIB" "$SDK/lib/libiikocloud.so.$VERSION" \
     env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/which.php"
 expect "php quickstart (archive library)" "set to http://127.0.0.1:9/hook" \
     env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/quickstart.php"
+
+# ---- 5. Linux aarch64 (scripts/qemu-test.sh dist) ----
+step "aarch64 artifacts under qemu: archive, arm64 .deb contents, the wheel in an arm64 CPython"
+./scripts/qemu-test.sh dist
 
 step "release artifacts installed and tested"

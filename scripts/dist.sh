@@ -22,6 +22,8 @@
 #       the composer package (bindings/php without its tests, version set),
 #       usable as a composer "artifact" repository or unpacked as a "path"
 #       one; it finds the library of the .deb or of the archive (IIKOCLOUD_LIB);
+#   the same wheel, archive and Debian packages for Linux aarch64
+#       (manylinux2014_aarch64, linux-aarch64, arm64; scripts/dist-aarch64.sh);
 #   SHA256SUMS.
 #
 # DIST_KEEP_PYTHON=1 keeps the wheel and sdist already in dist/ (a shortcut
@@ -50,6 +52,7 @@ if [ "$MAJOR" = 0 ]; then SOVERSION=0.$MINOR; else SOVERSION=$MAJOR; fi
 SONAME=libiikocloud.so.$SOVERSION
 DEBVERSION=$VERSION-1
 MULTIARCH=x86_64-linux-gnu
+DEB_ARCH=amd64
 grep -q "^#define IIKO_VERSION_STRING \"$VERSION\"" include/iikocloud.h ||
     die "include/iikocloud.h is not version $VERSION: regenerate it (make -C bindings/c header)"
 grep -q "ABI_VERSION = '$SOVERSION'" bindings/php/src/Library.php ||
@@ -209,7 +212,8 @@ deb_depends() {
     needed=$(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
     for lib in $needed; do
         case $lib in
-        libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | libutil.so.1 | ld-linux-x86-64.so.2) ;;
+        libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | libutil.so.1 | ld-linux-x86-64.so.2 | \
+            ld-linux-aarch64.so.1) ;;
         libgcc_s.so.1) deps="$deps, libgcc-s1" ;;
         *) die "$1 needs $lib: name its Debian package in deb_depends" ;;
         esac
@@ -295,7 +299,7 @@ deb() {
     {
         echo "Package: $name"
         echo "Version: $DEBVERSION"
-        echo "Architecture: amd64"
+        echo "Architecture: $DEB_ARCH"
         echo "Maintainer: $MAINT"
         echo "Installed-Size: $size"
         echo "Section: $section"
@@ -307,7 +311,7 @@ deb() {
     } >"$d/DEBIAN/control"
     (cd "$d" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z |
         xargs -0 md5sum >DEBIAN/md5sums)
-    dpkg-deb --root-owner-group -Zxz --build "$d" "$DIST/${name}_${DEBVERSION}_amd64.deb" >/dev/null
+    dpkg-deb --root-owner-group -Zxz --build "$d" "$DIST/${name}_${DEBVERSION}_${DEB_ARCH}.deb" >/dev/null
 }
 doc_extra() { # NAME THIRD-PARTY-FILE: changelog and licenses (gzip -n: reproducible)
     local d=$STAGE/deb/$1/usr/share/doc/$1
@@ -380,6 +384,11 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
     for name in sys.stdin.read().split():
         z.write(name)' "$DIST/iikocloud-php-$VERSION.zip")
 
+# ---- Linux aarch64: the same artifacts for 64-bit ARM ----
+# In a subshell: it reuses the functions above with its own target, stage
+# and Debian architecture.
+(. scripts/dist-aarch64.sh)
+
 # ---- sizes (BENCHMARKS.md "Release artifacts"; scripts/bench-report.sh copies it) ----
 human_size() { awk -v b="$1" 'BEGIN { s = sprintf("%d", b); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } printf "%s%s B (%.1f MiB)", s, o, b / 1048576 }'; }
 {
@@ -395,6 +404,8 @@ print(sum(i.file_size for i in z.infolist() if i.filename.endswith(".so")))' "$W
     echo "| inside the archive: \`libiikocloud.so.$VERSION\`, stripped | $(human_size "$(stat -c %s "$LIB_SO")") |"
     echo "| inside the archive: \`libiikocloud.a\`, debug info stripped | $(human_size "$(stat -c %s "$LIB_A")") |"
     echo "| inside \`iikocloud_$DEBVERSION\`: \`/usr/bin/iikocloud\`, stripped | $(human_size "$(stat -c %s "$CLI")") |"
+    # The aarch64 files inside the artifacts (scripts/dist-aarch64.sh): "label|bytes" lines.
+    while IFS='|' read -r label bytes; do echo "| $label | $(human_size "$bytes") |"; done <"$STAGE/sizes-aarch64.txt"
 } >"$STAGE/sizes.md"
 
 # ---- checksums ----

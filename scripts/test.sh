@@ -69,6 +69,11 @@ mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 ./scripts/c-test.sh 2>&1 | tee target/reliability/c-test.log
 # ---- end of the C section ---------------------------------------------------
 
+# ---- Linux aarch64 under qemu-user (scripts/qemu-test.sh) -------------------
+step "aarch64 under qemu: clippy, the core's tests (NEON against portable), C and C++ tests against the emulator (scripts/qemu-test.sh)"
+./scripts/qemu-test.sh 2>&1 | tee target/reliability/qemu-test.log
+# ---- end of the aarch64 section ---------------------------------------------
+
 # ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
 step "README samples (scripts/readme-samples.sh)"
 ./scripts/readme-samples.sh

@@ -4,13 +4,14 @@
     scripts/third-party-licenses.py PACKAGE [PACKAGE...] > THIRD-PARTY-LICENSES.txt
 
 Walks `cargo metadata` from the named workspace packages along normal
-dependencies for x86_64 Linux (build scripts and proc macros run at build
-time and are not shipped), and prints each crate's name, version, license
+dependencies for one target, x86_64 Linux or the triple in $LICENSES_TARGET
+(build scripts and proc macros run at build time and are not shipped), and prints each crate's name, version, license
 expression and the text of its LICENSE*/COPYING*/NOTICE* files (a text
 seen before is named, not repeated). Fails when a
 crate declares no license, so nothing unlicensed ships unnoticed.
 """
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -23,7 +24,7 @@ def main() -> int:
         return 2
     meta = json.loads(subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--locked",
-         "--filter-platform", "x86_64-unknown-linux-gnu"],
+         "--filter-platform", os.environ.get("LICENSES_TARGET", "x86_64-unknown-linux-gnu")],
         check=True, capture_output=True, text=True).stdout)
     packages = {p["id"]: p for p in meta["packages"]}
     nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}

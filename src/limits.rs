@@ -421,14 +421,25 @@ pub const CALL_TIMEOUT: Limit = Limit {
     )
 };
 
+/// How long a command is followed by default (`Client::wait_command`).
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest wait a binding may ask for (a day).
+pub const MAX_WAIT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
+/// The pause before the second status poll by default.
+pub const DEFAULT_FIRST_PAUSE: Duration = Duration::from_millis(250);
+/// The longest pause between status polls by default.
+pub const DEFAULT_MAX_PAUSE: Duration = Duration::from_secs(5);
+/// Each pause between status polls is this many times the one before.
+pub const PAUSE_GROWTH: f64 = 1.5;
+
 /// How long a command is followed before giving up.
 pub const WAIT_TIMEOUT: Limit = Limit {
     raw_zero_is_default: true,
-    max: ms(crate::api::MAX_WAIT_TIMEOUT),
+    max: ms(MAX_WAIT_TIMEOUT),
     ..limit(
         "wait.timeout",
         Unit::Millis,
-        fixed(ms(crate::api::DEFAULT_WAIT_TIMEOUT)),
+        fixed(ms(DEFAULT_WAIT_TIMEOUT)),
         Zero::Refused,
     )
 };
@@ -437,7 +448,7 @@ pub const WAIT_TIMEOUT: Limit = Limit {
 pub const WAIT_FIRST_PAUSE: Limit = limit(
     "wait.first_pause",
     Unit::Millis,
-    fixed(ms(crate::api::DEFAULT_FIRST_PAUSE)),
+    fixed(ms(DEFAULT_FIRST_PAUSE)),
     Zero::Itself,
 );
 
@@ -445,7 +456,7 @@ pub const WAIT_FIRST_PAUSE: Limit = limit(
 pub const WAIT_MAX_PAUSE: Limit = limit(
     "wait.max_pause",
     Unit::Millis,
-    fixed(ms(crate::api::DEFAULT_MAX_PAUSE)),
+    fixed(ms(DEFAULT_MAX_PAUSE)),
     Zero::Itself,
 );
 

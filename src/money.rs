@@ -101,6 +101,7 @@ thread_local! {
 
 /// Serializes every [`Money`] inside `f` as a JSON string (`"1250.5"`), for
 /// hosts whose JSON reader would turn a number into a double.
+#[cfg(feature = "operations")]
 pub(crate) fn as_text<R>(f: impl FnOnce() -> R) -> R {
     struct Restore(bool);
     impl Drop for Restore {

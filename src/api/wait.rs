@@ -6,16 +6,11 @@ use super::models::commands::{GetCommandStatusRequest, GetCommandStatusResponse}
 use crate::error::{CommandError, CommandErrorKind};
 use crate::{Client, Error, Result};
 
-/// How long a command is followed by default.
-pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
-/// The longest wait a binding may ask for (a day).
-pub const MAX_WAIT_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
-/// The pause before the second status poll by default.
-pub const DEFAULT_FIRST_PAUSE: Duration = Duration::from_millis(250);
-/// The longest pause between status polls by default.
-pub const DEFAULT_MAX_PAUSE: Duration = Duration::from_secs(5);
-/// Each pause between status polls is this many times the one before.
-pub const PAUSE_GROWTH: f64 = 1.5;
+// Defined with the limits they bound (which the core reads without the
+// operations feature), and named here as before.
+pub use crate::limits::{
+    DEFAULT_FIRST_PAUSE, DEFAULT_MAX_PAUSE, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, PAUSE_GROWTH,
+};
 
 /// How [`Client::wait_command`] polls.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -31,6 +31,7 @@ use crate::Secret;
 
 use answers::decode;
 pub use builder::ClientBuilder;
+#[cfg(feature = "operations")]
 pub(crate) use checks::is_http_url;
 pub use checks::is_uuid;
 use checks::{check_path, check_uuid, check_uuids, check_webhook_uri};

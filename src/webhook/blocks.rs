@@ -27,7 +27,17 @@ impl BlockMasks {
     }
 
     /// The masks of a block of exactly 64 bytes.
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    #[allow(unsafe_code)]
+    pub(crate) fn of(block: &[u8]) -> BlockMasks {
+        // SAFETY: NEON (Advanced SIMD) is part of the AArch64 baseline: every
+        // CPU the aarch64 targets run on has it, so the target-feature
+        // function may be called.
+        unsafe { BlockMasks::of_neon(block) }
+    }
+
+    /// The masks of a block of exactly 64 bytes.
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     pub(crate) fn of(block: &[u8]) -> BlockMasks {
         BlockMasks::of_words(block)
     }
@@ -68,9 +78,53 @@ impl BlockMasks {
         m
     }
 
-    /// Eight bytes per step in a `u64`, for targets without SSE2 (and the
-    /// test that checks both agree).
-    #[cfg(any(test, not(target_arch = "x86_64")))]
+    /// NEON (every AArch64 CPU has it, and the aarch64 targets enable it):
+    /// the four sixteen-byte vectors of the block compared at once. NEON has
+    /// no `movemask`, so each class's compare results are ANDed with each
+    /// byte's bit of its half (1, 2, .. 128) and summed pairwise three times
+    /// (`addp`), which leaves byte `j` of the low 64 bits holding the bits of
+    /// block bytes `8j..8j + 8`, as simdjson does it.
+    #[cfg(target_arch = "aarch64")]
+    #[target_feature(enable = "neon")]
+    #[allow(unsafe_code)]
+    fn of_neon(block: &[u8]) -> BlockMasks {
+        use std::arch::aarch64::{
+            uint8x16_t, vandq_u8, vceqq_u8, vcltq_u8, vcombine_u8, vcreate_u8, vdupq_n_u8,
+            vgetq_lane_u64, vld1q_u8, vorrq_u8, vpaddq_u8, vreinterpretq_u64_u8,
+        };
+        let mut v = [vdupq_n_u8(b' '); 4];
+        for (k, chunk) in block.chunks_exact(16).enumerate().take(4) {
+            // SAFETY: `chunk` holds the 16 bytes the load reads.
+            v[k] = unsafe { vld1q_u8(chunk.as_ptr()) };
+        }
+        let bits = vcombine_u8(
+            vcreate_u8(0x8040_2010_0804_0201),
+            vcreate_u8(0x8040_2010_0804_0201),
+        );
+        // Bit `k` of the result set where byte `k` of the class is 0xff.
+        let mask = |class: [uint8x16_t; 4]| {
+            let [a, b, c, d] = class.map(|x| vandq_u8(x, bits));
+            let sum = vpaddq_u8(vpaddq_u8(a, b), vpaddq_u8(c, d));
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(sum, sum)))
+        };
+        let eq = |of: [uint8x16_t; 4], c: u8| of.map(|x| vceqq_u8(x, vdupq_n_u8(c)));
+        // '[' and '{' (and ']' and '}') differ only in bit 0x20.
+        let folded = v.map(|x| vorrq_u8(x, vdupq_n_u8(0x20)));
+        let (colon, comma) = (eq(v, b':'), eq(v, b','));
+        BlockMasks {
+            quote: mask(eq(v, b'"')),
+            backslash: mask(eq(v, b'\\')),
+            open: mask(eq(folded, b'{')),
+            close: mask(eq(folded, b'}')),
+            separator: mask([0, 1, 2, 3].map(|k| vorrq_u8(colon[k], comma[k]))),
+            // Unsigned: exactly the bytes 0x00..=0x1f.
+            control: mask(v.map(|x| vcltq_u8(x, vdupq_n_u8(0x20)))),
+        }
+    }
+
+    /// Eight bytes per step in a `u64`, for targets without SSE2 or NEON
+    /// (and the tests that check the vector versions against it).
+    #[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
     pub(crate) fn of_words(block: &[u8]) -> BlockMasks {
         let mut m = BlockMasks::EMPTY;
         for (k, chunk) in block.chunks_exact(8).enumerate().take(8) {
@@ -92,6 +146,7 @@ impl BlockMasks {
         m
     }
 
+    #[cfg(any(test, not(target_arch = "aarch64")))]
     const EMPTY: BlockMasks = BlockMasks {
         quote: 0,
         backslash: 0,
@@ -102,14 +157,14 @@ impl BlockMasks {
     };
 }
 
-#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 #[inline(always)]
 fn splat(b: u8) -> u64 {
     0x0101_0101_0101_0101 * u64::from(b)
 }
 
 /// The high bit of each zero byte of `v`, exactly.
-#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 #[inline(always)]
 fn zero_bytes(v: u64) -> u64 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -117,7 +172,7 @@ fn zero_bytes(v: u64) -> u64 {
 }
 
 /// Gathers the eight high bits of `x` into the low byte, byte 0 as bit 0.
-#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 #[inline(always)]
 fn gather(x: u64) -> u64 {
     (x >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56

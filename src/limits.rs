@@ -347,11 +347,11 @@ const fn fixed(v: u64) -> DefaultValue {
 /// [`Client::with_timeout`](crate::Client::with_timeout)): 1 s to 1 h.
 pub const CLIENT_TIMEOUT: Limit = Limit {
     min: 1000,
-    max: ms(crate::client::MAX_SERVER_TIMEOUT),
+    max: ms(MAX_SERVER_TIMEOUT),
     ..limit(
         "client.timeout",
         Unit::Millis,
-        fixed(ms(crate::client::DEFAULT_SERVER_TIMEOUT)),
+        fixed(ms(DEFAULT_SERVER_TIMEOUT)),
         Zero::Refused,
     )
 };
@@ -371,7 +371,7 @@ pub const CLIENT_RETRIES: Limit = Limit {
     ..limit(
         "client.retries",
         Unit::Count,
-        fixed(crate::client::DEFAULT_RETRIES as u64),
+        fixed(DEFAULT_RETRIES as u64),
         Zero::Itself,
     )
 };
@@ -380,7 +380,7 @@ pub const CLIENT_RETRIES: Limit = Limit {
 pub const CLIENT_RETRY_BASE_DELAY: Limit = limit(
     "client.retry_base_delay",
     Unit::Millis,
-    fixed(ms(crate::client::DEFAULT_RETRY_BASE_DELAY)),
+    fixed(ms(DEFAULT_RETRY_BASE_DELAY)),
     Zero::Itself,
 );
 
@@ -388,7 +388,7 @@ pub const CLIENT_RETRY_BASE_DELAY: Limit = limit(
 pub const CLIENT_MAX_RESPONSE_BYTES: Limit = limit(
     "client.max_response_bytes",
     Unit::Bytes,
-    fixed(crate::client::DEFAULT_MAX_RESPONSE_BYTES),
+    fixed(DEFAULT_MAX_RESPONSE_BYTES),
     Zero::Refused,
 );
 
@@ -396,7 +396,7 @@ pub const CLIENT_MAX_RESPONSE_BYTES: Limit = limit(
 pub const CLIENT_REFRESH_MARGIN: Limit = limit(
     "client.refresh_margin",
     Unit::Millis,
-    fixed(ms(crate::client::DEFAULT_REFRESH_MARGIN)),
+    fixed(ms(DEFAULT_REFRESH_MARGIN)),
     Zero::Itself,
 );
 
@@ -404,7 +404,7 @@ pub const CLIENT_REFRESH_MARGIN: Limit = limit(
 pub const CLIENT_FALLBACK_TOKEN_LIFETIME: Limit = limit(
     "client.fallback_token_lifetime",
     Unit::Millis,
-    fixed(ms(crate::client::DEFAULT_FALLBACK_TOKEN_LIFETIME)),
+    fixed(ms(DEFAULT_FALLBACK_TOKEN_LIFETIME)),
     Zero::Itself,
 );
 
@@ -412,7 +412,7 @@ pub const CLIENT_FALLBACK_TOKEN_LIFETIME: Limit = limit(
 pub const CALL_TIMEOUT: Limit = Limit {
     raw_zero_is_default: true,
     min: 1000,
-    max: ms(crate::client::MAX_SERVER_TIMEOUT),
+    max: ms(MAX_SERVER_TIMEOUT),
     ..limit(
         "call.timeout",
         Unit::Millis,
@@ -420,6 +420,39 @@ pub const CALL_TIMEOUT: Limit = Limit {
         Zero::Refused,
     )
 };
+
+// ---- the client's defaults (re-exported by `crate::client`) ----
+
+/// Default of the `Timeout` header: how long the service waits for the
+/// restaurant terminal before answering 408.
+pub const DEFAULT_SERVER_TIMEOUT: Duration = Duration::from_secs(15);
+/// How much longer than the `Timeout` header the client waits by default, so the
+/// service's own 408 arrives before the client gives up.
+pub const DEFAULT_CLIENT_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
+/// Default number of retries of a safe call after a transport error or a 5xx.
+pub const DEFAULT_RETRIES: u32 = 2;
+/// Default first backoff delay; it doubles for each retry, with jitter.
+pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(250);
+/// A token is refreshed this long before it expires (at most a tenth of its
+/// lifetime, so short-lived tokens are still used).
+pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(60);
+/// Lifetime assumed for a token that carries no JWT `exp` claim.
+pub const DEFAULT_FALLBACK_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+/// Largest response body the client reads by default (64 MiB): nomenclature
+/// answers of big chains run to tens of megabytes.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest `Timeout` header the client accepts ([`CLIENT_TIMEOUT`]).
+pub(crate) const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
+// ---- the inbox's defaults (re-exported by `crate::inbox`) ----
+
+/// How long a taken event stays hidden by default.
+pub const DEFAULT_VISIBILITY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Deliveries of one event by default before it goes to the dead letters.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+/// How long an event's key is remembered by default.
+pub const DEFAULT_DEDUP_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How many dead letters a binding lists when the caller does not say.
+pub const DEFAULT_DEAD_LETTERS: usize = 100;
 
 /// How long a command is followed by default (`Client::wait_command`).
 pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -491,7 +524,7 @@ pub const INBOX_VISIBILITY_TIMEOUT: Limit = Limit {
     ..limit(
         "inbox.visibility_timeout",
         Unit::Millis,
-        fixed(ms(crate::inbox::DEFAULT_VISIBILITY_TIMEOUT)),
+        fixed(ms(DEFAULT_VISIBILITY_TIMEOUT)),
         Zero::Refused,
     )
 };
@@ -503,7 +536,7 @@ pub const INBOX_MAX_ATTEMPTS: Limit = Limit {
     ..limit(
         "inbox.max_attempts",
         Unit::Count,
-        fixed(crate::inbox::DEFAULT_MAX_ATTEMPTS as u64),
+        fixed(DEFAULT_MAX_ATTEMPTS as u64),
         Zero::Refused,
     )
 };
@@ -514,7 +547,7 @@ pub const INBOX_DEDUP_TTL: Limit = Limit {
     ..limit(
         "inbox.dedup_ttl",
         Unit::Millis,
-        fixed(ms(crate::inbox::DEFAULT_DEDUP_TTL)),
+        fixed(ms(DEFAULT_DEDUP_TTL)),
         Zero::Refused,
     )
 };
@@ -525,7 +558,7 @@ pub const INBOX_DEAD_LETTERS: Limit = Limit {
     ..limit(
         "inbox.dead_letters",
         Unit::Count,
-        fixed(crate::inbox::DEFAULT_DEAD_LETTERS as u64),
+        fixed(DEFAULT_DEAD_LETTERS as u64),
         Zero::Itself,
     )
 };
@@ -642,10 +675,7 @@ mod tests {
 
     #[test]
     fn a_default_described_in_words_matches_the_core() {
-        let margin = format_value(
-            Unit::Millis,
-            ms(crate::client::DEFAULT_CLIENT_TIMEOUT_MARGIN),
-        );
+        let margin = format_value(Unit::Millis, ms(DEFAULT_CLIENT_TIMEOUT_MARGIN));
         assert_eq!(
             CLIENT_CLIENT_TIMEOUT.default,
             DefaultValue::Elsewhere("the timeout + 5 s")

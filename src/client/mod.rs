@@ -40,26 +40,12 @@ use transport::Call;
 
 /// The production address of the service (Russia region).
 pub const DEFAULT_BASE_URL: &str = "https://api-ru.iiko.services";
-/// Default of the `Timeout` header: how long the service waits for the
-/// restaurant terminal before answering 408.
-pub const DEFAULT_SERVER_TIMEOUT: Duration = Duration::from_secs(15);
-/// How much longer than the `Timeout` header the client waits by default, so the
-/// service's own 408 arrives before the client gives up.
-pub const DEFAULT_CLIENT_TIMEOUT_MARGIN: Duration = Duration::from_secs(5);
-/// Default number of retries of a safe call after a transport error or a 5xx.
-pub const DEFAULT_RETRIES: u32 = 2;
-/// Default first backoff delay; it doubles for each retry, with jitter.
-pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(250);
-/// A token is refreshed this long before it expires (at most a tenth of its
-/// lifetime, so short-lived tokens are still used).
-pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(60);
-/// Lifetime assumed for a token that carries no JWT `exp` claim.
-pub const DEFAULT_FALLBACK_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
-/// Largest response body the client reads by default (64 MiB): nomenclature
-/// answers of big chains run to tens of megabytes.
-pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest `Timeout` header the client accepts ([`limits::CLIENT_TIMEOUT`](crate::limits::CLIENT_TIMEOUT)).
-pub(crate) const MAX_SERVER_TIMEOUT: Duration = Duration::from_secs(3600);
+// The defaults are decided with their limits (`crate::limits`), read there
+// by every binding; they keep their names here.
+pub use crate::limits::{
+    DEFAULT_CLIENT_TIMEOUT_MARGIN, DEFAULT_FALLBACK_TOKEN_LIFETIME, DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_REFRESH_MARGIN, DEFAULT_RETRIES, DEFAULT_RETRY_BASE_DELAY, DEFAULT_SERVER_TIMEOUT,
+};
 /// The longest pause between two retries, whatever the base delay.
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(10);
 

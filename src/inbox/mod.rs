@@ -71,14 +71,10 @@ pub const RECEIVE_STATUSES: [u16; 4] = [
     STATUS_RETRY_LATER,
 ];
 
-/// How long a taken event stays hidden by default.
-pub const DEFAULT_VISIBILITY_TIMEOUT: Duration = Duration::from_secs(30);
-/// Deliveries of one event by default before it goes to the dead letters.
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
-/// How long an event's key is remembered by default.
-pub const DEFAULT_DEDUP_TTL: Duration = Duration::from_secs(24 * 3600);
-/// How many dead letters a binding lists when the caller does not say.
-pub const DEFAULT_DEAD_LETTERS: usize = 100;
+// Decided with their limits (`crate::limits`); they keep their names here.
+pub use crate::limits::{
+    DEFAULT_DEAD_LETTERS, DEFAULT_DEDUP_TTL, DEFAULT_MAX_ATTEMPTS, DEFAULT_VISIBILITY_TIMEOUT,
+};
 
 /// Settings of an [`Inbox`]. A binding reads each from its caller's value
 /// through [`InboxOptions::read`] ([`limits`]).

@@ -18,6 +18,7 @@ mod inbox;
 mod limits;
 mod logbridge;
 mod models;
+mod objects;
 mod webhook;
 
 use pyo3::prelude::*;

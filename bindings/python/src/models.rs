@@ -40,9 +40,6 @@
 //! The GIL is held throughout, as `json.loads` holds it: the objects are made
 //! while the text is read.
 
-mod objects;
-pub(crate) use objects::SlotMaker;
-
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -59,8 +56,8 @@ use serde_json::value::RawValue;
 
 use crate::convert::decimal_type;
 use crate::errors::{guard, invalid_input};
+use crate::objects::{DateTimes, Layout};
 use crate::webhook::NativeEvent;
-use objects::{DateTimes, Layout};
 
 /// Deepest nesting read natively (objects and lists, typed or not); deeper
 /// input goes to the reference.

@@ -23,7 +23,7 @@ use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
-use crate::models::SlotMaker;
+use crate::objects::SlotMaker;
 
 /// `(employee id, role id, opened, terminal group id)`.
 type ShiftParts = (Option<String>, Option<String>, Option<bool>, Option<String>);

@@ -1,6 +1,6 @@
-//! Instances of the generated models, made as `cls.__new__(cls)` and
-//! `object.__setattr__` make them in `_model.Model._load`, but writing each
-//! slot directly.
+//! Instances of the generated models and of the webhook events, made as
+//! `cls.__new__(cls)` and `object.__setattr__` make them in
+//! `_model.Model._load`, but writing each slot directly.
 //!
 //! A generated class keeps its fields in `__slots__`: CPython gives each slot
 //! a member descriptor, which stores the value at a fixed offset in the
@@ -21,7 +21,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyNone, PyString, PyType};
 
 /// How instances of one class are made.
-pub(super) enum Layout {
+pub(crate) enum Layout {
     /// Allocated with the type's `tp_alloc` (what `object.__new__` does);
     /// each field (and `extra`) at its slot's offset.
     Slots { fields: Box<[isize]>, extra: isize },
@@ -58,7 +58,7 @@ fn object_attr<'py>(
 
 impl Layout {
     /// The layout of `cls` for the attributes `attrs` (in `_F` order).
-    pub(super) fn of(cls: &Bound<'_, PyType>, attrs: &[Bound<'_, PyString>]) -> PyResult<Layout> {
+    pub(crate) fn of(cls: &Bound<'_, PyType>, attrs: &[Bound<'_, PyString>]) -> PyResult<Layout> {
         match slot_offsets(cls, attrs)? {
             Some((fields, extra)) => Ok(Layout::Slots { fields, extra }),
             None => Ok(Layout::Generic {
@@ -70,7 +70,7 @@ impl Layout {
 
     /// Starts an instance of `cls`, whose fields are then given one by one
     /// (see [`Building`]).
-    pub(super) fn start<'a, 'py>(
+    pub(crate) fn start<'a, 'py>(
         &'a self,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Building<'a, 'py>> {
@@ -91,7 +91,7 @@ impl Layout {
 }
 
 /// An instance being made.
-pub(super) enum Building<'a, 'py> {
+pub(crate) enum Building<'a, 'py> {
     /// Made at the start; its slots filled as the values come (an object
     /// dropped half-made has empty slots, which CPython allows).
     Slots {
@@ -117,7 +117,7 @@ impl<'py> Building<'_, 'py> {
     }
 
     /// Sets field `at` (an index of `_F`); a repeated field keeps the last value.
-    pub(super) fn set(&mut self, at: usize, value: Bound<'py, PyAny>) {
+    pub(crate) fn set(&mut self, at: usize, value: Bound<'py, PyAny>) {
         match self {
             Building::Slots { obj, fields, .. } => {
                 // SAFETY: `obj` was made by its type's allocator and
@@ -132,7 +132,7 @@ impl<'py> Building<'_, 'py> {
 
     /// The instance, missing fields `None`, with `extra` (`None` when there
     /// were no other fields).
-    pub(super) fn finish(self, extra: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn finish(self, extra: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
         let extra = match extra {
             Some(dict) => dict.into_any(),
             None => PyNone::get(self.py()).to_owned().into_any(),
@@ -410,7 +410,7 @@ struct DateTimeCapi {
 /// (a call of `datetime(...)` parses seven arguments, several times the cost
 /// of making the object), or by calling the class where the table is not
 /// what this code expects.
-pub(super) struct DateTimes {
+pub(crate) struct DateTimes {
     class: Py<PyType>,
     capi: Option<&'static DateTimeCapi>,
 }
@@ -424,7 +424,7 @@ unsafe impl Sync for DateTimes {}
 static DATETIMES: PyOnceLock<DateTimes> = PyOnceLock::new();
 
 impl DateTimes {
-    pub(super) fn get(py: Python<'_>) -> PyResult<&'static DateTimes> {
+    pub(crate) fn get(py: Python<'_>) -> PyResult<&'static DateTimes> {
         DATETIMES.get_or_try_init(py, || {
             let class = py
                 .import("datetime")?
@@ -451,7 +451,7 @@ impl DateTimes {
     }
 
     /// A naive `datetime`; the parts are a valid time (see `local_time`).
-    pub(super) fn naive<'py>(
+    pub(crate) fn naive<'py>(
         &self,
         py: Python<'py>,
         (y, mo, d, h, mi, s, us): (u16, u8, u8, u8, u8, u8, u32),

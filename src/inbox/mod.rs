@@ -55,7 +55,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::limits::{self, Given};
-use crate::store::{Store, StoreError, StoreUrl};
+use crate::store::{by_backend, Store, StoreError, StoreUrl};
 use crate::webhook::{
     ReceiveError, Receiver, STATUS_ACCEPTED, STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER,
     STATUS_UNAUTHORIZED,
@@ -126,6 +126,18 @@ impl InboxOptions {
                 .read_duration(dedup_ttl)?
                 .unwrap_or(defaults.dedup_ttl),
         })
+    }
+}
+
+impl InboxOptions {
+    /// Options built field by field, held to the limits [`InboxOptions::read`]
+    /// applies (the one rule of each).
+    fn check(&self) -> crate::Result<()> {
+        let millis = |d: Duration| Given::Int(d.as_millis() as i128);
+        limits::INBOX_VISIBILITY_TIMEOUT.read(millis(self.visibility_timeout))?;
+        limits::INBOX_MAX_ATTEMPTS.read(Given::Int(self.max_attempts.into()))?;
+        limits::INBOX_DEDUP_TTL.read(millis(self.dedup_ttl))?;
+        Ok(())
     }
 }
 
@@ -261,39 +273,20 @@ impl Inbox {
         allow(unreachable_code, unused_variables)
     )]
     pub fn open_with(url: &str, options: InboxOptions) -> Result<Inbox, StoreError> {
+        options
+            .check()
+            .map_err(|e| StoreError::BadOption(e.to_string()))?;
         let parsed = StoreUrl::parse(url)?;
-        if options.max_attempts == 0 || options.visibility_timeout.is_zero() {
-            return Err(StoreError::BadUrl {
-                url: parsed.to_string(),
-                reason: "max_attempts and visibility_timeout must be above 0".into(),
-            });
-        }
-        let backend: Arc<dyn InboxBackend> = match &parsed {
-            StoreUrl::Memory => return Err(StoreError::BadUrl {
+        let backend: Arc<dyn InboxBackend> = by_backend!(&parsed,
+            memory => return Err(StoreError::BadUrl {
                 url: parsed.to_string(),
                 reason:
                     "an inbox must outlive the process: use sqlite:///path or redis://host:port/db"
                         .into(),
             }),
-            #[cfg(feature = "sqlite")]
-            StoreUrl::Sqlite(path) => Arc::new(sqlite_inbox::SqliteInbox::open(path)?),
-            #[cfg(not(feature = "sqlite"))]
-            StoreUrl::Sqlite(_) => {
-                return Err(StoreError::NotCompiled {
-                    url: parsed.to_string(),
-                    feature: "sqlite",
-                })
-            }
-            #[cfg(feature = "redis")]
-            StoreUrl::Redis(r) => Arc::new(redis_inbox::RedisInbox::open(r)?),
-            #[cfg(not(feature = "redis"))]
-            StoreUrl::Redis(_) => {
-                return Err(StoreError::NotCompiled {
-                    url: parsed.to_string(),
-                    feature: "redis",
-                })
-            }
-        };
+            sqlite(path) => Arc::new(sqlite_inbox::SqliteInbox::open(path)?),
+            redis(r) => Arc::new(redis_inbox::RedisInbox::open(r)?),
+        );
         Ok(Inbox {
             backend,
             url: parsed,

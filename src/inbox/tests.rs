@@ -113,6 +113,34 @@ fn memory_is_no_inbox() {
 }
 
 #[test]
+fn options_outside_their_limits_are_named_as_options_not_as_the_url() {
+    for (options, limit) in [
+        (
+            InboxOptions {
+                max_attempts: 0,
+                ..InboxOptions::default()
+            },
+            "inbox.max_attempts",
+        ),
+        (
+            InboxOptions {
+                visibility_timeout: Duration::ZERO,
+                ..InboxOptions::default()
+            },
+            "inbox.visibility_timeout",
+        ),
+    ] {
+        let e = Inbox::open_with("sqlite:///tmp/never-opened.db", options).unwrap_err();
+        assert!(matches!(e, StoreError::BadOption(_)), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains(limit) && !text.contains("store URL"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn shared_store_claims_each_event_once() {
     let dir = std::env::temp_dir().join(format!("iiko-inbox-{}", fastrand::u64(..)));
     std::fs::create_dir_all(&dir).unwrap();

@@ -63,6 +63,10 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A setting of the store or inbox is outside its limit
+    /// ([`crate::limits`]); the message names the limit.
+    #[error("{0}")]
+    BadOption(String),
     /// The URL names a backend this build does not include.
     #[error("store URL {url}: this build has no {feature} support (cargo feature `{feature}`)")]
     NotCompiled {
@@ -144,6 +148,36 @@ impl Default for Store {
     }
 }
 
+/// The value for the backend a parsed URL names: each arm's expression with
+/// the URL's path or Redis target bound, and [`StoreError::NotCompiled`] (from
+/// the enclosing function) for a backend this build leaves out. The one
+/// dispatch of the shared stores and the inbox.
+macro_rules! by_backend {
+    ($url:expr,
+     memory => $memory:expr,
+     sqlite($path:ident) => $sqlite:expr,
+     redis($target:ident) => $redis:expr $(,)?) => {
+        match $url {
+            StoreUrl::Memory => $memory,
+            #[cfg(feature = "sqlite")]
+            StoreUrl::Sqlite($path) => $sqlite,
+            #[cfg(feature = "redis")]
+            StoreUrl::Redis($target) => $redis,
+            #[allow(unreachable_patterns)]
+            other => {
+                return Err(StoreError::NotCompiled {
+                    url: other.to_string(),
+                    feature: match other {
+                        StoreUrl::Redis(_) => "redis",
+                        _ => "sqlite",
+                    },
+                })
+            }
+        }
+    };
+}
+pub(crate) use by_backend;
+
 impl Store {
     /// Opens the store a URL names: `memory:`, `sqlite:///path` (created if
     /// missing, mode 0600) or `redis://[:password@]host[:port][/db]`.
@@ -152,27 +186,11 @@ impl Store {
     /// is an error here, not at the first use.
     pub fn open(url: &str) -> Result<Store, StoreError> {
         let parsed = StoreUrl::parse(url)?;
-        let backend: Arc<dyn Backend> = match &parsed {
-            StoreUrl::Memory => Arc::new(memory::MemoryBackend::default()),
-            #[cfg(feature = "sqlite")]
-            StoreUrl::Sqlite(path) => Arc::new(sqlite::SqliteBackend::open(path)?),
-            #[cfg(not(feature = "sqlite"))]
-            StoreUrl::Sqlite(_) => {
-                return Err(StoreError::NotCompiled {
-                    url: parsed.to_string(),
-                    feature: "sqlite",
-                })
-            }
-            #[cfg(feature = "redis")]
-            StoreUrl::Redis(r) => Arc::new(redis_store::RedisBackend::open(r)?),
-            #[cfg(not(feature = "redis"))]
-            StoreUrl::Redis(_) => {
-                return Err(StoreError::NotCompiled {
-                    url: parsed.to_string(),
-                    feature: "redis",
-                })
-            }
-        };
+        let backend: Arc<dyn Backend> = by_backend!(&parsed,
+            memory => Arc::new(memory::MemoryBackend::default()),
+            sqlite(path) => Arc::new(sqlite::SqliteBackend::open(path)?),
+            redis(r) => Arc::new(redis_store::RedisBackend::open(r)?),
+        );
         Ok(Store {
             backend,
             url: parsed,

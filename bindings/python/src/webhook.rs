@@ -466,14 +466,17 @@ impl NativeEvent {
     fn dedup_key(&self) -> String {
         self.event.dedup_key().as_str().to_owned()
     }
-    /// `(external_number, pos_id, is_deleted)` of order and reserve events.
     #[getter]
-    fn entity_extras(&self) -> (Option<&str>, Option<&str>, Option<bool>) {
-        (
-            self.event.external_number(),
-            self.event.pos_id(),
-            self.event.reserve_is_deleted(),
-        )
+    fn external_number(&self) -> Option<&str> {
+        self.event.external_number()
+    }
+    #[getter]
+    fn pos_id(&self) -> Option<&str> {
+        self.event.pos_id()
+    }
+    #[getter]
+    fn reserve_is_deleted(&self) -> Option<bool> {
+        self.event.reserve_is_deleted()
     }
     /// `[(terminal group id, is_full)]` of a `StopListUpdate`.
     #[getter]

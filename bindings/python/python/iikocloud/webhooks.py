@@ -267,7 +267,7 @@ class _EntityEvent(Event):
     @property
     def external_number(self) -> Optional[str]:
         """``eventInfo.externalNumber``."""
-        return self._n.entity_extras[0]
+        return self._n.external_number
 
     @property
     def creation_status(self) -> Optional[str]:
@@ -321,7 +321,7 @@ class _OrderEvent(_EntityEvent):
     @property
     def pos_id(self) -> Optional[str]:
         """``eventInfo.posId``: the id in the restaurant's POS."""
-        return self._n.entity_extras[1]
+        return self._n.pos_id
 
     @property
     def number(self) -> Optional[int]:
@@ -420,7 +420,7 @@ class _ReserveEvent(_EntityEvent):
     @property
     def is_deleted(self) -> Optional[bool]:
         """``eventInfo.isDeleted``."""
-        return self._n.entity_extras[2]
+        return self._n.reserve_is_deleted
 
     @property
     def number(self) -> Optional[int]:

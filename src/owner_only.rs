@@ -6,7 +6,8 @@
 //!   directory, and under `C:\ProgramData` that lets every user of the
 //!   machine read it. So files and directories are created with a protected
 //!   DACL (nothing inherited) holding one entry: full access for the user
-//!   the process runs as. It is given to `CreateFileW`/`CreateDirectoryW`,
+//!   the process runs as (or the thread, when it impersonates one, as PHP
+//!   under IIS may). It is given to `CreateFileW`/`CreateDirectoryW`,
 //!   so the file never exists with its parent's permissions, not even for a
 //!   moment.
 //!
@@ -78,7 +79,6 @@ mod win {
     use std::os::windows::io::{FromRawHandle, OwnedHandle};
     use std::path::Path;
     use std::ptr;
-    use std::sync::OnceLock;
 
     use windows_sys::Win32::Foundation::{
         LocalFree, ERROR_ALREADY_EXISTS, ERROR_FILE_EXISTS, GENERIC_WRITE, HANDLE,
@@ -98,7 +98,9 @@ mod win {
         CreateDirectoryW, CreateFileW, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, FILE_SHARE_DELETE,
         FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_ALWAYS,
     };
-    use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentProcess, GetCurrentThread, OpenProcessToken, OpenThreadToken,
+    };
 
     use super::Create;
 
@@ -146,15 +148,18 @@ mod win {
         Ok(s)
     }
 
-    /// The SID of the user this process runs as (its token's user).
-    pub(crate) fn current_user() -> io::Result<&'static str> {
-        static USER: OnceLock<String> = OnceLock::new();
-        if let Some(s) = USER.get() {
-            return Ok(s);
-        }
+    /// The SID of the user this thread acts as: the one it impersonates
+    /// (a PHP request under IIS with `fastcgi.impersonate`), else the
+    /// process's user. Files are created, owned and opened again as that
+    /// user, so it is the one the DACL must let in.
+    pub(crate) fn current_user() -> io::Result<String> {
         let mut token: HANDLE = ptr::null_mut();
-        // SAFETY: the pseudo-handle of this process; `token` is written on success.
-        if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+        // SAFETY: pseudo-handles of this thread and process; `token` is written on success.
+        let opened = unsafe {
+            OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, 1, &mut token) != 0
+                || OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) != 0
+        };
+        if !opened {
             return Err(io::Error::last_os_error());
         }
         let token = Handle(token);
@@ -172,8 +177,7 @@ mod win {
         }
         // SAFETY: Windows wrote a TOKEN_USER at the start of the aligned buffer.
         let user = unsafe { &*buf.as_ptr().cast::<TOKEN_USER>() };
-        let sid = sid_string(user.User.Sid)?;
-        Ok(USER.get_or_init(|| sid))
+        sid_string(user.User.Sid)
     }
 
     /// A self-relative security descriptor from SDDL text.
@@ -371,7 +375,7 @@ mod win {
         Ok(entries.iter().all(|e| {
             e.kind != 0
                 || e.flags & INHERIT_ONLY != 0
-                || [user, SYSTEM, ADMINISTRATORS].contains(&e.sid.as_str())
+                || [user.as_str(), SYSTEM, ADMINISTRATORS].contains(&e.sid.as_str())
         }))
     }
 
@@ -443,7 +447,7 @@ pub(crate) fn assert_owner_only(path: &Path) {
                 kind: 0,
                 flags: inherit,
                 mask: FILE_ALL_ACCESS,
-                sid: user.to_owned(),
+                sid: user.clone(),
             };
             assert_eq!(entries, vec![only_entry], "{shown}");
         }

@@ -62,6 +62,11 @@ mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 ./scripts/c-test.sh 2>&1 | tee target/reliability/c-test.log
 # ---- end of the C section ---------------------------------------------------
 
+# ---- Windows x86_64 under wine (scripts/wine-test.sh, tests/wine/) ----------
+step "Windows x86_64 under wine: core unit tests, C and C++ tests, TLS and the certificate store, token shared by processes, CLI demo, Ctrl-C, service stop (scripts/wine-test.sh)"
+./scripts/wine-test.sh
+# ---- end of the Windows section ---------------------------------------------
+
 # ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
 step "README samples (scripts/readme-samples.sh)"
 ./scripts/readme-samples.sh

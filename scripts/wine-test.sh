@@ -55,7 +55,10 @@ trap cleanup EXIT
 
 # ---- 2. build ----
 step "building iikocloud.dll (debug, test hooks), iikocloud.exe ($TRIPLE) and the native emulator"
-cargo build --locked --target "$TRIPLE" -p iikocloud-c -p iikocloud-cli --features iikocloud-c/test-hooks
+# The Windows builds without debug info or incremental state: 2.3 GB on
+# disk instead of 8 (panics still name their file and line).
+wincargo() { CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 cargo "$@"; }
+wincargo build --locked --target "$TRIPLE" -p iikocloud-c -p iikocloud-cli --features iikocloud-c/test-hooks
 cargo build --locked -p iikocloud-emulator
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 rm -rf "$OUT"
@@ -74,7 +77,7 @@ step "the core's unit tests under wine (cargo test --target $TRIPLE -p iikocloud
 # Test-only builds of the core for this target; wine runs the harness.
 # (Output to a file, never a pipe, for every wine program: a process wine
 # starts in the background would hold the pipe open.)
-if CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine cargo test --locked --target "$TRIPLE" -p iikocloud --lib \
+if CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine wincargo test --locked --target "$TRIPLE" -p iikocloud --lib \
     >"$OUT/core-tests.log" 2>&1; then
     pass "core unit tests (Windows build): $(grep '^test result' "$OUT/core-tests.log" | tail -1)"
 else

@@ -66,6 +66,8 @@ cleanup() {
         kill "$EMULATOR_PID" 2>/dev/null || true
         wait "$EMULATOR_PID" 2>/dev/null || true
     fi
+    # The wine server of the Windows section, if a check stopped it midway.
+    if type wine_env_stop >/dev/null 2>&1; then wine_env_stop; fi
     if [ -n "${DEBS_INSTALLED:-}" ]; then
         $SUDO apt-get remove -y -qq --purge "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >/dev/null 2>&1 || true
     fi

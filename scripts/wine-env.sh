@@ -47,7 +47,7 @@ wine_env_setup() {
     if [ ! -f "$WINEPREFIX/system.reg" ]; then
         printf '\n==> [wine] creating the prefix %s\n' "$WINEPREFIX"
         mkdir -p "$WINEPREFIX"
-        wineboot -i >/dev/null 2>&1
+        wineboot -i </dev/null >/dev/null 2>&1
         wineserver -w
     fi
     local sys32=$WINEPREFIX/drive_c/windows/system32
@@ -62,7 +62,8 @@ wine_env_setup() {
         fi
     fi
     # One server for the whole run: each wine start then takes 0.2 s, not 1 s.
-    wineserver -p
+    # Detached from the caller's output, which may be a pipe (test.sh | tee).
+    wineserver -p </dev/null >/dev/null 2>&1
     # Wine's own background processes (services.exe, winedevice.exe) start
     # with the first program; start them here, detached from any pipe of the
     # caller, which they would otherwise keep open for as long as they run.

@@ -6,7 +6,8 @@
 #
 #  1. installs what is missing and prepares the wine prefix (scripts/wine-env.sh;
 #     on Wine 8 it adds the ProcessPrng stand-in, test setup only);
-#  2. builds iikocloud.dll (debug, with the test hooks) and iikocloud.exe;
+#  2. clippy (-D warnings) for the target; builds iikocloud.dll (debug, with
+#     the test hooks) and iikocloud.exe;
 #  3. runs the core's unit tests under wine: among them the Windows meanings
 #     (owner-only DACLs read back, SQLite paths with a drive, the lock file);
 #  4. compiles the C tests, the C++ test and the examples with MinGW
@@ -54,10 +55,14 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- 2. build ----
-step "building iikocloud.dll (debug, test hooks), iikocloud.exe ($TRIPLE) and the native emulator"
+step "clippy for $TRIPLE; building iikocloud.dll (debug, test hooks), iikocloud.exe and the native emulator"
 # The Windows builds without debug info or incremental state: 2.3 GB on
 # disk instead of 8 (panics still name their file and line).
 wincargo() { CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 cargo "$@"; }
+# The cfg(windows) code passes clippy as the rest does (test.sh's clippy
+# runs for Linux only).
+wincargo clippy --locked --target "$TRIPLE" -p iikocloud -p iikocloud-c -p iikocloud-cli --lib --bins --tests \
+    --features iikocloud-c/test-hooks -- -D warnings
 wincargo build --locked --target "$TRIPLE" -p iikocloud-c -p iikocloud-cli --features iikocloud-c/test-hooks
 cargo build --locked -p iikocloud-emulator
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)

@@ -320,6 +320,16 @@ else
     fail "webhook consume --exec: exit $consume_rc, the handler's file has no event"
     cat "$OUT/consume.log"
 fi
+# Waiting for events, consume stops on Ctrl-C as serve does.
+wine "$EXE" webhook consume --inbox "$INBOX_URL" >"$OUT/consume-wait.log" 2>&1 &
+CONSUME_PID=$!
+PIDS+=("$CONSUME_PID")
+sleep 3
+kill -INT "$CONSUME_PID"
+consume_rc=0
+wait "$CONSUME_PID" || consume_rc=$?
+[ "$consume_rc" = 0 ] && pass "webhook consume (waiting) stops on Ctrl-C, exit 0" ||
+    { fail "webhook consume on Ctrl-C: exit $consume_rc"; cat "$OUT/consume-wait.log"; }
 # Acknowledged: nothing is left; a failing handler hands the event back.
 wine "$EXE" webhook consume --inbox "$INBOX_URL" --drain >"$OUT/consume2.log" 2>&1 || true
 [ ! -s "$OUT/consume2.log" ] && pass "the handled event was acknowledged" ||

@@ -103,8 +103,8 @@ for v in "$GLIBC_LIB" "$GLIBC_CLI"; do
     [ "$(printf '%s\n' "$v" 2.17 | sort -V | tail -1)" = 2.17 ] ||
         die "an aarch64 binary needs glibc $v, newer than 2.17"
 done
-LICENSES_TARGET=$A64_TARGET python3 scripts/third-party-licenses.py iikocloud-c >"$STAGE/THIRD-PARTY-LICENSES-c.txt"
-LICENSES_TARGET=$A64_TARGET python3 scripts/third-party-licenses.py iikocloud-cli >"$STAGE/THIRD-PARTY-LICENSES-cli.txt"
+python3 scripts/third-party-licenses.py --target="$A64_TARGET" iikocloud-c >"$STAGE/THIRD-PARTY-LICENSES-c.txt"
+python3 scripts/third-party-licenses.py --target="$A64_TARGET" iikocloud-cli >"$STAGE/THIRD-PARTY-LICENSES-cli.txt"
 
 # ---- the C/C++ archive ----
 step "aarch64: C/C++ archive"

@@ -16,7 +16,13 @@
 #     quickstart (examples/php, autoloaded by composer) lists the emulator's
 #     organizations, with the library of the .deb and of the archive;
 #  5. Linux aarch64: scripts/qemu-test.sh dist (the archive, the arm64 .deb
-#     contents and the wheel under qemu-user).
+#     contents and the wheel under qemu-user);
+#  6. Windows x86_64: the zip with the CMake consumer built by MinGW (shared
+#     and static, C and C++) and run under wine against the emulator, a
+#     program linked by lld-link against lib/iikocloud.lib (MSVC's import
+#     library format), the CLI's demo; the Windows wheel installed by pip for
+#     win_amd64 into a directory, its imports listed (it cannot be imported
+#     here: no Windows CPython).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -62,6 +68,8 @@ cleanup() {
         kill "$EMULATOR_PID" 2>/dev/null || true
         wait "$EMULATOR_PID" 2>/dev/null || true
     fi
+    # The wine server of the Windows section, if a check stopped it midway.
+    if type wine_env_stop >/dev/null 2>&1; then wine_env_stop; fi
     if [ -n "${DEBS_INSTALLED:-}" ]; then
         $SUDO apt-get remove -y -qq --purge "libiikocloud$SOVERSION" libiikocloud-dev iikocloud >/dev/null 2>&1 || true
     fi
@@ -256,5 +264,98 @@ expect "php quickstart (archive library)" "set to http://127.0.0.1:9/hook" \
 # ---- 5. Linux aarch64 (scripts/qemu-test.sh dist) ----
 step "aarch64 artifacts under qemu: archive, arm64 .deb contents, the wheel in an arm64 CPython"
 ./scripts/qemu-test.sh dist
+
+# ---- 6. Windows x86_64 (scripts/dist-windows.sh) ----
+step "Windows zip: CMake consumer built by MinGW and run under wine, an MSVC-style link with iikocloud.lib, the CLI; the Windows wheel"
+# shellcheck source=scripts/wine-env.sh
+. scripts/wine-env.sh
+wine_env_setup
+wmissing=()
+command -v lld-link >/dev/null || wmissing+=(lld)
+command -v llvm-mc >/dev/null || wmissing+=(llvm)
+if ((${#wmissing[@]})); then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${wmissing[@]}" >/dev/null
+fi
+WNAME=iikocloud-$VERSION-windows-x86_64
+unzip -q "$DIST/$WNAME.zip" -d "$OUT"
+WSDK=$OUT/$WNAME
+for f in bin/iikocloud.dll bin/iikocloud.exe include/iikocloud.h include/iikocloud.hpp include/iikocloud_ops.hpp \
+    lib/libiikocloud.dll.a lib/libiikocloud.a lib/iikocloud.lib lib/iikocloud.def \
+    lib/cmake/iikocloud/iikocloudConfig.cmake lib/cmake/iikocloud/iikocloudConfigVersion.cmake \
+    LICENSE-MIT LICENSE-APACHE THIRD-PARTY-LICENSES.txt CHANGELOG.md CHANGELOG-C-ABI.md README-C.md; do
+    [ -e "$WSDK/$f" ] || die "the Windows zip has no $f"
+done
+# The consumer's toolchain: MinGW-w64 as a cross compiler, programs linked
+# -static so that they need no MinGW DLL (libstdc++, winpthread) at run time.
+printf '%s\n' "set(CMAKE_SYSTEM_NAME Windows)" "set(CMAKE_SYSTEM_PROCESSOR x86_64)" \
+    "set(CMAKE_C_COMPILER $MINGW_CC)" "set(CMAKE_CXX_COMPILER $MINGW_CXX)" \
+    "set(CMAKE_RC_COMPILER x86_64-w64-mingw32-windres)" "set(CMAKE_EXE_LINKER_FLAGS_INIT -static)" \
+    >"$OUT/mingw-toolchain.cmake"
+cmake -S packaging/tests/cmake-consumer -B "$OUT/cmake-windows" -DCMAKE_TOOLCHAIN_FILE="$OUT/mingw-toolchain.cmake" \
+    -DCMAKE_PREFIX_PATH="$WSDK" -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" ||
+    { cat "$OUT/cmake.log"; die "cmake configure (Windows zip)"; }
+grep -q "iikocloud $VERSION (iikocloud.dll) from $WSDK/lib/cmake/iikocloud" "$OUT/cmake.log" ||
+    { cat "$OUT/cmake.log"; die "CMake did not find the Windows zip's package"; }
+cmake --build "$OUT/cmake-windows" -j 2 >"$OUT/cmake-build.log" ||
+    { cat "$OUT/cmake-build.log"; die "cmake build (Windows zip)"; }
+win_imports() { x86_64-w64-mingw32-objdump -p "$1" | sed -n 's/^\s*DLL Name: //p' | tr 'A-Z' 'a-z'; }
+win_imports "$OUT/cmake-windows/webhook_shared.exe" | grep -qx iikocloud.dll ||
+    die "webhook_shared.exe does not import iikocloud.dll"
+if win_imports "$OUT/cmake-windows/webhook_static.exe" | grep -qx iikocloud.dll; then
+    die "webhook_static.exe imports iikocloud.dll"
+fi
+# The shared programs find the DLL on PATH, as for a user who adds bin\ to it.
+export WINEPATH
+WINEPATH=$(winpath "$WSDK/bin")
+WPAYLOADS=$(winpath "$VECTORS")
+for p in "$OUT"/cmake-windows/webhook_*.exe; do
+    expect "cmake (Windows zip, MinGW) $(basename "$p") under wine" "8 events" \
+        wine "$p" --token s3cret --authorization "Bearer s3cret" "$WPAYLOADS\\multi_all_types.json"
+done
+for p in "$OUT"/cmake-windows/client_*.exe; do
+    expect "cmake (Windows zip, MinGW) $(basename "$p") under wine, against the emulator" \
+        "set to http://127.0.0.1:9/hook" wine "$p"
+done
+# MSVC's side: link.exe is not here; lld-link reads import libraries as it
+# does. A program assembled for x86_64-pc-windows-msvc and linked against
+# lib\iikocloud.lib alone calls the DLL (exit 200) and checks the version it
+# reads (exit 1 when told another major digit).
+MSVC=$OUT/msvc-import-lib
+mkdir -p "$MSVC"
+llvm-dlltool -m i386:x86-64 -d packaging/tests/msvc-import-lib/kernel32.def -l "$MSVC/kernel32.lib"
+for case in "$MAJOR:200" "$((MAJOR + 1)):1"; do
+    llvm-mc -filetype=obj -triple=x86_64-pc-windows-msvc --defsym "MAJOR_CHAR=$((48 + ${case%:*}))" \
+        packaging/tests/msvc-import-lib/main.s -o "$MSVC/main.obj"
+    lld-link /nologo /entry:main /subsystem:console /nodefaultlib /out:"$MSVC/msvc_link.exe" \
+        "$MSVC/main.obj" "$WSDK/lib/iikocloud.lib" "$MSVC/kernel32.lib" || die "lld-link refused lib/iikocloud.lib"
+    rc=0
+    wine "$MSVC/msvc_link.exe" >/dev/null 2>&1 || rc=$?
+    [ "$rc" = "${case#*:}" ] || die "the MSVC-linked program exited $rc, wanted ${case#*:} (major digit ${case%:*})"
+done
+echo "ok: a program linked by lld-link against lib/iikocloud.lib calls iikocloud.dll"
+expect "iikocloud.exe --version (Windows zip)" "iikocloud $VERSION" wine "$WSDK/bin/iikocloud.exe" --version
+expect "iikocloud.exe demo (Windows zip)" "All 9 steps passed" wine "$WSDK/bin/iikocloud.exe" demo
+unset WINEPATH
+wine_env_stop
+
+# The Windows wheel, installed as pip installs it for Windows, into a
+# directory: no Windows CPython can be had here to import it.
+WWHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl)
+rm -rf "$OUT/winpy"
+"$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary :all: \
+    --platform win_amd64 --python-version 3.9 --implementation cp --target "$OUT/winpy" "$WWHEEL" ||
+    die "pip does not take $WWHEEL for win_amd64"
+for f in iikocloud/_native.pyd iikocloud/__init__.py iikocloud/py.typed; do
+    [ -f "$OUT/winpy/$f" ] || die "the Windows wheel installed no $f"
+done
+win_imports "$OUT/winpy/iikocloud/_native.pyd" | sort -u >"$OUT/pyd-imports.txt"
+if grep -vE '^(python3|kernel32|advapi32|ntdll|bcrypt|bcryptprimitives|crypt32|ncrypt|secur32|userenv|ws2_32|user32|msvcrt|api-ms-win-core-[a-z0-9-]+)\.dll$' \
+    "$OUT/pyd-imports.txt"; then
+    die "_native.pyd imports DLLs that are neither Windows' nor python3.dll (above)"
+fi
+grep -qx python3.dll "$OUT/pyd-imports.txt" || die "_native.pyd does not import python3.dll"
+echo "ok: the Windows wheel (cp39-abi3-win_amd64) installs for win_amd64; _native.pyd imports $(tr '\n' ' ' <"$OUT/pyd-imports.txt")"
+echo "not run: importing the Windows wheel needs a Windows CPython, which this machine cannot have"
 
 step "release artifacts installed and tested"

@@ -18,6 +18,9 @@
 #   iikocloud_V-1_amd64.deb
 #       the same library, headers, pkg-config and CMake files and the CLI in
 #       the Debian places (/usr/lib/x86_64-linux-gnu, /usr/include, /usr/bin);
+#   iikocloud-V-windows-x86_64.zip, iikocloud-V-cp39-abi3-win_amd64.whl
+#       the C/C++ SDK and the Python package for Windows x86_64
+#       (scripts/dist-windows.sh says what they hold);
 #   iikocloud-php-V.zip
 #       the composer package (bindings/php without its tests, version set),
 #       usable as a composer "artifact" repository or unpacked as a "path"
@@ -389,6 +392,10 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
 # and Debian architecture.
 (. scripts/dist-aarch64.sh)
 
+# ---- Windows x86_64: zip and wheel (scripts/dist-windows.sh) ----
+step "Windows x86_64: C/C++ zip and Python wheel (scripts/dist-windows.sh)"
+./scripts/dist-windows.sh
+
 # ---- sizes (BENCHMARKS.md "Release artifacts"; scripts/bench-report.sh copies it) ----
 human_size() { awk -v b="$1" 'BEGIN { s = sprintf("%d", b); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } printf "%s%s B (%.1f MiB)", s, o, b / 1048576 }'; }
 {
@@ -406,6 +413,8 @@ print(sum(i.file_size for i in z.infolist() if i.filename.endswith(".so")))' "$W
     echo "| inside \`iikocloud_$DEBVERSION\`: \`/usr/bin/iikocloud\`, stripped | $(human_size "$(stat -c %s "$CLI")") |"
     # The aarch64 files inside the artifacts (scripts/dist-aarch64.sh): "label|bytes" lines.
     while IFS='|' read -r label bytes; do echo "| $label | $(human_size "$bytes") |"; done <"$STAGE/sizes-aarch64.txt"
+
+    cat "$STAGE/windows/sizes.md"
 } >"$STAGE/sizes.md"
 
 # ---- checksums ----

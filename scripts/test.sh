@@ -74,6 +74,11 @@ step "aarch64 under qemu: clippy, the core's tests (NEON against portable), C an
 ./scripts/qemu-test.sh 2>&1 | tee target/reliability/qemu-test.log
 # ---- end of the aarch64 section ---------------------------------------------
 
+# ---- Windows x86_64 under wine (scripts/wine-test.sh, tests/wine/) ----------
+step "Windows x86_64 under wine: core unit tests, C and C++ tests, TLS and the certificate store, token shared by processes, CLI demo, Ctrl-C, service stop (scripts/wine-test.sh)"
+./scripts/wine-test.sh
+# ---- end of the Windows section ---------------------------------------------
+
 # ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
 step "README samples (scripts/readme-samples.sh)"
 ./scripts/readme-samples.sh

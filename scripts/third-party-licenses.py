@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Writes the licenses of the crates compiled into a shipped artifact.
 
-    scripts/third-party-licenses.py PACKAGE [PACKAGE...] > THIRD-PARTY-LICENSES.txt
+    scripts/third-party-licenses.py [--target=TRIPLE] PACKAGE [PACKAGE...] > THIRD-PARTY-LICENSES.txt
 
 Walks `cargo metadata` from the named workspace packages along normal
-dependencies for one target, x86_64 Linux or the triple in $LICENSES_TARGET
-(build scripts and proc macros run at build time and are not shipped), and prints each crate's name, version, license
+dependencies for the target (x86_64 Linux unless --target names another:
+Windows builds compile other crates in) (build scripts and proc macros run at build
+time and are not shipped), and prints each crate's name, version, license
 expression and the text of its LICENSE*/COPYING*/NOTICE* files (a text
 seen before is named, not repeated). Fails when a
 crate declares no license, so nothing unlicensed ships unnoticed.
 """
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -19,12 +19,15 @@ import sys
 
 def main() -> int:
     roots = sys.argv[1:]
+    target = "x86_64-unknown-linux-gnu"
+    if roots and roots[0].startswith("--target="):
+        target = roots.pop(0).split("=", 1)[1]
     if not roots:
         print(__doc__, file=sys.stderr)
         return 2
     meta = json.loads(subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--locked",
-         "--filter-platform", os.environ.get("LICENSES_TARGET", "x86_64-unknown-linux-gnu")],
+         "--filter-platform", target],
         check=True, capture_output=True, text=True).stdout)
     packages = {p["id"]: p for p in meta["packages"]}
     nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}

@@ -20,6 +20,7 @@ pub mod limits;
 pub mod models;
 pub mod money;
 pub mod network;
+mod owner_only;
 pub mod secret;
 pub mod store;
 pub mod token;

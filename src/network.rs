@@ -11,7 +11,8 @@
 //! `Timeout`-dependent deadline), and ureq caches its rustls config only for
 //! agent-level requests, so every new connection would read the system store
 //! again. Loading the store once per process with `rustls-native-certs` (which
-//! on Linux honours `SSL_CERT_FILE` and `SSL_CERT_DIR` as OpenSSL does) into a
+//! reads the Windows certificate store, and honours `SSL_CERT_FILE` and
+//! `SSL_CERT_DIR` as OpenSSL does) into a
 //! shared `RootCerts::Specific(Arc<..>)` adds roots freely, and clients with
 //! the same trust share one list (and ureq pools compare it by pointer).
 
@@ -33,8 +34,10 @@ use crate::Secret;
 #[non_exhaustive]
 pub enum TrustRoots {
     /// The operating system's trust store (on Linux the distribution's bundle,
-    /// or `SSL_CERT_FILE` / `SSL_CERT_DIR` when set), so a root installed by
-    /// the IT department (`update-ca-certificates`) is trusted. Where the
+    /// on Windows the certificate store's trusted roots; on every system
+    /// `SSL_CERT_FILE` / `SSL_CERT_DIR` instead when set), so a root installed
+    /// by the IT department (`update-ca-certificates`, a group policy) is
+    /// trusted. Where the
     /// system has no usable store (a scratch container), the bundled Mozilla
     /// roots are used instead, and a debug line says so once. The default.
     #[default]

@@ -4,14 +4,16 @@
 //! * The file name and its `key` field are a SHA-256 of the base URL and the
 //!   credentials, so two credentials never share a token and no secret is
 //!   stored in clear except the token itself.
-//! * The file is written with mode 0600 to a temporary name and renamed over
-//!   the old one, so readers see the old or the new file, never half of one.
+//! * The file is written, readable by its owner only (mode 0600; on Windows
+//!   a DACL naming only the user, see `owner_only`), to a temporary name and
+//!   renamed over the old one, so readers see the old or the new file, never
+//!   half of one.
 //! * A refresh takes an exclusive lock on a `.lock` file beside it: processes
 //!   that need a token at the same time wait for the one that fetches it.
 //! * A file that is corrupt, truncated, for another key or expired is ignored
 //!   (and replaced at the next fetch), never trusted.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -19,6 +21,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::owner_only::{self, Create};
 use crate::Secret;
 
 const FORMAT_VERSION: u32 = 1;
@@ -110,7 +113,7 @@ impl TokenFile {
         })
     }
 
-    /// Replaces the file atomically with this token (mode 0600).
+    /// Replaces the file atomically with this token (owner only).
     pub(crate) fn write(
         &self,
         value: &Secret,
@@ -129,7 +132,7 @@ impl TokenFile {
             self.path
                 .with_extension(format!("tmp.{}.{}", std::process::id(), fastrand::u64(..)));
         let result = (|| {
-            let mut f = private_file(&tmp, true)?;
+            let mut f = owner_only::open_file(&tmp, Create::New)?;
             f.write_all(&bytes)?;
             f.sync_all()?;
             fs::rename(&tmp, &self.path)
@@ -155,23 +158,10 @@ impl TokenFile {
 
     /// Takes the cross-process refresh lock; released when the guard drops.
     pub(crate) fn lock(&self) -> io::Result<FileLock> {
-        let file = private_file(&self.lock_path, false)?;
+        let file = owner_only::open_file(&self.lock_path, Create::KeepExisting)?;
         file.lock()?;
         Ok(FileLock(file))
     }
-}
-
-/// Opens (creating) a file only the owner can read, without truncating an
-/// existing lock file.
-fn private_file(path: &Path, truncate: bool) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(truncate);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)
 }
 
 /// An exclusive lock on the lock file.
@@ -219,13 +209,9 @@ mod tests {
         let t = f.read().unwrap();
         assert_eq!(t.value.expose(), "tok");
         assert_eq!(to_ms(t.expires_at), to_ms(now + Duration::from_secs(60)));
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(f.path()).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o600);
-        }
+        owner_only::assert_owner_only(f.path());
         f.discard(&Secret::new("other")).unwrap();
+        owner_only::assert_owner_only(&f.lock_path);
         assert!(f.read().is_some(), "a token that did not fail stays");
         f.discard(&Secret::new("tok")).unwrap();
         assert!(f.read().is_none());

@@ -94,7 +94,7 @@ pub enum WebhookCommand {
 }
 
 /// `webhook serve`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
     /// Address to listen on, HOST:PORT (port 0 picks a free one; the first stdout line says which).
     #[arg(long, value_name = "ADDR")]
@@ -114,10 +114,25 @@ pub struct ServeArgs {
     /// How long a repeated event is recognised, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::INBOX_DEDUP_TTL), value_parser = secs(&limits::INBOX_DEDUP_TTL))]
     pub dedup_ttl: f64,
+    #[cfg(windows)]
+    #[command(flatten)]
+    pub service: ServiceOpts,
+}
+
+/// Running as a Windows service (`webhook serve`, `webhook consume`).
+#[cfg(windows)]
+#[derive(Args, Debug, Clone)]
+pub struct ServiceOpts {
+    /// Run as the Windows service NAME, started and stopped by the service control manager (install with sc.exe create; see cli/README.md).
+    #[arg(long = "service", value_name = "NAME")]
+    pub name: Option<String>,
+    /// Where the service writes its log lines (it has no console). Default: %ProgramData%\iikocloud\NAME.log.
+    #[arg(long, value_name = "FILE", requires = "name")]
+    pub log_file: Option<PathBuf>,
 }
 
 /// `webhook consume`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ConsumeArgs {
     /// The inbox: sqlite:///path or redis://[:PASSWORD@]HOST:PORT/DB.
     #[arg(long, env = "IIKO_INBOX", hide_env_values = true, value_name = "URL", value_parser = secret)]
@@ -125,7 +140,7 @@ pub struct ConsumeArgs {
     /// Exit when the inbox has nothing left to take (default: wait for more).
     #[arg(long)]
     pub drain: bool,
-    /// Hand each event to this shell command on stdin; acknowledge on exit status 0.
+    /// Hand each event to this command on stdin (run by sh -c; on Windows by cmd /c); acknowledge on exit status 0.
     #[arg(long, value_name = "CMD")]
     pub exec: Option<String>,
     /// Seconds a taken event stays hidden from other consumers before it is handed out again.
@@ -137,6 +152,9 @@ pub struct ConsumeArgs {
     /// Stop after N events.
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
+    #[cfg(windows)]
+    #[command(flatten)]
+    pub service: ServiceOpts,
 }
 
 /// Where the service is and who we are.

@@ -21,6 +21,7 @@ use serde_json::json;
 use crate::args::{ConsumeArgs, GlobalOpts, ServeArgs};
 use crate::exit::Failure;
 use crate::output;
+use crate::stop;
 
 /// One structured log line on stderr. Only fields chosen here are logged:
 /// never a header, a body or a URL with its password.
@@ -33,18 +34,19 @@ fn log_line(level: &str, msg: &str, fields: serde_json::Value) {
     let _ = writeln!(err, "{v}");
 }
 
-/// Sets the flag on SIGTERM or SIGINT.
-fn stop_flag() -> Result<Arc<AtomicBool>, Failure> {
-    let flag = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(sig, flag.clone())
-            .map_err(|e| Failure::failed(format!("cannot handle signals: {e}")))?;
+/// `webhook serve`.
+pub fn serve(g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
+    #[cfg(windows)]
+    if let Some(name) = a.service.name.clone() {
+        let (g, a) = (g.clone(), a.clone());
+        let log_file = a.service.log_file.clone();
+        return crate::service::run(&name, log_file, move |stop| serve_until(&g, &a, stop));
     }
-    Ok(flag)
+    serve_until(g, a, stop::console_flag()?)
 }
 
-/// `webhook serve`.
-pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
+/// `webhook serve` until `stop` is set.
+fn serve_until(_g: &GlobalOpts, a: &ServeArgs, stop: Arc<AtomicBool>) -> Result<(), Failure> {
     if a.auth_token.is_blank() {
         return Err(Failure::usage(
             "the expected token (--auth-token / IIKO_WEBHOOK_TOKEN) is empty; it would refuse every delivery",
@@ -75,7 +77,6 @@ pub fn serve(_g: &GlobalOpts, a: &ServeArgs) -> Result<(), Failure> {
     };
     let receiver = Receiver::new(a.auth_token.clone())
         .with_options(ParseOptions::new().with_max_body_bytes(max_body_bytes));
-    let stop = stop_flag()?;
     let inbox_name = inbox.url().to_string();
     let handler_inbox = inbox.clone();
     let server = Server::start(
@@ -178,6 +179,23 @@ fn one_line(event: &str) -> String {
 
 /// `webhook consume`.
 pub fn consume(g: &GlobalOpts, a: &ConsumeArgs) -> Result<(), Failure> {
+    #[cfg(windows)]
+    if let Some(name) = a.service.name.clone() {
+        if a.exec.is_none() {
+            // A service's stdout is its log file: events printed there would be acknowledged, then lost to the handler.
+            return Err(Failure::usage(
+                "--service: give --exec CMD, the handler each event goes to (a service has no stdout to print events to)",
+            ));
+        }
+        let (g, a) = (g.clone(), a.clone());
+        let log_file = a.service.log_file.clone();
+        return crate::service::run(&name, log_file, move |stop| consume_until(&g, &a, stop));
+    }
+    consume_until(g, a, stop::console_flag()?)
+}
+
+/// `webhook consume` until `stop` is set (or the inbox is drained, or `--count`).
+fn consume_until(g: &GlobalOpts, a: &ConsumeArgs, stop: Arc<AtomicBool>) -> Result<(), Failure> {
     let options = InboxOptions::read(
         Given::Seconds(a.visibility_timeout),
         Given::Int(i128::from(a.max_attempts)),
@@ -185,7 +203,6 @@ pub fn consume(g: &GlobalOpts, a: &ConsumeArgs) -> Result<(), Failure> {
     )?;
     let inbox = Inbox::open_with(a.inbox.expose(), options)
         .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
-    let stop = stop_flag()?;
     let mut done: u64 = 0;
     let mut pause = Duration::from_millis(20);
     let mut stdout = std::io::stdout().lock();
@@ -283,11 +300,23 @@ pub fn consume(g: &GlobalOpts, a: &ConsumeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `sh -c CMD` with the event line on stdin.
+/// Runs CMD with the event line on stdin: `sh -c CMD`, on Windows
+/// `cmd /d /c CMD` (its own quoting rules: the text goes to cmd as it is).
 fn run_exec(cmd: &str, line: &str) -> Result<(), String> {
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
+    #[cfg(not(windows))]
+    let mut command = {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(cmd);
+        c
+    };
+    #[cfg(windows)]
+    let mut command = {
+        use std::os::windows::process::CommandExt;
+        let mut c = Command::new("cmd");
+        c.args(["/d", "/c"]).raw_arg(cmd);
+        c
+    };
+    let mut child = command
         .stdin(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run --exec: {e}"))?;

@@ -15,6 +15,9 @@ mod inbox_cmd;
 mod ops;
 mod output;
 mod progress;
+#[cfg(windows)]
+mod service;
+mod stop;
 
 use std::process::ExitCode;
 

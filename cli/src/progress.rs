@@ -54,8 +54,12 @@ impl Spinner {
                     }
                 }
                 if drawn {
-                    // Erase the line so the command's own output starts clean.
-                    eprint!("\r\x1b[2K");
+                    // Erase the line so the command's own output starts
+                    // clean: with spaces, which every console understands
+                    // (the Windows console shows an escape sequence as text
+                    // unless the program turns on its VT mode).
+                    let blank = " ".repeat(label.chars().count() + 5);
+                    eprint!("\r{blank}\r");
                     let _ = std::io::stderr().flush();
                 }
             })

@@ -141,12 +141,14 @@ impl ClientBuilder {
     }
 
     /// Shares the token with other processes through a file in `dir` (created
-    /// with mode 0700 if missing). For share-nothing runtimes (PHP-FPM,
+    /// with mode 0700 if missing; on Windows with a DACL that lets only the
+    /// current user in). For share-nothing runtimes (PHP-FPM, IIS FastCGI,
     /// gunicorn workers, cron jobs): processes using the same base URL and
     /// credentials make one token request between them, and a token the
     /// service refuses is dropped for all of them. The file name is a hash of
-    /// the base URL and credentials; the file holds the token in clear, with
-    /// mode 0600, so keep `dir` private to the service's user.
+    /// the base URL and credentials; the file holds the token in clear,
+    /// readable by its owner only (mode 0600, or that DACL on Windows), so
+    /// keep `dir` private to the service's user.
     pub fn token_cache_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.token_cache_dir = Some(dir.into());
         self
@@ -301,11 +303,7 @@ fn open_token_dir(
     base_url: &str,
     credentials: &Credentials,
 ) -> Result<TokenFile> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(|e| {
+    crate::owner_only::create_dir_all(dir).map_err(|e| {
         Error::Config(format!(
             "token cache directory {} cannot be created: {e}",
             dir.display()

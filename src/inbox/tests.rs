@@ -163,5 +163,7 @@ fn shared_store_claims_each_event_once() {
     );
     assert_eq!((r1.stored, r2.stored, r2.repeats), (1, 0, 1));
     assert_eq!(a.counts().unwrap().pending + b.counts().unwrap().pending, 1);
+    // Closed first: Windows does not delete files that are open.
+    drop((a, b, store));
     std::fs::remove_dir_all(dir).unwrap();
 }

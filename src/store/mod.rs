@@ -180,7 +180,8 @@ pub(crate) use by_backend;
 
 impl Store {
     /// Opens the store a URL names: `memory:`, `sqlite:///path` (created if
-    /// missing, mode 0600) or `redis://[:password@]host[:port][/db]`.
+    /// missing, readable by its owner only: mode 0600, on Windows a DACL for
+    /// the user alone) or `redis://[:password@]host[:port][/db]`.
     ///
     /// A malformed URL, an unknown scheme or a backend that cannot be reached
     /// is an error here, not at the first use.
@@ -393,15 +394,12 @@ mod tests {
         let b = Store::open(&url).unwrap();
         assert!(a.first_seen("shared", Duration::from_secs(60)).unwrap());
         assert!(!b.first_seen("shared", Duration::from_secs(60)).unwrap());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.join("s.db"))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
-        }
+        crate::owner_only::assert_owner_only(&dir.join("s.db"));
+        // The WAL holds the same rows: as private as the file (SQLite copies
+        // the mode on Unix; on Windows the store creates them so).
+        crate::owner_only::assert_owner_only(&dir.join("s.db-wal"));
+        crate::owner_only::assert_owner_only(&dir.join("s.db-shm"));
+        drop((a, b));
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -438,5 +436,53 @@ mod tests {
         }
         let u = StoreUrl::parse("redis://u:hunter2@h:1/2").unwrap();
         assert!(!format!("{u:?} {u}").contains("hunter2"));
+    }
+
+    /// Absolute paths as each system writes them; the URL a store prints
+    /// parses back to the same file.
+    #[test]
+    fn sqlite_paths_of_this_system() {
+        let sqlite = |url: &str| match StoreUrl::parse(url) {
+            Ok(StoreUrl::Sqlite(p)) => Ok(p),
+            Ok(other) => panic!("{url}: {other}"),
+            Err(e) => Err(e.to_string()),
+        };
+        #[cfg(not(windows))]
+        let (good, bad) = (
+            [("sqlite:///var/lib/app/iiko.db", "/var/lib/app/iiko.db")],
+            ["sqlite://C:/app/iiko.db", "sqlite:///var/lib/"],
+        );
+        #[cfg(windows)]
+        let (good, bad) = (
+            [
+                (
+                    "sqlite:///C:/ProgramData/app/iiko.db",
+                    r"C:/ProgramData/app/iiko.db",
+                ),
+                (
+                    r"sqlite://C:\ProgramData\app\iiko.db",
+                    r"C:\ProgramData\app\iiko.db",
+                ),
+                (r"sqlite://d:\iiko.db", r"d:\iiko.db"),
+                (
+                    r"sqlite://\\server\share\iiko.db",
+                    r"\\server\share\iiko.db",
+                ),
+            ],
+            [
+                "sqlite:///var/lib/app/iiko.db", // no drive: relative to the current one
+                "sqlite://C:iiko.db",            // relative to C:'s current directory
+                r"sqlite://C:\app\",
+            ],
+        );
+        for (url, file) in good {
+            let path = sqlite(url).unwrap();
+            assert_eq!(path, std::path::PathBuf::from(file), "{url}");
+            let printed = StoreUrl::Sqlite(path.clone()).to_string();
+            assert_eq!(sqlite(&printed).unwrap(), path, "{printed}");
+        }
+        for url in bad {
+            assert!(sqlite(url).is_err(), "{url} was accepted");
+        }
     }
 }

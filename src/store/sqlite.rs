@@ -25,32 +25,34 @@ pub(crate) fn sql_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
     }
 }
 
-/// Opens (creating with mode 0600) a SQLite file in WAL mode with a busy
-/// timeout. `synchronous=FULL` makes each commit durable against power loss,
-/// not only against a crash of the process.
+/// Opens (creating it readable by its owner only) a SQLite file in WAL mode
+/// with a busy timeout. `synchronous=FULL` makes each commit durable against
+/// power loss, not only against a crash of the process.
 pub(crate) fn open_connection(path: &Path, full_sync: bool) -> Result<Connection, StoreError> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
             return Err(sql_error(path, "the directory does not exist"));
         }
     }
-    #[cfg(unix)]
-    {
-        // Create the file private before SQLite does (it would use 0644): it
-        // may hold a token.
-        use std::os::unix::fs::OpenOptionsExt;
-        let _ = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path);
-    }
+    // Create the file private before SQLite does (it would use mode 0644,
+    // or on Windows the directory's ACL): it may hold a token. An existing
+    // file keeps its permissions.
+    let _ = crate::owner_only::open_file(path, crate::owner_only::Create::New);
     let conn = Connection::open(path).map_err(|e| sql_error(path, e))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| sql_error(path, e))?;
+    // The switch reads the file, which opens the WAL of a database already
+    // in WAL mode; a new (empty) one gets its WAL at the next statement, and
+    // SQLite would delete a WAL file found beside an empty database.
+    #[cfg(windows)]
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        private_companions(path);
+    }
     let mode: String = retry_busy(path, || {
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
     })?;
+    #[cfg(windows)]
+    private_companions(path);
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(sql_error(
             path,
@@ -83,6 +85,22 @@ pub(crate) fn retry_busy<T>(
                 std::thread::sleep(Duration::from_millis(5 + fastrand::u64(..20)));
             }
             other => return other.map_err(|e| sql_error(path, e)),
+        }
+    }
+}
+
+/// SQLite on Unix gives the `-wal` and `-shm` files (which hold the same
+/// data) the database file's mode; on Windows they would inherit the
+/// directory's ACL. So when the database is private to this user (as one
+/// created here is), they are created first, empty and as private; SQLite
+/// then uses them as they are. Failures are left to SQLite's own open.
+#[cfg(windows)]
+fn private_companions(path: &Path) {
+    for suffix in ["-wal", "-shm"] {
+        let mut companion = path.as_os_str().to_owned();
+        companion.push(suffix);
+        if let Err(e) = crate::owner_only::create_private_like(path, Path::new(&companion)) {
+            log::debug!("{}{suffix}: {e}", path.display());
         }
     }
 }

@@ -80,6 +80,27 @@ fn redacted(url: &str) -> String {
     }
 }
 
+#[cfg(not(windows))]
+const NOT_ABSOLUTE: &str =
+    "the path must be absolute (three slashes: sqlite:///var/lib/app/iiko.db)";
+#[cfg(windows)]
+const NOT_ABSOLUTE: &str = "the path must be absolute, with its drive \
+     (sqlite:///C:/ProgramData/app/iiko.db or sqlite://C:\\ProgramData\\app\\iiko.db)";
+
+/// The file a `sqlite://` URL names, when its path is absolute: on Unix
+/// `/var/lib/app/iiko.db`; on Windows `C:\ProgramData\app\iiko.db` (or
+/// `\\server\share\iiko.db`), or, as file URLs write a drive,
+/// `/C:/ProgramData/app/iiko.db`.
+fn sqlite_file(path: &str) -> Option<PathBuf> {
+    #[cfg(windows)]
+    let path = match path.as_bytes() {
+        [b'/', drive, b':', ..] if drive.is_ascii_alphabetic() => &path[1..],
+        _ => path,
+    };
+    let file = PathBuf::from(path);
+    file.is_absolute().then_some(file)
+}
+
 impl StoreUrl {
     /// Parses `memory:`, `sqlite:///path` or `redis[s]://[user[:password]@]host[:port][/db]`.
     pub fn parse(url: &str) -> Result<StoreUrl, StoreError> {
@@ -103,18 +124,16 @@ impl StoreUrl {
             if path.is_empty() {
                 return Err(bad("no path; write sqlite:///absolute/path.db"));
             }
-            if !path.starts_with('/') {
-                return Err(bad(
-                    "the path must be absolute (three slashes: sqlite:///var/lib/app/iiko.db)",
-                ));
-            }
+            let Some(file) = sqlite_file(path) else {
+                return Err(bad(NOT_ABSOLUTE));
+            };
             if path.contains('?') || path.contains('#') {
                 return Err(bad("a SQLite path takes no query or fragment"));
             }
-            if path.ends_with('/') {
+            if path.ends_with('/') || (cfg!(windows) && path.ends_with('\\')) {
                 return Err(bad("the path names a directory, not a file"));
             }
-            return Ok(StoreUrl::Sqlite(PathBuf::from(path)));
+            return Ok(StoreUrl::Sqlite(file));
         }
         let (tls, rest) = if let Some(r) = url_trimmed.strip_prefix("redis://") {
             (false, r)

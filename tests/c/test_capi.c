@@ -11,7 +11,6 @@
 
 #include "iikocloud.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "portable.h"
 
 #define ORG_CENTRAL "441e1320-3f58-4702-9f9e-aa34cdef9c04"
 #define ORG_NORTH "a0c4696d-b51f-48b3-83c1-586ddfaf4a42"
@@ -338,8 +338,8 @@ static void test_access_token(void) {
 /* Two clients (as two PHP-FPM workers would) share one token through the
  * token cache directory. */
 static void test_token_cache_dir(void) {
-    char dir[] = "/tmp/iiko-c-test-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[512];
+    CHECK(test_temp_dir(dir, sizeof dir, "iiko-c-test") != NULL);
     char tokens[2][512] = {{0}};
     for (int i = 0; i < 2; i++) {
         iiko_client_options *options = emulator_options();
@@ -367,19 +367,13 @@ static void test_token_cache_dir(void) {
     CHECK(d != NULL);
     struct dirent *entry;
     while (d != NULL && (entry = readdir(d)) != NULL) {
-        if (entry->d_name[0] == '.') {
-            continue;
-        }
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, entry->d_name);
-        files++;
-        unlink(path);
+        files += entry->d_name[0] != '.';
     }
     if (d != NULL) {
         closedir(d);
     }
     CHECK(files >= 1);
-    rmdir(dir);
+    CHECK(test_remove_dir(dir) == 0);
 
     iiko_client_options *options = NULL;
     CHECK_STATUS(iiko_client_options_new(&options, NULL), IIKO_STATUS_OK, NULL);
@@ -1573,9 +1567,9 @@ static iiko_events *order_event(const char *status, long long timestamp) {
 
 /* Two handles on one SQLite file stand for two processes (PHP-FPM workers). */
 static void test_shared_store(void) {
-    char dir[] = "/tmp/iiko-c-store-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char url[256];
+    char dir[512];
+    CHECK(test_temp_dir(dir, sizeof dir, "iiko-c-store") != NULL);
+    char url[600];
     snprintf(url, sizeof url, "sqlite://%s/store.db", dir);
     iiko_deduplicator *a = NULL, *b = NULL;
     iiko_error *err = NULL;
@@ -1667,18 +1661,16 @@ static void test_shared_store(void) {
     iiko_ordering_guard_free(gb);
     iiko_deduplicator_free(a);
     iiko_deduplicator_free(b);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(test_remove_dir(dir) == 0);
 }
 
 /* The durable inbox on a real SQLite file: receive (stored, repeat, wrong
  * token, unreadable body), take, ack, release to the dead letters, visibility
  * timeout, two handles sharing the file, bad arguments. */
 static void test_inbox(void) {
-    char dir[] = "/tmp/iiko-c-inbox-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char url[256];
+    char dir[512];
+    CHECK(test_temp_dir(dir, sizeof dir, "iiko-c-inbox") != NULL);
+    char url[600];
     snprintf(url, sizeof url, "sqlite://%s/inbox.db", dir);
     iiko_inbox *inbox = NULL;
     iiko_error *err = NULL;
@@ -1867,9 +1859,7 @@ static void test_inbox(void) {
     iiko_inbox_free(quick);
     iiko_inbox_free(other);
     iiko_inbox_free(inbox);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(test_remove_dir(dir) == 0);
 }
 
 /* ---- limits ---- */

@@ -5,7 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib> // mkdtemp (POSIX, through glibc's <stdlib.h>)
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "portable.h"
 
 namespace {
 
@@ -120,8 +122,8 @@ void test_calls() {
 }
 
 void test_token_cache_dir() {
-    char dir[] = "/tmp/iiko-cpp-test-XXXXXX";
-    EXPECT(mkdtemp(dir) != nullptr);
+    char dir[512];
+    EXPECT(test_temp_dir(dir, sizeof dir, "iiko-cpp-test") != nullptr);
     std::string tokens[2];
     for (auto &token : tokens) {
         iiko::ClientOptions options;
@@ -131,8 +133,7 @@ void test_token_cache_dir() {
         token = iiko::Client(options).access_token().value;
     }
     EXPECT(!tokens[0].empty() && tokens[0] == tokens[1]);
-    std::string cleanup = std::string("rm -rf '") + dir + "'";
-    EXPECT(std::system(cleanup.c_str()) == 0);
+    EXPECT(test_remove_dir(dir) == 0);
 }
 
 void test_api_errors() {

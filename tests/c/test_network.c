@@ -50,6 +50,27 @@ static void test_unknown_root_is_refused(void) {
     iiko_client_options_free(o);
 }
 
+/* Without ca_file, the system's store decides: it knows the test root only
+ * when the test run put it there (IIKO_TLS_SYSTEM_TRUSTS_ROOT=1: SSL_CERT_FILE
+ * names it, or scripts/wine-test.sh added it to the Windows certificate
+ * store), and the roots are read once per process, so each setting is its own
+ * run. */
+static void test_system_store(void) {
+    const char *trusts = getenv("IIKO_TLS_SYSTEM_TRUSTS_ROOT");
+    iiko_client_options *o = options_for(tls_url);
+    CHECK_STATUS(iiko_client_options_set_trust_roots(o, IIKO_TRUST_SYSTEM, NULL), IIKO_STATUS_OK,
+                 NULL);
+    iiko_error *err = NULL;
+    if (trusts != NULL && strcmp(trusts, "1") == 0) {
+        CHECK_STATUS(one_call(o, &err), IIKO_STATUS_OK, err);
+    } else {
+        CHECK_STATUS(one_call(o, &err), IIKO_STATUS_TRANSPORT_TLS, err);
+        CHECK_CONTAINS(iiko_error_message(err), "unknown authority");
+    }
+    iiko_error_free(err);
+    iiko_client_options_free(o);
+}
+
 static void test_ca_file_and_proxy(void) {
     iiko_client_options *o = options_for(tls_url);
     iiko_error *err = NULL;
@@ -103,6 +124,7 @@ static void test_bad_trust_options(void) {
 
 static const test_case cases[] = {
     {"unknown_root_is_refused", test_unknown_root_is_refused},
+    {"system_store", test_system_store},
     {"ca_file_and_proxy", test_ca_file_and_proxy},
     {"wrong_proxy_password", test_wrong_proxy_password},
     {"bad_trust_options", test_bad_trust_options},

@@ -272,12 +272,15 @@ pub unsafe extern "C" fn iiko_client_options_set_token_cache(
 }
 
 /// Shares the access token with other processes through a file in `dir`
-/// (created with mode 0700 if missing), for share-nothing hosts such as
-/// PHP-FPM workers or cron jobs: processes with the same base URL and
+/// (created with mode 0700 if missing; on Windows with a DACL for the
+/// current user alone), for share-nothing hosts such as PHP-FPM workers,
+/// IIS FastCGI processes or cron jobs: processes with the same base URL and
 /// credentials make one token request between them, and a token the service
-/// refuses is dropped for all of them. The file holds the token in clear
-/// (mode 0600): keep `dir` private to the service's user. `dir` is copied; on
-/// Unix any bytes are accepted, elsewhere it must be UTF-8.
+/// refuses is dropped for all of them. The file holds the token in clear,
+/// readable by its owner only (mode 0600, or that DACL): keep `dir` private
+/// to the service's user. `dir` is copied; on Unix any bytes are accepted,
+/// elsewhere it must be UTF-8 (on Windows a UTF-8 path such as
+/// `C:\ProgramData\app\tokens`, not the ANSI code page).
 ///
 /// # Safety
 /// `options` must be NULL or a live handle used by no other thread; `dir`
@@ -351,8 +354,10 @@ unsafe fn arg_path(ptr: *const c_char, name: &str) -> Result<std::path::PathBuf,
 }
 
 /// `iiko_client_options_set_trust_roots`: the operating system's trust store
-/// (default; the bundled Mozilla roots where the system has none). On Linux
-/// it honours `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+/// (default; the bundled Mozilla roots where the system has none): on Linux
+/// the distribution's bundle, on Windows the certificate store (the current
+/// user's trusted roots, which include the machine's). On every system
+/// `SSL_CERT_FILE` or `SSL_CERT_DIR`, when set, replace it.
 pub const IIKO_TRUST_SYSTEM: i32 = 0;
 /// `iiko_client_options_set_trust_roots`: only the Mozilla roots bundled in
 /// the library, whatever the system trusts.

@@ -35,11 +35,14 @@ use IikoCloud\Exception\WebhookVerificationException;
  * {@see Client::__construct()} (`library:`) or {@see load()}; the
  * environment variable `IIKOCLOUD_LIB`; the standard locations
  * (/usr/local/lib, /usr/lib, the multiarch directory; /opt/homebrew/lib on
- * macOS); and, when this package runs from a checkout of the repository, its
+ * macOS; on Windows the directory of php.exe, `%ProgramFiles%\iikocloud\bin`
+ * and the directories of `PATH`, where Windows itself looks for a DLL);
+ * and, when this package runs from a checkout of the repository, its
  * target/release and target/debug. Its header is `IIKOCLOUD_HEADER`, else
- * `include/iikocloud.h` next to the library's `lib/` directory (as `make
- * install` lays them out), else the checkout's `include/iikocloud.h`, else
- * /usr/local/include or /usr/include.
+ * `include/iikocloud.h` next to the library's `lib/` (or, on Windows, `bin/`)
+ * directory (as `make install` and the Windows zip lay them out), on Windows
+ * else `iikocloud.h` beside the DLL, else the checkout's
+ * `include/iikocloud.h`, else /usr/local/include or /usr/include.
  *
  * Loading parses the header with `FFI::cdef` once per process (under a
  * millisecond) and checks `iiko_version()` against the header and this
@@ -136,7 +139,13 @@ final class Library
      */
     public static function fileName(): string
     {
-        switch (PHP_OS_FAMILY) {
+        return self::fileNameFor(PHP_OS_FAMILY);
+    }
+
+    /** fileName() on the system `$osFamily` names (a value of PHP_OS_FAMILY). */
+    private static function fileNameFor(string $osFamily): string
+    {
+        switch ($osFamily) {
             case 'Darwin':
                 return 'libiikocloud.dylib';
             case 'Windows':
@@ -154,27 +163,69 @@ final class Library
      */
     public static function candidates(): array
     {
-        $name = self::fileName();
-        $found = [];
-        $env = getenv(self::ENV_LIBRARY);
-        if (is_string($env) && $env !== '') {
-            $found[] = $env;
-        }
-        $dirs = ['/usr/local/lib', '/usr/lib'];
-        if (PHP_OS_FAMILY === 'Darwin') {
-            array_unshift($dirs, '/opt/homebrew/lib');
-        } elseif (PHP_OS_FAMILY !== 'Windows') {
-            // Debian and Ubuntu keep libraries in a multiarch directory.
-            $dirs[] = '/usr/lib/' . php_uname('m') . '-linux-gnu';
-        }
-        foreach ($dirs as $dir) {
-            $found[] = $dir . '/' . $name;
-            if ($name === 'libiikocloud.so') {
-                // An install without the development link has only the SONAME.
-                $found[] = $dir . '/libiikocloud.so.' . self::ABI_VERSION;
+        $env = [];
+        foreach ([self::ENV_LIBRARY, 'ProgramFiles', 'PATH'] as $name) {
+            $value = getenv($name);
+            if (is_string($value) && $value !== '') {
+                $env[$name] = $value;
             }
         }
-        $root = self::checkoutRoot();
+        return self::candidatesFor(PHP_OS_FAMILY, $env, PHP_BINARY, self::checkoutRoot());
+    }
+
+    /**
+     * candidates() on another system: `$osFamily` as PHP_OS_FAMILY, `$env`
+     * the variables `IIKOCLOUD_LIB`, `ProgramFiles` and `PATH` (absent when
+     * unset), `$phpBinary` as PHP_BINARY, `$root` the checkout (or null).
+     * Lets the tests of one system check the search of another.
+     *
+     * @internal
+     * @param array<string, string> $env
+     * @return list<string>
+     */
+    public static function candidatesFor(string $osFamily, array $env, string $phpBinary, ?string $root): array
+    {
+        $name = self::fileNameFor($osFamily);
+        $found = [];
+        if (isset($env[self::ENV_LIBRARY])) {
+            $found[] = $env[self::ENV_LIBRARY];
+        }
+        if ($osFamily === 'Windows') {
+            // Beside php.exe (or php-cgi.exe) as PHP's own DLLs are, the
+            // install directory the README names, then the DLL search path.
+            $dirs = [];
+            // dirname() of the system running this code would not split a
+            // Windows path elsewhere; Windows takes both separators.
+            $phpDir = (string) preg_replace('#[\\\\/][^\\\\/]*$#', '', $phpBinary);
+            if ($phpDir !== '' && $phpDir !== $phpBinary) {
+                $dirs[] = $phpDir;
+            }
+            $dirs[] = ($env['ProgramFiles'] ?? 'C:\\Program Files') . '\\iikocloud\\bin';
+            foreach (explode(';', $env['PATH'] ?? '') as $dir) {
+                $dir = rtrim(trim($dir, " \t\""), '\\/');
+                if ($dir !== '' && !in_array($dir, $dirs, true)) {
+                    $dirs[] = $dir;
+                }
+            }
+            foreach ($dirs as $dir) {
+                $found[] = $dir . '\\' . $name;
+            }
+        } else {
+            $dirs = ['/usr/local/lib', '/usr/lib'];
+            if ($osFamily === 'Darwin') {
+                array_unshift($dirs, '/opt/homebrew/lib');
+            } else {
+                // Debian and Ubuntu keep libraries in a multiarch directory.
+                $dirs[] = '/usr/lib/' . php_uname('m') . '-linux-gnu';
+            }
+            foreach ($dirs as $dir) {
+                $found[] = $dir . '/' . $name;
+                if ($name === 'libiikocloud.so') {
+                    // An install without the development link has only the SONAME.
+                    $found[] = $dir . '/libiikocloud.so.' . self::ABI_VERSION;
+                }
+            }
+        }
         if ($root !== null) {
             $found[] = $root . '/target/release/' . $name;
             $found[] = $root . '/target/debug/' . $name;
@@ -600,8 +651,13 @@ final class Library
             }
             return $env;
         }
-        // Installed (PREFIX/lib + PREFIX/include) first: it matches the library beside it.
+        // Installed (PREFIX/lib + PREFIX/include, or the Windows zip's bin/ and
+        // include/) first: it matches the library beside it.
         $candidates = [dirname($library, 2) . '/include/iikocloud.h'];
+        if (PHP_OS_FAMILY === 'Windows') {
+            // A DLL copied beside php.exe may bring its header along.
+            $candidates[] = dirname($library) . '/iikocloud.h';
+        }
         $root = self::checkoutRoot();
         if ($root !== null) {
             $candidates[] = $root . '/include/iikocloud.h';

@@ -60,6 +60,30 @@ final class LibraryTest extends TestCase
         self::assertMatchesRegularExpression('#/(target/(debug|release)|usr/(local/)?lib[^ ]*)/libiikocloud\.so[.0-9]* ok$#', $out);
     }
 
+    /**
+     * The search on Windows, asked from here: beside php.exe (or php-cgi.exe
+     * under IIS), the install directory, then PATH as Windows searches it
+     * for a DLL; quotes, trailing separators and repeats in PATH do not matter.
+     */
+    public function testOnWindowsTheDllIsLookedForWhereWindowsLooksForDlls(): void
+    {
+        $env = ['PATH' => 'C:\\Windows\\system32;"C:\\Tools\\iiko";C:\\php\\;;', 'ProgramFiles' => 'D:\\Programs'];
+        self::assertSame([
+            'C:\\php\\iikocloud.dll',
+            'D:\\Programs\\iikocloud\\bin\\iikocloud.dll',
+            'C:\\Windows\\system32\\iikocloud.dll',
+            'C:\\Tools\\iiko\\iikocloud.dll',
+        ], Library::candidatesFor('Windows', $env, 'C:\\php\\php-cgi.exe', null));
+        $env[Library::ENV_LIBRARY] = 'E:\\iiko\\iikocloud.dll';
+        $found = Library::candidatesFor('Windows', $env, 'C:\\php\\php.exe', 'C:/src/iikocloud');
+        self::assertSame('E:\\iiko\\iikocloud.dll', $found[0]);
+        self::assertSame('C:/src/iikocloud/target/debug/iikocloud.dll', end($found));
+        self::assertContains('C:\\Program Files\\iikocloud\\bin\\iikocloud.dll', Library::candidatesFor('Windows', [], '', null));
+        // Elsewhere the list is the one this system uses.
+        self::assertContains('/usr/lib/libiikocloud.so.' . Library::ABI_VERSION, Library::candidatesFor('Linux', [], '/usr/bin/php', null));
+        self::assertSame('/opt/homebrew/lib/libiikocloud.dylib', Library::candidatesFor('Darwin', [], '/usr/bin/php', null)[0]);
+    }
+
     public function testAMissingLibraryIsAClearError(): void
     {
         $this->expectException(LibraryException::class);

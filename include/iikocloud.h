@@ -5,8 +5,10 @@
  * ---------------
  * - Names: functions iiko_<object>_<verb>, types iiko_<object>, constants IIKO_<GROUP>_<NAME>.
  * - Status: every fallible function returns iiko_status; IIKO_STATUS_OK (0) is the only success.
- *   Codes are grouped (1xx arguments, 2xx transport, 3xx service answer, 4xx webhook,
- *   5xx commands, 9xx library) and only ever appended. iiko_status_str() names any code.
+ *   Codes lie in 7100-7999 (never an HTTP status: do not return one as your HTTP answer), in
+ *   groups of a hundred (71xx arguments, 72xx transport, 73xx service answer, 74xx webhook,
+ *   75xx commands, 79xx library) and are only ever appended. iiko_status_str() names any code,
+ *   iiko_status_group() gives its IIKO_STATUS_GROUP_*.
  * - Errors: fallible functions take a last `iiko_error **err_out`. Pass NULL if you do not want
  *   the detail. On failure, when err_out is not NULL, *err_out receives a new iiko_error that
  *   you free with iiko_error_free (a value already in *err_out is overwritten, not freed). On
@@ -261,6 +263,41 @@
 #define IIKO_ORDERING_UNTRACKED 3
 
 /**
+ * Success (`IIKO_STATUS_OK`), or a number that is no status code.
+ */
+#define IIKO_STATUS_GROUP_NONE 0
+
+/**
+ * 7100-7199: the caller's arguments; nothing was sent.
+ */
+#define IIKO_STATUS_GROUP_ARGUMENTS 1
+
+/**
+ * 7200-7299: transport; no HTTP answer was read.
+ */
+#define IIKO_STATUS_GROUP_TRANSPORT 2
+
+/**
+ * 7300-7399: the service answered with an error (or an unreadable success).
+ */
+#define IIKO_STATUS_GROUP_API 3
+
+/**
+ * 7400-7499: a webhook request was refused or could not be read.
+ */
+#define IIKO_STATUS_GROUP_WEBHOOK 4
+
+/**
+ * 7500-7599: a command did not end in success.
+ */
+#define IIKO_STATUS_GROUP_COMMAND 5
+
+/**
+ * 7900-7999: the library itself.
+ */
+#define IIKO_STATUS_GROUP_LIBRARY 9
+
+/**
  * Parse flag: refuse a body that is one event object instead of an array
  * (`IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY`). By default such a body is read as
  * one event and `iiko_events_single_object` says so.
@@ -356,11 +393,13 @@ typedef struct iiko_organizations iiko_organizations;
 
 /**
  * The result of every fallible call: `IIKO_STATUS_OK` (0) or one of the
- * `IIKO_STATUS_*` codes. Codes are grouped in ranges (1xx your arguments,
- * 2xx transport, 3xx the service's answer, 4xx webhooks, 5xx commands, 9xx the
- * library);
- * test a range with `code / 100`. New codes may be added in any release:
- * treat an unknown code by its range.
+ * `IIKO_STATUS_*` codes. Codes lie in 7100-7999, a range no protocol uses, so
+ * that a status is never mistaken for an HTTP one (return the HTTP answer the
+ * status's documentation names, never the status). They are grouped by
+ * hundreds (71xx your arguments, 72xx transport, 73xx the service's answer,
+ * 74xx webhooks, 75xx commands, 79xx the library); `iiko_status_group` tells
+ * the group of any code. New codes may be added in any release: treat an
+ * unknown code by its group.
  */
 typedef int32_t iiko_status;
 
@@ -3042,191 +3081,191 @@ typedef int32_t iiko_operation;
 /**
  * A required pointer argument was NULL.
  */
-#define IIKO_STATUS_NULL_ARGUMENT 100
+#define IIKO_STATUS_NULL_ARGUMENT 7100
 
 /**
  * A string argument was not valid UTF-8.
  */
-#define IIKO_STATUS_INVALID_UTF8 101
+#define IIKO_STATUS_INVALID_UTF8 7101
 
 /**
  * A JSON argument was not JSON, or not of the expected shape (unknown or
  * mistyped field).
  */
-#define IIKO_STATUS_INVALID_JSON 102
+#define IIKO_STATUS_INVALID_JSON 7102
 
 /**
  * An argument value was refused before sending (a bad UUID, URL, path,
  * timeout, flag or index).
  */
-#define IIKO_STATUS_INVALID_ARGUMENT 103
+#define IIKO_STATUS_INVALID_ARGUMENT 7103
 
 /**
  * The client options are unusable (no credentials, bad base URL, timeouts).
  */
-#define IIKO_STATUS_INVALID_CONFIG 104
+#define IIKO_STATUS_INVALID_CONFIG 7104
 
 /**
  * The host name did not resolve.
  */
-#define IIKO_STATUS_TRANSPORT_DNS 200
+#define IIKO_STATUS_TRANSPORT_DNS 7200
 
 /**
  * The TCP connection could not be made.
  */
-#define IIKO_STATUS_TRANSPORT_CONNECT 201
+#define IIKO_STATUS_TRANSPORT_CONNECT 7201
 
 /**
  * TLS failed: the message names the host and the reason in words (an
  * unknown authority: add its root with `iiko_client_options_set_ca_file` or
  * install it in the system store; an expired certificate; a name mismatch).
  */
-#define IIKO_STATUS_TRANSPORT_TLS 202
+#define IIKO_STATUS_TRANSPORT_TLS 7202
 
 /**
  * The client-side timeout ran out.
  */
-#define IIKO_STATUS_TRANSPORT_TIMEOUT 203
+#define IIKO_STATUS_TRANSPORT_TIMEOUT 7203
 
 /**
  * The connection broke or the peer spoke broken HTTP.
  */
-#define IIKO_STATUS_TRANSPORT_IO 204
+#define IIKO_STATUS_TRANSPORT_IO 7204
 
 /**
  * Any other transport failure, e.g. an answer larger than the
  * `max_response_bytes` option.
  */
-#define IIKO_STATUS_TRANSPORT_OTHER 205
+#define IIKO_STATUS_TRANSPORT_OTHER 7205
 
 /**
  * The proxy refused the tunnel (407: wrong or missing proxy credentials;
  * 403; 502) or could not be reached.
  */
-#define IIKO_STATUS_TRANSPORT_PROXY 206
+#define IIKO_STATUS_TRANSPORT_PROXY 7206
 
 /**
  * HTTP 400: the service rejected the request; see the error's description.
  */
-#define IIKO_STATUS_API_BAD_REQUEST 300
+#define IIKO_STATUS_API_BAD_REQUEST 7300
 
 /**
  * HTTP 401: credentials refused (after one token refresh).
  */
-#define IIKO_STATUS_API_UNAUTHORIZED 301
+#define IIKO_STATUS_API_UNAUTHORIZED 7301
 
 /**
  * HTTP 403: the API key may not use this endpoint or organization.
  */
-#define IIKO_STATUS_API_FORBIDDEN 302
+#define IIKO_STATUS_API_FORBIDDEN 7302
 
 /**
  * HTTP 404: no such endpoint or entity.
  */
-#define IIKO_STATUS_API_NOT_FOUND 303
+#define IIKO_STATUS_API_NOT_FOUND 7303
 
 /**
  * HTTP 408: the restaurant terminal did not answer within the Timeout header.
  */
-#define IIKO_STATUS_API_TERMINAL_TIMEOUT 304
+#define IIKO_STATUS_API_TERMINAL_TIMEOUT 7304
 
 /**
  * HTTP 429: too many requests; see `iiko_error_retry_after_s`. Never retried
  * by the library.
  */
-#define IIKO_STATUS_API_RATE_LIMITED 305
+#define IIKO_STATUS_API_RATE_LIMITED 7305
 
 /**
  * HTTP 5xx: the service failed.
  */
-#define IIKO_STATUS_API_SERVER 306
+#define IIKO_STATUS_API_SERVER 7306
 
 /**
  * Any other non-success HTTP status.
  */
-#define IIKO_STATUS_API_OTHER 307
+#define IIKO_STATUS_API_OTHER 7307
 
 /**
  * A success status whose body could not be read.
  */
-#define IIKO_STATUS_API_DECODE 308
+#define IIKO_STATUS_API_DECODE 7308
 
 /**
  * The webhook request has no Authorization header. Answer 401.
  */
-#define IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION 400
+#define IIKO_STATUS_WEBHOOK_MISSING_AUTHORIZATION 7400
 
 /**
  * Your expected webhook token is empty or blank, so every request is refused
  * (a configuration error on your side). Answer 500.
  */
-#define IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN 401
+#define IIKO_STATUS_WEBHOOK_EMPTY_EXPECTED_TOKEN 7401
 
 /**
  * The Authorization header cannot hold a token (empty, control bytes,
  * surrounding or doubled spaces, `Bearer` alone, the header repeated).
  * Answer 401.
  */
-#define IIKO_STATUS_WEBHOOK_MALFORMED_AUTHORIZATION 402
+#define IIKO_STATUS_WEBHOOK_MALFORMED_AUTHORIZATION 7402
 
 /**
  * The Authorization header holds another token. Answer 401.
  */
-#define IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH 403
+#define IIKO_STATUS_WEBHOOK_TOKEN_MISMATCH 7403
 
 /**
  * The webhook body is larger than the limit. Answer 200 and log it.
  */
-#define IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE 410
+#define IIKO_STATUS_WEBHOOK_BODY_TOO_LARGE 7410
 
 /**
  * The webhook body is not UTF-8. Answer 200 and log it.
  */
-#define IIKO_STATUS_WEBHOOK_BODY_NOT_UTF8 411
+#define IIKO_STATUS_WEBHOOK_BODY_NOT_UTF8 7411
 
 /**
  * The webhook body nests deeper than the limit. Answer 200 and log it.
  */
-#define IIKO_STATUS_WEBHOOK_BODY_TOO_DEEP 412
+#define IIKO_STATUS_WEBHOOK_BODY_TOO_DEEP 7412
 
 /**
  * The webhook body is not JSON. Answer 200 and log it.
  */
-#define IIKO_STATUS_WEBHOOK_BODY_NOT_JSON 413
+#define IIKO_STATUS_WEBHOOK_BODY_NOT_JSON 7413
 
 /**
  * The webhook body is JSON but not an array of events. Answer 200 and log it.
  */
-#define IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY 414
+#define IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY 7414
 
 /**
  * The command ended with `Error`: the error's description is the service's
  * reason (`errorReason`), its correlation id the command's.
  */
-#define IIKO_STATUS_COMMAND_FAILED 500
+#define IIKO_STATUS_COMMAND_FAILED 7500
 
 /**
  * The command was still in progress when the wait ran out; it may yet
  * finish (look the order up before sending it again).
  */
-#define IIKO_STATUS_COMMAND_TIMED_OUT 501
+#define IIKO_STATUS_COMMAND_TIMED_OUT 7501
 
 /**
  * The service no longer knows the command's correlationId (HTTP 410).
  */
-#define IIKO_STATUS_COMMAND_EXPIRED 502
+#define IIKO_STATUS_COMMAND_EXPIRED 7502
 
 /**
  * A bug in the library was caught at the boundary (a Rust panic); the call
  * had no effect on the caller's handles beyond what its documentation says.
  * Please report it.
  */
-#define IIKO_STATUS_PANIC 900
+#define IIKO_STATUS_PANIC 7900
 
 /**
  * An error the library could not classify (a newer core error kind).
  */
-#define IIKO_STATUS_INTERNAL 901
+#define IIKO_STATUS_INTERNAL 7901
 
 /**
  * The library version, e.g. `"0.1.0"` (the same as the `IIKO_VERSION_*`
@@ -3244,23 +3283,6 @@ const char *iiko_version(void);
  * `s` must be NULL or a string returned by this library, freed once.
  */
 void iiko_string_free(char *s);
-
-#if defined(IIKO_TEST_HOOKS)
-/**
- * Panics inside the library on purpose and returns what the panic boundary
- * makes of it: `IIKO_STATUS_PANIC`, with an error in `*err_out` when
- * `err_out` is not NULL. It exists to test that the boundary is live in this
- * build; a library built with `panic = "abort"` aborts the process here.
- * Prints a panic message to stderr.
- *
- * Only in a library built with the `test-hooks` feature (the test scripts);
- * declared when `IIKO_TEST_HOOKS` is defined.
- *
- * # Safety
- * `err_out` must be NULL or writable.
- */
-iiko_status iiko_debug_force_panic(iiko_error **err_out);
-#endif
 
 /**
  * Creates client options with the defaults: base URL
@@ -4522,6 +4544,14 @@ const char *iiko_organizations_json(const iiko_organizations *organizations);
 void iiko_organizations_free(iiko_organizations *organizations);
 
 /**
+ * The group of `status`: `IIKO_STATUS_GROUP_ARGUMENTS` ...
+ * `IIKO_STATUS_GROUP_LIBRARY` for any code of 7100-7999 (also one newer than
+ * this header), `IIKO_STATUS_GROUP_NONE` for `IIKO_STATUS_OK` and for numbers
+ * outside the range. Thread-safe.
+ */
+int32_t iiko_status_group(iiko_status status);
+
+/**
  * The name and meaning of a status code, e.g.
  * `"IIKO_STATUS_API_RATE_LIMITED: too many requests (HTTP 429)"`.
  *
@@ -4542,7 +4572,7 @@ const char *iiko_status_str(iiko_status status);
  * case-insensitively (or use `iiko_webhook_receive`).
  *
  * Returns `IIKO_STATUS_OK` for an authentic request, else a
- * `IIKO_STATUS_WEBHOOK_*` code from 400 to 403; `iiko_webhook_http_status`
+ * `IIKO_STATUS_WEBHOOK_*` code from 7400 to 7403; `iiko_webhook_http_status`
  * gives the answer to send. Messages never contain the token or the header.
  *
  * # Safety
@@ -4565,7 +4595,7 @@ iiko_status iiko_webhook_verify(const char *expected_token, const char *authoriz
  * `"webhook.max_depth"`. `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
  *
  * A body that is not UTF-8, not JSON, too large, too deep or not an array
- * fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (410 to 414). One unreadable
+ * fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (7410 to 7414). One unreadable
  * event does not fail the body: it gets `iiko_events_problem`.
  *
  * On success writes a new handle to `*events_out` (yours; free it with
@@ -4604,10 +4634,10 @@ iiko_status iiko_webhook_receive(const char *expected_token, const char *const *
  * as the library's receive rule gives it (the same in every binding):
  *
  * - 200 for `IIKO_STATUS_OK`, and for an authentic body that cannot be read
- *   (410 to 414): the service would resend the same bytes forever and
+ *   (7410 to 7414): the service would resend the same bytes forever and
  *   finally block the webhook; log the body instead;
- * - 401 for a missing, malformed or wrong token (400, 402, 403);
- * - 500 for an empty expected token (401: your configuration) and for any
+ * - 401 for a missing, malformed or wrong token (7400, 7402, 7403);
+ * - 500 for an empty expected token (7401: your configuration) and for any
  *   other code (a failure on your side, so the service retries later).
  *
  * Thread-safe; any integer is accepted.

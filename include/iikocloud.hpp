@@ -89,7 +89,7 @@ class Error : public std::runtime_error {
 };
 
 /** A command followed to its end did not succeed: failed (description() is the
- *  service's reason), timed out (it may yet finish) or expired. Status 5xx. */
+ *  service's reason), timed out (it may yet finish) or expired. Status group IIKO_STATUS_GROUP_COMMAND (75xx). */
 class CommandError : public Error {
   public:
     using Error::Error;
@@ -100,13 +100,13 @@ class CommandError : public Error {
 
 namespace detail {
 
-/** Throws iiko::Error (iiko::CommandError for 5xx) unless `status` is IIKO_STATUS_OK. */
+/** Throws iiko::Error (iiko::CommandError for a command's status) unless `status` is IIKO_STATUS_OK. */
 /* Takes the address of the error variable, not its value: the call that
  * fills it is an argument too, and argument evaluation order is unspecified. */
 inline void check(iiko_status status, iiko_error **err) {
     iiko_error *e = *err;
     *err = nullptr;
-    if (status / 100 == 5) {
+    if (iiko_status_group(status) == IIKO_STATUS_GROUP_COMMAND) {
         throw CommandError(status, e);
     }
     if (status != IIKO_STATUS_OK) {

@@ -79,12 +79,10 @@ STATIC_LIBS="-lpthread -ldl -lm -lrt -lutil -lgcc_s -lc"
 CFLAGS=(-std=c11 -g -Wall -Wextra -Werror -Wpedantic -Iinclude -Itests/c)
 CXXFLAGS=(-std=c++17 -g -Wall -Wextra -Werror -Wpedantic -Iinclude)
 SHARED=(-L"$OUT/lib" -liikocloud -Wl,-rpath,"$OUT/lib" -pthread)
-# The tests that call iiko_debug_force_panic see its declaration only with this.
-HOOKS=(-DIIKO_TEST_HOOKS)
 
 step "compiling the C and C++ tests and the examples (-Werror)"
-gcc "${CFLAGS[@]}" "${HOOKS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
-gcc "${CFLAGS[@]}" "${HOOKS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
+gcc "${CFLAGS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
+gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_capi.c -o "$OUT/test_capi_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
 gcc "${CFLAGS[@]}" tests/c/test_network.c -o "$OUT/test_network" "${SHARED[@]}"
@@ -92,7 +90,7 @@ gcc "${CFLAGS[@]}" tests/c/test_operations.c -o "$OUT/test_operations" "${SHARED
 gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_operations.c -o "$OUT/test_operations_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
-g++ "${CXXFLAGS[@]}" "${HOOKS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
+g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
 for src in examples/c/*.c; do
     gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
 done

@@ -55,12 +55,11 @@ php scripts/phpdoc-check.php --autoload bindings/php/autoload.php bindings/php/s
 step "building libiikocloud ($PROFILE) and the emulator"
 flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
-# With the test hooks (iiko_debug_force_panic, for HeaderConstantsTest); the
-# tests tell Library to keep their declaration (IIKOCLOUD_TEST_HOOKS).
+# With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
+# declares for itself: the header does not).
 cargo build "${flags[@]}" -p iikocloud-c --features test-hooks
 cargo build --locked -p iikocloud-emulator
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
-export IIKOCLOUD_TEST_HOOKS=1
 
 # ---- 4. emulator ----
 EMULATOR_PID=""

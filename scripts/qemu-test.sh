@@ -187,10 +187,10 @@ if [ "$MODE" = all ]; then
     SHARED=(-L"$OUT/lib" -liikocloud -Wl,-rpath,"$OUT/lib" -pthread)
     CC=aarch64-linux-gnu-gcc
     CXX=aarch64-linux-gnu-g++
-    $CC "${CFLAGS[@]}" -DIIKO_TEST_HOOKS tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
+    $CC "${CFLAGS[@]}" tests/c/test_capi.c -o "$OUT/test_capi" "${SHARED[@]}"
     $CC "${CFLAGS[@]}" tests/c/test_operations.c -o "$OUT/test_operations" "${SHARED[@]}"
     $CC "${CFLAGS[@]}" tests/c/test_network.c -o "$OUT/test_network" "${SHARED[@]}"
-    $CXX "${CXXFLAGS[@]}" -DIIKO_TEST_HOOKS tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
+    $CXX "${CXXFLAGS[@]}" tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
     for src in examples/c/*.c; do
         $CC "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
     done

@@ -15,7 +15,7 @@
 static int fail(const char *what, iiko_status status, iiko_error *err) {
     fprintf(stderr, "%s failed (%s): %s\n", what, iiko_status_str(status),
             err ? iiko_error_message(err) : "");
-    if (status / 100 == 5 && err != NULL && iiko_error_description(err) != NULL) {
+    if (iiko_status_group(status) == IIKO_STATUS_GROUP_COMMAND && err != NULL && iiko_error_description(err) != NULL) {
         fprintf(stderr, "  the service's reason: %s\n", iiko_error_description(err));
     }
     iiko_error_free(err);

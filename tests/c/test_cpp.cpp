@@ -2,6 +2,7 @@
 // Environment: IIKO_BASE_URL, IIKO_VECTORS (tests/vectors). Built with
 // -std=c++17 -Wall -Wextra -Werror by scripts/c-test.sh.
 #include "iikocloud.hpp"
+#include "test_hooks.h"
 
 #include <atomic>
 #include <cstdio>

@@ -74,7 +74,8 @@ pub unsafe extern "C" fn iiko_string_free(s: *mut c_char) {
 /// Prints a panic message to stderr.
 ///
 /// Only in a library built with the `test-hooks` feature (the test scripts);
-/// declared when `IIKO_TEST_HOOKS` is defined.
+/// not in `include/iikocloud.h` (cbindgen.toml excludes it) but in the test
+/// programs' `tests/c/test_hooks.h`.
 ///
 /// # Safety
 /// `err_out` must be NULL or writable.

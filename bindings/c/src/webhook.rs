@@ -100,7 +100,7 @@ fn verify_failure(e: VerifyError) -> Failure {
 /// case-insensitively (or use `iiko_webhook_receive`).
 ///
 /// Returns `IIKO_STATUS_OK` for an authentic request, else a
-/// `IIKO_STATUS_WEBHOOK_*` code from 400 to 403; `iiko_webhook_http_status`
+/// `IIKO_STATUS_WEBHOOK_*` code from 7400 to 7403; `iiko_webhook_http_status`
 /// gives the answer to send. Messages never contain the token or the header.
 ///
 /// # Safety
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn iiko_webhook_verify(
 /// `"webhook.max_depth"`. `flags`: 0 or `IIKO_WEBHOOK_REJECT_SINGLE_OBJECT`.
 ///
 /// A body that is not UTF-8, not JSON, too large, too deep or not an array
-/// fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (410 to 414). One unreadable
+/// fails with a `IIKO_STATUS_WEBHOOK_BODY_*` code (7410 to 7414). One unreadable
 /// event does not fail the body: it gets `iiko_events_problem`.
 ///
 /// On success writes a new handle to `*events_out` (yours; free it with
@@ -228,10 +228,10 @@ pub unsafe extern "C" fn iiko_webhook_receive(
 /// as the library's receive rule gives it (the same in every binding):
 ///
 /// - 200 for `IIKO_STATUS_OK`, and for an authentic body that cannot be read
-///   (410 to 414): the service would resend the same bytes forever and
+///   (7410 to 7414): the service would resend the same bytes forever and
 ///   finally block the webhook; log the body instead;
-/// - 401 for a missing, malformed or wrong token (400, 402, 403);
-/// - 500 for an empty expected token (401: your configuration) and for any
+/// - 401 for a missing, malformed or wrong token (7400, 7402, 7403);
+/// - 500 for an empty expected token (7401: your configuration) and for any
 ///   other code (a failure on your side, so the service retries later).
 ///
 /// Thread-safe; any integer is accepted.
@@ -265,12 +265,12 @@ mod tests {
         ] {
             assert_eq!(verify_error_of(verify_status(e)), Some(e));
         }
-        let kinds: Vec<_> = (410..=414).map(|c| parse_kind_of(c).unwrap()).collect();
+        let kinds: Vec<_> = (7410..=7414).map(|c| parse_kind_of(c).unwrap()).collect();
         for (i, k) in kinds.iter().enumerate() {
             assert!(!kinds[i + 1..].contains(k));
         }
-        assert_eq!(parse_kind_of(415), None);
-        assert_eq!(verify_error_of(404), None);
+        assert_eq!(parse_kind_of(7415), None);
+        assert_eq!(verify_error_of(7404), None);
     }
 
     #[test]
@@ -303,7 +303,7 @@ mod tests {
         before[start..].to_owned()
     }
 
-    /// The 3-digit numbers of a text, with `A to B` spans filled in.
+    /// The status codes (7100-7999) of a text, with `A to B` spans filled in.
     fn numbers(text: &str) -> Vec<i32> {
         let words: Vec<&str> = text
             .split(|c: char| !c.is_ascii_alphanumeric())
@@ -312,7 +312,7 @@ mod tests {
         let mut out = Vec::new();
         for (i, w) in words.iter().enumerate() {
             let Ok(n) = w.parse::<i32>() else { continue };
-            if !(100..=999).contains(&n) {
+            if !(7100..=7999).contains(&n) {
                 continue;
             }
             if i >= 2 && words[i - 1] == "to" {
@@ -379,13 +379,13 @@ mod tests {
     }
 
     /// The README's table of status ranges says what to answer for the
-    /// webhook codes (`answer 401, or 500 for 401`): the core's rule too.
+    /// webhook codes (`answer 401, or 500 for 7401`): the core's rule too.
     #[test]
     fn the_readmes_statuses_are_the_cores() {
         let readme =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
         let mut rows = 0;
-        for row in readme.lines().filter(|l| l.starts_with("| 4xx webhooks")) {
+        for row in readme.lines().filter(|l| l.starts_with("| 74xx")) {
             let cells: Vec<&str> = row.split('|').collect();
             let (what, codes) = (cells[1], cells[2]);
             let rule = what
@@ -396,11 +396,11 @@ mod tests {
                 .next()
                 .unwrap();
             let answer: i32 = rule[..3].parse().unwrap();
-            // "or 500 for 401": one code answered otherwise.
+            // "or 500 for 7401": one code answered otherwise.
             let exception = rule.split(", or ").nth(1).map(|e| {
                 let (status, code) = e.split_once(" for ").unwrap();
                 (
-                    code[..3].parse::<i32>().unwrap(),
+                    code.trim().parse::<i32>().unwrap(),
                     status.parse::<i32>().unwrap(),
                 )
             });

@@ -52,11 +52,6 @@ use IikoCloud\Exception\WebhookVerificationException;
  * {@see writePreloadHeader()} in `ffi.preload` so the library is bound once
  * at start-up (FFI scope "iikocloud"). {@see writePreload()} writes the
  * header and the php.ini lines of both.
- *
- * PHP does not evaluate `#if`, so the header's test-only declarations (under
- * `#if defined(IIKO_TEST_HOOKS)`, absent from a release library, where
- * `FFI::cdef` would fail to resolve them) are dropped from the text before
- * loading, unless `IIKOCLOUD_TEST_HOOKS=1` (the test suite's library has them).
  */
 final class Library
 {
@@ -74,8 +69,6 @@ final class Library
     /** File names written by writePreload() in its directory. */
     public const PRELOAD_HEADER = 'iikocloud-ffi.h';
     public const PRELOAD_INI = 'iikocloud.ini';
-    /** Environment variable that keeps the test-only declarations (`1`). */
-    public const ENV_TEST_HOOKS = 'IIKOCLOUD_TEST_HOOKS';
 
     /** @var array<string, FFI> loaded libraries by real path */
     private static array $loaded = [];
@@ -406,7 +399,7 @@ final class Library
     public static function exception(FFI $ffi, int $status, CData $err): IikoException
     {
         if (FFI::isNull($err)) {
-            return self::makeException($status, (string) $ffi->iiko_status_str($status), []);
+            return self::makeException($status, (int) $ffi->iiko_status_group($status), (string) $ffi->iiko_status_str($status), []);
         }
         self::track(1);
         try {
@@ -429,7 +422,7 @@ final class Library
             $ffi->iiko_error_free($err);
             self::track(-1);
         }
-        return self::makeException($status, $message, $detail);
+        return self::makeException($status, (int) $ffi->iiko_status_group($status), $message, $detail);
     }
 
     /**
@@ -545,7 +538,7 @@ final class Library
      * @param array{httpStatus?: int, description?: ?string, code?: ?string, correlationId?: ?string,
      *              path?: ?string, retryAfter?: ?int, body?: string} $d
      */
-    private static function makeException(int $status, string $message, array $d): IikoException
+    private static function makeException(int $status, int $group, string $message, array $d): IikoException
     {
         $http = $d['httpStatus'] ?? 0;
         $desc = $d['description'] ?? null;
@@ -553,16 +546,16 @@ final class Library
         $corr = $d['correlationId'] ?? null;
         $path = $d['path'] ?? null;
         $body = $d['body'] ?? '';
-        switch (intdiv($status, 100)) {
-            case 1:
+        switch ($group) {
+            case Status::GROUP_ARGUMENTS:
                 return new InvalidInputException($message, $status, $corr, $path);
-            case 2:
+            case Status::GROUP_TRANSPORT:
                 return match ($status) {
                     Status::TRANSPORT_TLS => new TlsException($message, $status, $corr, $path),
                     Status::TRANSPORT_PROXY => new ProxyException($message, $status, $corr, $path),
                     default => new TransportException($message, $status, $corr, $path),
                 };
-            case 3:
+            case Status::GROUP_API:
                 $class = [
                     Status::API_BAD_REQUEST => BadRequestException::class,
                     Status::API_UNAUTHORIZED => AuthenticationException::class,
@@ -576,15 +569,15 @@ final class Library
                     return new DecodeException($message, $status, $http, $corr, $path, $body);
                 }
                 return new $class($message, $status, $http, $desc, $code, $corr, $path, $body, $d['retryAfter'] ?? null);
-            case 5:
+            case Status::GROUP_COMMAND:
                 return match ($status) {
                     Status::COMMAND_FAILED => new CommandFailedException($message, $status, $corr, $desc),
                     Status::COMMAND_TIMED_OUT => new CommandTimeoutException($message, $status, $corr, $desc),
                     Status::COMMAND_EXPIRED => new CommandExpiredException($message, $status, $corr, $desc),
                     default => new CommandException($message, $status, $corr, $desc),
                 };
-            case 4:
-                // 400-409: not authentic; 410-419: authentic but unreadable.
+            case Status::GROUP_WEBHOOK:
+                // 7400-7409: not authentic; 7410-7419: authentic but unreadable.
                 return $status % 100 < 10
                     ? new WebhookVerificationException($message, $status)
                     : new WebhookParseException($message, $status);
@@ -682,10 +675,7 @@ final class Library
         if ($text === false) {
             throw new LibraryException(sprintf('cannot read %s', $path));
         }
-        if (getenv(self::ENV_TEST_HOOKS) === '1') {
-            return $text;
-        }
-        return (string) preg_replace('/^#if defined\(IIKO_TEST_HOOKS\)\n.*?^#endif[^\n]*\n/ms', '', $text);
+        return $text;
     }
 
     /** The repository root when this file sits in a checkout (bindings/php/src). */

@@ -170,8 +170,8 @@ final class Webhooks
     /**
      * The HTTP status a webhook endpoint answers for a status code, by the
      * library's receive rule: 200 for OK and for an authentic but unreadable
-     * body (410-414), 401 for a missing, malformed or wrong token (400, 402,
-     * 403), 500 otherwise (401: an empty expected token).
+     * body (7410-7414), 401 for a missing, malformed or wrong token (7400,
+     * 7402, 7403), 500 otherwise (7401: an empty expected token).
      */
     public static function httpStatus(int $status): int
     {

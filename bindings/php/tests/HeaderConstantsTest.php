@@ -118,24 +118,39 @@ final class HeaderConstantsTest extends TestCase
         self::assertNotSame('', Status::describe(PHP_INT_MAX));
     }
 
+    public function testNoCodeReadsAsAnHttpStatusAndEachHasItsGroup(): void
+    {
+        foreach ((new \ReflectionClass(Status::class))->getConstants() as $name => $code) {
+            if ($code === Status::OK || str_starts_with($name, 'GROUP_')) {
+                continue;
+            }
+            self::assertFalse($code >= 100 && $code < 600, "$name = $code reads as an HTTP status");
+            self::assertNotSame(Status::GROUP_NONE, Status::group($code), $name);
+        }
+        self::assertSame(Status::GROUP_API, Status::group(Status::API_RATE_LIMITED));
+        self::assertSame(Status::GROUP_NONE, Status::group(Status::OK));
+        self::assertSame(Status::GROUP_NONE, Status::group(403));
+        self::assertSame(Status::GROUP_COMMAND, Status::group(7599));
+    }
+
     public function testEveryStatusMapsToItsExceptionClass(): void
     {
         $ffi = Library::ffi();
         $expected = [
-            1 => Exception\InvalidInputException::class,
-            2 => Exception\TransportException::class,
-            3 => Exception\ApiException::class,
-            4 => IikoException::class,
-            5 => Exception\CommandException::class,
-            9 => IikoException::class,
+            Status::GROUP_ARGUMENTS => Exception\InvalidInputException::class,
+            Status::GROUP_TRANSPORT => Exception\TransportException::class,
+            Status::GROUP_API => Exception\ApiException::class,
+            Status::GROUP_WEBHOOK => IikoException::class,
+            Status::GROUP_COMMAND => Exception\CommandException::class,
+            Status::GROUP_LIBRARY => IikoException::class,
         ];
         foreach ((new \ReflectionClass(Status::class))->getConstants() as $name => $code) {
-            if ($code === Status::OK) {
+            if ($code === Status::OK || str_starts_with($name, 'GROUP_')) {
                 continue;
             }
             $e = Library::exception($ffi, $code, Library::errorOut($ffi));
             // A 2xx answer that cannot be read is not an error answer of the service.
-            $class = $code === Status::API_DECODE ? Exception\DecodeException::class : $expected[intdiv($code, 100)];
+            $class = $code === Status::API_DECODE ? Exception\DecodeException::class : $expected[Status::group($code)];
             self::assertInstanceOf($class, $e, $name);
             self::assertSame($code, $e->getStatus(), $name);
             self::assertSame($code, $e->getCode(), $name);
@@ -159,8 +174,12 @@ final class HeaderConstantsTest extends TestCase
     {
         // In a child process: the library prints the panic to stderr.
         [$exit, $out, $err] = Php::run(
-            '$ffi = IikoCloud\Library::ffi(); $err = IikoCloud\Library::errorOut($ffi);'
-            . '$e = IikoCloud\Library::exception($ffi, $ffi->iiko_debug_force_panic(FFI::addr($err)), $err);'
+            // The hook is no part of the header: declared here, against the
+            // test build of the library (IIKOCLOUD_LIB).
+            '$ffi = IikoCloud\Library::ffi();'
+            . '$hook = FFI::cdef("typedef struct iiko_error iiko_error; int32_t iiko_debug_force_panic(iiko_error **err_out);", getenv("IIKOCLOUD_LIB"));'
+            . '$raw = $hook->new("iiko_error *"); $status = $hook->iiko_debug_force_panic(FFI::addr($raw));'
+            . '$e = IikoCloud\Library::exception($ffi, $status, $ffi->cast("iiko_error *", $raw));'
             . 'echo get_class($e), " ", $e->getStatus(), " ", IikoCloud\Library::liveHandles();',
             ['RUST_BACKTRACE' => '0']
         );

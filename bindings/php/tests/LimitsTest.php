@@ -364,7 +364,7 @@ final class LimitsTest extends TestCase
 
     public function testHttpStatusListsEachCodeWithItsAnswer(): void
     {
-        // "200 for OK and for ... (410-414), 401 for ... (400, 402, 403), 500 otherwise (401: ...)":
+        // "200 for OK and for ... (7410-7414), 401 for ... (7400, 7402, 7403), 500 otherwise (7401: ...)":
         // every code in the parentheses after an answer must get that answer.
         $doc = self::flat((string) (new \ReflectionMethod(Webhooks::class, 'httpStatus'))->getDocComment());
         $parts = preg_split('/\b(\d{3}) (?:for|otherwise)\b/', $doc, -1, PREG_SPLIT_DELIM_CAPTURE) ?: [];
@@ -375,9 +375,9 @@ final class LimitsTest extends TestCase
             $listed = [];
             foreach ($groups[1] as $group) {
                 foreach (preg_split('/,\s*/', $group) ?: [] as $part) {
-                    if (preg_match('/^(\d{3})-(\d{3})$/', $part, $span)) {
+                    if (preg_match('/^(\d{4})-(\d{4})$/', $part, $span)) {
                         $listed = array_merge($listed, range((int) $span[1], (int) $span[2]));
-                    } elseif (preg_match('/^(\d{3})\b/', $part, $one)) {
+                    } elseif (preg_match('/^(\d{4})\b/', $part, $one)) {
                         $listed[] = (int) $one[1];
                     }
                 }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace IikoCloud\Exception;
 
 /**
- * The service answered with an error status (status 3xx).
+ * The service answered with an error status (status 73xx).
  *
  * Subclasses by HTTP status: 400 {@see BadRequestException}, 401
  * {@see AuthenticationException}, 403 {@see ForbiddenException}, 404
@@ -23,7 +23,7 @@ class ApiException extends IikoException
     protected ?int $retryAfter;
 
     /**
-     * @param int $status an {@see \IikoCloud\Status} code (3xx)
+     * @param int $status an {@see \IikoCloud\Status} code (73xx)
      * @param int $httpStatus the HTTP status answered
      * @param ?string $errorDescription `errorDescription` of the answer
      * @param ?string $errorCode `error` of the answer (a short code)

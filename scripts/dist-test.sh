@@ -260,6 +260,12 @@ expect "php Library uses IIKOCLOUD_LIB" "$SDK/lib/libiikocloud.so.$VERSION" \
     env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/which.php"
 expect "php quickstart (archive library)" "set to http://127.0.0.1:9/hook" \
     env IIKOCLOUD_LIB="$SDK/lib/libiikocloud.so" php -d ffi.enable=1 "$OUT/php-app/quickstart.php"
+# The shipped header declares only what the shipped library exports: PHP's
+# FFI::cdef, which reads no #if and resolves every function it is given,
+# loads the archive's header as it is.
+expect "php FFI::cdef of the archive's raw header against its library" "iikocloud $VERSION" \
+    php -d ffi.enable=1 -r '$f = FFI::cdef(file_get_contents($argv[1]), $argv[2]); echo "iikocloud ", $f->iiko_version(), "\n";' \
+    "$SDK/include/iikocloud.h" "$SDK/lib/libiikocloud.so.$SOVERSION"
 
 # ---- 5. Linux aarch64 (scripts/qemu-test.sh dist) ----
 step "aarch64 artifacts under qemu: archive, arm64 .deb contents, the wheel in an arm64 CPython"

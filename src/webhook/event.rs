@@ -188,8 +188,10 @@ pub struct Event {
     /// `eventTime` read from its span on first use.
     event_time: OnceLock<Option<EventTime>>,
     /// The typed `eventInfo`: set at parse time for unusable and unknown
-    /// events, else read from `raw_json` on first use.
-    payload: OnceLock<EventPayload>,
+    /// events, else read from `raw_json` on first use by `Event::payload`,
+    /// which parse.rs defines: reading eventInfo typed is the parse's work,
+    /// and the event type does not depend on the parser.
+    pub(super) payload: OnceLock<EventPayload>,
     /// Where `eventInfo` lies in `raw_json`, when the parse noted it: the
     /// deferred read then starts there.
     info_span: Option<(u32, u32)>,
@@ -384,14 +386,6 @@ impl Event {
     pub fn event_info_json(&self) -> Option<&str> {
         self.info_span
             .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize))
-    }
-
-    /// The typed `eventInfo`, read from [`Event::raw_json`] on the first call.
-    pub fn payload(&self) -> &EventPayload {
-        self.payload.get_or_init(|| match self.event_info_json() {
-            Some(info) => super::parse::typed_event_info(self.kind, info),
-            None => super::parse::typed_payload(self.kind, &self.raw_json),
-        })
     }
 
     /// The flat accessors' values without the typed read, while that read

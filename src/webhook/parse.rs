@@ -636,9 +636,19 @@ fn parse_element(raw: &RawValue) -> Event {
     }
 }
 
+impl Event {
+    /// The typed `eventInfo`, read from [`Event::raw_json`] on the first call.
+    pub fn payload(&self) -> &EventPayload {
+        self.payload.get_or_init(|| match self.event_info_json() {
+            Some(info) => typed_event_info(self.kind(), info),
+            None => typed_payload(self.kind(), self.raw_json()),
+        })
+    }
+}
+
 /// The typed `eventInfo` of an event that passed the parse-time check (see
 /// [`Event`]), read from the event's JSON on first use.
-pub(crate) fn typed_payload(kind: EventKind, raw: &str) -> EventPayload {
+fn typed_payload(kind: EventKind, raw: &str) -> EventPayload {
     let read = read_event(raw, Mode::Typed).or_else(|_| read_event(raw, Mode::Raw));
     match read.map(|r| r.info) {
         Ok(Info::Typed(payload)) => payload,
@@ -653,7 +663,7 @@ pub(crate) fn typed_payload(kind: EventKind, raw: &str) -> EventPayload {
 }
 
 /// The typed `eventInfo` of a checked event, from its JSON text.
-pub(crate) fn typed_event_info(kind: EventKind, info: &str) -> EventPayload {
+fn typed_event_info(kind: EventKind, info: &str) -> EventPayload {
     let mut de = serde_json::Deserializer::from_str(info);
     PayloadSeed(kind)
         .deserialize(&mut de)

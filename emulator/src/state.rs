@@ -86,9 +86,9 @@ pub(crate) struct Shared {
     pub(crate) log: RequestLog,
     pub(crate) faults: Mutex<Vec<Fault>>,
     pub(crate) world: Mutex<World>,
-    pub(crate) commands: Mutex<crate::commands::Commands>,
-    pub(crate) tables: Mutex<crate::tables::Tables>,
-    pub(crate) backoffice: Mutex<crate::backoffice::BackOffice>,
+    pub(crate) commands: Mutex<crate::commands::registry::Commands>,
+    pub(crate) tables: Mutex<crate::tables::book::Tables>,
+    pub(crate) backoffice: Mutex<crate::backoffice::store::BackOffice>,
     pub(crate) hub: Arc<Hub>,
 }
 
@@ -398,9 +398,9 @@ impl Shared {
         &self,
         organization_id: &str,
         terminal_group_id: &str,
-        change: crate::commands::StopListChange,
+        change: crate::commands::registry::StopListChange,
     ) -> Result<Vec<Value>, EmulatorError> {
-        use crate::commands::StopListChange;
+        use crate::commands::registry::StopListChange;
         let org = self.check_org(organization_id)?;
         let mut world = lock(&self.world);
         let group = world

@@ -3,7 +3,6 @@
 //! each finish sends its webhook event (`TableOrderUpdate`, `ReserveUpdate`).
 //! `order.by_id`, `order.by_table` and `reserve.status_by_id` read them back.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -18,30 +17,9 @@ use crate::webhooks::events::{self, InfoHead};
 
 type Body = Map<String, Value>;
 
-struct TableOrder {
-    organization_id: String,
-    pos_id: String,
-    timestamp: i64,
-    /// `InProgress` until the creation command finishes.
-    creation_status: &'static str,
-    order: Value,
-}
+pub(crate) mod book;
 
-struct Reserve {
-    organization_id: String,
-    external_number: Option<String>,
-    timestamp: i64,
-    creation_status: &'static str,
-    is_deleted: bool,
-    reserve: Value,
-}
-
-/// Table orders and reserves by id (lower case).
-#[derive(Default)]
-pub(crate) struct Tables {
-    orders: HashMap<String, TableOrder>,
-    reserves: HashMap<String, Reserve>,
-}
+use book::{Reserve, TableOrder};
 
 fn str_of<'a>(body: &'a Body, key: &str) -> &'a str {
     body.get(key).and_then(Value::as_str).unwrap_or_default()

@@ -2,17 +2,20 @@
 //! `correlationId`, and `commands/status`. Each command finishes a moment
 //! after it is answered (as on a real terminal), on a thread of its own.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use crate::dictionaries::CreationFailure;
-use crate::fixtures::StopListItem;
 use crate::reply::Reply;
 use crate::state::Shared;
 use crate::util::lock;
+
+pub(crate) mod registry;
+
+use registry::Command;
+pub(crate) use registry::StopListChange;
 
 /// How long a command stays `InProgress`.
 pub(crate) const COMMAND_DELAY: Duration = Duration::from_millis(150);
@@ -39,24 +42,6 @@ pub(crate) enum Effect {
     },
     /// Anything else, done by a closure (table orders, reserves).
     Apply(Apply),
-}
-
-pub(crate) enum StopListChange {
-    Add(Vec<StopListItem>),
-    Remove(Vec<(String, Option<String>)>),
-    Clear,
-}
-
-pub(crate) struct Command {
-    organization_id: String,
-    /// `None` while in progress; then the error code of a failure, or empty.
-    finished: Option<Result<(), String>>,
-}
-
-/// Commands by correlationId.
-#[derive(Default)]
-pub(crate) struct Commands {
-    by_id: HashMap<String, Command>,
 }
 
 /// Registers a command answered with `cid` and finishes it after

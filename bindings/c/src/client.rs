@@ -3,9 +3,9 @@
 use std::ffi::c_char;
 use std::time::{Duration, UNIX_EPOCH};
 
-use iikocloud_core::limits::CALL_TIMEOUT;
 use iikocloud_core::api::models::organizations::GetOrganizationsResponse;
 use iikocloud_core::api::{call_operation_text, OperationCall};
+use iikocloud_core::limits::CALL_TIMEOUT;
 use iikocloud_core::{CallOptions, Client, ClientBuilder};
 use serde::Deserialize;
 use serde_json::Value;
@@ -618,8 +618,14 @@ pub unsafe extern "C" fn iiko_client_organizations(
         let out = out_ptr(organizations_out, "organizations_out")?;
         let request = parse_request::<Value>(json.unwrap_or("{}"), "request_json")?;
         let json = call_named(client, "organizations", &request)?;
+        // The generated reader keeps what it cannot type, so only an answer
+        // that is no object fails here: the service's fault, as before.
         let response: GetOrganizationsResponse = serde_json::from_str(&json).map_err(|e| {
-            Failure::new(IIKO_STATUS_INTERNAL, format!("could not read the answer: {e}"))
+            let e = iikocloud_core::error::without_quoted_values(&e.to_string());
+            Failure::new(
+                IIKO_STATUS_API_DECODE,
+                format!("/api/1/organizations: the answer does not fit: {e}"),
+            )
         })?;
         let handle = iiko_organizations::new(&response, json);
         // SAFETY: checked non-NULL; writable per the contract.

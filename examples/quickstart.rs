@@ -31,10 +31,10 @@ fn main() -> Result<(), Box<dyn Error>> {
         lifetime.as_secs()
     );
 
-    let orgs = client.organizations(&Default::default())?;
+    let answer = client.organizations(&Default::default())?;
     // Organizations come in the Simple shape unless returnAdditionalInfo asks
     // for the Extended one; both carry id and name.
-    let orgs: Vec<(String, Option<String>)> = orgs
+    let orgs: Vec<(String, Option<String>)> = answer
         .organizations
         .unwrap_or_default()
         .into_iter()
@@ -44,7 +44,11 @@ fn main() -> Result<(), Box<dyn Error>> {
             OrganizationInfo::Unknown(_) => None,
         })
         .collect();
-    println!("\n2. organizations ({})", orgs.len());
+    println!(
+        "\n2. organizations ({}), correlationId {}",
+        orgs.len(),
+        answer.correlation_id.as_deref().unwrap_or("-")
+    );
     for (id, name) in &orgs {
         println!("   {id}  {}", name.as_deref().unwrap_or("(no name)"));
     }

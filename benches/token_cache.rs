@@ -53,7 +53,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("client_call");
-    let request = iikocloud::models::OrganizationsRequest::default();
+    let request = iikocloud::api::models::organizations::GetOrganizationsRequest::default();
     group.bench_function("organizations", |b| {
         b.iter(|| black_box(client.organizations(&request).expect("answer")))
     });

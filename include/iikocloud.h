@@ -3526,8 +3526,11 @@ iiko_status iiko_client_access_token(const iiko_client *client, char **token_out
  *
  * `request_json` is the request body as UTF-8 JSON, e.g.
  * `{"organizationIds":["…"],"returnAdditionalInfo":true}`; NULL means `{}`
- * (every organization, Simple shape). Unknown fields are refused
- * (`IIKO_STATUS_INVALID_JSON`); ids must be UUIDs.
+ * (every organization, Simple shape). The generated operation
+ * `organizations` (`IIKO_OP_ORGANIZATIONS`) checks and sends it, as
+ * `iiko_client_call_operation` would: a key that is no field of the request
+ * is refused (`IIKO_STATUS_INVALID_ARGUMENT`, naming the nearest field), ids
+ * must be UUIDs.
  *
  * On success writes a new handle to `*organizations_out` (yours; free it with
  * `iiko_organizations_free`): typed accessors plus the full answer as JSON.
@@ -3539,7 +3542,9 @@ iiko_status iiko_client_access_token(const iiko_client *client, char **token_out
 iiko_status iiko_client_organizations(const iiko_client *client, const char *request_json, iiko_organizations **organizations_out, iiko_error **err_out);
 
 /**
- * Webhook settings of an organization (`POST /api/1/webhooks/settings`).
+ * Webhook settings of an organization (`POST /api/1/webhooks/settings`):
+ * the generated operation `webhooks.settings` with
+ * `{"organizationId": organization_id}`.
  *
  * On success writes the answer as JSON to `*json_out` (yours; free it with
  * `iiko_string_free`): `{"correlationId", "apiLoginName", "webHooksUri",
@@ -3557,7 +3562,10 @@ iiko_status iiko_client_webhook_settings(const iiko_client *client, const char *
  *
  * `request_json`: `{"organizationId":"…","webHooksUri":"https://…",
  * "authToken":"…","webHooksFilter":{…}}` (`authToken` and `webHooksFilter`
- * optional; choose a long random token). The URI must be absolute http(s).
+ * optional; choose a long random token). The generated operation
+ * `webhooks.update_settings` checks and sends it: the URI must be absolute
+ * http(s), a key that is no field is `IIKO_STATUS_INVALID_ARGUMENT`. A
+ * command, so never retried.
  *
  * On success, when `json_out` is not NULL, writes the answer
  * (`{"correlationId":"…"}`) to `*json_out` (yours; free it with
@@ -3573,10 +3581,11 @@ iiko_status iiko_client_update_webhook_settings(const iiko_client *client, const
  * Out-of-stock items (`POST /api/1/stop_lists`).
  *
  * `request_json`: `{"organizationIds":["…"],"returnSize":false,
- * "terminalGroupsIds":["…"]}` (at least one organization).
+ * "terminalGroupsIds":["…"]}` (at least one organization), checked and sent
+ * by the generated operation `stop_lists`.
  *
  * On success writes the answer as JSON to `*json_out` (yours; free it with
- * `iiko_string_free`). Balances are exact decimals written as JSON numbers.
+ * `iiko_string_free`), as the service wrote it: balances keep every digit.
  *
  * # Safety
  * `client` must be NULL or a live client; `request_json` must be NULL or

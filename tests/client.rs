@@ -3,10 +3,15 @@
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use iikocloud::models::{
-    DeliveryOrderFilter, DeliveryStatus, OrganizationsRequest, StopListsRequest,
-    UpdateWebhookSettingsRequest, WebHooksFilter,
+use iikocloud::api::models::deliveries::common::DeliveryStatus;
+use iikocloud::api::models::integration::web_hooks_filters::{
+    DeliveryOrderWebHooksFilter, WebHooksFilter,
 };
+use iikocloud::api::models::organizations::{
+    GetOrganizationsRequest, GetOrganizationsResponse, OrganizationInfo,
+};
+use iikocloud::api::models::stop_lists::StopListsRequest;
+use iikocloud::api::models::web_hooks::{GetWebHookSettingsRequest, UpdateWebHookSettingsRequest};
 use iikocloud::{
     ApiErrorKind, CallOptions, Client, ClientBuilder, Error, ManualClock, Money, TransportErrorKind,
 };
@@ -31,12 +36,28 @@ fn client(emu: &Emulator) -> Client {
 }
 
 fn first_org(client: &Client) -> String {
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap()
-        .organizations[0]
-        .id
-        .clone()
+    org_ids(&client.organizations(&Default::default()).unwrap())[0].clone()
+}
+
+/// The ids of an answer's organizations, in either shape.
+fn org_ids(answer: &GetOrganizationsResponse) -> Vec<String> {
+    answer
+        .organizations
+        .iter()
+        .flatten()
+        .filter_map(|o| match o {
+            OrganizationInfo::Simple(o) => o.id.clone(),
+            OrganizationInfo::Extended(o) => o.id.clone(),
+            OrganizationInfo::Unknown(_) => None,
+        })
+        .collect()
+}
+
+fn settings_of(organization_id: &str) -> GetWebHookSettingsRequest {
+    GetWebHookSettingsRequest {
+        organization_id: Some(organization_id.into()),
+        ..Default::default()
+    }
 }
 
 fn api_error(e: Error) -> iikocloud::ApiError {
@@ -57,9 +78,7 @@ fn token_is_fetched_lazily_and_reused() {
     );
     assert!(client.cached_token().is_none());
     for _ in 0..3 {
-        client
-            .organizations(&OrganizationsRequest::default())
-            .unwrap();
+        client.organizations(&Default::default()).unwrap();
     }
     assert_eq!(emu.request_count(V2_TOKEN), 1);
     assert_eq!(emu.request_count(ORGS), 3);
@@ -71,10 +90,7 @@ fn token_is_fetched_lazily_and_reused() {
     );
     assert!(!format!("{token:?}").contains(token.expose()));
     // Clones share the cache.
-    client
-        .clone()
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.clone().organizations(&Default::default()).unwrap();
     assert_eq!(emu.request_count(V2_TOKEN), 1);
 }
 
@@ -86,10 +102,8 @@ fn legacy_api_login_uses_the_v1_token_endpoint() {
         .api_login(DEFAULT_API_KEY)
         .build()
         .unwrap();
-    let orgs = client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
-    assert!(!orgs.organizations.is_empty());
+    let orgs = client.organizations(&Default::default()).unwrap();
+    assert!(!org_ids(&orgs).is_empty());
     assert_eq!(emu.request_count("/api/1/access_token"), 1);
     assert_eq!(emu.request_count(V2_TOKEN), 0);
 }
@@ -101,13 +115,11 @@ fn every_request_carries_timeout_header_and_user_agent() {
         .timeout(Duration::from_secs(7))
         .build()
         .unwrap();
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     client
         .with_timeout(Duration::from_millis(2500))
         .unwrap()
-        .organizations(&OrganizationsRequest::default())
+        .organizations(&Default::default())
         .unwrap();
     let log = emu.requests();
     let orgs: Vec<_> = log.iter().filter(|r| r.path == ORGS).collect();
@@ -130,18 +142,14 @@ fn token_is_refreshed_before_expiry_with_an_injected_clock() {
     let client = builder(&emu).clock(clock.clone()).build().unwrap();
     client.access_token().unwrap();
     clock.advance(Duration::from_secs(3600 - 120));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     assert_eq!(
         emu.request_count(V2_TOKEN),
         1,
         "still fresh two minutes before expiry"
     );
     clock.advance(Duration::from_secs(70));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     assert_eq!(
         emu.request_count(V2_TOKEN),
         2,
@@ -154,13 +162,9 @@ fn short_lived_tokens_expire_and_are_replaced_without_errors() {
     let emu = Emulator::start(EmulatorConfig::default().token_ttl(Duration::from_secs(2))).unwrap();
     let client = client(&emu);
     let first = client.access_token().unwrap();
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     std::thread::sleep(Duration::from_millis(2600));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     let second = client.access_token().unwrap();
     assert_ne!(first.expose(), second.expose());
     assert_eq!(emu.request_count(V2_TOKEN), 2);
@@ -186,9 +190,7 @@ fn sixteen_threads_on_a_cold_client_make_one_token_request() {
             let (client, barrier) = (client.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                client
-                    .organizations(&OrganizationsRequest::default())
-                    .map(|_| ())
+                client.organizations(&Default::default()).map(|_| ())
             })
         })
         .collect();
@@ -218,7 +220,7 @@ fn failed_token_request_is_shared_by_the_waiters() {
             let (client, barrier) = (client.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                client.organizations(&OrganizationsRequest::default())
+                client.organizations(&Default::default())
             })
         })
         .collect();
@@ -262,10 +264,8 @@ fn a_revoked_token_is_replaced_once_and_the_call_retried() {
     let client = client(&emu);
     let before = client.access_token().unwrap();
     emu.expire_tokens();
-    let orgs = client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
-    assert!(!orgs.organizations.is_empty());
+    let orgs = client.organizations(&Default::default()).unwrap();
+    assert!(!org_ids(&orgs).is_empty());
     assert_ne!(client.access_token().unwrap().expose(), before.expose());
     assert_eq!(emu.request_count(V2_TOKEN), 2);
     let statuses: Vec<u16> = emu
@@ -282,11 +282,7 @@ fn a_second_401_is_an_authentication_error() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);
     emu.inject(Fault::new(ORGS, FaultKind::Unauthorized, 5));
-    let e = api_error(
-        client
-            .organizations(&OrganizationsRequest::default())
-            .unwrap_err(),
-    );
+    let e = api_error(client.organizations(&Default::default()).unwrap_err());
     assert_eq!(e.kind, ApiErrorKind::Unauthorized);
     assert!(e.correlation_id.is_some());
     assert_eq!(emu.request_count(ORGS), 2, "one retry, not a loop");
@@ -308,9 +304,7 @@ fn each_error_status_maps_to_its_class_with_correlation_id() {
         (503, ApiErrorKind::Server),
     ] {
         emu.inject(Fault::new(ORGS, FaultKind::Status(status), 1));
-        let err = client
-            .organizations(&OrganizationsRequest::default())
-            .unwrap_err();
+        let err = client.organizations(&Default::default()).unwrap_err();
         assert_eq!(err.http_status(), Some(status));
         let cid = err.correlation_id().map(str::to_owned);
         let e = api_error(err);
@@ -332,11 +326,7 @@ fn rate_limit_is_surfaced_with_retry_after_and_never_retried() {
         },
         3,
     ));
-    let e = api_error(
-        client
-            .organizations(&OrganizationsRequest::default())
-            .unwrap_err(),
-    );
+    let e = api_error(client.organizations(&Default::default()).unwrap_err());
     assert_eq!(e.kind, ApiErrorKind::RateLimited);
     assert_eq!(e.retry_after, Some(Duration::from_secs(7)));
     assert!(e.to_string().contains("retry after 7 s"));
@@ -349,18 +339,12 @@ fn server_errors_are_retried_a_bounded_number_of_times_for_safe_calls() {
     let client = client(&emu);
     client.access_token().unwrap();
     emu.inject(Fault::new(ORGS, FaultKind::Status(503), 2));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     assert_eq!(emu.request_count(ORGS), 3, "two 503s, then success");
 
     emu.clear_requests();
     emu.inject(Fault::new(ORGS, FaultKind::Status(500), 10));
-    let e = api_error(
-        client
-            .organizations(&OrganizationsRequest::default())
-            .unwrap_err(),
-    );
+    let e = api_error(client.organizations(&Default::default()).unwrap_err());
     assert_eq!(e.kind, ApiErrorKind::Server);
     assert_eq!(emu.request_count(ORGS), 3, "1 + 2 retries by default");
     emu.clear_faults();
@@ -428,11 +412,12 @@ fn the_service_rejects_a_bad_request_with_400() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);
     // A well-formed UUID of an organization the key cannot see.
-    let req = UpdateWebhookSettingsRequest::new(
-        "00000000-0000-4000-8000-000000000000",
-        "https://pos.example.com/hook",
-        "token",
-    );
+    let req = UpdateWebHookSettingsRequest {
+        organization_id: Some("00000000-0000-4000-8000-000000000000".into()),
+        web_hooks_uri: Some("https://pos.example.com/hook".into()),
+        auth_token: Some("token".into()),
+        ..Default::default()
+    };
     let e = api_error(client.update_webhook_settings(&req).unwrap_err());
     assert_eq!(e.kind, ApiErrorKind::BadRequest);
     assert!(e.error_description.is_some() && e.correlation_id.is_some());
@@ -476,19 +461,22 @@ fn invalid_input_is_refused_before_any_request() {
         other => panic!("expected invalid input, got {other:?}"),
     };
     check(
-        client.webhook_settings("not-a-uuid").map(|_| ()),
+        client
+            .webhook_settings(&settings_of("not-a-uuid"))
+            .map(|_| ()),
         "organizationId",
     );
-    let mut req = UpdateWebhookSettingsRequest::new(
-        "0ae7e972-848d-53c5-8a8f-3a120fa115ba",
-        "/relative/hook",
-        "t",
-    );
+    let mut req = UpdateWebHookSettingsRequest {
+        organization_id: Some("0ae7e972-848d-53c5-8a8f-3a120fa115ba".into()),
+        web_hooks_uri: Some("/relative/hook".into()),
+        auth_token: Some("t".into()),
+        ..Default::default()
+    };
     check(
         client.update_webhook_settings(&req).map(|_| ()),
         "webHooksUri",
     );
-    req.web_hooks_uri = "https://pos.example.com/hook".into();
+    req.web_hooks_uri = Some("https://pos.example.com/hook".into());
     req.auth_token = Some("  ".into());
     check(
         client.update_webhook_settings(&req).map(|_| ()),
@@ -496,13 +484,27 @@ fn invalid_input_is_refused_before_any_request() {
     );
     check(
         client.stop_lists(&StopListsRequest::default()).map(|_| ()),
-        "at least one",
+        "organizationIds: is required",
     );
     check(
-        client.stop_lists(&StopListsRequest::new(["x"])).map(|_| ()),
+        client
+            .stop_lists(&StopListsRequest {
+                organization_ids: Some(vec![]),
+                ..Default::default()
+            })
+            .map(|_| ()),
+        "organizationIds",
+    );
+    check(
+        client
+            .stop_lists(&StopListsRequest {
+                organization_ids: Some(vec!["x".into()]),
+                ..Default::default()
+            })
+            .map(|_| ()),
         "UUID",
     );
-    let req = OrganizationsRequest {
+    let req = GetOrganizationsRequest {
         organization_ids: Some(vec!["1".into()]),
         ..Default::default()
     };
@@ -527,9 +529,7 @@ fn a_slow_answer_ends_in_a_timeout_error_within_the_bound() {
         1,
     ));
     let started = Instant::now();
-    let err = client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap_err();
+    let err = client.organizations(&Default::default()).unwrap_err();
     let took = started.elapsed();
     assert!(err.is_timeout(), "{err:?}");
     assert!(
@@ -544,14 +544,9 @@ fn connection_resets_are_transport_errors_and_retried_for_safe_calls() {
     let client = client(&emu);
     client.access_token().unwrap();
     emu.inject(Fault::new(ORGS, FaultKind::ConnectionReset, 1));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
     emu.inject(Fault::new(ORGS, FaultKind::ConnectionReset, 10));
-    match client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap_err()
-    {
+    match client.organizations(&Default::default()).unwrap_err() {
         Error::Transport { kind, .. } => assert_eq!(kind, TransportErrorKind::Io),
         other => panic!("{other:?}"),
     }
@@ -613,10 +608,7 @@ fn malformed_or_mistyped_success_bodies_are_decode_errors() {
     let client = builder(&emu).retries(0).build().unwrap();
     client.access_token().unwrap();
     emu.inject(Fault::new(ORGS, FaultKind::MalformedBody, 1));
-    match client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap_err()
-    {
+    match client.organizations(&Default::default()).unwrap_err() {
         Error::Decode { status, body, .. } => {
             assert_eq!(status, 200);
             assert!(!body.is_empty());
@@ -624,7 +616,7 @@ fn malformed_or_mistyped_success_bodies_are_decode_errors() {
         other => panic!("{other:?}"),
     }
     emu.inject(Fault::new(ORGS, FaultKind::WrongContentType, 1));
-    match client.organizations(&OrganizationsRequest::default()) {
+    match client.organizations(&Default::default()) {
         // A JSON body behind a wrong Content-Type is still read; anything else
         // is a decode error that names the content type.
         Ok(_) => {}
@@ -665,7 +657,7 @@ fn a_success_without_content_reads_as_null_typed_raw_and_as_text() {
     assert_eq!(text, "null", "bindings parse the text: it must be JSON");
     // An answer that must hold fields still fails without a body.
     let e = client
-        .call_as::<iikocloud::models::OrganizationsResponse>(path, &body, &CallOptions::default())
+        .call_as::<GetOrganizationsResponse>(path, &body, &CallOptions::default())
         .unwrap_err();
     assert!(matches!(e, Error::Decode { status: 200, .. }), "{e:?}");
 }
@@ -674,58 +666,60 @@ fn a_success_without_content_reads_as_null_typed_raw_and_as_text() {
 fn organizations_simple_extended_empty_and_lenient() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);
-    let simple = client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    let simple = client.organizations(&Default::default()).unwrap();
     assert!(simple.correlation_id.is_some());
-    assert!(simple.organizations.len() >= 2);
-    assert!(simple
-        .organizations
+    let simple_list = simple.organizations.as_deref().unwrap_or_default();
+    assert!(simple_list.len() >= 2);
+    assert!(simple_list
         .iter()
-        .all(|o| !o.is_extended() && !o.id.is_empty()));
+        .all(|o| matches!(o, OrganizationInfo::Simple(o) if o.id.as_ref().is_some_and(|id| !id.is_empty()))));
 
     let extended = client
-        .organizations(&OrganizationsRequest {
+        .organizations(&GetOrganizationsRequest {
             return_additional_info: Some(true),
             include_disabled: Some(true),
             ..Default::default()
         })
         .unwrap();
-    assert!(
-        extended.organizations.len() > simple.organizations.len(),
-        "disabled ones included"
-    );
-    assert!(extended.organizations.iter().all(|o| o.is_extended()));
-    let unknown_enum = extended
+    let extended: Vec<_> = extended
         .organizations
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| match o {
+            OrganizationInfo::Extended(o) => o,
+            other => panic!("not the Extended shape: {other:?}"),
+        })
+        .collect();
+    assert!(extended.len() > simple_list.len(), "disabled ones included");
+    let unknown_enum = extended
         .iter()
-        .filter_map(|o| o.extended.delivery_service_type.as_ref())
+        .filter_map(|o| o.delivery_service_type.as_ref())
         .any(|t| !t.is_known());
     assert!(
         unknown_enum,
         "an unknown deliveryServiceType is kept, not an error"
     );
     assert!(
-        extended.organizations.iter().any(|o| !o.extra.is_empty()),
+        extended.iter().any(|o| !o.extra.is_empty()),
         "unknown fields are kept in extra"
     );
 
     let only = client
-        .organizations(&OrganizationsRequest {
-            organization_ids: Some(vec![simple.organizations[0].id.clone()]),
+        .organizations(&GetOrganizationsRequest {
+            organization_ids: Some(vec![org_ids(&simple)[0].clone()]),
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(only.organizations.len(), 1);
+    assert_eq!(org_ids(&only).len(), 1);
 
     let empty = Client::builder()
         .base_url(emu.url())
         .v2(DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET, EMPTY_API_KEY)
         .build()
         .unwrap()
-        .organizations(&OrganizationsRequest::default())
+        .organizations(&Default::default())
         .unwrap();
-    assert!(empty.organizations.is_empty());
+    assert!(org_ids(&empty).is_empty());
 }
 
 #[test]
@@ -733,12 +727,16 @@ fn webhook_settings_round_trip_with_a_typed_filter() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);
     let org = first_org(&client);
-    let before = client.webhook_settings(&org).unwrap();
+    let before = client.webhook_settings(&settings_of(&org)).unwrap();
     assert!(before.correlation_id.is_some());
-    let mut req =
-        UpdateWebhookSettingsRequest::new(&org, "https://pos.example.com/iiko", "s3cret-token");
+    let mut req = UpdateWebHookSettingsRequest {
+        organization_id: Some(org.clone()),
+        web_hooks_uri: Some("https://pos.example.com/iiko".into()),
+        auth_token: Some("s3cret-token".into()),
+        ..Default::default()
+    };
     req.web_hooks_filter = Some(WebHooksFilter {
-        delivery_order_filter: Some(DeliveryOrderFilter {
+        delivery_order_filter: Some(DeliveryOrderWebHooksFilter {
             order_statuses: Some(vec![DeliveryStatus::Unconfirmed, DeliveryStatus::Cancelled]),
             errors: Some(true),
             ..Default::default()
@@ -747,7 +745,7 @@ fn webhook_settings_round_trip_with_a_typed_filter() {
     });
     let answer = client.update_webhook_settings(&req).unwrap();
     assert!(answer.correlation_id.is_some());
-    let after = client.webhook_settings(&org).unwrap();
+    let after = client.webhook_settings(&settings_of(&org)).unwrap();
     assert_eq!(
         after.web_hooks_uri.as_deref(),
         Some("https://pos.example.com/iiko")
@@ -772,22 +770,23 @@ fn webhook_settings_round_trip_with_a_typed_filter() {
 fn stop_lists_nest_and_keep_exact_balances() {
     let emu = Emulator::start_default().unwrap();
     let client = client(&emu);
-    let orgs: Vec<String> = client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap()
-        .organizations
-        .into_iter()
-        .map(|o| o.id)
-        .collect();
+    let orgs = org_ids(&client.organizations(&Default::default()).unwrap());
     let lists = client
-        .stop_lists(&StopListsRequest::new(orgs.clone()))
+        .stop_lists(&StopListsRequest {
+            organization_ids: Some(orgs.clone()),
+            ..Default::default()
+        })
         .unwrap();
     assert!(lists.correlation_id.is_some());
-    let items: Vec<_> = lists
+    let groups: Vec<_> = lists
         .terminal_group_stop_lists
         .iter()
-        .flat_map(|o| o.items.iter())
-        .flat_map(|g| g.items.iter())
+        .flatten()
+        .flat_map(|o| o.items.iter().flatten())
+        .collect();
+    let items: Vec<_> = groups
+        .iter()
+        .flat_map(|g| g.items.iter().flatten())
         .collect();
     assert!(!items.is_empty());
     let balances: Vec<Money> = items.iter().filter_map(|i| i.balance).collect();
@@ -798,18 +797,16 @@ fn stop_lists_nest_and_keep_exact_balances() {
     for b in &balances {
         assert!(b.to_string().len() < 12, "no binary float noise: {b}");
     }
-    let group = lists.terminal_group_stop_lists[0].items[0]
-        .terminal_group_id
-        .clone()
-        .unwrap();
+    let group = groups[0].terminal_group_id.clone().unwrap();
     let filtered = client
         .stop_lists(&StopListsRequest {
+            organization_ids: Some(orgs),
             terminal_groups_ids: Some(vec![group.clone()]),
-            ..StopListsRequest::new(orgs)
+            ..Default::default()
         })
         .unwrap();
-    for org in &filtered.terminal_group_stop_lists {
-        for g in &org.items {
+    for org in filtered.terminal_group_stop_lists.iter().flatten() {
+        for g in org.items.iter().flatten() {
             assert_eq!(g.terminal_group_id.as_deref(), Some(group.as_str()));
         }
     }

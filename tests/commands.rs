@@ -2,6 +2,7 @@
 //! order, waiting for its command, reading it back, moving it, the webhooks
 //! each step sends, and the ways a wait ends without success.
 
+use iikocloud::api::models::web_hooks::UpdateWebHookSettingsRequest;
 use std::time::Duration;
 
 use iikocloud::api::models::deliveries::request::create_order::{
@@ -11,7 +12,9 @@ use iikocloud::api::models::deliveries::request::update_order::ConfirmDeliveryRe
 use iikocloud::api::models::deliveries::request::{
     CloseDeliveryOrderRequest, CreateOrderRequest, OrdersByIdRequest,
 };
-use iikocloud::api::models::stop_lists::{AddProductsToStopListItem, AddProductsToStopListRequest};
+use iikocloud::api::models::stop_lists::{
+    AddProductsToStopListItem, AddProductsToStopListRequest, StopListsRequest,
+};
 use iikocloud::api::WaitOptions;
 use iikocloud::{Client, CommandErrorKind, Error, Money};
 use iikocloud_emulator::{
@@ -31,11 +34,12 @@ fn setup() -> (Emulator, Client, WebhookSink) {
         .expect("client");
     let sink = WebhookSink::answering(200).expect("sink");
     client
-        .update_webhook_settings(&iikocloud::models::UpdateWebhookSettingsRequest::new(
-            ORG,
-            sink.url(),
-            "commands-test-token",
-        ))
+        .update_webhook_settings(&UpdateWebHookSettingsRequest {
+            organization_id: Some(ORG.into()),
+            web_hooks_uri: Some(sink.url()),
+            auth_token: Some("commands-test-token".into()),
+            ..Default::default()
+        })
         .expect("webhook set");
     (emu, client, sink)
 }
@@ -256,13 +260,17 @@ fn stop_list_commands_change_the_stop_lists_and_send_updates() {
         .wait_command(ORG, &added.correlation_id.unwrap(), &WaitOptions::default())
         .expect("added");
     let lists = client
-        .stop_lists(&iikocloud::models::StopListsRequest::new([ORG]))
+        .stop_lists(&StopListsRequest {
+            organization_ids: Some(vec![ORG.into()]),
+            ..Default::default()
+        })
         .expect("stop lists");
     let listed: Vec<String> = lists
         .terminal_group_stop_lists
         .iter()
-        .flat_map(|o| &o.items)
-        .flat_map(|g| &g.items)
+        .flatten()
+        .flat_map(|o| o.items.iter().flatten())
+        .flat_map(|g| g.items.iter().flatten())
         .filter_map(|i| i.product_id.clone())
         .collect();
     assert!(listed.iter().any(|p| p == product), "{listed:?}");

@@ -12,7 +12,6 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use iikocloud::models::OrganizationsRequest;
 use iikocloud::{
     ApiErrorKind, CallOptions, Client, ClientBuilder, Error, Money, TransportErrorKind,
 };
@@ -103,9 +102,7 @@ fn run_row(row: Row, client: impl FnOnce(&str) -> Client) -> Error {
     }
     emu.inject(Fault::new(row.fault_path, row.kind.clone(), row.times));
     let started = Instant::now();
-    let result = client
-        .organizations(&OrganizationsRequest::default())
-        .map(|_| ());
+    let result = client.organizations(&Default::default()).map(|_| ());
     let took = started.elapsed();
     let error_path = if cold && !matches!(row.want, Want::Ok) {
         TOKEN
@@ -589,9 +586,7 @@ fn against_stub(answer: Vec<u8>) -> (Result<(), Error>, usize, Duration) {
     let client = default_client(&stub.url);
     client.access_token().unwrap();
     let started = Instant::now();
-    let result = client
-        .organizations(&OrganizationsRequest::default())
-        .map(|_| ());
+    let result = client.organizations(&Default::default()).map(|_| ());
     let took = started.elapsed();
     assert_eq!(stub.count(TOKEN), 1, "one token for the whole row");
     (result, stub.count(ORGS), took)

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use iikocloud::models::{OrganizationsRequest, StopListsRequest};
+use iikocloud::api::models::stop_lists::StopListsRequest;
 use iikocloud::Client;
 use iikocloud_emulator::{
     Emulator, EmulatorConfig, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET,
@@ -99,7 +99,10 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
             let (client, stop, calls, errors) =
                 (client.clone(), stop.clone(), calls.clone(), errors.clone());
             std::thread::spawn(move || {
-                let stop_lists = StopListsRequest::new([DEFAULT_ORGANIZATION_ID]);
+                let stop_lists = StopListsRequest {
+                    organization_ids: Some(vec![DEFAULT_ORGANIZATION_ID.into()]),
+                    ..Default::default()
+                };
                 // Bounded twice: by the stop flag and by a call count no
                 // machine reaches in an hour.
                 for n in 0..50_000_000u64 {
@@ -107,9 +110,7 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
                         break;
                     }
                     let result = if (n + i as u64).is_multiple_of(2) {
-                        client
-                            .organizations(&OrganizationsRequest::default())
-                            .map(|_| ())
+                        client.organizations(&Default::default()).map(|_| ())
                     } else {
                         client.stop_lists(&stop_lists).map(|_| ())
                     };

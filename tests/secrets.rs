@@ -14,7 +14,8 @@ use std::fmt::{Debug, Display};
 use std::sync::{Mutex, Once};
 use std::time::Duration;
 
-use iikocloud::models::{OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest};
+use iikocloud::api::models::stop_lists::StopListsRequest;
+use iikocloud::api::models::web_hooks::{GetWebHookSettingsRequest, UpdateWebHookSettingsRequest};
 use iikocloud::webhook::{parse_body, receive, ParseOptions, Receiver, Verifier};
 use iikocloud::{CallOptions, Client, ClientBuilder, Credentials, Error};
 use iikocloud_emulator::{
@@ -205,16 +206,25 @@ fn success_paths_and_what_a_cli_prints() {
     seen.debug(&token);
     seen.debug(token.secret());
     seen.0.push(token.secret().to_string());
-    seen.outcome(&client.organizations(&OrganizationsRequest::default()));
-    seen.outcome(&client.stop_lists(&StopListsRequest::new([DEFAULT_ORGANIZATION_ID])));
-    let request = UpdateWebhookSettingsRequest::new(
-        DEFAULT_ORGANIZATION_ID,
-        "https://pos.example.com/hook",
-        WEBHOOK_TOKEN,
-    );
+    seen.outcome(&client.organizations(&Default::default()));
+    seen.outcome(&client.stop_lists(&StopListsRequest {
+        organization_ids: Some(vec![DEFAULT_ORGANIZATION_ID.into()]),
+        ..Default::default()
+    }));
+    let request = UpdateWebHookSettingsRequest {
+        organization_id: Some(DEFAULT_ORGANIZATION_ID.into()),
+        web_hooks_uri: Some("https://pos.example.com/hook".into()),
+        auth_token: Some(WEBHOOK_TOKEN.into()),
+        ..Default::default()
+    };
     seen.debug(&request);
     seen.outcome(&client.update_webhook_settings(&request));
-    let settings = client.webhook_settings(DEFAULT_ORGANIZATION_ID).unwrap();
+    let settings = client
+        .webhook_settings(&GetWebHookSettingsRequest {
+            organization_id: Some(DEFAULT_ORGANIZATION_ID.into()),
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(
         settings.auth_token.as_ref().map(|t| t.expose()),
         Some(WEBHOOK_TOKEN),
@@ -237,7 +247,7 @@ fn success_paths_and_what_a_cli_prints() {
         .build()
         .unwrap();
     seen.debug(&legacy);
-    seen.outcome(&legacy.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&legacy.organizations(&Default::default()));
     keep_token(&legacy);
     assert_clean(&seen);
     let lines = LOG_LINES.lock().unwrap().clone();
@@ -273,7 +283,7 @@ fn every_error_class() {
         .api_login(WRONG_SECRET)
         .build()
         .unwrap();
-    seen.outcome(&c.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&c.organizations(&Default::default()));
     // Configuration errors name the field, not its value.
     for b in [
         Client::builder().v2("", CLIENT_SECRET, API_KEY),
@@ -312,7 +322,7 @@ fn every_error_class() {
                 emu.expire_tokens();
             }
             emu.inject(Fault::new(path, kind.clone(), 3));
-            let r = client.organizations(&OrganizationsRequest::default());
+            let r = client.organizations(&Default::default());
             seen.outcome(&r);
             keep_token(&client);
             emu.clear_faults();
@@ -320,11 +330,12 @@ fn every_error_class() {
     }
     // Bad input is refused before sending; an authToken that cannot be a
     // header value is refused without quoting it.
-    let mut bad = UpdateWebhookSettingsRequest::new(
-        DEFAULT_ORGANIZATION_ID,
-        "https://pos.example.com/hook",
-        format!("{WEBHOOK_TOKEN}\u{7}"),
-    );
+    let mut bad = UpdateWebHookSettingsRequest {
+        organization_id: Some(DEFAULT_ORGANIZATION_ID.into()),
+        web_hooks_uri: Some("https://pos.example.com/hook".into()),
+        auth_token: Some(format!("{WEBHOOK_TOKEN}\u{7}").into()),
+        ..Default::default()
+    };
     seen.debug(&bad);
     seen.outcome(&client.update_webhook_settings(&bad));
     bad.auth_token = Some(format!(" {WEBHOOK_TOKEN}\n").into());
@@ -339,23 +350,23 @@ fn token_refresh_the_401_retry_and_the_shared_token_file() {
     let dir = std::env::temp_dir().join(format!("iikocloud-secrets-{}", std::process::id()));
     let client = builder(&emu).token_cache_dir(&dir).build().unwrap();
     seen.debug(&client);
-    seen.outcome(&client.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&client.organizations(&Default::default()));
     keep_token(&client);
     // Revoked under the client's feet: one 401, one new token, one retry.
     emu.expire_tokens();
-    seen.outcome(&client.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&client.organizations(&Default::default()));
     keep_token(&client);
     // A second client sharing the file; then a token refused twice.
     let other = builder(&emu).token_cache_dir(&dir).build().unwrap();
-    seen.outcome(&other.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&other.organizations(&Default::default()));
     keep_token(&other);
     emu.inject(Fault::new(ORGS, FaultKind::Unauthorized, 2));
-    seen.outcome(&other.organizations(&OrganizationsRequest::default()));
+    seen.outcome(&other.organizations(&Default::default()));
     keep_token(&other);
     // Short-lived tokens renewed on time.
     emu.set_token_ttl(Duration::from_secs(1));
     for _ in 0..3 {
-        seen.outcome(&client.organizations(&OrganizationsRequest::default()));
+        seen.outcome(&client.organizations(&Default::default()));
         keep_token(&client);
         std::thread::sleep(Duration::from_millis(600));
     }
@@ -363,7 +374,7 @@ fn token_refresh_the_401_retry_and_the_shared_token_file() {
     if let Some(path) = client.token_cache_file() {
         std::fs::write(path, format!("garbage {API_KEY}")).unwrap();
         emu.expire_tokens();
-        seen.outcome(&client.organizations(&OrganizationsRequest::default()));
+        seen.outcome(&client.organizations(&Default::default()));
         keep_token(&client);
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -522,7 +533,12 @@ fn a_settings_answer_that_fails_to_decode_does_not_print_the_auth_token() {
         .retries(0)
         .build()
         .unwrap();
-    let err = stub.webhook_settings(DEFAULT_ORGANIZATION_ID).unwrap_err();
+    let err = stub
+        .webhook_settings(&GetWebHookSettingsRequest {
+            organization_id: Some(DEFAULT_ORGANIZATION_ID.into()),
+            ..Default::default()
+        })
+        .unwrap_err();
     let mut seen = Seen::default();
     seen.error(&err);
     assert_clean(&seen);

@@ -206,14 +206,14 @@ fn a_refused_token_is_dropped_for_every_process_sharing_the_store() {
     assert!(!text.contains(DEFAULT_CLIENT_SECRET) && !text.contains(DEFAULT_API_KEY));
     emu.expire_tokens();
     // a's call gets 401, drops the token for everyone and fetches a new one.
-    a.organizations(&iikocloud::models::OrganizationsRequest::default())
+    a.organizations(&iikocloud::api::models::organizations::GetOrganizationsRequest::default())
         .unwrap();
     assert_eq!(emu.request_count(V2_TOKEN), 2);
     // A new process takes the new token from the store; b, whose copy is
     // refused, takes it too instead of asking for a third.
     let c = make();
     assert_ne!(c.access_token().unwrap().expose(), first.expose());
-    b.organizations(&iikocloud::models::OrganizationsRequest::default())
+    b.organizations(&iikocloud::api::models::organizations::GetOrganizationsRequest::default())
         .unwrap();
     assert_eq!(
         b.access_token().unwrap().expose(),

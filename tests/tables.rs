@@ -2,6 +2,7 @@
 //! is waited for, read back through the typed API, and announced by its
 //! webhook event (`TableOrderUpdate`, `ReserveUpdate`).
 
+use iikocloud::api::models::web_hooks::UpdateWebHookSettingsRequest;
 use std::time::Duration;
 
 use iikocloud::api::{call_by_name, WaitOptions};
@@ -23,11 +24,12 @@ fn setup() -> (Emulator, Client, WebhookSink) {
         .expect("client");
     let sink = WebhookSink::answering(200).expect("sink");
     client
-        .update_webhook_settings(&iikocloud::models::UpdateWebhookSettingsRequest::new(
-            ORG,
-            sink.url(),
-            "tables-test-token",
-        ))
+        .update_webhook_settings(&UpdateWebHookSettingsRequest {
+            organization_id: Some(ORG.into()),
+            web_hooks_uri: Some(sink.url()),
+            auth_token: Some("tables-test-token".into()),
+            ..Default::default()
+        })
         .expect("webhook set");
     (emu, client, sink)
 }

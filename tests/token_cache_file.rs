@@ -5,7 +5,6 @@ use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use iikocloud::models::OrganizationsRequest;
 use iikocloud::Client;
 use iikocloud_emulator::{
     Emulator, Fault, FaultKind, DEFAULT_API_KEY, DEFAULT_APP_ID, DEFAULT_CLIENT_SECRET,
@@ -57,9 +56,7 @@ fn clients_with_separate_memory_share_one_token_request() {
                 // A client per thread: nothing shared in memory, only the file.
                 let client = client(&url, &dir);
                 barrier.wait();
-                client
-                    .organizations(&OrganizationsRequest::default())
-                    .map(|_| ())
+                client.organizations(&Default::default()).map(|_| ())
             })
         })
         .collect();
@@ -116,9 +113,7 @@ fn a_corrupt_file_is_ignored_and_rewritten() {
     ] {
         std::fs::write(&path, junk).unwrap();
         let fresh = client(&emu.url(), &dir);
-        fresh
-            .organizations(&OrganizationsRequest::default())
-            .unwrap();
+        fresh.organizations(&Default::default()).unwrap();
         assert!(std::fs::read_to_string(&path)
             .unwrap()
             .contains("\"token\""));
@@ -144,10 +139,10 @@ fn a_refused_token_is_dropped_for_every_process() {
         "b read a's token"
     );
     emu.expire_tokens();
-    a.organizations(&OrganizationsRequest::default()).unwrap();
+    a.organizations(&Default::default()).unwrap();
     // b still holds the refused token in memory: its 401 finds a's new token
     // in the file instead of asking for a third one.
-    b.organizations(&OrganizationsRequest::default()).unwrap();
+    b.organizations(&Default::default()).unwrap();
     assert_eq!(emu.request_count(V2_TOKEN), 2);
     assert_eq!(
         a.access_token().unwrap().expose(),
@@ -180,9 +175,7 @@ fn child_process_entry() {
         return;
     };
     let client = client(&url, Path::new(&dir));
-    client
-        .organizations(&OrganizationsRequest::default())
-        .unwrap();
+    client.organizations(&Default::default()).unwrap();
 }
 
 #[test]

@@ -3,10 +3,11 @@
 
 use std::time::SystemTime;
 
+use iikocloud::api::models::integration::web_hooks_filters::WebHooksFilter;
+use iikocloud::api::models::organizations::{GetOrganizationsRequest, OrganizationInfo};
+use iikocloud::api::models::stop_lists::StopListsRequest;
+use iikocloud::api::models::web_hooks::{GetWebHookSettingsRequest, UpdateWebHookSettingsRequest};
 use iikocloud::limits::Given;
-use iikocloud::models::{
-    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest, WebHooksFilter,
-};
 use iikocloud::{CallOptions, Client, Credentials};
 use serde_json::{json, Value};
 
@@ -137,46 +138,67 @@ pub fn token(g: &GlobalOpts, a: &TokenArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The base fields of an organization, in whichever shape it came; `None`
+/// for a shape this version does not know.
+pub(crate) fn base_fields(o: &OrganizationInfo) -> (Option<&str>, Option<&str>, Option<&str>) {
+    match o {
+        OrganizationInfo::Simple(s) => (s.id.as_deref(), s.name.as_deref(), s.code.as_deref()),
+        OrganizationInfo::Extended(e) => (e.id.as_deref(), e.name.as_deref(), e.code.as_deref()),
+        OrganizationInfo::Unknown(v) => (v["id"].as_str(), v["name"].as_str(), v["code"].as_str()),
+    }
+}
+
+/// The ids of the organizations of an answer (those that carry one).
+pub(crate) fn organization_ids(orgs: &[OrganizationInfo]) -> Vec<String> {
+    orgs.iter()
+        .filter_map(|o| base_fields(o).0.map(str::to_owned))
+        .collect()
+}
+
 /// `organizations`.
 pub fn organizations(g: &GlobalOpts, a: &OrganizationsArgs) -> Result<(), Failure> {
     let conn = Conn::new(&a.conn)?;
-    let request = OrganizationsRequest {
+    let request = GetOrganizationsRequest {
         organization_ids: (!a.ids.is_empty()).then(|| a.ids.clone()),
         return_additional_info: a.extended.then_some(true),
         include_disabled: a.include_disabled.then_some(true),
-        return_external_data: None,
+        ..Default::default()
     };
-    let orgs = conn.wait(|c| c.organizations(&request))?;
+    let orgs = conn.wait(|c| c.api().organizations().get(&request))?;
     if g.json {
         print_json(&output::to_value(&orgs)?);
         return Ok(());
     }
+    let list = orgs.organizations.as_deref().unwrap_or_default();
     println!(
         "{} organization(s) (correlationId {})",
-        orgs.organizations.len(),
+        list.len(),
         or_dash(orgs.correlation_id.as_deref())
     );
-    if orgs.organizations.is_empty() {
+    if list.is_empty() {
         return Ok(());
     }
     let mut headers = vec!["ID", "NAME", "CODE"];
     if a.extended {
         headers.extend(["COUNTRY", "CURRENCY", "VERSION"]);
     }
-    let rows: Vec<Vec<String>> = orgs
-        .organizations
+    let rows: Vec<Vec<String>> = list
         .iter()
         .map(|o| {
+            let (id, name, code) = base_fields(o);
             let mut row = vec![
-                o.id.clone(),
-                or_dash(o.name.as_deref()),
-                or_dash(o.code.as_deref()),
+                id.unwrap_or_default().to_owned(),
+                or_dash(name),
+                or_dash(code),
             ];
             if a.extended {
-                let x = &o.extended;
-                row.push(or_dash(x.country.as_deref()));
-                row.push(or_dash(x.currency_iso_name.as_deref()));
-                row.push(or_dash(x.version.as_deref()));
+                let x = match o {
+                    OrganizationInfo::Extended(x) => Some(x),
+                    _ => None,
+                };
+                row.push(or_dash(x.and_then(|x| x.country.as_deref())));
+                row.push(or_dash(x.and_then(|x| x.currency_iso_name.as_deref())));
+                row.push(or_dash(x.and_then(|x| x.version.as_deref())));
             }
             row
         })
@@ -189,43 +211,50 @@ pub fn organizations(g: &GlobalOpts, a: &OrganizationsArgs) -> Result<(), Failur
 pub fn stop_lists(g: &GlobalOpts, a: &StopListsArgs) -> Result<(), Failure> {
     let conn = Conn::new(&a.conn)?;
     let orgs = if a.orgs.is_empty() {
-        let all = conn.wait(|c| c.organizations(&OrganizationsRequest::default()))?;
-        if all.organizations.is_empty() {
+        let all = conn.wait(|c| c.api().organizations().get(&Default::default()))?;
+        let ids = organization_ids(all.organizations.as_deref().unwrap_or_default());
+        if ids.is_empty() {
             return Err(Failure::failed(
                 "the API key sees no organization; nothing to ask stop lists for",
             ));
         }
-        all.organizations.into_iter().map(|o| o.id).collect()
+        ids
     } else {
         a.orgs.clone()
     };
-    let mut request = StopListsRequest::new(orgs);
-    request.return_size = a.sizes.then_some(true);
-    request.terminal_groups_ids =
-        (!a.terminal_groups.is_empty()).then(|| a.terminal_groups.clone());
-    let lists = conn.wait(|c| c.stop_lists(&request))?;
+    let request = StopListsRequest {
+        organization_ids: Some(orgs),
+        return_size: a.sizes.then_some(true),
+        terminal_groups_ids: (!a.terminal_groups.is_empty()).then(|| a.terminal_groups.clone()),
+        ..Default::default()
+    };
+    let lists = conn.wait(|c| c.api().stop_lists().get(&request))?;
     if g.json {
         print_json(&output::to_value(&lists)?);
         return Ok(());
     }
+    let per_org = lists
+        .terminal_group_stop_lists
+        .as_deref()
+        .unwrap_or_default();
     println!(
         "stop lists of {} organization(s) (correlationId {})",
-        lists.terminal_group_stop_lists.len(),
+        per_org.len(),
         or_dash(lists.correlation_id.as_deref())
     );
-    for org in &lists.terminal_group_stop_lists {
+    for org in per_org {
         println!("\norganization {}", or_dash(org.organization_id.as_deref()));
-        for group in &org.items {
+        for group in org.items.as_deref().unwrap_or_default() {
+            let items = group.items.as_deref().unwrap_or_default();
             println!(
                 "  terminal group {}: {} item(s) out of stock",
                 or_dash(group.terminal_group_id.as_deref()),
-                group.items.len()
+                items.len()
             );
-            if group.items.is_empty() {
+            if items.is_empty() {
                 continue;
             }
-            let rows: Vec<Vec<String>> = group
-                .items
+            let rows: Vec<Vec<String>> = items
                 .iter()
                 .map(|i| {
                     vec![
@@ -233,7 +262,7 @@ pub fn stop_lists(g: &GlobalOpts, a: &StopListsArgs) -> Result<(), Failure> {
                         or_dash(i.sku.as_deref()),
                         or_dash(i.balance),
                         or_dash(i.size_id.as_deref()),
-                        or_dash(i.date_add.as_deref()),
+                        or_dash(i.date_add.as_ref()),
                     ]
                 })
                 .collect();
@@ -298,7 +327,11 @@ pub fn call(g: &GlobalOpts, a: &CallArgs) -> Result<(), Failure> {
 /// `webhook get`.
 pub fn webhook_get(g: &GlobalOpts, a: &WebhookGetArgs) -> Result<(), Failure> {
     let conn = Conn::new(&a.conn)?;
-    let settings = conn.wait(|c| c.webhook_settings(&a.org))?;
+    let request = GetWebHookSettingsRequest {
+        organization_id: Some(a.org.clone()),
+        ..Default::default()
+    };
+    let settings = conn.wait(|c| c.api().webhooks().settings(&request))?;
     if g.json {
         let mut v = output::to_value(&settings)?;
         if !a.reveal {
@@ -362,9 +395,14 @@ pub fn webhook_set(g: &GlobalOpts, a: &WebhookSetArgs) -> Result<(), Failure> {
         None => None,
     };
     let conn = Conn::new(&a.conn)?;
-    let mut request = UpdateWebhookSettingsRequest::new(&a.org, &a.url, token);
-    request.web_hooks_filter = filter;
-    let answer = conn.wait(|c| c.update_webhook_settings(&request))?;
+    let request = UpdateWebHookSettingsRequest {
+        organization_id: Some(a.org.clone()),
+        web_hooks_uri: Some(a.url.clone()),
+        auth_token: Some(token),
+        web_hooks_filter: filter,
+        ..Default::default()
+    };
+    let answer = conn.wait(|c| c.api().webhooks().update_settings(&request))?;
     if g.json {
         print_json(&output::to_value(&answer)?);
     } else {

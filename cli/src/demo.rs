@@ -20,9 +20,10 @@ use iikocloud::api::models::deliveries::request::update_order::ConfirmDeliveryRe
 use iikocloud::api::models::deliveries::request::{
     CloseDeliveryOrderRequest, CreateOrderRequest, OrdersByIdRequest, UpdateDeliveryStatusRequest,
 };
+use iikocloud::api::models::stop_lists::StopListsRequest;
 use iikocloud::api::models::stop_lists::{AddProductsToStopListItem, AddProductsToStopListRequest};
+use iikocloud::api::models::web_hooks::{GetWebHookSettingsRequest, UpdateWebHookSettingsRequest};
 use iikocloud::api::WaitOptions;
-use iikocloud::models::{OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest};
 use iikocloud::webhook::{Event, EventKind, ReceiveError, VerifyError};
 use iikocloud::Client;
 use iikocloud::{CommandErrorKind, Money};
@@ -330,12 +331,11 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
 
     // 3. Organizations.
     steps.next();
-    let orgs = client.organizations(&OrganizationsRequest::default())?;
-    for o in &orgs.organizations {
+    let orgs = organizations(&client)?;
+    for o in &orgs {
         println!("   {}  {}", o.id, o.name.as_deref().unwrap_or("(no name)"));
     }
     let org = orgs
-        .organizations
         .first()
         .ok_or_else(|| steps.fail("the emulator returned no organization"))?;
     let org_name = org.name.clone().unwrap_or_else(|| org.id.clone());
@@ -344,7 +344,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     })?;
     println!(
         "   {} organization(s); the cached token was reused (still 1 token request)",
-        orgs.organizations.len()
+        orgs.len()
     );
 
     // 4. The receiver, and the webhook pointed at it.
@@ -357,12 +357,22 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
         receiver.url()
     );
     println!("   Deduplicator (drops repeats) and OrderingGuard (skips late versions)");
-    client.update_webhook_settings(&UpdateWebhookSettingsRequest::new(
-        &org.id,
-        receiver.url(),
-        auth_token.as_str(),
-    ))?;
-    let settings = client.webhook_settings(&org.id)?;
+    client
+        .api()
+        .webhooks()
+        .update_settings(&UpdateWebHookSettingsRequest {
+            organization_id: Some(org.id.clone()),
+            web_hooks_uri: Some(receiver.url()),
+            auth_token: Some(auth_token.as_str().into()),
+            ..Default::default()
+        })?;
+    let settings = client
+        .api()
+        .webhooks()
+        .settings(&GetWebHookSettingsRequest {
+            organization_id: Some(org.id.clone()),
+            ..Default::default()
+        })?;
     steps.check(
         settings.web_hooks_uri.as_deref() == Some(receiver.url().as_str())
             && settings.auth_token.as_ref().map(|t| t.expose()) == Some(auth_token.as_str()),
@@ -464,12 +474,16 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     // stop lists are fetched after it.
     steps.next();
     let count_items = |client: &Client| -> Result<(usize, Vec<String>), Failure> {
-        let lists = client.stop_lists(&StopListsRequest::new([org.id.clone()]))?;
+        let lists = client.api().stop_lists().get(&StopListsRequest {
+            organization_ids: Some(vec![org.id.clone()]),
+            ..Default::default()
+        })?;
         let products: Vec<String> = lists
             .terminal_group_stop_lists
             .iter()
-            .flat_map(|o| &o.items)
-            .flat_map(|g| &g.items)
+            .flatten()
+            .flat_map(|o| o.items.iter().flatten())
+            .flat_map(|g| g.items.iter().flatten())
             .filter_map(|i| i.product_id.clone())
             .collect();
         Ok((products.len(), products))
@@ -577,7 +591,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
         SHORT_TTL.as_secs()
     );
     let (n0, mark) = (token_requests(), emu.requests().len());
-    let orgs = client.organizations(&OrganizationsRequest::default())?;
+    let orgs = organizations(&client)?;
     let n1 = token_requests();
     let log: Vec<_> = emu.requests().into_iter().skip(mark).collect();
     let saw_401 = log
@@ -589,7 +603,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     println!(
         "   organizations call: OK ({} organizations); inside the client: 401, a new token, one retry \
          (token requests {n0} -> {n1})",
-        orgs.organizations.len()
+        orgs.len()
     );
     let wait_start = Instant::now();
     while client.cached_token().is_some() {
@@ -603,7 +617,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
         wait_start.elapsed().as_secs_f64()
     );
     let mark = emu.requests().len();
-    let orgs = client.organizations(&OrganizationsRequest::default())?;
+    let orgs = organizations(&client)?;
     let n2 = token_requests();
     let log: Vec<_> = emu.requests().into_iter().skip(mark).collect();
     let no_401 = !log.iter().any(|r| r.status == 401);
@@ -613,7 +627,7 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     println!(
         "   organizations call: OK ({} organizations); the client fetched a new token first, \
          no 401 (token requests {n1} -> {n2})",
-        orgs.organizations.len()
+        orgs.len()
     );
 
     let delivered = emu
@@ -630,4 +644,28 @@ pub fn run(_g: &GlobalOpts, _a: &DemoArgs) -> Result<(), Failure> {
     );
     drop(receiver);
     Ok(())
+}
+
+/// An organization as the demo shows it: the base fields of whichever shape
+/// the generated answer holds.
+struct Org {
+    id: String,
+    name: Option<String>,
+}
+
+/// `organizations` through the generated operation.
+fn organizations(client: &Client) -> Result<Vec<Org>, Failure> {
+    let answer = client.api().organizations().get(&Default::default())?;
+    Ok(answer
+        .organizations
+        .iter()
+        .flatten()
+        .map(|o| {
+            let (id, name, _) = crate::api::base_fields(o);
+            Org {
+                id: id.unwrap_or_default().to_owned(),
+                name: name.map(str::to_owned),
+            }
+        })
+        .collect())
 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use iikocloud::models::UpdateWebhookSettingsRequest;
+use iikocloud::api::models::web_hooks::UpdateWebHookSettingsRequest;
 use iikocloud::Client;
 use iikocloud_emulator::{
     DeliveryConfig, DeliveryOutcome, Emulator, EmulatorConfig, Fixtures, DEFAULT_API_KEY,
@@ -141,11 +141,14 @@ fn listen_keeps_up_with_many_organizations_idle_connections_and_bursts() {
         .expect("client");
     for org in &orgs {
         client
-            .update_webhook_settings(&UpdateWebhookSettingsRequest::new(
-                org,
-                format!("http://{addr}/hook"),
-                HOOK_TOKEN,
-            ))
+            .api()
+            .webhooks()
+            .update_settings(&UpdateWebHookSettingsRequest {
+                organization_id: Some(org.to_string()),
+                web_hooks_uri: Some(format!("http://{addr}/hook")),
+                auth_token: Some(HOOK_TOKEN.into()),
+                ..Default::default()
+            })
             .expect("webhook settings");
     }
 

@@ -157,7 +157,7 @@ impl Validator {
 
     /// An absolute `http://` or `https://` URL (a rule of `spec/rules.json`).
     pub fn http_url(&mut self, field: &str, value: Option<&str>) {
-        if let Some(s) = value.filter(|s| !crate::client::is_http_url(s)) {
+        if let Some(s) = value.filter(|s| !is_http_url(s)) {
             self.problem(
                 field,
                 format_args!("must be an absolute http:// or https:// URL, got {s:?}"),
@@ -251,9 +251,40 @@ impl Validator {
     }
 }
 
+/// Whether `uri` is an absolute `http://` or `https://` URL with a host and
+/// no surrounding spaces or control characters.
+fn is_http_url(uri: &str) -> bool {
+    if uri.trim() != uri || uri.chars().any(char::is_control) {
+        return false;
+    }
+    let Ok(parsed) = uri.parse::<ureq::http::Uri>() else {
+        return false;
+    };
+    let scheme_ok = parsed
+        .scheme_str()
+        .is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"));
+    scheme_ok && parsed.host().is_some_and(|h| !h.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_urls() {
+        assert!(is_http_url("https://pos.example.com/iiko/hook?x=1"));
+        assert!(is_http_url("http://127.0.0.1:9000/h"));
+        for bad in [
+            "",
+            "/relative",
+            "ftp://x/y",
+            "https://",
+            " https://x.y",
+            "https://x.y/\n",
+        ] {
+            assert!(!is_http_url(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn paths_name_the_field() {

@@ -2,12 +2,12 @@
 //!
 //! The rest has a room each: [`Credentials`] and how a token is fetched
 //! (`credentials`), configuration and its checks (`builder`), the retry and
-//! transport loop (`transport`), answers turned into values or errors
-//! (`answers`), and the checks of request fields (`checks`).
+//! transport loop (`transport`) and answers turned into values or errors
+//! (`answers`). Requests of the typed endpoints are checked by the generated
+//! validation ([`crate::api::Validate`]), not here.
 
 mod answers;
 mod builder;
-mod checks;
 mod credentials;
 mod resolver;
 mod transport;
@@ -21,20 +21,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::models::{
-    CorrelationIdResponse, OrganizationsRequest, OrganizationsResponse, StopListsRequest,
-    StopListsResponse, UpdateWebhookSettingsRequest, WebhookSettings,
-};
 use crate::network::{self, ProxySetting, TrustRoots};
 use crate::token::{AccessToken, TokenCache};
-use crate::Secret;
 
 use answers::decode;
 pub use builder::ClientBuilder;
-#[cfg(feature = "operations")]
-pub(crate) use checks::is_http_url;
-pub use checks::is_uuid;
-use checks::{check_path, check_uuid, check_uuids, check_webhook_uri};
 pub use credentials::Credentials;
 use transport::Call;
 
@@ -102,13 +93,17 @@ struct Inner {
 /// pool and one token cache, so create it once and hand it to every thread.
 ///
 /// ```no_run
-/// use iikocloud::{Client, models::OrganizationsRequest};
+/// use iikocloud::api::models::organizations::OrganizationInfo;
+/// use iikocloud::Client;
 ///
 /// let client = Client::builder()
 ///     .v2("my-app-id", "my-client-secret", "my-api-key")
 ///     .build()?;
-/// for org in client.organizations(&OrganizationsRequest::default())?.organizations {
-///     println!("{} {}", org.id, org.name.unwrap_or_default());
+/// let answer = client.organizations(&Default::default())?;
+/// for org in answer.organizations.unwrap_or_default() {
+///     if let OrganizationInfo::Simple(org) = org {
+///         println!("{:?} {:?}", org.id, org.name);
+///     }
 /// }
 /// # Ok::<(), iikocloud::Error>(())
 /// ```
@@ -174,52 +169,50 @@ impl Client {
         self.inner.tokens.peek()
     }
 
-    /// Organizations available to the API key (`POST /api/1/organizations`).
-    pub fn organizations(&self, request: &OrganizationsRequest) -> Result<OrganizationsResponse> {
-        if let Some(ids) = &request.organization_ids {
-            check_uuids("organizationIds", ids)?;
-        }
-        self.typed("/api/1/organizations", request, true)
+    // The four endpoints this client had before every operation was
+    // generated keep their names as one-line aliases of the generated
+    // operations: same types, checks, retry rule and answers as
+    // `client.api()`, so there is one surface with two spellings.
+
+    /// `client.api().organizations().get(request)`: organizations available
+    /// to the API key (`POST /api/1/organizations`).
+    #[cfg(feature = "operations")]
+    pub fn organizations(
+        &self,
+        request: &crate::api::models::organizations::GetOrganizationsRequest,
+    ) -> Result<crate::api::models::organizations::GetOrganizationsResponse> {
+        self.api().organizations().get(request)
     }
 
-    /// Webhook settings of an organization (`POST /api/1/webhooks/settings`).
-    pub fn webhook_settings(&self, organization_id: &str) -> Result<WebhookSettings> {
-        check_uuid("organizationId", organization_id)?;
-        self.typed(
-            "/api/1/webhooks/settings",
-            &serde_json::json!({ "organizationId": organization_id }),
-            true,
-        )
+    /// `client.api().webhooks().settings(request)`: webhook settings of an
+    /// organization (`POST /api/1/webhooks/settings`).
+    #[cfg(feature = "operations")]
+    pub fn webhook_settings(
+        &self,
+        request: &crate::api::models::web_hooks::GetWebHookSettingsRequest,
+    ) -> Result<crate::api::models::web_hooks::GetWebHookSettingsResponse> {
+        self.api().webhooks().settings(request)
     }
 
-    /// Sets the webhook of an organization (`POST /api/1/webhooks/update_settings`).
+    /// `client.api().webhooks().update_settings(request)`: sets the webhook
+    /// of an organization (`POST /api/1/webhooks/update_settings`). A command
+    /// in the document, so never retried.
+    #[cfg(feature = "operations")]
     pub fn update_webhook_settings(
         &self,
-        request: &UpdateWebhookSettingsRequest,
-    ) -> Result<CorrelationIdResponse> {
-        check_uuid("organizationId", &request.organization_id)?;
-        check_webhook_uri(&request.web_hooks_uri)?;
-        if request.auth_token.as_ref().is_some_and(Secret::is_blank) {
-            return Err(Error::invalid(
-                "authToken is empty; leave it out or set a long random token",
-            ));
-        }
-        // Setting the same settings twice leaves the same state: safe to retry.
-        self.typed("/api/1/webhooks/update_settings", request, true)
+        request: &crate::api::models::web_hooks::UpdateWebHookSettingsRequest,
+    ) -> Result<crate::api::models::common::CorrelationIdResponse> {
+        self.api().webhooks().update_settings(request)
     }
 
-    /// Out-of-stock items (`POST /api/1/stop_lists`).
-    pub fn stop_lists(&self, request: &StopListsRequest) -> Result<StopListsResponse> {
-        if request.organization_ids.is_empty() {
-            return Err(Error::invalid(
-                "organizationIds must name at least one organization",
-            ));
-        }
-        check_uuids("organizationIds", &request.organization_ids)?;
-        if let Some(ids) = &request.terminal_groups_ids {
-            check_uuids("terminalGroupsIds", ids)?;
-        }
-        self.typed("/api/1/stop_lists", request, true)
+    /// `client.api().stop_lists().get(request)`: out-of-stock items
+    /// (`POST /api/1/stop_lists`).
+    #[cfg(feature = "operations")]
+    pub fn stop_lists(
+        &self,
+        request: &crate::api::models::stop_lists::StopListsRequest,
+    ) -> Result<crate::api::models::stop_lists::StopListsResponse> {
+        self.api().stop_lists().get(request)
     }
 
     /// Calls any endpoint with a JSON object body, with the same token
@@ -323,6 +316,8 @@ impl Client {
         Ok(String::from_utf8_lossy(&answer.body).into_owned())
     }
 
+    /// Sends a typed request; used by the generated operations only.
+    #[cfg(feature = "operations")]
     pub(crate) fn typed<T: DeserializeOwned>(
         &self,
         path: &str,
@@ -338,6 +333,24 @@ impl Client {
             server_timeout: self.server_timeout,
         })?;
         decode(path, &answer)
+    }
+}
+
+/// A raw call's path: one absolute path on the service's host, never another
+/// host (`//evil`), a parent (`..`) or a query.
+fn check_path(path: &str) -> Result<()> {
+    let ok = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.split('/').any(|seg| seg == "..")
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/-_.~".contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "path must look like /api/1/endpoint (letters, digits, - _ . ~ and /), got {path:?}"
+        )))
     }
 }
 
@@ -360,5 +373,20 @@ mod tests {
         );
         let c = Client::builder().api_login("login-xyz").build().unwrap();
         assert!(!format!("{c:?}").contains("login-xyz"));
+    }
+
+    #[test]
+    fn raw_paths() {
+        assert!(check_path("/api/1/deliveries/by_id").is_ok());
+        for bad in [
+            "api/1/x",
+            "//evil.com/x",
+            "/api/../x",
+            "/api/1/x?y=1",
+            "/a b",
+            "http://x/y",
+        ] {
+            assert!(check_path(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -3,12 +3,12 @@
 use std::ffi::c_char;
 use std::time::{Duration, UNIX_EPOCH};
 
+use iikocloud_core::api::models::organizations::GetOrganizationsResponse;
+use iikocloud_core::api::{call_operation_text, OperationCall};
 use iikocloud_core::limits::CALL_TIMEOUT;
-use iikocloud_core::models::{
-    OrganizationsRequest, StopListsRequest, UpdateWebhookSettingsRequest,
-};
 use iikocloud_core::{CallOptions, Client, ClientBuilder};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::ffi::{arg_str, opt_arg_str, out_ptr, owned_c_string, BoxCastable};
@@ -534,9 +534,16 @@ fn parse_request<'a, T: Deserialize<'a>>(json: &'a str, name: &str) -> Result<T,
     serde_json::from_str(json).map_err(|e| Failure::invalid_json(name, &e))
 }
 
-fn to_json(value: &impl serde::Serialize) -> Result<String, Failure> {
-    serde_json::to_string(value)
-        .map_err(|e| Failure::new(IIKO_STATUS_INTERNAL, format!("could not write JSON: {e}")))
+/// The four named endpoint functions are this: the generated operation's
+/// checks, its retry rule and the answer's text as the service wrote it, the
+/// same path `iiko_client_call_operation` takes.
+fn call_named(client: &Client, name: &str, request: &Value) -> Result<String, Failure> {
+    Ok(call_operation_text(
+        client,
+        name,
+        request,
+        &OperationCall::default(),
+    )?)
 }
 
 /// A valid access token: the cached one, or a new one when there is none or it
@@ -581,8 +588,11 @@ pub unsafe extern "C" fn iiko_client_access_token(
 ///
 /// `request_json` is the request body as UTF-8 JSON, e.g.
 /// `{"organizationIds":["…"],"returnAdditionalInfo":true}`; NULL means `{}`
-/// (every organization, Simple shape). Unknown fields are refused
-/// (`IIKO_STATUS_INVALID_JSON`); ids must be UUIDs.
+/// (every organization, Simple shape). The generated operation
+/// `organizations` (`IIKO_OP_ORGANIZATIONS`) checks and sends it, as
+/// `iiko_client_call_operation` would: a key that is no field of the request
+/// is refused (`IIKO_STATUS_INVALID_ARGUMENT`, naming the nearest field), ids
+/// must be UUIDs.
 ///
 /// On success writes a new handle to `*organizations_out` (yours; free it with
 /// `iiko_organizations_free`): typed accessors plus the full answer as JSON.
@@ -606,19 +616,27 @@ pub unsafe extern "C" fn iiko_client_organizations(
             )
         };
         let out = out_ptr(organizations_out, "organizations_out")?;
-        let request = match json {
-            None => OrganizationsRequest::default(),
-            Some(json) => parse_request(json, "request_json")?,
-        };
-        let response = client.organizations(&request)?;
-        let handle = iiko_organizations::new(&response, to_json(&response)?);
+        let request = parse_request::<Value>(json.unwrap_or("{}"), "request_json")?;
+        let json = call_named(client, "organizations", &request)?;
+        // The generated reader keeps what it cannot type, so only an answer
+        // that is no object fails here: the service's fault, as before.
+        let response: GetOrganizationsResponse = serde_json::from_str(&json).map_err(|e| {
+            let e = iikocloud_core::error::without_quoted_values(&e.to_string());
+            Failure::new(
+                IIKO_STATUS_API_DECODE,
+                format!("/api/1/organizations: the answer does not fit: {e}"),
+            )
+        })?;
+        let handle = iiko_organizations::new(&response, json);
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(handle.into_raw()) };
         Ok(())
     })
 }
 
-/// Webhook settings of an organization (`POST /api/1/webhooks/settings`).
+/// Webhook settings of an organization (`POST /api/1/webhooks/settings`):
+/// the generated operation `webhooks.settings` with
+/// `{"organizationId": organization_id}`.
 ///
 /// On success writes the answer as JSON to `*json_out` (yours; free it with
 /// `iiko_string_free`): `{"correlationId", "apiLoginName", "webHooksUri",
@@ -644,7 +662,8 @@ pub unsafe extern "C" fn iiko_client_webhook_settings(
             )
         };
         let out = out_ptr(json_out, "json_out")?;
-        let json = to_json(&client.webhook_settings(id)?)?;
+        let request = serde_json::json!({ "organizationId": id });
+        let json = call_named(client, "webhooks.settings", &request)?;
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(owned_c_string(&json)) };
         Ok(())
@@ -655,7 +674,10 @@ pub unsafe extern "C" fn iiko_client_webhook_settings(
 ///
 /// `request_json`: `{"organizationId":"…","webHooksUri":"https://…",
 /// "authToken":"…","webHooksFilter":{…}}` (`authToken` and `webHooksFilter`
-/// optional; choose a long random token). The URI must be absolute http(s).
+/// optional; choose a long random token). The generated operation
+/// `webhooks.update_settings` checks and sends it: the URI must be absolute
+/// http(s), a key that is no field is `IIKO_STATUS_INVALID_ARGUMENT`. A
+/// command, so never retried.
 ///
 /// On success, when `json_out` is not NULL, writes the answer
 /// (`{"correlationId":"…"}`) to `*json_out` (yours; free it with
@@ -675,10 +697,9 @@ pub unsafe extern "C" fn iiko_client_update_webhook_settings(
         // SAFETY: per this function's contract.
         let (client, json) =
             unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
-        let request: UpdateWebhookSettingsRequest = parse_request(json, "request_json")?;
-        let answer = client.update_webhook_settings(&request)?;
+        let request = parse_request::<Value>(json, "request_json")?;
+        let json = call_named(client, "webhooks.update_settings", &request)?;
         if !json_out.is_null() {
-            let json = to_json(&answer)?;
             // SAFETY: non-NULL; writable per the contract.
             unsafe { json_out.write(owned_c_string(&json)) };
         }
@@ -689,10 +710,11 @@ pub unsafe extern "C" fn iiko_client_update_webhook_settings(
 /// Out-of-stock items (`POST /api/1/stop_lists`).
 ///
 /// `request_json`: `{"organizationIds":["…"],"returnSize":false,
-/// "terminalGroupsIds":["…"]}` (at least one organization).
+/// "terminalGroupsIds":["…"]}` (at least one organization), checked and sent
+/// by the generated operation `stop_lists`.
 ///
 /// On success writes the answer as JSON to `*json_out` (yours; free it with
-/// `iiko_string_free`). Balances are exact decimals written as JSON numbers.
+/// `iiko_string_free`), as the service wrote it: balances keep every digit.
 ///
 /// # Safety
 /// `client` must be NULL or a live client; `request_json` must be NULL or
@@ -709,8 +731,8 @@ pub unsafe extern "C" fn iiko_client_stop_lists(
         let (client, json) =
             unsafe { (client_ref(client)?, arg_str(request_json, "request_json")?) };
         let out = out_ptr(json_out, "json_out")?;
-        let request: StopListsRequest = parse_request(json, "request_json")?;
-        let json = to_json(&client.stop_lists(&request)?)?;
+        let request = parse_request::<Value>(json, "request_json")?;
+        let json = call_named(client, "stop_lists", &request)?;
         // SAFETY: checked non-NULL; writable per the contract.
         unsafe { out.write(owned_c_string(&json)) };
         Ok(())

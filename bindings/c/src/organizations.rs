@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, CString};
 
-use iikocloud_core::models::OrganizationsResponse;
+use iikocloud_core::api::models::organizations::{GetOrganizationsResponse, OrganizationInfo};
 
 use crate::ffi::{c_string, guard_value, opt_ptr, BoxCastable};
 
@@ -22,20 +22,33 @@ pub struct iiko_organizations {
 impl BoxCastable for iiko_organizations {}
 
 impl iiko_organizations {
-    pub(crate) fn new(response: &OrganizationsResponse, json: String) -> iiko_organizations {
+    /// The handle of an `organizations` answer: `json` is the answer's text as
+    /// the service wrote it, `response` the same text read into the generated
+    /// model (ids and names for the accessors).
+    pub(crate) fn new(response: &GetOrganizationsResponse, json: String) -> iiko_organizations {
+        let organizations = response.organizations.as_deref().unwrap_or_default();
         iiko_organizations {
-            ids: response
-                .organizations
+            // An id the service left out or sent as null reads as "", as it did.
+            ids: organizations
                 .iter()
-                .map(|o| c_string(&o.id))
+                .map(|o| c_string(id_and_name(o).0.unwrap_or_default()))
                 .collect(),
-            names: response
-                .organizations
+            names: organizations
                 .iter()
-                .map(|o| o.name.as_deref().map(c_string))
+                .map(|o| id_and_name(o).1.map(c_string))
                 .collect(),
             json: c_string(&json),
         }
+    }
+}
+
+/// The base fields every shape of the generated union carries; an unknown
+/// `responseType` is kept as JSON, read for the same two keys.
+fn id_and_name(o: &OrganizationInfo) -> (Option<&str>, Option<&str>) {
+    match o {
+        OrganizationInfo::Simple(s) => (s.id.as_deref(), s.name.as_deref()),
+        OrganizationInfo::Extended(e) => (e.id.as_deref(), e.name.as_deref()),
+        OrganizationInfo::Unknown(v) => (v["id"].as_str(), v["name"].as_str()),
     }
 }
 

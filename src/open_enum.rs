@@ -1,4 +1,5 @@
-//! Building blocks shared by the request and response types.
+//! `open_enum!`: the string enums of the webhook events and of the generated
+//! models (`codegen` writes `crate::open_enum!`).
 
 /// Declares a string enum that keeps values it does not know.
 ///
@@ -76,35 +77,6 @@ macro_rules! open_enum {
             }
         }
     };
-}
-
-/// Lenient field helpers: a wrong-typed or null value becomes `None` instead of
-/// failing the surrounding object.
-pub mod lenient {
-    use serde::{Deserialize, Deserializer};
-
-    /// Deserializes `Option<T>`, turning a value of the wrong type into `None`.
-    ///
-    /// Use with `#[serde(default, deserialize_with = "lenient::option")]` on
-    /// fields where a surprising value must not hide the rest of the object.
-    pub fn option<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: serde::de::DeserializeOwned,
-    {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        Ok(serde_json::from_value(value).ok())
-    }
-
-    /// Deserializes a value whose `null` means "empty" (lists the spec marks
-    /// required that real answers sometimes send as `null`).
-    pub fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: Deserialize<'de> + Default,
-    {
-        Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
-    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod money;
 pub mod network;
 pub mod secret;
 pub mod store;
+pub mod telemetry;
 pub mod token;
 mod token_file;
 pub mod webhook;

@@ -32,9 +32,12 @@ if ! command -v openssl >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq openssl >/dev/null
 fi
 
-step "python tools (maturin, pytest, mypy, flask, fastapi, httpx)"
+step "python tools (maturin, pytest, mypy, flask, fastapi, httpx, opentelemetry-sdk)"
+# opentelemetry-sdk and its Flask instrumentation: tests/test_telemetry.py
+# (the package itself needs neither).
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"
+    "maturin>=1.9.4,<2" "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0" \
+    "opentelemetry-sdk>=1.20" opentelemetry-instrumentation-flask
 
 step "generated Python (api_models, _ops, _groups) matches spec/operations.json"
 # The same check covers the Rust output; it reuses the codegen build of test.sh.

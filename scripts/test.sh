@@ -46,6 +46,9 @@ step "cargo test (workspace)"
 # test-hooks: the forced-panic case of bindings/c (release builds lack the hook).
 cargo test --workspace --locked --features iikocloud-c/test-hooks
 
+step "cargo test: telemetry into the OpenTelemetry SDK (feature otel-metrics)"
+cargo test -p iikocloud --locked --features otel-metrics --test telemetry_otel
+
 step "cargo test: the tests that need redis-server or root (ignored by default)"
 # Their names say what they need; `--exact`-free filters pick them out of
 # the workspace's other ignored tests (the load test, the benchmarks).

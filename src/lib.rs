@@ -23,6 +23,7 @@ mod open_enum;
 mod owner_only;
 pub mod secret;
 pub mod store;
+pub mod telemetry;
 pub mod token;
 mod token_file;
 pub mod webhook;

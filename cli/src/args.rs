@@ -114,6 +114,9 @@ pub struct ServeArgs {
     /// How long a repeated event is recognised, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = default_secs(&limits::INBOX_DEDUP_TTL), value_parser = secs(&limits::INBOX_DEDUP_TTL))]
     pub dedup_ttl: f64,
+    /// Serve the SDK's metrics at http://ADDR/metrics in the Prometheus text format (off by default).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     #[cfg(windows)]
     #[command(flatten)]
     pub service: ServiceOpts,
@@ -152,6 +155,9 @@ pub struct ConsumeArgs {
     /// Stop after N events.
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
+    /// Serve the SDK's metrics at http://ADDR/metrics in the Prometheus text format (off by default).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     #[cfg(windows)]
     #[command(flatten)]
     pub service: ServiceOpts,

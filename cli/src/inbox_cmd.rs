@@ -77,6 +77,11 @@ fn serve_until(_g: &GlobalOpts, a: &ServeArgs, stop: Arc<AtomicBool>) -> Result<
     };
     let receiver = Receiver::new(a.auth_token.clone())
         .with_options(ParseOptions::new().with_max_body_bytes(max_body_bytes));
+    let metrics = a
+        .metrics
+        .as_deref()
+        .map(crate::metrics::start)
+        .transpose()?;
     let inbox_name = inbox.url().to_string();
     let handler_inbox = inbox.clone();
     let server = Server::start(
@@ -155,7 +160,11 @@ fn serve_until(_g: &GlobalOpts, a: &ServeArgs, stop: Arc<AtomicBool>) -> Result<
     )
     .map_err(|e| Failure::failed(format!("cannot listen on {}: {e}", a.listen)))?;
     let url = format!("http://{}", server.addr());
-    println!("{}", json!({ "listening": url, "inbox": inbox_name }));
+    let metrics_url = metrics.as_ref().map(|(_, u)| u.clone());
+    println!(
+        "{}",
+        json!({ "listening": url, "inbox": inbox_name, "metrics": metrics_url })
+    );
     let _ = std::io::stdout().flush();
     log_line(
         "info",
@@ -167,6 +176,9 @@ fn serve_until(_g: &GlobalOpts, a: &ServeArgs, stop: Arc<AtomicBool>) -> Result<
     }
     log_line("info", "stopping: answering requests in flight", json!({}));
     server.shutdown();
+    if let Some((m, _)) = metrics {
+        m.shutdown();
+    }
     log_line("info", "stopped", json!({}));
     Ok(())
 }
@@ -203,6 +215,14 @@ fn consume_until(g: &GlobalOpts, a: &ConsumeArgs, stop: Arc<AtomicBool>) -> Resu
     )?;
     let inbox = Inbox::open_with(a.inbox.expose(), options)
         .map_err(|e| Failure::usage(format!("--inbox: {e}")))?;
+    let metrics = a
+        .metrics
+        .as_deref()
+        .map(crate::metrics::start)
+        .transpose()?;
+    if let Some((_, url)) = &metrics {
+        log_line("info", "metrics", json!({ "metrics": url }));
+    }
     let mut done: u64 = 0;
     let mut pause = Duration::from_millis(20);
     let mut stdout = std::io::stdout().lock();

@@ -12,6 +12,7 @@ mod emulator;
 mod exit;
 mod hooks;
 mod inbox_cmd;
+mod metrics;
 mod ops;
 mod output;
 mod progress;

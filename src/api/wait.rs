@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use super::models::commands::{GetCommandStatusRequest, GetCommandStatusResponse};
 use crate::error::{CommandError, CommandErrorKind};
+use crate::telemetry::WaitTrace;
 use crate::{Client, Error, Result};
 
 // Defined with the limits they bound (which the core reads without the
@@ -50,6 +51,32 @@ impl Client {
         correlation_id: &str,
         options: &WaitOptions,
     ) -> Result<()> {
+        let mut trace = WaitTrace::start(organization_id, correlation_id);
+        let span = trace.span().clone();
+        let result =
+            span.in_scope(|| self.wait_polls(organization_id, correlation_id, options, &mut trace));
+        match &result {
+            Ok(()) => trace.finish("Success", None, None),
+            Err(e @ Error::Command(c)) => {
+                let outcome = match c.kind {
+                    CommandErrorKind::Failed => "Error",
+                    CommandErrorKind::TimedOut => "TimedOut",
+                    CommandErrorKind::Expired => "Expired",
+                };
+                trace.finish(outcome, c.reason.as_deref(), Some(e))
+            }
+            Err(e) => trace.finish("Failed", None, Some(e)),
+        }
+        result
+    }
+
+    fn wait_polls(
+        &self,
+        organization_id: &str,
+        correlation_id: &str,
+        options: &WaitOptions,
+        trace: &mut WaitTrace,
+    ) -> Result<()> {
         let started = Instant::now();
         let deadline = started + options.timeout;
         let mut pause = options.first_pause.max(Duration::from_millis(10));
@@ -68,6 +95,7 @@ impl Client {
             }))
         };
         loop {
+            trace.polled();
             match self.api().commands().status(&request) {
                 Ok(GetCommandStatusResponse::Success(_)) => return Ok(()),
                 Ok(GetCommandStatusResponse::Error(e)) => {

@@ -8,6 +8,7 @@ use super::answers::{api_error, error_fields, Answer};
 use super::{Client, Inner, MAX_RETRY_DELAY};
 use crate::error::{ApiErrorKind, Error, Result, TransportErrorKind};
 use crate::network;
+use crate::telemetry::{CallTrace, RetryCause};
 use crate::token::AccessToken;
 
 /// A request ready to send.
@@ -23,6 +24,28 @@ impl Client {
     /// Sends a call: attaches the token, retries what may be retried, and
     /// turns every non-2xx answer into an error.
     pub(super) fn execute(&self, call: &Call<'_>) -> Result<Answer> {
+        let base = &self.inner.base_url;
+        let mut trace = CallTrace::start(base, call.path, &call.body, !call.authorized);
+        let span = trace.span().clone();
+        let result = span.in_scope(|| self.execute_traced(call, &mut trace));
+        match &result {
+            // Commands answer their correlationId; a big read has none worth
+            // parsing megabytes for.
+            Ok(answer) => trace.finish(
+                None,
+                || {
+                    (answer.body.len() <= 64 * 1024)
+                        .then(|| error_fields(&answer.body).correlation_id)
+                        .flatten()
+                },
+                base,
+            ),
+            Err(e) => trace.finish(Some(e), || None, base),
+        }
+        result
+    }
+
+    fn execute_traced(&self, call: &Call<'_>, trace: &mut CallTrace) -> Result<Answer> {
         let mut attempt = 0u32;
         let mut refreshed_after_401 = false;
         loop {
@@ -32,6 +55,9 @@ impl Client {
                 None
             };
             let result = self.send_once(call, token.as_ref());
+            if let Ok(answer) = &result {
+                trace.answered(answer.status);
+            }
             let retryable = call.idempotent && attempt < self.inner.retries;
             match result {
                 Ok(answer) if (200..300).contains(&answer.status) => return Ok(answer),
@@ -43,6 +69,7 @@ impl Client {
                         self.inner.tokens.invalidate(t);
                     }
                     log::debug!("{}: 401, refreshing the token once", call.path);
+                    trace.resend(RetryCause::TokenRefused);
                 }
                 // A server failure as the error classifies it: one rule of 5xx.
                 Ok(answer)
@@ -50,11 +77,13 @@ impl Client {
                         && ApiErrorKind::from_status(answer.status) == ApiErrorKind::Server =>
                 {
                     attempt += 1;
+                    trace.resend(RetryCause::Server);
                     self.backoff(call.path, attempt, &format!("HTTP {}", answer.status));
                 }
                 Ok(answer) => return Err(api_error(call.path, &answer)),
                 Err(e) if retryable && worth_retrying(&e) => {
                     attempt += 1;
+                    trace.resend(RetryCause::Transport(&e));
                     self.backoff(call.path, attempt, &e.to_string());
                 }
                 Err(e) => return Err(e),

@@ -56,8 +56,9 @@ use std::time::{Duration, Instant};
 
 use crate::limits::{self, Given};
 use crate::store::{by_backend, Store, StoreError, StoreUrl};
+use crate::telemetry::{self, EventOutcome};
 use crate::webhook::{
-    ReceiveError, Receiver, STATUS_ACCEPTED, STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER,
+    ParsedBody, ReceiveError, Receiver, STATUS_ACCEPTED, STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER,
     STATUS_UNAUTHORIZED,
 };
 
@@ -240,6 +241,27 @@ pub(crate) trait InboxBackend: Send + Sync {
     fn release(&self, delivery: &Delivery, reason: &str) -> Result<(), StoreError>;
     fn dead_letters(&self, limit: usize) -> Result<Vec<DeadLetter>, StoreError>;
     fn counts(&self) -> Result<InboxCounts, StoreError>;
+    /// When the oldest event not yet acknowledged was stored (ms since the
+    /// epoch).
+    fn oldest_received_ms(&self) -> Result<Option<i64>, StoreError>;
+}
+
+/// Counts the outcome of each event of a body the inbox wrote at once:
+/// the backend says how many were new, not which, so a body of one event
+/// type (the usual case) is counted by its type, and a mixed one as `mixed`.
+fn count_outcomes(parsed: &ParsedBody, stored: usize, repeats: usize) {
+    let Some(sink) = telemetry::sink() else {
+        return;
+    };
+    let mut types = parsed.events.iter().map(telemetry::event_type);
+    let first = types.next().unwrap_or("(none)");
+    let event_type = if types.all(|t| t == first) {
+        first
+    } else {
+        "mixed"
+    };
+    telemetry::event_type_point(sink, event_type, EventOutcome::New, stored, None);
+    telemetry::event_type_point(sink, event_type, EventOutcome::Duplicate, repeats, None);
 }
 
 /// A durable inbox; see the [module documentation](self). Cheap to clone,
@@ -336,25 +358,64 @@ impl Inbox {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        let span = telemetry::webhook_span();
+        let (received, parsed) =
+            span.in_scope(|| self.receive_untraced(receiver, store, headers, body));
+        let rejection = match received.status {
+            STATUS_RETRY_LATER => Some("store_unavailable"),
+            _ => None,
+        };
+        telemetry::webhook_done(&span, parsed.as_ref(), received.status, rejection, false);
+        received
+    }
+
+    /// [`Inbox::receive`] without its account in the telemetry; also gives
+    /// the parse result the account is made of.
+    fn receive_untraced<I, N, V>(
+        &self,
+        receiver: &Receiver,
+        store: Option<&Store>,
+        headers: I,
+        body: &[u8],
+    ) -> (Received, Result<ParsedBody, ReceiveError>)
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
         let fail = |status: u16, error: String| Received {
             status,
             stored: 0,
             repeats: 0,
             error: Some(error),
         };
-        let parsed = match receiver.receive(headers, body) {
+        let parsed = match receiver.receive_untraced(headers, body) {
             Ok(p) => p,
             Err(e @ ReceiveError::Unparseable(_)) => {
                 let text = String::from_utf8_lossy(body);
-                return match self.backend.dead_letter("", &text, &e.to_string()) {
+                let received = match self.backend.dead_letter("", &text, &e.to_string()) {
                     Ok(()) => fail(e.http_status(), e.name()),
                     Err(se) => fail(
                         STATUS_RETRY_LATER,
                         format!("{}; cannot keep it: {se}", e.name()),
                     ),
                 };
+                return (received, Err(e));
             }
-            Err(e) => return fail(e.http_status(), e.name()),
+            Err(e) => return (fail(e.http_status(), e.name()), Err(e)),
+        };
+        let received = self.store_events(&parsed, store);
+        (received, Ok(parsed))
+    }
+
+    /// Writes the events of a parsed body, through the shared store when
+    /// there is one, and counts each one's outcome.
+    fn store_events(&self, parsed: &ParsedBody, store: Option<&Store>) -> Received {
+        let fail = |status: u16, error: String| Received {
+            status,
+            stored: 0,
+            repeats: 0,
+            error: Some(error),
         };
         let events: Vec<(String, String)> = parsed
             .iter()
@@ -363,21 +424,30 @@ impl Inbox {
         let total = events.len();
         let Some(store) = store.filter(|s| !s.is_memory()) else {
             return match self.push(&events) {
-                Ok(stored) => Received {
-                    status: STATUS_ACCEPTED,
-                    stored,
-                    repeats: total - stored,
-                    error: None,
-                },
+                Ok(stored) => {
+                    count_outcomes(parsed, stored, total - stored);
+                    Received {
+                        status: STATUS_ACCEPTED,
+                        stored,
+                        repeats: total - stored,
+                        error: None,
+                    }
+                }
                 Err(e) => fail(STATUS_RETRY_LATER, format!("inbox: {e}")),
             };
         };
         let mut stored = 0;
         let mut repeats = 0;
-        for (key, json) in events {
+        for ((key, json), event) in events.into_iter().zip(parsed) {
             match self.receive_shared(store, key, json) {
-                Ok(true) => stored += 1,
-                Ok(false) => repeats += 1,
+                Ok(true) => {
+                    stored += 1;
+                    telemetry::record_event(event, EventOutcome::New);
+                }
+                Ok(false) => {
+                    repeats += 1;
+                    telemetry::record_event(event, EventOutcome::Duplicate);
+                }
                 Err(e) => {
                     return Received {
                         status: STATUS_RETRY_LATER,
@@ -413,7 +483,40 @@ impl Inbox {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let result = receiver.receive_oversized(headers, size);
+        let span = telemetry::webhook_span();
+        let received = span.in_scope(|| self.receive_oversized_untraced(receiver, headers, size));
+        let rejection = received.error.as_deref().map(|e| match received.status {
+            STATUS_RETRY_LATER => "store_unavailable",
+            _ if e.starts_with("unauthorized") => e.split(';').next().unwrap_or(e),
+            _ => "unparseable:too_large",
+        });
+        telemetry::webhook_done(
+            &span,
+            Err(&ReceiveError::Unparseable(
+                crate::webhook::ParseError::TooLarge {
+                    size,
+                    limit: receiver.options().max_body_bytes(),
+                },
+            )),
+            received.status,
+            rejection,
+            false,
+        );
+        received
+    }
+
+    fn receive_oversized_untraced<I, N, V>(
+        &self,
+        receiver: &Receiver,
+        headers: I,
+        size: usize,
+    ) -> Received
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let result = receiver.receive_oversized_untraced(headers, size);
         let status = crate::webhook::http_status(&result);
         let error = match result {
             Err(e) if e.is_authentic() => {
@@ -499,7 +602,11 @@ impl Inbox {
     /// delivered [`InboxOptions::max_attempts`] times without an
     /// acknowledgement are moved to the dead letters on the way.
     pub fn take(&self) -> Result<Option<Delivery>, StoreError> {
-        self.backend.take(&self.options)
+        let taken = self.backend.take(&self.options)?;
+        if taken.as_ref().is_some_and(|d| d.attempt > 1) {
+            telemetry::redelivered();
+        }
+        Ok(taken)
     }
 
     /// Acknowledges a delivery: the event is done and removed. `false` when
@@ -524,6 +631,33 @@ impl Inbox {
     /// How many events are pending and dead.
     pub fn counts(&self) -> Result<InboxCounts, StoreError> {
         self.backend.counts()
+    }
+
+    /// How long the oldest event not yet acknowledged has been waiting;
+    /// `None` when there is none.
+    pub fn oldest_pending_age(&self) -> Result<Option<Duration>, StoreError> {
+        let Some(received_ms) = self.backend.oldest_received_ms()? else {
+            return Ok(None);
+        };
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let age = u64::try_from(now_ms.saturating_sub(received_ms)).unwrap_or(0);
+        Ok(Some(Duration::from_millis(age)))
+    }
+
+    /// Records the inbox's gauges ([`telemetry::INBOX_DEPTH`],
+    /// [`telemetry::INBOX_OLDEST_AGE`], [`telemetry::INBOX_DEAD_LETTERS`])
+    /// into the metric sink, when one is set: call it before a scrape, or
+    /// now and then. Asks the inbox only when a sink is set.
+    pub fn record_gauges(&self) -> Result<(), StoreError> {
+        if !telemetry::metrics_enabled() {
+            return Ok(());
+        }
+        let counts = self.counts()?;
+        let oldest = self.oldest_pending_age()?.unwrap_or_default();
+        telemetry::inbox_gauges(counts.pending, oldest, counts.dead);
+        Ok(())
     }
 }
 

@@ -304,4 +304,22 @@ impl InboxBackend for RedisInbox {
         })?;
         Ok(InboxCounts { pending, dead })
     }
+
+    fn oldest_received_ms(&self) -> Result<Option<i64>, StoreError> {
+        // Acknowledged entries leave the stream, and an entry's id starts
+        // with the milliseconds at which it was added.
+        let first: redis::streams::StreamRangeReply = self.conn.with(|c| {
+            redis::cmd("XRANGE")
+                .arg(STREAM)
+                .arg("-")
+                .arg("+")
+                .arg("COUNT")
+                .arg(1)
+                .query(c)
+        })?;
+        Ok(first
+            .ids
+            .first()
+            .and_then(|entry| entry.id.split('-').next()?.parse().ok()))
+    }
 }

@@ -225,4 +225,12 @@ impl InboxBackend for SqliteInbox {
             dead: count("iiko_inbox_dead")?,
         })
     }
+
+    fn oldest_received_ms(&self) -> Result<Option<i64>, StoreError> {
+        self.conn()
+            .query_row("SELECT MIN(received_ms) FROM iiko_inbox", [], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .map_err(|e| self.err(e))
+    }
 }

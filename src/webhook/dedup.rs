@@ -142,12 +142,20 @@ impl Deduplicator {
     /// `true` if the event was not seen within `max_age` (and records it now),
     /// `false` for a repeat.
     pub fn first_seen(&self, event: &Event) -> bool {
-        self.first_seen_key(&event.dedup_key())
+        let first = self.first_seen_key(&event.dedup_key());
+        if !first {
+            crate::telemetry::judged(event, crate::telemetry::EventOutcome::Duplicate);
+        }
+        first
     }
 
     /// [`Deduplicator::first_seen`], reporting a failure of the store.
     pub fn try_first_seen(&self, event: &Event) -> Result<bool, StoreError> {
-        self.try_first_seen_str(&format!("event:{}", event.dedup_key().as_str()))
+        let first = self.try_first_seen_str(&format!("event:{}", event.dedup_key().as_str()))?;
+        if !first {
+            crate::telemetry::judged(event, crate::telemetry::EventOutcome::Duplicate);
+        }
+        Ok(first)
     }
 
     /// Whether this is the first event that makes `event`'s delivery order

@@ -119,10 +119,14 @@ impl OrderingGuard {
 
     /// [`OrderingGuard::observe`], reporting a failure of the store.
     pub fn try_observe(&self, event: &Event) -> Result<OrderingDecision, StoreError> {
-        match entity_of(event) {
-            Some((family, id, ts)) => self.try_observe_entity(family, id, ts),
-            None => Ok(OrderingDecision::Untracked),
+        let decision = match entity_of(event) {
+            Some((family, id, ts)) => self.try_observe_entity(family, id, ts)?,
+            None => OrderingDecision::Untracked,
+        };
+        if matches!(decision, OrderingDecision::Stale { .. }) {
+            crate::telemetry::judged(event, crate::telemetry::EventOutcome::Stale);
         }
+        Ok(decision)
     }
 
     /// [`OrderingGuard::observe_entity`], reporting a failure of the store.

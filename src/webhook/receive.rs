@@ -4,6 +4,7 @@ use super::parse::{parse_body_with, ParseError, ParseOptions, ParsedBody};
 use super::status::{status_for_parse, status_for_verify, STATUS_ACCEPTED};
 use super::verify::{Verifier, VerifyError};
 use crate::secret::Secret;
+use crate::telemetry;
 
 /// Why [`Receiver::receive`] did not return events.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -116,6 +117,24 @@ impl Receiver {
         N: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
+        let span = telemetry::webhook_span();
+        let result = span.in_scope(|| self.receive_untraced(headers, body));
+        telemetry::webhook_done(&span, result.as_ref(), http_status(&result), None, true);
+        result
+    }
+
+    /// [`Receiver::receive`] without its account in the telemetry, for a
+    /// caller (the inbox) that answers something else and accounts for it.
+    pub(crate) fn receive_untraced<I, N, V>(
+        &self,
+        headers: I,
+        body: &[u8],
+    ) -> Result<ParsedBody, ReceiveError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
         self.verifier
             .verify_headers(headers)
             .map_err(ReceiveError::Unauthorized)?;
@@ -127,6 +146,23 @@ impl Receiver {
     /// then refused as [`ParseError::TooLarge`] of at least `size` bytes, so
     /// [`http_status`] answers as it would for the whole body.
     pub fn receive_oversized<I, N, V>(
+        &self,
+        headers: I,
+        size: usize,
+    ) -> Result<ParsedBody, ReceiveError>
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let span = telemetry::webhook_span();
+        let result = span.in_scope(|| self.receive_oversized_untraced(headers, size));
+        telemetry::webhook_done(&span, result.as_ref(), http_status(&result), None, true);
+        result
+    }
+
+    /// [`Receiver::receive_oversized`] without its account in the telemetry.
+    pub(crate) fn receive_oversized_untraced<I, N, V>(
         &self,
         headers: I,
         size: usize,
@@ -159,10 +195,15 @@ where
     N: AsRef<[u8]>,
     V: AsRef<[u8]>,
 {
-    Verifier::new(expected_token)
-        .verify_headers(headers)
-        .map_err(ReceiveError::Unauthorized)?;
-    parse_body_with(body, options).map_err(ReceiveError::Unparseable)
+    let span = telemetry::webhook_span();
+    let result = span.in_scope(|| {
+        Verifier::new(expected_token)
+            .verify_headers(headers)
+            .map_err(ReceiveError::Unauthorized)?;
+        parse_body_with(body, options).map_err(ReceiveError::Unparseable)
+    });
+    telemetry::webhook_done(&span, result.as_ref(), http_status(&result), None, true);
+    result
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod limits;
 mod logbridge;
 mod models;
 mod objects;
+mod telemetry;
 mod webhook;
 
 use pyo3::prelude::*;
@@ -57,6 +58,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
     m.add_function(wrap_pyfunction!(models::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::spans_enable, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::spans_begin, m)?)?;
+    m.add_function(wrap_pyfunction!(telemetry::spans_take, m)?)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Type, TypedDict,
 from . import _model, _native
 from ._errors import IikoError, InvalidInputError
 from ._ops import Ops
+from ._telemetry import traced as _traced
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -194,12 +195,14 @@ class Client(Ops):
         request = _model.body(fields)
         if not response or response[0] == "[":
             # No model, or a list of them (a few back-office reads).
-            text = native.call_operation(
+            text = _traced(
+                native.call_operation,
                 name, request, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
             )
             return _model.load(response, json.loads(text, parse_float=Decimal))
         # The answer's text is read into the models natively.
-        return native.call_operation_model(
+        return _traced(
+            native.call_operation_model,
             name,
             request,
             _model.model_class(response),
@@ -236,7 +239,8 @@ class Client(Ops):
         not a command is refused."""
         body: Any = request if isinstance(request, str) or request is None else _model.dump(request)
         if wait:
-            text = self._n().call_operation_and_wait(
+            text = _traced(
+                self._n().call_operation_and_wait,
                 name,
                 body,
                 timeout=_seconds(timeout),
@@ -244,7 +248,8 @@ class Client(Ops):
                 allow_unknown_fields=allow_unknown_fields,
             )
         else:
-            text = self._n().call_operation(
+            text = _traced(
+                self._n().call_operation,
                 name, body, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
             )
         return json.loads(text, parse_float=Decimal)
@@ -268,7 +273,8 @@ class Client(Ops):
         its ``reason``), :class:`CommandTimeoutError` when ``timeout`` passes
         first (the command may still finish), :class:`CommandExpiredError`
         when the service no longer knows the id."""
-        self._n().wait_command(
+        _traced(
+            self._n().wait_command,
             organization_id,
             correlation_id_of(command),
             timeout=_seconds(timeout),
@@ -302,7 +308,8 @@ class Client(Ops):
             ("createOrderSettings", create_order_settings),
             ("order", order),
         )
-        _order_id, text = self._n().create_delivery_order(
+        _order_id, text = _traced(
+            self._n().create_delivery_order,
             _model.body(fields), timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
         )
         return _model.load_json("OrderInfo", text)  # type: ignore[no-any-return]
@@ -326,7 +333,8 @@ class Client(Ops):
         the answer's text, never through a float). Not retried unless ``idempotent=True`` says
         the call is safe to repeat: many calls create orders.
         """
-        return self._n().call(
+        return _traced(
+            self._n().call,
             path,
             None if body is None else dict(body),
             timeout=_seconds(timeout),
@@ -345,7 +353,7 @@ class Client(Ops):
     def ensure_token(self) -> None:
         """Fetches a token now unless a fresh one is cached (to fail fast on
         bad credentials at start-up)."""
-        self._n().ensure_token()
+        _traced(self._n().ensure_token)
 
     def close(self) -> None:
         """Releases this handle; calls made afterwards raise :class:`IikoError`.

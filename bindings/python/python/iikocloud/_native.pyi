@@ -34,6 +34,9 @@ __all__ = [
     "event_kinds",
     "set_event_classes",
     "refresh_log_level",
+    "spans_enable",
+    "spans_begin",
+    "spans_take",
     "_panic_for_tests",
     "prepare_request",
     "operations",
@@ -84,6 +87,21 @@ def bind_error_classes(module: ModuleType) -> None: ...
 def error_class_names() -> List[str]: ...
 
 def refresh_log_level() -> None: ...
+def spans_enable() -> bool: ...
+def spans_begin() -> None: ...
+def spans_take() -> List[
+    Tuple[
+        int,
+        Optional[int],
+        str,
+        str,
+        int,
+        int,
+        bool,
+        Dict[str, Any],
+        List[Tuple[str, int, Dict[str, Any]]],
+    ]
+]: ...
 # Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the
 # release wheel.
 def _panic_for_tests() -> None: ...

@@ -404,6 +404,42 @@ typedef struct iiko_organizations iiko_organizations;
 typedef int32_t iiko_status;
 
 /**
+ * A terminal-local time of the service (`order.whenCreated`, …), in parts:
+ * what `iiko_local_time_parse` writes. The service names no time zone.
+ */
+typedef struct {
+    /**
+     * 1 to 9999.
+     */
+    int32_t year;
+    /**
+     * 1 to 12.
+     */
+    int32_t month;
+    /**
+     * 1 to 31, a day the month has.
+     */
+    int32_t day;
+    /**
+     * 0 to 23.
+     */
+    int32_t hour;
+    /**
+     * 0 to 59.
+     */
+    int32_t minute;
+    /**
+     * 0 to 59.
+     */
+    int32_t second;
+    /**
+     * 0 to 999999999: the fraction's first nine digits (any further ones
+     * are dropped, never rounded).
+     */
+    int32_t nanosecond;
+} iiko_local_time;
+
+/**
  * Everything the per-event accessors give, filled by one
  * `iiko_events_summary` call: for callers that read most fields of every
  * event, where a call per field would cost more than the parse (PHP's FFI).
@@ -3924,7 +3960,11 @@ const char *iiko_events_status(const iiko_events *events, size_t index);
 /**
  * The order total as an exact decimal string (`"1780"`, `"12.5"`,
  * `"0.30000000000000004"`): of a delivery, a table order or a banquet's
- * order. Never goes through a C double.
+ * order. Never goes through a C double. By the SDK's one rule of an amount,
+ * every binding's: the digits as written (a number, or a string holding
+ * one), no trailing fraction zeros, `-0` as `"0"`; NULL when the value is
+ * not an amount (more than 28 digits, such as a 30-digit sum, or not a
+ * number): its text is still there through `iiko_events_field`.
  *
  * # Safety
  * `events` must be NULL or a live handle.
@@ -3977,13 +4017,30 @@ const char *iiko_events_json(const iiko_events *events, size_t index);
 
 /**
  * `eventTime` as milliseconds since the Unix epoch (UTC). Returns 1 and
- * writes `*unix_ms_out` when the time is present and readable; returns 0 and
- * writes nothing otherwise (read the text with `iiko_events_time`).
+ * writes `*unix_ms_out` when the time is present and readable by the SDK's
+ * rule (see `iiko_local_time_parse`; a trailing `Z` is also accepted; the
+ * digits past the millisecond dropped); returns 0 and writes nothing
+ * otherwise (read the text with `iiko_events_time`).
  *
  * # Safety
  * `events` must be NULL or a live handle; `unix_ms_out` NULL or writable.
  */
 int32_t iiko_events_time_unix_ms(const iiko_events *events, size_t index, int64_t *unix_ms_out);
+
+/**
+ * Reads a time the service writes in the terminal's time zone (the text of
+ * a field such as `IIKO_EVENT_FIELD_ORDER_WHEN_CREATED`, from
+ * `iiko_events_field`) by the SDK's one rule, the one every binding uses:
+ * `yyyy-MM-dd HH:mm:ss` (or with `T`), then nothing or `.` and any number of
+ * digits; a real calendar date (leap years), hours 0-23, minutes and seconds
+ * 0-59, year 1 to 9999. Returns 1 and writes `*out` when `text` is such a
+ * time; returns 0 and writes nothing otherwise (also for NULL, or text that
+ * is not UTF-8). Thread-safe.
+ *
+ * # Safety
+ * `text` must be NULL or NUL-terminated; `out` NULL or writable.
+ */
+int32_t iiko_local_time_parse(const char *text, iiko_local_time *out);
 
 /**
  * `eventInfo.timestamp` of an order or reserve event: a version that grows

@@ -478,6 +478,16 @@ class Event {
         }
         return detail::take(v);
     }
+    /** A local-time field (e.g. IIKO_EVENT_FIELD_ORDER_WHEN_CREATED) read by the SDK's one rule
+     *  (iiko_local_time_parse); nullopt when the event lacks it or its text is no time. */
+    std::optional<iiko_local_time> local_time(iiko_event_field f) const {
+        std::optional<std::string> text = field(f);
+        iiko_local_time t{};
+        if (!text || iiko_local_time_parse(text->c_str(), &t) != 1) {
+            return std::nullopt;
+        }
+        return t;
+    }
     /** Why the event could not be read; empty for a readable event. */
     std::optional<std::string> problem() const {
         return detail::opt(iiko_events_problem(events_, index_));

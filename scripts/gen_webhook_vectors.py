@@ -280,6 +280,119 @@ def nested(depth):
     return '[{"eventType":"X","eventInfo":{"a":' + "[" * inner + "1" + "]" * inner + "}}]"
 
 
+def with_event_time(text):
+    return json.dumps([{"eventType": "PersonalShift", "eventTime": text,
+                        "eventInfo": {"id": "e", "opened": True}}])
+
+
+def event_time(text, utc, us):
+    """An eventTime and its instant by the one rule of a time (see
+    tests/vectors/README.md): `utc` with milliseconds, `us` with
+    microseconds, the digits past them dropped, never rounded."""
+    return {"event_time": text, "event_time_utc": utc, "event_time_us": us}
+
+
+EVENT_TIMES = [
+    # A fraction longer than nanoseconds is still a time: the extra digits
+    # are dropped (877 ms, not 878).
+    event_time("2025-09-16 16:02:11.8779999999", "2025-09-16T16:02:11.877Z",
+               "2025-09-16T16:02:11.877999Z"),
+    event_time("2024-02-29 23:59:59.9999999999Z", "2024-02-29T23:59:59.999Z",
+               "2024-02-29T23:59:59.999999Z"),
+    event_time("2025-09-16T16:02:11.5", "2025-09-16T16:02:11.500Z", "2025-09-16T16:02:11.500000Z"),
+    event_time("2023-02-29 12:00:00.000", None, None),
+    event_time("2025-13-01 00:00:00.000", None, None),
+    event_time("2025-04-31 10:00:00.000", None, None),
+    event_time("2025-09-16 24:00:00.000", None, None),
+    event_time("2025-09-16 23:59:60", None, None),
+    event_time("0000-01-01 00:00:00", None, None),
+    event_time("2025-09-16 16:02:11.877+03:00", None, None),
+    event_time("2025-09-16 16:02", None, None),
+    event_time("2025-09-16", None, None),
+    event_time("2025-09-16 16:02:11.", None, None),
+]
+
+
+def when_created(text):
+    return {"eventType": "DeliveryOrderUpdate", "eventTime": "2025-09-16 16:00:00.000",
+            "organizationId": ORG, "correlationId": "c",
+            "eventInfo": {"id": "o1", "timestamp": 1, "creationStatus": "Success",
+                          "order": {"status": "New", "whenCreated": text}}}
+
+
+def local(text, ns, us):
+    """order.whenCreated: its text, and the local time by the one rule with
+    nanoseconds (`local`) and microseconds (`local_us`), or null."""
+    return {"local_times": [{"path": "eventInfo.order.whenCreated", "text": text,
+                             "local": ns, "local_us": us}]}
+
+
+LOCAL_TIMES = [
+    local("2024-02-29 19:00:04.1234567891", "2024-02-29T19:00:04.123456789",
+          "2024-02-29T19:00:04.123456"),
+    local("2025-09-16 19:00:04.9999999999", "2025-09-16T19:00:04.999999999",
+          "2025-09-16T19:00:04.999999"),
+    local("2025-09-16 19:00:04.512", "2025-09-16T19:00:04.512000000", "2025-09-16T19:00:04.512000"),
+    local("2025-09-16T19:00:04.5", "2025-09-16T19:00:04.500000000", "2025-09-16T19:00:04.500000"),
+    local("2025-09-16 19:00:04", "2025-09-16T19:00:04.000000000", "2025-09-16T19:00:04.000000"),
+    local("2000-02-29 00:00:00.000", "2000-02-29T00:00:00.000000000", "2000-02-29T00:00:00.000000"),
+    local("0001-01-01 00:00:00", "0001-01-01T00:00:00.000000000", "0001-01-01T00:00:00.000000"),
+    local("2023-02-29 19:00:04.123", None, None),
+    local("1900-02-29 19:00:04.123", None, None),
+    local("2025-13-01 00:00:00", None, None),
+    local("2025-04-31 10:00:00.000", None, None),
+    local("2025-09-16 24:00:00", None, None),
+    local("0000-01-01 00:00:00", None, None),
+    local("2025-09-16 19:00:04+03:00", None, None),
+    local("2025-09-16 19:00:04Z", None, None),
+    local("2025-09-16 19:00", None, None),
+    local("2025-09-16", None, None),
+    local("16.09.2025 19:00:04", None, None),
+]
+
+# (JSON text of order.sum, the amount by the one rule or None). The rule: the
+# digits as written, at most 28 of them from the first non-zero one to the
+# last non-zero fraction digit; no trailing fraction zeros; -0 is 0.
+SUMS = [
+    ("123456789012345678901234567890", None),  # 30 digits
+    ("12345678901234567890123456789", None),  # 29 digits
+    ("1234567890123456789012345678", "1234567890123456789012345678"),  # 28
+    ("-1234567890123456789012345678", "-1234567890123456789012345678"),
+    ("12345678901234567890.12", "12345678901234567890.12"),  # more than a double holds
+    ("0.1234567890123456789012345678", "0.1234567890123456789012345678"),  # 28 fraction digits
+    ("0.12345678901234567890123456789", None),  # 29 fraction digits
+    ("1.10000000000000000000000000000000", "1.1"),
+    ("123456789012345678901234567.80", "123456789012345678901234567.8"),
+    ("-0.0", "0"),
+    ("-0", "0"),
+    ("1.5E-2", "0.015"),
+    ("12E+1", "120"),
+    ("1e27", "1000000000000000000000000000"),
+    ("1e28", None),
+    ("1e-28", "0.0000000000000000000000000001"),
+    ("1e-29", None),
+    ("1e300", None),
+    ('"123456789012345678901234567.8"', "123456789012345678901234567.8"),
+    ('"123456789012345678901234567890"', None),
+    ('"-0.00"', "0"),
+    ('"twelve"', None),
+    ("true", None),
+]
+
+
+def sum_events():
+    events, bodies = [], []
+    for text, want in SUMS:
+        bodies.append('{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"sum":%s}}}'
+                      % text)
+        raw = json.loads(text) if text.startswith('"') else text
+        events.append({"sum": want, "sum_text": raw if text != "true" else "true"})
+    return events, "[" + ",".join(bodies) + "]"
+
+
+SUM_EVENTS, SUM_BODY = sum_events()
+
+
 PARSE = [
     ok("delivery order update", [DELIVERY_UPDATE], file="delivery_order_update.json"),
     ok("delivery order in progress", [DELIVERY_IN_PROGRESS],
@@ -411,6 +524,13 @@ PARSE = [
         '{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"sum":%s}}}' % s
         for s in ["0.30000000000000004", "1234.56", '"12.50"', "1e3", "99999999999.99", "-122.0"]
     ) + "]"),
+    ok("eventTime by the one rule of a time", EVENT_TIMES,
+       text="[" + ",".join(with_event_time(t["event_time"])[1:-1] for t in EVENT_TIMES) + "]"),
+    ok("local times by the one rule: long fractions, leap days, out-of-range dates",
+       LOCAL_TIMES,
+       text=json.dumps([when_created(t["local_times"][0]["text"]) for t in LOCAL_TIMES])),
+    ok("amounts by the one rule: 28 digits exactly, 30 digits none, exponents, negative zero",
+       SUM_EVENTS, text=SUM_BODY),
     ok("byte-order mark is skipped", [], raw=b"\xef\xbb\xbf[]"),
     ok("depth at the default limit", [{"kind": "Unknown", "invalid": False}], text=nested(64)),
 

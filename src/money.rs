@@ -1,19 +1,42 @@
 //! Exact decimal amounts for money and quantities.
 //!
-//! The service declares money fields as JSON numbers (`number(double)`), and its
-//! server side serializes .NET doubles in their shortest round-trip form. We read
-//! a JSON number through `f64` and rebuild the decimal from the shortest
-//! representation of that `f64`, which gives back exactly the digits that were
-//! sent for every value the server can produce (any shortest round-trip string,
-//! and any literal of 15 significant digits or fewer). Integers and JSON strings
-//! (`"12.50"`) are read without going through `f64` at all.
+//! # The rule (every binding reads amounts by it)
+//!
+//! [`Money::from_json`] decides, once, what an amount in the service's JSON
+//! is, for the Rust types, the C accessors, the Python models (native and
+//! reference readers) and PHP:
+//!
+//! * a JSON number, or a JSON string holding one (`"12.50"`; white space
+//!   around it allowed), in the JSON grammar: `-`, digits, an optional
+//!   fraction, an optional exponent (`1e3`, `1.5E-2`);
+//! * its value is exactly what the text writes, digit for digit: never
+//!   rounded, never through a double. `-0` is `0`; trailing fraction zeros
+//!   are not kept (`1780.50` is `1780.5`);
+//! * it holds at most [`MAX_DIGITS`] (28) digits from its first non-zero
+//!   integer digit to its last non-zero fraction digit (`1e27` has 28,
+//!   `0.0001` has 4). A longer one (a 30-digit sum, `1e-30`, `1e300`) is not
+//!   an amount: the field reads as absent (`None`, `NULL`, `null`) in every
+//!   binding, and its text stays in the event's JSON (the C
+//!   `iiko_events_field`, `raw_json`). 28 digits is what [`Money`]'s decimal
+//!   holds whatever the value, and what a binding without big decimals can
+//!   still be given exactly;
+//! * anything else (`true`, `"twelve"`, an object) is not an amount either.
+//!
+//! JSON numbers are read from their text (serde_json hands it over as a
+//! raw value), so a 28-digit sum keeps every digit. Only a value that has
+//! already become a double (a `serde_json::Value`, a Python `float`) is read
+//! from the shortest text that gives that double back, which are the digits
+//! the service wrote for every double it can produce.
 
 use std::fmt;
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
-use serde::de::{self, Visitor};
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The most digits an amount may have (see the module's rule).
+pub const MAX_DIGITS: u32 = 28;
 
 /// An exact decimal amount (order sums, prices, payments, balances).
 ///
@@ -52,18 +75,128 @@ impl Money {
         Money::from_f64_text(value)
     }
 
-    /// The general path: the shortest round-trip text of the double, parsed.
+    /// The general path: the shortest round-trip text of the double, read
+    /// by the rule (`{:e}` prints it in exponent form: `1.2345678901234568e27`).
     fn from_f64_text(value: f64) -> Option<Money> {
         if !value.is_finite() {
             return None;
         }
-        // `{}` on f64 prints the shortest string that parses back to the same
-        // double, never in exponent form.
-        Decimal::from_str(&format!("{value}"))
-            .or_else(|_| Decimal::from_scientific(&format!("{value:e}")))
-            .ok()
-            .map(|d| Money(d.normalize()))
+        amount(format!("{value:e}").as_bytes())
     }
+
+    /// The amount a JSON value holds, given its text exactly as written (a
+    /// number, or a string with its quotes), by the rule of this module;
+    /// `None` for anything that is not an amount.
+    ///
+    /// ```
+    /// use iikocloud::Money;
+    /// let sum = |t| Money::from_json(t).map(|m| m.to_string());
+    /// assert_eq!(sum("1234567890123456789012345678").as_deref(), Some("1234567890123456789012345678"));
+    /// assert_eq!(sum("\"12.50\"").as_deref(), Some("12.5"));
+    /// assert_eq!(sum("-0.0").as_deref(), Some("0"));
+    /// assert_eq!(sum("123456789012345678901234567890"), None); // 30 digits
+    /// assert_eq!(sum("true"), None);
+    /// ```
+    pub fn from_json(raw: &str) -> Option<Money> {
+        match raw.as_bytes().first()? {
+            b'"' => {
+                let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+                if inner.contains('\\') {
+                    let text: String = serde_json::from_str(raw).ok()?;
+                    amount(text.trim().as_bytes())
+                } else {
+                    amount(inner.trim().as_bytes())
+                }
+            }
+            _ => amount(raw.as_bytes()),
+        }
+    }
+}
+
+/// The rule: `-`, digits, optionally `.` and digits, optionally `e` or `E`,
+/// a sign and digits; the value exactly, when it has at most [`MAX_DIGITS`]
+/// digits.
+fn amount(text: &[u8]) -> Option<Money> {
+    let (negative, rest) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, text),
+    };
+    let run = |b: &[u8]| b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let int_len = run(rest);
+    if int_len == 0 {
+        return None;
+    }
+    let (int, rest) = rest.split_at(int_len);
+    let (frac, rest) = match rest {
+        [b'.', after @ ..] => {
+            let n = run(after);
+            if n == 0 {
+                return None;
+            }
+            after.split_at(n)
+        }
+        _ => (&rest[..0], rest),
+    };
+    let exponent: i64 = match rest {
+        [] => 0,
+        [b'e' | b'E', after @ ..] => {
+            let (minus, after) = match after {
+                [b'-', a @ ..] => (true, a),
+                [b'+', a @ ..] => (false, a),
+                _ => (false, after),
+            };
+            if after.is_empty() || run(after) != after.len() {
+                return None;
+            }
+            // Saturates: any exponent this large leaves the 28 digits anyway.
+            let e = after.iter().fold(0i64, |acc, &c| {
+                (acc * 10 + i64::from(c - b'0')).min(1_000_000_000)
+            });
+            if minus {
+                -e
+            } else {
+                e
+            }
+        }
+        _ => return None,
+    };
+    let digit = |i: usize| {
+        if i < int.len() {
+            int[i]
+        } else {
+            frac[i - int.len()]
+        }
+    };
+    let n = int.len() + frac.len();
+    let Some(first) = (0..n).find(|&i| digit(i) != b'0') else {
+        // Zero, whatever its sign and exponent.
+        return Some(Money(Decimal::ZERO));
+    };
+    let last = (0..n).rev().find(|&i| digit(i) != b'0')?;
+    let significant = i64::try_from(last - first + 1).ok()?;
+    // The value is `mantissa * 10^power`, the mantissa without trailing zeros.
+    let power = exponent - i64::try_from(frac.len()).ok()? + i64::try_from(n - 1 - last).ok()?;
+    let max = i64::from(MAX_DIGITS);
+    let width = if power >= 0 {
+        significant + power
+    } else {
+        significant.max(-power)
+    };
+    if width > max {
+        return None;
+    }
+    let mut mantissa = (first..=last).fold(0i128, |acc, i| acc * 10 + i128::from(digit(i) - b'0'));
+    let scale = if power >= 0 {
+        mantissa *= 10i128.pow(u32::try_from(power).ok()?);
+        0
+    } else {
+        u32::try_from(-power).ok()?
+    };
+    if negative {
+        mantissa = -mantissa;
+    }
+    // At most 28 digits and scale 28: within the decimal's range.
+    Some(Money(Decimal::from_i128_with_scale(mantissa, scale)))
 }
 
 impl fmt::Display for Money {
@@ -75,11 +208,14 @@ impl fmt::Display for Money {
 impl FromStr for Money {
     type Err = rust_decimal::Error;
 
+    /// Reads an amount by the rule of this module (white space around it
+    /// allowed), as the service's JSON string `"12.50"` is read.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        Decimal::from_str(s)
-            .or_else(|_| Decimal::from_scientific(s))
-            .map(|d| Money(d.normalize()))
+        amount(s.trim().as_bytes()).ok_or_else(|| {
+            rust_decimal::Error::ErrorString(format!(
+                "{s:?} is not an amount (a decimal number of at most {MAX_DIGITS} digits)"
+            ))
+        })
     }
 }
 
@@ -132,35 +268,160 @@ impl Serialize for Money {
     }
 }
 
-struct MoneyVisitor;
+/// What serde_json's `RawValue` asks a deserializer for: serde_json then
+/// hands over the value's text as written instead of a double. Any other
+/// deserializer reads the value as usual (see [`AmountVisitor`]). A test
+/// below fails if serde_json stops honouring it.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-impl Visitor<'_> for MoneyVisitor {
-    type Value = Money;
+/// Reads one JSON value as an amount: `Some` of the amount, `None` for a
+/// value that is not one (by the module's rule).
+pub(crate) fn read_amount<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Money>, D::Error> {
+    d.deserialize_newtype_struct(RAW_VALUE_TOKEN, AmountVisitor { strict: false })
+}
+
+/// Reads amounts; `strict`: a value that is not one is an error naming it.
+#[derive(Clone, Copy)]
+struct AmountVisitor {
+    strict: bool,
+}
+
+impl AmountVisitor {
+    fn verdict<E: de::Error>(
+        self,
+        amount: Option<Money>,
+        value: impl fmt::Display,
+    ) -> Result<Option<Money>, E> {
+        match amount {
+            None if self.strict => Err(E::custom(format!(
+                "{value} is not an amount (a decimal number of at most {MAX_DIGITS} digits, or a string holding one)"
+            ))),
+            _ => Ok(amount),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for AmountVisitor {
+    type Value = Option<Money>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a decimal number or a string holding one")
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Money, E> {
-        Ok(Money(Decimal::from(v)))
+    /// serde_json's raw value: one entry, the token and the text; any other
+    /// map (from another deserializer) is no amount.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Money>, A::Error> {
+        let mut found = None;
+        let mut raw = false;
+        while let Some(key) = map.next_key::<KeyIsToken>()? {
+            if key.0 {
+                raw = true;
+                found = map.next_value_seed(RawText(self))?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        if raw {
+            Ok(found)
+        } else {
+            self.verdict(None, "an object")
+        }
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Money, E> {
-        Ok(Money(Decimal::from(v)))
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Option<Money>, D::Error> {
+        d.deserialize_any(self)
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Money, E> {
-        Money::from_f64(v).ok_or_else(|| E::custom(format!("amount {v} is out of range")))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<Money>, E> {
+        Ok(Some(Money(Decimal::from(v))))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Money, E> {
-        Money::from_str(v).map_err(|_| E::custom(format!("{v:?} is not a decimal amount")))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<Money>, E> {
+        Ok(Some(Money(Decimal::from(v))))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<Money>, E> {
+        self.verdict(Money::from_f64(v), v)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Money>, E> {
+        self.verdict(amount(v.trim().as_bytes()), format_args!("{v:?}"))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<Money>, E> {
+        self.verdict(None, v)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Money>, E> {
+        self.verdict(None, "null")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Money>, E> {
+        self.verdict(None, "null")
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Money>, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Money>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        self.verdict(None, "a list")
+    }
+}
+
+/// Whether a map key is [`RAW_VALUE_TOKEN`].
+struct KeyIsToken(bool);
+
+impl<'de> Deserialize<'de> for KeyIsToken {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = KeyIsToken;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyIsToken, E> {
+                Ok(KeyIsToken(v == RAW_VALUE_TOKEN))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The raw value's text, read as an amount where it lies (no copy).
+struct RawText(AmountVisitor);
+
+impl<'de> de::DeserializeSeed<'de> for RawText {
+    type Value = Option<Money>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Money>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for RawText {
+    type Value = Option<Money>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the text of a JSON value")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<Money>, E> {
+        let v = v.trim();
+        self.0.verdict(Money::from_json(v), v)
     }
 }
 
 impl<'de> Deserialize<'de> for Money {
+    /// Reads an amount by the module's rule; a value that is not one is an
+    /// error (the typed models read their amount fields with
+    /// [`read_amount`], which makes it `None` instead).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MoneyVisitor)
+        let strict = AmountVisitor { strict: true };
+        deserializer
+            .deserialize_newtype_struct(RAW_VALUE_TOKEN, strict)?
+            .ok_or_else(|| de::Error::custom("not an amount"))
     }
 }
 
@@ -227,6 +488,86 @@ mod tests {
             let v = cents as f64 / 10f64.powi(scale as i32);
             proptest::prop_assert_eq!(Money::from_f64(v), Money::from_f64_text(v));
         }
+    }
+
+    #[test]
+    fn the_rule_reads_the_text_digit_for_digit_up_to_28_digits() {
+        let read = |raw: &str| Money::from_json(raw).map(|m| m.to_string());
+        for (raw, want) in [
+            ("1780.50", Some("1780.5")),
+            ("-0", Some("0")),
+            ("-0.000", Some("0")),
+            ("0e999999999999", Some("0")),
+            ("1e3", Some("1000")),
+            ("1.5E-2", Some("0.015")),
+            ("12E+1", Some("120")),
+            (
+                "1234567890123456789012345678",
+                Some("1234567890123456789012345678"),
+            ),
+            (
+                "-9999999999999999999999999999",
+                Some("-9999999999999999999999999999"),
+            ),
+            (
+                "0.1234567890123456789012345678",
+                Some("0.1234567890123456789012345678"),
+            ),
+            ("1e27", Some("1000000000000000000000000000")),
+            ("1e-28", Some("0.0000000000000000000000000001")),
+            (
+                "123456789012345678901234567.80",
+                Some("123456789012345678901234567.8"),
+            ),
+            ("\"12.50\"", Some("12.5")),
+            ("\" 7 \"", Some("7")),
+            ("\"\\u0031\"", Some("1")),
+            ("12345678901234567890123456789", None),
+            ("123456789012345678901234567890", None),
+            ("1e28", None),
+            ("1e-29", None),
+            ("1e300", None),
+            ("1.00000000000000000000000000001", None),
+            ("0.12345678901234567890123456789", None),
+            ("\"twelve\"", None),
+            ("\"+5\"", None),
+            ("\"1_000\"", None),
+            ("\".5\"", None),
+            ("\"5.\"", None),
+            ("\"NaN\"", None),
+            ("\"\"", None),
+            ("true", None),
+            ("null", None),
+            ("[1]", None),
+            ("1e", None),
+        ] {
+            assert_eq!(read(raw).as_deref(), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn json_numbers_are_read_from_their_text_by_every_path() {
+        // serde_json hands the text over (the raw value token still works),
+        // so no digit goes through a double.
+        let text = "1234567890123456789012345678";
+        let m: Money = serde_json::from_str(text).unwrap();
+        assert_eq!(m.to_string(), text);
+        let m: Money = serde_json::from_reader(text.as_bytes()).unwrap();
+        assert_eq!(m.to_string(), text);
+        let m: Option<Money> = serde_json::from_str("0.12345678901234567891").unwrap();
+        assert_eq!(m.unwrap().to_string(), "0.12345678901234567891");
+        // A value already a double reads from its shortest text.
+        let v: serde_json::Value = serde_json::from_str("0.30000000000000004").unwrap();
+        assert_eq!(
+            Money::deserialize(&v).unwrap().to_string(),
+            "0.30000000000000004"
+        );
+        assert!(serde_json::from_str::<Money>("123456789012345678901234567890").is_err());
+        let lenient: Option<Money> = read_amount(&mut serde_json::Deserializer::from_str(
+            "123456789012345678901234567890",
+        ))
+        .unwrap();
+        assert_eq!(lenient, None);
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use chrono::SecondsFormat;
 use iikocloud::webhook::{
-    http_status, parse_body_with, verify_authorization, Event, ParseOptions, Receiver,
+    field_text, http_status, parse_body_with, verify_authorization, Event, LocalTime, ParseOptions,
+    Receiver,
 };
 use serde_json::{json, Map, Value};
 
@@ -75,6 +76,10 @@ fn field(event: &Event, name: &str) -> Value {
             .event_time()
             .and_then(|t| t.utc)
             .map(|t| t.to_rfc3339_opts(SecondsFormat::Millis, true))),
+        "event_time_us" => json!(event
+            .event_time()
+            .and_then(|t| t.utc)
+            .map(|t| t.to_rfc3339_opts(SecondsFormat::Micros, true))),
         "organization_id" => text(event.organization_id()),
         "correlation_id" => text(event.correlation_id()),
         "invalid" => json!(event.problem().is_some()),
@@ -84,7 +89,26 @@ fn field(event: &Event, name: &str) -> Value {
         "creation_status" => text(event.creation_status().map(|s| s.as_str())),
         "status" => text(event.status()),
         "order_number" => json!(event.order_number()),
-        "sum" => json!(event.sum().map(|m| m.to_string())),
+        "sum" => {
+            let sum = event.sum().map(|m| m.to_string());
+            // The typed order reads its sum by the same rule.
+            let typed = event
+                .delivery()
+                .and_then(|i| i.order.as_ref())
+                .map(|o| o.sum)
+                .or_else(|| {
+                    event
+                        .table_order()
+                        .and_then(|i| i.order.as_ref())
+                        .map(|o| o.sum)
+                });
+            if let Some(typed) = typed {
+                assert_eq!(typed.map(|m| m.to_string()), sum, "typed order.sum");
+            }
+            json!(sum)
+        }
+        "sum_text" => json!(field_text(event.raw_json(), "eventInfo.order.sum")),
+        "local_times" => local_times(event),
         "phone" => text(event.phone()),
         "error_code" => text(event.error_code()),
         "error_message" => text(event.error_message()),
@@ -95,6 +119,23 @@ fn field(event: &Event, name: &str) -> Value {
         "dedup_key" => json!(event.dedup_key().as_str()),
         other => panic!("unknown vector field {other:?}"),
     }
+}
+
+/// `[{path, text, local}]` of the local times the vector lists, read here
+/// by the core (`local_us` is for bindings whose times hold microseconds).
+fn local_times(event: &Event) -> Value {
+    let typed = event
+        .delivery()
+        .and_then(|i| i.order.as_ref())
+        .and_then(|o| o.when_created.as_ref());
+    let path = "eventInfo.order.whenCreated";
+    let text = field_text(event.raw_json(), path);
+    let local = text.as_deref().and_then(|t| LocalTime::parse(t).local);
+    // The typed order's LocalTime is the same reading.
+    assert_eq!(typed.and_then(|t| t.local), local, "typed whenCreated");
+    let local = local.map(|t| t.format("%Y-%m-%dT%H:%M:%S%.9f").to_string());
+    let us = local.as_ref().map(|t| t[..26].to_owned());
+    json!([{ "path": path, "text": text, "local": local, "local_us": us }])
 }
 
 fn item_count(event: &Event) -> Option<usize> {

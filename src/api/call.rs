@@ -238,12 +238,12 @@ fn send(
 /// The answer's text read as JSON, with its amounts as strings when
 /// `options` asks.
 fn answer(op: &OperationInfo, text: &str, options: &OperationCall) -> Result<Value> {
-    let mut answer: Value =
-        serde_json::from_str(text).map_err(|e| decode_error(op, &e.to_string()))?;
-    if options.money_as_text {
-        wire::amounts_as_text(op.name, &mut answer)?;
-    }
-    Ok(answer)
+    let answer = if options.money_as_text {
+        wire::answer_with_amounts_as_text(op.name, text)
+    } else {
+        serde_json::from_str(text)
+    };
+    answer.map_err(|e| decode_error(op, &e.to_string()))
 }
 
 fn decode_error(op: &OperationInfo, message: &str) -> Error {

@@ -14,7 +14,9 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::validate::{Validator, LISTED};
@@ -222,53 +224,215 @@ pub(crate) fn request(name: &str, mut request: Value, keys: RequestKeys) -> Resu
     Ok(request)
 }
 
-/// Writes every amount of an answer of operation `name` as a JSON string
-/// (`"1250.5"`), for hosts whose JSON reader turns numbers into doubles. An
-/// answer whose schema holds no amount is left as it is.
-pub(crate) fn amounts_as_text(name: &str, answer: &mut Value) -> Result<()> {
-    let table = table()?;
-    if let Some(t) = table.operations.get(name).and_then(|o| o.answer.as_ref()) {
-        amounts(table, t, answer);
+/// The answer of operation `name` read from its text, every amount written
+/// as a JSON string (`"1250.5"`), for hosts whose JSON reader turns numbers
+/// into doubles. Amounts are read from their text by the core's one rule
+/// ([`Money::from_json`]), so no digit goes through a double; a number or
+/// string where the schema has an amount that is no amount (a 30-digit
+/// sum) is `null`, as every binding reads it. Everything else is as
+/// `serde_json::from_str` reads it.
+pub(crate) fn answer_with_amounts_as_text(
+    name: &str,
+    text: &str,
+) -> std::result::Result<Value, serde_json::Error> {
+    let table = table().ok();
+    let ty = table.and_then(|t| t.operations.get(name)?.answer.as_ref());
+    let (Some(table), Some(ty)) = (table, ty) else {
+        return serde_json::from_str(text);
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = AsText {
+        table,
+        ty: Some(ty),
     }
-    Ok(())
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
 }
 
-fn amounts(table: &Table, t: &Ty, x: &mut Value) {
-    match t {
-        Ty::Num { .. } if x.is_number() => {
-            if let Ok(m) = Money::deserialize(&*x) {
-                *x = Value::String(m.to_string());
-            }
+/// One value of an answer read as a `Value`, with the amounts its type
+/// `ty` (by the table) holds written as strings.
+#[derive(Clone, Copy)]
+struct AsText<'t> {
+    table: &'t Table,
+    ty: Option<&'t Ty>,
+}
+
+impl<'t> AsText<'t> {
+    fn plain(self) -> Self {
+        AsText {
+            table: self.table,
+            ty: None,
         }
-        Ty::List { of } => {
-            for item in x.as_array_mut().into_iter().flatten() {
-                amounts(table, of, item);
-            }
+    }
+
+    fn of(self, ty: &'t Ty) -> Self {
+        AsText {
+            table: self.table,
+            ty: Some(ty),
         }
-        Ty::Map { of } => {
-            for item in x.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
-                amounts(table, of, item);
-            }
+    }
+
+    /// The type of the member `key` of an object of schema `to`.
+    fn field(self, to: usize, key: &str) -> Self {
+        match self.table.schemas.get(to) {
+            Some(Schema::Obj { fields, .. }) => fields
+                .iter()
+                .find(|f| f.name == key)
+                .map_or(self.plain(), |f| self.of(&f.ty)),
+            _ => self.plain(),
         }
-        Ty::Ref { to } => match table.schemas.get(*to) {
-            Some(Schema::Obj { fields, .. }) => {
-                if let Some(obj) = x.as_object_mut() {
-                    for f in fields {
-                        if let Some(v) = obj.get_mut(&f.name) {
-                            amounts(table, &f.ty, v);
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for AsText<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        match self.ty {
+            Some(Ty::Num { .. }) => {
+                let raw = <&RawValue>::deserialize(d)?.get();
+                match Money::from_json(raw) {
+                    Some(m) => Ok(Value::String(m.to_string())),
+                    // A number or string that is no amount reads as absent;
+                    // other types are kept as sent.
+                    None if raw.starts_with([
+                        '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+                    ]) =>
+                    {
+                        Ok(Value::Null)
+                    }
+                    None => serde_json::from_str(raw).map_err(serde::de::Error::custom),
+                }
+            }
+            Some(Ty::List { .. } | Ty::Map { .. } | Ty::Ref { .. }) => d.deserialize_any(self),
+            _ => Value::deserialize(d),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for AsText<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        let each = match self.ty {
+            Some(Ty::List { of }) => self.of(of),
+            _ => self.plain(),
+        };
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(each)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Map::new();
+        match self.ty {
+            Some(Ty::Map { of }) => {
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = map.next_value_seed(self.of(of))?;
+                    out.insert(key, value);
+                }
+            }
+            Some(Ty::Ref { to }) => match self.table.schemas.get(*to) {
+                Some(Schema::Union { tag, variants, .. }) => {
+                    // The variant is known once the tag is read: the service
+                    // writes it first; keys before it wait as raw text.
+                    let mut early: Vec<(String, &'de RawValue)> = Vec::new();
+                    let mut chosen: Option<Option<usize>> = None;
+                    while let Some(key) = map.next_key::<String>()? {
+                        if let Some(variant) = chosen {
+                            let seed = variant.map_or(self.plain(), |v| self.field(v, &key));
+                            let value = map.next_value_seed(seed)?;
+                            out.insert(key, value);
+                            continue;
                         }
+                        let raw: &'de RawValue = map.next_value()?;
+                        if key == *tag {
+                            let name = serde_json::from_str::<&str>(raw.get()).ok();
+                            let variant = name.and_then(|n| variants.get(n)).copied();
+                            chosen = Some(variant);
+                            for (k, r) in early.drain(..) {
+                                let seed = variant.map_or(self.plain(), |v| self.field(v, &k));
+                                out.insert(k, reread(seed, r).map_err(serde::de::Error::custom)?);
+                            }
+                            let value =
+                                reread(self.plain(), raw).map_err(serde::de::Error::custom)?;
+                            out.insert(key, value);
+                            continue;
+                        }
+                        early.push((key, raw));
+                    }
+                    for (k, r) in early {
+                        out.insert(
+                            k,
+                            reread(self.plain(), r).map_err(serde::de::Error::custom)?,
+                        );
                     }
                 }
-            }
-            Some(Schema::Union { tag, variants, .. }) => {
-                if let Some(to) = x.as_object().and_then(|obj| variant(tag, variants, obj)) {
-                    amounts(table, &Ty::Ref { to }, x);
+                Some(Schema::Obj { .. }) => {
+                    while let Some(key) = map.next_key::<String>()? {
+                        let value = map.next_value_seed(self.field(*to, &key))?;
+                        out.insert(key, value);
+                    }
                 }
-            }
-            _ => {}
-        },
-        _ => {}
+                _ => return plain_map(self, map, out),
+            },
+            _ => return plain_map(self, map, out),
+        }
+        Ok(Value::Object(out))
     }
+}
+
+fn plain_map<'de, A: MapAccess<'de>>(
+    seed: AsText<'_>,
+    mut map: A,
+    mut out: Map<String, Value>,
+) -> std::result::Result<Value, A::Error> {
+    while let Some(key) = map.next_key::<String>()? {
+        let value = map.next_value_seed(seed.plain())?;
+        out.insert(key, value);
+    }
+    Ok(Value::Object(out))
+}
+
+/// A value kept as raw text, read now that its type is known.
+fn reread(seed: AsText<'_>, raw: &RawValue) -> std::result::Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    seed.deserialize(&mut de)
 }
 
 /// One pass over a request: keys that are no field, type problems (what
@@ -866,21 +1030,40 @@ mod tests {
 
     #[test]
     fn answers_get_amounts_as_text_where_the_schema_has_amounts() {
-        let mut answer = json!({
-            "orders": [{"id": "x", "order": {"sum": 12345678901234.56, "items": [
-                {"type": "Product", "amount": 2, "price": 0.1, "resultSum": 1250.5, "productId": "p"}
-            ], "phone": "+7", "number": 17}}],
+        // The items' tag first and last; amounts past a double's digits.
+        let text = r#"{
+            "orders": [{"id": "x", "order": {"sum": 1234567890123456789012345678, "items": [
+                {"type": "Product", "amount": 2, "price": 0.1, "resultSum": 1250.50, "productId": "p"},
+                {"price": 12345678901234567890.12, "amount": -0.0, "type": "Product", "x": 1.5}
+            ], "phone": "+7", "number": 17, "discountsInfo": null}}],
             "correlationId": "c",
             "maxRevision": 4
-        });
-        amounts_as_text("deliveries.by_id", &mut answer).unwrap();
+        }"#;
+        let answer = answer_with_amounts_as_text("deliveries.by_id", text).unwrap();
         let order = &answer["orders"][0]["order"];
-        assert_eq!(order["sum"], json!("12345678901234.56"));
+        assert_eq!(order["sum"], json!("1234567890123456789012345678"));
         assert_eq!(order["items"][0]["price"], json!("0.1"));
         assert_eq!(order["items"][0]["resultSum"], json!("1250.5"));
+        assert_eq!(order["items"][1]["price"], json!("12345678901234567890.12"));
+        assert_eq!(order["items"][1]["amount"], json!("0"));
         // Not amounts: left as numbers.
+        assert_eq!(order["items"][1]["x"], json!(1.5));
         assert_eq!(order["number"], json!(17));
         assert_eq!(answer["maxRevision"], json!(4));
+        // No amount by the rule: absent, as in every binding.
+        let text = r#"{"orders": [{"order": {"sum": 123456789012345678901234567890, "items": [
+            {"type": "Product", "price": "12.50"}, {"type": "Product", "price": true}]}}]}"#;
+        let answer = answer_with_amounts_as_text("deliveries.by_id", text).unwrap();
+        let order = &answer["orders"][0]["order"];
+        assert_eq!(order["sum"], Value::Null);
+        assert_eq!(order["items"][0]["price"], json!("12.5"));
+        assert_eq!(order["items"][1]["price"], json!(true));
+        // Without the table's type, as serde_json reads it.
+        let same: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            answer_with_amounts_as_text("no.such.operation", text).unwrap(),
+            same
+        );
     }
 
     fn order(order: Value) -> Value {

@@ -10,7 +10,6 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use rust_decimal::Decimal;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::time::LocalTime;
@@ -154,14 +153,9 @@ impl Lenient for f64 {
 }
 
 impl Lenient for Money {
+    /// The core's one rule of an amount ([`crate::money`]), from the text.
     fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-        Ok(match scalar(d)? {
-            Scalar::I64(v) => Some(Money::from(v)),
-            Scalar::U64(v) => Some(Money(Decimal::from(v))),
-            Scalar::F64(v) => Money::from_f64(v),
-            Scalar::Str(s) => s.parse().ok(),
-            _ => None,
-        })
+        crate::money::read_amount(d)
     }
 }
 

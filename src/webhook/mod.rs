@@ -112,5 +112,5 @@ pub use status::{
     status_for_parse, status_for_verify, RECEIVE_STATUSES, STATUS_ACCEPTED, STATUS_BROKEN_REQUEST,
     STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER, STATUS_UNAUTHORIZED, STATUS_WRONG_METHOD,
 };
-pub use time::{EventTime, LocalTime};
+pub use time::{parse_local_time, EventTime, LocalTime};
 pub use verify::{find_authorization, verify_authorization, Verifier, VerifyError};

@@ -991,6 +991,23 @@ static void check_event_field(const iiko_events *events, size_t index, const cha
     } else if (strcmp(field, "is_new_order") == 0) {
         CHECK(iiko_events_is_new_delivery_order(events, index) == (strcmp(want, "true") == 0));
         handled = 1;
+    } else if (strcmp(field, "sum_text") == 0) {
+        /* A sum that is no amount (iiko_events_sum NULL) keeps its text. */
+        char *text = NULL;
+        iiko_error *err = NULL;
+        CHECK_STATUS(iiko_events_field(events, index, IIKO_EVENT_FIELD_ORDER_SUM, &text, &err),
+                     IIKO_STATUS_OK, err);
+        iiko_error_free(err);
+        if (is_null) {
+            CHECK(text == NULL);
+        } else {
+            CHECK_STR(text, want);
+        }
+        iiko_string_free(text);
+        handled = 1;
+    } else if (strcmp(field, "event_time_us") == 0) {
+        /* C reads eventTime in milliseconds: event_time_utc. */
+        handled = 1;
     } else if (strcmp(field, "item_count") == 0 || strcmp(field, "customer_name") == 0 ||
                strcmp(field, "unknown_event_info") == 0) {
         /* Not exposed by the C API: read them from iiko_events_json. */
@@ -1001,6 +1018,45 @@ static void check_event_field(const iiko_events *events, size_t index, const cha
         printf("  note: vector field \"%s\" is not checked by the C test\n", field);
     }
     free(raw);
+}
+
+/* One local time of event `index` (a T line): the field's text by its path,
+ * and what iiko_local_time_parse makes of it, with nanoseconds. */
+static void check_local_time(const iiko_events *events, size_t index, const char *path64,
+                             const char *text64, const char *local64) {
+    size_t n = 0;
+    char *path = (char *)b64_decode(path64, &n);
+    char *want_text = strcmp(text64, "~") == 0 ? NULL : (char *)b64_decode(text64, &n);
+    char *want_local = strcmp(local64, "~") == 0 ? NULL : (char *)b64_decode(local64, &n);
+    iiko_event_field field = iiko_event_field_by_path(path);
+    CHECK(field != 0);
+    char *text = NULL;
+    iiko_error *err = NULL;
+    CHECK_STATUS(iiko_events_field(events, index, field, &text, &err), IIKO_STATUS_OK, err);
+    iiko_error_free(err);
+    if (want_text == NULL) {
+        CHECK(text == NULL);
+    } else {
+        CHECK_STR(text, want_text);
+    }
+    iiko_local_time t, untouched;
+    memset(&t, 0x5A, sizeof t);
+    memcpy(&untouched, &t, sizeof t);
+    int32_t parsed = iiko_local_time_parse(text, &t);
+    if (want_local == NULL) {
+        CHECK(parsed == 0);
+        CHECK(memcmp(&t, &untouched, sizeof t) == 0);
+    } else {
+        CHECK(parsed == 1);
+        char got[64];
+        snprintf(got, sizeof got, "%04d-%02d-%02dT%02d:%02d:%02d.%09d", (int)t.year, (int)t.month,
+                 (int)t.day, (int)t.hour, (int)t.minute, (int)t.second, (int)t.nanosecond);
+        CHECK_STR(got, want_local);
+    }
+    iiko_string_free(text);
+    free(path);
+    free(want_text);
+    free(want_local);
 }
 
 static void run_verify_vector(char **f) {
@@ -1179,10 +1235,20 @@ static void test_webhook_vectors(void) {
             if (events != NULL) {
                 check_summaries(events);
             }
-            for (i++; i < count && strcmp(fields[i][0], "E") == 0; i++) {
-                if (events != NULL) {
+            for (i++; i < count && (strcmp(fields[i][0], "E") == 0 || strcmp(fields[i][0], "T") == 0);
+                 i++) {
+                if (events == NULL) {
+                    continue;
+                }
+                if (fields[i][0][0] == 'T' && nfields[i] == 5) {
+                    check_local_time(events, (size_t)atoi(fields[i][1]), fields[i][2],
+                                     fields[i][3], fields[i][4]);
+                } else if (fields[i][0][0] == 'E' && nfields[i] == 4) {
                     check_event_field(events, (size_t)atoi(fields[i][1]), fields[i][2],
                                       fields[i][3]);
+                } else {
+                    fprintf(stderr, "  unreadable vector line %zu (%s)\n", i + 1, fields[i][0]);
+                    harness_failures++;
                 }
             }
             iiko_events_free(events);

@@ -201,6 +201,10 @@ void test_webhooks() {
     iiko::Event first = events.at(0);
     EXPECT(first.field(IIKO_EVENT_FIELD_ORDER_SUM) == std::optional<std::string>("1780.0"));
     EXPECT(!events.at(4).field(IIKO_EVENT_FIELD_ORDER_PHONE).has_value());
+    std::optional<iiko_local_time> created = first.local_time(IIKO_EVENT_FIELD_ORDER_WHEN_CREATED);
+    EXPECT(created && created->year == 2025 && created->day == 16 && created->hour == 19 &&
+           created->nanosecond == 512000000);
+    EXPECT(!first.local_time(IIKO_EVENT_FIELD_ORDER_SUM).has_value());
     bool unknown_field = false;
     try {
         first.field(0);

@@ -4,6 +4,7 @@
 #   V name header expected_token error|ok
 #   P name body max_body_bytes max_depth flags outcome event_count single_object
 #   E index field value            (fields of the P line before)
+#   T index path text local        (local_times of the P line before)
 #   R name expected_token body max_body_bytes max_depth flags status outcome event_count nheaders
 #   H name value                   (headers of the R line before)
 # body is F:<path relative to tests/vectors> or B:<base64>.
@@ -27,8 +28,13 @@ def utc_ms: if . == null then null
       (if .single_object == null then "~" elif .single_object then "1" else "0" end)]
    | join("\t")),
   ((.events // []) | to_entries[] | .key as $i | .value | to_entries[]
-   | if .key == "event_time_utc" then .value |= utc_ms else . end
-   | ["E", ($i | tostring), .key, (.value | b64)] | join("\t"))),
+   | if .key == "local_times" then
+       (.value[] | ["T", ($i | tostring), (.path | b64), (.text | b64), (.local | b64)]
+        | join("\t"))
+     else
+       (if .key == "event_time_utc" then .value |= utc_ms else . end
+        | ["E", ($i | tostring), .key, (.value | b64)] | join("\t"))
+     end)),
 (.receive[] |
   (["R", (.name | b64), (.expected_token | b64), body] + opts
    + [(.status | tostring), .outcome, (.event_count | num), (.headers | length | tostring)]

@@ -5,6 +5,8 @@ use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
+use chrono::{Datelike, Timelike};
+
 use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
 
 use crate::error::{guard, iiko_error, Failure};
@@ -417,7 +419,11 @@ pub unsafe extern "C" fn iiko_events_status(
 
 /// The order total as an exact decimal string (`"1780"`, `"12.5"`,
 /// `"0.30000000000000004"`): of a delivery, a table order or a banquet's
-/// order. Never goes through a C double.
+/// order. Never goes through a C double. By the SDK's one rule of an amount,
+/// every binding's: the digits as written (a number, or a string holding
+/// one), no trailing fraction zeros, `-0` as `"0"`; NULL when the value is
+/// not an amount (more than 28 digits, such as a 30-digit sum, or not a
+/// number): its text is still there through `iiko_events_field`.
 ///
 /// # Safety
 /// `events` must be NULL or a live handle.
@@ -536,8 +542,10 @@ unsafe fn event_i64(
 }
 
 /// `eventTime` as milliseconds since the Unix epoch (UTC). Returns 1 and
-/// writes `*unix_ms_out` when the time is present and readable; returns 0 and
-/// writes nothing otherwise (read the text with `iiko_events_time`).
+/// writes `*unix_ms_out` when the time is present and readable by the SDK's
+/// rule (see `iiko_local_time_parse`; a trailing `Z` is also accepted; the
+/// digits past the millisecond dropped); returns 0 and writes nothing
+/// otherwise (read the text with `iiko_events_time`).
 ///
 /// # Safety
 /// `events` must be NULL or a live handle; `unix_ms_out` NULL or writable.
@@ -554,6 +562,74 @@ pub unsafe extern "C" fn iiko_events_time_unix_ms(
                 e.event_time()?.utc.map(|t| t.timestamp_millis())
             })
         }
+    })
+}
+
+/// A terminal-local time of the service (`order.whenCreated`, …), in parts:
+/// what `iiko_local_time_parse` writes. The service names no time zone.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct iiko_local_time {
+    /// 1 to 9999.
+    pub year: i32,
+    /// 1 to 12.
+    pub month: i32,
+    /// 1 to 31, a day the month has.
+    pub day: i32,
+    /// 0 to 23.
+    pub hour: i32,
+    /// 0 to 59.
+    pub minute: i32,
+    /// 0 to 59.
+    pub second: i32,
+    /// 0 to 999999999: the fraction's first nine digits (any further ones
+    /// are dropped, never rounded).
+    pub nanosecond: i32,
+}
+
+/// Reads a time the service writes in the terminal's time zone (the text of
+/// a field such as `IIKO_EVENT_FIELD_ORDER_WHEN_CREATED`, from
+/// `iiko_events_field`) by the SDK's one rule, the one every binding uses:
+/// `yyyy-MM-dd HH:mm:ss` (or with `T`), then nothing or `.` and any number of
+/// digits; a real calendar date (leap years), hours 0-23, minutes and seconds
+/// 0-59, year 1 to 9999. Returns 1 and writes `*out` when `text` is such a
+/// time; returns 0 and writes nothing otherwise (also for NULL, or text that
+/// is not UTF-8). Thread-safe.
+///
+/// # Safety
+/// `text` must be NULL or NUL-terminated; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn iiko_local_time_parse(
+    text: *const c_char,
+    out: *mut iiko_local_time,
+) -> i32 {
+    guard_value(0, || {
+        if text.is_null() || out.is_null() {
+            return 0;
+        }
+        // SAFETY: non-NULL and NUL-terminated per the contract.
+        let text = unsafe { std::ffi::CStr::from_ptr(text) };
+        let Some(t) = text
+            .to_str()
+            .ok()
+            .and_then(iikocloud_core::webhook::parse_local_time)
+        else {
+            return 0;
+        };
+        let part = |v: u32| i32::try_from(v).unwrap_or(0);
+        let parts = iiko_local_time {
+            year: t.year(),
+            month: part(t.month()),
+            day: part(t.day()),
+            hour: part(t.hour()),
+            minute: part(t.minute()),
+            second: part(t.second()),
+            nanosecond: part(t.nanosecond()),
+        };
+        // SAFETY: checked non-NULL; writable per the contract.
+        unsafe { out.write(parts) };
+        1
     })
 }
 
@@ -1006,6 +1082,48 @@ mod tests {
         assert!(texts[11]
             .as_deref()
             .is_some_and(|j| j.contains("PersonalShift")));
+    }
+
+    #[test]
+    fn local_times_are_the_core_rule_and_null_safe() {
+        let parse = |text: &[u8]| {
+            let text = std::ffi::CString::new(text).unwrap();
+            let mut out = iiko_local_time::default();
+            // SAFETY: a NUL-terminated string and a writable struct.
+            let ok = unsafe { iiko_local_time_parse(text.as_ptr(), &mut out) };
+            (ok, out)
+        };
+        let (ok, t) = parse(b"2024-02-29 23:59:59.1234567899");
+        assert_eq!(ok, 1);
+        assert_eq!(
+            (
+                t.year,
+                t.month,
+                t.day,
+                t.hour,
+                t.minute,
+                t.second,
+                t.nanosecond
+            ),
+            (2024, 2, 29, 23, 59, 59, 123_456_789)
+        );
+        for no_time in [
+            &b"2023-02-29 00:00:00"[..],
+            b"0000-01-01 00:00:00",
+            b"\xff",
+            b"",
+        ] {
+            assert_eq!(parse(no_time), (0, iiko_local_time::default()));
+        }
+        let mut out = iiko_local_time::default();
+        // SAFETY: NULL is allowed for both arguments.
+        unsafe {
+            assert_eq!(iiko_local_time_parse(std::ptr::null(), &mut out), 0);
+            assert_eq!(
+                iiko_local_time_parse(c"2025-09-16 19:00:04".as_ptr(), std::ptr::null_mut()),
+                0
+            );
+        }
     }
 
     #[test]

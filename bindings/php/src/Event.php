@@ -26,7 +26,11 @@ final class Event
     public readonly ?string $typeName;
     /** `eventTime` as sent (UTC, e.g. `"2025-09-16 16:02:11.877"`). */
     public readonly ?string $time;
-    /** `eventTime` as milliseconds since the Unix epoch; null when absent or unreadable. */
+    /**
+     * `eventTime` as milliseconds since the Unix epoch; null when absent or no time by the SDK's
+     * rule (see {@see Event::parseLocalTime()}; a trailing `Z` is also accepted; digits past the
+     * millisecond are dropped, never rounded).
+     */
     public readonly ?int $timeUnixMs;
     /** `organizationId`. */
     public readonly ?string $organizationId;
@@ -46,7 +50,13 @@ final class Event
     public readonly ?string $status;
     /** The order number of a delivery, a table order or a banquet's order. */
     public readonly ?int $orderNumber;
-    /** The order total as an exact decimal string (`"1780"`, `"12.5"`). */
+    /**
+     * The order total as an exact decimal string (`"1780"`, `"12.5"`), by the SDK's one rule of
+     * an amount: the digits as written (a number, or a string holding one), no trailing fraction
+     * zeros, `-0` as `"0"`. Null when the value is no amount (more than 28 digits, such as a
+     * 30-digit sum, or not a number); its text stays reachable through
+     * `field(EventField::ORDER_SUM)`.
+     */
     public readonly ?string $sum;
     /** The customer phone of a delivery, table order or reserve. */
     public readonly ?string $phone;
@@ -122,6 +132,46 @@ final class Event
                 $ffi->iiko_string_free($value);
             }
         });
+    }
+
+    /**
+     * A local-time field of the event (e.g. `EventField::ORDER_WHEN_CREATED`) read by the SDK's
+     * one rule of a time; null when the event lacks it or its text is no time. See
+     * {@see Event::parseLocalTime()}.
+     *
+     * @param int $field an EventField constant
+     * @throws InvalidInputException for a number that is no field
+     */
+    public function localTime(int $field): ?\DateTimeImmutable
+    {
+        $text = $this->field($field);
+        return $text === null ? null : self::parseLocalTime($text);
+    }
+
+    /**
+     * A time the service writes in the terminal's time zone (`2025-09-16 19:00:04.512`), read
+     * by the library (`iiko_local_time_parse`), the rule every binding uses: `yyyy-MM-dd
+     * HH:mm:ss` (or with `T`), then nothing or `.` and any number of digits; a real calendar
+     * date, hours 0-23, minutes and seconds 0-59, year 1 to 9999. Null for any other text.
+     *
+     * The result holds microseconds: further digits are dropped, never rounded. The service
+     * names no time zone and PHP needs one, so the wall-clock time is labelled UTC (no
+     * daylight-saving gap can move it); re-label it with
+     * `new \DateTimeImmutable($t->format('Y-m-d H:i:s.u'), $terminalZone)`.
+     */
+    public static function parseLocalTime(string $text): ?\DateTimeImmutable
+    {
+        $ffi = Library::ffi();
+        $t = $ffi->new('iiko_local_time');
+        if ((int) $ffi->iiko_local_time_parse($text, FFI::addr($t)) !== 1) {
+            return null;
+        }
+        $date = \DateTimeImmutable::createFromFormat(
+            '!Y-m-d H:i:s.u',
+            sprintf('%04d-%02d-%02d %02d:%02d:%02d.%06d', $t->year, $t->month, $t->day, $t->hour, $t->minute, $t->second, intdiv($t->nanosecond, 1000)),
+            new \DateTimeZone('UTC'),
+        );
+        return $date === false ? null : $date;
     }
 
     /** Whether the event could be read ({@see $problem} is null). */

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace IikoCloud\Tests;
 
 use IikoCloud\Event;
+use IikoCloud\EventField;
+use IikoCloud\Library;
 use IikoCloud\Exception\WebhookParseException;
 use IikoCloud\Exception\WebhookVerificationException;
 use IikoCloud\Tests\Support\TestCase;
@@ -116,6 +118,16 @@ final class WebhookVectorsTest extends TestCase
         self::assertCount($case['event_count'], $events);
         foreach ($case['events'] as $i => $fields) {
             foreach ($fields as $field => $want) {
+                if ($field === 'event_time_us') {
+                    // PHP reads eventTime in milliseconds (timeUnixMs): event_time_utc checks it.
+                    continue;
+                }
+                if ($field === 'local_times') {
+                    foreach ($want as $expected) {
+                        self::checkLocalTime($events[$i], $expected);
+                    }
+                    continue;
+                }
                 if ($field === 'unknown_event_info' && $want !== null) {
                     // The raw text is compared as JSON: PHP re-encodes what it decodes.
                     $want = json_encode(json_decode($want));
@@ -180,6 +192,24 @@ final class WebhookVectorsTest extends TestCase
         return $case['body'];
     }
 
+    /**
+     * One expected local time: the field's text by its path, and the time
+     * Event::localTime() reads from it (microseconds).
+     *
+     * @param array<string, mixed> $expected
+     */
+    private static function checkLocalTime(Event $event, array $expected): void
+    {
+        $field = (int) Library::ffi()->iiko_event_field_by_path($expected['path']);
+        self::assertGreaterThan(0, $field, $expected['path']);
+        self::assertSame($expected['text'], $event->field($field), $expected['path']);
+        $time = $event->localTime($field);
+        self::assertSame($expected['local_us'], $time?->format('Y-m-d\TH:i:s.u'), (string) $expected['text']);
+        if ($expected['text'] !== null) {
+            self::assertSame($expected['local_us'], Event::parseLocalTime($expected['text'])?->format('Y-m-d\TH:i:s.u'));
+        }
+    }
+
     /** The value of a vector field, read from the event as a user would. */
     private static function field(Event $event, string $field): mixed
     {
@@ -214,6 +244,8 @@ final class WebhookVectorsTest extends TestCase
                 return $event->orderNumber;
             case 'sum':
                 return $event->sum;
+            case 'sum_text':
+                return $event->field(EventField::ORDER_SUM);
             case 'phone':
                 return $event->phone;
             case 'error_code':

@@ -11,9 +11,15 @@
 //! The objects are the reference's, value for value:
 //! * numbers keep their digits: a `d` field and plain JSON (`a` fields,
 //!   `extra`, anything unexpected) are taken as raw text (serde_json's
-//!   `RawValue`) and read here, so an integer is an `int` (a `Decimal` in a
-//!   `d` field) and any other number a `Decimal` of its text, as
+//!   `RawValue`) and read here. A `d` field's number or string is the core's
+//!   amount (`iikocloud::Money::from_json`, the one rule of every binding):
+//!   a `Decimal` of its digits, or `None` when it is no amount (any other
+//!   JSON type included, as the Rust models read it). In plain JSON
+//!   an integer is an `int` and any other number a `Decimal` of its text, as
 //!   `parse_float=Decimal` gives;
+//! * a `t` field's string is the core's local time
+//!   (`iikocloud::webhook::parse_local_time`), microseconds cut from its
+//!   nanoseconds, or the string as sent when it is no time;
 //! * strings, booleans, integers and `null` elsewhere come from serde_json
 //!   directly, and so do the objects and lists the plan expects; a value of
 //!   another type is kept as sent;
@@ -53,6 +59,9 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyType};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+
+use chrono::{Datelike, Timelike};
+use iikocloud::Money;
 
 use crate::convert::decimal_type;
 use crate::errors::{guard, invalid_input};
@@ -317,7 +326,6 @@ enum Failure {
     Unsupported(&'static str),
 }
 
-static PARSE_TIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `Decimal`s by their text, shared by every read: a `Decimal` is immutable,
@@ -478,6 +486,21 @@ impl<'t, 'py> Ctx<'t, 'py> {
     /// The value of a field of code `code` from its raw JSON text.
     fn leaf(&self, code: &Code, raw: &str) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
+        if matches!(code, Code::Decimal) {
+            if let Some(text) = as_the_rule_writes(raw) {
+                // The common case (`1780.0`, `12.5`): the rule's text is a
+                // prefix of the number's; formatting the amount again cost
+                // a fifth of a large answer's reading.
+                debug_assert_eq!(
+                    Money::from_json(raw).map(|m| m.to_string()).as_deref(),
+                    Some(text)
+                );
+                return self.decimal(text);
+            }
+            // Whatever the JSON type: the core's amount or None (`true`, a
+            // list, a string with a lone surrogate are no amount, as in Rust).
+            return self.amount(Money::from_json(raw));
+        }
         match raw.as_bytes().first() {
             Some(b'"') => match json_string(raw) {
                 JsonString::Text(t) => match code {
@@ -487,13 +510,13 @@ impl<'t, 'py> Ctx<'t, 'py> {
                 JsonString::Utf16(units) => {
                     let value = utf16_string(py, &units)?;
                     match code {
-                        Code::Time => self.python_time(value),
                         Code::Enum(e) => e.cls.bind(py).call1((value,)),
+                        // A lone surrogate is no time: the string as sent.
                         _ => Ok(value.into_any()),
                     }
                 }
             },
-            Some(b'-' | b'0'..=b'9') => self.number(raw, matches!(code, Code::Decimal)),
+            Some(b'-' | b'0'..=b'9') => self.number(raw),
             Some(b't') => Ok(self.bool(true)),
             Some(b'f') => Ok(self.bool(false)),
             Some(b'n') => Ok(self.none()),
@@ -502,18 +525,30 @@ impl<'t, 'py> Ctx<'t, 'py> {
         }
     }
 
-    /// A number from its JSON text: an integer as `int` (as `Decimal` for a
-    /// `d` field), anything else as `Decimal` of the text.
-    fn number(&self, text: &str, decimal: bool) -> PyResult<Bound<'py, PyAny>> {
+    /// A number of plain JSON from its text: an integer as `int`, anything
+    /// else as `Decimal` of the text (`parse_float=Decimal`).
+    fn number(&self, text: &str) -> PyResult<Bound<'py, PyAny>> {
         let integer = !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-        if integer && !decimal {
+        if integer {
             return match text.parse::<i64>() {
                 Ok(i) => Ok(self.int(i)),
                 Err(_) => self.py.get_type::<PyInt>().call1((text,)),
             };
         }
-        // Python reads `-0` as the int 0, whose Decimal is `0`.
-        let text = if integer && text == "-0" { "0" } else { text };
+        self.decimal(text)
+    }
+
+    /// A `d` field: the core's amount as `Decimal`, `None` when the value is
+    /// no amount.
+    fn amount(&self, amount: Option<Money>) -> PyResult<Bound<'py, PyAny>> {
+        match amount {
+            Some(m) => self.decimal(&m.to_string()),
+            None => Ok(self.none()),
+        }
+    }
+
+    /// `Decimal(text)`, shared with the one made before of the same text.
+    fn decimal(&self, text: &str) -> PyResult<Bound<'py, PyAny>> {
         if text.len() > DECIMAL_TEXT_KEPT {
             return self.decimal.call1((text,));
         }
@@ -532,19 +567,12 @@ impl<'t, 'py> Ctx<'t, 'py> {
         Ok(d)
     }
 
-    /// `_model._parse_time` of a string: the service's form is read here,
-    /// anything else by that function itself.
+    /// A `t` field's string: the core's local time, or the string as sent.
     fn time(&self, text: &str) -> PyResult<Bound<'py, PyAny>> {
         match local_time(text) {
             Some(parts) => DateTimes::get(self.py)?.naive(self.py, parts),
-            None => self.python_time(PyString::new(self.py, text)),
+            None => Ok(self.plain_string(text).into_any()),
         }
-    }
-
-    fn python_time(&self, value: Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
-        PARSE_TIME
-            .import(self.py, "iikocloud._model", "_parse_time")?
-            .call1((value,))
     }
 
     /// An object or a list as plain JSON, from its raw text (its values
@@ -677,60 +705,81 @@ fn utf16_string<'py>(py: Python<'py>, units: &[u16]) -> PyResult<Bound<'py, PySt
         .cast_into::<PyString>()?)
 }
 
-/// `(year, month, day, hour, minute, second, microsecond)` of the service's
-/// local time, `yyyy-MM-dd HH:mm:ss[.f…]` (or with `T`), when it is a valid
-/// time every supported Python reads alike; `None` for anything else, which
-/// `_parse_time` then decides.
-#[allow(clippy::type_complexity)]
-fn local_time(s: &str) -> Option<(u16, u8, u8, u8, u8, u8, u32)> {
-    let b = s.as_bytes();
-    if b.len() < 19
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || !matches!(b[10], b' ' | b'T')
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, &d| {
-            d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
-        })
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let micro = match &b[19..] {
-        [] => 0,
+/// The text the core's rule gives back (`Money`'s `Display`) for a JSON
+/// number `raw` of the plain form: `-`, digits, optionally `.` and digits,
+/// no exponent, at most 28 digits (JSON has no leading zeros). That is `raw`
+/// without the fraction's trailing zeros (and its `.` if nothing is left),
+/// `-0` being `0`. `None` for any other form: `Money::from_json` reads it.
+fn as_the_rule_writes(raw: &str) -> Option<&str> {
+    let b = raw.as_bytes();
+    let unsigned = b.strip_prefix(b"-").unwrap_or(b);
+    let int = unsigned.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (digits, text) = match &unsigned[int..] {
+        [] => (int, raw),
         [b'.', frac @ ..] if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => {
-            // Six digits at most; more are cut off, fewer padded.
-            frac.iter()
-                .chain(std::iter::repeat(&b'0'))
-                .take(6)
-                .fold(0u32, |acc, &d| acc * 10 + u32::from(d - b'0'))
+            let kept = frac.len() - frac.iter().rev().take_while(|&&c| c == b'0').count();
+            let end = raw.len() - frac.len() + kept;
+            // No fraction left: the `.` goes too.
+            let end = if kept == 0 { end - 1 } else { end };
+            (int + frac.len(), &raw[..end])
         }
         _ => return None,
     };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if year == 0 || day == 0 || day > days || hour > 23 || minute > 59 || second > 59 {
+    if int == 0 || digits > 28 {
         return None;
     }
+    Some(if text == "-0" { "0" } else { text })
+}
+
+/// `(year, month, day, hour, minute, second, microsecond)` of the service's
+/// local time in `s` by the core's rule (`parse_local_time`), the digits past
+/// the microsecond dropped (`datetime` holds no more); `None` for no time.
+#[allow(clippy::type_complexity)]
+fn local_time(s: &str) -> Option<(u16, u8, u8, u8, u8, u8, u32)> {
+    let t = iikocloud::webhook::parse_local_time(s)?;
+    // The rule gives years 1 to 9999 and valid parts, which fit.
     Some((
-        year as u16,
-        month as u8,
-        day as u8,
-        hour as u8,
-        minute as u8,
-        second as u8,
-        micro,
+        u16::try_from(t.year()).ok()?,
+        u8::try_from(t.month()).ok()?,
+        u8::try_from(t.day()).ok()?,
+        u8::try_from(t.hour()).ok()?,
+        u8::try_from(t.minute()).ok()?,
+        u8::try_from(t.second()).ok()?,
+        t.nanosecond() / 1000,
     ))
+}
+
+/// The service's local time in `text` by the core's rule, as a naive
+/// `datetime` (microseconds: the digits past them dropped), or `None`: the
+/// reference reader's `_parse_time`, so both readers give one answer.
+#[pyfunction]
+pub fn local_time_of<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // A string with a lone surrogate has no UTF-8, and is no time.
+    let Ok(text) = text.to_cow() else {
+        return Ok(None);
+    };
+    local_time(&text)
+        .map(|parts| DateTimes::get(py)?.naive(py, parts))
+        .transpose()
+}
+
+/// The amount in `text` (a number's text, or a string's content) by the
+/// core's rule, as `Decimal`, or `None`: the reference reader's `_decimal`.
+#[pyfunction]
+pub fn amount_of<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Ok(text) = text.to_cow() else {
+        return Ok(None);
+    };
+    text.parse::<Money>()
+        .ok()
+        .map(|m| crate::convert::decimal(py, &m.to_string()))
+        .transpose()
 }
 
 /// A value read by the plan's code `code`.

@@ -48,30 +48,31 @@ def _models() -> Any:
 
 
 def _parse_time(value: Any) -> Any:
+    """A ``t`` value: the core's local time (the one rule of every binding,
+    ``iikocloud::webhook::parse_local_time``) as a naive ``datetime``, the
+    digits past the microsecond dropped; anything else kept as sent."""
     if isinstance(value, str):
-        text = value.replace("T", " ", 1)
-        try:
-            return _dt.datetime.fromisoformat(text)
-        except ValueError:
-            # Python 3.9/3.10 accept 3 or 6 fraction digits only.
-            head, dot, frac = text.partition(".")
-            if dot and frac.isdigit():
-                try:
-                    return _dt.datetime.fromisoformat(f"{head}.{(frac + '000000')[:6]}")
-                except ValueError:
-                    pass
-    # Not a time this version can read: kept as sent rather than lost.
+        parsed = _native.local_time_of(value)
+        if parsed is not None:
+            return parsed
     return value
 
 
 def _decimal(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return Decimal(value)
+    """A ``d`` value: the core's amount (``iikocloud::Money::from_json``) as
+    ``Decimal``, or None for a number or string that is no amount (more than
+    28 digits, not a number) and for any other type (``True``, a list), as
+    the Rust models read it."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return _native.amount_of(value)
+    if isinstance(value, (Decimal, int)):
+        return _native.amount_of(str(value))
     if isinstance(value, float):
-        return Decimal(repr(value))
-    return value
+        # The shortest text of the double, as the core reads one.
+        return _native.amount_of(repr(value))
+    return None
 
 
 def _converter(code: str) -> Callable[[Any], Any]:

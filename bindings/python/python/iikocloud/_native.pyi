@@ -1,3 +1,4 @@
+import datetime
 import os
 # Stubs of the private native module (checked by mypy.stubtest in scripts/py-test.sh).
 from decimal import Decimal
@@ -41,6 +42,8 @@ __all__ = [
     "prepare_request",
     "operations",
     "load_model",
+    "local_time_of",
+    "amount_of",
     "example_request",
     "STATUS_ACCEPTED",
     "STATUS_UNAUTHORIZED",
@@ -115,6 +118,8 @@ def load_model(
     *,
     fallback: bool = True,
 ) -> Any: ...
+def local_time_of(text: str) -> Optional[datetime.datetime]: ...
+def amount_of(text: str) -> Optional[Decimal]: ...
 
 @final
 class NativeClient:

@@ -416,7 +416,7 @@ impl Visitor<'_> for RawText {
 impl<'de> Deserialize<'de> for Money {
     /// Reads an amount by the module's rule; a value that is not one is an
     /// error (the typed models read their amount fields with
-    /// [`read_amount`], which makes it `None` instead).
+    /// `read_amount`, which makes it `None` instead).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let strict = AmountVisitor { strict: true };
         deserializer

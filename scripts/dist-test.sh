@@ -129,7 +129,8 @@ env PATH="$VENV/bin:$NORUST_PATH" bash -c '
     if command -v cargo || command -v rustc; then echo "a Rust toolchain is on PATH" >&2; exit 1; fi
     # --only-binary: a missing or unusable wheel must fail, not fall back to a build.
     pip install -q --disable-pip-version-check --only-binary :all: "$1"
-    pip install -q --disable-pip-version-check "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0"
+    pip install -q --disable-pip-version-check "pytest>=7" "mypy>=1.8" flask fastapi httpx "iikocloudapi==1.0.0" \
+        "opentelemetry-sdk>=1.20" opentelemetry-instrumentation-flask
 ' _ "$WHEEL"
 (
     cd "$OUT" # outside the source tree: the installed wheel is what runs

@@ -99,44 +99,9 @@ for src in examples/cpp/*.cpp; do
 done
 
 # ---- emulator ----
-EMULATOR_PID=""
-stop_emulator() {
-    if [ -n "$EMULATOR_PID" ]; then
-        kill "$EMULATOR_PID" 2>/dev/null || true
-        wait "$EMULATOR_PID" 2>/dev/null || true
-        EMULATOR_PID=""
-    fi
-}
+# shellcheck source=scripts/emulator-env.sh
+. "$ROOT/scripts/emulator-env.sh"
 trap stop_emulator EXIT
-# Starts a fresh emulator and sets IIKO_BASE_URL. It starts in well under a
-# second; twice in many runs on a loaded machine an emulator started before a
-# valgrind step printed nothing for 30 s. Not reproduced in 300 starts alone,
-# so a start that takes over 60 s prints what the process was doing and is
-# tried once more, rather than failing the whole run unexplained.
-start_emulator() {
-    local log=$OUT/emulator.log attempt
-    for attempt in 1 2; do
-        stop_emulator
-        "$ROOT/target/debug/iikocloud-emulator" --port 0 >"$log" 2>&1 &
-        EMULATOR_PID=$!
-        for _ in $(seq 1200); do
-            if grep -q 'listening on http://' "$log"; then break; fi
-            kill -0 "$EMULATOR_PID" 2>/dev/null || break
-            sleep 0.05
-        done
-        IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
-        if [ -n "$IIKO_BASE_URL" ]; then
-            export IIKO_BASE_URL
-            return 0
-        fi
-        cat "$log" >&2
-        echo "the emulator did not start (attempt $attempt): state $(sed -n 's/^State:\s*//p' \
-            "/proc/$EMULATOR_PID/status" 2>/dev/null || echo gone), $(ls "/proc/$EMULATOR_PID/task" 2>/dev/null |
-            wc -l) threads, waiting in $(cat "/proc/$EMULATOR_PID/wchan" 2>/dev/null || echo '?')" >&2
-    done
-    exit 1
-}
-
 export IIKO_VECTORS=$ROOT/tests/vectors
 export IIKO_EXPECTED_VERSION=$VERSION
 # The language-neutral webhook vectors, flattened for C (see tests/c/vectors.jq).

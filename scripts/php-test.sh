@@ -62,28 +62,10 @@ cargo build --locked -p iikocloud-emulator
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
 
 # ---- 4. emulator ----
-EMULATOR_PID=""
-stop_emulator() {
-    if [ -n "$EMULATOR_PID" ]; then
-        kill "$EMULATOR_PID" 2>/dev/null || true
-        wait "$EMULATOR_PID" 2>/dev/null || true
-        EMULATOR_PID=""
-    fi
-}
+# shellcheck source=scripts/emulator-env.sh
+. "$ROOT/scripts/emulator-env.sh"
 trap stop_emulator EXIT
-"$ROOT/target/debug/iikocloud-emulator" --port 0 >"$OUT/emulator.log" 2>&1 &
-EMULATOR_PID=$!
-for _ in $(seq 600); do # up to 30 s on a loaded machine
-    grep -q 'listening on http://' "$OUT/emulator.log" && break
-    sleep 0.05
-done
-IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$OUT/emulator.log" | head -1)
-if [ -z "$IIKO_BASE_URL" ]; then
-    cat "$OUT/emulator.log" >&2
-    echo "the emulator did not start" >&2
-    exit 1
-fi
-export IIKO_BASE_URL
+start_emulator
 # The same emulator over HTTPS with a test root, and a CONNECT proxy
 # (tests/NetworkTest.php).
 # shellcheck source=scripts/tls-fixture.sh

@@ -116,29 +116,9 @@ expect() {
 is_aarch64() { readelf -h "$1" 2>/dev/null | grep -q 'Machine: *AArch64' || die "$1 is not an AArch64 binary"; }
 
 # ---- the emulator (native x86_64, on loopback) ----
-EMULATOR_PID=""
-stop_emulator() {
-    if [ -n "$EMULATOR_PID" ]; then
-        kill "$EMULATOR_PID" 2>/dev/null || true
-        wait "$EMULATOR_PID" 2>/dev/null || true
-        EMULATOR_PID=""
-    fi
-}
+# shellcheck source=scripts/emulator-env.sh
+. "$ROOT/scripts/emulator-env.sh"
 trap stop_emulator EXIT
-# start_emulator CMD...: a fresh emulator; exports IIKO_BASE_URL.
-start_emulator() {
-    stop_emulator
-    local log=$OUT/emulator.log
-    "$@" --port 0 >"$log" 2>&1 &
-    EMULATOR_PID=$!
-    for _ in $(seq 1200); do # up to 60 s: the aarch64 CLI under qemu starts slowly
-        grep -q 'listening on http://' "$log" && break
-        sleep 0.05
-    done
-    IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$log" | head -1)
-    [ -n "$IIKO_BASE_URL" ] || { cat "$log" >&2; die "the emulator did not start"; }
-    export IIKO_BASE_URL
-}
 export IIKO_VECTORS=$ROOT/tests/vectors
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 export IIKO_EXPECTED_VERSION=$VERSION
@@ -206,17 +186,17 @@ if [ "$MODE" = all ]; then
     export RUST_BACKTRACE=0
 
     step "C test (every case, the panic boundary included) under qemu"
-    start_emulator "$ROOT/target/debug/iikocloud-emulator"
+    start_emulator
     run_suite capi "${QEMU[@]}" "$OUT/test_capi"
     step "C operations test under qemu"
-    start_emulator "$ROOT/target/debug/iikocloud-emulator"
+    start_emulator
     run_suite operations "${QEMU[@]}" "$OUT/test_operations"
     step "C++ test under qemu"
-    start_emulator "$ROOT/target/debug/iikocloud-emulator"
+    start_emulator
     run_suite cpp "${QEMU[@]}" "$OUT/test_cpp"
 
     step "examples (C and C++) under qemu"
-    start_emulator "$ROOT/target/debug/iikocloud-emulator"
+    start_emulator
     for suffix in "" _cpp; do
         expect "example_client$suffix" 0 "set to http://127.0.0.1:9/hook" \
             env "${CLIENT_ENV[@]}" "${QEMU[@]}" "$OUT/example_client$suffix"

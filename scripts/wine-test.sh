@@ -49,6 +49,7 @@ cleanup() {
         wine sc stop iikocloud-wine-test >/dev/null 2>&1 || true
         wine sc delete iikocloud-wine-test >/dev/null 2>&1 || true
     fi
+    type stop_emulator >/dev/null 2>&1 && stop_emulator
     type tls_fixture_stop >/dev/null 2>&1 && tls_fixture_stop
     wine_env_stop
 }
@@ -118,27 +119,8 @@ for f in "$OUT"/*.exe "$OUT/iikocloud.dll"; do
     [ -z "$bad" ] || { fail "$(basename "$f") needs $bad"; }
 done
 
-EMULATOR_PID=""
-stop_emulator() {
-    if [ -n "$EMULATOR_PID" ]; then
-        kill "$EMULATOR_PID" 2>/dev/null || true
-        wait "$EMULATOR_PID" 2>/dev/null || true
-        EMULATOR_PID=""
-    fi
-}
-start_emulator() {
-    stop_emulator
-    "$ROOT/target/debug/iikocloud-emulator" --port 0 >"$OUT/emulator.log" 2>&1 &
-    EMULATOR_PID=$!
-    PIDS+=("$EMULATOR_PID")
-    for _ in $(seq 600); do
-        grep -q 'listening on http://' "$OUT/emulator.log" && break
-        sleep 0.05
-    done
-    IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$OUT/emulator.log" | head -1)
-    [ -n "$IIKO_BASE_URL" ] || { cat "$OUT/emulator.log" >&2; echo "the emulator did not start" >&2; exit 1; }
-    export IIKO_BASE_URL
-}
+# shellcheck source=scripts/emulator-env.sh
+. "$ROOT/scripts/emulator-env.sh"
 
 export IIKO_VECTORS
 IIKO_VECTORS=$(winpath tests/vectors)

@@ -102,9 +102,17 @@ pub fn install<F: Fn(FinishedSpan) + Send + Sync + 'static>(
 }
 
 fn ours(metadata: &Metadata<'_>) -> bool {
-    let target = metadata.target();
+    is_ours(metadata.target())
+}
+
+fn is_ours(target: &str) -> bool {
     target == super::TARGET || target.starts_with("iikocloud::")
 }
+
+/// The target `tracing-log`'s `LogTracer` gives the core's `log` records it
+/// turns into events (their own target is the `log.target` field): a host
+/// that installs it has [`LogCollector`] hand them on too.
+pub const LOG_BRIDGE: &str = "log";
 
 /// What a visitor fills: a span being built, or an event.
 struct Fields<'a> {
@@ -224,6 +232,11 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        // A `log` record bridged into `tracing` (target "log") is a log
+        // record, not something that happened to the span.
+        if !ours(event.metadata()) {
+            return;
+        }
         let Some(span) = ctx.event_span(event) else {
             return;
         };
@@ -292,12 +305,13 @@ where
     F: Fn(LogRecord) + Send + Sync + 'static,
 {
     fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        ours(metadata)
+        ours(metadata) || metadata.target() == LOG_BRIDGE
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let metadata = event.metadata();
-        if !ours(metadata) {
+        let bridged = metadata.target() == LOG_BRIDGE;
+        if !bridged && !ours(metadata) {
             return;
         }
         let mut message = String::new();
@@ -308,12 +322,22 @@ where
             error: None,
             attributes: &mut attributes,
         });
+        let mut target = metadata.target().to_owned();
+        if bridged {
+            // The record's own target is a field; the others (module, file,
+            // line) say nothing a reader of the record needs.
+            match attributes.iter().find(|(k, _)| *k == "log.target") {
+                Some((_, AttrValue::Str(t))) if is_ours(t) => target = t.to_string(),
+                _ => return,
+            }
+            attributes.retain(|(k, _)| !k.starts_with("log."));
+        }
         let span_id = ctx
             .event_span(event)
             .and_then(|s| s.extensions().get::<FinishedSpan>().map(|d| d.id));
         (self.on_log)(LogRecord {
             level: *metadata.level(),
-            target: metadata.target().to_owned(),
+            target,
             message,
             time: SystemTime::now(),
             span_id,

@@ -52,6 +52,7 @@ typedef struct {
 
 typedef struct {
     int level;
+    char target[96];
     char message[256];
     uint64_t span_id;
     char attrs[MAX_TEXT];
@@ -143,6 +144,7 @@ static void on_log(void *user_data, const iiko_log_record *record) {
         log_copy *c = &logs[log_count++];
         memset(c, 0, sizeof *c);
         c->level = record->level;
+        snprintf(c->target, sizeof c->target, "%s", record->target);
         snprintf(c->message, sizeof c->message, "%s", record->message);
         c->span_id = record->span_id;
         append_attrs(c->attrs, record->attributes, record->attribute_count);
@@ -399,6 +401,8 @@ static void test_scripted_run(void) {
         CHECK_CONTAINS(again->attrs, "http.request.resend_count=1;");
         CHECK_CONTAINS(again->attrs, "http.response.status_code=200;");
         CHECK_CONTAINS(again->events, "resend{iiko.retry.cause=token_refused;");
+        /* The core's `log` records are log records, not span events. */
+        CHECK(strstr(again->events, "refreshing") == NULL);
         CHECK(again->status == IIKO_SPAN_STATUS_UNSET);
     }
     CHECK(points_with("iiko.client.retries", "iiko.retry.cause=token_refused;") == 1);
@@ -454,10 +458,19 @@ static void test_scripted_run(void) {
     }
 
     /* Log records at DEBUG and above: the resend (DEBUG) in its span, the
-     * webhook events (INFO). */
-    size_t resends = 0, hook_events = 0;
+     * webhook events (INFO), and the core's `log` records such as the 401's
+     * refresh (DEBUG), in the call's span too. */
+    size_t resends = 0, hook_events = 0, refreshes = 0;
     for (size_t i = 0; i < log_count; i++) {
         CHECK(logs[i].level >= IIKO_LOG_ERROR && logs[i].level <= IIKO_LOG_DEBUG);
+        CHECK(strncmp(logs[i].target, "iikocloud", 9) == 0);
+        CHECK(strstr(logs[i].attrs, "log.") == NULL);
+        if (strstr(logs[i].message, "401, refreshing the token once") != NULL) {
+            refreshes++;
+            CHECK(logs[i].level == IIKO_LOG_DEBUG);
+            CHECK(again != NULL && logs[i].span_id == again->span_id);
+            CHECK_CONTAINS(logs[i].target, "iikocloud::client");
+        }
         if (strcmp(logs[i].message, "resend") == 0) {
             resends++;
             CHECK(logs[i].level == IIKO_LOG_DEBUG);
@@ -469,7 +482,13 @@ static void test_scripted_run(void) {
             CHECK(logs[i].level == IIKO_LOG_INFO);
         }
     }
-    CHECK(resends == 1 && hook_events == 2);
+    CHECK(resends == 1 && hook_events == 2 && refreshes == 1);
+    if (getenv("IIKO_TELEMETRY_PRINT") != NULL) {
+        for (size_t i = 0; i < log_count; i++) {
+            printf("  log %d %s: %s {%s}\n", logs[i].level, logs[i].target, logs[i].message,
+                   logs[i].attrs);
+        }
+    }
 
     /* No secret anywhere: the credentials, both tokens, the webhook token. */
     const char *secrets[] = {"emulator-secret", "emulator-api-key", first_token, second_token,

@@ -4,7 +4,8 @@
 //! (PHP, whose FFI closures crash when another thread calls them).
 //!
 //! Nothing is named here: spans, attributes and records come from the
-//! core's `telemetry::spans` collectors, metric points from its
+//! core's `telemetry::spans` collectors (its `log` records through
+//! `tracing-log`), metric points from its
 //! `MetricSink` with the core's `Metric` table. Until a table is set or a
 //! capture begins, no subscriber and no sink exist, and the core builds
 //! nothing.
@@ -237,7 +238,13 @@ static TABLE: OnceLock<Table> = OnceLock::new();
 /// subscriber (installed once, on first need).
 fn collector_installed() -> bool {
     static INSTALLED: OnceLock<bool> = OnceLock::new();
-    *INSTALLED.get_or_init(|| install_with_logs(span_ended, logged).is_ok())
+    *INSTALLED.get_or_init(|| {
+        // The core's `log` records (a 401 refreshed, a store that failed)
+        // become events the log collector hands on. Nothing else in the
+        // library sets a `log` logger, so this cannot be refused.
+        let _ = tracing_log::LogTracer::init();
+        install_with_logs(span_ended, logged).is_ok()
+    })
 }
 
 /// The number of a `tracing` level, as `IIKO_LOG_*` numbers them.

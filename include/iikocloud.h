@@ -840,10 +840,12 @@ typedef void (*iiko_on_log)(void *user_data, const iiko_log_record *record);
  * call, its token fetch and its command polls run on the calling thread;
  * a webhook span on the thread that called `iiko_webhook_receive` or
  * `iiko_inbox_receive`), so it may run on several threads at once and must
- * be thread-safe, as must `user_data`. The library holds no lock of its
- * own while calling it, but the call it reports waits for it: keep it
- * short (copy what you need and return). Do not call the library from a
- * callback. Pointers it receives are valid only until it returns.
+ * be thread-safe, as must `user_data`. It runs inside the call it
+ * reports, which waits for it (a token fetch's span ends while the
+ * fetch still holds the lock of a shared token cache directory or
+ * store): keep it short (copy what you need and return), and do not call
+ * the library from a callback. Pointers it receives are valid only until
+ * it returns.
  */
 typedef struct {
     /**

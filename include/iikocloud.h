@@ -298,6 +298,68 @@
 #define IIKO_STATUS_GROUP_LIBRARY 9
 
 /**
+ * The layout version of `iiko_telemetry` this header describes; put it in
+ * `iiko_telemetry.version`.
+ */
+#define IIKO_TELEMETRY_VERSION 1
+
+/**
+ * Log levels, most severe first (`iiko_log_record.level`, and the most
+ * verbose level wanted in `iiko_telemetry.log_level`).
+ */
+#define IIKO_LOG_ERROR 1
+
+/**
+ * A warning.
+ */
+#define IIKO_LOG_WARN 2
+
+/**
+ * Information (the default: `log_level` 0 means this).
+ */
+#define IIKO_LOG_INFO 3
+
+/**
+ * Detail for debugging (a resend of a request).
+ */
+#define IIKO_LOG_DEBUG 4
+
+/**
+ * Finer detail still.
+ */
+#define IIKO_LOG_TRACE 5
+
+/**
+ * `iiko_attribute.value_type`: `string_value` holds the value.
+ */
+#define IIKO_ATTR_STRING 1
+
+/**
+ * `int_value` holds the value.
+ */
+#define IIKO_ATTR_INT 2
+
+/**
+ * `double_value` holds the value.
+ */
+#define IIKO_ATTR_DOUBLE 3
+
+/**
+ * `bool_value` holds the value (0 or 1).
+ */
+#define IIKO_ATTR_BOOL 4
+
+/**
+ * `iiko_span.status`: as OpenTelemetry's `Unset` (the span did not fail).
+ */
+#define IIKO_SPAN_STATUS_UNSET 0
+
+/**
+ * As OpenTelemetry's `Error`: the `error.type` attribute says why.
+ */
+#define IIKO_SPAN_STATUS_ERROR 2
+
+/**
  * Parse flag: refuse a body that is one event object instead of an array
  * (`IIKO_STATUS_WEBHOOK_BODY_NOT_ARRAY`). By default such a body is read as
  * one event and `iiko_events_single_object` says so.
@@ -564,6 +626,259 @@ typedef int32_t iiko_event_field;
  * reserved (its accessors answer NULL / -1). 0 is no operation.
  */
 typedef int32_t iiko_operation;
+
+/**
+ * One attribute: its key, and its value in the field `value_type` names
+ * (the others are zero / NULL). Borrowed for the duration of the callback.
+ */
+typedef struct {
+    /**
+     * The OpenTelemetry name, e.g. `"http.request.resend_count"`.
+     */
+    const char *key;
+    /**
+     * `IIKO_ATTR_STRING`, `_INT`, `_DOUBLE` or `_BOOL`.
+     */
+    int32_t value_type;
+    /**
+     * The text of a string value, else NULL.
+     */
+    const char *string_value;
+    /**
+     * An integer value.
+     */
+    int64_t int_value;
+    /**
+     * A floating-point value.
+     */
+    double double_value;
+    /**
+     * A boolean value, 0 or 1.
+     */
+    int32_t bool_value;
+} iiko_attribute;
+
+/**
+ * Something that happened during a span (a resend, one event of a webhook
+ * body). Borrowed for the duration of the callback.
+ */
+typedef struct {
+    /**
+     * `"resend"`, `"webhook event"`.
+     */
+    const char *name;
+    /**
+     * When, in nanoseconds since the Unix epoch.
+     */
+    uint64_t time_unix_ns;
+    /**
+     * Its attributes (NULL when `attribute_count` is 0).
+     */
+    const iiko_attribute *attributes;
+    /**
+     * How many.
+     */
+    size_t attribute_count;
+} iiko_span_event;
+
+/**
+ * A span of the SDK that ended. Ids are unique in the process, never 0;
+ * spans of one call share `trace_id` (the id of its outermost span). A
+ * span whose `parent_span_id` is 0 was started by your code: make it a
+ * child of your current span. Borrowed for the duration of the callback.
+ */
+typedef struct {
+    /**
+     * The span's name: the operation (`"deliveries.create"`),
+     * `"access_token"`, `"wait_command"`, `"webhook.receive"`.
+     */
+    const char *name;
+    /**
+     * `"client"`, `"server"` or `"internal"` (OpenTelemetry's span kinds).
+     */
+    const char *kind;
+    /**
+     * Start, in nanoseconds since the Unix epoch.
+     */
+    uint64_t start_unix_ns;
+    /**
+     * End, in nanoseconds since the Unix epoch.
+     */
+    uint64_t end_unix_ns;
+    /**
+     * `IIKO_SPAN_STATUS_UNSET` or `IIKO_SPAN_STATUS_ERROR`.
+     */
+    int32_t status;
+    /**
+     * The id of the outermost SDK span of this tree.
+     */
+    uint64_t trace_id;
+    /**
+     * This span's id.
+     */
+    uint64_t span_id;
+    /**
+     * The SDK span this one is a child of, 0 for none.
+     */
+    uint64_t parent_span_id;
+    /**
+     * Its attributes (NULL when `attribute_count` is 0).
+     */
+    const iiko_attribute *attributes;
+    /**
+     * How many.
+     */
+    size_t attribute_count;
+    /**
+     * What happened during it, oldest first (NULL when `event_count` is 0).
+     */
+    const iiko_span_event *events;
+    /**
+     * How many.
+     */
+    size_t event_count;
+} iiko_span;
+
+/**
+ * Receives a span when it ends (children before their parent).
+ */
+typedef void (*iiko_on_span_end)(void *user_data, const iiko_span *span);
+
+/**
+ * One metric point: an increment of a counter, a measurement of a
+ * histogram, the new value of a gauge. The metric's name, unit, kind and
+ * description are static strings of the library's metric table (they
+ * stay valid after the callback); the attributes are borrowed for the
+ * duration of the callback.
+ */
+typedef struct {
+    /**
+     * The OpenTelemetry name, e.g. `"http.client.request.duration"`.
+     */
+    const char *name;
+    /**
+     * The UCUM unit: `"s"`, `"{request}"`.
+     */
+    const char *unit;
+    /**
+     * `"counter"`, `"histogram"` or `"gauge"`.
+     */
+    const char *kind;
+    /**
+     * What it counts or measures.
+     */
+    const char *description;
+    /**
+     * Its position in the library's table (stable within a release).
+     */
+    size_t metric_index;
+    /**
+     * The point's value.
+     */
+    double value;
+    /**
+     * Its attributes (NULL when `attribute_count` is 0).
+     */
+    const iiko_attribute *attributes;
+    /**
+     * How many.
+     */
+    size_t attribute_count;
+} iiko_metric_point;
+
+/**
+ * Receives a metric point.
+ */
+typedef void (*iiko_on_metric)(void *user_data, const iiko_metric_point *point);
+
+/**
+ * One log record of the SDK. Borrowed for the duration of the callback.
+ */
+typedef struct {
+    /**
+     * `IIKO_LOG_ERROR` ... `IIKO_LOG_TRACE`.
+     */
+    int32_t level;
+    /**
+     * The part of the library that logged it.
+     */
+    const char *target;
+    /**
+     * The message (`"resend"`, `"webhook event"`).
+     */
+    const char *message;
+    /**
+     * When, in nanoseconds since the Unix epoch.
+     */
+    uint64_t time_unix_ns;
+    /**
+     * The span it happened in, 0 for none.
+     */
+    uint64_t span_id;
+    /**
+     * Its fields (NULL when `attribute_count` is 0).
+     */
+    const iiko_attribute *attributes;
+    /**
+     * How many.
+     */
+    size_t attribute_count;
+} iiko_log_record;
+
+/**
+ * Receives a log record.
+ */
+typedef void (*iiko_on_log)(void *user_data, const iiko_log_record *record);
+
+/**
+ * The telemetry callbacks of the process, given to `iiko_telemetry_set`.
+ * Zero it (`iiko_telemetry t = {0};`), set `size` to
+ * `sizeof(iiko_telemetry)` and `version` to `IIKO_TELEMETRY_VERSION`, then
+ * the callbacks you want; a NULL callback costs nothing.
+ *
+ * Threads: each callback runs on the thread that called the library (a
+ * call, its token fetch and its command polls run on the calling thread;
+ * a webhook span on the thread that called `iiko_webhook_receive` or
+ * `iiko_inbox_receive`), so it may run on several threads at once and must
+ * be thread-safe, as must `user_data`. It runs inside the call it
+ * reports, which waits for it (a token fetch's span ends while the
+ * fetch still holds the lock of a shared token cache directory or
+ * store): keep it short (copy what you need and return), and do not call
+ * the library from a callback. Pointers it receives are valid only until
+ * it returns.
+ */
+typedef struct {
+    /**
+     * `sizeof(iiko_telemetry)` as your code was compiled: later versions
+     * may append fields, and the library reads only the ones you have.
+     */
+    size_t size;
+    /**
+     * `IIKO_TELEMETRY_VERSION`.
+     */
+    uint32_t version;
+    /**
+     * The most verbose log level `on_log` receives (`IIKO_LOG_ERROR` ...
+     * `IIKO_LOG_TRACE`); 0 means `IIKO_LOG_INFO`.
+     */
+    int32_t log_level;
+    /**
+     * Passed as the first argument of every callback.
+     */
+    void *user_data;
+    /**
+     * Called when a span of the SDK ends, or NULL.
+     */
+    iiko_on_span_end on_span_end;
+    /**
+     * Called for each metric point, or NULL.
+     */
+    iiko_on_metric on_metric;
+    /**
+     * Called for each log record at `log_level` or more severe, or NULL.
+     */
+    iiko_on_log on_log;
+} iiko_telemetry;
 
 /**
  * `eventType` (text) of DeliveryOrderError, DeliveryOrderUpdate, PersonalShift, ReserveError, ReserveUpdate, StopListUpdate, TableOrderError, TableOrderUpdate events.
@@ -3142,6 +3457,12 @@ typedef int32_t iiko_operation;
 #define IIKO_STATUS_INVALID_CONFIG 7104
 
 /**
+ * A once-per-process setting was already made (`iiko_telemetry_set` called
+ * a second time); the first one stays in force.
+ */
+#define IIKO_STATUS_ALREADY_SET 7105
+
+/**
  * The host name did not resolve.
  */
 #define IIKO_STATUS_TRANSPORT_DNS 7200
@@ -4625,6 +4946,63 @@ int32_t iiko_status_group(iiko_status status);
  * an unknown code gives a text saying so. Thread-safe.
  */
 const char *iiko_status_str(iiko_status status);
+
+/**
+ * Sets the process's telemetry callbacks. Once per process: a second call
+ * returns `IIKO_STATUS_ALREADY_SET` and the first table stays in force
+ * (there is no way to remove it; make your callbacks check a flag of
+ * yours instead). The table is copied; `user_data` is kept as given.
+ *
+ * Spans and log records are collected from this call on (before it, the
+ * SDK builds none); metric points are recorded only when `on_metric` is
+ * set. See `iiko_telemetry` for the thread rules.
+ *
+ * Errors: `IIKO_STATUS_NULL_ARGUMENT` for a NULL table,
+ * `IIKO_STATUS_INVALID_ARGUMENT` for a `size` smaller than this version's
+ * table, an unknown `version` or a `log_level` outside 0-5.
+ *
+ * # Safety
+ * `telemetry` must be NULL or point to `telemetry->size` readable bytes;
+ * `err_out` must be NULL or writable.
+ */
+iiko_status iiko_telemetry_set(const iiko_telemetry *telemetry, iiko_error **err_out);
+
+/**
+ * Starts collecting, on the calling thread only, the spans that end and
+ * the log records at `log_level` or more severe (0 means `IIKO_LOG_INFO`),
+ * dropping what an earlier capture of this thread left; end it with
+ * `iiko_telemetry_capture_take`. For hosts whose callbacks must run on
+ * their own thread (PHP's FFI): no callback is involved, and nothing
+ * another thread does is collected. Metric points are not captured (use
+ * `iiko_telemetry_set`'s `on_metric`).
+ *
+ * The first call makes the library collect spans for the whole process
+ * (the cost of building them, no callback), independently of
+ * `iiko_telemetry_set`, which it neither needs nor prevents.
+ *
+ * Errors: `IIKO_STATUS_INVALID_ARGUMENT` for a `log_level` outside 0-5;
+ * `IIKO_STATUS_INTERNAL` if the collector could not be installed.
+ *
+ * # Safety
+ * `err_out` must be NULL or writable.
+ */
+iiko_status iiko_telemetry_capture_begin(int32_t log_level, iiko_error **err_out);
+
+/**
+ * Ends the calling thread's capture and writes what it collected as JSON
+ * (yours, free with `iiko_string_free`):
+ * `{"spans":[{"name","kind","start_unix_ns","end_unix_ns","error",
+ * "trace_id","span_id","parent_span_id" (null for none),"attributes":{},
+ * "events":[{"name","time_unix_ns","attributes"}]}],
+ * "logs":[{"level","target","message","time_unix_ns","span_id",
+ * "attributes"}]}`, spans in the order they started (a parent before its
+ * children), records in the order they happened. Without a capture begun
+ * on this thread both lists are empty.
+ *
+ * # Safety
+ * `json_out` must be writable; `err_out` must be NULL or writable.
+ */
+iiko_status iiko_telemetry_capture_take(char **json_out, iiko_error **err_out);
 
 /**
  * Checks the value of a webhook request's `Authorization` header against your

@@ -16,12 +16,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 extern "C" {
@@ -716,6 +718,151 @@ class OrderingGuard {
   private:
     detail::Handle<iiko_ordering_guard> handle_;
 };
+
+// ---- telemetry (iiko_telemetry_set) ----
+
+/** An attribute of a span, metric point or log record, copied. */
+struct Attribute {
+    std::string key;
+    std::variant<std::string, int64_t, double, bool> value;
+};
+
+/** Something that happened during a span (a resend, a webhook's event). */
+struct SpanEvent {
+    std::string name;
+    uint64_t time_unix_ns = 0;
+    std::vector<Attribute> attributes;
+};
+
+/** A span of the SDK that ended (see iiko_span). */
+struct Span {
+    std::string name;
+    std::string kind; // "client", "server", "internal"
+    uint64_t start_unix_ns = 0;
+    uint64_t end_unix_ns = 0;
+    bool error = false;
+    uint64_t trace_id = 0;
+    uint64_t span_id = 0;
+    uint64_t parent_span_id = 0; // 0: a child of your current span
+    std::vector<Attribute> attributes;
+    std::vector<SpanEvent> events;
+};
+
+/** One metric point (see iiko_metric_point). */
+struct MetricPoint {
+    std::string name;
+    std::string unit;
+    std::string kind; // "counter", "histogram", "gauge"
+    size_t metric_index = 0;
+    double value = 0;
+    std::vector<Attribute> attributes;
+};
+
+/** One log record (see iiko_log_record); level is IIKO_LOG_ERROR ... IIKO_LOG_TRACE. */
+struct LogRecord {
+    int level = 0;
+    std::string target;
+    std::string message;
+    uint64_t time_unix_ns = 0;
+    uint64_t span_id = 0;
+    std::vector<Attribute> attributes;
+};
+
+/** The callbacks of set_telemetry; an empty one costs nothing. They run on
+ * the thread that called the library, possibly on several threads at once
+ * (iiko_telemetry's rules). An exception a callback throws is caught and
+ * dropped: it must not cross the C library. */
+struct Telemetry {
+    std::function<void(const Span &)> on_span_end;
+    std::function<void(const MetricPoint &)> on_metric;
+    std::function<void(const LogRecord &)> on_log;
+    int log_level = 0; // 0: IIKO_LOG_INFO
+};
+
+namespace detail {
+inline std::vector<Attribute> attributes(const iiko_attribute *a, size_t n) {
+    std::vector<Attribute> out;
+    out.reserve(n);
+    for (size_t i = 0; i < n; i++) {
+        Attribute attr{a[i].key, std::string()};
+        switch (a[i].value_type) {
+        case IIKO_ATTR_INT:
+            attr.value = a[i].int_value;
+            break;
+        case IIKO_ATTR_DOUBLE:
+            attr.value = a[i].double_value;
+            break;
+        case IIKO_ATTR_BOOL:
+            attr.value = a[i].bool_value != 0;
+            break;
+        default:
+            attr.value = std::string(a[i].string_value != nullptr ? a[i].string_value : "");
+        }
+        out.push_back(std::move(attr));
+    }
+    return out;
+}
+
+inline void telemetry_span(void *user_data, const iiko_span *s) {
+    try {
+        Span span;
+        span.name = s->name;
+        span.kind = s->kind;
+        span.start_unix_ns = s->start_unix_ns;
+        span.end_unix_ns = s->end_unix_ns;
+        span.error = s->status == IIKO_SPAN_STATUS_ERROR;
+        span.trace_id = s->trace_id;
+        span.span_id = s->span_id;
+        span.parent_span_id = s->parent_span_id;
+        span.attributes = attributes(s->attributes, s->attribute_count);
+        for (size_t i = 0; i < s->event_count; i++) {
+            const iiko_span_event &e = s->events[i];
+            span.events.push_back(
+                SpanEvent{e.name, e.time_unix_ns, attributes(e.attributes, e.attribute_count)});
+        }
+        static_cast<Telemetry *>(user_data)->on_span_end(span);
+    } catch (...) {
+        // Dropped: an exception must not unwind through the C library.
+    }
+}
+
+inline void telemetry_metric(void *user_data, const iiko_metric_point *p) {
+    try {
+        MetricPoint point{p->name, p->unit, p->kind, p->metric_index, p->value,
+                          attributes(p->attributes, p->attribute_count)};
+        static_cast<Telemetry *>(user_data)->on_metric(point);
+    } catch (...) {
+    }
+}
+
+inline void telemetry_log(void *user_data, const iiko_log_record *r) {
+    try {
+        LogRecord record{r->level,          r->target,  r->message,
+                         r->time_unix_ns,   r->span_id, attributes(r->attributes, r->attribute_count)};
+        static_cast<Telemetry *>(user_data)->on_log(record);
+    } catch (...) {
+    }
+}
+} // namespace detail
+
+/** Sets the process's telemetry callbacks (iiko_telemetry_set): once per
+ * process; a second call throws Error with IIKO_STATUS_ALREADY_SET and the
+ * first callbacks stay. The callbacks are kept for the rest of the process. */
+inline void set_telemetry(Telemetry callbacks) {
+    auto kept = std::make_unique<Telemetry>(std::move(callbacks));
+    iiko_telemetry table{};
+    table.size = sizeof table;
+    table.version = IIKO_TELEMETRY_VERSION;
+    table.log_level = kept->log_level;
+    table.user_data = kept.get();
+    table.on_span_end = kept->on_span_end ? detail::telemetry_span : nullptr;
+    table.on_metric = kept->on_metric ? detail::telemetry_metric : nullptr;
+    table.on_log = kept->on_log ? detail::telemetry_log : nullptr;
+    iiko_error *err = nullptr;
+    detail::check(iiko_telemetry_set(&table, &err), &err);
+    // The library holds it from now on, for the life of the process.
+    (void)kept.release();
+}
 
 } // namespace iiko
 

@@ -91,6 +91,9 @@ gcc "${CFLAGS[@]}" -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined tests/c/test_operations.c -o "$OUT/test_operations_asan" \
     "$LIBDIR/libiikocloud.a" $STATIC_LIBS -pthread
 g++ "${CXXFLAGS[@]}" -Itests/c tests/c/test_cpp.cpp -o "$OUT/test_cpp" "${SHARED[@]}"
+# The telemetry table is set once per process: programs of their own.
+gcc "${CFLAGS[@]}" tests/c/test_telemetry.c -o "$OUT/test_telemetry" "${SHARED[@]}"
+g++ "${CXXFLAGS[@]}" tests/c/test_telemetry_cpp.cpp -o "$OUT/test_telemetry_cpp" "${SHARED[@]}"
 for src in examples/c/*.c; do
     gcc "${CFLAGS[@]}" "$src" -o "$OUT/$(basename "$src" .c)" "${SHARED[@]}"
 done
@@ -156,6 +159,12 @@ run_suite operations "$OUT/test_operations"
 step "C++ test"
 start_emulator
 run_suite cpp "$OUT/test_cpp"
+
+step "telemetry table and capture (C, C++)"
+start_emulator
+run_suite telemetry "$OUT/test_telemetry"
+start_emulator
+run_suite telemetry_cpp "$OUT/test_telemetry_cpp"
 
 step "examples (C and C++)"
 start_emulator
@@ -237,6 +246,12 @@ start_emulator
 run_suite operations_valgrind valgrind --quiet --leak-check=full \
     --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
     --error-exitcode=1 "$OUT/test_operations"
+
+step "C telemetry test under valgrind"
+start_emulator
+run_suite telemetry_valgrind valgrind --quiet --leak-check=full \
+    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=1 "$OUT/test_telemetry"
 
 step "C test under AddressSanitizer + UndefinedBehaviorSanitizer"
 # Prove ASan is really on: the binary carries its runtime, and a deliberate

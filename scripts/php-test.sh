@@ -2,7 +2,7 @@
 # The PHP binding (bindings/php, examples/php), run by scripts/test.sh (or
 # alone: ./scripts/php-test.sh). Safe to run again.
 #
-#  1. installs php-cli, phpunit and php-phpstan-phpdoc-parser with apt-get
+#  1. installs php-cli, phpunit, php-phpstan-phpdoc-parser and php-psr-log with apt-get
 #     when missing (Debian's php-cli includes FFI);
 #  2. checks every PHPDoc type of bindings/php/src and examples/php with
 #     PHPStan's own PHPDoc parser (scripts/phpdoc-check.php: each type parses,
@@ -35,6 +35,8 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # PHPStan's PHPDoc parser, for the PHPDoc check (PHPStan itself has no Debian package).
 [ -f /usr/share/php/PHPStan/PhpDocParser/autoload.php ] || missing+=(php-phpstan-phpdoc-parser)
+# PSR-3's LoggerInterface, for the telemetry tests (a client's `logger`).
+[ -f /usr/share/php/Psr/Log/autoload.php ] || missing+=(php-psr-log)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
@@ -49,7 +51,9 @@ echo "$(php -r 'echo "PHP ", PHP_VERSION;'), $(phpunit --version | head -1)"
 
 # ---- 2. PHPDoc ----
 step "PHPDoc types of bindings/php/src and examples/php (PHPStan's parser)"
-php scripts/phpdoc-check.php --autoload bindings/php/autoload.php bindings/php/src examples/php
+# psr/log: the telemetry's PHPDoc names its LoggerInterface.
+php scripts/phpdoc-check.php --autoload bindings/php/autoload.php \
+    --autoload /usr/share/php/Psr/Log/autoload.php bindings/php/src examples/php
 
 # ---- 3. build ----
 step "building libiikocloud ($PROFILE) and the emulator"

@@ -6,6 +6,10 @@
 //! A span is handed over when it closes, on the thread that closed it (the
 //! thread that called the SDK). Children close before their parent;
 //! [`FinishedSpan::parent_id`] links them.
+//!
+//! The core's `tracing` events (a resend, a webhook's event) are also log
+//! records: [`LogCollector`] hands each one over as a [`LogRecord`], for the
+//! C table's `on_log` and the PHP client's PSR-3 logger.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
@@ -30,6 +34,9 @@ pub struct FinishedSpan {
     /// The SDK span it is a child of; `None` for a span started by the
     /// caller's code (its parent is the caller's current span).
     pub parent_id: Option<u64>,
+    /// The id of the outermost SDK span of its tree (its own for a span
+    /// without an SDK parent): spans with one trace id belong together.
+    pub trace_id: u64,
     /// The span's name (`otel.name`): `deliveries.create`, `wait_command`.
     pub name: String,
     /// `client`, `server` or `internal` (`otel.kind`).
@@ -95,9 +102,17 @@ pub fn install<F: Fn(FinishedSpan) + Send + Sync + 'static>(
 }
 
 fn ours(metadata: &Metadata<'_>) -> bool {
-    let target = metadata.target();
+    is_ours(metadata.target())
+}
+
+fn is_ours(target: &str) -> bool {
     target == super::TARGET || target.starts_with("iikocloud::")
 }
+
+/// The target `tracing-log`'s `LogTracer` gives the core's `log` records it
+/// turns into events (their own target is the `log.target` field): a host
+/// that installs it has [`LogCollector`] hand them on too.
+pub const LOG_BRIDGE: &str = "log";
 
 /// What a visitor fills: a span being built, or an event.
 struct Fields<'a> {
@@ -175,13 +190,17 @@ where
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(id) else { return };
-        let parent_id = span
-            .parent()
-            .and_then(|p| p.extensions().get::<FinishedSpan>().map(|d| d.id));
+        let parent = span.parent().and_then(|p| {
+            p.extensions()
+                .get::<FinishedSpan>()
+                .map(|d| (d.id, d.trace_id))
+        });
         let now = SystemTime::now();
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let mut data = FinishedSpan {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            parent_id,
+            id,
+            parent_id: parent.map(|(p, _)| p),
+            trace_id: parent.map_or(id, |(_, t)| t),
             name: attrs.metadata().name().to_owned(),
             kind: "internal".to_owned(),
             start: now,
@@ -213,6 +232,11 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        // A `log` record bridged into `tracing` (target "log") is a log
+        // record, not something that happened to the span.
+        if !ours(event.metadata()) {
+            return;
+        }
         let Some(span) = ctx.event_span(event) else {
             return;
         };
@@ -242,4 +266,99 @@ where
             (self.on_end)(data);
         }
     }
+}
+
+/// One of the core's `tracing` events, as a log record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogRecord {
+    /// Its level.
+    pub level: tracing::Level,
+    /// The module that logged it (`iikocloud::telemetry::hooks`).
+    pub target: String,
+    /// Its message (`resend`, `webhook event`).
+    pub message: String,
+    /// When.
+    pub time: SystemTime,
+    /// The SDK span it happened in ([`FinishedSpan::id`]), if any.
+    pub span_id: Option<u64>,
+    /// Its fields other than the message.
+    pub attributes: Vec<SpanAttr>,
+}
+
+/// The `tracing` layer that hands each of the core's events (every level:
+/// the receiver filters) to `on_log`. Placed after a [`SpanCollector`] in
+/// the same subscriber, it names the span each record happened in.
+pub struct LogCollector<F> {
+    on_log: F,
+}
+
+impl<F: Fn(LogRecord) + Send + Sync + 'static> LogCollector<F> {
+    /// A collector calling `on_log` for every event of the SDK.
+    pub fn new(on_log: F) -> Self {
+        LogCollector { on_log }
+    }
+}
+
+impl<S, F> Layer<S> for LogCollector<F>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    F: Fn(LogRecord) + Send + Sync + 'static,
+{
+    fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
+        ours(metadata) || metadata.target() == LOG_BRIDGE
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let metadata = event.metadata();
+        let bridged = metadata.target() == LOG_BRIDGE;
+        if !bridged && !ours(metadata) {
+            return;
+        }
+        let mut message = String::new();
+        let mut attributes = Vec::new();
+        event.record(&mut Fields {
+            name: Some(&mut message),
+            kind: None,
+            error: None,
+            attributes: &mut attributes,
+        });
+        let mut target = metadata.target().to_owned();
+        if bridged {
+            // The record's own target is a field; the others (module, file,
+            // line) say nothing a reader of the record needs.
+            match attributes.iter().find(|(k, _)| *k == "log.target") {
+                Some((_, AttrValue::Str(t))) if is_ours(t) => target = t.to_string(),
+                _ => return,
+            }
+            attributes.retain(|(k, _)| !k.starts_with("log."));
+        }
+        let span_id = ctx
+            .event_span(event)
+            .and_then(|s| s.extensions().get::<FinishedSpan>().map(|d| d.id));
+        (self.on_log)(LogRecord {
+            level: *metadata.level(),
+            target,
+            message,
+            time: SystemTime::now(),
+            span_id,
+            attributes,
+        });
+    }
+}
+
+/// Installs a [`SpanCollector`] and a [`LogCollector`] as the process's
+/// `tracing` subscriber; fails as [`install`] does.
+pub fn install_with_logs<F, G>(
+    on_end: F,
+    on_log: G,
+) -> Result<(), tracing::subscriber::SetGlobalDefaultError>
+where
+    F: Fn(FinishedSpan) + Send + Sync + 'static,
+    G: Fn(LogRecord) + Send + Sync + 'static,
+{
+    tracing::subscriber::set_global_default(
+        tracing_subscriber::registry()
+            .with(SpanCollector::new(on_end))
+            .with(LogCollector::new(on_log)),
+    )
 }

@@ -27,6 +27,7 @@ pub mod ordering_guard;
 pub mod organizations;
 mod panic;
 pub mod status;
+pub mod telemetry;
 pub mod webhook;
 
 use std::ffi::{c_char, CString};

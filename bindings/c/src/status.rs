@@ -33,6 +33,9 @@ pub const IIKO_STATUS_INVALID_JSON: iiko_status = 7102;
 pub const IIKO_STATUS_INVALID_ARGUMENT: iiko_status = 7103;
 /// The client options are unusable (no credentials, bad base URL, timeouts).
 pub const IIKO_STATUS_INVALID_CONFIG: iiko_status = 7104;
+/// A once-per-process setting was already made (`iiko_telemetry_set` called
+/// a second time); the first one stays in force.
+pub const IIKO_STATUS_ALREADY_SET: iiko_status = 7105;
 
 // --- 7200-7299: transport (no HTTP answer) ---
 
@@ -187,6 +190,9 @@ pub(crate) fn status_text(status: iiko_status) -> &'static std::ffi::CStr {
         IIKO_STATUS_INVALID_CONFIG => {
             c"IIKO_STATUS_INVALID_CONFIG: the client options are unusable"
         }
+        IIKO_STATUS_ALREADY_SET => {
+            c"IIKO_STATUS_ALREADY_SET: a once-per-process setting was already made; the first stays"
+        }
         IIKO_STATUS_TRANSPORT_DNS => c"IIKO_STATUS_TRANSPORT_DNS: the host name did not resolve",
         IIKO_STATUS_TRANSPORT_CONNECT => c"IIKO_STATUS_TRANSPORT_CONNECT: could not connect",
         IIKO_STATUS_TRANSPORT_TLS => c"IIKO_STATUS_TRANSPORT_TLS: TLS failed",
@@ -261,12 +267,13 @@ pub(crate) fn status_text(status: iiko_status) -> &'static std::ffi::CStr {
 mod tests {
     use super::*;
 
-    const ALL: [(iiko_status, i32); 37] = [
+    const ALL: [(iiko_status, i32); 38] = [
         (IIKO_STATUS_NULL_ARGUMENT, IIKO_STATUS_GROUP_ARGUMENTS),
         (IIKO_STATUS_INVALID_UTF8, IIKO_STATUS_GROUP_ARGUMENTS),
         (IIKO_STATUS_INVALID_JSON, IIKO_STATUS_GROUP_ARGUMENTS),
         (IIKO_STATUS_INVALID_ARGUMENT, IIKO_STATUS_GROUP_ARGUMENTS),
         (IIKO_STATUS_INVALID_CONFIG, IIKO_STATUS_GROUP_ARGUMENTS),
+        (IIKO_STATUS_ALREADY_SET, IIKO_STATUS_GROUP_ARGUMENTS),
         (IIKO_STATUS_TRANSPORT_DNS, IIKO_STATUS_GROUP_TRANSPORT),
         (IIKO_STATUS_TRANSPORT_CONNECT, IIKO_STATUS_GROUP_TRANSPORT),
         (IIKO_STATUS_TRANSPORT_TLS, IIKO_STATUS_GROUP_TRANSPORT),

@@ -8,6 +8,7 @@ use FFI;
 use FFI\CData;
 use IikoCloud\Exception\IikoException;
 use IikoCloud\Exception\InvalidInputException;
+use Psr\Log\LoggerInterface;
 
 /**
  * A blocking client of the iikoCloud (iikoTransport) API.
@@ -56,6 +57,8 @@ final class Client
     private float $timeout;
     /** The process that created the handle (see fork in the class comment). */
     private int $pid;
+    /** Delivers each call's spans and log records; null when none are wanted. */
+    private ?Telemetry $telemetry = null;
 
     /**
      * Creates a client; makes no request. A bad configuration throws here,
@@ -99,6 +102,12 @@ final class Client
      *                           `sqlite:///abs/path.db` (one machine) or
      *                           `redis://[:password@]host:port/db` (many); one token request
      *                           per credential set at a time among all sharing it
+     * @param ?LoggerInterface $logger receives the library's log records of this client's
+     *                                 calls (PSR-3, package psr/log), after each call returns
+     * @param ?callable(array<string, mixed>): void $onSpanEnd receives each span of this
+     *                                 client's calls after the call returns, parents first
+     *                                 (the shape: docs/site/observability.md)
+     * @param string $logLevel the most verbose PSR-3 level given to $logger (default `info`)
      * @throws InvalidInputException for a bad configuration
      * @throws Exception\LibraryException when the library cannot be loaded
      */
@@ -121,7 +130,10 @@ final class Client
         string $trust = 'system',
         #[\SensitiveParameter] ?string $proxy = null,
         ?string $noProxy = null,
-        #[\SensitiveParameter] ?string $tokenStore = null
+        #[\SensitiveParameter] ?string $tokenStore = null,
+        ?LoggerInterface $logger = null,
+        ?callable $onSpanEnd = null,
+        string $logLevel = 'info'
     ) {
         if (is_array($appId)) {
             if (func_num_args() > 1) {
@@ -140,6 +152,7 @@ final class Client
             return;
         }
         $this->ffi = Library::ffi($library);
+        $this->telemetry = Telemetry::of($this->ffi, $logger, $onSpanEnd, $logLevel);
         $v2 = $appId !== null || $clientSecret !== null || $apiKey !== null;
         if ($v2 && $apiLogin !== null) {
             throw new InvalidInputException(
@@ -321,6 +334,7 @@ final class Client
         $expires = $ffi->new('int64_t');
         $err = Library::errorOut($ffi);
         $status = (int) $ffi->iiko_client_access_token($this->handle(), FFI::addr($token), FFI::addr($expires), FFI::addr($err));
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return new AccessToken((string) Library::takeString($ffi, $token), (int) $expires->cdata);
     }
@@ -351,6 +365,7 @@ final class Client
         $orgs = $ffi->new('iiko_organizations*');
         $err = Library::errorOut($ffi);
         $status = (int) $ffi->iiko_client_organizations($this->handle(), $request, FFI::addr($orgs), FFI::addr($err));
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         Library::track(1);
         try {
@@ -380,6 +395,7 @@ final class Client
             FFI::addr($out),
             FFI::addr($err)
         );
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -410,6 +426,7 @@ final class Client
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
         $status = (int) $ffi->iiko_client_update_webhook_settings($this->handle(), $request, FFI::addr($out), FFI::addr($err));
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -435,6 +452,7 @@ final class Client
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
         $status = (int) $ffi->iiko_client_stop_lists($this->handle(), $request, FFI::addr($out), FFI::addr($err));
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -479,6 +497,7 @@ final class Client
             FFI::addr($out),
             FFI::addr($err)
         );
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return (string) Library::takeString($ffi, $out);
     }
@@ -554,6 +573,7 @@ final class Client
         } else {
             $status = (int) $ffi->iiko_client_call_operation($this->handle(), $op, $request, $timeoutMs, $flags, FFI::addr($out), FFI::addr($err));
         }
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return (string) Library::takeString($ffi, $out);
     }
@@ -584,6 +604,7 @@ final class Client
             Library::arg('wait.timeout', $timeout),
             FFI::addr($err)
         );
+        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
     }
 
@@ -604,6 +625,8 @@ final class Client
                 Status::INVALID_ARGUMENT
             );
         }
+        // Called as each call's first argument: collect from here to deliver().
+        $this->telemetry?->begin();
         return $this->handle;
     }
 

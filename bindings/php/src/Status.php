@@ -30,6 +30,8 @@ final class Status
     public const INVALID_ARGUMENT = 7103;
     /** The client options are unusable (no credentials, bad base URL, timeouts). */
     public const INVALID_CONFIG = 7104;
+    /** A once-per-process setting was already made (the C telemetry table); the first stays. */
+    public const ALREADY_SET = 7105;
 
     /** The host name did not resolve. */
     public const TRANSPORT_DNS = 7200;

@@ -132,6 +132,11 @@ final class Webhooks
      *        case-insensitively; two Authorization values are refused as malformed.
      * @param string $body the raw request body (`file_get_contents('php://input')`)
      * @param string $expectedToken your webhook token (the `authToken` you configured)
+     * @param ?\Psr\Log\LoggerInterface $logger receives the library's log records of this request
+     *                                         (one `webhook event` record per event, at info)
+     * @param ?callable(array<string, mixed>): void $onSpanEnd receives the request's `webhook.receive`
+     *                                         span (as {@see Client}'s `onSpanEnd`)
+     * @param string $logLevel the most verbose PSR-3 level given to $logger
      * @throws InvalidInputException for an unusable header array or limit, or a NUL byte in $expectedToken
      */
     public static function receive(
@@ -140,13 +145,18 @@ final class Webhooks
         #[\SensitiveParameter] string $expectedToken,
         ?int $maxBodyBytes = null,
         ?int $maxDepth = null,
-        bool $acceptSingleObject = true
+        bool $acceptSingleObject = true,
+        ?\Psr\Log\LoggerInterface $logger = null,
+        ?callable $onSpanEnd = null,
+        string $logLevel = 'info'
     ): Receipt {
         $ffi = Library::ffi();
+        $telemetry = Telemetry::of($ffi, $logger, $onSpanEnd, $logLevel);
         $keep = [];
         [$names, $values, $count] = self::headerArrays($ffi, $headers, $keep);
         $events = $ffi->new('iiko_events*');
         $err = Library::errorOut($ffi);
+        $telemetry?->begin();
         $status = (int) $ffi->iiko_webhook_receive(
             Library::cString($expectedToken, 'the expected webhook token'),
             $names,
@@ -160,6 +170,7 @@ final class Webhooks
             FFI::addr($events),
             FFI::addr($err)
         );
+        $telemetry?->deliver();
         $answer = (int) $ffi->iiko_webhook_http_status($status);
         if ($status !== Status::OK) {
             return new Receipt($answer, [], Library::exception($ffi, $status, $err));

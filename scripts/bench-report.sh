@@ -158,6 +158,27 @@ step "Python (scripts/py-bench.sh)"
     exit 1
 }
 
+# ---- telemetry off against on (issue 32) ----
+# A function of its own so the section merges apart from the others: the
+# Rust criterion bench (benches/telemetry.rs) and the Python timing
+# (bindings/python/bench/telemetry.py) on the release wheel py-bench.sh
+# installed in target/py-bench-venv.
+telemetry_section() {
+    step "telemetry off against on (benches/telemetry.rs, bindings/python/bench/telemetry.py)"
+    cargo bench --locked --features otel-metrics --bench telemetry -- --warm-up-time 1 --measurement-time 3 \
+        >"$WORK/telemetry-rust.txt" 2>&1
+    target/py-bench-venv/bin/python -m pip install -q --disable-pip-version-check "opentelemetry-sdk>=1.23"
+    {
+        echo '| Rust (criterion, median) | time |'
+        echo '|---|---:|'
+        awk '/^telemetry_/ { name = $1 } /time:/ && name { for (i = 1; i <= NF; i++) if ($i == "time:") printf "| `%s` | %s %s |\n", name, $(i + 3), $(i + 4); name = "" }' \
+            "$WORK/telemetry-rust.txt"
+        echo
+        (cd target && ../target/py-bench-venv/bin/python ../bindings/python/bench/telemetry.py)
+    } >"$WORK/telemetry.md"
+}
+telemetry_section
+
 # ---- sizes ----
 step "release shared library and sizes"
 cargo build --release --locked -p iikocloud-c >/dev/null 2>&1
@@ -311,6 +332,17 @@ same in-process emulator.
 
 EOF
     cat "$WORK/py.md"
+    cat <<'EOF'
+
+## Telemetry off and on
+
+`cargo bench --features otel-metrics --bench telemetry` (a whole call and a webhook request,
+telemetry off, then on with the OpenTelemetry SDK) and `bindings/python/bench/telemetry.py`
+(the release wheel: calls per second and `webhooks.parse`, off and on, each in a process of its
+own). Off must match the sections above within the run's noise.
+
+EOF
+    cat "$WORK/telemetry.md"
     cat <<EOF
 
 ## PHP FFI

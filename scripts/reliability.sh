@@ -11,7 +11,9 @@
 #     SOAK_SECONDS (default 20; 4 in the plain cargo test) of idle and busy
 #     keep-alive clients and bursts of new connections;
 #  4. fuzzing (scripts/fuzz.sh): each target for FUZZ_SECONDS (default 20);
-#  5. the secret scan of the Python and C suites' output (scripts/secret-scan.sh).
+#  5. the secret scan of the Python and C suites' output (scripts/secret-scan.sh);
+#  6. `webhook serve` under load with a Redis inbox killed mid-run, its
+#     /metrics checked against what was sent (scripts/webhook-load.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +36,6 @@ step "fuzzing, ${FUZZ_SECONDS:-20} s per target (scripts/fuzz.sh)"
 
 step "secret scan of the Python and C output (scripts/secret-scan.sh)"
 ./scripts/secret-scan.sh
+
+step "webhook serve under load, Redis killed mid-run, /metrics checked (scripts/webhook-load.sh)"
+./scripts/webhook-load.sh

@@ -12,7 +12,11 @@
 #     drives every client error class, the token refresh, the 401 retry and
 #     webhook verification failures with DEBUG logging on, and prints str()
 #     and repr() of every exception, its attributes and every object (pytest
-#     shows none of that for passing tests).
+#     shows none of that for passing tests); with opentelemetry-sdk in the
+#     venv it runs with a tracer and a meter provider set and prints every
+#     span (name, attributes, events) and every metric point's attributes
+#     the package recorded, so spans, metric labels and log records are
+#     scanned as well.
 # A log that is missing is reported and skipped (e.g. the Python suite was
 # not run); SECRET_SCAN_STRICT=1 makes that a failure.
 set -euo pipefail
@@ -42,6 +46,37 @@ from iikocloud.testing import Emulator
 
 logging.basicConfig(level=logging.DEBUG, stream=sys.stdout,
                     format="%(levelname)s %(name)s %(message)s")
+
+try:
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+except ImportError:
+    SPANS = READER = None
+    print("telemetry not scanned: opentelemetry-sdk is not installed")
+else:
+    SPANS, READER = InMemorySpanExporter(), InMemoryMetricReader()
+    tp = TracerProvider()
+    tp.add_span_processor(SimpleSpanProcessor(SPANS))
+    trace.set_tracer_provider(tp)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[READER]))
+
+def show_telemetry():
+    if SPANS is None:
+        return
+    for s in SPANS.get_finished_spans():
+        print(f"span {s.name} {dict(s.attributes or {})!r} status={s.status.description!r}")
+        for e in s.events:
+            print(f"  event {e.name} {dict(e.attributes or {})!r}")
+    data = READER.get_metrics_data()
+    for rm in data.resource_metrics if data else []:
+        for sm in rm.scope_metrics:
+            for m in sm.metrics:
+                for p in m.data.data_points:
+                    print(f"metric {m.name} {dict(p.attributes or {})!r}")
 
 def show(label, obj):
     print(f"{label}: str={obj!s} repr={obj!r}")
@@ -88,6 +123,12 @@ with Emulator() as emu:
     attempt("verify empty expected", lambda: webhooks.verify("s3cret", " "))
     attempt("parse junk", lambda: webhooks.parse(b'[{"authToken":"probe-S3KR1T"'))
     attempt("parse string", lambda: webhooks.parse(b'"probe-S3KR1T"'))
+    import tempfile
+    with tempfile.TemporaryDirectory() as d, iikocloud.Inbox(f"sqlite://{d}/probe.db") as box:
+        for token in ("s3cret", "Bearer wrong-secret"):
+            attempt("inbox receive", lambda: box.receive("s3cret", {"Authorization": token},
+                                                         b'[{"eventType":"X","eventInfo":{"authToken":"probe-S3KR1T"}}]'))
+show_telemetry()
 print("python probe done")
 PYEOF
 else

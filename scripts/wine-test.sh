@@ -270,7 +270,7 @@ step "webhook serve: stored, then stopped by Ctrl-C (wine turns SIGINT into CTRL
 INBOX_DIR=$OUT/inbox
 mkdir -p "$INBOX_DIR"
 INBOX_URL="sqlite:///$(winpath "$INBOX_DIR/inbox.db" | tr '\\' /)"
-IIKO_WEBHOOK_TOKEN=wine-hook-token wine "$EXE" webhook serve --listen 127.0.0.1:0 --inbox "$INBOX_URL" \
+IIKO_WEBHOOK_TOKEN=wine-hook-token wine "$EXE" webhook serve --log-format json --listen 127.0.0.1:0 --inbox "$INBOX_URL" \
     >"$OUT/serve.out" 2>"$OUT/serve.err" &
 SERVE_PID=$!
 PIDS+=("$SERVE_PID")
@@ -285,7 +285,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wine-hoo
 kill -INT "$SERVE_PID"
 serve_rc=0
 wait "$SERVE_PID" || serve_rc=$?
-if [ "$serve_rc" = 0 ] && grep -q '"msg":"stopped"' "$OUT/serve.err"; then
+if [ "$serve_rc" = 0 ] && grep -q '"message":"stopped"' "$OUT/serve.err"; then
     pass "webhook serve stops on Ctrl-C: answers in flight, logs \"stopped\", exits 0"
 else
     fail "webhook serve on Ctrl-C: exit $serve_rc"
@@ -325,7 +325,7 @@ PIDS+=($!)
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 SVC_LOG=$OUT/service.log
 SERVICE_CREATED=1
-wine sc create iikocloud-wine-test binPath= "$(winpath "$EXE") webhook serve --listen 127.0.0.1:$PORT \
+wine sc create iikocloud-wine-test binPath= "$(winpath "$EXE") webhook serve --log-format json --listen 127.0.0.1:$PORT \
 --auth-token svc-token --inbox $INBOX_URL --service iikocloud-wine-test --log-file $(winpath "$SVC_LOG")" >/dev/null
 expect "sc start" 0 "RUNNING" wine sc start iikocloud-wine-test
 code=000
@@ -343,7 +343,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 if grep -q 'STOPPED' "$OUT/sc-query.txt" && grep -q 'WIN32_EXIT_CODE *: 0 ' "$OUT/sc-query.txt" &&
-    grep -q '"msg":"stopped"' "$SVC_LOG"; then
+    grep -q '"message":"stopped"' "$SVC_LOG"; then
     pass "sc stop: the service answers in flight, logs \"stopped\" to --log-file, reports STOPPED with 0"
 else
     fail "sc stop"

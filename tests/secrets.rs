@@ -9,13 +9,19 @@
 //! all captured text for the secrets, for every access token the clients
 //! held, and for `eyJ`, the start of any base64url JSON object, hence of
 //! every JWT.
+//!
+//! The telemetry is captured the same way: a `tracing` layer writes every
+//! span's attributes (as created and as recorded later) and every span
+//! event, and a metric sink writes every metric point with its attributes,
+//! into the same lines the scan reads.
 
-use std::fmt::{Debug, Display};
+use std::fmt::{Debug, Display, Write as _};
 use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use iikocloud::api::models::stop_lists::StopListsRequest;
 use iikocloud::api::models::web_hooks::{GetWebHookSettingsRequest, UpdateWebHookSettingsRequest};
+use iikocloud::telemetry::{set_metric_sink, Attr, Metric, MetricSink};
 use iikocloud::webhook::{parse_body, receive, ParseOptions, Receiver, Verifier};
 use iikocloud::{CallOptions, Client, ClientBuilder, Credentials, Error};
 use iikocloud_emulator::{
@@ -23,6 +29,8 @@ use iikocloud_emulator::{
     DEFAULT_ORGANIZATION_ID,
 };
 use serde_json::json;
+use tracing::field::{Field, Visit};
+use tracing_subscriber::layer::{Context, SubscriberExt};
 
 const MARKER: &str = "S3KR1T";
 const CLIENT_SECRET: &str = "cs-S3KR1T-0b8d4c17";
@@ -62,11 +70,70 @@ impl log::Log for Capture {
 
 static CAPTURE: Capture = Capture;
 
+/// A span's or an event's fields, written out.
+struct Fields(String);
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        let _ = write!(self.0, " {}={value}", field.name());
+    }
+}
+
+/// Every span and span event of the SDK, as lines of the log.
+struct Spans;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Spans {
+    fn on_new_span(
+        &self,
+        attrs: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: Context<'_, S>,
+    ) {
+        let mut f = Fields(format!("SPAN {}", attrs.metadata().name()));
+        attrs.record(&mut f);
+        LOG_LINES.lock().unwrap().push(f.0);
+    }
+
+    fn on_record(
+        &self,
+        _: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        _: Context<'_, S>,
+    ) {
+        let mut f = Fields("SPAN RECORD".to_owned());
+        values.record(&mut f);
+        LOG_LINES.lock().unwrap().push(f.0);
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+        let mut f = Fields(format!("SPAN EVENT {}", event.metadata().name()));
+        event.record(&mut f);
+        LOG_LINES.lock().unwrap().push(f.0);
+    }
+}
+
+/// Every metric point, as a line of the log.
+struct Points;
+
+impl MetricSink for Points {
+    fn record(&self, metric: &'static Metric, value: f64, attributes: &[Attr<'_>]) {
+        let line = format!("METRIC {} {value} {attributes:?}", metric.name);
+        LOG_LINES.lock().unwrap().push(line);
+    }
+}
+
 fn init_logging() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         log::set_logger(&CAPTURE).expect("the only logger of this test binary");
         log::set_max_level(log::LevelFilter::Trace);
+        tracing::subscriber::set_global_default(tracing_subscriber::registry().with(Spans))
+            .expect("the only subscriber of this test binary");
+        set_metric_sink(Points).expect("the only metric sink of this test binary");
     });
 }
 
@@ -385,6 +452,18 @@ fn token_refresh_the_401_retry_and_the_shared_token_file() {
             .any(|l| l.contains("401, refreshing the token once")),
         "the 401 path ran and logged"
     );
+    // The telemetry of that path was captured, so the scan below covers it.
+    for want in [
+        "SPAN RECORD otel.name=organizations",
+        "SPAN RECORD otel.name=access_token",
+        "METRIC iiko.client.retries",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(want)), "no {want} line");
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("token_refused")),
+        "no retry cause"
+    );
     assert_clean(&seen);
 }
 
@@ -438,6 +517,13 @@ fn webhook_verification_failures() {
         }
     }
     assert!(!seen.0.is_empty());
+    let lines = LOG_LINES.lock().unwrap().clone();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("METRIC iiko.webhook.requests")),
+        "no webhook request counted"
+    );
     assert_clean(&seen);
 }
 

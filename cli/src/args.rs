@@ -45,6 +45,11 @@ pub struct GlobalOpts {
     /// requests and deliveries.
     #[arg(short, long, global = true)]
     pub verbose: bool,
+    /// How log lines on stderr are written: text for a person, json for a
+    /// log shipper (one object per line: time, level, target, message and
+    /// the line's fields).
+    #[arg(long, global = true, value_enum, default_value_t = crate::logfmt::LogFormat::Text, value_name = "FORMAT")]
+    pub log_format: crate::logfmt::LogFormat,
 }
 
 /// The commands.

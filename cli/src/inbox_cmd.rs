@@ -20,18 +20,12 @@ use serde_json::json;
 
 use crate::args::{ConsumeArgs, GlobalOpts, ServeArgs};
 use crate::exit::Failure;
-use crate::output;
 use crate::stop;
 
-/// One structured log line on stderr. Only fields chosen here are logged:
-/// never a header, a body or a URL with its password.
+/// One log line of serve or consume (`--log-format`). Only fields chosen
+/// here are logged: never a header, a body or a URL with its password.
 fn log_line(level: &str, msg: &str, fields: serde_json::Value) {
-    let mut v = json!({ "ts": output::format_utc(std::time::SystemTime::now()), "level": level, "msg": msg });
-    if let (Some(obj), serde_json::Value::Object(extra)) = (v.as_object_mut(), fields) {
-        obj.extend(extra);
-    }
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{v}");
+    crate::logfmt::line(level, "iikocloud::webhook", msg, fields);
 }
 
 /// `webhook serve`.

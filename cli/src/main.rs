@@ -12,6 +12,7 @@ mod emulator;
 mod exit;
 mod hooks;
 mod inbox_cmd;
+mod logfmt;
 mod metrics;
 mod ops;
 mod output;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
             };
         }
     };
+    logfmt::set(cli.global.log_format);
     output::init_logging(cli.global.verbose);
     let json = cli.global.json;
     match run(cli) {

@@ -132,7 +132,9 @@ impl log::Log for StderrLogger {
 
     fn log(&self, record: &log::Record<'_>) {
         if self.enabled(record.metadata()) {
-            eprintln!("[{}] {}", record.level(), record.args());
+            let level = record.level().as_str().to_ascii_lowercase();
+            let message = record.args().to_string();
+            crate::logfmt::line(&level, record.target(), &message, serde_json::Value::Null);
         }
     }
 

@@ -359,6 +359,8 @@ fn serve_answers_health_wrong_tokens_and_large_bodies_and_consume_execs() {
             &inbox,
         ])
         .args(["--max-body-bytes", "2000", "--auth-token", TOKEN])
+        // Each line is checked as JSON below.
+        .args(["--log-format", "json"])
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()

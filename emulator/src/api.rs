@@ -321,6 +321,7 @@ fn token_v1(shared: &Shared, body: &Body, cid: &str) -> Result<Reply, String> {
 
 fn issue(shared: &Shared, key: &ApiKeyFixture, cid: &str) -> Reply {
     let token = lock(&shared.tokens).issue(&key.api_key, key.name.as_deref());
+    shared.hub.metrics.token_issued();
     Reply::ok(cid, json!({ "token": token }))
 }
 

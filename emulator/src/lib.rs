@@ -36,6 +36,7 @@ mod faults;
 mod fixtures;
 mod flows;
 mod menus;
+mod metrics;
 mod records;
 mod reference;
 mod reply;

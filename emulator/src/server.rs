@@ -19,6 +19,13 @@ use crate::{api, control};
 /// Answers one request: control endpoints, or the API with faults applied.
 pub(crate) fn serve(shared: &Arc<Shared>, rq: Request, ctx: &Context) -> http::Reply {
     let path = rq.path().to_string();
+    if path == "/metrics" {
+        return http::Reply::Respond(http::Response::with_body(
+            200,
+            http::prometheus::CONTENT_TYPE,
+            shared.hub.metrics.render(),
+        ));
+    }
     if path == "/_emulator" || path.starts_with("/_emulator/") {
         let reply = catch_unwind(AssertUnwindSafe(|| {
             control::handle(shared, &rq, &path, &rq.target)
@@ -36,7 +43,20 @@ pub(crate) fn serve(shared: &Arc<Shared>, rq: Request, ctx: &Context) -> http::R
     let method = rq.method.clone();
     let auth = parse_auth(header(&rq, "Authorization").as_deref());
     let authorized = match &auth {
-        Auth::Bearer(t) => matches!(lock(&shared.tokens).check(t), TokenCheck::Valid(_)),
+        Auth::Bearer(t) => {
+            let check = lock(&shared.tokens).check(t);
+            match check {
+                TokenCheck::Valid(_) => true,
+                TokenCheck::Expired => {
+                    shared.hub.metrics.token_refused("expired");
+                    false
+                }
+                TokenCheck::Unknown => {
+                    shared.hub.metrics.token_refused("unknown");
+                    false
+                }
+            }
+        }
         _ => false,
     };
     let fault = take_fault(&mut lock(&shared.faults), &path);
@@ -69,6 +89,7 @@ pub(crate) fn serve(shared: &Arc<Shared>, rq: Request, ctx: &Context) -> http::R
     });
 
     let status = reply.status();
+    shared.hub.metrics.request(&path, status);
     let answered_cid = if matches!(reply, Reply::Reset) {
         None
     } else {

@@ -35,6 +35,7 @@
 
 mod conn;
 mod message;
+pub mod prometheus;
 mod tls;
 
 use std::io;

@@ -17,6 +17,7 @@ mod errors;
 mod inbox;
 mod limits;
 mod logbridge;
+mod metrics;
 mod models;
 mod objects;
 mod telemetry;
@@ -63,6 +64,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(telemetry::spans_enable, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::spans_begin, m)?)?;
     m.add_function(wrap_pyfunction!(telemetry::spans_take, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics::metrics_table, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics::duration_buckets, m)?)?;
+    m.add_function(wrap_pyfunction!(metrics::metrics_enable, m)?)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())

@@ -228,6 +228,8 @@ pub(crate) struct Hub {
     logged: Condvar,
     stopping: AtomicBool,
     agent: ureq::Agent,
+    /// The emulator's metrics (the server's too; here because both use them).
+    pub(crate) metrics: crate::metrics::Metrics,
 }
 
 fn event_types(events: &[Value]) -> Vec<String> {
@@ -262,6 +264,7 @@ impl Hub {
             logged: Condvar::new(),
             stopping: AtomicBool::new(false),
             agent,
+            metrics: Default::default(),
         }
     }
 
@@ -335,6 +338,7 @@ impl Hub {
         }
         drop(st);
         self.clear_log();
+        self.metrics.clear();
     }
 
     fn record(
@@ -369,6 +373,7 @@ impl Hub {
         log.1.push(record);
         drop(log);
         self.logged.notify_all();
+        self.metrics.delivery(attempt, outcome);
         // Logged after the lock is released: a logger may block (e.g. a bridge
         // into another runtime) and must not hold up the delivery log.
         log::debug!(

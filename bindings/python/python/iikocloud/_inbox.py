@@ -7,7 +7,7 @@ import datetime as _dt
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional, Sequence, Tuple, Type
 
-from . import _native
+from . import _native, _telemetry
 from ._client import Seconds, _seconds
 
 if TYPE_CHECKING:
@@ -159,6 +159,7 @@ class Inbox:
 
         if not isinstance(url, str):
             raise InvalidInputError("the inbox URL must be a str")
+        _telemetry.metrics_check()
         self._n = _native.NativeInbox(
             url, _seconds(visibility_timeout), max_attempts, _seconds(dedup_ttl)
         )
@@ -191,6 +192,7 @@ class Inbox:
         ``store`` (a URL, as for :class:`~iikocloud.webhooks.Deduplicator`)
         drops repeats across several inboxes behind one load balancer.
         """
+        _telemetry.metrics_check()
         status, stored, repeats, error = self._n.receive(token, headers, body, store)
         return Received(status, stored, repeats, error)
 

@@ -3,7 +3,7 @@ import os
 # Stubs of the private native module (checked by mypy.stubtest in scripts/py-test.sh).
 from decimal import Decimal
 from types import ModuleType
-from typing import Any, Dict, List, Mapping, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, final
 
 from .webhooks import Body, Event
 
@@ -38,6 +38,9 @@ __all__ = [
     "spans_enable",
     "spans_begin",
     "spans_take",
+    "metrics_table",
+    "duration_buckets",
+    "metrics_enable",
     "_panic_for_tests",
     "prepare_request",
     "operations",
@@ -105,6 +108,9 @@ def spans_take() -> List[
         List[Tuple[str, int, Dict[str, Any]]],
     ]
 ]: ...
+def metrics_table() -> List[Tuple[int, str, str, str, str, List[str]]]: ...
+def duration_buckets() -> List[float]: ...
+def metrics_enable(record: Callable[[int, float, Dict[str, Any]], None]) -> bool: ...
 # Only in builds with the `test-hooks` feature (scripts/py-test.sh), not in the
 # release wheel.
 def _panic_for_tests() -> None: ...

@@ -56,7 +56,7 @@ from ._ops import EVENT_INFO_MODELS
 if TYPE_CHECKING:
     from . import api_models as _m
 
-from . import _model, _native
+from . import _model, _native, _telemetry
 from ._errors import IikoError, WebhookParseError, WebhookVerificationError
 
 __all__ = [
@@ -669,6 +669,7 @@ class Deduplicator:
         *,
         store: Optional[str] = None,
     ) -> None:
+        _telemetry.metrics_check()
         self._n = _native.NativeDeduplicator(
             capacity, None if max_age is None else float(max_age), store
         )
@@ -742,6 +743,7 @@ class OrderingGuard:
         store: Optional[str] = None,
         ttl: Optional[float] = None,
     ) -> None:
+        _telemetry.metrics_check()
         self._n = _native.NativeOrderingGuard(capacity, store, None if ttl is None else float(ttl))
 
     def observe(self, event: Event) -> Ordering:

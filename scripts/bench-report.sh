@@ -25,6 +25,11 @@ OUT_MD=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
 WORK=$ROOT/target/bench-report
 CRITERION=${CARGO_TARGET_DIR:-$ROOT/target}/criterion
 mkdir -p "$WORK"
+# The figures the charts are drawn from (scripts/bench_charts.py).
+FIGURES=$WORK/figures
+CHARTS=docs/site/img/bench
+rm -rf "$FIGURES"
+mkdir -p "$FIGURES"
 
 step() { printf '\n==> [bench] %s\n' "$*" >&2; }
 
@@ -153,7 +158,7 @@ step "C API against the Rust API (scripts/c-bench.sh)"
 
 # ---- Python ----
 step "Python (scripts/py-bench.sh)"
-./scripts/py-bench.sh >"$WORK/py.md" 2>"$WORK/py.err" || {
+BENCH_FIGURES=$FIGURES ./scripts/py-bench.sh >"$WORK/py.md" 2>"$WORK/py.err" || {
     cat "$WORK/py.err" >&2
     exit 1
 }
@@ -227,8 +232,67 @@ if [ -d bindings/php ] && command -v php >/dev/null 2>&1 && php -m | grep -ix ff
             $theirs = per_call(fn() => json_decode($body, true, 512, JSON_THROW_ON_ERROR));
             printf("| %s (%s B) | %s µs | %s µs | %.2fx |\n", $name, number_format(strlen($body)),
                 number_format($ours, 1), number_format($theirs, 1), $ours / $theirs);
-        }' "$ROOT" 2>&1) || PHP_MD="not measured: the PHP run failed: $PHP_MD"
+        }
+        // Every body of benches/data/bodies (the odd classes of #35 too): the
+        // parse and every field of each event read, against json_decode and
+        // the same members read from its arrays; figures for the chart.
+        $readOurs = function (string $body): void {
+            foreach (IikoCloud\Webhooks::parse($body) as $e) {
+                $e->type; $e->typeName; $e->time; $e->timeUnixMs; $e->organizationId; $e->correlationId;
+                $e->problem; $e->entityId; $e->orderId; $e->timestamp; $e->creationStatus; $e->status;
+                $e->orderNumber; $e->sum; $e->phone; $e->errorCode; $e->errorMessage;
+                $e->isNewDeliveryOrder; $e->dedupKey; $e->json;
+            }
+        };
+        $readTheirs = function (string $body): void {
+            foreach (json_decode($body, true, 512, JSON_THROW_ON_ERROR) as $e) {
+                if (!is_array($e)) { continue; }
+                $e["eventType"] ?? null; $e["eventTime"] ?? null; $e["organizationId"] ?? null;
+                $e["correlationId"] ?? null;
+                $i = $e["eventInfo"] ?? null;
+                if (!is_array($i)) { continue; }
+                $i["id"] ?? null; $i["timestamp"] ?? null; $i["creationStatus"] ?? null;
+                $i["errorInfo"]["code"] ?? null; $i["errorInfo"]["message"] ?? null;
+                $o = $i["order"] ?? $i["reserve"] ?? null;
+                if (is_array($o)) {
+                    $o["id"] ?? null; $o["status"] ?? null; $o["number"] ?? null; $o["sum"] ?? null;
+                    $o["phone"] ?? null;
+                }
+            }
+        };
+        echo "\n| webhook body (`benches/data/bodies`) | parse + every field of each `Event` | json_decode + the same members | ours / theirs |\n|---|---|---|---|\n";
+        $figures = [];
+        $files = glob($argv[1] . "/benches/data/bodies/*.json");
+        usort($files, fn($a, $b) => filesize($a) <=> filesize($b));
+        foreach ($files as $file) {
+            $body = file_get_contents($file);
+            $parse = per_call(fn() => IikoCloud\Webhooks::parse($body));
+            $decode = per_call(fn() => json_decode($body, true, 512, JSON_THROW_ON_ERROR));
+            $ours = per_call(fn() => $readOurs($body));
+            $theirs = per_call(fn() => $readTheirs($body));
+            printf("| %s (%s B) | %s µs | %s µs | %.2fx |\n", basename($file, ".json"),
+                number_format(strlen($body)), number_format($ours, 1), number_format($theirs, 1), $ours / $theirs);
+            $figures[] = ["body" => basename($file, ".json"), "bytes" => strlen($body),
+                "ours_us" => $parse, "theirs_us" => $decode, "read_ours_us" => $ours, "read_theirs_us" => $theirs];
+        }
+        if (isset($argv[2])) { file_put_contents($argv[2], json_encode($figures)); }' "$ROOT" "$FIGURES/php-bodies.json" 2>&1) || PHP_MD="not measured: the PHP run failed: $PHP_MD"
 fi
+
+# ---- charts ----
+step "charts of the main ratios ($CHARTS, matplotlib)"
+target/py-bench-venv/bin/python -m pip install -q --disable-pip-version-check matplotlib
+target/py-bench-venv/bin/python scripts/bench_charts.py "$CHARTS" python="$FIGURES/python-bodies.json" \
+    php="$FIGURES/php-bodies.json" calls="$FIGURES/calls.json"
+
+# Each chart above the table it draws (the table's header row names it).
+with_charts() {
+    awk -v dir="$CHARTS" '
+        function chart(file, alt) { if (system("test -f " dir "/" file) == 0) printf "![%s](%s/%s)\n\n", alt, dir, file }
+        /^\| body \| bytes \| events \| parse \|/ { chart("python-webhooks.svg", "Python: parse and full typed read against orjson and the peer, by body size") }
+        /^\| \/api\/1\/organizations, calls\/s \(ratio/ { chart("python-calls.svg", "Python: calls per second against requests and httpx") }
+        /^\| webhook body \(`benches\/data\/bodies`\)/ { chart("php-webhooks.svg", "PHP: parse against json_decode, by body size") }
+        { print }'
+}
 
 # Bytes with thousands separators, and MiB.
 human_size() { awk -v b="$1" 'BEGIN { s = sprintf("%d", b); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } printf "%s%s B (%.1f MiB)", s, o, b / 1048576 }'; }
@@ -331,7 +395,7 @@ EOF
 same in-process emulator.
 
 EOF
-    cat "$WORK/py.md"
+    with_charts <"$WORK/py.md"
     cat <<'EOF'
 
 ## Telemetry off and on
@@ -347,7 +411,9 @@ EOF
 
 ## PHP FFI
 
-$PHP_MD
+EOF
+    printf '%s\n' "$PHP_MD" | with_charts
+    cat <<EOF
 
 ## Sizes
 

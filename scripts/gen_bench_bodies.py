@@ -14,6 +14,21 @@ so no benchmark measures the exact bytes the tests were tuned on:
 * ``large.json``: one order of 1,500 items is benches/data/large_webhook.json
   (scripts/gen_large_webhook.py), not repeated here.
 
+The odd bodies a receiver also sees (issue 35), one per class, named ``odd_*``:
+
+* ``odd_no_info_wrong_type.json``: an event without ``eventInfo`` and one
+  whose ``eventInfo`` is a string;
+* ``odd_unknown_types.json``: two event types this version does not model
+  and a stop list;
+* ``odd_order_null.json``: an order error with ``"order": null``;
+* ``odd_two_orgs.json``: two organizations, three types, sub-kilobyte events;
+* ``odd_unknown_fields.json``: about 10 KB, members no schema names at every
+  level;
+* ``odd_lifecycle_two_orders.json``: the lifecycles of two orders,
+  interleaved (~70 KB);
+* ``odd_items_1500.json``: the 1,500-item order of the large body with other
+  ids and the service's null members left out (~0.8 MB).
+
 Deterministic: every id is a UUIDv5 of fixed names, so the files change only
 when this script or the shared payloads do. Run from anywhere:
 
@@ -114,6 +129,69 @@ def mixed():
     return [e for pair in zip(body[:half], body[half:]) for e in pair]
 
 
+def odd_bodies(org):
+    """The odd classes of issue 35 (see the module's documentation)."""
+    stop = reid(load("stop_list_update.json"), "odd-stop")[0]
+    error = reid(load("delivery_order_error.json"), "odd-error")[0]
+    shift = reid(load("personal_shift.json"), "odd-shift")[0]
+    no_info = {k: v for k, v in error.items() if k != "eventInfo"}
+    wrong = dict(stop, eventInfo="terminal group list unavailable")
+    write("odd_no_info_wrong_type.json", [no_info, wrong])
+
+    kitchen = {"eventType": "KitchenOrderUpdate", "eventTime": stamp(4000),
+               "organizationId": org, "correlationId": uid("kitchen", 1),
+               "eventInfo": {"id": uid("kitchen-order", 1), "status": "Cooking",
+                             "cookingStartTime": stamp(3900), "items": [
+                                 {"productId": uid("product", k), "amount": 1.5 + k,
+                                  "cookingStatus": "Started"} for k in range(2)]}}
+    nomenclature = {"eventType": "NomenclatureUpdate", "eventTime": stamp(4010),
+                    "organizationId": org, "correlationId": uid("nomenclature", 1),
+                    "eventInfo": {"revision": 1772323200412, "groupsChanged": 3,
+                                  "price": 249.90, "products": None}}
+    write("odd_unknown_types.json", [kitchen, nomenclature, stop])
+
+    null_order = copy.deepcopy(error)
+    null_order["eventInfo"]["order"] = None
+    null_order["eventInfo"]["posId"] = None
+    null_order["eventInfo"]["errorInfo"]["additionalData"] = None
+    write("odd_order_null.json", [null_order])
+
+    orgs = [uid("organization", 21), uid("organization", 22)]
+    two = []
+    for n, o in enumerate(orgs):
+        for event in (stop, shift) if n == 0 else (error,):
+            event = reid(copy.deepcopy(event), f"two-{n}")
+            event["organizationId"] = o
+            two.append(event)
+    write("odd_two_orgs.json", two)
+
+    def extras(value, depth=0):
+        if isinstance(value, dict):
+            out = {k: extras(v, depth + 1) for k, v in value.items()}
+            out[f"x{depth}Note"] = None if depth % 2 else f"added in 8.{depth}"
+            out[f"x{depth}Rate"] = 0.125 * (depth + 1)
+            out[f"x{depth}Tags"] = ["promo", {"since": 1772323200 + depth}]
+            return out
+        if isinstance(value, list):
+            return [extras(v, depth + 1) for v in value]
+        return value
+    unknown = extras(delivery(org, 4180, "OnWay", 4200))
+    write("odd_unknown_fields.json", [unknown])
+
+    first, second = lifecycle(org, 4181), lifecycle(uid("organization", 23), 4182)
+    write("odd_lifecycle_two_orders.json", [e for pair in zip(first, second) for e in pair])
+
+    def no_nulls(value):
+        if isinstance(value, dict):
+            return {k: no_nulls(v) for k, v in value.items() if v is not None}
+        if isinstance(value, list):
+            return [no_nulls(v) for v in value]
+        return value
+    with open(os.path.join(ROOT, "benches", "data", "large_webhook.json"), encoding="utf-8") as f:
+        large = json.load(f)
+    write("odd_items_1500.json", no_nulls(reid(large, "odd-items")))
+
+
 def write(name, body):
     os.makedirs(OUT, exist_ok=True)
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
@@ -131,6 +209,7 @@ def main():
     write("small_error.json", error)
     write("lifecycle.json", lifecycle(org, 4173))
     write("mixed.json", mixed())
+    odd_bodies(org)
 
 
 if __name__ == "__main__":

@@ -114,12 +114,18 @@ with Emulator() as emu:
         r.raise_for_status()
         return r.json()
 
+    calls = []
     for threads in (1, 4):
         ours = bench.calls_per_second(client.organizations, threads=threads)
         req = bench.calls_per_second(with_requests, threads=threads)
         hx = bench.calls_per_second(with_httpx, threads=threads)
         print(f"| {threads} thread{'s' if threads > 1 else ''} | {ours:,.0f} | "
               f"{req:,.0f} ({ours / req:.2f}x) | {hx:,.0f} ({ours / hx:.2f}x) |")
+        calls.append({"threads": threads, "iikocloud": ours, "requests": req, "httpx": hx})
+# The figures of the chart (scripts/bench_charts.py), when asked for.
+import os  # noqa: E402
+if os.environ.get("BENCH_FIGURES"):
+    Path(os.environ["BENCH_FIGURES"], "calls.json").write_text(json.dumps(calls))
 PYEOF
 echo
 ../"$VENV"/bin/python ../bindings/python/bench/fanout.py
@@ -128,3 +134,9 @@ echo
 # orjson, on answers and webhook bodies.
 echo
 ../"$VENV"/bin/python ../bindings/python/bench/models.py
+
+# What a receiver does with each body, the odd classes included (#35);
+# BENCH_FIGURES (a directory) also gets the figures for the charts.
+echo
+../"$VENV"/bin/python ../bindings/python/bench/bodies.py \
+    ${BENCH_FIGURES:+--figures "$BENCH_FIGURES/python-bodies.json"}

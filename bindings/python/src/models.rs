@@ -1405,6 +1405,50 @@ pub fn load_model<'py>(
     })
 }
 
+/// Reads `text`, one JSON value with no space around it, as plain JSON: the
+/// values `json.loads(text, parse_float=Decimal)` makes.
+fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    Ctx::new(py, text)?.leaf(&JSON, text)
+}
+
+/// An event's JSON (its member `member` with a name) as plain Python values,
+/// as `json.loads(event.raw_json, parse_float=Decimal)` and `.get(member)`
+/// make them: the `eventInfo` of an unknown event type or of an event that
+/// could not be read typed, and `Event.to_dict`. `None` when the member is
+/// absent or the event no object. Raises `InvalidInputError` for what it
+/// leaves to `json.loads` (NaN, nesting past the limit).
+#[pyfunction]
+#[pyo3(signature = (event, member=None))]
+pub fn load_plain<'py>(
+    py: Python<'py>,
+    event: &Bound<'py, NativeEvent>,
+    member: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    guard(py, || {
+        let event = event.get();
+        // Where the parse found eventInfo, its text: no envelope to build.
+        // Without it (absent, a repeated key), the whole event is read.
+        if member == Some("eventInfo") {
+            if let Some(info) = event.event_info_text() {
+                return read_plain(py, info);
+            }
+        }
+        let whole = read_plain(py, event.raw_json_text().trim_matches(JSON_SPACE))?;
+        let Some(name) = member else {
+            return Ok(whole);
+        };
+        match whole.cast::<PyDict>() {
+            Ok(dict) => Ok(dict
+                .get_item(name)?
+                .unwrap_or_else(|| py.None().into_bound(py))),
+            Err(_) => Ok(py.None().into_bound(py)),
+        }
+    })
+}
+
+/// JSON's white space (RFC 8259), the only characters allowed around a value.
+const JSON_SPACE: &[char] = &[' ', '\t', '\n', '\r'];
+
 /// Reads an answer's JSON text into `cls` for `NativeClient`: natively, or
 /// through the Python reader (given the text as `str`) when it must.
 pub fn load_answer<'py>(

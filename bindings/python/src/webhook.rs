@@ -40,6 +40,12 @@ impl NativeEvent {
         self.event.raw_json()
     }
 
+    /// The JSON text of `eventInfo` whatever its type, when the parse noted
+    /// where it lies (the plain reader, `models::load_plain`).
+    pub(crate) fn event_info_text(&self) -> Option<&str> {
+        self.event.event_info_json()
+    }
+
     /// The JSON text of the `eventInfo` object of a readable event, when the
     /// parse noted where it lies: the model reader starts there instead of
     /// looking for it among the envelope's members.

@@ -45,6 +45,7 @@ __all__ = [
     "prepare_request",
     "operations",
     "load_model",
+    "load_plain",
     "local_time_of",
     "amount_of",
     "example_request",
@@ -124,6 +125,7 @@ def load_model(
     *,
     fallback: bool = True,
 ) -> Any: ...
+def load_plain(event: NativeEvent, member: Optional[str] = None) -> Any: ...
 def local_time_of(text: str) -> Optional[datetime.datetime]: ...
 def amount_of(text: str) -> Optional[Decimal]: ...
 

@@ -192,10 +192,11 @@ class Event:
         ``Decimal``. Parsed on first access."""
         if self._info is _MISSING:
             try:
-                whole = _json.loads(self._n.raw_json, parse_float=Decimal)
-                self._info = whole.get("eventInfo") if isinstance(whole, dict) else None
+                # Read natively where the parse found it (unknown event types
+                # and malformed events come here on every event_info).
+                self._info = _native.load_plain(self._n, "eventInfo")
             except ValueError:
-                self._info = None
+                self._info = _reference_info(self._n.raw_json)
         return self._info
 
     @property
@@ -212,9 +213,12 @@ class Event:
     def to_dict(self) -> Dict[str, Any]:
         """The whole event as sent, fractional numbers as ``Decimal``."""
         try:
-            whole = _json.loads(self._n.raw_json, parse_float=Decimal)
+            whole = _native.load_plain(self._n)
         except ValueError:
-            return {}
+            try:
+                whole = _json.loads(self._n.raw_json, parse_float=Decimal)
+            except ValueError:
+                return {}
         return whole if isinstance(whole, dict) else {"value": whole}
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
@@ -236,6 +240,17 @@ class Event:
 
 
 _MISSING: Any = object()
+
+
+def _reference_info(raw_json: str) -> Any:
+    """The reference reading of ``eventInfo``, for what the native reader
+    leaves to ``json.loads`` (NaN, nesting past its limit)."""
+    try:
+        whole = _json.loads(raw_json, parse_float=Decimal)
+    except ValueError:
+        return None
+    return whole.get("eventInfo") if isinstance(whole, dict) else None
+
 
 #: The model classes of EVENT_INFO_MODELS, looked up once each.
 #: The eventInfo model of each event class (None: the raw dict), on first use.

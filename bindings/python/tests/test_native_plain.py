@@ -1,0 +1,136 @@
+"""The native plain reader (``_native.load_plain``: ``event_info`` of unknown
+event types and of events that could not be read typed, ``raw_event_info``,
+``to_dict``) against the reading it replaces, ``json.loads(raw_json,
+parse_float=Decimal)``: every webhook body of the repository (the benchmark's
+odd classes included) and odd events of every kind. The values must be the
+same, with their types, all the way down."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+import iikocloud
+from iikocloud import _native, webhooks
+
+ROOT = Path(__file__).resolve().parents[3]
+PAYLOADS = ROOT / "tests" / "vectors" / "payloads"
+BENCH_DATA = ROOT / "benches" / "data"
+
+
+def same(ours: Any, theirs: Any, at: str = "$") -> None:
+    """Alike in class and value (and in the order of keys), all the way down."""
+    assert type(ours) is type(theirs), f"{at}: {type(ours).__name__} vs {type(theirs).__name__}"
+    if isinstance(theirs, list):
+        assert len(ours) == len(theirs), at
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            same(a, b, f"{at}[{i}]")
+    elif isinstance(theirs, dict):
+        assert list(ours) == list(theirs), at
+        for key in theirs:
+            same(ours[key], theirs[key], f"{at}.{key}")
+    else:
+        # repr keeps a Decimal's digits and exponent: 1.10 is not 1.1.
+        assert repr(ours) == repr(theirs), at
+
+
+def reference_info(raw_json: str) -> Any:
+    try:
+        whole = json.loads(raw_json, parse_float=Decimal)
+    except ValueError:
+        return None
+    return whole.get("eventInfo") if isinstance(whole, dict) else None
+
+
+def check_events(events: List[webhooks.Event], *, native: bool = True) -> None:
+    for event in events:
+        theirs = reference_info(event.raw_json)
+        if native:
+            # No fallback: load_plain raises what it leaves to json.loads.
+            same(_native.load_plain(event._n, "eventInfo"), theirs)
+            same(_native.load_plain(event._n), json.loads(event.raw_json, parse_float=Decimal))
+        same(event.raw_event_info, theirs)
+        if event.EVENT_TYPE is None:
+            # Unknown types and unreadable events hand out the plain reading.
+            same(event.event_info, theirs)
+        whole = json.loads(event.raw_json, parse_float=Decimal)
+        same(event.to_dict(), whole if isinstance(whole, dict) else {"value": whole})
+
+
+def _bodies() -> List[Path]:
+    return sorted(PAYLOADS.glob("*.json")) + sorted(BENCH_DATA.rglob("*.json"))
+
+
+@pytest.mark.parametrize("path", _bodies(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_event_of_every_body_reads_plain_as_json_loads(path: Path) -> None:
+    check_events(webhooks.parse(path.read_bytes()))
+
+
+def test_the_odd_benchmark_classes_are_there_and_take_the_plain_path() -> None:
+    """The bodies of issue 35 (scripts/gen_bench_bodies.py) hold the events
+    this reader serves: unknown types and events without a typed eventInfo."""
+    bodies = {p.stem: webhooks.parse(p.read_bytes()) for p in (BENCH_DATA / "bodies").glob("odd_*.json")}
+    assert len(bodies) == 7, sorted(bodies)
+    kinds = [type(e).__name__ for e in bodies["odd_no_info_wrong_type"]]
+    assert kinds == ["InvalidEvent", "InvalidEvent"], kinds
+    assert bodies["odd_no_info_wrong_type"][0].event_info is None
+    assert bodies["odd_no_info_wrong_type"][1].event_info == "terminal group list unavailable"
+    unknown = bodies["odd_unknown_types"]
+    assert [type(e).__name__ for e in unknown] == ["UnknownEvent", "UnknownEvent", "StopListUpdate"]
+    assert unknown[0].event_info["items"][0]["amount"] == Decimal("1.5")
+    assert repr(unknown[1].event_info["price"]) == "Decimal('249.9')"
+
+
+ODD_EVENTS = [
+    # Unknown types with every kind of plain value.
+    '{"eventType":"KitchenOrderUpdate","eventInfo":{"a":1.10,"b":-0,"c":-0.0,"d":1e400,'
+    '"e":12345678901234567890123,"f":-9223372036854775809,"g":2.5E-3,"h":[],"i":{},'
+    '"j":[1,[2,[3,{"k":null}]]],"l":true,"m":false,"n":"\\u00e9\\n\\"q\\"","o":"\\ud800x",'
+    '"p":"\\ud83d\\ude00","q":"плов"}}',
+    '{"eventType":"NomenclatureUpdate","eventInfo":[1, 2.50, "x"]}',
+    '{"eventType":"NomenclatureUpdate","eventInfo":"text"}',
+    '{"eventType":"NomenclatureUpdate","eventInfo":7}',
+    '{"eventType":"NomenclatureUpdate","eventInfo":-7.0e2}',
+    '{"eventType":"NomenclatureUpdate","eventInfo":null}',
+    '{"eventType":"NomenclatureUpdate"}',
+    '{ "eventType" : "NomenclatureUpdate" , "eventInfo" : { "a" : [ 1 , 2 ] , "b" : 3.0 } }',
+    # The same keys twice inside eventInfo: the last one, as json.loads.
+    '{"eventType":"NomenclatureUpdate","eventInfo":{"a":1,"b":2,"a":3.5}}',
+    # Known types without a readable eventInfo.
+    '{"eventType":"DeliveryOrderUpdate"}',
+    '{"eventType":"DeliveryOrderUpdate","eventInfo":"x"}',
+    '{"eventType":"StopListUpdate","eventInfo":[{"a":1.0}]}',
+    '{"eventType":"ReserveUpdate","eventInfo":12.50}',
+    '{"eventType":"DeliveryOrderError","eventInfo":null}',
+    # eventInfo twice, or another envelope key twice: the event is invalid.
+    '{"eventType":"NomenclatureUpdate","eventInfo":{"a":1},"eventInfo":{"b":2.0}}',
+    '{"eventType":"DeliveryOrderUpdate","eventInfo":{"a":1},"eventInfo":{"b":2.0}}',
+    '{"eventType":"StopListUpdate","eventType":"X","eventInfo":{"b":2.0}}',
+    # Elements that are no object.
+    '"just text"',
+    "12.5",
+    "[1, {\"eventInfo\": 2}]",
+    "null",
+]
+
+
+@pytest.mark.parametrize("element", ODD_EVENTS)
+def test_odd_events_read_plain_as_json_loads(element: str) -> None:
+    check_events(webhooks.parse(f"[{element}]"))
+    check_events(webhooks.parse(f"[\n  {element} ,\n {element}\n]".encode()))
+    if element.startswith("{"):
+        check_events([webhooks.parse_event(element)])
+
+
+def test_nesting_at_the_parses_ceiling_reads_natively() -> None:
+    """The deepest eventInfo a parse hands out (the body's ceiling of 128
+    levels, the array and the event included) is read natively, whole."""
+    deep = "[" * 126 + "1.50" + "]" * 126
+    events = webhooks.parse(f'[{{"eventType":"NomenclatureUpdate","eventInfo":{deep}}}]', max_depth=128)
+    check_events(events)
+    with pytest.raises(iikocloud.WebhookParseError):
+        webhooks.parse(f'[{{"eventType":"NomenclatureUpdate","eventInfo":[{deep}]}}]', max_depth=128)

@@ -420,18 +420,12 @@ class Client {
     detail::Handle<iiko_client> handle_;
 };
 
-/** The IIKO_EVENT_* constants as a C++ enum. */
-enum class EventType : int32_t {
-    Unknown = IIKO_EVENT_UNKNOWN,
-    DeliveryOrderUpdate = IIKO_EVENT_DELIVERY_ORDER_UPDATE,
-    DeliveryOrderError = IIKO_EVENT_DELIVERY_ORDER_ERROR,
-    TableOrderUpdate = IIKO_EVENT_TABLE_ORDER_UPDATE,
-    TableOrderError = IIKO_EVENT_TABLE_ORDER_ERROR,
-    ReserveUpdate = IIKO_EVENT_RESERVE_UPDATE,
-    ReserveError = IIKO_EVENT_RESERVE_ERROR,
-    StopListUpdate = IIKO_EVENT_STOP_LIST_UPDATE,
-    PersonalShift = IIKO_EVENT_PERSONAL_SHIFT,
-};
+} // namespace iiko
+
+/* The generated part: iiko::op (over Client, above) and iiko::EventType. */
+#include "iikocloud_ops.hpp"
+
+namespace iiko {
 
 class Events;
 
@@ -443,7 +437,7 @@ class Event {
     /** The type; a code this header does not know reads as Unknown. */
     EventType type() const {
         int32_t t = iiko_events_type(events_, index_);
-        return t >= IIKO_EVENT_UNKNOWN && t <= IIKO_EVENT_PERSONAL_SHIFT
+        return t >= IIKO_EVENT_UNKNOWN && t <= IIKO_EVENT_LAST
                    ? static_cast<EventType>(t)
                    : EventType::Unknown;
     }
@@ -718,7 +712,5 @@ class OrderingGuard {
 };
 
 } // namespace iiko
-
-#include "iikocloud_ops.hpp"
 
 #endif

@@ -82,44 +82,51 @@
 #define IIKO_EVENT_UNKNOWN 0
 
 /**
- * A delivery order was created or changed.
+ * `DeliveryOrderUpdate` events (`eventInfo`: `Deliveries.Response.Order.OrderInfo`).
  */
 #define IIKO_EVENT_DELIVERY_ORDER_UPDATE 1
 
 /**
- * A delivery order could not be saved.
+ * `DeliveryOrderError` events (`eventInfo`: `Deliveries.Response.Order.OrderInfo`).
  */
 #define IIKO_EVENT_DELIVERY_ORDER_ERROR 2
 
 /**
- * A table order changed.
+ * `TableOrderUpdate` events (`eventInfo`: `TableOrders.Response.TableOrderInfo`).
  */
 #define IIKO_EVENT_TABLE_ORDER_UPDATE 3
 
 /**
- * A table order could not be saved.
+ * `TableOrderError` events (`eventInfo`: `TableOrders.Response.TableOrderInfo`).
  */
 #define IIKO_EVENT_TABLE_ORDER_ERROR 4
 
 /**
- * A reserve or banquet changed.
+ * `ReserveUpdate` events (`eventInfo`: `Reserves.ReserveInfo`).
  */
 #define IIKO_EVENT_RESERVE_UPDATE 5
 
 /**
- * A reserve could not be saved.
+ * `ReserveError` events (`eventInfo`: `Reserves.ReserveInfo`).
  */
 #define IIKO_EVENT_RESERVE_ERROR 6
 
 /**
- * Stop lists changed (the event has no items: call `iiko_client_stop_lists`).
+ * `StopListUpdate` events (`eventInfo`: `StopLists.WebHookOnStopListChangeData`).
  */
 #define IIKO_EVENT_STOP_LIST_UPDATE 7
 
 /**
- * An employee opened or closed a personal shift.
+ * `PersonalShift` events (`eventInfo`: `Employees.PersonalShift`).
  */
 #define IIKO_EVENT_PERSONAL_SHIFT 8
+
+/**
+ * The highest `IIKO_EVENT_*` code of this header: a newer library may
+ * return more, which a program built with this header treats as
+ * `IIKO_EVENT_UNKNOWN`.
+ */
+#define IIKO_EVENT_LAST 8
 
 /**
  * The default `Timeout` header, in milliseconds (`"client.timeout"`).
@@ -4197,6 +4204,13 @@ int32_t iiko_events_single_object(const iiko_events *events);
  * `events` must be NULL or a live handle.
  */
 int32_t iiko_events_type(const iiko_events *events, size_t index);
+
+/**
+ * The name of an `IIKO_EVENT_*` constant, the `eventType` it stands for
+ * (`"DeliveryOrderUpdate"`); `"Unknown"` for `IIKO_EVENT_UNKNOWN` and for
+ * codes this library does not know. Static: never freed, never NULL.
+ */
+const char *iiko_event_type_name(int32_t type_);
 
 /**
  * `eventType` as sent, also for types this SDK does not model (e.g.

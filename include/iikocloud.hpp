@@ -422,18 +422,12 @@ class Client {
     detail::Handle<iiko_client> handle_;
 };
 
-/** The IIKO_EVENT_* constants as a C++ enum. */
-enum class EventType : int32_t {
-    Unknown = IIKO_EVENT_UNKNOWN,
-    DeliveryOrderUpdate = IIKO_EVENT_DELIVERY_ORDER_UPDATE,
-    DeliveryOrderError = IIKO_EVENT_DELIVERY_ORDER_ERROR,
-    TableOrderUpdate = IIKO_EVENT_TABLE_ORDER_UPDATE,
-    TableOrderError = IIKO_EVENT_TABLE_ORDER_ERROR,
-    ReserveUpdate = IIKO_EVENT_RESERVE_UPDATE,
-    ReserveError = IIKO_EVENT_RESERVE_ERROR,
-    StopListUpdate = IIKO_EVENT_STOP_LIST_UPDATE,
-    PersonalShift = IIKO_EVENT_PERSONAL_SHIFT,
-};
+} // namespace iiko
+
+/* The generated part: iiko::op (over Client, above) and iiko::EventType. */
+#include "iikocloud_ops.hpp"
+
+namespace iiko {
 
 class Events;
 
@@ -445,7 +439,7 @@ class Event {
     /** The type; a code this header does not know reads as Unknown. */
     EventType type() const {
         int32_t t = iiko_events_type(events_, index_);
-        return t >= IIKO_EVENT_UNKNOWN && t <= IIKO_EVENT_PERSONAL_SHIFT
+        return t >= IIKO_EVENT_UNKNOWN && t <= IIKO_EVENT_LAST
                    ? static_cast<EventType>(t)
                    : EventType::Unknown;
     }
@@ -865,7 +859,5 @@ inline void set_telemetry(Telemetry callbacks) {
 }
 
 } // namespace iiko
-
-#include "iikocloud_ops.hpp"
 
 #endif

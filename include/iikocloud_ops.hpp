@@ -6,13 +6,29 @@
 * operation's retry rule applies, and failures throw iiko::Error
 * (iiko::CommandError for a command that failed, timed out or expired).
 * Commands also get a `_wait` function that follows the command to its end.
-* Included by iikocloud.hpp. */
+* Also iiko::EventType, the event types of the document.
+* Included by iikocloud.hpp, after iiko::Client. */
 #ifndef IIKOCLOUD_OPS_HPP
 #define IIKOCLOUD_OPS_HPP
 
+#include <cstdint>
 #include <string>
 
 namespace iiko {
+
+/** The IIKO_EVENT_* constants as a C++ enum (from the document, like the C ones). */
+enum class EventType : int32_t {
+    Unknown = IIKO_EVENT_UNKNOWN,
+    DeliveryOrderUpdate = IIKO_EVENT_DELIVERY_ORDER_UPDATE,
+    DeliveryOrderError = IIKO_EVENT_DELIVERY_ORDER_ERROR,
+    TableOrderUpdate = IIKO_EVENT_TABLE_ORDER_UPDATE,
+    TableOrderError = IIKO_EVENT_TABLE_ORDER_ERROR,
+    ReserveUpdate = IIKO_EVENT_RESERVE_UPDATE,
+    ReserveError = IIKO_EVENT_RESERVE_ERROR,
+    StopListUpdate = IIKO_EVENT_STOP_LIST_UPDATE,
+    PersonalShift = IIKO_EVENT_PERSONAL_SHIFT,
+};
+
 namespace op {
 
 /** `access_token`: Trades apiKey, appId and clientSecret for a bearer JWT valid about an hour; there is no refresh token.

@@ -11,6 +11,7 @@
 
 mod c;
 mod docs;
+mod events;
 mod names;
 mod php;
 mod php_shapes;
@@ -180,7 +181,11 @@ fn main() -> ExitCode {
             .into_iter()
             .map(|(rel, code)| (rel.to_string(), code)),
     );
-    for more in [c::files(&spec, &root), php::files(&spec)] {
+    for more in [
+        c::files(&spec, &root),
+        php::files(&spec),
+        events::files(&spec, &root),
+    ] {
         match more {
             Ok(f) => files.extend(f),
             Err(e) => {

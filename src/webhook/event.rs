@@ -14,50 +14,77 @@ use super::summary::{Shape, Spans, Summary};
 use super::time::EventTime;
 use crate::money::Money;
 
-/// The type of an event, as a small stable integer for the C ABI.
-///
-/// The values are fixed and only ever appended to; `Unknown` (0) covers every
-/// `eventType` this SDK version does not model (the spec's `KitchenOrderUpdate`,
-/// `NomenclatureUpdate`, `BusinessHoursAndMappingUpdate`, future types, and a
-/// missing or non-string `eventType`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u32)]
-pub enum EventKind {
-    /// Any type this SDK does not model; see [`Event::event_type`].
-    Unknown = 0,
-    /// A delivery order was created or changed.
-    DeliveryOrderUpdate = 1,
-    /// A delivery order could not be saved.
-    DeliveryOrderError = 2,
-    /// A table order changed.
-    TableOrderUpdate = 3,
-    /// A table order could not be saved.
-    TableOrderError = 4,
-    /// A reserve or banquet changed.
-    ReserveUpdate = 5,
-    /// A reserve could not be saved.
-    ReserveError = 6,
-    /// Stop lists changed (no items in the event).
-    StopListUpdate = 7,
-    /// An employee opened or closed a personal shift.
-    PersonalShift = 8,
+/// Defines [`EventKind`] from the generated table (`kinds.rs`, written by
+/// the codegen from the document's event schemas and
+/// `spec/event-kind-numbers.json`): one line per kind, its code and whether
+/// its `eventInfo` is one order or reserve with an id and a version.
+macro_rules! event_kinds {
+    ($($(#[$doc:meta])* $kind:ident = $code:literal, entity: $entity:literal;)*) => {
+        /// The type of an event, as a small stable integer for the C ABI.
+        ///
+        /// One kind per documented `eventType` with an `eventInfo` schema,
+        /// generated from the document; the codes are fixed and only ever
+        /// appended to (`spec/event-kind-numbers.json`). `Unknown` (0) covers
+        /// every other `eventType` (the spec's `KitchenOrderUpdate`,
+        /// `NomenclatureUpdate`, `BusinessHoursAndMappingUpdate`, which have no
+        /// `eventInfo` schema, future types, and a missing or non-string
+        /// `eventType`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u32)]
+        pub enum EventKind {
+            /// Any type this SDK does not model; see [`Event::event_type`](super::Event::event_type).
+            Unknown = 0,
+            $($(#[$doc])* $kind = $code,)*
+        }
+
+        impl EventKind {
+            /// Every kind, in code order.
+            pub const ALL: [EventKind; 1 + [$(stringify!($kind)),*].len()] =
+                [EventKind::Unknown, $(EventKind::$kind),*];
+
+            /// The kind of an `eventType` string (exact, case-sensitive match).
+            pub fn from_event_type(event_type: &str) -> EventKind {
+                match event_type {
+                    $(stringify!($kind) => EventKind::$kind,)*
+                    _ => EventKind::Unknown,
+                }
+            }
+
+            /// The `eventType` text of the kind; `"Unknown"` for [`EventKind::Unknown`].
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    EventKind::Unknown => "Unknown",
+                    $(EventKind::$kind => stringify!($kind),)*
+                }
+            }
+
+            /// Whether events of this kind are about one order or reserve with an id
+            /// and a version `timestamp` (deliveries, table orders, reserves).
+            pub fn has_entity(self) -> bool {
+                match self {
+                    EventKind::Unknown => false,
+                    $(EventKind::$kind => $entity,)*
+                }
+            }
+        }
+
+        // `from_code` indexes ALL by code.
+        const _: () = {
+            let mut i = 0;
+            while i < EventKind::ALL.len() {
+                assert!(EventKind::ALL[i] as usize == i, "event kind codes must run 0, 1, 2, ...");
+                i += 1;
+            }
+        };
+    };
 }
+pub(super) use event_kinds;
+
+pub use super::kinds::EventKind;
 
 impl EventKind {
-    /// Every kind, in code order.
-    pub const ALL: [EventKind; 9] = [
-        EventKind::Unknown,
-        EventKind::DeliveryOrderUpdate,
-        EventKind::DeliveryOrderError,
-        EventKind::TableOrderUpdate,
-        EventKind::TableOrderError,
-        EventKind::ReserveUpdate,
-        EventKind::ReserveError,
-        EventKind::StopListUpdate,
-        EventKind::PersonalShift,
-    ];
-
-    /// The stable integer code (`Unknown` = 0 … `PersonalShift` = 8).
+    /// The stable integer code (`Unknown` = 0, then the kinds as numbered in
+    /// `spec/event-kind-numbers.json`).
     pub fn code(self) -> u32 {
         self as u32
     }
@@ -67,50 +94,6 @@ impl EventKind {
         usize::try_from(code)
             .ok()
             .and_then(|i| EventKind::ALL.get(i).copied())
-    }
-
-    /// The kind of an `eventType` string (exact, case-sensitive match).
-    pub fn from_event_type(event_type: &str) -> EventKind {
-        match event_type {
-            "DeliveryOrderUpdate" => EventKind::DeliveryOrderUpdate,
-            "DeliveryOrderError" => EventKind::DeliveryOrderError,
-            "TableOrderUpdate" => EventKind::TableOrderUpdate,
-            "TableOrderError" => EventKind::TableOrderError,
-            "ReserveUpdate" => EventKind::ReserveUpdate,
-            "ReserveError" => EventKind::ReserveError,
-            "StopListUpdate" => EventKind::StopListUpdate,
-            "PersonalShift" => EventKind::PersonalShift,
-            _ => EventKind::Unknown,
-        }
-    }
-
-    /// The `eventType` text of the kind; `"Unknown"` for [`EventKind::Unknown`].
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Unknown => "Unknown",
-            EventKind::DeliveryOrderUpdate => "DeliveryOrderUpdate",
-            EventKind::DeliveryOrderError => "DeliveryOrderError",
-            EventKind::TableOrderUpdate => "TableOrderUpdate",
-            EventKind::TableOrderError => "TableOrderError",
-            EventKind::ReserveUpdate => "ReserveUpdate",
-            EventKind::ReserveError => "ReserveError",
-            EventKind::StopListUpdate => "StopListUpdate",
-            EventKind::PersonalShift => "PersonalShift",
-        }
-    }
-
-    /// Whether events of this kind are about one order or reserve with an id
-    /// and a version `timestamp` (deliveries, table orders, reserves).
-    pub fn has_entity(self) -> bool {
-        matches!(
-            self,
-            EventKind::DeliveryOrderUpdate
-                | EventKind::DeliveryOrderError
-                | EventKind::TableOrderUpdate
-                | EventKind::TableOrderError
-                | EventKind::ReserveUpdate
-                | EventKind::ReserveError
-        )
     }
 }
 

@@ -83,6 +83,7 @@ mod blocks;
 mod dedup;
 mod event;
 mod field;
+mod kinds;
 mod lenient;
 pub mod model;
 mod ordering;

@@ -11,9 +11,23 @@ use super::lenient::Lenient;
 use super::model::{CreationStatus, DeliveryStatus, ErrorCode, OrderStatus, ReserveStatus};
 use crate::money::Money;
 
-/// A value the summary reads, by its place in `eventInfo`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Spot {
+/// Declares [`Spot`] and its count from one list, so the count cannot drift.
+macro_rules! spots {
+    ($($spot:ident,)*) => {
+        /// A value the summary reads, by its place in `eventInfo`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Spot {
+            $($spot,)*
+        }
+
+        impl Spot {
+            /// How many spots there are: the length of [`Spans`].
+            pub(crate) const COUNT: usize = [$(Spot::$spot),*].len();
+        }
+    };
+}
+
+spots! {
     Id,
     Timestamp,
     CreationStatus,
@@ -34,10 +48,6 @@ pub(crate) enum Spot {
     ErrorCode,
     ErrorMessage,
     ErrorDescription,
-}
-
-impl Spot {
-    pub(crate) const COUNT: usize = 20;
 }
 
 /// An object inside `eventInfo` whose members may be spots.

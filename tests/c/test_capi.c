@@ -896,12 +896,6 @@ static iiko_status receive_outcome_status(const char *name) {
     return parse_outcome_status(name);
 }
 
-static const char *const kind_names[] = {
-    "Unknown",       "DeliveryOrderUpdate", "DeliveryOrderError", "TableOrderUpdate",
-    "TableOrderError", "ReserveUpdate",     "ReserveError",       "StopListUpdate",
-    "PersonalShift",
-};
-
 /* Loads a body given as F:<file> or B:<base64>. */
 static unsigned char *vector_body(const char *spec, size_t *len) {
     if (strncmp(spec, "F:", 2) == 0) {
@@ -980,10 +974,8 @@ static void check_event_field(const iiko_events *events, size_t index, const cha
         handled = 1;
     } else if (strcmp(field, "kind") == 0) {
         int32_t type = iiko_events_type(events, index);
-        CHECK(type >= 0 && type <= IIKO_EVENT_PERSONAL_SHIFT);
-        if (type >= 0 && type <= IIKO_EVENT_PERSONAL_SHIFT) {
-            CHECK_STR(kind_names[type], want);
-        }
+        CHECK(type >= 0 && type <= IIKO_EVENT_LAST);
+        CHECK_STR(iiko_event_type_name(type), want);
         handled = 1;
     } else if (strcmp(field, "invalid") == 0) {
         CHECK((iiko_events_problem(events, index) != NULL) == (strcmp(want, "true") == 0));
@@ -1286,13 +1278,15 @@ static void test_webhook_events(void) {
     iiko_events *events = parse_file("payloads/multi_all_types.json");
     CHECK(iiko_events_count(events) == 8);
     CHECK(iiko_events_single_object(events) == 0);
-    int seen[9] = {0};
+    /* One event of every type the header knows. */
+    CHECK(iiko_events_count(events) == IIKO_EVENT_LAST);
+    int seen[IIKO_EVENT_LAST + 1] = {0};
     for (size_t i = 0; i < iiko_events_count(events); i++) {
         int32_t type = iiko_events_type(events, i);
-        CHECK(type >= 1 && type <= 8);
-        if (type >= 1 && type <= 8) {
+        CHECK(type >= 1 && type <= IIKO_EVENT_LAST);
+        if (type >= 1 && type <= IIKO_EVENT_LAST) {
             seen[type]++;
-            CHECK_STR(iiko_events_type_name(events, i), kind_names[type]);
+            CHECK_STR(iiko_events_type_name(events, i), iiko_event_type_name(type));
         }
         const char *json = iiko_events_json(events, i);
         CHECK(json != NULL && json[0] == '{');
@@ -1301,9 +1295,16 @@ static void test_webhook_events(void) {
         CHECK(iiko_events_dedup_key(events, i) != NULL);
         CHECK(iiko_events_problem(events, i) == NULL);
     }
-    for (int t = 1; t <= 8; t++) {
+    for (int t = 1; t <= IIKO_EVENT_LAST; t++) {
         CHECK(seen[t] == 1);
     }
+    /* The name table: static strings, "Unknown" for codes it lacks. */
+    CHECK_STR(iiko_event_type_name(IIKO_EVENT_UNKNOWN), "Unknown");
+    CHECK_STR(iiko_event_type_name(IIKO_EVENT_DELIVERY_ORDER_UPDATE), "DeliveryOrderUpdate");
+    CHECK_STR(iiko_event_type_name(IIKO_EVENT_PERSONAL_SHIFT), "PersonalShift");
+    CHECK_STR(iiko_event_type_name(IIKO_EVENT_LAST + 1), "Unknown");
+    CHECK_STR(iiko_event_type_name(-1), "Unknown");
+    CHECK(iiko_event_type_name(IIKO_EVENT_LAST) == iiko_event_type_name(IIKO_EVENT_LAST));
     /* Out of range and NULL. */
     int64_t v = 77;
     CHECK(iiko_events_type(events, 8) == -1);

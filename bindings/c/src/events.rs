@@ -11,30 +11,11 @@ use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::event_fields::iiko_event_field;
+use crate::event_kinds::IIKO_EVENT_UNKNOWN;
 use crate::ffi::{c_string, c_string_of, guard_value, out_ptr, BoxCastable};
 use crate::status::iiko_status;
 
-// --- event types (the values of the core's EventKind codes) ---
-
-/// `iiko_events_type`: an event type this SDK does not model (e.g.
-/// `KitchenOrderUpdate`), or no `eventType`; read `iiko_events_type_name`.
-pub const IIKO_EVENT_UNKNOWN: i32 = 0;
-/// A delivery order was created or changed.
-pub const IIKO_EVENT_DELIVERY_ORDER_UPDATE: i32 = 1;
-/// A delivery order could not be saved.
-pub const IIKO_EVENT_DELIVERY_ORDER_ERROR: i32 = 2;
-/// A table order changed.
-pub const IIKO_EVENT_TABLE_ORDER_UPDATE: i32 = 3;
-/// A table order could not be saved.
-pub const IIKO_EVENT_TABLE_ORDER_ERROR: i32 = 4;
-/// A reserve or banquet changed.
-pub const IIKO_EVENT_RESERVE_UPDATE: i32 = 5;
-/// A reserve could not be saved.
-pub const IIKO_EVENT_RESERVE_ERROR: i32 = 6;
-/// Stop lists changed (the event has no items: call `iiko_client_stop_lists`).
-pub const IIKO_EVENT_STOP_LIST_UPDATE: i32 = 7;
-/// An employee opened or closed a personal shift.
-pub const IIKO_EVENT_PERSONAL_SHIFT: i32 = 8;
+// The event types (IIKO_EVENT_*) are generated: event_kinds.rs.
 
 /// The events of one webhook body, with per-event accessors taking an index
 /// from 0 to `iiko_events_count() - 1`.
@@ -260,6 +241,30 @@ pub unsafe extern "C" fn iiko_events_type(events: *const iiko_events, index: usi
 
 fn kind_code(kind: EventKind) -> i32 {
     i32::try_from(kind.code()).unwrap_or(IIKO_EVENT_UNKNOWN)
+}
+
+/// The name of an `IIKO_EVENT_*` constant, the `eventType` it stands for
+/// (`"DeliveryOrderUpdate"`); `"Unknown"` for `IIKO_EVENT_UNKNOWN` and for
+/// codes this library does not know. Static: never freed, never NULL.
+#[no_mangle]
+pub extern "C" fn iiko_event_type_name(type_: i32) -> *const c_char {
+    // The names are the core's (EventKind::as_str), made C strings once.
+    static NAMES: OnceLock<Box<[CString]>> = OnceLock::new();
+    guard_value(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            EventKind::ALL
+                .iter()
+                .map(|k| CString::new(k.as_str()).unwrap_or_default())
+                .collect()
+        });
+        let kind = u32::try_from(type_)
+            .ok()
+            .and_then(EventKind::from_code)
+            .unwrap_or(EventKind::Unknown);
+        names
+            .get(kind.code() as usize)
+            .map_or(std::ptr::null(), |n| n.as_ptr())
+    })
 }
 
 /// Reads one string of one event (the shared body of the string accessors).
@@ -940,22 +945,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn event_constants_are_the_core_codes() {
-        let ours = [
-            IIKO_EVENT_UNKNOWN,
-            IIKO_EVENT_DELIVERY_ORDER_UPDATE,
-            IIKO_EVENT_DELIVERY_ORDER_ERROR,
-            IIKO_EVENT_TABLE_ORDER_UPDATE,
-            IIKO_EVENT_TABLE_ORDER_ERROR,
-            IIKO_EVENT_RESERVE_UPDATE,
-            IIKO_EVENT_RESERVE_ERROR,
-            IIKO_EVENT_STOP_LIST_UPDATE,
-            IIKO_EVENT_PERSONAL_SHIFT,
-        ];
-        assert_eq!(ours.len(), EventKind::ALL.len());
-        for (code, kind) in ours.iter().zip(EventKind::ALL) {
-            assert_eq!(*code, kind_code(kind), "{kind}");
+    fn type_names_are_the_core_kinds() {
+        use std::ffi::CStr;
+        let name = |t| {
+            // SAFETY: a static C string, never NULL.
+            unsafe { CStr::from_ptr(iiko_event_type_name(t)) }
+                .to_str()
+                .unwrap()
+        };
+        for kind in EventKind::ALL {
+            assert_eq!(name(kind_code(kind)), kind.as_str());
         }
+        assert_eq!(name(-1), "Unknown");
+        assert_eq!(name(i32::MAX), "Unknown");
     }
 
     #[test]

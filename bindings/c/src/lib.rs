@@ -15,6 +15,7 @@ pub mod client;
 pub mod deduplicator;
 pub mod error;
 pub mod event_fields;
+pub mod event_kinds;
 pub mod events;
 mod failure;
 mod ffi;

@@ -111,6 +111,22 @@ def test_every_documented_event_type_reads_its_event_info_into_its_model() -> No
         assert seen.get(event_type) is getattr(api_models, model), (event_type, seen.get(event_type))
 
 
+def test_every_kind_of_the_core_has_its_event_class() -> None:
+    from iikocloud import _native
+    from iikocloud._ops import EVENT_INFO_MODELS
+
+    # The core's kinds are generated from the same schemas as EVENT_INFO_MODELS;
+    # a kind without a class of its own here would read as UnknownEvent.
+    kinds = dict(_native.event_kinds())
+    assert kinds[0] == "Unknown" and sorted(kinds) == list(range(len(kinds)))
+    assert set(kinds.values()) - {"Unknown"} == set(EVENT_INFO_MODELS)
+    for code, name in kinds.items():
+        cls = webhooks.UnknownEvent if code == 0 else getattr(webhooks, name)
+        assert webhooks._BY_KIND[code] is cls, name
+        if code:
+            assert cls.EVENT_TYPE == name
+
+
 def test_unknown_and_invalid_events_do_not_hide_neighbours() -> None:
     body = json.dumps(
         [

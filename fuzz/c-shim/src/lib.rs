@@ -17,6 +17,8 @@ pub mod deduplicator;
 pub mod error;
 #[path = "../../../bindings/c/src/event_fields.rs"]
 pub mod event_fields;
+#[path = "../../../bindings/c/src/event_kinds.rs"]
+pub mod event_kinds;
 #[path = "../../../bindings/c/src/events.rs"]
 pub mod events;
 #[path = "../../../bindings/c/src/failure.rs"]

@@ -443,7 +443,13 @@ pub fn c_api(data: &[u8]) {
                     c_str(iiko_events_dedup_key(events, i)),
                     e.map(|e| e.dedup_key()).as_ref().map(|k| k.as_str())
                 );
-                let _ = iiko_events_type(events, i);
+                // The type's code and its name in the C table are the core's kind.
+                let code = iiko_events_type(events, i);
+                assert_eq!(code, e.map_or(-1, |e| e.kind().code() as i32));
+                assert_eq!(
+                    c_str(iiko_event_type_name(code)),
+                    Some(e.map_or("Unknown", |e| e.kind().as_str()))
+                );
                 for f in [
                     iiko_events_time,
                     iiko_events_organization_id,

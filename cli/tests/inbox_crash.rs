@@ -4,16 +4,17 @@
 //! server is. Afterwards `webhook consume --drain` must print every event that
 //! was answered 200 exactly once, and nothing else.
 
+mod support;
+
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_iikocloud");
+use support::{address, event_body, request, spawn_serve, try_request, BIN};
 const TOKEN: &str = "crash-test-hooktoken-31c9";
 const EVENTS: usize = 1000;
 const SENDERS: usize = 6;
@@ -24,13 +25,6 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn event_body(i: usize) -> String {
-    format!(
-        r#"[{{"eventType":"DeliveryOrderUpdate","eventTime":"2025-09-16 16:02:11.877","organizationId":"0ae7e972-848d-53c5-8a8f-3a120fa115ba","correlationId":"c-{i}","eventInfo":{{"id":"order-{i}","timestamp":{},"creationStatus":"Success","order":{{"number":{i},"status":"Unconfirmed"}}}}}}]"#,
-        1_758_038_531_877u64 + i as u64
-    )
-}
-
 /// A receiver process and its address.
 struct Serve {
     child: Child,
@@ -38,53 +32,33 @@ struct Serve {
 }
 
 fn start_serve(inbox: &str, log: &Path) -> Serve {
-    let mut child = Command::new(BIN)
-        .args([
-            "webhook",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--inbox",
-            inbox,
-        ])
-        .env("IIKO_WEBHOOK_TOKEN", TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(log)
-                .unwrap(),
-        )
-        .spawn()
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let v: serde_json::Value =
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-    let url = v["listening"].as_str().unwrap();
+    let (child, first) = spawn_serve(
+        &["--inbox", inbox],
+        &[("IIKO_WEBHOOK_TOKEN", TOKEN)],
+        log.into(),
+    );
     Serve {
         child,
-        addr: url.trim_start_matches("http://").parse().unwrap(),
+        addr: address(&first, "listening"),
     }
 }
 
 /// One POST over a fresh connection; the status, or None when the receiver
 /// is gone or answers nothing.
 fn post(addr: SocketAddr, body: &str) -> Option<u16> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "POST /hook HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+    try_request(
+        addr,
+        "POST",
+        "/hook",
+        Some(&format!("Bearer {TOKEN}")),
+        body,
     )
-    .ok()?;
-    let mut head = [0u8; 12];
-    s.read_exact(&mut head).ok()?;
-    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+    .map(|(status, _)| status)
 }
 
 /// Posts every event until some receiver answers 200, and a third of them
@@ -313,35 +287,12 @@ fn redis_inbox_survives_a_restarted_redis() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A GET with a fresh connection: (status, body).
 fn get(addr: SocketAddr, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    let status = text[9..12].parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
+    request(addr, "GET", path, None, "")
 }
 
 fn post_with(addr: SocketAddr, auth: &str, body: &str) -> u16 {
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "POST / HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut text = String::new();
-    let _ = s.read_to_string(&mut text);
-    text[9..12].parse().unwrap()
+    request(addr, "POST", "/", Some(auth), body).0
 }
 
 #[test]
@@ -349,28 +300,22 @@ fn serve_answers_health_wrong_tokens_and_large_bodies_and_consume_execs() {
     let dir = temp_dir("answers");
     let inbox = format!("sqlite://{}/inbox.db", dir.display());
     let log = dir.join("serve.log");
-    let mut child = Command::new(BIN)
-        .args([
-            "webhook",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
+    let (mut child, first) = spawn_serve(
+        &[
             "--inbox",
             &inbox,
-        ])
-        .args(["--max-body-bytes", "2000", "--auth-token", TOKEN])
-        // Each line is checked as JSON below.
-        .args(["--log-format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let addr: SocketAddr = v["listening"].as_str().unwrap()[7..].parse().unwrap();
+            "--max-body-bytes",
+            "2000",
+            "--auth-token",
+            TOKEN,
+            // Each line is checked as JSON below.
+            "--log-format",
+            "json",
+        ],
+        &[],
+        std::fs::File::create(&log).unwrap().into(),
+    );
+    let addr = address(&first, "listening");
 
     let (status, health) = get(addr, "/health");
     assert_eq!(status, 200);

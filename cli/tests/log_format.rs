@@ -2,34 +2,13 @@
 //! `--log-format json` (time, level, target, message and the request's
 //! fields, never the token), and text lines by default.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+mod support;
 
-const BIN: &str = env!("CARGO_BIN_EXE_iikocloud");
+use std::io::Read;
+use std::process::{Command, Stdio};
+use support::{address, event_body, post_hook, spawn_serve};
+
 const TOKEN: &str = "logfmt-test-hooktoken-31c9";
-
-fn body(i: usize) -> String {
-    format!(
-        r#"[{{"eventType":"DeliveryOrderUpdate","eventTime":"2025-09-16 16:02:11.877","organizationId":"0ae7e972-848d-53c5-8a8f-3a120fa115ba","correlationId":"c-{i}","eventInfo":{{"id":"order-{i}","timestamp":{},"creationStatus":"Success","order":{{"number":{i},"status":"Unconfirmed"}}}}}}]"#,
-        1_758_038_531_877u64 + i as u64
-    )
-}
-
-fn post(addr: SocketAddr, token: &str, body: &str) -> u16 {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "POST /hook HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    answer[9..12].parse().unwrap()
-}
 
 /// Runs `webhook serve` with `extra` arguments, posts an accepted and a
 /// refused delivery, stops it, and returns its stderr.
@@ -37,35 +16,12 @@ fn serve_and_log(extra: &[&str]) -> String {
     let dir = std::env::temp_dir().join(format!("iiko-logfmt-{}", fastrand::u64(..)));
     std::fs::create_dir_all(&dir).unwrap();
     let inbox = format!("sqlite://{}", dir.join("inbox.db").display());
-    let mut child: Child = Command::new(BIN)
-        .args([
-            "webhook",
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--inbox",
-            &inbox,
-        ])
-        .args(extra)
-        .env("IIKO_WEBHOOK_TOKEN", TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let v: serde_json::Value =
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
-    let addr: SocketAddr = v["listening"]
-        .as_str()
-        .unwrap()
-        .trim_start_matches("http://")
-        .parse()
-        .unwrap();
-    assert_eq!(post(addr, TOKEN, &body(1)), 200);
-    assert_eq!(post(addr, "not-the-token", &body(2)), 401);
+    let mut args = vec!["--inbox", &inbox];
+    args.extend_from_slice(extra);
+    let (mut child, first) = spawn_serve(&args, &[("IIKO_WEBHOOK_TOKEN", TOKEN)], Stdio::piped());
+    let addr = address(&first, "listening");
+    assert_eq!(post_hook(addr, TOKEN, &event_body(1)), 200);
+    assert_eq!(post_hook(addr, "not-the-token", &event_body(2)), 401);
     // SIGTERM: the graceful stop writes its last lines; kill() as a fallback.
     let stopped = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

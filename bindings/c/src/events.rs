@@ -248,9 +248,9 @@ fn kind_code(kind: EventKind) -> i32 {
 /// codes this library does not know. Static: never freed, never NULL.
 #[no_mangle]
 pub extern "C" fn iiko_event_type_name(type_: i32) -> *const c_char {
-    // The names are the core's (EventKind::as_str), made C strings once.
-    static NAMES: OnceLock<Box<[CString]>> = OnceLock::new();
     guard_value(std::ptr::null(), || {
+        // The names are the core's (EventKind::as_str), made C strings once.
+        static NAMES: OnceLock<Box<[CString]>> = OnceLock::new();
         let names = NAMES.get_or_init(|| {
             EventKind::ALL
                 .iter()

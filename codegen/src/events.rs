@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::c::{numbers_file, numbers_in};
+use crate::numbering::{numbers_file, numbers_in};
 
 /// One kind: its `eventType`, code, and the schema of its `eventInfo`.
 pub struct Kind {

@@ -13,6 +13,7 @@ mod c;
 mod docs;
 mod events;
 mod names;
+mod numbering;
 mod php;
 mod php_shapes;
 mod python;

@@ -85,6 +85,39 @@ pub fn line(level: &str, target: &str, message: &str, fields: Value) {
     let _ = writeln!(err, "{text}");
 }
 
+/// A stderr logger for `--verbose`: the SDK logs one line per request (never
+/// bodies or secrets) and the emulator logs requests and deliveries.
+struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.target().starts_with("iikocloud")
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            let level = record.level().as_str().to_ascii_lowercase();
+            let message = record.args().to_string();
+            line(&level, record.target(), &message, serde_json::Value::Null);
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+static LOGGER: StderrLogger = StderrLogger;
+
+/// Sends `log` records of the SDK and the emulator to stderr: warnings
+/// always, everything with `--verbose`.
+pub fn init_logging(verbose: bool) {
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(if verbose {
+        log::LevelFilter::Debug
+    } else {
+        log::LevelFilter::Warn
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,7 +43,7 @@ fn main() -> ExitCode {
         }
     };
     logfmt::set(cli.global.log_format);
-    output::init_logging(cli.global.verbose);
+    logfmt::init_logging(cli.global.verbose);
     let json = cli.global.json;
     match run(cli) {
         Ok(()) => Exit::Ok.into(),

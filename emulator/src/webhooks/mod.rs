@@ -373,7 +373,7 @@ impl Hub {
         log.1.push(record);
         drop(log);
         self.logged.notify_all();
-        self.metrics.delivery(attempt, outcome);
+        self.metrics.delivery(attempt, outcome.name());
         // Logged after the lock is released: a logger may block (e.g. a bridge
         // into another runtime) and must not hold up the delivery log.
         log::debug!(

@@ -178,6 +178,9 @@ pub struct Event {
     /// Where `eventInfo` lies in `raw_json`, when the parse noted it: the
     /// deferred read then starts there.
     info_span: Option<(u32, u32)>,
+    /// The event has no `eventInfo` member (known on invalid events): its
+    /// plain reading is `None` without reading the event again.
+    info_absent: bool,
     /// Where the flat accessors' values lie in `raw_json`, when the parse
     /// noted it (the fast path does): they are then read without the typed
     /// read of the whole `eventInfo`.
@@ -263,10 +266,26 @@ impl Event {
             event_time: OnceLock::new(),
             payload: OnceLock::new(),
             info_span,
+            info_absent: false,
             spots,
             summary: OnceLock::new(),
             raw_json,
         }
+    }
+
+    /// The same event, noting where its `eventInfo` lies in `raw_json`
+    /// when that is known (`None` leaves it unknown).
+    pub(crate) fn noting_info_at(mut self, span: Option<(u32, u32)>) -> Event {
+        if span.is_some() {
+            self.info_span = span;
+        }
+        self
+    }
+
+    /// The same event, noting that it has no `eventInfo` member.
+    pub(crate) fn noting_no_info(mut self) -> Event {
+        self.info_absent = true;
+        self
     }
 
     /// The text of a span of `raw_json`.
@@ -369,6 +388,12 @@ impl Event {
     pub fn event_info_json(&self) -> Option<&str> {
         self.info_span
             .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize))
+    }
+
+    /// Whether the parse saw that the event has no `eventInfo` member (said
+    /// of invalid events only; `false` means not known).
+    pub fn event_info_absent(&self) -> bool {
+        self.info_absent
     }
 
     /// The flat accessors' values without the typed read, while that read

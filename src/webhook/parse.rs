@@ -739,17 +739,24 @@ impl ReadEvent<'_> {
                     envelope,
                     EventPayload::Unknown { event_info },
                     raw_json,
-                );
+                )
+                .noting_info_at(span);
             }
-            (EventKind::Unknown, _) => {
-                return Event::with_payload(
+            (EventKind::Unknown, info) => {
+                let event = Event::with_payload(
                     envelope,
                     EventPayload::Unknown { event_info: None },
                     raw_json,
-                )
+                );
+                return match info {
+                    Info::Missing => event.noting_no_info(),
+                    _ => event,
+                };
             }
             (_, Info::Typed(payload)) => return Event::with_payload(envelope, payload, raw_json),
-            (_, Info::Missing) => return invalid(envelope, "eventInfo is missing".to_owned()),
+            (_, Info::Missing) => {
+                return invalid(envelope, "eventInfo is missing".to_owned()).noting_no_info()
+            }
             (_, Info::Checked(shape)) => Ok(shape),
             // eventInfo came before eventType: checked on its own now.
             (_, Info::Raw(info)) => check_shape(info),
@@ -763,10 +770,12 @@ impl ReadEvent<'_> {
                 duplicate: Some(key),
                 ..
             }) => invalid(envelope, format!("duplicate field `{key}` in eventInfo")),
+            // Its place kept when known: reading it plain is then cheap.
             Ok(_) => invalid(
                 envelope,
                 "eventInfo is null or not a JSON object".to_owned(),
-            ),
+            )
+            .noting_info_at(span),
             Err(e) => invalid(envelope, format!("eventInfo could not be read: {e}")),
         }
     }

@@ -337,6 +337,15 @@ type ByText = HashMap<Box<str>, Py<PyAny>, Fx>;
 const DECIMALS_KEPT: usize = 4096;
 const DECIMAL_TEXT_KEPT: usize = 24;
 
+/// The keys of plain JSON objects (`eventInfo` of unknown and unreadable
+/// events), shared by every read the same way: events repeat their keys, and
+/// a string made once has its hash kept, so the dict does not hash it again
+/// (making and hashing each key was a third of a small `eventInfo`'s read).
+static KEYS: Mutex<Option<KeysByText>> = Mutex::new(None);
+type KeysByText = HashMap<Box<str>, Py<PyString>, Fx>;
+const KEYS_KEPT: usize = 2048;
+const KEY_TEXT_KEPT: usize = 40;
+
 /// The state of one read: where failures are kept (serde's errors carry only
 /// text) and how deep the reader is.
 struct Ctx<'t, 'py> {
@@ -545,6 +554,25 @@ impl<'t, 'py> Ctx<'t, 'py> {
             Some(m) => self.decimal(&m.to_string()),
             None => Ok(self.none()),
         }
+    }
+
+    /// A plain object's key (see [`KEYS`]).
+    fn key(&self, text: &str) -> Bound<'py, PyString> {
+        if text.len() > KEY_TEXT_KEPT {
+            return PyString::new(self.py, text);
+        }
+        let lock = || KEYS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = lock().as_ref().and_then(|kept| kept.get(text)) {
+            return k.bind(self.py).clone();
+        }
+        let k = PyString::new(self.py, text);
+        let mut kept = lock();
+        let kept = kept.get_or_insert_with(HashMap::default);
+        if kept.len() >= KEYS_KEPT {
+            kept.clear();
+        }
+        kept.insert(text.into(), k.clone().unbind());
+        k
     }
 
     /// `Decimal(text)`, shared with the one made before of the same text.
@@ -892,7 +920,7 @@ fn dict<'de, 'py, A: MapAccess<'de>>(
     let out = PyDict::new(ctx.py);
     while let Some(key) = map.next_key_seed(Key)? {
         let value = map.next_value_seed(each)?;
-        ctx.check(out.set_item(PyString::new(ctx.py, &key), value))?;
+        ctx.check(out.set_item(ctx.key(&key), value))?;
     }
     ctx.leave();
     Ok(out.into_any())
@@ -1431,6 +1459,9 @@ pub fn load_plain<'py>(
         if member == Some("eventInfo") {
             if let Some(info) = event.event_info_text() {
                 return read_plain(py, info);
+            }
+            if event.event_info_absent() {
+                return Ok(py.None().into_bound(py));
             }
         }
         let whole = read_plain(py, event.raw_json_text().trim_matches(JSON_SPACE))?;

@@ -46,6 +46,11 @@ impl NativeEvent {
         self.event.event_info_json()
     }
 
+    /// Whether the parse saw that the event has no `eventInfo`.
+    pub(crate) fn event_info_absent(&self) -> bool {
+        self.event.event_info_absent()
+    }
+
     /// The JSON text of the `eventInfo` object of a readable event, when the
     /// parse noted where it lies: the model reader starts there instead of
     /// looking for it among the envelope's members.

@@ -305,9 +305,10 @@ fi
 step "make install and pkg-config"
 PREFIX=$OUT/prefix
 rm -rf "$PREFIX"
-# The same features as the build above, so that make finds it up to date.
+# The same packages and features as the build above, so that make finds it
+# up to date (cargo unifies features over the packages selected).
 make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug \
-    CARGO_FLAGS="--locked --features test-hooks"
+    CARGO_FLAGS="--locked --features iikocloud-c/test-hooks -p iikocloud-emulator"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 test "$(pkg-config --modversion iikocloud)" = "$VERSION"
 # shellcheck disable=SC2046

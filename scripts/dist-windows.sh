@@ -35,6 +35,8 @@ STAGE=$ROOT/target/dist-stage/windows
 VENV=$ROOT/target/dist-venv
 TRIPLE=x86_64-pc-windows-gnu
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target/dist-c}
+# As in dist.sh: what ships is stripped, so no debug info is built.
+export CARGO_PROFILE_RELEASE_DEBUG=0
 REL=$CARGO_TARGET_DIR/$TRIPLE/release
 # Thin LTO, for this target only (cargo and maturin both read it): rustc
 # builds x86_64-pc-windows-gnu without function sections (its target spec),

@@ -18,18 +18,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> [reliability] %s\n' "$*"; }
+# The package selection and features of test.sh's `cargo test --workspace`:
+# cargo unifies features over the packages selected, so these tests reuse
+# that build instead of compiling the core twice more.
+WORKSPACE=(--locked --workspace --features iikocloud-c/test-hooks)
 
 if [ "${IIKO_WORKSPACE_TESTS_RAN:-0}" != 1 ]; then
     step "fault matrix and secrets (cargo test)"
-    cargo test --locked --test fault_matrix --test secrets
+    cargo test "${WORKSPACE[@]}" --test fault_matrix --test secrets
 fi
 
 step "load: 8 threads for ${LOAD_SECONDS:-20} s across token expiry (tests/load.rs)"
-LOAD_SECONDS=${LOAD_SECONDS:-20} cargo test --locked --test load -- --ignored --nocapture
+LOAD_SECONDS=${LOAD_SECONDS:-20} cargo test "${WORKSPACE[@]}" --test load -- --ignored --nocapture
 
 step "soak: emulator and webhook listen, ${SOAK_SECONDS:-20} s each"
-SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test --locked -p iikocloud-emulator --test soak -- --nocapture
-SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test --locked -p iikocloud-cli --test listen_soak -- --nocapture
+SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test "${WORKSPACE[@]}" --test soak -- --nocapture
+SOAK_SECONDS=${SOAK_SECONDS:-20} cargo test "${WORKSPACE[@]}" --test listen_soak -- --nocapture
 
 step "fuzzing, ${FUZZ_SECONDS:-20} s per target (scripts/fuzz.sh)"
 ./scripts/fuzz.sh

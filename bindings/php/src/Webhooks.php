@@ -156,21 +156,22 @@ final class Webhooks
         [$names, $values, $count] = self::headerArrays($ffi, $headers, $keep);
         $events = $ffi->new('iiko_events*');
         $err = Library::errorOut($ffi);
-        $telemetry?->begin();
-        $status = (int) $ffi->iiko_webhook_receive(
-            Library::cString($expectedToken, 'the expected webhook token'),
+        $expectedToken = Library::cString($expectedToken, 'the expected webhook token');
+        $maxBody = Library::arg('webhook.max_body_bytes', $maxBodyBytes);
+        $depth = Library::arg('webhook.max_depth', $maxDepth);
+        $status = (int) Telemetry::around($telemetry, fn () => $ffi->iiko_webhook_receive(
+            $expectedToken,
             $names,
             $values,
             $count,
             $body,
             strlen($body),
-            Library::arg('webhook.max_body_bytes', $maxBodyBytes),
-            Library::arg('webhook.max_depth', $maxDepth),
+            $maxBody,
+            $depth,
             $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
             FFI::addr($events),
             FFI::addr($err)
-        );
-        $telemetry?->deliver();
+        ));
         $answer = (int) $ffi->iiko_webhook_http_status($status);
         if ($status !== Status::OK) {
             return new Receipt($answer, [], Library::exception($ffi, $status, $err));

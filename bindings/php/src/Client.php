@@ -333,8 +333,7 @@ final class Client
         $token = $ffi->new('char*');
         $expires = $ffi->new('int64_t');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_access_token($this->handle(), FFI::addr($token), FFI::addr($expires), FFI::addr($err));
-        $this->telemetry?->deliver();
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_access_token($h, FFI::addr($token), FFI::addr($expires), FFI::addr($err)));
         Library::check($ffi, $status, $err);
         return new AccessToken((string) Library::takeString($ffi, $token), (int) $expires->cdata);
     }
@@ -364,8 +363,7 @@ final class Client
         $ffi = $this->ffi;
         $orgs = $ffi->new('iiko_organizations*');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_organizations($this->handle(), $request, FFI::addr($orgs), FFI::addr($err));
-        $this->telemetry?->deliver();
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_organizations($h, $request, FFI::addr($orgs), FFI::addr($err)));
         Library::check($ffi, $status, $err);
         Library::track(1);
         try {
@@ -389,13 +387,13 @@ final class Client
         $ffi = $this->ffi;
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_webhook_settings(
-            $this->handle(),
-            Library::cString($organizationId, 'organizationId'),
+        $organizationId = Library::cString($organizationId, 'organizationId');
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_webhook_settings(
+            $h,
+            $organizationId,
             FFI::addr($out),
             FFI::addr($err)
-        );
-        $this->telemetry?->deliver();
+        ));
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -425,8 +423,7 @@ final class Client
         $ffi = $this->ffi;
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_update_webhook_settings($this->handle(), $request, FFI::addr($out), FFI::addr($err));
-        $this->telemetry?->deliver();
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_update_webhook_settings($h, $request, FFI::addr($out), FFI::addr($err)));
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -451,8 +448,7 @@ final class Client
         $ffi = $this->ffi;
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_stop_lists($this->handle(), $request, FFI::addr($out), FFI::addr($err));
-        $this->telemetry?->deliver();
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_stop_lists($h, $request, FFI::addr($out), FFI::addr($err)));
         Library::check($ffi, $status, $err);
         return self::decode((string) Library::takeString($ffi, $out));
     }
@@ -488,16 +484,18 @@ final class Client
         $ffi = $this->ffi;
         $out = $ffi->new('char*');
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_call(
-            $this->handle(),
-            Library::cString($path, 'path'),
-            $bodyJson === null ? null : Library::cString($bodyJson, 'the body'),
-            Library::arg('call.timeout', $timeout),
+        $path = Library::cString($path, 'path');
+        $bodyJson = $bodyJson === null ? null : Library::cString($bodyJson, 'the body');
+        $timeoutMs = Library::arg('call.timeout', $timeout);
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_call(
+            $h,
+            $path,
+            $bodyJson,
+            $timeoutMs,
             $idempotent ? self::CALL_IDEMPOTENT : 0,
             FFI::addr($out),
             FFI::addr($err)
-        );
-        $this->telemetry?->deliver();
+        ));
         Library::check($ffi, $status, $err);
         return (string) Library::takeString($ffi, $out);
     }
@@ -560,20 +558,20 @@ final class Client
         $flags = ($moneyAsString ? self::CALL_MONEY_AS_STRING : 0)
             | ($allowUnknownFields ? self::CALL_ALLOW_UNKNOWN_FIELDS : 0);
         if ($wait) {
-            $status = (int) $ffi->iiko_client_call_operation_wait(
-                $this->handle(),
+            $waitMs = Library::arg('wait.timeout', $waitTimeout);
+            $status = $this->native(fn (CData $h) => $ffi->iiko_client_call_operation_wait(
+                $h,
                 $op,
                 $request,
                 $timeoutMs,
-                Library::arg('wait.timeout', $waitTimeout),
+                $waitMs,
                 $flags,
                 FFI::addr($out),
                 FFI::addr($err)
-            );
+            ));
         } else {
-            $status = (int) $ffi->iiko_client_call_operation($this->handle(), $op, $request, $timeoutMs, $flags, FFI::addr($out), FFI::addr($err));
+            $status = $this->native(fn (CData $h) => $ffi->iiko_client_call_operation($h, $op, $request, $timeoutMs, $flags, FFI::addr($out), FFI::addr($err)));
         }
-        $this->telemetry?->deliver();
         Library::check($ffi, $status, $err);
         return (string) Library::takeString($ffi, $out);
     }
@@ -597,14 +595,10 @@ final class Client
         }
         $ffi = $this->ffi;
         $err = Library::errorOut($ffi);
-        $status = (int) $ffi->iiko_client_wait_command(
-            $this->handle(),
-            Library::cString($organizationId, 'organizationId'),
-            Library::cString($cid, 'correlationId'),
-            Library::arg('wait.timeout', $timeout),
-            FFI::addr($err)
-        );
-        $this->telemetry?->deliver();
+        $organizationId = Library::cString($organizationId, 'organizationId');
+        $cid = Library::cString($cid, 'correlationId');
+        $timeoutMs = Library::arg('wait.timeout', $timeout);
+        $status = $this->native(fn (CData $h) => $ffi->iiko_client_wait_command($h, $organizationId, $cid, $timeoutMs, FFI::addr($err)));
         Library::check($ffi, $status, $err);
     }
 
@@ -625,9 +619,20 @@ final class Client
                 Status::INVALID_ARGUMENT
             );
         }
-        // Called as each call's first argument: collect from here to deliver().
-        $this->telemetry?->begin();
         return $this->handle;
+    }
+
+    /**
+     * Runs one library call on this client's handle, its telemetry captured
+     * around it and delivered however it ends ({@see Telemetry::around()}):
+     * every call of the handle goes through here.
+     *
+     * @param callable(CData): mixed $call given the handle; returns the call's status
+     */
+    private function native(callable $call): int
+    {
+        $handle = $this->handle();
+        return (int) Telemetry::around($this->telemetry, static fn () => $call($handle));
     }
 
     /** Throws for a failed options setter (the options are freed by the caller). */

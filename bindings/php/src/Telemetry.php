@@ -68,15 +68,38 @@ final class Telemetry
         return $logger === null && $onSpanEnd === null ? null : $telemetry;
     }
 
+    /**
+     * Runs one library call with its telemetry captured around it: begun
+     * just before, delivered however the call ends (a throw included). Every
+     * FFI call that may log or trace goes through here, so a new call site
+     * cannot forget to deliver; with no telemetry it is the bare call.
+     *
+     * @template T
+     * @param callable(): T $call
+     * @return T
+     */
+    public static function around(?self $telemetry, callable $call): mixed
+    {
+        if ($telemetry === null) {
+            return $call();
+        }
+        $telemetry->begin();
+        try {
+            return $call();
+        } finally {
+            $telemetry->deliver();
+        }
+    }
+
     /** Starts collecting this thread's spans and records (before a call). */
-    public function begin(): void
+    private function begin(): void
     {
         // A failure here only means no telemetry for this call.
         $this->ffi->iiko_telemetry_capture_begin($this->level, null);
     }
 
     /** Delivers what the call produced: spans (parents first), then records. */
-    public function deliver(): void
+    private function deliver(): void
     {
         $out = $this->ffi->new('char*');
         if ((int) $this->ffi->iiko_telemetry_capture_take(FFI::addr($out), null) !== Status::OK) {

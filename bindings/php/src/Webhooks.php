@@ -83,21 +83,47 @@ final class Webhooks
         bool $acceptSingleObject = true
     ): array {
         $ffi = Library::ffi();
-        $events = $ffi->new('iiko_events*');
-        $err = $ffi->new('iiko_error*');
-        $status = (int) $ffi->iiko_webhook_parse(
+        $scratch = self::scratch($ffi);
+        $status = $ffi->iiko_webhook_parse(
             $body,
             strlen($body),
-            Library::arg('webhook.max_body_bytes', $maxBodyBytes),
-            Library::arg('webhook.max_depth', $maxDepth),
+            $maxBodyBytes === null ? 0 : Library::arg('webhook.max_body_bytes', $maxBodyBytes),
+            $maxDepth === null ? 0 : Library::arg('webhook.max_depth', $maxDepth),
             $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
-            FFI::addr($events),
-            FFI::addr($err)
+            $scratch->events,
+            $scratch->err
         );
         if ($status !== Status::OK) {
-            throw Library::exception($ffi, $status, $err);
+            throw self::failure($ffi, $scratch, $status);
         }
-        return self::readEvents($ffi, $events);
+        // The handle, copied out of the shared out-parameter before anything else can reuse it.
+        return self::readEvents($ffi, $scratch->events[0]);
+    }
+
+    /** The exception of a failed call that wrote its error to the scratch's out-parameter. */
+    private static function failure(FFI $ffi, WebhookScratch $scratch, int $status): IikoException
+    {
+        $err = $scratch->err[0];
+        // Cleared, so that a later failure that writes no error is not read as this one.
+        $scratch->err[0] = null;
+        return Library::exception($ffi, $status, $err);
+    }
+
+    /** The reused out-parameters of the default library. */
+    private static ?WebhookScratch $scratch = null;
+
+    /**
+     * The out-parameters and the summary struct, made once per library: on a
+     * sub-kilobyte body, making them on every parse (`FFI::new`, `FFI::addr`)
+     * cost about as much as reading the events.
+     */
+    private static function scratch(FFI $ffi): WebhookScratch
+    {
+        $scratch = self::$scratch;
+        if ($scratch === null || $scratch->ffi !== $ffi) {
+            $scratch = self::$scratch = new WebhookScratch($ffi);
+        }
+        return $scratch;
     }
 
     /**
@@ -156,21 +182,22 @@ final class Webhooks
         [$names, $values, $count] = self::headerArrays($ffi, $headers, $keep);
         $events = $ffi->new('iiko_events*');
         $err = Library::errorOut($ffi);
-        $telemetry?->begin();
-        $status = (int) $ffi->iiko_webhook_receive(
-            Library::cString($expectedToken, 'the expected webhook token'),
+        $expectedToken = Library::cString($expectedToken, 'the expected webhook token');
+        $maxBody = Library::arg('webhook.max_body_bytes', $maxBodyBytes);
+        $depth = Library::arg('webhook.max_depth', $maxDepth);
+        $status = (int) Telemetry::around($telemetry, fn () => $ffi->iiko_webhook_receive(
+            $expectedToken,
             $names,
             $values,
             $count,
             $body,
             strlen($body),
-            Library::arg('webhook.max_body_bytes', $maxBodyBytes),
-            Library::arg('webhook.max_depth', $maxDepth),
+            $maxBody,
+            $depth,
             $acceptSingleObject ? 0 : self::REJECT_SINGLE_OBJECT,
             FFI::addr($events),
             FFI::addr($err)
-        );
-        $telemetry?->deliver();
+        ));
         $answer = (int) $ffi->iiko_webhook_http_status($status);
         if ($status !== Status::OK) {
             return new Receipt($answer, [], Library::exception($ffi, $status, $err));
@@ -234,15 +261,13 @@ final class Webhooks
             $count = $ffi->iiko_events_count($events);
             // One struct, filled again for each event: the strings are copied
             // into PHP as the Event reads them.
-            $summary = $ffi->new('iiko_event_summary');
-            $summary->size = FFI::sizeof($summary);
-            $summaryOut = FFI::addr($summary);
-            $err = $ffi->new('iiko_error*');
-            $errOut = FFI::addr($err);
+            $scratch = self::scratch($ffi);
+            $summary = $scratch->summary;
+            $summaryOut = $scratch->summaryAddr;
             for ($i = 0; $i < $count; $i++) {
-                $status = $ffi->iiko_events_summary($events, $i, $summaryOut, $errOut);
+                $status = $ffi->iiko_events_summary($events, $i, $summaryOut, $scratch->err);
                 if ($status !== Status::OK) {
-                    throw Library::exception($ffi, $status, $err);
+                    throw self::failure($ffi, $scratch, $status);
                 }
                 $list[] = new Event($summary);
             }

@@ -84,7 +84,14 @@ print("| body | parse | parse + flat fields | parse + every typed eventInfo "
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 labels = {"small": "small, indented", "large": "large, 1,500 items", "delivery": "held-out delivery",
           "stop_list": "held-out stop list", "error": "held-out error",
-          "lifecycle": "held-out lifecycle, 7 events", "mixed": "held-out mixed, 16 events"}
+          "lifecycle": "held-out lifecycle, 7 events", "mixed": "held-out mixed, 16 events",
+          "odd_no_info_wrong_type": "odd: no eventInfo, wrong-typed eventInfo",
+          "odd_order_null": "odd: order error with `order: null`",
+          "odd_unknown_types": "odd: two unknown event types and a stop list",
+          "odd_two_orgs": "odd: two organizations, three types",
+          "odd_unknown_fields": "odd: unknown fields",
+          "odd_lifecycle_two_orders": "odd: two orders' lifecycles",
+          "odd_items_1500": "odd: 1,500 items"}
 us = lambda ns: f"{ns / 1000:,.1f} µs" if ns < 1e6 else f"{ns / 1e6:,.2f} ms"
 for size, label in labels.items():
     group = f"webhook_parse_{size}"

@@ -1452,29 +1452,36 @@ pub fn load_plain<'py>(
     event: &Bound<'py, NativeEvent>,
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    guard(py, || {
-        let event = event.get();
-        // Where the parse found eventInfo, its text: no envelope to build.
-        // Without it (absent, a repeated key), the whole event is read.
-        if member == Some("eventInfo") {
-            if let Some(info) = event.event_info_text() {
-                return read_plain(py, info);
-            }
-            if event.event_info_absent() {
-                return Ok(py.None().into_bound(py));
-            }
+    guard(py, || plain(py, event.get(), member))
+}
+
+/// [`load_plain`] of a parsed event; `NativeEvent.plain_event_info` is this
+/// for `eventInfo`, without the call's arguments to unpack.
+pub(crate) fn plain<'py>(
+    py: Python<'py>,
+    event: &NativeEvent,
+    member: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // Where the parse found eventInfo, its text: no envelope to build.
+    // Without it (absent, a repeated key), the whole event is read.
+    if member == Some("eventInfo") {
+        if let Some(info) = event.event_info_text() {
+            return read_plain(py, info);
         }
-        let whole = read_plain(py, event.raw_json_text().trim_matches(JSON_SPACE))?;
-        let Some(name) = member else {
-            return Ok(whole);
-        };
-        match whole.cast::<PyDict>() {
-            Ok(dict) => Ok(dict
-                .get_item(name)?
-                .unwrap_or_else(|| py.None().into_bound(py))),
-            Err(_) => Ok(py.None().into_bound(py)),
+        if event.event_info_absent() {
+            return Ok(py.None().into_bound(py));
         }
-    })
+    }
+    let whole = read_plain(py, event.raw_json_text().trim_matches(JSON_SPACE))?;
+    let Some(name) = member else {
+        return Ok(whole);
+    };
+    match whole.cast::<PyDict>() {
+        Ok(dict) => Ok(dict
+            .get_item(name)?
+            .unwrap_or_else(|| py.None().into_bound(py))),
+        Err(_) => Ok(py.None().into_bound(py)),
+    }
 }
 
 /// JSON's white space (RFC 8259), the only characters allowed around a value.

@@ -216,11 +216,18 @@ fn wrap_event<'py>(
         classes.by_kind.get(event.kind().code() as usize)
     };
     let maker = maker.ok_or_else(|| simple(py, Class::Iiko, "no class for this event kind"))?;
+    // An event the parse saw without eventInfo reads as None in both readers
+    // (typed and plain): its slots hold that already, so the first
+    // event_info is a slot read instead of a call into a reader.
+    let unread = if event.event_info_absent() {
+        py.None().into_bound(py)
+    } else {
+        classes.missing.bind(py).clone()
+    };
     let native = Bound::new(py, NativeEvent { event })?.into_any();
-    let missing = classes.missing.bind(py);
     maker.make(
         py,
-        [native, missing.clone(), missing.clone()],
+        [native, unread.clone(), unread],
         // A class that does not fit is made as Python makes it.
         |class, [native, ..]| class.call1((native,)),
     )
@@ -513,6 +520,14 @@ impl NativeEvent {
                 s.terminal_group_id.clone(),
             )
         })
+    }
+    /// `load_plain(event, "eventInfo")` as a getter: attribute access
+    /// passes no arguments, which on the abi3 ABI a call packs into a tuple
+    /// and PyO3 unpacks again (unknown and unreadable events read this on
+    /// every `event_info`).
+    #[getter]
+    fn plain_event_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || crate::models::plain(py, self, Some("eventInfo")))
     }
     fn __repr__(&self) -> String {
         format!(

@@ -49,13 +49,20 @@ def reference_info(raw_json: str) -> Any:
 def check_events(events: List[webhooks.Event], *, native: bool = True) -> None:
     for event in events:
         theirs = reference_info(event.raw_json)
+        # event_info first, on the event as the parse made it: unknown types
+        # and unreadable events hand out the plain reading from their own
+        # property; an event without eventInfo comes with None already set.
+        if event.EVENT_TYPE is None:
+            same(event.event_info, theirs)
+        elif theirs is None:
+            assert event.event_info is None
         if native:
             # No fallback: load_plain raises what it leaves to json.loads.
             same(_native.load_plain(event._n, "eventInfo"), theirs)
+            same(event._n.plain_event_info, theirs)
             same(_native.load_plain(event._n), json.loads(event.raw_json, parse_float=Decimal))
         same(event.raw_event_info, theirs)
         if event.EVENT_TYPE is None:
-            # Unknown types and unreadable events hand out the plain reading.
             same(event.event_info, theirs)
         whole = json.loads(event.raw_json, parse_float=Decimal)
         same(event.to_dict(), whole if isinstance(whole, dict) else {"value": whole})

@@ -289,6 +289,8 @@ class NativeEvent:
     def personal_shift(
         self,
     ) -> Optional[Tuple[Optional[str], Optional[str], Optional[bool], Optional[str]]]: ...
+    @property
+    def plain_event_info(self) -> Any: ...
 
 @final
 class NativeDeduplicator:

@@ -193,8 +193,9 @@ class Event:
         if self._info is _MISSING:
             try:
                 # Read natively where the parse found it (unknown event types
-                # and malformed events come here on every event_info).
-                self._info = _native.load_plain(self._n, "eventInfo")
+                # and malformed events come here on every event_info); a
+                # getter, which costs less than a call with arguments.
+                self._info = self._n.plain_event_info
             except ValueError:
                 self._info = _reference_info(self._n.raw_json)
         return self._info
@@ -545,6 +546,13 @@ class UnknownEvent(Event):
 
     __slots__ = ()
 
+    @property
+    def event_info(self) -> Any:
+        """The ``eventInfo`` as sent (:attr:`raw_event_info`)."""
+        # No model to look up for this class: the plain reading directly.
+        info = self._info
+        return self.raw_event_info if info is _MISSING else info
+
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type)]
 
@@ -555,6 +563,13 @@ class InvalidEvent(Event):
     :attr:`raw_json` has the element."""
 
     __slots__ = ()
+
+    @property
+    def event_info(self) -> Any:
+        """The ``eventInfo`` as sent (:attr:`raw_event_info`)."""
+        # No model to look up for this class: the plain reading directly.
+        info = self._info
+        return self.raw_event_info if info is _MISSING else info
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type), ("problem", self.problem)]

@@ -12,6 +12,14 @@
 
 #[cfg(feature = "operations")]
 pub mod api;
+/// Without the `operations` feature: the generated models webhook events are
+/// read into (the `WebHooks.*WebHookEventInfo` schemas and what they reach),
+/// at the same paths as with it.
+#[cfg(not(feature = "operations"))]
+pub mod api {
+    pub mod models;
+    pub mod support;
+}
 pub mod client;
 pub mod clock;
 pub mod error;

@@ -11,6 +11,7 @@
 
 mod c;
 mod docs;
+mod event_closure;
 mod events;
 mod names;
 mod numbering;

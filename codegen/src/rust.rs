@@ -507,11 +507,17 @@ fn gen_union(spec: &Spec<'_>, name: &str, out: &mut String) -> Result<(), String
     Ok(())
 }
 
+/// What compiles only with the crate's `operations` feature: every model
+/// but those webhook events are read into (`event_closure`).
+const OPERATIONS_ONLY: &str = "#[cfg(feature = \"operations\")]\n";
+
 /// A module tree of generated items.
 #[derive(Default)]
 struct ModTree {
     items: String,
     children: BTreeMap<String, ModTree>,
+    /// Holds a model of the webhook events: compiled without `operations`.
+    always: bool,
 }
 
 impl ModTree {
@@ -530,6 +536,9 @@ impl ModTree {
             } else {
                 writeln!(out, "/// Schemas of `{name}`.").unwrap();
             }
+            if !child.always {
+                out.push_str(OPERATIONS_ONLY);
+            }
             writeln!(out, "pub mod {} {{", ident(name)).unwrap();
             child.render(out, depth + 1);
             out.push_str("}\n");
@@ -537,17 +546,67 @@ impl ModTree {
     }
 }
 
+/// Puts `OPERATIONS_ONLY` before each of the generated items in `code`
+/// (they start at the line's start), or only before the `Validate` impls
+/// (the checks of requests, part of the operations) when `all` is false.
+fn operations_only(code: &str, all: bool) -> String {
+    const STARTS: [&str; 6] = [
+        "pub struct ",
+        "pub enum ",
+        "pub type ",
+        "crate::open_enum!",
+        "crate::api::support::wire_",
+        "impl ",
+    ];
+    let mut out = String::with_capacity(code.len() + 256);
+    // Lines inside `open_enum!`: the enum's closing `}` and the macro's.
+    let mut in_enum_macro = 0;
+    for line in code.split_inclusive('\n') {
+        if in_enum_macro > 0 {
+            in_enum_macro -= usize::from(line == "}\n");
+            out.push_str(line);
+            continue;
+        }
+        if line.starts_with("crate::open_enum!") {
+            in_enum_macro = 2;
+        }
+        let gated = if all {
+            STARTS.iter().any(|s| line.starts_with(s))
+        } else {
+            line.starts_with("impl crate::api::Validate for ")
+        };
+        if gated {
+            out.push_str(OPERATIONS_ONLY);
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 fn gen_models(spec: &Spec<'_>) -> Result<String, String> {
+    let closure = crate::event_closure::event_closure(spec)?;
     let mut tree = ModTree::default();
+    for name in &closure {
+        let modules = Place::of(name).modules;
+        for depth in 1..=modules.len() {
+            tree.at(&modules[..depth]).always = true;
+        }
+    }
     for (name, s) in spec.schemas {
         let place = Place::of(name);
         let node = tree.at(&place.modules);
+        let mut code = String::new();
         match s["kind"].as_str().unwrap_or("object") {
-            "enum" => gen_enum(spec, name, &mut node.items)?,
-            "int_enum" => gen_int_enum(spec, name, &mut node.items)?,
-            "union" => gen_union(spec, name, &mut node.items)?,
-            _ => gen_struct(spec, name, &mut node.items)?,
+            "enum" => gen_enum(spec, name, &mut code)?,
+            "int_enum" => gen_int_enum(spec, name, &mut code)?,
+            "union" => gen_union(spec, name, &mut code)?,
+            _ => gen_struct(spec, name, &mut code)?,
         }
+        // A module compiled only with `operations` needs nothing more.
+        if node.always {
+            code = operations_only(&code, !closure.contains(name));
+        }
+        node.items.push_str(&code);
     }
     let mut out = String::from(HEADER);
     out.push_str("//! Request and response types of every operation, one per schema of the\n//! official document, in modules that follow its namespaces.\n\n");

@@ -31,6 +31,8 @@
 //! one in any case).
 
 mod call;
+#[cfg(test)]
+mod lenient_tests;
 pub mod models;
 mod ops;
 mod safe;

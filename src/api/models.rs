@@ -7,6 +7,7 @@
 #![allow(missing_docs)] // every item has one; nested modules of inline schemas may not
 
 /// Schemas of the `address` namespace.
+#[cfg(feature = "operations")]
 pub mod address {
     /// `Address.CitiesRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -343,6 +344,7 @@ pub mod address {
     }
 }
 /// Schemas of the `address_hints` namespace.
+#[cfg(feature = "operations")]
 pub mod address_hints {
     crate::open_enum! {
     /// `AddressHints.AddressHintsServiceType` (enum in the official document).
@@ -364,6 +366,7 @@ pub mod address_hints {
     }
 }
 /// Schemas of the `auth` namespace.
+#[cfg(feature = "operations")]
 pub mod auth {
     /// `Auth.GetAccessTokenRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -461,6 +464,7 @@ pub mod auth {
     }
 }
 /// Schemas of the `backoffice` namespace.
+#[cfg(feature = "operations")]
 pub mod backoffice {
     /// `Account` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19773,6 +19777,7 @@ pub mod backoffice {
     }
 }
 /// Schemas of the `cancel_causes` namespace.
+#[cfg(feature = "operations")]
 pub mod cancel_causes {
     /// `CancelCauses.CancelCause` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19847,6 +19852,7 @@ pub mod cancel_causes {
     }
 }
 /// Schemas of the `combo_dto` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_dto {
     /// `ComboDto.ImageItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19863,6 +19869,7 @@ pub mod combo_dto {
     }
 }
 /// Schemas of the `combo_dto2` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_dto2 {
     /// `ComboDto2.ImageItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19879,6 +19886,7 @@ pub mod combo_dto2 {
     }
 }
 /// Schemas of the `combo_dto3` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_dto3 {
     /// `ComboDto3.ImageItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19895,6 +19903,7 @@ pub mod combo_dto3 {
     }
 }
 /// Schemas of the `combo_size_dto` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_size_dto {
     /// `ComboSizeDto.ButtonImage` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19911,6 +19920,7 @@ pub mod combo_size_dto {
     }
 }
 /// Schemas of the `combo_size_dto2` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_size_dto2 {
     /// `ComboSizeDto2.ButtonImage` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19927,6 +19937,7 @@ pub mod combo_size_dto2 {
     }
 }
 /// Schemas of the `combo_size_dto3` namespace.
+#[cfg(feature = "operations")]
 pub mod combo_size_dto3 {
     /// `ComboSizeDto3.ButtonImage` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -19943,6 +19954,7 @@ pub mod combo_size_dto3 {
     }
 }
 /// Schemas of the `commands` namespace.
+#[cfg(feature = "operations")]
 pub mod commands {
     /// `Commands.ErrorCommandStatus` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -20064,6 +20076,7 @@ pub mod commands {
 pub mod common {
     /// `Common.CorrelationIdResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CorrelationIdResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -20071,10 +20084,12 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CorrelationIdResponse = "Common.CorrelationIdResponse" {
         required "correlationId" => correlation_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CorrelationIdResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -20084,6 +20099,7 @@ pub mod common {
 
     /// `Common.ExternalData` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ExternalData {
         /// `key` (required).
         pub key: Option<String>,
@@ -20093,11 +20109,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ExternalData = "Common.ExternalData" {
         required "key" => key,
         required "value" => value,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ExternalData {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("key", self.key.is_some());
@@ -20107,6 +20125,7 @@ pub mod common {
 
     /// `Common.GetByOrganizationIdRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetByOrganizationIdRequest {
         /// `organizationId`.
         pub organization_id: Option<String>,
@@ -20114,10 +20133,12 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetByOrganizationIdRequest = "Common.GetByOrganizationIdRequest" {
         optional "organizationId" => organization_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetByOrganizationIdRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.uuid("organizationId", self.organization_id.as_deref());
@@ -20140,6 +20161,7 @@ pub mod common {
         optional "name" => name,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for PriceCategory {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -20149,6 +20171,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfActiveCourierLocation` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfActiveCourierLocation {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20158,11 +20181,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfActiveCourierLocation = "Common.RmsItemsResponseWrapperOfActiveCourierLocation" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfActiveCourierLocation {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20174,6 +20199,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfCity` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfCity {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20183,11 +20209,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfCity = "Common.RmsItemsResponseWrapperOfCity" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfCity {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20199,6 +20227,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfCourierLocations` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfCourierLocations {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20208,11 +20237,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfCourierLocations = "Common.RmsItemsResponseWrapperOfCourierLocations" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfCourierLocations {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20224,6 +20255,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfDiscountCardTypeInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfDiscountCardTypeInfo {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20233,11 +20265,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfDiscountCardTypeInfo = "Common.RmsItemsResponseWrapperOfDiscountCardTypeInfo" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfDiscountCardTypeInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20249,6 +20283,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfEmployee` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfEmployee {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20258,11 +20293,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfEmployee = "Common.RmsItemsResponseWrapperOfEmployee" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfEmployee {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20274,6 +20311,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfEmployeeWithCheckedRole` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfEmployeeWithCheckedRole {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20283,11 +20321,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfEmployeeWithCheckedRole = "Common.RmsItemsResponseWrapperOfEmployeeWithCheckedRole" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfEmployeeWithCheckedRole {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20299,6 +20339,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfOrderType` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfOrderType {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20308,11 +20349,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfOrderType = "Common.RmsItemsResponseWrapperOfOrderType" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfOrderType {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20324,6 +20367,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfRegion` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfRegion {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20333,11 +20377,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfRegion = "Common.RmsItemsResponseWrapperOfRegion" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfRegion {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20349,6 +20395,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfTerminalGroup` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfTerminalGroup {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20358,11 +20405,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfTerminalGroup = "Common.RmsItemsResponseWrapperOfTerminalGroup" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfTerminalGroup {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20374,6 +20423,7 @@ pub mod common {
 
     /// `Common.RmsItemsResponseWrapperOfTerminalGroupStopList` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RmsItemsResponseWrapperOfTerminalGroupStopList {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -20383,11 +20433,13 @@ pub mod common {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RmsItemsResponseWrapperOfTerminalGroupStopList = "Common.RmsItemsResponseWrapperOfTerminalGroupStopList" {
         required "organizationId" => organization_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RmsItemsResponseWrapperOfTerminalGroupStopList {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -20397,6 +20449,7 @@ pub mod common {
         }
     }
 
+    #[cfg(feature = "operations")]
     crate::open_enum! {
     /// `Common.SortDirection` (enum in the official document).
     pub enum SortDirection {
@@ -20407,12 +20460,14 @@ pub mod common {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for SortDirection {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
     }
 }
 /// Schemas of the `customer` namespace.
+#[cfg(feature = "operations")]
 pub mod customer {
     /// `Customer.AddCustomerToProgramRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -21372,6 +21427,7 @@ pub mod deliveries {
     pub mod common {
         /// `Deliveries.Common.CardPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct CardPaymentAdditionalData {
             /// `number`.
             pub number: Option<String>,
@@ -21383,18 +21439,21 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { CardPaymentAdditionalData = "Deliveries.Common.CardPaymentAdditionalData" {
             optional "number" => number,
             optional "customData" => custom_data,
             optional "cardType" => card_type,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for CardPaymentAdditionalData {
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
         }
 
         /// `Deliveries.Common.ChequeAdditionalInfo` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct ChequeAdditionalInfo {
             /// `needReceipt` (required).
             pub need_receipt: Option<bool>,
@@ -21412,6 +21471,7 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { ChequeAdditionalInfo = "Deliveries.Common.ChequeAdditionalInfo" {
             required "needReceipt" => need_receipt,
             optional "email" => email,
@@ -21421,6 +21481,7 @@ pub mod deliveries {
             optional "isInternetPayment" => is_internet_payment,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for ChequeAdditionalInfo {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("needReceipt", self.need_receipt.is_some());
@@ -21457,6 +21518,7 @@ pub mod deliveries {
             required "longitude" => longitude,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for Coordinates {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("latitude", self.latitude.is_some());
@@ -21490,11 +21552,13 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for DeliveryStatus {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
         }
 
+        #[cfg(feature = "operations")]
         crate::open_enum! {
         /// `Deliveries.Common.DeliveryStatusForUpdate` (enum in the official document).
         pub enum DeliveryStatusForUpdate {
@@ -21507,6 +21571,7 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for DeliveryStatusForUpdate {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -21514,6 +21579,7 @@ pub mod deliveries {
 
         /// `Deliveries.Common.ExternalPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct ExternalPaymentAdditionalData {
             /// `customData` (required).
             pub custom_data: Option<String>,
@@ -21521,10 +21587,12 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { ExternalPaymentAdditionalData = "Deliveries.Common.ExternalPaymentAdditionalData" {
             required "customData" => custom_data,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for ExternalPaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("customData", self.custom_data.is_some());
@@ -21543,11 +21611,13 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for Gender {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
         }
 
+        #[cfg(feature = "operations")]
         crate::open_enum! {
         /// `Deliveries.Common.IikoCardSearchScope` (enum in the official document).
         pub enum IikoCardSearchScope {
@@ -21566,6 +21636,7 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for IikoCardSearchScope {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -21573,6 +21644,7 @@ pub mod deliveries {
 
         /// `Deliveries.Common.LoyaltyCardPaymentAdditionalData` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct LoyaltyCardPaymentAdditionalData {
             /// `credential` (required).
             pub credential: Option<String>,
@@ -21582,11 +21654,13 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { LoyaltyCardPaymentAdditionalData = "Deliveries.Common.LoyaltyCardPaymentAdditionalData" {
             required "credential" => credential,
             required "searchScope" => search_scope,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for LoyaltyCardPaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("credential", self.credential.is_some());
@@ -21606,6 +21680,7 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for OrderServiceType {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -21613,6 +21688,7 @@ pub mod deliveries {
 
         /// `Deliveries.Common.PaymentAdditionalData` (union on `type` in the official document).
         #[derive(Clone, Debug, PartialEq)]
+        #[cfg(feature = "operations")]
         pub enum PaymentAdditionalData {
             /// `type: Card`.
             Card(crate::api::models::deliveries::common::CardPaymentAdditionalData),
@@ -21624,6 +21700,7 @@ pub mod deliveries {
             Unknown(serde_json::Value),
         }
 
+        #[cfg(feature = "operations")]
         impl serde::Serialize for PaymentAdditionalData {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {
@@ -21639,12 +21716,14 @@ pub mod deliveries {
             }
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_union! { PaymentAdditionalData = "Deliveries.Common.PaymentAdditionalData" on "type" {
             "Card" => Card,
             "External" => External,
             "LoyaltyCard" => LoyaltyCard,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for PaymentAdditionalData {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 match self {
@@ -21682,12 +21761,14 @@ pub mod deliveries {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for PaymentTypeKind {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
         }
     }
     /// Schemas of `drafts`.
+    #[cfg(feature = "operations")]
     pub mod drafts {
         /// `Deliveries.Drafts.CommitDraftRequest` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -22223,6 +22304,7 @@ pub mod deliveries {
         }
     }
     /// Schemas of `request`.
+    #[cfg(feature = "operations")]
     pub mod request {
         /// `Deliveries.Request.AddOrderItemsRequest` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -22974,6 +23056,7 @@ pub mod deliveries {
         }
 
         /// Schemas of `create_order`.
+        #[cfg(feature = "operations")]
         pub mod create_order {
             /// `Deliveries.Request.CreateOrder.Address` (union on `type` in the official document).
             #[derive(Clone, Debug, PartialEq)]
@@ -24556,6 +24639,7 @@ pub mod deliveries {
             }
         }
         /// Schemas of `update_order`.
+        #[cfg(feature = "operations")]
         pub mod update_order {
             /// `Deliveries.Request.UpdateOrder.CancelDeliveryConfirmationRequest` (object in the official document).
             #[derive(Clone, Debug, Default, PartialEq)]
@@ -24933,6 +25017,7 @@ pub mod deliveries {
     pub mod response {
         /// `Deliveries.Response.OrderResponse` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct OrderResponse {
             /// `correlationId` (required).
             pub correlation_id: Option<String>,
@@ -24942,11 +25027,13 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { OrderResponse = "Deliveries.Response.OrderResponse" {
             required "correlationId" => correlation_id,
             required "orderInfo" => order_info,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for OrderResponse {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("correlationId", self.correlation_id.is_some());
@@ -24958,6 +25045,7 @@ pub mod deliveries {
 
         /// `Deliveries.Response.OrdersByOrganization` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct OrdersByOrganization {
             /// `organizationId` (required).
             pub organization_id: Option<String>,
@@ -24967,11 +25055,13 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { OrdersByOrganization = "Deliveries.Response.OrdersByOrganization" {
             required "organizationId" => organization_id,
             required "orders" => orders,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for OrdersByOrganization {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("organizationId", self.organization_id.is_some());
@@ -24983,6 +25073,7 @@ pub mod deliveries {
 
         /// `Deliveries.Response.OrdersResponse` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct OrdersResponse {
             /// `correlationId` (required).
             pub correlation_id: Option<String>,
@@ -24992,11 +25083,13 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { OrdersResponse = "Deliveries.Response.OrdersResponse" {
             required "correlationId" => correlation_id,
             required "orders" => orders,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for OrdersResponse {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("correlationId", self.correlation_id.is_some());
@@ -25008,6 +25101,7 @@ pub mod deliveries {
 
         /// `Deliveries.Response.OrdersWithRevisionResponse` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct OrdersWithRevisionResponse {
             /// `correlationId` (required).
             pub correlation_id: Option<String>,
@@ -25020,12 +25114,14 @@ pub mod deliveries {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { OrdersWithRevisionResponse = "Deliveries.Response.OrdersWithRevisionResponse" {
             required "correlationId" => correlation_id,
             required "maxRevision" => max_revision,
             required "ordersByOrganizations" => orders_by_organizations,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for OrdersWithRevisionResponse {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("correlationId", self.correlation_id.is_some());
@@ -25084,6 +25180,7 @@ pub mod deliveries {
                 optional "line1" => line1,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Address {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.nested("street", self.street.as_ref());
@@ -25104,6 +25201,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for AnonymousCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("name", self.name.is_some());
@@ -25126,6 +25224,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CancelCause {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25153,6 +25252,7 @@ pub mod deliveries {
                 optional "comment" => comment,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CancelInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("whenCancelled", self.when_cancelled.is_some());
@@ -25178,6 +25278,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for City {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25208,6 +25309,7 @@ pub mod deliveries {
                 optional "groupName" => group_name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ComboItemInformation {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("comboId", self.combo_id.is_some());
@@ -25235,6 +25337,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CompoundItemTemplate {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25295,6 +25398,7 @@ pub mod deliveries {
                 optional "template" => template,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CompoundOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("status", self.status.is_some());
@@ -25346,6 +25450,7 @@ pub mod deliveries {
                 optional "resultSum" => result_sum,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CompoundOrderItemComponent {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("product", self.product.is_some());
@@ -25377,6 +25482,7 @@ pub mod deliveries {
                 required "code" => code,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Conception {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25402,6 +25508,7 @@ pub mod deliveries {
                 required "isCourierSelectedManually" => is_courier_selected_manually,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CourierInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("courier", self.courier.is_some());
@@ -25425,6 +25532,7 @@ pub mod deliveries {
             }
             }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for CreationStatus {
                 // An unknown value is the caller's deliberate choice: the service may know it.
                 fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -25460,6 +25568,7 @@ pub mod deliveries {
                 "regular" => Regular,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Customer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     match self {
@@ -25490,6 +25599,7 @@ pub mod deliveries {
                 required "removalType" => removal_type,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for DeletionMethod {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25520,6 +25630,7 @@ pub mod deliveries {
                 optional "comment" => comment,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for DeliveryPoint {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.nested("coordinates", self.coordinates.as_ref());
@@ -25551,6 +25662,7 @@ pub mod deliveries {
                 optional "selectivePositionsWithSum" => selective_positions_with_sum,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for DiscountItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("discountType", self.discount_type.is_some());
@@ -25580,6 +25692,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for DiscountType {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25604,6 +25717,7 @@ pub mod deliveries {
                 required "sum" => sum,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for DynamicDiscount {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("manualConditionId", self.manual_condition_id.is_some());
@@ -25631,6 +25745,7 @@ pub mod deliveries {
                 optional "phone" => phone,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Employee {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25655,6 +25770,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ExternalCourierService {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25679,6 +25795,7 @@ pub mod deliveries {
                 required "value" => value,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ExternalData {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("key", self.key.is_some());
@@ -25702,6 +25819,7 @@ pub mod deliveries {
                 required "splitBetweenPersons" => split_between_persons,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for GuestsInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("count", self.count.is_some());
@@ -25722,6 +25840,7 @@ pub mod deliveries {
                 optional "value" => value,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for IdentifierCode {
                 fn validate_at(&self, _v: &mut crate::api::Validator) {}
             }
@@ -25740,6 +25859,7 @@ pub mod deliveries {
                 required "deletionMethod" => deletion_method,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ItemDeletedInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("deletionMethod", self.deletion_method.is_some());
@@ -25767,6 +25887,7 @@ pub mod deliveries {
                 optional "dynamicDiscounts" => dynamic_discounts,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for LoyaltyInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.uuids(
@@ -25793,6 +25914,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for MarketingSource {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -25994,6 +26116,7 @@ pub mod deliveries {
                 optional "externalData" => external_data,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Order {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.uuid("parentDeliveryId", self.parent_delivery_id.as_deref());
@@ -26099,6 +26222,7 @@ pub mod deliveries {
                 optional "size" => size,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderCombo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26147,6 +26271,7 @@ pub mod deliveries {
                 optional "order" => order,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderInfo {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26197,6 +26322,7 @@ pub mod deliveries {
                 "Service" => Service,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     match self {
@@ -26227,6 +26353,7 @@ pub mod deliveries {
                 required "flags" => flags,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderItemIdentifierCode {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26289,6 +26416,7 @@ pub mod deliveries {
                 optional "freeOfChargeAmount" => free_of_charge_amount,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderItemModifier {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("product", self.product.is_some());
@@ -26323,6 +26451,7 @@ pub mod deliveries {
             }
             }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderItemStatus {
                 // An unknown value is the caller's deliberate choice: the service may know it.
                 fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -26342,6 +26471,7 @@ pub mod deliveries {
             }
             }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderStatus {
                 // An unknown value is the caller's deliberate choice: the service may know it.
                 fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -26367,6 +26497,7 @@ pub mod deliveries {
                 required "orderServiceType" => order_service_type,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for OrderType {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26408,6 +26539,7 @@ pub mod deliveries {
                 required "isPrepay" => is_prepay,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for PaymentItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("paymentType", self.payment_type.is_some());
@@ -26442,6 +26574,7 @@ pub mod deliveries {
                 required "kind" => kind,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for PaymentType {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26467,6 +26600,7 @@ pub mod deliveries {
                 required "sum" => sum,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for PositionWithSum {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("positionId", self.position_id.is_some());
@@ -26491,6 +26625,7 @@ pub mod deliveries {
                 optional "description" => description,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Problem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("hasProblem", self.has_problem.is_some());
@@ -26513,6 +26648,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Product {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26537,6 +26673,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ProductGroup {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26603,6 +26740,7 @@ pub mod deliveries {
                 optional "resultSum" => result_sum,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ProductOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("status", self.status.is_some());
@@ -26637,6 +26775,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ProductSize {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26661,6 +26800,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Region {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26703,6 +26843,7 @@ pub mod deliveries {
                 optional "birthdate" => birthdate,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for RegularCustomer {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26728,6 +26869,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for RemovalType {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26776,6 +26918,7 @@ pub mod deliveries {
                 required "cost" => cost,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for ServiceOrderItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("status", self.status.is_some());
@@ -26809,6 +26952,7 @@ pub mod deliveries {
                 required "city" => city,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for Street {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26854,6 +26998,7 @@ pub mod deliveries {
                 required "isPrepay" => is_prepay,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for TipsPaymentItem {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.nested("tipsType", self.tips_type.as_ref());
@@ -26886,6 +27031,7 @@ pub mod deliveries {
                 required "name" => name,
             } }
 
+            #[cfg(feature = "operations")]
             impl crate::api::Validate for TipsType {
                 fn validate_at(&self, v: &mut crate::api::Validator) {
                     v.required("id", self.id.is_some());
@@ -26897,6 +27043,7 @@ pub mod deliveries {
     }
 }
 /// Schemas of the `delivery_restrictions` namespace.
+#[cfg(feature = "operations")]
 pub mod delivery_restrictions {
     /// `DeliveryRestrictions.ActionOnValidationRejection` (integer enum in the official document).
     ///
@@ -27303,6 +27450,7 @@ pub mod delivery_restrictions {
     pub type HousesRangeType = i64;
 
     /// Schemas of `allowed_restrictions`.
+    #[cfg(feature = "operations")]
     pub mod allowed_restrictions {
         /// `DeliveryRestrictions.AllowedRestrictions.AllowedItemWithDuration` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -27648,6 +27796,7 @@ pub mod delivery_restrictions {
     }
 }
 /// Schemas of the `discounts` namespace.
+#[cfg(feature = "operations")]
 pub mod discounts {
     crate::open_enum! {
     /// `Discounts.DiscountCardMode` (enum in the official document).
@@ -27832,6 +27981,7 @@ pub mod discounts {
 pub mod employees {
     /// `Employees.ActiveCourierLocation` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ActiveCourierLocation {
         /// `courierId`.
         pub courier_id: Option<String>,
@@ -27845,6 +27995,7 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ActiveCourierLocation = "Employees.ActiveCourierLocation" {
         optional "courierId" => courier_id,
         optional "lastActiveLatitude" => last_active_latitude,
@@ -27852,6 +28003,7 @@ pub mod employees {
         optional "lastActiveClientDate" => last_active_client_date,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ActiveCourierLocation {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.uuid("courierId", self.courier_id.as_deref());
@@ -27864,6 +28016,7 @@ pub mod employees {
 
     /// `Employees.ActiveCourierLocationsByTerminalGroupRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ActiveCourierLocationsByTerminalGroupRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -27873,11 +28026,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ActiveCourierLocationsByTerminalGroupRequest = "Employees.ActiveCourierLocationsByTerminalGroupRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ActiveCourierLocationsByTerminalGroupRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -27889,6 +28044,7 @@ pub mod employees {
 
     /// `Employees.ActiveCourierLocationsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ActiveCourierLocationsResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -27899,11 +28055,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ActiveCourierLocationsResponse = "Employees.ActiveCourierLocationsResponse" {
         required "correlationId" => correlation_id,
         required "activeCourierLocations" => active_courier_locations,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ActiveCourierLocationsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -27921,6 +28079,7 @@ pub mod employees {
 
     /// `Employees.ChangePersonalSessionResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ChangePersonalSessionResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -27930,11 +28089,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ChangePersonalSessionResponse = "Employees.ChangePersonalSessionResponse" {
         required "correlationId" => correlation_id,
         optional "error" => error,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ChangePersonalSessionResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -27944,6 +28105,7 @@ pub mod employees {
 
     /// `Employees.ClosePersonalSessionRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ClosePersonalSessionRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -27955,12 +28117,14 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ClosePersonalSessionRequest = "Employees.ClosePersonalSessionRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
         required "employeeId" => employee_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ClosePersonalSessionRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -27974,6 +28138,7 @@ pub mod employees {
 
     /// `Employees.CoordinateInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CoordinateInfo {
         /// `latitude` (required).
         pub latitude: Option<crate::Money>,
@@ -27985,12 +28150,14 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CoordinateInfo = "Employees.CoordinateInfo" {
         required "latitude" => latitude,
         required "longitude" => longitude,
         required "serverTimestamp" => server_timestamp,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CoordinateInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("latitude", self.latitude.is_some());
@@ -28001,6 +28168,7 @@ pub mod employees {
 
     /// `Employees.CourierLocations` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CourierLocations {
         /// `courierId` (required).
         pub courier_id: Option<String>,
@@ -28010,11 +28178,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CourierLocations = "Employees.CourierLocations" {
         required "courierId" => courier_id,
         required "locations" => locations,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CourierLocations {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("courierId", self.courier_id.is_some());
@@ -28026,6 +28196,7 @@ pub mod employees {
 
     /// `Employees.CourierLocationsByTimeOffsetRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CourierLocationsByTimeOffsetRequest {
         /// `organizationIds` (required).
         pub organization_ids: Option<Vec<String>>,
@@ -28035,11 +28206,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CourierLocationsByTimeOffsetRequest = "Employees.CourierLocationsByTimeOffsetRequest" {
         required "organizationIds" => organization_ids,
         optional "offsetInSeconds" => offset_in_seconds,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CourierLocationsByTimeOffsetRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationIds", self.organization_ids.is_some());
@@ -28049,6 +28222,7 @@ pub mod employees {
 
     /// `Employees.CourierLocationsByTimeOffsetResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CourierLocationsByTimeOffsetResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28059,11 +28233,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CourierLocationsByTimeOffsetResponse = "Employees.CourierLocationsByTimeOffsetResponse" {
         required "correlationId" => correlation_id,
         required "courierLocations" => courier_locations,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CourierLocationsByTimeOffsetResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28075,6 +28251,7 @@ pub mod employees {
 
     /// `Employees.CouriersAndCheckRoleRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CouriersAndCheckRoleRequest {
         /// `organizationIds` (required).
         pub organization_ids: Option<Vec<String>>,
@@ -28084,11 +28261,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CouriersAndCheckRoleRequest = "Employees.CouriersAndCheckRoleRequest" {
         required "organizationIds" => organization_ids,
         required "rolesToCheck" => roles_to_check,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CouriersAndCheckRoleRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationIds", self.organization_ids.is_some());
@@ -28099,6 +28278,7 @@ pub mod employees {
 
     /// `Employees.CouriersRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CouriersRequest {
         /// `organizationIds` (required).
         pub organization_ids: Option<Vec<String>>,
@@ -28106,10 +28286,12 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CouriersRequest = "Employees.CouriersRequest" {
         required "organizationIds" => organization_ids,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CouriersRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationIds", self.organization_ids.is_some());
@@ -28119,6 +28301,7 @@ pub mod employees {
 
     /// `Employees.Employee` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct Employee {
         /// `id` (required).
         pub id: Option<String>,
@@ -28138,6 +28321,7 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { Employee = "Employees.Employee" {
         required "id" => id,
         optional "firstName" => first_name,
@@ -28148,6 +28332,7 @@ pub mod employees {
         optional "isDeleted" => is_deleted,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for Employee {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -28157,6 +28342,7 @@ pub mod employees {
 
     /// `Employees.EmployeeInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeeInfo {
         /// `id` (required).
         pub id: Option<String>,
@@ -28178,6 +28364,7 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeeInfo = "Employees.EmployeeInfo" {
         required "id" => id,
         optional "firstName" => first_name,
@@ -28189,6 +28376,7 @@ pub mod employees {
         optional "cellPhone" => cell_phone,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeeInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -28198,6 +28386,7 @@ pub mod employees {
 
     /// `Employees.EmployeeInfoRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeeInfoRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -28207,11 +28396,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeeInfoRequest = "Employees.EmployeeInfoRequest" {
         required "organizationId" => organization_id,
         required "id" => id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeeInfoRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -28223,6 +28414,7 @@ pub mod employees {
 
     /// `Employees.EmployeeInfoResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeeInfoResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28232,11 +28424,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeeInfoResponse = "Employees.EmployeeInfoResponse" {
         required "correlationId" => correlation_id,
         required "employeeInfo" => employee_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeeInfoResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28248,6 +28442,7 @@ pub mod employees {
 
     /// `Employees.EmployeeWithCheckedRole` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeeWithCheckedRole {
         /// `checkRolesResult`.
         pub check_roles_result: Option<Vec<crate::api::models::employees::RoleCheckResult>>,
@@ -28269,6 +28464,7 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeeWithCheckedRole = "Employees.EmployeeWithCheckedRole" {
         optional "checkRolesResult" => check_roles_result,
         required "id" => id,
@@ -28280,6 +28476,7 @@ pub mod employees {
         optional "isDeleted" => is_deleted,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeeWithCheckedRole {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.each("checkRolesResult", self.check_roles_result.as_deref());
@@ -28290,6 +28487,7 @@ pub mod employees {
 
     /// `Employees.EmployeesResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeesResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28299,11 +28497,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeesResponse = "Employees.EmployeesResponse" {
         required "correlationId" => correlation_id,
         required "employees" => employees,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeesResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28315,6 +28515,7 @@ pub mod employees {
 
     /// `Employees.EmployeesWithRoleSignResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct EmployeesWithRoleSignResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28326,11 +28527,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { EmployeesWithRoleSignResponse = "Employees.EmployeesWithRoleSignResponse" {
         required "correlationId" => correlation_id,
         required "employeesWithCheckRoles" => employees_with_check_roles,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for EmployeesWithRoleSignResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28348,6 +28551,7 @@ pub mod employees {
 
     /// `Employees.GetPersonalSessionInfoRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetPersonalSessionInfoRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -28359,12 +28563,14 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetPersonalSessionInfoRequest = "Employees.GetPersonalSessionInfoRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
         required "employeeId" => employee_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetPersonalSessionInfoRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -28378,6 +28584,7 @@ pub mod employees {
 
     /// `Employees.GetPersonalSessionInfoResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetPersonalSessionInfoResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28389,12 +28596,14 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetPersonalSessionInfoResponse = "Employees.GetPersonalSessionInfoResponse" {
         required "correlationId" => correlation_id,
         optional "isSessionOpened" => is_session_opened,
         optional "error" => error,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetPersonalSessionInfoResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28404,6 +28613,7 @@ pub mod employees {
 
     /// `Employees.GetTerminalGroupsOfEmployeeRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetTerminalGroupsOfEmployeeRequest {
         /// `employeeId` (required).
         pub employee_id: Option<String>,
@@ -28411,10 +28621,12 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetTerminalGroupsOfEmployeeRequest = "Employees.GetTerminalGroupsOfEmployeeRequest" {
         required "employeeId" => employee_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetTerminalGroupsOfEmployeeRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("employeeId", self.employee_id.is_some());
@@ -28424,6 +28636,7 @@ pub mod employees {
 
     /// `Employees.GetTerminalGroupsOfEmployeeResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetTerminalGroupsOfEmployeeResponse {
         /// `terminalGroupIds` (required).
         pub terminal_group_ids: Option<Vec<String>>,
@@ -28431,10 +28644,12 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetTerminalGroupsOfEmployeeResponse = "Employees.GetTerminalGroupsOfEmployeeResponse" {
         required "terminalGroupIds" => terminal_group_ids,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetTerminalGroupsOfEmployeeResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("terminalGroupIds", self.terminal_group_ids.is_some());
@@ -28444,6 +28659,7 @@ pub mod employees {
 
     /// `Employees.OpenPersonalSessionRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct OpenPersonalSessionRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -28457,6 +28673,7 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { OpenPersonalSessionRequest = "Employees.OpenPersonalSessionRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
@@ -28464,6 +28681,7 @@ pub mod employees {
         optional "roleId" => role_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for OpenPersonalSessionRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -28498,6 +28716,7 @@ pub mod employees {
         required "terminalGroupId" => terminal_group_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for PersonalShift {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -28511,6 +28730,7 @@ pub mod employees {
 
     /// `Employees.RoleCheckResult` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RoleCheckResult {
         /// `checkedRoleCode` (required).
         pub checked_role_code: Option<String>,
@@ -28520,11 +28740,13 @@ pub mod employees {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RoleCheckResult = "Employees.RoleCheckResult" {
         required "checkedRoleCode" => checked_role_code,
         required "employeeHasRole" => employee_has_role,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RoleCheckResult {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("checkedRoleCode", self.checked_role_code.is_some());
@@ -28696,6 +28918,7 @@ pub mod errors {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ErrorCode {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -28726,6 +28949,7 @@ pub mod errors {
         optional "errorReason" => error_reason,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ErrorInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("code", self.code.is_some());
@@ -28734,6 +28958,7 @@ pub mod errors {
 
     /// `Errors.ErrorResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ErrorResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -28745,12 +28970,14 @@ pub mod errors {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ErrorResponse = "Errors.ErrorResponse" {
         required "correlationId" => correlation_id,
         required "errorDescription" => error_description,
         optional "error" => error,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ErrorResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -28760,6 +28987,7 @@ pub mod errors {
     }
 }
 /// Schemas of the `external_menu_modifier_group` namespace.
+#[cfg(feature = "operations")]
 pub mod external_menu_modifier_group {
     /// `ExternalMenuModifierGroup.Restrictions` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -28776,6 +29004,7 @@ pub mod external_menu_modifier_group {
     }
 }
 /// Schemas of the `external_menu_modifier_group2` namespace.
+#[cfg(feature = "operations")]
 pub mod external_menu_modifier_group2 {
     /// `ExternalMenuModifierGroup2.Restrictions` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -28792,6 +29021,7 @@ pub mod external_menu_modifier_group2 {
     }
 }
 /// Schemas of the `external_menu_modifier_group3` namespace.
+#[cfg(feature = "operations")]
 pub mod external_menu_modifier_group3 {
     /// `ExternalMenuModifierGroup3.Restrictions` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -28808,6 +29038,7 @@ pub mod external_menu_modifier_group3 {
     }
 }
 /// Schemas of the `external_menu_modifier_group4` namespace.
+#[cfg(feature = "operations")]
 pub mod external_menu_modifier_group4 {
     /// `ExternalMenuModifierGroup4.Restrictions` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -28824,10 +29055,13 @@ pub mod external_menu_modifier_group4 {
     }
 }
 /// Schemas of the `iiko_net` namespace.
+#[cfg(feature = "operations")]
 pub mod iiko_net {
     /// Schemas of `common`.
+    #[cfg(feature = "operations")]
     pub mod common {
         /// Schemas of `enums`.
+        #[cfg(feature = "operations")]
         pub mod enums {
             /// `iikoNet.Common.Enums.CounterMetric` (integer enum in the official document).
             ///
@@ -28852,8 +29086,10 @@ pub mod iiko_net {
     }
 }
 /// Schemas of the `integration` namespace.
+#[cfg(feature = "operations")]
 pub mod integration {
     /// Schemas of `web_hooks_filters`.
+    #[cfg(feature = "operations")]
     pub mod web_hooks_filters {
         /// `Integration.WebHooksFilters.DeliveryOrderWebHooksFilter` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -29005,6 +29241,7 @@ pub mod integration {
     }
 }
 /// Schemas of the `loyalty_result` namespace.
+#[cfg(feature = "operations")]
 pub mod loyalty_result {
     /// `LoyaltyResult.AvailableCombo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -30068,6 +30305,7 @@ pub mod loyalty_result {
     }
 }
 /// Schemas of the `marketing_sources` namespace.
+#[cfg(feature = "operations")]
 pub mod marketing_sources {
     /// `MarketingSources.MarketingSource` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -30154,6 +30392,7 @@ pub mod marketing_sources {
     }
 }
 /// Schemas of the `metrics` namespace.
+#[cfg(feature = "operations")]
 pub mod metrics {
     /// `Metrics.ActionType` (integer enum in the official document).
     ///
@@ -30213,6 +30452,7 @@ pub mod metrics {
     }
 }
 /// Schemas of the `nomenclature` namespace.
+#[cfg(feature = "operations")]
 pub mod nomenclature {
     /// `Nomenclature.ChildModifierInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -30877,6 +31117,7 @@ pub mod nomenclature {
     }
 }
 /// Schemas of the `notification` namespace.
+#[cfg(feature = "operations")]
 pub mod notification {
     /// `Notification.CheckSmsStatusRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -31095,6 +31336,7 @@ pub mod notification {
     }
 }
 /// Schemas of the `notifications` namespace.
+#[cfg(feature = "operations")]
 pub mod notifications {
     /// `Notifications.DeliveryAttentionNotificationRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -31272,6 +31514,7 @@ pub mod notifications {
     }
 }
 /// Schemas of the `order_types` namespace.
+#[cfg(feature = "operations")]
 pub mod order_types {
     crate::open_enum! {
     /// `OrderTypes.OrderServiceType` (enum in the official document).
@@ -31374,8 +31617,10 @@ pub mod order_types {
     }
 }
 /// Schemas of the `orders` namespace.
+#[cfg(feature = "operations")]
 pub mod orders {
     /// Schemas of `common`.
+    #[cfg(feature = "operations")]
     pub mod common {
         /// `Orders.Common.AddOrderPaymentsRequest` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -31474,6 +31719,7 @@ pub mod orders {
     }
 }
 /// Schemas of the `organization` namespace.
+#[cfg(feature = "operations")]
 pub mod organization {
     /// `Organization.GetProgramsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -31748,6 +31994,7 @@ pub mod organization {
     }
 }
 /// Schemas of the `organizations` namespace.
+#[cfg(feature = "operations")]
 pub mod organizations {
     crate::open_enum! {
     /// `Organizations.AddressFormatType` (enum in the official document).
@@ -32289,6 +32536,7 @@ pub mod organizations {
     }
 }
 /// Schemas of the `payment_types` namespace.
+#[cfg(feature = "operations")]
 pub mod payment_types {
     crate::open_enum! {
     /// `PaymentTypes.PaymentProcessingType` (enum in the official document).
@@ -32443,6 +32691,7 @@ pub mod payment_types {
     }
 }
 /// Schemas of the `payments` namespace.
+#[cfg(feature = "operations")]
 pub mod payments {
     /// `Payments.PaymentLink` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -32510,6 +32759,7 @@ pub mod payments {
     }
 }
 /// Schemas of the `removal_types` namespace.
+#[cfg(feature = "operations")]
 pub mod removal_types {
     /// `RemovalTypes.RemovalType` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -32602,6 +32852,7 @@ pub mod removal_types {
     }
 }
 /// Schemas of the `report` namespace.
+#[cfg(feature = "operations")]
 pub mod report {
     /// `Report.CertificateCounteragentType` (integer enum in the official document).
     ///
@@ -32918,6 +33169,7 @@ pub mod report {
 pub mod reserves {
     /// `Reserves.AddOrderItemsToBanquetRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct AddOrderItemsToBanquetRequest {
         /// `reserveId` (required).
         pub reserve_id: Option<String>,
@@ -32931,6 +33183,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { AddOrderItemsToBanquetRequest = "Reserves.AddOrderItemsToBanquetRequest" {
         required "reserveId" => reserve_id,
         required "organizationId" => organization_id,
@@ -32938,6 +33191,7 @@ pub mod reserves {
         optional "combos" => combos,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for AddOrderItemsToBanquetRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("reserveId", self.reserve_id.is_some());
@@ -32952,6 +33206,7 @@ pub mod reserves {
 
     /// `Reserves.AddOrderPaymentsToBanquetRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct AddOrderPaymentsToBanquetRequest {
         /// `reserveId` (required).
         pub reserve_id: Option<String>,
@@ -32963,12 +33218,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { AddOrderPaymentsToBanquetRequest = "Reserves.AddOrderPaymentsToBanquetRequest" {
         required "reserveId" => reserve_id,
         required "organizationId" => organization_id,
         required "payments" => payments,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for AddOrderPaymentsToBanquetRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("reserveId", self.reserve_id.is_some());
@@ -32982,6 +33239,7 @@ pub mod reserves {
 
     /// `Reserves.CancelReserveRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CancelReserveRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -32993,12 +33251,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CancelReserveRequest = "Reserves.CancelReserveRequest" {
         required "organizationId" => organization_id,
         required "reserveId" => reserve_id,
         required "cancelReason" => cancel_reason,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CancelReserveRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33011,6 +33271,7 @@ pub mod reserves {
 
     /// `Reserves.ChangeBanquetOrderItemsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ChangeBanquetOrderItemsRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -33024,6 +33285,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ChangeBanquetOrderItemsRequest = "Reserves.ChangeBanquetOrderItemsRequest" {
         required "organizationId" => organization_id,
         required "reserveId" => reserve_id,
@@ -33031,6 +33293,7 @@ pub mod reserves {
         optional "combos" => combos,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ChangeBanquetOrderItemsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33044,6 +33307,7 @@ pub mod reserves {
 
     /// `Reserves.ChangeReserveEstimatedStartTimeRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ChangeReserveEstimatedStartTimeRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -33055,12 +33319,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ChangeReserveEstimatedStartTimeRequest = "Reserves.ChangeReserveEstimatedStartTimeRequest" {
         required "organizationId" => organization_id,
         required "reserveId" => reserve_id,
         required "newEstimatedStartTime" => new_estimated_start_time,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ChangeReserveEstimatedStartTimeRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33080,6 +33346,7 @@ pub mod reserves {
 
     /// `Reserves.ChangeReserveTablesRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ChangeReserveTablesRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -33091,12 +33358,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ChangeReserveTablesRequest = "Reserves.ChangeReserveTablesRequest" {
         required "organizationId" => organization_id,
         required "reserveId" => reserve_id,
         required "tableIds" => table_ids,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ChangeReserveTablesRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33110,6 +33379,7 @@ pub mod reserves {
 
     /// `Reserves.Color` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct Color {
         /// `a` (required).
         pub a: Option<i64>,
@@ -33123,6 +33393,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { Color = "Reserves.Color" {
         required "a" => a,
         required "r" => r,
@@ -33130,6 +33401,7 @@ pub mod reserves {
         required "b" => b,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for Color {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("a", self.a.is_some());
@@ -33141,6 +33413,7 @@ pub mod reserves {
 
     /// `Reserves.CreateReserveRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CreateReserveRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -33182,6 +33455,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CreateReserveRequest = "Reserves.CreateReserveRequest" {
         required "organizationId" => organization_id,
         optional "terminalGroupId" => terminal_group_id,
@@ -33202,6 +33476,7 @@ pub mod reserves {
         optional "createReserveSettings" => create_reserve_settings,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CreateReserveRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33235,6 +33510,7 @@ pub mod reserves {
 
     /// `Reserves.Font` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct Font {
         /// `fontFamily` (required).
         pub font_family: Option<String>,
@@ -33246,12 +33522,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { Font = "Reserves.Font" {
         required "fontFamily" => font_family,
         required "size" => size,
         required "fontStyle" => font_style,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for Font {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("fontFamily", self.font_family.is_some());
@@ -33260,6 +33538,7 @@ pub mod reserves {
         }
     }
 
+    #[cfg(feature = "operations")]
     crate::open_enum! {
     /// `Reserves.FontStyle` (enum in the official document).
     pub enum FontStyle {
@@ -33276,6 +33555,7 @@ pub mod reserves {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for FontStyle {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -33283,6 +33563,7 @@ pub mod reserves {
 
     /// `Reserves.GetRestaurantSectionsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetRestaurantSectionsRequest {
         /// `terminalGroupIds` (required).
         pub terminal_group_ids: Option<Vec<String>>,
@@ -33294,12 +33575,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetRestaurantSectionsRequest = "Reserves.GetRestaurantSectionsRequest" {
         required "terminalGroupIds" => terminal_group_ids,
         optional "returnSchema" => return_schema,
         optional "revision" => revision,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetRestaurantSectionsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("terminalGroupIds", self.terminal_group_ids.is_some());
@@ -33309,6 +33592,7 @@ pub mod reserves {
 
     /// `Reserves.GetRestaurantSectionsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetRestaurantSectionsResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -33320,12 +33604,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetRestaurantSectionsResponse = "Reserves.GetRestaurantSectionsResponse" {
         required "correlationId" => correlation_id,
         required "restaurantSections" => restaurant_sections,
         required "revision" => revision,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetRestaurantSectionsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -33338,6 +33624,7 @@ pub mod reserves {
 
     /// `Reserves.GetRestaurantSectionsWorkloadRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetRestaurantSectionsWorkloadRequest {
         /// `restaurantSectionIds` (required).
         pub restaurant_section_ids: Option<Vec<String>>,
@@ -33349,12 +33636,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetRestaurantSectionsWorkloadRequest = "Reserves.GetRestaurantSectionsWorkloadRequest" {
         required "restaurantSectionIds" => restaurant_section_ids,
         required "dateFrom" => date_from,
         optional "dateTo" => date_to,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetRestaurantSectionsWorkloadRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required(
@@ -33373,6 +33662,7 @@ pub mod reserves {
 
     /// `Reserves.GetRestaurantSectionsWorkloadResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetRestaurantSectionsWorkloadResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -33382,11 +33672,13 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetRestaurantSectionsWorkloadResponse = "Reserves.GetRestaurantSectionsWorkloadResponse" {
         required "correlationId" => correlation_id,
         required "reserves" => reserves,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetRestaurantSectionsWorkloadResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -33398,6 +33690,7 @@ pub mod reserves {
 
     /// `Reserves.GuestsInfo` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GuestsInfo {
         /// `count` (required).
         pub count: Option<i64>,
@@ -33405,10 +33698,12 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GuestsInfo = "Reserves.GuestsInfo" {
         required "count" => count,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GuestsInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("count", self.count.is_some());
@@ -33464,6 +33759,7 @@ pub mod reserves {
         optional "order" => order,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for Reserve {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("customer", self.customer.is_some());
@@ -33493,6 +33789,7 @@ pub mod reserves {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveCancelReason {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -33500,6 +33797,7 @@ pub mod reserves {
 
     /// `Reserves.ReserveInWorkload` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ReserveInWorkload {
         /// `id` (required).
         pub id: Option<String>,
@@ -33515,6 +33813,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ReserveInWorkload = "Reserves.ReserveInWorkload" {
         required "id" => id,
         required "tableIds" => table_ids,
@@ -33523,6 +33822,7 @@ pub mod reserves {
         required "guestsCount" => guests_count,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveInWorkload {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -33571,6 +33871,7 @@ pub mod reserves {
         optional "reserve" => reserve,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -33587,6 +33888,7 @@ pub mod reserves {
 
     /// `Reserves.ReserveResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ReserveResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -33596,11 +33898,13 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ReserveResponse = "Reserves.ReserveResponse" {
         required "correlationId" => correlation_id,
         required "reserveInfo" => reserve_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -33622,6 +33926,7 @@ pub mod reserves {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveStatus {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -33629,6 +33934,7 @@ pub mod reserves {
 
     /// `Reserves.ReservesByIdRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ReservesByIdRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -33640,12 +33946,14 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ReservesByIdRequest = "Reserves.ReservesByIdRequest" {
         required "organizationId" => organization_id,
         required "reserveIds" => reserve_ids,
         optional "sourceKeys" => source_keys,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReservesByIdRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -33657,6 +33965,7 @@ pub mod reserves {
 
     /// `Reserves.ReservesResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ReservesResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -33666,11 +33975,13 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ReservesResponse = "Reserves.ReservesResponse" {
         required "correlationId" => correlation_id,
         required "reserves" => reserves,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReservesResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -33682,6 +33993,7 @@ pub mod reserves {
 
     /// `Reserves.RestaurantSection` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RestaurantSection {
         /// `id` (required).
         pub id: Option<String>,
@@ -33697,6 +34009,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RestaurantSection = "Reserves.RestaurantSection" {
         required "id" => id,
         required "terminalGroupId" => terminal_group_id,
@@ -33705,6 +34018,7 @@ pub mod reserves {
         optional "schema" => schema,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RestaurantSection {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -33720,6 +34034,7 @@ pub mod reserves {
 
     /// `Reserves.RestaurantSectionEllipse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RestaurantSectionEllipse {
         /// `color` (required).
         pub color: Option<crate::api::models::reserves::Color>,
@@ -33739,6 +34054,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RestaurantSectionEllipse = "Reserves.RestaurantSectionEllipse" {
         required "color" => color,
         required "x" => x,
@@ -33749,6 +34065,7 @@ pub mod reserves {
         required "height" => height,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RestaurantSectionEllipse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("color", self.color.is_some());
@@ -33764,6 +34081,7 @@ pub mod reserves {
 
     /// `Reserves.RestaurantSectionMark` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RestaurantSectionMark {
         /// `text` (required).
         pub text: Option<String>,
@@ -33787,6 +34105,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RestaurantSectionMark = "Reserves.RestaurantSectionMark" {
         required "text" => text,
         required "font" => font,
@@ -33799,6 +34118,7 @@ pub mod reserves {
         required "height" => height,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RestaurantSectionMark {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("text", self.text.is_some());
@@ -33817,6 +34137,7 @@ pub mod reserves {
 
     /// `Reserves.RestaurantSectionRectangle` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RestaurantSectionRectangle {
         /// `color` (required).
         pub color: Option<crate::api::models::reserves::Color>,
@@ -33836,6 +34157,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RestaurantSectionRectangle = "Reserves.RestaurantSectionRectangle" {
         required "color" => color,
         required "x" => x,
@@ -33846,6 +34168,7 @@ pub mod reserves {
         required "height" => height,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RestaurantSectionRectangle {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("color", self.color.is_some());
@@ -33861,6 +34184,7 @@ pub mod reserves {
 
     /// `Reserves.RestaurantSectionTable` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RestaurantSectionTable {
         /// `tableId` (required).
         pub table_id: Option<String>,
@@ -33880,6 +34204,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RestaurantSectionTable = "Reserves.RestaurantSectionTable" {
         required "tableId" => table_id,
         required "x" => x,
@@ -33890,6 +34215,7 @@ pub mod reserves {
         required "height" => height,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RestaurantSectionTable {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("tableId", self.table_id.is_some());
@@ -33905,6 +34231,7 @@ pub mod reserves {
 
     /// `Reserves.SectionSchema` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct SectionSchema {
         /// `width` (required).
         pub width: Option<i64>,
@@ -33927,6 +34254,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { SectionSchema = "Reserves.SectionSchema" {
         required "width" => width,
         required "height" => height,
@@ -33938,6 +34266,7 @@ pub mod reserves {
         required "isDeleted" => is_deleted,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for SectionSchema {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("width", self.width.is_some());
@@ -33957,6 +34286,7 @@ pub mod reserves {
 
     /// `Reserves.Table` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct Table {
         /// `id` (required).
         pub id: Option<String>,
@@ -33976,6 +34306,7 @@ pub mod reserves {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { Table = "Reserves.Table" {
         required "id" => id,
         required "number" => number,
@@ -33986,6 +34317,7 @@ pub mod reserves {
         required "posId" => pos_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for Table {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -34001,6 +34333,7 @@ pub mod reserves {
     }
 
     /// Schemas of `request`.
+    #[cfg(feature = "operations")]
     pub mod request {
         /// `Reserves.Request.ReserveOrder` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -34135,6 +34468,7 @@ pub mod reserves {
             optional "externalData" => external_data,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for ReserveOrder {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("sum", self.sum.is_some());
@@ -34162,6 +34496,7 @@ pub mod reserves {
 pub mod stop_lists {
     /// `StopLists.AddProductsToStopListItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct AddProductsToStopListItem {
         /// `productId` (required).
         pub product_id: Option<String>,
@@ -34173,12 +34508,14 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { AddProductsToStopListItem = "StopLists.AddProductsToStopListItem" {
         required "productId" => product_id,
         optional "sizeId" => size_id,
         required "balance" => balance,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for AddProductsToStopListItem {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("productId", self.product_id.is_some());
@@ -34190,6 +34527,7 @@ pub mod stop_lists {
 
     /// `StopLists.AddProductsToStopListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct AddProductsToStopListRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -34201,12 +34539,14 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { AddProductsToStopListRequest = "StopLists.AddProductsToStopListRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for AddProductsToStopListRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -34220,6 +34560,7 @@ pub mod stop_lists {
 
     /// `StopLists.CheckStopListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CheckStopListRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -34231,12 +34572,14 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CheckStopListRequest = "StopLists.CheckStopListRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CheckStopListRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -34250,6 +34593,7 @@ pub mod stop_lists {
 
     /// `StopLists.CheckStopListResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct CheckStopListResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -34259,11 +34603,13 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { CheckStopListResponse = "StopLists.CheckStopListResponse" {
         required "correlationId" => correlation_id,
         optional "rejectedItems" => rejected_items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for CheckStopListResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -34274,6 +34620,7 @@ pub mod stop_lists {
 
     /// `StopLists.ClearStopListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct ClearStopListRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -34283,11 +34630,13 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { ClearStopListRequest = "StopLists.ClearStopListRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ClearStopListRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -34299,6 +34648,7 @@ pub mod stop_lists {
 
     /// `StopLists.RemoveProductsFromStopListItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RemoveProductsFromStopListItem {
         /// `productId` (required).
         pub product_id: Option<String>,
@@ -34308,11 +34658,13 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RemoveProductsFromStopListItem = "StopLists.RemoveProductsFromStopListItem" {
         required "productId" => product_id,
         optional "sizeId" => size_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RemoveProductsFromStopListItem {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("productId", self.product_id.is_some());
@@ -34323,6 +34675,7 @@ pub mod stop_lists {
 
     /// `StopLists.RemoveProductsFromStopListRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct RemoveProductsFromStopListRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -34334,12 +34687,14 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { RemoveProductsFromStopListRequest = "StopLists.RemoveProductsFromStopListRequest" {
         required "organizationId" => organization_id,
         required "terminalGroupId" => terminal_group_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for RemoveProductsFromStopListRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -34353,6 +34708,7 @@ pub mod stop_lists {
 
     /// `StopLists.StopListItem` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct StopListItem {
         /// `balance` (required).
         pub balance: Option<crate::Money>,
@@ -34368,6 +34724,7 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { StopListItem = "StopLists.StopListItem" {
         required "balance" => balance,
         required "productId" => product_id,
@@ -34376,6 +34733,7 @@ pub mod stop_lists {
         optional "dateAdd" => date_add,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for StopListItem {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("balance", self.balance.is_some());
@@ -34388,6 +34746,7 @@ pub mod stop_lists {
 
     /// `StopLists.StopListsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct StopListsRequest {
         /// `organizationIds` (required).
         pub organization_ids: Option<Vec<String>>,
@@ -34399,12 +34758,14 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { StopListsRequest = "StopLists.StopListsRequest" {
         required "organizationIds" => organization_ids,
         optional "returnSize" => return_size,
         optional "terminalGroupsIds" => terminal_groups_ids,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for StopListsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationIds", self.organization_ids.is_some());
@@ -34420,6 +34781,7 @@ pub mod stop_lists {
 
     /// `StopLists.StopListsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct StopListsResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -34430,11 +34792,13 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { StopListsResponse = "StopLists.StopListsResponse" {
         required "correlationId" => correlation_id,
         required "terminalGroupStopLists" => terminal_group_stop_lists,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for StopListsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -34452,6 +34816,7 @@ pub mod stop_lists {
 
     /// `StopLists.TerminalGroupStopList` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct TerminalGroupStopList {
         /// `terminalGroupId`.
         pub terminal_group_id: Option<String>,
@@ -34461,11 +34826,13 @@ pub mod stop_lists {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { TerminalGroupStopList = "StopLists.TerminalGroupStopList" {
         optional "terminalGroupId" => terminal_group_id,
         required "items" => items,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for TerminalGroupStopList {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.uuid("terminalGroupId", self.terminal_group_id.as_deref());
@@ -34490,6 +34857,7 @@ pub mod stop_lists {
         required "isFull" => is_full,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for TerminalGroupStopListUpdate {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("id", self.id.is_some());
@@ -34512,6 +34880,7 @@ pub mod stop_lists {
         required "terminalGroupsStopListsUpdates" => terminal_groups_stop_lists_updates,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for WebHookOnStopListChangeData {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required(
@@ -34528,6 +34897,7 @@ pub mod stop_lists {
 /// Schemas of the `table_orders` namespace.
 pub mod table_orders {
     /// Schemas of `request`.
+    #[cfg(feature = "operations")]
     pub mod request {
         /// `TableOrders.Request.AddCustomerToTableOrderRequest` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
@@ -34993,6 +35363,7 @@ pub mod table_orders {
         }
         }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for SplitOrderBetweenCashRegisters {
             // An unknown value is the caller's deliberate choice: the service may know it.
             fn validate_at(&self, _v: &mut crate::api::Validator) {}
@@ -35092,6 +35463,7 @@ pub mod table_orders {
             optional "externalData" => external_data,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for TableOrder {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("tableIds", self.table_ids.is_some());
@@ -35156,6 +35528,7 @@ pub mod table_orders {
             optional "order" => order,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for TableOrderInfo {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("id", self.id.is_some());
@@ -35172,6 +35545,7 @@ pub mod table_orders {
 
         /// `TableOrders.Response.TableOrderResponse` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct TableOrderResponse {
             /// `correlationId` (required).
             pub correlation_id: Option<String>,
@@ -35181,11 +35555,13 @@ pub mod table_orders {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { TableOrderResponse = "TableOrders.Response.TableOrderResponse" {
             required "correlationId" => correlation_id,
             required "orderInfo" => order_info,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for TableOrderResponse {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("correlationId", self.correlation_id.is_some());
@@ -35197,6 +35573,7 @@ pub mod table_orders {
 
         /// `TableOrders.Response.TableOrdersResponse` (object in the official document).
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[cfg(feature = "operations")]
         pub struct TableOrdersResponse {
             /// `correlationId` (required).
             pub correlation_id: Option<String>,
@@ -35206,11 +35583,13 @@ pub mod table_orders {
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
 
+        #[cfg(feature = "operations")]
         crate::api::support::wire_fields! { TableOrdersResponse = "TableOrders.Response.TableOrdersResponse" {
             required "correlationId" => correlation_id,
             required "orders" => orders,
         } }
 
+        #[cfg(feature = "operations")]
         impl crate::api::Validate for TableOrdersResponse {
             fn validate_at(&self, v: &mut crate::api::Validator) {
                 v.required("correlationId", self.correlation_id.is_some());
@@ -35222,6 +35601,7 @@ pub mod table_orders {
     }
 }
 /// Schemas of the `terminals` namespace.
+#[cfg(feature = "operations")]
 pub mod terminals {
     /// `Terminals.AwakeTerminalGroupsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -35484,6 +35864,7 @@ pub mod terminals {
     }
 }
 /// Schemas of the `tips_types` namespace.
+#[cfg(feature = "operations")]
 pub mod tips_types {
     /// `TipsTypes.TipsType` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
@@ -35575,6 +35956,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for DeliveryOrderErrorWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35609,6 +35991,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for DeliveryOrderUpdateWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35620,6 +36003,7 @@ pub mod web_hooks {
 
     /// `WebHooks.GetWebHookSettingsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetWebHookSettingsRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -35627,10 +36011,12 @@ pub mod web_hooks {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetWebHookSettingsRequest = "WebHooks.GetWebHookSettingsRequest" {
         required "organizationId" => organization_id,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetWebHookSettingsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -35640,6 +36026,7 @@ pub mod web_hooks {
 
     /// `WebHooks.GetWebHookSettingsResponse` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct GetWebHookSettingsResponse {
         /// `correlationId` (required).
         pub correlation_id: Option<String>,
@@ -35656,6 +36043,7 @@ pub mod web_hooks {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { GetWebHookSettingsResponse = "WebHooks.GetWebHookSettingsResponse" {
         required "correlationId" => correlation_id,
         required "apiLoginName" => api_login_name,
@@ -35664,6 +36052,7 @@ pub mod web_hooks {
         optional "webHooksFilter" => web_hooks_filter,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for GetWebHookSettingsResponse {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("correlationId", self.correlation_id.is_some());
@@ -35697,6 +36086,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for PersonalShiftWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35731,6 +36121,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveErrorWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35765,6 +36156,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for ReserveUpdateWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35799,6 +36191,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for StopListUpdateWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35833,6 +36226,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for TableOrderErrorWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35867,6 +36261,7 @@ pub mod web_hooks {
         optional "eventInfo" => event_info,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for TableOrderUpdateWebHookEventInfo {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.local_time("eventTime", self.event_time.as_ref());
@@ -35878,6 +36273,7 @@ pub mod web_hooks {
 
     /// `WebHooks.UpdateWebHookSettingsRequest` (object in the official document).
     #[derive(Clone, Debug, Default, PartialEq)]
+    #[cfg(feature = "operations")]
     pub struct UpdateWebHookSettingsRequest {
         /// `organizationId` (required).
         pub organization_id: Option<String>,
@@ -35892,6 +36288,7 @@ pub mod web_hooks {
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
 
+    #[cfg(feature = "operations")]
     crate::api::support::wire_fields! { UpdateWebHookSettingsRequest = "WebHooks.UpdateWebHookSettingsRequest" {
         required "organizationId" => organization_id,
         required "webHooksUri" => web_hooks_uri,
@@ -35899,6 +36296,7 @@ pub mod web_hooks {
         optional "webHooksFilter" => web_hooks_filter,
     } }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for UpdateWebHookSettingsRequest {
         fn validate_at(&self, v: &mut crate::api::Validator) {
             v.required("organizationId", self.organization_id.is_some());
@@ -35913,6 +36311,7 @@ pub mod web_hooks {
         }
     }
 
+    #[cfg(feature = "operations")]
     crate::open_enum! {
     /// `WebHooks.WebHookEventType` (enum in the official document).
     pub enum WebHookEventType {
@@ -35941,6 +36340,7 @@ pub mod web_hooks {
     }
     }
 
+    #[cfg(feature = "operations")]
     impl crate::api::Validate for WebHookEventType {
         // An unknown value is the caller's deliberate choice: the service may know it.
         fn validate_at(&self, _v: &mut crate::api::Validator) {}

@@ -17,13 +17,19 @@ use serde_json::{Map, Value};
 /// an untyped `Value` on large answers, and heavy to compile for a thousand
 /// structs. The generator writes [`Fields::read_field`] instead (one `match`
 /// on the wire name), and [`deserialize_fields`] keeps what it does not know.
+///
+/// One struct has two reads, picked by `LENIENT`: strict for the answers of
+/// calls (a value of the wrong type fails the read), lenient for webhook
+/// events (the rule of `crate::webhook::lenient`: such a value reads as
+/// `None`), so the events' types are the same generated ones.
 pub trait Fields: Default {
     /// The schema's name, for error messages.
     const SCHEMA: &'static str;
 
-    /// Reads the value of the field named `key` from `map` into `self`.
-    /// `Ok(false)` leaves the value unread: the struct has no such field.
-    fn read_field<'de, A: MapAccess<'de>>(
+    /// Reads the value of the field named `key` from `map` into `self`,
+    /// strictly or leniently. `Ok(false)` leaves the value unread: the
+    /// struct has no such field.
+    fn read_field<'de, const LENIENT: bool, A: MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
@@ -35,13 +41,23 @@ pub trait Fields: Default {
 
 /// The body of a generated struct's `Deserialize`.
 pub fn deserialize_fields<'de, D: Deserializer<'de>, T: Fields>(d: D) -> Result<T, D::Error> {
-    d.deserialize_map(Object::<T>(PhantomData))
+    d.deserialize_map(Object::<T, false>(PhantomData))
+}
+
+/// The lenient read of a generated struct: a value that is not an object
+/// reads as `None`, and every field is read leniently.
+pub(crate) fn read_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    d.deserialize_any(crate::webhook::lenient::ObjectOnly(Object::<T, true>(
+        PhantomData,
+    )))
 }
 
 /// Reads a generated struct from a JSON object.
-struct Object<T>(PhantomData<T>);
+struct Object<T, const LENIENT: bool>(PhantomData<T>);
 
-impl<'de, T: Fields> Visitor<'de> for Object<T> {
+impl<'de, T: Fields, const LENIENT: bool> Visitor<'de> for Object<T, LENIENT> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -51,7 +67,7 @@ impl<'de, T: Fields> Visitor<'de> for Object<T> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
         let mut out = T::default();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            if !out.read_field(&key, &mut map)? {
+            if !out.read_field::<LENIENT, A>(&key, &mut map)? {
                 let value: Value = map.next_value()?;
                 // A repeated unknown key keeps its last value, as `Value` would.
                 out.extra_mut().insert(key.into_owned(), value);
@@ -78,7 +94,7 @@ pub trait Union: Sized {
     fn start(tag: &str) -> Option<Self>;
 
     /// Reads a field of the chosen variant (see [`Fields::read_field`]).
-    fn read_field<'de, A: MapAccess<'de>>(
+    fn read_field<'de, const LENIENT: bool, A: MapAccess<'de>>(
         &mut self,
         key: &str,
         map: &mut A,
@@ -95,83 +111,108 @@ pub trait Union: Sized {
 /// object, or whose discriminator is missing, unknown or not a string, is
 /// kept whole as the union's unknown variant.
 pub fn deserialize_union<'de, D: Deserializer<'de>, T: Union>(d: D) -> Result<T, D::Error> {
-    struct UnionVisitor<T>(PhantomData<T>);
+    d.deserialize_any(UnionVisitor::<T, false>(PhantomData))
+        .map(|read| read.unwrap_or_else(|| T::unknown(Value::Null)))
+}
 
-    impl<'de, T: Union> Visitor<'de> for UnionVisitor<T> {
-        type Value = T;
+/// The lenient read of a generated union: as [`deserialize_union`], with
+/// the variant's fields read leniently, and a value that is not an object
+/// read as `None` (as for a struct) rather than kept.
+pub(crate) fn read_union_lenient<'de, D: Deserializer<'de>, T: Union>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    d.deserialize_any(UnionVisitor::<T, true>(PhantomData))
+}
 
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            write!(f, "a `{}` object", T::SCHEMA)
-        }
+/// Reads a union; `None` only in the lenient form, for a non-object.
+struct UnionVisitor<T, const LENIENT: bool>(PhantomData<T>);
 
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
-            let mut before_tag: Vec<(String, Value)> = Vec::new();
-            let mut chosen: Option<T> = None;
-            // Set once the tag turned out unknown: everything is kept as JSON.
-            let mut unknown = false;
-            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                if let Some(variant) = chosen.as_mut() {
-                    if key == T::TAG {
-                        // A repeated discriminator cannot change the variant.
-                        map.next_value::<IgnoredAny>()?;
-                    } else if !variant.read_field(&key, &mut map)? {
-                        let value: Value = map.next_value()?;
-                        if let Some(extra) = variant.extra_mut() {
-                            extra.insert(key.into_owned(), value);
-                        }
-                    }
-                    continue;
-                }
-                let value: Value = map.next_value()?;
-                if key == T::TAG && !unknown {
-                    if let Some(mut variant) = value.as_str().and_then(T::start) {
-                        for (k, v) in before_tag.drain(..) {
-                            replay(&mut variant, k, v)?;
-                        }
-                        chosen = Some(variant);
-                        continue;
-                    }
-                    unknown = true;
-                }
-                before_tag.push((key.into_owned(), value));
-            }
-            Ok(chosen
-                .unwrap_or_else(|| T::unknown(Value::Object(before_tag.into_iter().collect()))))
-        }
+impl<T: Union, const LENIENT: bool> UnionVisitor<T, LENIENT> {
+    /// A value that is not an object: kept whole by the strict form.
+    fn other(value: impl FnOnce() -> Value) -> Option<T> {
+        (!LENIENT).then(|| T::unknown(value()))
+    }
+}
 
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
-            let mut items = Vec::new();
-            while let Some(item) = seq.next_element::<Value>()? {
-                items.push(item);
-            }
-            Ok(T::unknown(Value::Array(items)))
-        }
+impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIENT> {
+    type Value = Option<T>;
 
-        fn visit_bool<E>(self, v: bool) -> Result<T, E> {
-            Ok(T::unknown(Value::Bool(v)))
-        }
-        fn visit_i64<E>(self, v: i64) -> Result<T, E> {
-            Ok(T::unknown(Value::from(v)))
-        }
-        fn visit_u64<E>(self, v: u64) -> Result<T, E> {
-            Ok(T::unknown(Value::from(v)))
-        }
-        fn visit_f64<E>(self, v: f64) -> Result<T, E> {
-            Ok(T::unknown(Value::from(v)))
-        }
-        fn visit_str<E>(self, v: &str) -> Result<T, E> {
-            Ok(T::unknown(Value::from(v)))
-        }
-        fn visit_unit<E>(self) -> Result<T, E> {
-            Ok(T::unknown(Value::Null))
-        }
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a `{}` object", T::SCHEMA)
     }
 
-    d.deserialize_any(UnionVisitor(PhantomData))
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+        let mut before_tag: Vec<(String, Value)> = Vec::new();
+        let mut chosen: Option<T> = None;
+        // Set once the tag turned out unknown: everything is kept as JSON.
+        let mut unknown = false;
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            if let Some(variant) = chosen.as_mut() {
+                if key == T::TAG {
+                    // A repeated discriminator cannot change the variant.
+                    map.next_value::<IgnoredAny>()?;
+                } else if !variant.read_field::<LENIENT, A>(&key, &mut map)? {
+                    let value: Value = map.next_value()?;
+                    if let Some(extra) = variant.extra_mut() {
+                        extra.insert(key.into_owned(), value);
+                    }
+                }
+                continue;
+            }
+            let value: Value = map.next_value()?;
+            if key == T::TAG && !unknown {
+                if let Some(mut variant) = value.as_str().and_then(T::start) {
+                    for (k, v) in before_tag.drain(..) {
+                        replay::<LENIENT, T, A::Error>(&mut variant, k, v)?;
+                    }
+                    chosen = Some(variant);
+                    continue;
+                }
+                unknown = true;
+            }
+            before_tag.push((key.into_owned(), value));
+        }
+        Ok(Some(chosen.unwrap_or_else(|| {
+            T::unknown(Value::Object(before_tag.into_iter().collect()))
+        })))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(Self::other(|| Value::Array(items)))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::Bool(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::from(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::from(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::from(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::from(v)))
+    }
+    fn visit_unit<E>(self) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::Null))
+    }
+    fn visit_none<E>(self) -> Result<Option<T>, E> {
+        Ok(Self::other(|| Value::Null))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        d.deserialize_any(self)
+    }
 }
 
 /// Hands a field read before the discriminator to the chosen variant.
-fn replay<T: Union, E: serde::de::Error>(
+fn replay<const LENIENT: bool, T: Union, E: serde::de::Error>(
     variant: &mut T,
     key: String,
     value: Value,
@@ -198,7 +239,10 @@ fn replay<T: Union, E: serde::de::Error>(
     }
 
     let mut one = Buffered(Some(value));
-    if !variant.read_field(&key, &mut one).map_err(E::custom)? {
+    if !variant
+        .read_field::<LENIENT, _>(&key, &mut one)
+        .map_err(E::custom)?
+    {
         if let (Some(extra), Some(value)) = (variant.extra_mut(), one.0) {
             extra.insert(key, value);
         }
@@ -215,14 +259,14 @@ macro_rules! wire_fields {
         impl $crate::api::support::Fields for $ty {
             const SCHEMA: &'static str = $schema;
 
-            fn read_field<'de, A: serde::de::MapAccess<'de>>(
+            fn read_field<'de, const LENIENT: bool, A: serde::de::MapAccess<'de>>(
                 &mut self,
                 key: &str,
                 map: &mut A,
             ) -> Result<bool, A::Error> {
                 $(
                     if key == $wire {
-                        $crate::api::support::field(&mut self.$field, $wire, map)?;
+                        $crate::api::support::field::<LENIENT, _, _>(&mut self.$field, $wire, map)?;
                         return Ok(true);
                     }
                 )*
@@ -238,6 +282,12 @@ macro_rules! wire_fields {
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 $crate::api::support::deserialize_fields(d)
+            }
+        }
+
+        impl $crate::webhook::lenient::Lenient for $ty {
+            fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+                $crate::api::support::read_fields_lenient(d)
             }
         }
 
@@ -281,14 +331,14 @@ macro_rules! wire_union {
                 None
             }
 
-            fn read_field<'de, A: serde::de::MapAccess<'de>>(
+            fn read_field<'de, const LENIENT: bool, A: serde::de::MapAccess<'de>>(
                 &mut self,
                 key: &str,
                 map: &mut A,
             ) -> Result<bool, A::Error> {
                 use $crate::api::support::Fields as _;
                 match self {
-                    $( Self::$variant(v) => v.read_field(key, map), )*
+                    $( Self::$variant(v) => v.read_field::<LENIENT, A>(key, map), )*
                     Self::Unknown(_) => Ok(false),
                 }
             }
@@ -311,21 +361,35 @@ macro_rules! wire_union {
                 $crate::api::support::deserialize_union(d)
             }
         }
+
+        impl $crate::webhook::lenient::Lenient for $ty {
+            fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+                $crate::api::support::read_union_lenient(d)
+            }
+        }
     };
 }
 pub(crate) use wire_union;
 
-/// Reads one known field; a field sent twice is an error, as with serde's
-/// derive (the two values cannot both be kept).
-pub fn field<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+/// Reads one known field, strictly or leniently (the one place the two
+/// forms differ); a field sent twice is an error, as with serde's derive
+/// (the two values cannot both be kept).
+pub(crate) fn field<'de, const LENIENT: bool, A: MapAccess<'de>, T>(
     slot: &mut Option<T>,
     name: &'static str,
     map: &mut A,
-) -> Result<(), A::Error> {
+) -> Result<(), A::Error>
+where
+    T: Deserialize<'de> + crate::webhook::lenient::Lenient,
+{
     if slot.is_some() {
         return Err(serde::de::Error::duplicate_field(name));
     }
-    *slot = map.next_value()?;
+    *slot = if LENIENT {
+        map.next_value_seed(crate::webhook::lenient::Seed::<T>::new())?
+    } else {
+        map.next_value()?
+    };
     Ok(())
 }
 
@@ -411,7 +475,7 @@ pub fn to_json<T: Serialize>(name: &str, answer: T) -> crate::Result<Value> {
 
 /// Reads, checks and writes back a request: the typed path by name, which
 /// the test of `crate::api::wire` and the fuzz check hold the by-name rules to.
-#[cfg(any(test, feature = "test-hooks"))]
+#[cfg(all(any(test, feature = "test-hooks"), feature = "operations"))]
 pub(crate) fn prepare<T>(name: &str, request: &Value) -> crate::Result<Value>
 where
     T: DeserializeOwned + Serialize + crate::api::Validate,
@@ -421,7 +485,8 @@ where
     to_json(name, typed)
 }
 
-#[cfg(test)]
+// The tests use request types, which need the `operations` feature.
+#[cfg(all(test, feature = "operations"))]
 mod tests {
     use super::*;
     use crate::api::models::deliveries::request::CreateOrderRequest;

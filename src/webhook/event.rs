@@ -390,10 +390,18 @@ impl Event {
             .and_then(|(from, to)| self.raw_json.get(from as usize..to as usize))
     }
 
-    /// Whether the parse saw that the event has no `eventInfo` member (said
-    /// of invalid events only; `false` means not known).
-    pub fn event_info_absent(&self) -> bool {
-        self.info_absent
+    /// Whether the event has no `eventInfo` member, as far as the parse
+    /// saw: `Some(true)` it has none, `Some(false)` it has one (whose text
+    /// [`Event::event_info_json`] gives), `None` not known (read
+    /// [`Event::raw_json`]).
+    pub fn event_info_absent(&self) -> Option<bool> {
+        if self.info_absent {
+            Some(true)
+        } else if self.info_span.is_some() {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// The flat accessors' values without the typed read, while that read

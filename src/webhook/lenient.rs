@@ -1,10 +1,12 @@
 //! Lenient readers for event fields.
 //!
-//! Every field of a webhook model is read through [`field`]: a value of the
-//! wrong JSON type, a null or an unparseable string becomes `None` (or is left
-//! out of a list) instead of failing the whole event. The readers work on the
-//! token stream directly, without building a `serde_json::Value`, because a
-//! large order has tens of thousands of fields.
+//! The one rule of reading a webhook event: a value of the wrong JSON type,
+//! a null or an unparseable string becomes `None` (or is left out of a list)
+//! instead of failing the whole event; unknown enum values are kept. The
+//! generated models read each field through it in their lenient form
+//! (`crate::api::support::Fields`), the hand-written ones through [`field`].
+//! The readers work on the token stream directly, without building a
+//! `serde_json::Value`, because a large order has tens of thousands of fields.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -14,6 +16,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 
 use super::time::LocalTime;
 use crate::money::Money;
+use crate::secret::Secret;
 
 /// One JSON value reduced to what a scalar field can use.
 pub(crate) enum Scalar<'de> {
@@ -159,6 +162,125 @@ impl Lenient for Money {
     }
 }
 
+impl Lenient for Secret {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(String::read(d)?.map(Secret::new))
+    }
+}
+
+/// Untyped JSON is kept as sent; only `null` reads as `None`.
+impl Lenient for serde_json::Value {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(Some(serde_json::Value::deserialize(d)?).filter(|v| !v.is_null()))
+    }
+}
+
+/// A JSON object of any values: anything else reads as `None`.
+impl Lenient for serde_json::Map<String, serde_json::Value> {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        Ok(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Object(map) => Some(map),
+            _ => None,
+        })
+    }
+}
+
+/// A JSON object of typed values: anything else reads as `None`, and a
+/// value that does not read is left out.
+impl<T: Lenient> Lenient for std::collections::BTreeMap<String, T> {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        struct MapVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Lenient> Visitor<'de> for MapVisitor<T> {
+            type Value = std::collections::BTreeMap<String, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = std::collections::BTreeMap::new();
+                while let Some((key, Element(value))) = map.next_entry::<String, Element<T>>()? {
+                    if let Some(value) = value {
+                        out.insert(key, value);
+                    }
+                }
+                Ok(out)
+            }
+        }
+
+        d.deserialize_any(ObjectOnly(MapVisitor::<T>(PhantomData)))
+    }
+}
+
+/// A JSON array: anything else reads as `None`, and an element that does
+/// not read (null, wrong type) is left out.
+impl<T: Lenient> Lenient for Vec<T> {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        d.deserialize_any(ListVisitor(PhantomData))
+    }
+}
+
+/// The lenient read of a `T` as a serde seed (a map's next value).
+pub(crate) struct Seed<T>(PhantomData<T>);
+
+impl<T> Seed<T> {
+    pub(crate) fn new() -> Self {
+        Seed(PhantomData)
+    }
+}
+
+impl<'de, T: Lenient> de::DeserializeSeed<'de> for Seed<T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        T::read(d)
+    }
+}
+
+/// Reads an object with the visitor `V`; any other value reads as `None`.
+pub(crate) struct ObjectOnly<V>(pub(crate) V);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for ObjectOnly<V> {
+    type Value = Option<V::Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.visit_map(map).map(Some)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq)?;
+        Ok(None)
+    }
+}
+
 impl<T: Lenient> Lenient for Box<T> {
     fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
         Ok(T::read(d)?.map(Box::new))
@@ -219,25 +341,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
     }
 }
 
-/// Implements [`Lenient`] for types read by `FromStr` (the open enums).
-macro_rules! lenient_from_str {
-    ($($t:ty),* $(,)?) => {
-        $(
-            impl $crate::webhook::lenient::Lenient for $t {
-                fn read<'de, D: ::serde::Deserializer<'de>>(
-                    d: D,
-                ) -> Result<Option<Self>, D::Error> {
-                    Ok(match $crate::webhook::lenient::scalar(d)? {
-                        $crate::webhook::lenient::Scalar::Str(s) => s.parse().ok(),
-                        _ => None,
-                    })
-                }
-            }
-        )*
-    };
-}
-pub(crate) use lenient_from_str;
-
 /// Declares a webhook model struct: every field public, optional or a list,
 /// read through [`field`], unknown keys ignored, and the struct itself
 /// [`Lenient`] so it can sit inside other models.
@@ -284,7 +387,7 @@ impl<T: Lenient> Field for Option<T> {
 
 impl<T: Lenient> Field for Vec<T> {
     fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ListVisitor(PhantomData))
+        Ok(Vec::read(d)?.unwrap_or_default())
     }
 }
 
@@ -293,7 +396,7 @@ pub(crate) fn field<'de, D: Deserializer<'de>, F: Field>(d: D) -> Result<F, D::E
     F::read_field(d)
 }
 
-/// A list: a non-array becomes an empty list, and elements that cannot be read
+/// A list: a non-array reads as `None`, and elements that cannot be read
 /// (null, wrong type) are left out.
 struct ListVisitor<T>(PhantomData<T>);
 
@@ -306,7 +409,7 @@ impl<'de, T: Lenient> Deserialize<'de> for Element<T> {
 }
 
 impl<'de, T: Lenient> Visitor<'de> for ListVisitor<T> {
-    type Value = Vec<T>;
+    type Value = Option<Vec<T>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON array")
@@ -318,35 +421,35 @@ impl<'de, T: Lenient> Visitor<'de> for ListVisitor<T> {
                 out.push(item);
             }
         }
-        Ok(out)
+        Ok(Some(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         drain_map(map)?;
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
+        Ok(None)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)

@@ -84,7 +84,7 @@ mod dedup;
 mod event;
 mod field;
 mod kinds;
-mod lenient;
+pub(crate) mod lenient;
 pub mod model;
 mod ordering;
 mod parse;

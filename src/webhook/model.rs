@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::Deserializer;
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::lenient::{lenient_from_str, model, Lenient};
+use super::lenient::{model, Lenient};
 use super::time::LocalTime;
 use crate::money::Money;
 
@@ -374,22 +374,6 @@ crate::open_enum! {
         UnknownError = "UnknownError",
     }
 }
-
-lenient_from_str!(
-    CreationStatus,
-    DeliveryStatus,
-    OrderStatus,
-    ReserveStatus,
-    ReserveCancelReason,
-    OrderItemStatus,
-    OrderItemType,
-    CustomerType,
-    Gender,
-    PaymentTypeKind,
-    OrderServiceType,
-    SplitOrderBetweenCashRegisters,
-    ErrorCode,
-);
 
 /// Untyped JSON kept verbatim (e.g. `errorInfo.additionalData`).
 #[derive(Clone, Debug, PartialEq, Eq)]

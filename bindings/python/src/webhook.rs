@@ -48,7 +48,7 @@ impl NativeEvent {
 
     /// Whether the parse saw that the event has no `eventInfo`.
     pub(crate) fn event_info_absent(&self) -> bool {
-        self.event.event_info_absent()
+        self.event.event_info_absent() == Some(true)
     }
 
     /// The JSON text of the `eventInfo` object of a readable event, when the

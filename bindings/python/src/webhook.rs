@@ -219,7 +219,7 @@ fn wrap_event<'py>(
     // An event the parse saw without eventInfo reads as None in both readers
     // (typed and plain): its slots hold that already, so the first
     // event_info is a slot read instead of a call into a reader.
-    let unread = if event.event_info_absent() {
+    let unread = if event.event_info_absent() == Some(true) {
         py.None().into_bound(py)
     } else {
         classes.missing.bind(py).clone()

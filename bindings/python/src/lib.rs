@@ -20,6 +20,7 @@ mod logbridge;
 mod metrics;
 mod models;
 mod objects;
+mod readers;
 mod telemetry;
 mod webhook;
 
@@ -57,8 +58,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(webhook::set_event_classes, m)?)?;
     m.add_function(wrap_pyfunction!(client::prepare_request, m)?)?;
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
-    m.add_function(wrap_pyfunction!(models::load_model, m)?)?;
-    m.add_function(wrap_pyfunction!(models::load_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::load_plain, m)?)?;
     m.add_function(wrap_pyfunction!(models::local_time_of, m)?)?;
     m.add_function(wrap_pyfunction!(models::amount_of, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;

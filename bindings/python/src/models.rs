@@ -64,9 +64,8 @@ use chrono::{Datelike, Timelike};
 use iikocloud::Money;
 
 use crate::convert::decimal_type;
-use crate::errors::{guard, invalid_input};
+use crate::errors::invalid_input;
 use crate::objects::{DateTimes, Layout};
-use crate::webhook::NativeEvent;
 
 /// Deepest nesting read natively (objects and lists, typed or not); deeper
 /// input goes to the reference.
@@ -102,7 +101,7 @@ struct EnumClass {
 }
 
 /// A model class and its plan, read on first use.
-struct ModelRef {
+pub(crate) struct ModelRef {
     cls: Py<PyType>,
     plan: PyOnceLock<ModelPlan>,
 }
@@ -196,7 +195,7 @@ type Fx = BuildHasherDefault<FxHasher>;
 /// is never reused while listed.
 static MODELS: Mutex<Option<HashMap<usize, Arc<ModelRef>>>> = Mutex::new(None);
 
-fn model_ref(cls: &Bound<'_, PyType>) -> Arc<ModelRef> {
+pub(crate) fn model_ref(cls: &Bound<'_, PyType>) -> Arc<ModelRef> {
     let mut models = MODELS.lock().unwrap_or_else(|e| e.into_inner());
     models
         .get_or_insert_with(HashMap::new)
@@ -1323,7 +1322,7 @@ impl<'de, 'py> Visitor<'de> for ObjectOrNone<'_, '_, 'py> {
 
 /// Reads `text` into the model `model` (or the model of its member
 /// `member`), natively; the error says why not.
-fn read<'py>(
+pub(crate) fn read<'py>(
     py: Python<'py>,
     model: &Arc<ModelRef>,
     text: &str,
@@ -1350,40 +1349,9 @@ fn read<'py>(
         .map_err(|e| ctx.take_failure(e))
 }
 
-/// The JSON text of `json` (str, bytes-like, or a `NativeEvent`'s event),
-/// handed to `f`.
-fn with_text<R>(json: &Bound<'_, PyAny>, f: impl FnOnce(PyResult<&str>) -> R) -> R {
-    let py = json.py();
-    let not_utf8 =
-        |e: std::str::Utf8Error| invalid_input(py, &format!("the JSON is not UTF-8: {e}"));
-    if let Ok(event) = json.cast::<NativeEvent>() {
-        return f(Ok(event.get().raw_json_text()));
-    }
-    if let Ok(b) = json.cast::<PyBytes>() {
-        return f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8));
-    }
-    if let Ok(s) = json.cast::<PyString>() {
-        return match s.encode_utf8() {
-            Ok(b) => f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8)),
-            // The reference reads it.
-            Err(_) => f(Err(invalid_input(
-                py,
-                "the text has a lone surrogate, which has no UTF-8",
-            ))),
-        };
-    }
-    match json.extract::<Vec<u8>>() {
-        Ok(bytes) => f(std::str::from_utf8(&bytes).map_err(not_utf8)),
-        Err(_) => f(Err(invalid_input(
-            py,
-            "the JSON must be str, bytes, bytearray or memoryview",
-        ))),
-    }
-}
-
 /// The reference reading (`_model._load_text`), for input the native reader
 /// leaves to it.
-fn reference<'py>(
+pub(crate) fn reference<'py>(
     cls: &Bound<'py, PyType>,
     json: &Bound<'py, PyAny>,
     member: Option<&str>,
@@ -1393,86 +1361,35 @@ fn reference<'py>(
         .call1((cls, json, member))
 }
 
-/// Reads JSON text into the generated model class `cls`, making the objects
-/// `cls._load(json.loads(text, parse_float=Decimal))` makes. With `member`,
-/// reads that member of a top-level object instead (`None` when the text is
-/// no object or the member no object). Input this reader cannot reproduce
-/// exactly goes to the Python reader, or raises `InvalidInputError` with
-/// `fallback=False`. `member` may be given by position: a keyword argument
-/// costs the call a dictionary.
-#[pyfunction]
-#[pyo3(signature = (cls, json, member=None, *, fallback=true))]
-pub fn load_model<'py>(
-    py: Python<'py>,
-    cls: &Bound<'py, PyType>,
-    json: &Bound<'py, PyAny>,
-    member: Option<&str>,
-    fallback: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(py, || {
-        let model = model_ref(cls);
-        // An event's eventInfo is read where the parse found it, once: what
-        // that read cannot do, the member read of the whole event cannot
-        // either (it reads the same text).
-        let event = json.cast::<NativeEvent>().ok();
-        let info = match member {
-            Some("eventInfo") => event
-                .as_ref()
-                .and_then(|e| e.get().event_info_object_text()),
-            _ => None,
-        };
-        let read = match info {
-            Some(info) => read(py, &model, info, None),
-            None => with_text(json, |text| read(py, &model, text?, member)),
-        };
-        match read {
-            Ok(value) => Ok(value),
-            Err(_) if fallback => reference(cls, json, member),
-            Err(e) => Err(e),
-        }
-    })
-}
-
-/// Reads `text`, one JSON value with no space around it, as plain JSON: the
-/// values `json.loads(text, parse_float=Decimal)` makes.
 fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     Ctx::new(py, text)?.leaf(&JSON, text)
 }
 
-/// An event's JSON (its member `member` with a name) as plain Python values,
-/// as `json.loads(event.raw_json, parse_float=Decimal)` and `.get(member)`
-/// make them: the `eventInfo` of an unknown event type or of an event that
-/// could not be read typed, and `Event.to_dict`. `None` when the member is
-/// absent or the event no object. Raises `InvalidInputError` for what it
-/// leaves to `json.loads` (NaN, nesting past the limit).
-#[pyfunction]
-#[pyo3(signature = (event, member=None))]
-pub fn load_plain<'py>(
+/// An event's member `member` (or the whole event) as plain Python values,
+/// as `json.loads(raw_json, parse_float=Decimal)` and `.get(member)` make
+/// them, from the texts the parse kept: `info`, the text of `eventInfo` where
+/// its place is known, and `info_absent`, whether the parse saw none. `None`
+/// when the member is absent or the event no object. Raises
+/// `InvalidInputError` for what it leaves to `json.loads` (NaN, nesting
+/// past the limit).
+pub(crate) fn plain_member<'py>(
     py: Python<'py>,
-    event: &Bound<'py, NativeEvent>,
-    member: Option<&str>,
-) -> PyResult<Bound<'py, PyAny>> {
-    guard(py, || plain(py, event.get(), member))
-}
-
-/// [`load_plain`] of a parsed event; `NativeEvent.plain_event_info` is this
-/// for `eventInfo`, without the call's arguments to unpack.
-pub(crate) fn plain<'py>(
-    py: Python<'py>,
-    event: &NativeEvent,
+    raw_json: &str,
+    info: Option<&str>,
+    info_absent: bool,
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     // Where the parse found eventInfo, its text: no envelope to build.
     // Without it (absent, a repeated key), the whole event is read.
     if member == Some("eventInfo") {
-        if let Some(info) = event.event_info_text() {
+        if let Some(info) = info {
             return read_plain(py, info);
         }
-        if event.event_info_absent() {
+        if info_absent {
             return Ok(py.None().into_bound(py));
         }
     }
-    let whole = read_plain(py, event.raw_json_text().trim_matches(JSON_SPACE))?;
+    let whole = read_plain(py, raw_json.trim_matches(JSON_SPACE))?;
     let Some(name) = member else {
         return Ok(whole);
     };

@@ -35,20 +35,26 @@ pub struct NativeEvent {
 }
 
 impl NativeEvent {
-    /// The event's JSON, for the model reader (`models::load_model`).
+    /// The event's JSON, for the model reader (`readers::load_model`).
     pub(crate) fn raw_json_text(&self) -> &str {
         self.event.raw_json()
     }
 
-    /// The JSON text of `eventInfo` whatever its type, when the parse noted
-    /// where it lies (the plain reader, `models::load_plain`).
-    pub(crate) fn event_info_text(&self) -> Option<&str> {
-        self.event.event_info_json()
-    }
-
-    /// Whether the parse saw that the event has no `eventInfo`.
-    pub(crate) fn event_info_absent(&self) -> bool {
-        self.event.event_info_absent() == Some(true)
+    /// The event's member `member` (or the whole event) as plain Python
+    /// values (`readers::load_plain`), read from where the parse found
+    /// `eventInfo` when that is the member asked for.
+    pub(crate) fn plain<'py>(
+        &self,
+        py: Python<'py>,
+        member: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::models::plain_member(
+            py,
+            self.event.raw_json(),
+            self.event.event_info_json(),
+            self.event.event_info_absent() == Some(true),
+            member,
+        )
     }
 
     /// The JSON text of the `eventInfo` object of a readable event, when the
@@ -527,7 +533,7 @@ impl NativeEvent {
     /// every `event_info`).
     #[getter]
     fn plain_event_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || crate::models::plain(py, self, Some("eventInfo")))
+        guard(py, || self.plain(py, Some("eventInfo")))
     }
     fn __repr__(&self) -> String {
         format!(

@@ -85,8 +85,9 @@ echo "$("$FPM" -v | head -1), $("$NGINX" -v 2>&1)"
 step "building libiikocloud ($PROFILE) and the emulator"
 flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
-# The same features as the other test scripts' build, so this one reuses it.
-cargo build "${flags[@]}" -p iikocloud-c --features test-hooks
+# The packages and features of c-test.sh's build (cargo unifies features
+# over the packages selected), so this one finds it done.
+cargo build "${flags[@]}" -p iikocloud-c -p iikocloud-emulator --features iikocloud-c/test-hooks
 cargo build --locked -p iikocloud-emulator
 
 # ---- 3. the site and its processes ----

@@ -61,7 +61,9 @@ flags=(--locked)
 [ "$PROFILE" = release ] && flags+=(--release)
 # With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
 # declares for itself: the header does not).
-cargo build "${flags[@]}" -p iikocloud-c --features test-hooks
+# The packages and features of c-test.sh's build (cargo unifies features
+# over the packages selected), so this one finds it done.
+cargo build "${flags[@]}" -p iikocloud-c -p iikocloud-emulator --features iikocloud-c/test-hooks
 cargo build --locked -p iikocloud-emulator
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
 

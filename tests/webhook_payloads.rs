@@ -3,13 +3,12 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use iikocloud::webhook::model::{
-    CustomerType, Gender, OrderItemStatus, OrderItemType, OrderServiceType, PaymentTypeKind,
-    ReserveStatus, SplitOrderBetweenCashRegisters,
-};
+use iikocloud::api::models::deliveries::common::{Gender, OrderServiceType, PaymentTypeKind};
+use iikocloud::api::models::deliveries::response::order::{Customer, OrderItem, OrderItemStatus};
+use iikocloud::api::models::table_orders::response::SplitOrderBetweenCashRegisters;
 use iikocloud::webhook::{
     parse_body, CreationStatus, DeliveryStatus, ErrorCode, Event, EventKind, OrderStatus,
-    ParsedBody,
+    ParsedBody, ReserveStatus,
 };
 use iikocloud::Money;
 
@@ -38,6 +37,17 @@ fn one(name: &str) -> Event {
 
 fn money(text: &str) -> Money {
     Money::from_str(text).expect("decimal")
+}
+
+/// The display name of an order item: its product's, its service's or its
+/// compound template's.
+fn item_name(item: &OrderItem) -> Option<&str> {
+    match item {
+        OrderItem::Product(p) => p.product.as_ref()?.name.as_deref(),
+        OrderItem::Service(s) => s.service.as_ref()?.name.as_deref(),
+        OrderItem::Compound(c) => c.template.as_ref()?.name.as_deref(),
+        OrderItem::Unknown(_) => None,
+    }
 }
 
 #[test]
@@ -103,8 +113,9 @@ fn delivery_order_update() {
     let order = info.order.as_ref().expect("order");
     assert_eq!(order.status, Some(DeliveryStatus::CookingStarted));
 
-    let customer = order.customer.as_ref().expect("customer");
-    assert_eq!(customer.customer_type, Some(CustomerType::Regular));
+    let Some(Customer::Regular(customer)) = order.customer.as_ref() else {
+        panic!("a regular customer: {:?}", order.customer);
+    };
     assert_eq!(customer.name.as_deref(), Some("Анна"));
     assert_eq!(customer.surname.as_deref(), Some("Иванова"));
     assert_eq!(customer.gender, Some(Gender::Female));
@@ -121,8 +132,8 @@ fn delivery_order_update() {
 
     let point = order.delivery_point.as_ref().expect("delivery point");
     let coords = point.coordinates.as_ref().expect("coordinates");
-    assert_eq!(coords.latitude, Some(55.751244));
-    assert_eq!(coords.longitude, Some(37.618423));
+    assert_eq!(coords.latitude, Some(money("55.751244")));
+    assert_eq!(coords.longitude, Some(money("37.618423")));
     let address = point.address.as_ref().expect("address");
     let street = address.street.as_ref().expect("street");
     assert_eq!(street.name.as_deref(), Some("Тверская"));
@@ -169,11 +180,13 @@ fn delivery_order_update() {
         Some(OrderServiceType::DeliveryByCourier)
     );
 
-    assert_eq!(order.items.len(), 3);
-    let pizza = &order.items[0];
-    assert_eq!(pizza.item_type, Some(OrderItemType::Product));
+    let items = order.items.as_deref().expect("items");
+    assert_eq!(items.len(), 3);
+    let OrderItem::Product(pizza) = &items[0] else {
+        panic!("a product: {:?}", items[0]);
+    };
     assert_eq!(pizza.status, Some(OrderItemStatus::CookingStarted));
-    assert_eq!(pizza.name(), Some("Пицца Маргарита"));
+    assert_eq!(item_name(&items[0]), Some("Пицца Маргарита"));
     assert_eq!(pizza.amount, Some(money("1")));
     assert_eq!(pizza.price, Some(money("590")));
     assert_eq!(pizza.result_sum, Some(money("710")));
@@ -181,20 +194,22 @@ fn delivery_order_update() {
         pizza.size.as_ref().and_then(|s| s.name.as_deref()),
         Some("32 см")
     );
-    assert_eq!(pizza.modifiers.len(), 1);
+    let modifiers = pizza.modifiers.as_deref().expect("modifiers");
+    assert_eq!(modifiers.len(), 1);
     assert_eq!(
-        pizza.modifiers[0]
+        modifiers[0]
             .product
             .as_ref()
             .and_then(|p| p.name.as_deref()),
         Some("Двойная моцарелла")
     );
-    assert_eq!(pizza.modifiers[0].price, Some(money("120")));
-    assert_eq!(pizza.modifiers[0].default_amount, Some(0));
+    assert_eq!(modifiers[0].price, Some(money("120")));
+    assert_eq!(modifiers[0].default_amount, Some(0));
 
-    let half = &order.items[1];
-    assert_eq!(half.item_type, Some(OrderItemType::Compound));
-    assert_eq!(half.name(), Some("Пицца 50/50"));
+    let OrderItem::Compound(half) = &items[1] else {
+        panic!("a compound: {:?}", items[1]);
+    };
+    assert_eq!(item_name(&items[1]), Some("Пицца 50/50"));
     let primary = half.primary_component.as_ref().expect("primary");
     assert_eq!(
         primary.product.as_ref().and_then(|p| p.name.as_deref()),
@@ -202,27 +217,32 @@ fn delivery_order_update() {
     );
     assert_eq!(primary.price, Some(money("340")));
     assert!(half.secondary_component.is_some());
-    assert_eq!(half.common_modifiers.len(), 1);
-    assert_eq!(half.product, None);
+    assert_eq!(half.common_modifiers.as_ref().map(Vec::len), Some(1));
 
-    let drink = &order.items[2];
+    let OrderItem::Product(drink) = &items[2] else {
+        panic!("a product: {:?}", items[2]);
+    };
     assert_eq!(drink.status, Some(OrderItemStatus::Added));
     assert_eq!(drink.amount, Some(money("2")));
     assert_eq!(drink.cost, Some(money("300")));
 
-    assert_eq!(order.payments.len(), 1);
-    let pay = &order.payments[0];
+    let payments = order.payments.as_deref().expect("payments");
+    assert_eq!(payments.len(), 1);
+    let pay = &payments[0];
     assert_eq!(pay.sum, Some(money("1780")));
     assert_eq!(pay.is_prepay, Some(true));
     let pay_type = pay.payment_type.as_ref().expect("payment type");
     assert_eq!(pay_type.kind, Some(PaymentTypeKind::External));
     assert_eq!(pay_type.name.as_deref(), Some("Оплата на сайте"));
-    assert!(order.tips.is_empty() && order.discounts.is_empty() && order.combos.is_empty());
-    assert_eq!(order.external_data.len(), 1);
-    assert_eq!(order.external_data[0].key.as_deref(), Some("siteOrderId"));
+    assert!(order.tips.as_ref().is_some_and(Vec::is_empty));
+    assert!(order.discounts.as_ref().is_some_and(Vec::is_empty));
+    assert!(order.combos.as_ref().is_some_and(Vec::is_empty));
+    let external = order.external_data.as_deref().expect("externalData");
+    assert_eq!(external.len(), 1);
+    assert_eq!(external[0].key.as_deref(), Some("siteOrderId"));
     let loyalty = order.loyalty_info.as_ref().expect("loyalty");
     assert_eq!(loyalty.coupon, None);
-    assert!(loyalty.applied_manual_conditions.is_empty());
+    assert_eq!(loyalty.applied_manual_conditions, None);
 }
 
 #[test]
@@ -299,7 +319,7 @@ fn reserve_update() {
     assert_eq!(reserve.comment.as_deref(), Some("У окна"));
     assert_eq!(
         reserve.table_ids,
-        vec!["2ec521bb-1f36-51e0-b429-fca59cb9027a".to_owned()]
+        Some(vec!["2ec521bb-1f36-51e0-b429-fca59cb9027a".to_owned()])
     );
     assert_eq!(
         reserve
@@ -310,7 +330,9 @@ fn reserve_update() {
             .as_deref(),
         Some("2025-09-20 19:30:00")
     );
-    let customer = reserve.customer.as_ref().expect("customer");
+    let Some(Customer::Regular(customer)) = reserve.customer.as_ref() else {
+        panic!("a regular customer: {:?}", reserve.customer);
+    };
     assert_eq!(customer.name.as_deref(), Some("Пётр"));
     assert_eq!(customer.gender, Some(Gender::Male));
     assert_eq!(reserve.order, None);
@@ -330,23 +352,28 @@ fn reserve_update_banquet() {
         .expect("reserve");
     assert_eq!(reserve.guests_count, Some(12));
     assert_eq!(reserve.event_type.as_deref(), Some("День рождения"));
-    assert_eq!(reserve.table_ids.len(), 2);
+    assert_eq!(reserve.table_ids.as_ref().map(Vec::len), Some(2));
     let order = reserve.order.as_ref().expect("banquet order");
-    assert_eq!(order.items.len(), 2);
-    assert_eq!(order.items[0].name(), Some("Банкетное меню на персону"));
-    assert_eq!(order.items[0].amount, Some(money("12")));
-    assert_eq!(order.items[0].cost, Some(money("18000")));
-    assert_eq!(order.payments.len(), 1);
-    assert_eq!(order.payments[0].sum, Some(money("5000")));
+    let items = order.items.as_deref().expect("items");
+    assert_eq!(items.len(), 2);
+    assert_eq!(item_name(&items[0]), Some("Банкетное меню на персону"));
+    let OrderItem::Product(menu) = &items[0] else {
+        panic!("a product: {:?}", items[0]);
+    };
+    assert_eq!(menu.amount, Some(money("12")));
+    assert_eq!(menu.cost, Some(money("18000")));
+    let payments = order.payments.as_deref().expect("payments");
+    assert_eq!(payments.len(), 1);
+    assert_eq!(payments[0].sum, Some(money("5000")));
     assert_eq!(
-        order.payments[0]
+        payments[0]
             .payment_type
             .as_ref()
             .and_then(|p| p.kind.clone()),
         Some(PaymentTypeKind::Card)
     );
     assert_eq!(order.loyalty_info, None);
-    assert!(order.external_data.is_empty());
+    assert!(order.external_data.as_ref().is_none_or(Vec::is_empty));
 }
 
 #[test]
@@ -385,15 +412,18 @@ fn table_order_update() {
         order.split_order_between_cash_registers,
         Some(SplitOrderBetweenCashRegisters::Disabled)
     );
-    assert_eq!(order.items.len(), 4);
-    let service = &order.items[3];
-    assert_eq!(service.item_type, Some(OrderItemType::Service));
-    assert_eq!(service.name(), Some("Обслуживание 10%"));
+    let items = order.items.as_deref().expect("items");
+    assert_eq!(items.len(), 4);
+    let OrderItem::Service(service) = &items[3] else {
+        panic!("a service: {:?}", items[3]);
+    };
+    assert_eq!(item_name(&items[3]), Some("Обслуживание 10%"));
     assert_eq!(service.cost, Some(money("122")));
-    assert_eq!(order.discounts.len(), 1);
-    assert_eq!(order.discounts[0].sum, Some(money("-122")));
+    let discounts = order.discounts.as_deref().expect("discounts");
+    assert_eq!(discounts.len(), 1);
+    assert_eq!(discounts[0].sum, Some(money("-122")));
     assert_eq!(
-        order.discounts[0]
+        discounts[0]
             .discount_type
             .as_ref()
             .and_then(|d| d.name.as_deref()),
@@ -421,10 +451,12 @@ fn stop_list_update() {
     let e = one("stop_list_update.json");
     assert_eq!(e.kind(), EventKind::StopListUpdate);
     assert_eq!(e.kind().code(), 7);
-    let updates = &e
+    let updates = e
         .stop_list()
         .expect("payload")
-        .terminal_groups_stop_lists_updates;
+        .terminal_groups_stop_lists_updates
+        .as_deref()
+        .expect("updates");
     assert_eq!(updates.len(), 2);
     assert_eq!(updates[0].id.as_deref(), Some(TERMINAL_GROUP));
     assert_eq!(updates[0].is_full, Some(false));
@@ -497,7 +529,8 @@ fn edge_single_object_is_one_flagged_event() {
     assert_eq!(e.kind(), EventKind::StopListUpdate);
     assert_eq!(
         e.stop_list()
-            .map(|s| s.terminal_groups_stop_lists_updates.len()),
+            .and_then(|s| s.terminal_groups_stop_lists_updates.as_ref())
+            .map(Vec::len),
         Some(2)
     );
     assert_eq!(e.dedup_key(), one("stop_list_update.json").dedup_key());

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use chrono::SecondsFormat;
+use iikocloud::api::models::deliveries::response::order::Customer;
 use iikocloud::webhook::{
     field_text, http_status, parse_body_with, verify_authorization, Event, LocalTime, ParseOptions,
     Receiver,
@@ -138,32 +139,40 @@ fn local_times(event: &Event) -> Value {
     json!([{ "path": path, "text": text, "local": local, "local_us": us }])
 }
 
+/// The number of items of the event's order: 0 when `items` is missing,
+/// null or not a list, `None` without an order.
 fn item_count(event: &Event) -> Option<usize> {
-    if let Some(o) = event.delivery().and_then(|i| i.order.as_ref()) {
-        return Some(o.items.len());
-    }
-    if let Some(o) = event.table_order().and_then(|i| i.order.as_ref()) {
-        return Some(o.items.len());
-    }
-    event
-        .reserve()
-        .and_then(|i| i.reserve.as_ref())
-        .and_then(|r| r.order.as_ref())
-        .map(|o| o.items.len())
+    let items = if let Some(o) = event.delivery().and_then(|i| i.order.as_ref()) {
+        &o.items
+    } else if let Some(o) = event.table_order().and_then(|i| i.order.as_ref()) {
+        &o.items
+    } else {
+        &event
+            .reserve()
+            .and_then(|i| i.reserve.as_ref())
+            .and_then(|r| r.order.as_ref())?
+            .items
+    };
+    Some(items.as_ref().map_or(0, Vec::len))
 }
 
 fn customer_name(event: &Event) -> Option<&str> {
-    let customer = if let Some(o) = event.delivery().and_then(|i| i.order.as_ref()) {
-        o.customer.as_ref()
+    // Deliveries and reserves have a customer union on `type`; table orders
+    // a regular customer.
+    fn union(c: &Option<Customer>) -> Option<&str> {
+        match c.as_ref()? {
+            Customer::Regular(r) => r.name.as_deref(),
+            Customer::OneTime(o) => o.name.as_deref(),
+            Customer::Unknown(_) => None,
+        }
+    }
+    if let Some(o) = event.delivery().and_then(|i| i.order.as_ref()) {
+        union(&o.customer)
     } else if let Some(o) = event.table_order().and_then(|i| i.order.as_ref()) {
-        o.customer.as_ref()
+        o.customer.as_ref()?.name.as_deref()
     } else {
-        event
-            .reserve()
-            .and_then(|i| i.reserve.as_ref())
-            .and_then(|r| r.customer.as_ref())
-    };
-    customer.and_then(|c| c.name.as_deref())
+        union(&event.reserve()?.reserve.as_ref()?.customer)
+    }
 }
 
 fn check_events(name: &str, case: &Value, events: &[Event], failures: &mut Vec<String>) {

@@ -227,6 +227,7 @@ pub fn describe(event: &Event) -> String {
             let groups: Vec<String> = s
                 .terminal_groups_stop_lists_updates
                 .iter()
+                .flatten()
                 .map(|u| {
                     let full = if u.is_full == Some(true) {
                         ", full"

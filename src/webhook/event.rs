@@ -6,12 +6,13 @@ use std::sync::OnceLock;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use super::model::{
-    CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, RawJson,
-    ReserveInfo, StopListUpdate, TableOrderInfo,
-};
+use super::lenient::Lenient;
 use super::summary::{Shape, Spans, Summary};
 use super::time::EventTime;
+use super::{
+    CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, ReserveInfo,
+    StopListUpdate, TableOrderInfo,
+};
 use crate::money::Money;
 
 /// Defines [`EventKind`] from the generated table (`kinds.rs`, written by
@@ -116,7 +117,51 @@ impl Serialize for EventKind {
     }
 }
 
-/// The typed `eventInfo` of an event.
+/// Untyped JSON kept verbatim: the `eventInfo` of an event type this SDK
+/// does not model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawJson(String);
+
+impl RawJson {
+    pub(crate) fn from_text(text: &str) -> RawJson {
+        RawJson(text.to_owned())
+    }
+
+    /// The JSON text as sent.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match serde_json::value::RawValue::from_string(self.0.clone()) {
+            Ok(raw) => raw.serialize(s),
+            Err(_) => s.serialize_str(&self.0),
+        }
+    }
+}
+
+impl Lenient for RawJson {
+    fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        use serde::Deserialize;
+        // Works because the value deserializer is always serde_json's.
+        let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+        Ok(match raw.get() {
+            "null" => None,
+            text => Some(RawJson(text.to_owned())),
+        })
+    }
+}
+
+/// The typed `eventInfo` of an event: the generated models of the
+/// document's webhook schemas (`crate::api::models`), read leniently.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub enum EventPayload {
@@ -654,7 +699,8 @@ impl Event {
         }
         self.delivery()
             .and_then(|i| i.order.as_ref())
-            .is_some_and(|o| o.is_new())
+            .and_then(|o| o.status.as_ref())
+            .is_some_and(DeliveryStatus::is_initial)
     }
 
     /// `eventInfo.externalNumber` of an order or reserve event.
@@ -699,6 +745,20 @@ impl Event {
     }
 }
 
+impl DeliveryStatus {
+    /// Whether the status is one a freshly created delivery order has:
+    /// `New` (the service description's word, which the official enum lacks
+    /// and so reads as `Unknown("New")`), `Unconfirmed` or `WaitCooking`
+    /// (the first values of the official enum).
+    pub fn is_initial(&self) -> bool {
+        match self {
+            DeliveryStatus::Unconfirmed | DeliveryStatus::WaitCooking => true,
+            DeliveryStatus::Unknown(s) => s == "New",
+            _ => false,
+        }
+    }
+}
+
 /// What identifies an event across repeated deliveries.
 ///
 /// The service sends no event id, so the key is inferred (the text is stable
@@ -738,6 +798,7 @@ impl EventKey {
                 let parts: Vec<String> = s
                     .terminal_groups_stop_lists_updates
                     .iter()
+                    .flatten()
                     .map(|u| {
                         let full = u8::from(u.is_full.unwrap_or(false));
                         format!("{}:{full}", u.id.as_deref().unwrap_or(""))

@@ -4,7 +4,7 @@
 //! a null or an unparseable string becomes `None` (or is left out of a list)
 //! instead of failing the whole event; unknown enum values are kept. The
 //! generated models read each field through it in their lenient form
-//! (`crate::api::support::Fields`), the hand-written ones through [`field`].
+//! (`crate::api::support::Fields`).
 //! The readers work on the token stream directly, without building a
 //! `serde_json::Value`, because a large order has tens of thousands of fields.
 
@@ -294,106 +294,6 @@ impl Lenient for LocalTime {
             _ => None,
         })
     }
-}
-
-/// Reads a modelled object: any non-object value becomes `None`.
-pub(crate) struct ObjectVisitor<T>(pub(crate) PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq)?;
-        Ok(None)
-    }
-}
-
-/// Declares a webhook model struct: every field public, optional or a list,
-/// read through [`field`], unknown keys ignored, and the struct itself
-/// [`Lenient`] so it can sit inside other models.
-macro_rules! model {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-        #[serde(default, rename_all = "camelCase")]
-        #[non_exhaustive]
-        pub struct $name {
-            $(
-                $(#[$fmeta])*
-                #[serde(deserialize_with = "crate::webhook::lenient::field")]
-                pub $field: $ty,
-            )*
-        }
-
-        impl $crate::webhook::lenient::Lenient for $name {
-            fn read<'de, D: ::serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-                d.deserialize_any($crate::webhook::lenient::ObjectVisitor::<$name>(
-                    ::std::marker::PhantomData,
-                ))
-            }
-        }
-    };
-}
-pub(crate) use model;
-
-/// A field type of a model: `Option<T>` or `Vec<T>` of a [`Lenient`] `T`.
-pub(crate) trait Field: Sized {
-    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error>;
-}
-
-impl<T: Lenient> Field for Option<T> {
-    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        T::read(d)
-    }
-}
-
-impl<T: Lenient> Field for Vec<T> {
-    fn read_field<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Vec::read(d)?.unwrap_or_default())
-    }
-}
-
-/// The `deserialize_with` target of every model field.
-pub(crate) fn field<'de, D: Deserializer<'de>, F: Field>(d: D) -> Result<F, D::Error> {
-    F::read_field(d)
 }
 
 /// A list: a non-array reads as `None`, and elements that cannot be read

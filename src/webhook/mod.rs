@@ -71,9 +71,11 @@
 //! [`EventKind`] with a stable integer code, a typed [`EventPayload`] and the
 //! event's raw JSON. Types this SDK does not model (`KitchenOrderUpdate`,
 //! `NomenclatureUpdate`, `BusinessHoursAndMappingUpdate`, future ones) are
-//! [`EventPayload::Unknown`] with their raw `eventInfo`. Reading is lenient:
-//! unknown fields are ignored, unknown enum values are kept as `Unknown(text)`,
-//! and nulls or wrong-typed values read as `None`. An event that still cannot
+//! [`EventPayload::Unknown`] with their raw `eventInfo`. The typed payloads
+//! are the generated models of the document's webhook schemas, the same
+//! types the operations answer with (`crate::api::models`). Reading is
+//! lenient: unknown fields are kept in each model's `extra`, unknown enum
+//! values as `Unknown(text)`, and nulls or wrong-typed values read as `None`. An event that still cannot
 //! be read is [`EventPayload::Invalid`] and never affects its neighbours.
 //!
 //! `StopListUpdate` carries no stop-list items: call `/api/1/stop_lists` after
@@ -85,7 +87,6 @@ mod event;
 mod field;
 mod kinds;
 pub(crate) mod lenient;
-pub mod model;
 mod ordering;
 mod parse;
 mod receive;
@@ -96,13 +97,19 @@ mod time;
 mod verify;
 
 pub use dedup::{Clock, Deduplicator, ManualClock, SystemClock};
-pub use event::{Event, EventKey, EventKind, EventPayload};
+pub use event::{Event, EventKey, EventKind, EventPayload, RawJson};
 pub use field::field_text;
-pub use model::{
-    CreationStatus, DeliveryOrder, DeliveryOrderInfo, DeliveryStatus, ErrorCode, ErrorInfo,
-    OrderStatus, PersonalShift, Reserve, ReserveInfo, ReserveStatus, StopListUpdate, TableOrder,
-    TableOrderInfo,
+// The typed `eventInfo` models are the generated ones (`crate::api::models`),
+// named here as this module named them before the generator wrote them.
+pub use crate::api::models::deliveries::common::DeliveryStatus;
+pub use crate::api::models::deliveries::response::order::{
+    CreationStatus, Order as DeliveryOrder, OrderInfo as DeliveryOrderInfo, OrderStatus,
 };
+pub use crate::api::models::employees::PersonalShift;
+pub use crate::api::models::errors::{ErrorCode, ErrorInfo};
+pub use crate::api::models::reserves::{Reserve, ReserveInfo, ReserveStatus};
+pub use crate::api::models::stop_lists::WebHookOnStopListChangeData as StopListUpdate;
+pub use crate::api::models::table_orders::response::{TableOrder, TableOrderInfo};
 pub use ordering::{OrderingDecision, OrderingGuard};
 pub use parse::{
     parse_body, parse_body_with, parse_event, ParseError, ParseErrorKind, ParseOptions, ParsedBody,

@@ -9,16 +9,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blocks::{prefix_xor, BlockMasks};
+use super::event::RawJson;
 use super::event::{
     Envelope, EnvelopeSpans, EnvelopeText, Event, EventKind, EventPayload, OwnedEnvelope,
 };
 use super::lenient::Lenient;
-use super::model::{
-    DeliveryOrderInfo, PersonalShift, RawJson, ReserveInfo, StopListUpdate, TableOrderInfo,
-};
 use super::scan::{Members, ScannedEvent};
 use super::summary::Spans;
 use super::time::EventTime;
+use super::{DeliveryOrderInfo, PersonalShift, ReserveInfo, StopListUpdate, TableOrderInfo};
 
 /// Default body size limit: 16 MiB, far above any order the service sends.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;

@@ -8,7 +8,7 @@
 //! check it.
 
 use super::lenient::Lenient;
-use super::model::{CreationStatus, DeliveryStatus, ErrorCode, OrderStatus, ReserveStatus};
+use super::{CreationStatus, DeliveryStatus, ErrorCode, OrderStatus, ReserveStatus};
 use crate::money::Money;
 
 /// Declares [`Spot`] and its count from one list, so the count cannot drift.

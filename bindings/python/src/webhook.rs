@@ -510,6 +510,7 @@ impl NativeEvent {
             .map(|s| {
                 s.terminal_groups_stop_lists_updates
                     .iter()
+                    .flatten()
                     .map(|u| (u.id.clone(), u.is_full))
                     .collect()
             })

@@ -7,7 +7,7 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
 use super::lenient::Lenient;
-use super::summary::{Shape, Spans, Summary};
+use super::summary::{Shape, Spans, Summary, NO_ENTITY};
 use super::time::EventTime;
 use super::{
     CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, ReserveInfo,
@@ -449,10 +449,16 @@ impl Event {
         }
     }
 
-    /// The flat accessors' values without the typed read, while that read
-    /// has not happened and the parse noted where they lie; `None` means:
-    /// use [`Event::payload`].
+    /// The flat accessors' values without the typed read: none at all for
+    /// a kind without an order or reserve, else those the parse noted,
+    /// while the typed read has not happened; `None` means: use
+    /// [`Event::payload`].
     fn quick(&self) -> Option<&Summary> {
+        if !self.kind.has_entity() {
+            // Stop lists, shifts and unknown types carry none of these
+            // values: their typed eventInfo need not be read to say so.
+            return Some(&NO_ENTITY);
+        }
         if self.payload.get().is_some() {
             return None;
         }
@@ -588,6 +594,9 @@ impl Event {
 
     /// `eventInfo.errorInfo` of an order or reserve event.
     pub fn error_info(&self) -> Option<&ErrorInfo> {
+        if !self.kind.has_entity() {
+            return None;
+        }
         match self.payload() {
             EventPayload::DeliveryOrder(i) => i.error_info.as_ref(),
             EventPayload::TableOrder(i) => i.error_info.as_ref(),

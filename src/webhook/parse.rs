@@ -1170,6 +1170,38 @@ mod tests {
         assert_eq!(flat_fields(big), before);
     }
 
+    /// The flat accessors of kinds without an order or reserve answer
+    /// `None` without the typed read of their `eventInfo`.
+    #[test]
+    fn flat_fields_of_kinds_without_an_entity_read_nothing() {
+        let body = br#"[{"eventType":"StopListUpdate","eventInfo":{"id":"s","timestamp":1,"terminalGroupsStopListsUpdates":[{"id":"t","isFull":true}]}},
+            {"eventType":"PersonalShift","eventInfo":{"id":"e","timestamp":2,"order":{"sum":1},"opened":true}}]"#;
+        for event in &parse_body(body).expect("parses").events {
+            assert_eq!(event.problem(), None);
+            let flat = (
+                (event.entity_id(), event.order_id(), event.timestamp()),
+                (
+                    event.creation_status(),
+                    event.error_info(),
+                    event.error_code(),
+                ),
+                (event.error_message(), event.status(), event.order_number()),
+                (event.sum(), event.phone(), event.is_new_delivery_order()),
+                (
+                    event.external_number(),
+                    event.pos_id(),
+                    event.reserve_is_deleted(),
+                ),
+            );
+            assert_eq!(
+                format!("{flat:?}"),
+                "((None, None, None), (None, None, None), (None, None, None), \
+                 (None, None, false), (None, None, None))"
+            );
+            assert!(!event.payload_is_read(), "{:?}", event.kind());
+        }
+    }
+
     /// The scanner and the careful path make the same events (or the same
     /// error) of the same body: bodies built from the shared payloads and
     /// from pieces that exercise every rule, mutated at random.

@@ -130,6 +130,26 @@ pub(crate) enum Shape {
     Reserve,
 }
 
+/// The summary of an event kind without an order or reserve: every value
+/// absent, known without reading anything.
+pub(crate) static NO_ENTITY: Summary = Summary {
+    id: None,
+    timestamp: None,
+    creation_status: None,
+    external_number: None,
+    pos_id: None,
+    is_deleted: None,
+    has_order: false,
+    status: None,
+    delivery_status: None,
+    number: None,
+    sum: None,
+    phone: None,
+    error_code: None,
+    error_message: None,
+    error_description: None,
+};
+
 impl Summary {
     /// Reads the spots of an event of `shape` from its JSON.
     pub(crate) fn read(shape: Shape, json: &str, spans: &Spans) -> Summary {

@@ -141,3 +141,17 @@ fn what_leniency_cannot_mend_is_still_an_error() {
     let e = lenient::<OrderInfo>(r#"{"id": "a", "id": "b"}"#).unwrap_err();
     assert!(e.to_string().contains("duplicate field `id`"), "{e}");
 }
+
+#[test]
+fn a_free_form_object_reads_only_from_an_object() {
+    type Object = serde_json::Map<String, serde_json::Value>;
+    let read = lenient::<Object>(r#"{"a": [1, {"b": null}], "c": "d"}"#).expect("reads");
+    assert_eq!(
+        read.map(serde_json::Value::Object),
+        Some(json!({"a": [1, {"b": null}], "c": "d"}))
+    );
+    for text in ["[1, {}]", "\"x\"", "null", "5", "true"] {
+        assert_eq!(lenient::<Object>(text).expect("reads"), None, "{text}");
+    }
+    assert!(lenient::<Object>(r#"{"a": [1}"#).is_err());
+}

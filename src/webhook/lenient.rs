@@ -178,10 +178,20 @@ impl Lenient for serde_json::Value {
 /// A JSON object of any values: anything else reads as `None`.
 impl Lenient for serde_json::Map<String, serde_json::Value> {
     fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-        Ok(match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Object(map) => Some(map),
-            _ => None,
-        })
+        struct MapOfValues;
+
+        impl<'de> Visitor<'de> for MapOfValues {
+            type Value = serde_json::Map<String, serde_json::Value>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Self::Value::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+
+        // Straight from the tokens: a non-object is skipped, not built.
+        d.deserialize_any(ObjectOnly(MapOfValues))
     }
 }
 

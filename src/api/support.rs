@@ -54,6 +54,68 @@ pub(crate) fn read_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
     )))
 }
 
+/// The lenient read of a generated struct into `target`, in place; `false`
+/// when the value is not an object (`target` is then as it was).
+pub(crate) fn fill_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
+    target: &mut T,
+    d: D,
+) -> Result<bool, D::Error> {
+    struct Fill<'a, T>(&'a mut T);
+
+    impl<'de, T: Fields> Visitor<'de> for Fill<'_, T> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a `{}` object", T::SCHEMA)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+            fill_from_map::<true, T, A>(self.0, map)
+        }
+    }
+
+    Ok(
+        d.deserialize_any(crate::webhook::lenient::ObjectOnly(Fill(target)))?
+            .is_some(),
+    )
+}
+
+/// The `Lenient::read_into` of a generated struct: filled in place in its
+/// slot, which is `None` again when the value is not an object.
+pub(crate) fn read_fields_lenient_into<'de, D: Deserializer<'de>, T: Fields>(
+    slot: &mut Option<T>,
+    d: D,
+) -> Result<(), D::Error> {
+    if !fill_fields_lenient(slot.get_or_insert_with(T::default), d)? {
+        *slot = None;
+    }
+    Ok(())
+}
+
+/// The `Lenient::read_boxed` of a generated struct: filled in its box.
+pub(crate) fn read_fields_lenient_boxed<'de, D: Deserializer<'de>, T: Fields>(
+    d: D,
+) -> Result<Option<Box<T>>, D::Error> {
+    let mut boxed = Box::<T>::default();
+    Ok(fill_fields_lenient(&mut *boxed, d)?.then_some(boxed))
+}
+
+/// Reads the members of an object into a generated struct, one at a time;
+/// unknown ones go to its `extra`.
+fn fill_from_map<'de, const LENIENT: bool, T: Fields, A: MapAccess<'de>>(
+    out: &mut T,
+    mut map: A,
+) -> Result<(), A::Error> {
+    while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        if !out.read_field::<LENIENT, A>(&key, &mut map)? {
+            let value: Value = map.next_value()?;
+            // A repeated unknown key keeps its last value, as `Value` would.
+            out.extra_mut().insert(key.into_owned(), value);
+        }
+    }
+    Ok(())
+}
+
 /// Reads a generated struct from a JSON object.
 struct Object<T, const LENIENT: bool>(PhantomData<T>);
 
@@ -64,15 +126,9 @@ impl<'de, T: Fields, const LENIENT: bool> Visitor<'de> for Object<T, LENIENT> {
         write!(f, "a `{}` object", T::SCHEMA)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
         let mut out = T::default();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            if !out.read_field::<LENIENT, A>(&key, &mut map)? {
-                let value: Value = map.next_value()?;
-                // A repeated unknown key keeps its last value, as `Value` would.
-                out.extra_mut().insert(key.into_owned(), value);
-            }
-        }
+        fill_from_map::<LENIENT, T, A>(&mut out, map)?;
         Ok(out)
     }
 }
@@ -289,6 +345,19 @@ macro_rules! wire_fields {
             fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
                 $crate::api::support::read_fields_lenient(d)
             }
+
+            fn read_into<'de, D: serde::Deserializer<'de>>(
+                slot: &mut Option<Self>,
+                d: D,
+            ) -> Result<(), D::Error> {
+                $crate::api::support::read_fields_lenient_into(slot, d)
+            }
+
+            fn read_boxed<'de, D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> Result<Option<Box<Self>>, D::Error> {
+                $crate::api::support::read_fields_lenient_boxed(d)
+            }
         }
 
         impl serde::Serialize for $ty {
@@ -385,12 +454,13 @@ where
     if slot.is_some() {
         return Err(serde::de::Error::duplicate_field(name));
     }
-    *slot = if LENIENT {
-        map.next_value_seed(crate::webhook::lenient::Seed::<T>::new())?
+    if LENIENT {
+        // Filled in place: see `Lenient::read_into`.
+        map.next_value_seed(crate::webhook::lenient::IntoSlot(slot))
     } else {
-        map.next_value()?
-    };
-    Ok(())
+        *slot = map.next_value()?;
+        Ok(())
+    }
 }
 
 /// An object key, borrowed from the input when the deserializer can lend it

@@ -1044,13 +1044,13 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         let payload = match self.0 {
             EventKind::DeliveryOrderUpdate | EventKind::DeliveryOrderError => {
-                DeliveryOrderInfo::read(d)?.map(|i| EventPayload::DeliveryOrder(Box::new(i)))
+                DeliveryOrderInfo::read_boxed(d)?.map(EventPayload::DeliveryOrder)
             }
             EventKind::TableOrderUpdate | EventKind::TableOrderError => {
-                TableOrderInfo::read(d)?.map(|i| EventPayload::TableOrder(Box::new(i)))
+                TableOrderInfo::read_boxed(d)?.map(EventPayload::TableOrder)
             }
             EventKind::ReserveUpdate | EventKind::ReserveError => {
-                ReserveInfo::read(d)?.map(|i| EventPayload::Reserve(Box::new(i)))
+                ReserveInfo::read_boxed(d)?.map(EventPayload::Reserve)
             }
             EventKind::StopListUpdate => StopListUpdate::read(d)?.map(EventPayload::StopList),
             EventKind::PersonalShift => PersonalShift::read(d)?.map(EventPayload::PersonalShift),

@@ -24,6 +24,9 @@ pub mod client;
 pub mod clock;
 pub mod error;
 pub mod inbox;
+// The reading rules of a payload field (lenient values, local times): used
+// by the generated models and by the webhook parser alike.
+pub(crate) mod lenient;
 pub mod limits;
 pub mod money;
 pub mod network;
@@ -32,6 +35,7 @@ mod owner_only;
 pub mod secret;
 pub mod store;
 pub mod telemetry;
+mod time;
 pub mod token;
 mod token_file;
 pub mod webhook;

@@ -79,10 +79,10 @@ macro_rules! open_enum {
 
         // The lenient read of webhook events: any string is kept (unknown
         // values too), anything else reads as `None`.
-        impl $crate::webhook::lenient::Lenient for $name {
+        impl $crate::lenient::Lenient for $name {
             fn read<'de, D: ::serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-                Ok(match $crate::webhook::lenient::scalar(d)? {
-                    $crate::webhook::lenient::Scalar::Str(s) => s.parse().ok(),
+                Ok(match $crate::lenient::scalar(d)? {
+                    $crate::lenient::Scalar::Str(s) => s.parse().ok(),
                     _ => None,
                 })
             }

@@ -117,7 +117,7 @@ fn rust_type(spec: &Spec<'_>, t: &Value) -> Result<String, String> {
     }
     Ok(match t["type"].as_str().unwrap_or("any") {
         "string" => match t["format"].as_str() {
-            Some("local-date-time") => "crate::webhook::LocalTime".into(),
+            Some("local-date-time") => "crate::time::LocalTime".into(),
             _ => "String".into(),
         },
         "integer" => "i64".into(),

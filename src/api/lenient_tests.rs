@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::api::models::deliveries::common::DeliveryStatus;
 use crate::api::models::deliveries::response::order::{OrderInfo, OrderItem};
-use crate::webhook::lenient::Lenient;
+use crate::lenient::Lenient;
 use crate::Money;
 
 fn lenient<T: Lenient>(text: &str) -> Result<Option<T>, serde_json::Error> {

@@ -20702,7 +20702,7 @@ pub mod customer {
         /// `surName`.
         pub sur_name: Option<String>,
         /// `birthday`.
-        pub birthday: Option<crate::webhook::LocalTime>,
+        pub birthday: Option<crate::time::LocalTime>,
         /// `email`.
         pub email: Option<String>,
         /// `sex`.
@@ -21097,7 +21097,7 @@ pub mod customer {
         /// `cultureName`.
         pub culture_name: Option<String>,
         /// `birthday`.
-        pub birthday: Option<crate::webhook::LocalTime>,
+        pub birthday: Option<crate::time::LocalTime>,
         /// `email`.
         pub email: Option<String>,
         /// `sex`.
@@ -21121,21 +21121,21 @@ pub mod customer {
         /// `shouldReceiveOrderStatusInfo`.
         pub should_receive_order_status_info: Option<bool>,
         /// `personalDataConsentFrom`.
-        pub personal_data_consent_from: Option<crate::webhook::LocalTime>,
+        pub personal_data_consent_from: Option<crate::time::LocalTime>,
         /// `personalDataConsentTo`.
-        pub personal_data_consent_to: Option<crate::webhook::LocalTime>,
+        pub personal_data_consent_to: Option<crate::time::LocalTime>,
         /// `personalDataProcessingFrom`.
-        pub personal_data_processing_from: Option<crate::webhook::LocalTime>,
+        pub personal_data_processing_from: Option<crate::time::LocalTime>,
         /// `personalDataProcessingTo`.
-        pub personal_data_processing_to: Option<crate::webhook::LocalTime>,
+        pub personal_data_processing_to: Option<crate::time::LocalTime>,
         /// `isDeleted`.
         pub is_deleted: Option<bool>,
         /// `whenRegistered`.
-        pub when_registered: Option<crate::webhook::LocalTime>,
+        pub when_registered: Option<crate::time::LocalTime>,
         /// `lastProcessedOrderDate`.
-        pub last_processed_order_date: Option<crate::webhook::LocalTime>,
+        pub last_processed_order_date: Option<crate::time::LocalTime>,
         /// `firstOrderDate`.
-        pub first_order_date: Option<crate::webhook::LocalTime>,
+        pub first_order_date: Option<crate::time::LocalTime>,
         /// `lastVisitedOrganizationId`.
         pub last_visited_organization_id: Option<String>,
         /// `registrationOrganizationId`.
@@ -21256,7 +21256,7 @@ pub mod customer {
         /// `number`.
         pub number: Option<String>,
         /// `validToDate`.
-        pub valid_to_date: Option<crate::webhook::LocalTime>,
+        pub valid_to_date: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -21893,7 +21893,7 @@ pub mod deliveries {
             /// `externalNumber`.
             pub external_number: Option<String>,
             /// `completeBefore`.
-            pub complete_before: Option<crate::webhook::LocalTime>,
+            pub complete_before: Option<crate::time::LocalTime>,
             /// `phone` (required).
             pub phone: Option<String>,
             /// `phoneExtension`.
@@ -22024,9 +22024,9 @@ pub mod deliveries {
             /// `organizationIds` (required).
             pub organization_ids: Option<Vec<String>>,
             /// `dateFrom`.
-            pub date_from: Option<crate::webhook::LocalTime>,
+            pub date_from: Option<crate::time::LocalTime>,
             /// `dateTo`.
-            pub date_to: Option<crate::webhook::LocalTime>,
+            pub date_to: Option<crate::time::LocalTime>,
             /// `phone`.
             pub phone: Option<String>,
             /// `limit`.
@@ -22140,13 +22140,13 @@ pub mod deliveries {
             /// `lockedByUser`.
             pub locked_by_user: Option<String>,
             /// `lockedAt`.
-            pub locked_at: Option<crate::webhook::LocalTime>,
+            pub locked_at: Option<crate::time::LocalTime>,
             /// `organizationId` (required).
             pub organization_id: Option<String>,
             /// `terminalGroupId`.
             pub terminal_group_id: Option<String>,
             /// `createdAt` (required).
-            pub created_at: Option<crate::webhook::LocalTime>,
+            pub created_at: Option<crate::time::LocalTime>,
             /// Fields this version does not know, kept as sent.
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
@@ -22217,13 +22217,13 @@ pub mod deliveries {
             /// `lockedByUser`.
             pub locked_by_user: Option<String>,
             /// `lockedAt`.
-            pub locked_at: Option<crate::webhook::LocalTime>,
+            pub locked_at: Option<crate::time::LocalTime>,
             /// `order` (required).
             pub order: Option<crate::api::models::deliveries::drafts::DeliveryOrderDraft>,
             /// `terminalGroupId`.
             pub terminal_group_id: Option<String>,
             /// `createdAt` (required).
-            pub created_at: Option<crate::webhook::LocalTime>,
+            pub created_at: Option<crate::time::LocalTime>,
             /// Fields this version does not know, kept as sent.
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
@@ -22446,7 +22446,7 @@ pub mod deliveries {
             /// `driverId`.
             pub driver_id: Option<String>,
             /// `estimatedTime`.
-            pub estimated_time: Option<crate::webhook::LocalTime>,
+            pub estimated_time: Option<crate::time::LocalTime>,
             /// Fields this version does not know, kept as sent.
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
@@ -22473,7 +22473,7 @@ pub mod deliveries {
         #[derive(Clone, Debug, Default, PartialEq)]
         pub struct CloseDeliveryOrderRequest {
             /// `deliveryDate`.
-            pub delivery_date: Option<crate::webhook::LocalTime>,
+            pub delivery_date: Option<crate::time::LocalTime>,
             /// `organizationId` (required).
             pub organization_id: Option<String>,
             /// `orderId` (required).
@@ -22595,9 +22595,9 @@ pub mod deliveries {
             /// `terminalGroupIds`.
             pub terminal_group_ids: Option<Vec<String>>,
             /// `deliveryDateFrom`.
-            pub delivery_date_from: Option<crate::webhook::LocalTime>,
+            pub delivery_date_from: Option<crate::time::LocalTime>,
             /// `deliveryDateTo`.
-            pub delivery_date_to: Option<crate::webhook::LocalTime>,
+            pub delivery_date_to: Option<crate::time::LocalTime>,
             /// `statuses`.
             pub statuses: Option<Vec<crate::api::models::deliveries::common::DeliveryStatus>>,
             /// `hasProblem`.
@@ -22664,9 +22664,9 @@ pub mod deliveries {
             /// `phone` (required, may be null).
             pub phone: Option<String>,
             /// `deliveryDateFrom`.
-            pub delivery_date_from: Option<crate::webhook::LocalTime>,
+            pub delivery_date_from: Option<crate::time::LocalTime>,
             /// `deliveryDateTo`.
-            pub delivery_date_to: Option<crate::webhook::LocalTime>,
+            pub delivery_date_to: Option<crate::time::LocalTime>,
             /// `organizationIds` (required).
             pub organization_ids: Option<Vec<String>>,
             /// `startRevision`.
@@ -22704,9 +22704,9 @@ pub mod deliveries {
             /// `organizationIds` (required).
             pub organization_ids: Option<Vec<String>>,
             /// `deliveryDateFrom` (required).
-            pub delivery_date_from: Option<crate::webhook::LocalTime>,
+            pub delivery_date_from: Option<crate::time::LocalTime>,
             /// `deliveryDateTo`.
-            pub delivery_date_to: Option<crate::webhook::LocalTime>,
+            pub delivery_date_to: Option<crate::time::LocalTime>,
             /// `statuses`.
             pub statuses: Option<Vec<crate::api::models::deliveries::common::DeliveryStatus>>,
             /// `sourceKeys`.
@@ -22807,9 +22807,9 @@ pub mod deliveries {
             /// `phone` (required).
             pub phone: Option<String>,
             /// `deliveryDateFrom`.
-            pub delivery_date_from: Option<crate::webhook::LocalTime>,
+            pub delivery_date_from: Option<crate::time::LocalTime>,
             /// `deliveryDateTo`.
-            pub delivery_date_to: Option<crate::webhook::LocalTime>,
+            pub delivery_date_to: Option<crate::time::LocalTime>,
             /// `organizationIds` (required).
             pub organization_ids: Option<Vec<String>>,
             /// `startRevision`.
@@ -22904,7 +22904,7 @@ pub mod deliveries {
             pub delivery_status:
                 Option<crate::api::models::deliveries::common::DeliveryStatusForUpdate>,
             /// `deliveryDate`.
-            pub delivery_date: Option<crate::webhook::LocalTime>,
+            pub delivery_date: Option<crate::time::LocalTime>,
             /// Fields this version does not know, kept as sent.
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
@@ -23596,7 +23596,7 @@ pub mod deliveries {
                 /// `externalNumber`.
                 pub external_number: Option<String>,
                 /// `completeBefore`.
-                pub complete_before: Option<crate::webhook::LocalTime>,
+                pub complete_before: Option<crate::time::LocalTime>,
                 /// `phone` (required).
                 pub phone: Option<String>,
                 /// `phoneExtension`.
@@ -24181,7 +24181,7 @@ pub mod deliveries {
                 /// `externalNumber`.
                 pub external_number: Option<String>,
                 /// `completeBefore`.
-                pub complete_before: Option<crate::webhook::LocalTime>,
+                pub complete_before: Option<crate::time::LocalTime>,
                 /// `phone` (required).
                 pub phone: Option<String>,
                 /// `phoneExtension`.
@@ -24488,7 +24488,7 @@ pub mod deliveries {
                 /// `comment`.
                 pub comment: Option<String>,
                 /// `birthdate`.
-                pub birthdate: Option<crate::webhook::LocalTime>,
+                pub birthdate: Option<crate::time::LocalTime>,
                 /// `email`.
                 pub email: Option<String>,
                 /// `shouldReceivePromoActionsInfo` (deprecated).
@@ -24674,7 +24674,7 @@ pub mod deliveries {
                 /// `orderId` (required).
                 pub order_id: Option<String>,
                 /// `newCompleteBefore` (required).
-                pub new_complete_before: Option<crate::webhook::LocalTime>,
+                pub new_complete_before: Option<crate::time::LocalTime>,
                 /// Fields this version does not know, kept as sent.
                 pub extra: serde_json::Map<String, serde_json::Value>,
             }
@@ -25237,7 +25237,7 @@ pub mod deliveries {
             #[derive(Clone, Debug, Default, PartialEq)]
             pub struct CancelInfo {
                 /// `whenCancelled` (required).
-                pub when_cancelled: Option<crate::webhook::LocalTime>,
+                pub when_cancelled: Option<crate::time::LocalTime>,
                 /// `cause` (required).
                 pub cause: Option<crate::api::models::deliveries::response::order::CancelCause>,
                 /// `comment`.
@@ -25360,7 +25360,7 @@ pub mod deliveries {
                 /// `comment`.
                 pub comment: Option<String>,
                 /// `whenPrinted`.
-                pub when_printed: Option<crate::webhook::LocalTime>,
+                pub when_printed: Option<crate::time::LocalTime>,
                 /// `size`.
                 pub size: Option<crate::api::models::deliveries::response::order::ProductSize>,
                 /// `comboInformation`.
@@ -25946,19 +25946,19 @@ pub mod deliveries {
                 pub courier_info:
                     Option<crate::api::models::deliveries::response::order::CourierInfo>,
                 /// `completeBefore` (required).
-                pub complete_before: Option<crate::webhook::LocalTime>,
+                pub complete_before: Option<crate::time::LocalTime>,
                 /// `whenCreated` (required).
-                pub when_created: Option<crate::webhook::LocalTime>,
+                pub when_created: Option<crate::time::LocalTime>,
                 /// `whenConfirmed`.
-                pub when_confirmed: Option<crate::webhook::LocalTime>,
+                pub when_confirmed: Option<crate::time::LocalTime>,
                 /// `whenPrinted`.
-                pub when_printed: Option<crate::webhook::LocalTime>,
+                pub when_printed: Option<crate::time::LocalTime>,
                 /// `whenCookingCompleted`.
-                pub when_cooking_completed: Option<crate::webhook::LocalTime>,
+                pub when_cooking_completed: Option<crate::time::LocalTime>,
                 /// `whenSended`.
-                pub when_sended: Option<crate::webhook::LocalTime>,
+                pub when_sended: Option<crate::time::LocalTime>,
                 /// `whenDelivered`.
-                pub when_delivered: Option<crate::webhook::LocalTime>,
+                pub when_delivered: Option<crate::time::LocalTime>,
                 /// `comment`.
                 pub comment: Option<String>,
                 /// `problem`.
@@ -25973,13 +25973,13 @@ pub mod deliveries {
                 /// `indexInCourierRoute`.
                 pub index_in_courier_route: Option<i64>,
                 /// `cookingStartTime` (required).
-                pub cooking_start_time: Option<crate::webhook::LocalTime>,
+                pub cooking_start_time: Option<crate::time::LocalTime>,
                 /// `isDeleted` (deprecated).
                 pub is_deleted: Option<bool>,
                 /// `whenReceivedByApi` (deprecated).
-                pub when_received_by_api: Option<crate::webhook::LocalTime>,
+                pub when_received_by_api: Option<crate::time::LocalTime>,
                 /// `whenReceivedFromFront` (deprecated).
-                pub when_received_from_front: Option<crate::webhook::LocalTime>,
+                pub when_received_from_front: Option<crate::time::LocalTime>,
                 /// `movedFromDeliveryId`.
                 pub moved_from_delivery_id: Option<String>,
                 /// `movedFromTerminalGroupId`.
@@ -26000,13 +26000,13 @@ pub mod deliveries {
                 /// `deliveryZone`.
                 pub delivery_zone: Option<String>,
                 /// `lockedAt`.
-                pub locked_at: Option<crate::webhook::LocalTime>,
+                pub locked_at: Option<crate::time::LocalTime>,
                 /// `estimatedTime`.
-                pub estimated_time: Option<crate::webhook::LocalTime>,
+                pub estimated_time: Option<crate::time::LocalTime>,
                 /// `isAsap`.
                 pub is_asap: Option<bool>,
                 /// `whenPacked`.
-                pub when_packed: Option<crate::webhook::LocalTime>,
+                pub when_packed: Option<crate::time::LocalTime>,
                 /// `priceCategory`.
                 pub price_category: Option<crate::api::models::common::PriceCategory>,
                 /// `trackingLink`.
@@ -26018,9 +26018,9 @@ pub mod deliveries {
                 /// `sourceKey`.
                 pub source_key: Option<String>,
                 /// `whenBillPrinted`.
-                pub when_bill_printed: Option<crate::webhook::LocalTime>,
+                pub when_bill_printed: Option<crate::time::LocalTime>,
                 /// `whenClosed`.
-                pub when_closed: Option<crate::webhook::LocalTime>,
+                pub when_closed: Option<crate::time::LocalTime>,
                 /// `conception`.
                 pub conception: Option<crate::api::models::deliveries::response::order::Conception>,
                 /// `guestsInfo` (required, may be null).
@@ -26694,7 +26694,7 @@ pub mod deliveries {
     /// `comment`.
     pub comment: Option<String>,
     /// `whenPrinted`.
-    pub when_printed: Option<crate::webhook::LocalTime>,
+    pub when_printed: Option<crate::time::LocalTime>,
     /// `size`.
     pub size: Option<crate::api::models::deliveries::response::order::ProductSize>,
     /// `comboInformation`.
@@ -26827,7 +26827,7 @@ pub mod deliveries {
                 /// `blacklistReason`.
                 pub blacklist_reason: Option<String>,
                 /// `birthdate`.
-                pub birthdate: Option<crate::webhook::LocalTime>,
+                pub birthdate: Option<crate::time::LocalTime>,
                 /// Fields this version does not know, kept as sent.
                 pub extra: serde_json::Map<String, serde_json::Value>,
             }
@@ -26892,7 +26892,7 @@ pub mod deliveries {
                 /// `comment`.
                 pub comment: Option<String>,
                 /// `whenPrinted`.
-                pub when_printed: Option<crate::webhook::LocalTime>,
+                pub when_printed: Option<crate::time::LocalTime>,
                 /// `size`.
                 pub size: Option<crate::api::models::deliveries::response::order::ProductSize>,
                 /// `comboInformation`.
@@ -27531,7 +27531,7 @@ pub mod delivery_restrictions {
     /// `isCourierDelivery` (required).
     pub is_courier_delivery: Option<bool>,
     /// `deliveryDate`.
-    pub delivery_date: Option<crate::webhook::LocalTime>,
+    pub delivery_date: Option<crate::time::LocalTime>,
     /// `deliverySum`.
     pub delivery_sum: Option<crate::Money>,
     /// `discountSum`.
@@ -27990,7 +27990,7 @@ pub mod employees {
         /// `lastActiveLongitude`.
         pub last_active_longitude: Option<crate::Money>,
         /// `lastActiveClientDate`.
-        pub last_active_client_date: Option<crate::webhook::LocalTime>,
+        pub last_active_client_date: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -29574,9 +29574,9 @@ pub mod loyalty_result {
         /// `isActive`.
         pub is_active: Option<bool>,
         /// `startDate`.
-        pub start_date: Option<crate::webhook::LocalTime>,
+        pub start_date: Option<crate::time::LocalTime>,
         /// `expirationDate`.
-        pub expiration_date: Option<crate::webhook::LocalTime>,
+        pub expiration_date: Option<crate::time::LocalTime>,
         /// `lackingGroupsToSuggest`.
         pub lacking_groups_to_suggest: Option<i64>,
         /// `includeModifiers`.
@@ -29626,7 +29626,7 @@ pub mod loyalty_result {
         /// `seriesId`.
         pub series_id: Option<String>,
         /// `whenActivated`.
-        pub when_activated: Option<crate::webhook::LocalTime>,
+        pub when_activated: Option<crate::time::LocalTime>,
         /// `isDeleted`.
         pub is_deleted: Option<bool>,
         /// Fields this version does not know, kept as sent.
@@ -30405,7 +30405,7 @@ pub mod metrics {
         /// `type` (required).
         pub r#type: Option<crate::api::models::metrics::ActionType>,
         /// `time` (required).
-        pub time: Option<crate::webhook::LocalTime>,
+        pub time: Option<crate::time::LocalTime>,
         /// `duration`.
         pub duration: Option<i64>,
         /// Fields this version does not know, kept as sent.
@@ -30732,7 +30732,7 @@ pub mod nomenclature {
         /// `nextIncludedInMenu` (required).
         pub next_included_in_menu: Option<bool>,
         /// `nextDatePrice`.
-        pub next_date_price: Option<crate::webhook::LocalTime>,
+        pub next_date_price: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -31773,9 +31773,9 @@ pub mod organization {
         /// `description`.
         pub description: Option<String>,
         /// `serviceFrom`.
-        pub service_from: Option<crate::webhook::LocalTime>,
+        pub service_from: Option<crate::time::LocalTime>,
         /// `serviceTo`.
-        pub service_to: Option<crate::webhook::LocalTime>,
+        pub service_to: Option<crate::time::LocalTime>,
         /// `notifyAboutBalanceChanges`.
         pub notify_about_balance_changes: Option<bool>,
         /// `programType`.
@@ -31875,9 +31875,9 @@ pub mod organization {
         /// `isActive`.
         pub is_active: Option<bool>,
         /// `periodFrom`.
-        pub period_from: Option<crate::webhook::LocalTime>,
+        pub period_from: Option<crate::time::LocalTime>,
         /// `periodTo`.
-        pub period_to: Option<crate::webhook::LocalTime>,
+        pub period_to: Option<crate::time::LocalTime>,
         /// `orderActionConditionBindings`.
         pub order_action_condition_bindings: Option<
             Vec<crate::api::models::organization::MarketingCampaignActionConditionBindingInfo>,
@@ -32705,7 +32705,7 @@ pub mod payments {
         /// `url`.
         pub url: Option<String>,
         /// `updatedAt` (required).
-        pub updated_at: Option<crate::webhook::LocalTime>,
+        pub updated_at: Option<crate::time::LocalTime>,
         /// `statusText`.
         pub status_text: Option<String>,
         /// Fields this version does not know, kept as sent.
@@ -32865,9 +32865,9 @@ pub mod report {
         /// `customerId` (required).
         pub customer_id: Option<String>,
         /// `dateFrom` (required).
-        pub date_from: Option<crate::webhook::LocalTime>,
+        pub date_from: Option<crate::time::LocalTime>,
         /// `dateTo` (required).
-        pub date_to: Option<crate::webhook::LocalTime>,
+        pub date_to: Option<crate::time::LocalTime>,
         /// `pageNumber` (required).
         pub page_number: Option<i64>,
         /// `pageSize` (required).
@@ -33094,9 +33094,9 @@ pub mod report {
         /// `walletId`.
         pub wallet_id: Option<String>,
         /// `whenCreated`.
-        pub when_created: Option<crate::webhook::LocalTime>,
+        pub when_created: Option<crate::time::LocalTime>,
         /// `whenCreatedOrder`.
-        pub when_created_order: Option<crate::webhook::LocalTime>,
+        pub when_created_order: Option<crate::time::LocalTime>,
         /// `id` (required).
         pub id: Option<String>,
         /// `isDelivery`.
@@ -33314,7 +33314,7 @@ pub mod reserves {
         /// `reserveId` (required).
         pub reserve_id: Option<String>,
         /// `newEstimatedStartTime` (required).
-        pub new_estimated_start_time: Option<crate::webhook::LocalTime>,
+        pub new_estimated_start_time: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -33441,7 +33441,7 @@ pub mod reserves {
         /// `tableIds` (required).
         pub table_ids: Option<Vec<String>>,
         /// `estimatedStartTime` (required).
-        pub estimated_start_time: Option<crate::webhook::LocalTime>,
+        pub estimated_start_time: Option<crate::time::LocalTime>,
         /// `transportToFrontTimeout` (deprecated).
         pub transport_to_front_timeout: Option<i64>,
         /// `guests`.
@@ -33629,9 +33629,9 @@ pub mod reserves {
         /// `restaurantSectionIds` (required).
         pub restaurant_section_ids: Option<Vec<String>>,
         /// `dateFrom` (required).
-        pub date_from: Option<crate::webhook::LocalTime>,
+        pub date_from: Option<crate::time::LocalTime>,
         /// `dateTo`.
-        pub date_to: Option<crate::webhook::LocalTime>,
+        pub date_to: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -33730,9 +33730,9 @@ pub mod reserves {
         /// `tableIds` (required).
         pub table_ids: Option<Vec<String>>,
         /// `estimatedStartTime` (required).
-        pub estimated_start_time: Option<crate::webhook::LocalTime>,
+        pub estimated_start_time: Option<crate::time::LocalTime>,
         /// `guestsComingTime`.
-        pub guests_coming_time: Option<crate::webhook::LocalTime>,
+        pub guests_coming_time: Option<crate::time::LocalTime>,
         /// `phone`.
         pub phone: Option<String>,
         /// `eventType`.
@@ -33804,7 +33804,7 @@ pub mod reserves {
         /// `tableIds` (required).
         pub table_ids: Option<Vec<String>>,
         /// `estimatedStartTime` (required).
-        pub estimated_start_time: Option<crate::webhook::LocalTime>,
+        pub estimated_start_time: Option<crate::time::LocalTime>,
         /// `durationInMinutes` (required).
         pub duration_in_minutes: Option<i64>,
         /// `guestsCount` (required).
@@ -34414,9 +34414,9 @@ pub mod reserves {
             /// `sourceKey`.
             pub source_key: Option<String>,
             /// `whenBillPrinted`.
-            pub when_bill_printed: Option<crate::webhook::LocalTime>,
+            pub when_bill_printed: Option<crate::time::LocalTime>,
             /// `whenClosed`.
-            pub when_closed: Option<crate::webhook::LocalTime>,
+            pub when_closed: Option<crate::time::LocalTime>,
             /// `conception`.
             pub conception: Option<crate::api::models::deliveries::response::order::Conception>,
             /// `guestsInfo` (required, may be null).
@@ -34719,7 +34719,7 @@ pub mod stop_lists {
         /// `sku`.
         pub sku: Option<String>,
         /// `dateAdd`.
-        pub date_add: Option<crate::webhook::LocalTime>,
+        pub date_add: Option<crate::time::LocalTime>,
         /// Fields this version does not know, kept as sent.
         pub extra: serde_json::Map<String, serde_json::Value>,
     }
@@ -35092,9 +35092,9 @@ pub mod table_orders {
             /// `statuses`.
             pub statuses: Option<Vec<crate::api::models::orders::common::OrderStatus>>,
             /// `dateFrom`.
-            pub date_from: Option<crate::webhook::LocalTime>,
+            pub date_from: Option<crate::time::LocalTime>,
             /// `dateTo`.
-            pub date_to: Option<crate::webhook::LocalTime>,
+            pub date_to: Option<crate::time::LocalTime>,
             /// Fields this version does not know, kept as sent.
             pub extra: serde_json::Map<String, serde_json::Value>,
         }
@@ -35314,7 +35314,7 @@ pub mod table_orders {
             /// `comment`.
             pub comment: Option<String>,
             /// `birthdate`.
-            pub birthdate: Option<crate::webhook::LocalTime>,
+            pub birthdate: Option<crate::time::LocalTime>,
             /// `email`.
             pub email: Option<String>,
             /// `shouldReceiveOrderStatusNotifications`.
@@ -35381,7 +35381,7 @@ pub mod table_orders {
             /// `status` (required).
             pub status: Option<crate::api::models::deliveries::response::order::OrderStatus>,
             /// `whenCreated`.
-            pub when_created: Option<crate::webhook::LocalTime>,
+            pub when_created: Option<crate::time::LocalTime>,
             /// `waiter`.
             pub waiter: Option<crate::api::models::deliveries::response::order::Employee>,
             /// `tabName`.
@@ -35400,9 +35400,9 @@ pub mod table_orders {
             /// `sourceKey`.
             pub source_key: Option<String>,
             /// `whenBillPrinted`.
-            pub when_bill_printed: Option<crate::webhook::LocalTime>,
+            pub when_bill_printed: Option<crate::time::LocalTime>,
             /// `whenClosed`.
-            pub when_closed: Option<crate::webhook::LocalTime>,
+            pub when_closed: Option<crate::time::LocalTime>,
             /// `conception`.
             pub conception: Option<crate::api::models::deliveries::response::order::Conception>,
             /// `guestsInfo` (required, may be null).
@@ -35937,7 +35937,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -35972,7 +35972,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36067,7 +36067,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36102,7 +36102,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36137,7 +36137,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36172,7 +36172,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36207,7 +36207,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.
@@ -36242,7 +36242,7 @@ pub mod web_hooks {
         /// `eventType`.
         pub event_type: Option<String>,
         /// `eventTime`.
-        pub event_time: Option<crate::webhook::LocalTime>,
+        pub event_time: Option<crate::time::LocalTime>,
         /// `organizationId`.
         pub organization_id: Option<String>,
         /// `correlationId`.

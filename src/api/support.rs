@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 ///
 /// One struct has two reads, picked by `LENIENT`: strict for the answers of
 /// calls (a value of the wrong type fails the read), lenient for webhook
-/// events (the rule of `crate::webhook::lenient`: such a value reads as
+/// events (the rule of `crate::lenient`: such a value reads as
 /// `None`), so the events' types are the same generated ones.
 pub trait Fields: Default {
     /// The schema's name, for error messages.
@@ -49,9 +49,7 @@ pub fn deserialize_fields<'de, D: Deserializer<'de>, T: Fields>(d: D) -> Result<
 pub(crate) fn read_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
-    d.deserialize_any(crate::webhook::lenient::ObjectOnly(Object::<T, true>(
-        PhantomData,
-    )))
+    d.deserialize_any(crate::lenient::ObjectOnly(Object::<T, true>(PhantomData)))
 }
 
 /// The lenient read of a generated struct into `target`, in place; `false`
@@ -74,10 +72,8 @@ pub(crate) fn fill_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
         }
     }
 
-    Ok(
-        d.deserialize_any(crate::webhook::lenient::ObjectOnly(Fill(target)))?
-            .is_some(),
-    )
+    Ok(d.deserialize_any(crate::lenient::ObjectOnly(Fill(target)))?
+        .is_some())
 }
 
 /// The `Lenient::read_into` of a generated struct: filled in place in its
@@ -341,7 +337,7 @@ macro_rules! wire_fields {
             }
         }
 
-        impl $crate::webhook::lenient::Lenient for $ty {
+        impl $crate::lenient::Lenient for $ty {
             fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
                 $crate::api::support::read_fields_lenient(d)
             }
@@ -431,7 +427,7 @@ macro_rules! wire_union {
             }
         }
 
-        impl $crate::webhook::lenient::Lenient for $ty {
+        impl $crate::lenient::Lenient for $ty {
             fn read<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
                 $crate::api::support::read_union_lenient(d)
             }
@@ -449,14 +445,14 @@ pub(crate) fn field<'de, const LENIENT: bool, A: MapAccess<'de>, T>(
     map: &mut A,
 ) -> Result<(), A::Error>
 where
-    T: Deserialize<'de> + crate::webhook::lenient::Lenient,
+    T: Deserialize<'de> + crate::lenient::Lenient,
 {
     if slot.is_some() {
         return Err(serde::de::Error::duplicate_field(name));
     }
     if LENIENT {
         // Filled in place: see `Lenient::read_into`.
-        map.next_value_seed(crate::webhook::lenient::IntoSlot(slot))
+        map.next_value_seed(crate::lenient::IntoSlot(slot))
     } else {
         *slot = map.next_value()?;
         Ok(())

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use rust_decimal::Decimal;
 
-use crate::webhook::LocalTime;
+use crate::time::LocalTime;
 use crate::{Error, Money};
 
 /// A request (or part of one) that can check itself against the document:

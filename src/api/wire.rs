@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::validate::{Validator, LISTED};
-use crate::webhook::LocalTime;
+use crate::time::LocalTime;
 use crate::{Error, Money, Result};
 
 /// How the keys of a request given as JSON are read.

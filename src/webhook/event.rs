@@ -6,14 +6,14 @@ use std::sync::OnceLock;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use super::lenient::Lenient;
 use super::summary::{Shape, Spans, Summary, NO_ENTITY};
-use super::time::EventTime;
 use super::{
     CreationStatus, DeliveryOrderInfo, DeliveryStatus, ErrorInfo, PersonalShift, ReserveInfo,
     StopListUpdate, TableOrderInfo,
 };
+use crate::lenient::Lenient;
 use crate::money::Money;
+use crate::time::EventTime;
 
 /// Defines [`EventKind`] from the generated table (`kinds.rs`, written by
 /// the codegen from the document's event schemas and

@@ -86,14 +86,12 @@ mod dedup;
 mod event;
 mod field;
 mod kinds;
-pub(crate) mod lenient;
 mod ordering;
 mod parse;
 mod receive;
 mod scan;
 pub mod status;
 mod summary;
-mod time;
 mod verify;
 
 pub use dedup::{Clock, Deduplicator, ManualClock, SystemClock};
@@ -110,6 +108,7 @@ pub use crate::api::models::errors::{ErrorCode, ErrorInfo};
 pub use crate::api::models::reserves::{Reserve, ReserveInfo, ReserveStatus};
 pub use crate::api::models::stop_lists::WebHookOnStopListChangeData as StopListUpdate;
 pub use crate::api::models::table_orders::response::{TableOrder, TableOrderInfo};
+pub use crate::time::{parse_local_time, EventTime, LocalTime};
 pub use ordering::{OrderingDecision, OrderingGuard};
 pub use parse::{
     parse_body, parse_body_with, parse_event, ParseError, ParseErrorKind, ParseOptions, ParsedBody,
@@ -120,5 +119,4 @@ pub use status::{
     status_for_parse, status_for_verify, RECEIVE_STATUSES, STATUS_ACCEPTED, STATUS_BROKEN_REQUEST,
     STATUS_RECEIVER_FAULT, STATUS_RETRY_LATER, STATUS_UNAUTHORIZED, STATUS_WRONG_METHOD,
 };
-pub use time::{parse_local_time, EventTime, LocalTime};
 pub use verify::{find_authorization, verify_authorization, Verifier, VerifyError};

@@ -13,11 +13,11 @@ use super::event::RawJson;
 use super::event::{
     Envelope, EnvelopeSpans, EnvelopeText, Event, EventKind, EventPayload, OwnedEnvelope,
 };
-use super::lenient::Lenient;
 use super::scan::{Members, ScannedEvent};
 use super::summary::Spans;
-use super::time::EventTime;
 use super::{DeliveryOrderInfo, PersonalShift, ReserveInfo, StopListUpdate, TableOrderInfo};
+use crate::lenient::Lenient;
+use crate::time::EventTime;
 
 /// Default body size limit: 16 MiB, far above any order the service sends.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;

@@ -7,8 +7,8 @@
 //! [`Event::payload`](super::Event::payload); a test and the fuzz target
 //! check it.
 
-use super::lenient::Lenient;
 use super::{CreationStatus, DeliveryStatus, ErrorCode, OrderStatus, ReserveStatus};
+use crate::lenient::Lenient;
 use crate::money::Money;
 
 /// Declares [`Spot`] and its count from one list, so the count cannot drift.

@@ -14,9 +14,9 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::time::LocalTime;
 use crate::money::Money;
 use crate::secret::Secret;
+use crate::time::LocalTime;
 
 /// One JSON value reduced to what a scalar field can use.
 pub(crate) enum Scalar<'de> {

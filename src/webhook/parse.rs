@@ -720,11 +720,16 @@ impl ReadEvent<'_> {
         let envelope = self.envelope;
         let kind = envelope.kind;
         let raw_json = raw.to_owned();
-        let invalid = |envelope, error: String| {
-            Event::with_payload(envelope, EventPayload::Invalid { error }, raw.to_owned())
+        // Takes the one copy of the event's text made above.
+        let invalid = |envelope, error: String, raw_json: String| {
+            Event::with_payload(envelope, EventPayload::Invalid { error }, raw_json)
         };
         if let Some(field) = self.duplicate {
-            return invalid(envelope, format!("duplicate field `{field}` in the event"));
+            return invalid(
+                envelope,
+                format!("duplicate field `{field}` in the event"),
+                raw_json,
+            );
         }
         // Where eventInfo lies in the event's text, when it was kept as text.
         let span = match self.info {
@@ -754,7 +759,8 @@ impl ReadEvent<'_> {
             }
             (_, Info::Typed(payload)) => return Event::with_payload(envelope, payload, raw_json),
             (_, Info::Missing) => {
-                return invalid(envelope, "eventInfo is missing".to_owned()).noting_no_info()
+                return invalid(envelope, "eventInfo is missing".to_owned(), raw_json)
+                    .noting_no_info()
             }
             (_, Info::Checked(shape)) => Ok(shape),
             // eventInfo came before eventType: checked on its own now.
@@ -768,14 +774,23 @@ impl ReadEvent<'_> {
             Ok(Shape {
                 duplicate: Some(key),
                 ..
-            }) => invalid(envelope, format!("duplicate field `{key}` in eventInfo")),
+            }) => invalid(
+                envelope,
+                format!("duplicate field `{key}` in eventInfo"),
+                raw_json,
+            ),
             // Its place kept when known: reading it plain is then cheap.
             Ok(_) => invalid(
                 envelope,
                 "eventInfo is null or not a JSON object".to_owned(),
+                raw_json,
             )
             .noting_info_at(span),
-            Err(e) => invalid(envelope, format!("eventInfo could not be read: {e}")),
+            Err(e) => invalid(
+                envelope,
+                format!("eventInfo could not be read: {e}"),
+                raw_json,
+            ),
         }
     }
 }

@@ -102,7 +102,7 @@ struct EnumClass {
 
 /// A model class and its plan, read on first use.
 pub(crate) struct ModelRef {
-    cls: Py<PyType>,
+    pub(crate) cls: Py<PyType>,
     plan: PyOnceLock<ModelPlan>,
 }
 

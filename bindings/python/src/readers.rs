@@ -7,8 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyType};
 
 use crate::errors::{guard, invalid_input};
-use crate::models;
+use crate::models::{self, ModelRef};
 use crate::webhook::NativeEvent;
+use std::sync::Arc;
 
 /// The JSON text of `json` (str, bytes-like, or a `NativeEvent`'s event),
 /// handed to `f`.
@@ -58,27 +59,37 @@ pub fn load_model<'py>(
     fallback: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || {
-        let model = models::model_ref(cls);
-        // An event's eventInfo is read where the parse found it, once: what
-        // that read cannot do, the member read of the whole event cannot
-        // either (it reads the same text).
-        let event = json.cast::<NativeEvent>().ok();
-        let info = match member {
-            Some("eventInfo") => event
-                .as_ref()
-                .and_then(|e| e.get().event_info_object_text()),
-            _ => None,
-        };
-        let read = match info {
-            Some(info) => models::read(py, &model, info, None),
-            None => with_text(json, |text| models::read(py, &model, text?, member)),
-        };
-        match read {
-            Ok(value) => Ok(value),
-            Err(_) if fallback => models::reference(cls, json, member),
-            Err(e) => Err(e),
-        }
+        read_model(&models::model_ref(cls), json, member, fallback)
     })
+}
+
+/// [`load_model`] of a model already looked up.
+pub(crate) fn read_model<'py>(
+    model: &Arc<ModelRef>,
+    json: &Bound<'py, PyAny>,
+    member: Option<&str>,
+    fallback: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = json.py();
+    // An event's eventInfo is read where the parse found it, once: what
+    // that read cannot do, the member read of the whole event cannot
+    // either (it reads the same text).
+    let event = json.cast::<NativeEvent>().ok();
+    let info = match member {
+        Some("eventInfo") => event
+            .as_ref()
+            .and_then(|e| e.get().event_info_object_text()),
+        _ => None,
+    };
+    let read = match info {
+        Some(info) => models::read(py, model, info, None),
+        None => with_text(json, |text| models::read(py, model, text?, member)),
+    };
+    match read {
+        Ok(value) => Ok(value),
+        Err(_) if fallback => models::reference(model.cls.bind(py), json, member),
+        Err(e) => Err(e),
+    }
 }
 
 /// Reads `text`, one JSON value with no space around it, as plain JSON: the

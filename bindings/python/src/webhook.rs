@@ -23,7 +23,9 @@ use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
 
 use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
+use crate::models::ModelRef;
 use crate::objects::SlotMaker;
+use std::sync::Arc;
 
 /// `(employee id, role id, opened, terminal group id)`.
 type ShiftParts = (Option<String>, Option<String>, Option<bool>, Option<String>);
@@ -144,6 +146,30 @@ struct EventClasses {
     /// `webhooks._MISSING`: what `Event.__init__` puts in the slots it reads
     /// on first use.
     missing: Py<PyAny>,
+    /// By kind code: the name of the model of its `eventInfo` (`None`: read
+    /// plain), and the model, looked up on first use (not at import: that
+    /// would import every generated model).
+    models: Vec<(Option<String>, PyOnceLock<Arc<ModelRef>>)>,
+}
+
+impl EventClasses {
+    /// The `eventInfo` model of events of kind `code`; `None` for a kind
+    /// read plain.
+    fn model(&self, py: Python<'_>, code: usize) -> PyResult<Option<&Arc<ModelRef>>> {
+        let Some((Some(name), model)) = self.models.get(code) else {
+            return Ok(None);
+        };
+        model
+            .get_or_try_init(py, || {
+                let cls = py
+                    .import("iikocloud._model")?
+                    .getattr("model_class")?
+                    .call1((name.as_str(),))?
+                    .cast_into::<PyType>()?;
+                Ok::<_, PyErr>(crate::models::model_ref(&cls))
+            })
+            .map(Some)
+    }
 }
 
 /// The slots of `webhooks.Event` a new event gets, in this order.
@@ -159,23 +185,26 @@ fn class_list(py: Python<'_>) -> &Py<PyList> {
 
 /// Registers the event classes: `invalid` for events that could not be read,
 /// `by_kind[code]` for the others; `missing` is the value of a slot not read
-/// yet.
+/// yet; `models[code]` names the `eventInfo` model of kind `code` (`None`:
+/// read plain), for `NativeEvent.typed_event_info`.
 #[pyfunction]
 pub fn set_event_classes(
     py: Python<'_>,
     invalid: Bound<'_, PyType>,
     by_kind: Vec<Bound<'_, PyType>>,
     missing: Py<PyAny>,
+    models: Vec<Option<String>>,
 ) -> PyResult<()> {
-    if by_kind.len() != EventKind::ALL.len() {
-        return Err(invalid_input(
-            py,
-            &format!(
-                "set_event_classes needs one class per event kind ({}), got {}",
-                EventKind::ALL.len(),
-                by_kind.len()
-            ),
-        ));
+    for (what, count) in [("class", by_kind.len()), ("model name", models.len())] {
+        if count != EventKind::ALL.len() {
+            return Err(invalid_input(
+                py,
+                &format!(
+                    "set_event_classes needs one {what} per event kind ({}), got {count}",
+                    EventKind::ALL.len(),
+                ),
+            ));
+        }
     }
     let classes = EventClasses {
         invalid: SlotMaker::new(&invalid, &EVENT_SLOTS)?,
@@ -184,6 +213,10 @@ pub fn set_event_classes(
             .map(|class| SlotMaker::new(class, &EVENT_SLOTS))
             .collect::<PyResult<_>>()?,
         missing,
+        models: models
+            .into_iter()
+            .map(|name| (name, PyOnceLock::new()))
+            .collect(),
     };
     let list = class_list(py).bind(py);
     let classes = PyList::new(py, [Bound::new(py, classes)?])?;
@@ -535,6 +568,29 @@ impl NativeEvent {
     #[getter]
     fn plain_event_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         guard(py, || self.plain(py, Some("eventInfo")))
+    }
+    /// `eventInfo` as the model of the event's kind (the one its class
+    /// reads), `None` when absent or no object; `ValueError` for a kind read
+    /// plain. A getter that knows the model: what `load_model(cls, event,
+    /// "eventInfo")` does without the call's arguments to unpack and the
+    /// model to look up by class.
+    #[getter]
+    fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        guard(py, || {
+            let kind = slf.get().event.kind();
+            let classes = event_classes(py)?;
+            let Some(model) = classes.get().model(py, kind.code() as usize)? else {
+                return Err(invalid_input(
+                    py,
+                    &format!(
+                        "{} events have no eventInfo model: read plain_event_info",
+                        kind.as_str()
+                    ),
+                ));
+            };
+            crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)
+        })
     }
     fn __repr__(&self) -> String {
         format!(

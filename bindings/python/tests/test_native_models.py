@@ -327,6 +327,17 @@ def _bodies() -> List[Path]:
     return sorted(PAYLOADS.glob("*.json")) + sorted(BENCH_DATA.rglob("*.json"))
 
 
+def test_the_typed_getter_refuses_kinds_read_plain() -> None:
+    unknown, stop_list = webhooks.parse(
+        b'[{"eventType":"KitchenOrderUpdate","eventInfo":{"id":"k"}},'
+        b'{"eventType":"StopListUpdate","eventInfo":{"terminalGroupsStopListsUpdates":[]}}]'
+    )
+    with pytest.raises(iikocloud.InvalidInputError, match="no eventInfo model"):
+        unknown._n.typed_event_info
+    assert unknown.event_info == {"id": "k"}
+    assert isinstance(stop_list._n.typed_event_info, m.WebHookOnStopListChangeData)
+
+
 @pytest.mark.parametrize("path", _bodies(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_event_info_of_every_body_reads_the_same_natively(path: Path) -> None:
     events = webhooks.parse(path.read_bytes())
@@ -339,6 +350,8 @@ def test_event_info_of_every_body_reads_the_same_natively(path: Path) -> None:
         ours = check(cls, event.raw_json, member="eventInfo")
         # What the event hands out is the native reading of its own JSON.
         check(cls, event._n, member="eventInfo")
+        # The getter the event classes read: the model of the event's kind.
+        same(event._n.typed_event_info, ours)
         same(event.event_info, ours)
         typed += 1
     whole = json.loads(path.read_bytes())

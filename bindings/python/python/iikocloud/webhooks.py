@@ -167,24 +167,20 @@ class Event:
         return self._typed_info()
 
     def _typed_info(self) -> Any:
-        if self._typed is _MISSING:
-            # A class with an EVENT_TYPE is made for exactly that eventType,
-            # so its model is the class's: no read of event_type (a native
-            # call) and one lookup by class.
-            cls = _MODEL_BY_CLASS.get(type(self), _MISSING)
-            if cls is _MISSING:
-                event_type = type(self).EVENT_TYPE
-                cls = _MODEL_BY_CLASS[type(self)] = (
-                    None if event_type is None else _info_class(event_type)
-                )
-            if cls is None:
-                self._typed = self.raw_event_info
+        typed = self._typed
+        if typed is _MISSING:
+            if type(self).EVENT_TYPE is None:
+                # A generic class has no model: the plain reading.
+                typed = self.raw_event_info
             else:
-                # Read natively from the event's JSON: the model of its
-                # eventInfo, None when that is absent or no object. The
-                # member by position: a keyword costs the call a dict.
-                self._typed = _native.load_model(cls, self._n, "eventInfo")
-        return self._typed
+                # A class with an EVENT_TYPE is made for events of that type:
+                # the model of the event's kind is the class's. Read natively
+                # from the event's JSON, None when absent or no object; a
+                # getter that knows the model, cheaper than a call with
+                # arguments and a lookup by class.
+                typed = self._n.typed_event_info
+            self._typed = typed
+        return typed
 
     @property
     def raw_event_info(self) -> Any:
@@ -251,16 +247,6 @@ def _reference_info(raw_json: str) -> Any:
     except ValueError:
         return None
     return whole.get("eventInfo") if isinstance(whole, dict) else None
-
-
-#: The model classes of EVENT_INFO_MODELS, looked up once each.
-#: The eventInfo model of each event class (None: the raw dict), on first use.
-_MODEL_BY_CLASS: Dict[type, Any] = {}
-
-
-def _info_class(event_type: Optional[str]) -> Optional[Type[_model.Model]]:
-    name = EVENT_INFO_MODELS.get(event_type or "")
-    return None if name is None else _model.model_class(name)
 
 
 class _EntityEvent(Event):
@@ -596,7 +582,10 @@ _BY_KIND: Dict[int, Type[Event]] = {
 # The native parse makes each event as an instance of its class here, with
 # the slots `Event.__init__` sets.
 _native.set_event_classes(
-    InvalidEvent, [_BY_KIND[code] for code in range(len(_BY_KIND))], _MISSING
+    InvalidEvent,
+    [_BY_KIND[code] for code in range(len(_BY_KIND))],
+    _MISSING,
+    [EVENT_INFO_MODELS.get(_BY_KIND[code].EVENT_TYPE or "") for code in range(len(_BY_KIND))],
 )
 
 

@@ -19,6 +19,7 @@ mod limits;
 mod logbridge;
 mod metrics;
 mod models;
+mod native_event;
 mod objects;
 mod readers;
 mod telemetry;
@@ -44,7 +45,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(wrap_pyfunction!(emulator::example_request, m)?)?;
         emulator::constants(m)?;
     }
-    m.add_class::<webhook::NativeEvent>()?;
+    m.add_class::<native_event::NativeEvent>()?;
     m.add_class::<webhook::NativeDeduplicator>()?;
     m.add_class::<webhook::NativeOrderingGuard>()?;
     m.add_class::<inbox::NativeInbox>()?;

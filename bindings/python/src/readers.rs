@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyString, PyType};
 
 use crate::errors::{guard, invalid_input};
 use crate::models::{self, ModelRef};
-use crate::webhook::NativeEvent;
+use crate::native_event::NativeEvent;
 use std::sync::Arc;
 
 /// The JSON text of `json` (str, bytes-like, or a `NativeEvent`'s event),

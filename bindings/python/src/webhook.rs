@@ -24,53 +24,12 @@ use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
 use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
 use crate::models::ModelRef;
+use crate::native_event::NativeEvent;
 use crate::objects::SlotMaker;
 use std::sync::Arc;
 
 /// `(employee id, role id, opened, terminal group id)`.
 type ShiftParts = (Option<String>, Option<String>, Option<bool>, Option<String>);
-
-/// One parsed event. Read-only; shared freely between threads.
-#[pyclass(frozen, module = "iikocloud._native")]
-pub struct NativeEvent {
-    event: Event,
-}
-
-impl NativeEvent {
-    /// The event's JSON, for the model reader (`readers::load_model`).
-    pub(crate) fn raw_json_text(&self) -> &str {
-        self.event.raw_json()
-    }
-
-    /// The event's member `member` (or the whole event) as plain Python
-    /// values (`readers::load_plain`), read from where the parse found
-    /// `eventInfo` when that is the member asked for.
-    pub(crate) fn plain<'py>(
-        &self,
-        py: Python<'py>,
-        member: Option<&str>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        crate::models::plain_member(
-            py,
-            self.event.raw_json(),
-            self.event.event_info_json(),
-            self.event.event_info_absent() == Some(true),
-            member,
-        )
-    }
-
-    /// The JSON text of the `eventInfo` object of a readable event, when the
-    /// parse noted where it lies: the model reader starts there instead of
-    /// looking for it among the envelope's members.
-    pub(crate) fn event_info_object_text(&self) -> Option<&str> {
-        if self.event.problem().is_some() {
-            return None;
-        }
-        self.event
-            .event_info_json()
-            .filter(|info| info.starts_with('{'))
-    }
-}
 
 fn verification_error(py: Python<'_>, e: VerifyError) -> PyErr {
     let err = simple(py, Class::WebhookVerification, &e.to_string());

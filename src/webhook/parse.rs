@@ -524,7 +524,7 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
             format!("event is a JSON {}, not an object", json_type(text)),
         );
     };
-    let envelope = envelope_of(text, &m);
+    let envelope = envelope_of(text, &m, scanned.may_have_escapes);
     let unknown = envelope.kind == EventKind::Unknown;
     let read = ReadEvent {
         envelope,
@@ -545,13 +545,15 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
 
 /// The envelope of a scanned event: where its string values lie in the
 /// event's text, or, when one of them has escapes, the values decoded.
-fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
+/// `may_have_escapes`: whether the scan saw a backslash near the event.
+fn envelope_of(text: &str, m: &Members<'_>, may_have_escapes: bool) -> Envelope {
+    let span = |json| content_span(text, json, may_have_escapes);
     let spans = (|| {
         Some(EnvelopeSpans {
-            event_type: content_span(text, m.event_type)?,
-            event_time: content_span(text, m.event_time)?,
-            organization_id: content_span(text, m.organization_id)?,
-            correlation_id: content_span(text, m.correlation_id)?,
+            event_type: span(m.event_type)?,
+            event_time: span(m.event_time)?,
+            organization_id: span(m.organization_id)?,
+            correlation_id: span(m.correlation_id)?,
         })
     })();
     match spans {
@@ -583,12 +585,17 @@ fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
 
 /// Where the contents of a JSON string value without escapes lie in `text`:
 /// `Some(None)` for an absent or non-string value (envelope fields are read
-/// leniently), `None` for a string with escapes (to be decoded).
-fn content_span(text: &str, json: Option<&str>) -> Option<Option<(u32, u32)>> {
+/// leniently), `None` for a string with escapes (to be decoded). Looks for a
+/// backslash only when the text `may_have_escapes`.
+fn content_span(
+    text: &str,
+    json: Option<&str>,
+    may_have_escapes: bool,
+) -> Option<Option<(u32, u32)>> {
     let Some(inner) = json.and_then(string_contents) else {
         return Some(None);
     };
-    if inner.contains('\\') {
+    if may_have_escapes && inner.contains('\\') {
         return None;
     }
     Some(span_in(text, inner))

@@ -27,6 +27,9 @@ pub(crate) struct ScannedEvent<'a> {
     pub(crate) text: &'a str,
     /// The members of an object element; `None` for any other JSON value.
     pub(crate) members: Option<Members<'a>>,
+    /// Whether the text may hold a backslash (a 64-byte block it touches
+    /// has one): when not, its strings need no look for escapes.
+    pub(crate) may_have_escapes: bool,
 }
 
 /// The envelope members of an event object: the JSON text of the first
@@ -346,6 +349,7 @@ impl<'a> Walker<'a, '_> {
                 ScannedEvent {
                     text: &self.text[start..end],
                     members: None,
+                    may_have_escapes: self.may_have_escapes(start, end),
                 },
                 end,
             ));
@@ -433,6 +437,7 @@ impl<'a> Walker<'a, '_> {
             ScannedEvent {
                 text: &self.text[start..end],
                 members: Some(m),
+                may_have_escapes: self.may_have_escapes(start, end),
             },
             end,
         ))

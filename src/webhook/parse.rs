@@ -524,7 +524,7 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
             format!("event is a JSON {}, not an object", json_type(text)),
         );
     };
-    let envelope = envelope_of(text, &m, scanned.may_have_escapes);
+    let envelope = envelope_of(text, &m);
     let unknown = envelope.kind == EventKind::Unknown;
     let read = ReadEvent {
         envelope,
@@ -545,9 +545,8 @@ fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
 
 /// The envelope of a scanned event: where its string values lie in the
 /// event's text, or, when one of them has escapes, the values decoded.
-/// `may_have_escapes`: whether the scan saw a backslash near the event.
-fn envelope_of(text: &str, m: &Members<'_>, may_have_escapes: bool) -> Envelope {
-    let span = |json| content_span(text, json, may_have_escapes);
+fn envelope_of(text: &str, m: &Members<'_>) -> Envelope {
+    let span = |json| content_span(text, json, m.envelope_may_have_escapes);
     let spans = (|| {
         Some(EnvelopeSpans {
             event_type: span(m.event_type)?,

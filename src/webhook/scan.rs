@@ -27,9 +27,6 @@ pub(crate) struct ScannedEvent<'a> {
     pub(crate) text: &'a str,
     /// The members of an object element; `None` for any other JSON value.
     pub(crate) members: Option<Members<'a>>,
-    /// Whether the text may hold a backslash (a 64-byte block it touches
-    /// has one): when not, its strings need no look for escapes.
-    pub(crate) may_have_escapes: bool,
 }
 
 /// The envelope members of an event object: the JSON text of the first
@@ -41,6 +38,10 @@ pub(crate) struct Members<'a> {
     pub(crate) organization_id: Option<&'a str>,
     pub(crate) correlation_id: Option<&'a str>,
     pub(crate) event_info: Option<&'a str>,
+    /// Whether a kept value of `eventType`, `eventTime`, `organizationId` or
+    /// `correlationId` may hold a backslash (a 64-byte block it touches has
+    /// one): when not, none of them needs a look for escapes.
+    pub(crate) envelope_may_have_escapes: bool,
     /// The first envelope member that came twice.
     pub(crate) repeated_member: Option<&'static str>,
     /// The first key repeated inside an object of the first `eventInfo`.
@@ -349,7 +350,6 @@ impl<'a> Walker<'a, '_> {
                 ScannedEvent {
                     text: &self.text[start..end],
                     members: None,
-                    may_have_escapes: self.may_have_escapes(start, end),
                 },
                 end,
             ));
@@ -364,6 +364,7 @@ impl<'a> Walker<'a, '_> {
             organization_id: None,
             correlation_id: None,
             event_info: None,
+            envelope_may_have_escapes: false,
             repeated_member: None,
             event_info_repeated_key: None,
             event_info_spots: [(0, 0); Spot::COUNT],
@@ -425,6 +426,8 @@ impl<'a> Walker<'a, '_> {
                 m.repeated_member.get_or_insert(name);
             } else {
                 *slot = Some(&self.text[value_start..end]);
+                m.envelope_may_have_escapes |=
+                    name != "eventInfo" && self.may_have_escapes(value_start, end);
             }
             match self.close(end, b'}')? {
                 Some(next) => after_member = next,
@@ -437,7 +440,6 @@ impl<'a> Walker<'a, '_> {
             ScannedEvent {
                 text: &self.text[start..end],
                 members: Some(m),
-                may_have_escapes: self.may_have_escapes(start, end),
             },
             end,
         ))

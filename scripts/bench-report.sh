@@ -387,7 +387,9 @@ EOF
 
 `./scripts/c-bench.sh`: `iiko_webhook_parse` + `iiko_events_free` (and reading
 the fields a POS reads) against the Rust API on the same bodies, one process,
-release build.
+release build. The cost per event is the difference of the two sides' best
+medians; the noise column is how far the Rust side's own four medians fell
+apart, per event: a cost inside it is not a measured cost.
 
 ```
 EOF

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// A generated struct, read from a JSON object one key at a time.
@@ -133,8 +134,8 @@ impl<'de, T: Fields, const LENIENT: bool> Visitor<'de> for Object<T, LENIENT> {
 ///
 /// The service writes the discriminator first, so a union is read straight
 /// into its variant once the tag is seen; keys that come before it are kept
-/// as JSON values and handed to the variant then. (Buffering every union as
-/// a `serde_json::Value` and converting it afterwards took a quarter of a
+/// as their JSON text and read by the variant then. (Buffering every union
+/// as a `serde_json::Value` and converting it afterwards took a quarter of a
 /// large order's parse.)
 pub trait Union: Sized {
     /// The schema's name, for error messages.
@@ -194,7 +195,10 @@ impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIEN
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
-        let mut before_tag: Vec<(String, Value)> = Vec::new();
+        // The text of each value before the tag, not a `Value`: an amount
+        // kept as a `Value` would have gone through a double (see
+        // `crate::money`), and building `Value`s was the larger cost.
+        let mut before_tag: Vec<(String, Box<RawValue>)> = Vec::new();
         let mut chosen: Option<T> = None;
         // Set once the tag turned out unknown: everything is kept as JSON.
         let mut unknown = false;
@@ -211,22 +215,28 @@ impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIEN
                 }
                 continue;
             }
-            let value: Value = map.next_value()?;
+            let raw: Box<RawValue> = map.next_value()?;
             if key == T::TAG && !unknown {
-                if let Some(mut variant) = value.as_str().and_then(T::start) {
+                if let Some(mut variant) = string_of(&raw).as_deref().and_then(T::start) {
                     for (k, v) in before_tag.drain(..) {
-                        replay::<LENIENT, T, A::Error>(&mut variant, k, v)?;
+                        replay::<LENIENT, T, A::Error>(&mut variant, k, &v)?;
                     }
                     chosen = Some(variant);
                     continue;
                 }
                 unknown = true;
             }
-            before_tag.push((key.into_owned(), value));
+            before_tag.push((key.into_owned(), raw));
         }
-        Ok(Some(chosen.unwrap_or_else(|| {
-            T::unknown(Value::Object(before_tag.into_iter().collect()))
-        })))
+        if let Some(variant) = chosen {
+            return Ok(Some(variant));
+        }
+        let mut kept = Map::new();
+        for (key, raw) in before_tag {
+            let value = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
+            kept.insert(key, value);
+        }
+        Ok(Some(T::unknown(Value::Object(kept))))
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Option<T>, A::Error> {
@@ -263,43 +273,66 @@ impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIEN
     }
 }
 
-/// Hands a field read before the discriminator to the chosen variant.
+/// Hands a field read before the discriminator to the chosen variant, its
+/// value read from the text it was sent as.
 fn replay<const LENIENT: bool, T: Union, E: serde::de::Error>(
     variant: &mut T,
     key: String,
-    value: Value,
+    raw: &RawValue,
 ) -> Result<(), E> {
     /// One buffered value, offered as a map's next value.
-    struct Buffered(Option<Value>);
+    struct Buffered<'a>(Option<&'a str>);
 
-    impl<'de> MapAccess<'de> for Buffered {
+    impl<'a> MapAccess<'a> for Buffered<'a> {
         type Error = serde_json::Error;
 
-        fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        fn next_key_seed<K: serde::de::DeserializeSeed<'a>>(
             &mut self,
             _: K,
         ) -> Result<Option<K::Value>, Self::Error> {
             Ok(None)
         }
 
-        fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        fn next_value_seed<V: serde::de::DeserializeSeed<'a>>(
             &mut self,
             seed: V,
         ) -> Result<V::Value, Self::Error> {
-            seed.deserialize(self.0.take().unwrap_or(Value::Null))
+            let text = self.0.take().unwrap_or("null");
+            seed.deserialize(&mut serde_json::Deserializer::from_str(text))
         }
     }
 
-    let mut one = Buffered(Some(value));
-    if !variant
+    let mut one = Buffered(Some(raw.get()));
+    let known = variant
         .read_field::<LENIENT, _>(&key, &mut one)
-        .map_err(E::custom)?
-    {
-        if let (Some(extra), Some(value)) = (variant.extra_mut(), one.0) {
+        .map_err(|e| E::custom(without_position(&e)))?;
+    if !known {
+        if let Some(extra) = variant.extra_mut() {
+            let value = serde_json::from_str(raw.get()).map_err(E::custom)?;
             extra.insert(key, value);
         }
     }
     Ok(())
+}
+
+/// The string a JSON value's text holds; `None` when it holds no string.
+fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => Some(Cow::Borrowed(inner)),
+        _ => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
+    }
+}
+
+/// A replayed value's error without its place in the value's own text
+/// (`at line 1 column 5`): the outer reader adds the place in the body.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(message) if e.line() > 0 => message.to_owned(),
+        _ => text,
+    }
 }
 
 /// Implements [`Fields`], `Deserialize` and `Serialize` for a generated
@@ -583,6 +616,37 @@ mod tests {
     }
 
     #[test]
+    fn a_field_before_the_tag_is_read_from_its_text() {
+        use crate::api::models::deliveries::response::order::OrderItem;
+        use std::str::FromStr;
+        // More digits than a double holds: kept, as after the tag.
+        let text = r#"{"amount":12345678901234567.891,"comment":"a\"b","type":"Pro\u0064uct"}"#;
+        let item: OrderItem = serde_json::from_str(text).unwrap();
+        let OrderItem::Product(item) = &item else {
+            panic!("{item:?}")
+        };
+        let exact = crate::Money::from_str("12345678901234567.891").unwrap();
+        assert_eq!(item.amount, Some(exact));
+        assert_eq!(item.comment.as_deref(), Some("a\"b"));
+
+        // Read from a `Value` (a request given as JSON) as before.
+        let value: Value = serde_json::from_str(text).unwrap();
+        let from_value: OrderItem = serde_json::from_value(value).unwrap();
+        assert!(
+            matches!(from_value, OrderItem::Product(_)),
+            "{from_value:?}"
+        );
+
+        // An unknown tag keeps every value as sent, nested ones too.
+        let text = r#"{"amount":2.50,"product":{"id":"x","n":[1,{"a":null}]},"type":"Robot"}"#;
+        let item: OrderItem = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            item,
+            OrderItem::Unknown(serde_json::from_str(text).unwrap())
+        );
+    }
+
+    #[test]
     fn a_union_is_read_in_one_pass_whatever_the_tag_position() {
         use crate::api::models::deliveries::response::order::OrderItem;
         // The tag first (as the service writes it), last, and absent.
@@ -617,6 +681,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("lots"), "{e}");
+        // Only one place in the error: the body's, not the value's own.
+        assert_eq!(e.matches(" at line ").count(), 1, "{e}");
         // A known field sent twice is refused, as for any struct.
         let e = serde_json::from_str::<OrderItem>(r#"{"type":"Product","amount":1,"amount":2}"#)
             .unwrap_err()

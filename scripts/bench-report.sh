@@ -37,6 +37,8 @@ need=()
 command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
 command -v strip >/dev/null 2>&1 || need+=(binutils)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# Without it the inbox and store tables lose their Redis rows.
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 if ((${#need[@]})); then
     step "installing ${need[*]}"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi

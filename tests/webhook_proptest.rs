@@ -219,17 +219,23 @@ proptest! {
 
     #[test]
     fn sums_match_the_general_money_conversion(v in any::<f64>().prop_filter("finite", |f| f.is_finite())) {
-        // The parser's fast decimal conversion must agree with
-        // `Money::from_f64` on the double serde_json reads from the text
-        // (without serde_json's `float_roundtrip` feature, that double may
-        // differ from `v` in the 17th significant digit).
+        // A sum is the amount its text holds, digit for digit (the one
+        // rule, `Money::from_json`), and that amount is the double the text
+        // means. Not `Money::from_f64` of it: serde_json's float writer and
+        // Rust's `{:e}` may pick different shortest digits of one double
+        // (`-866758783026730.2` and `.3`), and the text is what was sent.
         let text = serde_json::to_string(&v).expect("number");
         let read: f64 = serde_json::from_str(&text).expect("number");
         let body = format!(
             r#"[{{"eventType":"TableOrderUpdate","eventInfo":{{"id":"t","order":{{"sum":{text}}}}}}}]"#
         );
         let parsed = parse_body(body.as_bytes()).expect("parses");
-        prop_assert_eq!(parsed.events[0].sum(), Money::from_f64(read));
+        let sum = parsed.events[0].sum();
+        prop_assert_eq!(sum, Money::from_json(&text));
+        if let Some(sum) = sum {
+            let back: f64 = sum.to_string().parse().expect("an amount is a number");
+            prop_assert_eq!(back, read);
+        }
     }
 
     #[test]
@@ -292,4 +298,17 @@ proptest! {
         let result = Receiver::new(token.as_str()).receive(headers, &body);
         prop_assert!([200, 401, 500].contains(&http_status(&result)));
     }
+}
+
+/// The case that found the old property's fault: serde_json writes this
+/// double as `-866758783026730.2`, Rust's `{:e}` as `-8.667587830267303e14`;
+/// the sum is what the text says.
+#[test]
+fn a_sum_is_the_digits_sent_not_another_shortest_form() {
+    let body = r#"[{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"sum":-866758783026730.2}}}]"#;
+    let parsed = parse_body(body.as_bytes()).expect("parses");
+    assert_eq!(
+        parsed.events[0].sum(),
+        Some(Money::from_str("-866758783026730.2").expect("amount"))
+    );
 }

@@ -18,6 +18,17 @@ use crate::money::Money;
 use crate::secret::Secret;
 use crate::time::LocalTime;
 
+/// The string a JSON value's text holds (`"a\"b"` is `a"b`), borrowed
+/// when it has no escapes; `None` when the value is not a string.
+pub(crate) fn string_text(json: &str) -> Option<Cow<'_, str>> {
+    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str(json).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
+    }
+}
+
 /// One JSON value reduced to what a scalar field can use.
 pub(crate) enum Scalar<'de> {
     Str(Cow<'de, str>),

@@ -99,15 +99,7 @@ impl Money {
     /// ```
     pub fn from_json(raw: &str) -> Option<Money> {
         match raw.as_bytes().first()? {
-            b'"' => {
-                let inner = raw.get(1..raw.len().checked_sub(1)?)?;
-                if inner.contains('\\') {
-                    let text: String = serde_json::from_str(raw).ok()?;
-                    amount(text.trim().as_bytes())
-                } else {
-                    amount(inner.trim().as_bytes())
-                }
-            }
+            b'"' => amount(crate::lenient::string_text(raw)?.trim().as_bytes()),
             _ => amount(raw.as_bytes()),
         }
     }

@@ -217,7 +217,10 @@ impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIEN
             }
             let raw: Box<RawValue> = map.next_value()?;
             if key == T::TAG && !unknown {
-                if let Some(mut variant) = string_of(&raw).as_deref().and_then(T::start) {
+                if let Some(mut variant) = crate::lenient::string_text(raw.get())
+                    .as_deref()
+                    .and_then(T::start)
+                {
                     for (k, v) in before_tag.drain(..) {
                         replay::<LENIENT, T, A::Error>(&mut variant, k, &v)?;
                     }
@@ -313,15 +316,6 @@ fn replay<const LENIENT: bool, T: Union, E: serde::de::Error>(
         }
     }
     Ok(())
-}
-
-/// The string a JSON value's text holds; `None` when it holds no string.
-fn string_of(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let text = raw.get();
-    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) if !inner.contains('\\') => Some(Cow::Borrowed(inner)),
-        _ => serde_json::from_str::<String>(text).ok().map(Cow::Owned),
-    }
 }
 
 /// A replayed value's error without its place in the value's own text

@@ -614,12 +614,7 @@ fn string_contents(json: &str) -> Option<&str> {
 /// A JSON string value's text; `None` for any other value (envelope fields
 /// are read leniently).
 fn string_value(json: &str) -> Option<String> {
-    let inner = string_contents(json)?;
-    if inner.contains('\\') {
-        serde_json::from_str(json).ok()
-    } else {
-        Some(inner.to_owned())
-    }
+    crate::lenient::string_text(json).map(Cow::into_owned)
 }
 
 /// Reads one element of the body array.

@@ -2,17 +2,21 @@
 //! generated event fields (`iiko_event_field`) read from them.
 
 use std::ffi::{c_char, CString};
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use bumpalo::Bump;
 
 use chrono::{Datelike, Timelike};
 
-use iikocloud_core::webhook::{Event, EventKind, ParsedBody};
+use iikocloud_core::money::Money;
+use iikocloud_core::webhook::{Event, EventKey, EventKind, ParsedBody};
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::event_fields::iiko_event_field;
 use crate::event_kinds::IIKO_EVENT_UNKNOWN;
-use crate::ffi::{c_string, c_string_of, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{guard_value, out_ptr, BoxCastable};
 use crate::status::iiko_status;
 
 // The event types (IIKO_EVENT_*) are generated: event_kinds.rs.
@@ -34,59 +38,21 @@ pub struct iiko_events {
     /// Those of the other events (`FIELDS` slots per event), the table made
     /// by the first string read of one of them.
     rest: OnceLock<Box<[Slot]>>,
+    /// Where every C string handed out is copied, freed with the handle: a
+    /// `malloc` and a `free` per string were most of what the C API added
+    /// to the Rust API's reads of an event.
+    texts: Mutex<Bump>,
 }
 
 /// The C strings of one event's fields, by [`Field`].
 type Strings = [Slot; FIELDS];
 
-/// One field's C string, made on its first read and kept until the handle
-/// is freed; an absent value is never stored (asking again costs one
-/// accessor call, not a copy). An atomic pointer set once by a
-/// compare-exchange: a `OnceLock`'s first-time set was a tenth of what the
-/// C API adds to a small event's reads.
+/// One field's C string, copied into the handle's arena on its first read
+/// and set once, under the arena's lock; read without a lock after that. An
+/// absent value is never stored (asking again costs one accessor call, not
+/// a copy).
 #[derive(Default)]
 struct Slot(AtomicPtr<c_char>);
-
-impl Slot {
-    /// The kept string, or the one `make` gives, kept now; NULL when `make`
-    /// gives none.
-    fn get_or_make(&self, make: impl FnOnce() -> Option<CString>) -> *const c_char {
-        let kept = self.0.load(Ordering::Acquire);
-        if !kept.is_null() {
-            return kept;
-        }
-        let Some(made) = make() else {
-            return std::ptr::null();
-        };
-        let made = made.into_raw();
-        match self.0.compare_exchange(
-            std::ptr::null_mut(),
-            made,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => made,
-            Err(first) => {
-                // Another thread kept its copy first: hand out that one.
-                // SAFETY: `made` came from `CString::into_raw` just above and
-                // was never shared.
-                drop(unsafe { CString::from_raw(made) });
-                first
-            }
-        }
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let kept = *self.0.get_mut();
-        if !kept.is_null() {
-            // SAFETY: a non-NULL pointer here came from `CString::into_raw`
-            // and is freed once, with the handle.
-            drop(unsafe { CString::from_raw(kept) });
-        }
-    }
-}
 
 impl BoxCastable for iiko_events {}
 
@@ -112,25 +78,57 @@ enum Field {
 
 const FIELDS: usize = Field::Json as usize + 1;
 
+/// A field's value before it is copied for C.
+enum Value<'e> {
+    Text(&'e str),
+    /// Written straight into the arena by its `Display`.
+    Sum(Money),
+    Key(EventKey),
+}
+
 impl Field {
-    fn compute(self, e: &Event) -> Option<CString> {
+    fn value(self, e: &Event) -> Option<Value<'_>> {
+        let text = Value::Text;
         match self {
-            Field::EventType => e.event_type().map(c_string),
-            Field::EventTime => e.event_time().map(|t| c_string(&t.raw)),
-            Field::OrganizationId => e.organization_id().map(c_string),
-            Field::CorrelationId => e.correlation_id().map(c_string),
-            Field::Problem => e.problem().map(c_string),
-            Field::EntityId => e.entity_id().map(c_string),
-            Field::OrderId => e.order_id().map(c_string),
-            Field::CreationStatus => e.creation_status().map(|c| c_string(c.as_str())),
-            Field::Status => e.status().map(c_string),
-            Field::Sum => e.sum().map(|m| c_string_of(m.to_string())),
-            Field::Phone => e.phone().map(c_string),
-            Field::ErrorCode => e.error_code().map(c_string),
-            Field::ErrorMessage => e.error_message().map(c_string),
-            Field::DedupKey => Some(c_string(e.dedup_key().as_str())),
-            Field::Json => Some(c_string(e.raw_json())),
+            Field::EventType => e.event_type().map(text),
+            Field::EventTime => e.event_time().map(|t| text(&t.raw)),
+            Field::OrganizationId => e.organization_id().map(text),
+            Field::CorrelationId => e.correlation_id().map(text),
+            Field::Problem => e.problem().map(text),
+            Field::EntityId => e.entity_id().map(text),
+            Field::OrderId => e.order_id().map(text),
+            Field::CreationStatus => e.creation_status().map(|c| text(c.as_str())),
+            Field::Status => e.status().map(text),
+            Field::Sum => e.sum().map(Value::Sum),
+            Field::Phone => e.phone().map(text),
+            Field::ErrorCode => e.error_code().map(text),
+            Field::ErrorMessage => e.error_message().map(text),
+            Field::DedupKey => Some(Value::Key(e.dedup_key())),
+            Field::Json => Some(text(e.raw_json())),
         }
+    }
+}
+
+impl Value<'_> {
+    /// The value as a C string in `arena`: the text before its first NUL,
+    /// as [`crate::ffi::c_string`] cuts it.
+    fn copy_into(self, arena: &Bump) -> *mut c_char {
+        let text = match &self {
+            Value::Text(text) => *text,
+            Value::Key(key) => key.as_str(),
+            Value::Sum(sum) => {
+                // Room for any amount (28 digits, a sign, a point, a NUL).
+                let mut digits = bumpalo::collections::String::with_capacity_in(32, arena);
+                // Writing into memory cannot fail; an amount has no NUL.
+                let _ = write!(digits, "{sum}\0");
+                return digits.into_bump_str().as_ptr().cast_mut().cast();
+            }
+        };
+        let bytes = text.as_bytes();
+        let end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+        let copy = arena.alloc_slice_fill_copy(end + 1, 0u8);
+        copy[..end].copy_from_slice(&bytes[..end]);
+        copy.as_mut_ptr().cast()
     }
 }
 
@@ -140,6 +138,7 @@ impl iiko_events {
             body,
             first: std::array::from_fn(|_| Slot::default()),
             rest: OnceLock::new(),
+            texts: Mutex::new(Bump::new()),
         }
     }
 
@@ -164,7 +163,24 @@ impl iiko_events {
                 &table[other * FIELDS + field as usize]
             }
         };
-        slot.get_or_make(|| field.compute(event))
+        let kept = slot.0.load(Ordering::Acquire);
+        if !kept.is_null() {
+            return kept;
+        }
+        // Read the value before taking the lock: reading may parse.
+        let Some(value) = field.value(event) else {
+            return std::ptr::null();
+        };
+        // A panic while copying leaves the arena whole: go on with it.
+        let arena = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another thread may have set it while this one read the value.
+        let kept = slot.0.load(Ordering::Acquire);
+        if !kept.is_null() {
+            return kept;
+        }
+        let copy = value.copy_into(&arena);
+        slot.0.store(copy, Ordering::Release);
+        copy
     }
 }
 
@@ -1084,6 +1100,35 @@ mod tests {
         assert!(texts[11]
             .as_deref()
             .is_some_and(|j| j.contains("PersonalShift")));
+    }
+
+    #[test]
+    fn strings_are_cut_at_a_nul_and_of_any_size() {
+        use std::ffi::CStr;
+        // Larger than the arena's first blocks, so copies land in new ones
+        // while the earlier strings stay where they were handed out.
+        let long = "7".repeat(200_000);
+        let body = format!(
+            r#"[{{"eventType":"DeliveryOrderUpdate","organizationId":"o1\u0000hidden","eventInfo":{{"id":"d1","order":{{"sum":"-0012.50","phone":"{long}"}}}}}}]"#
+        );
+        let events =
+            iiko_events::new(iikocloud_core::webhook::parse_body(body.as_bytes()).unwrap());
+        let read = |field| {
+            let p = events.string(0, field);
+            assert!(!p.is_null());
+            // SAFETY: a string of the live handle (checked not NULL).
+            unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+        };
+        let organization = events.string(0, Field::OrganizationId);
+        assert_eq!(read(Field::OrganizationId), "o1");
+        assert_eq!(read(Field::Sum), "-12.5");
+        assert_eq!(read(Field::Phone), long);
+        assert_eq!(read(Field::Json), &body[1..body.len() - 1]);
+        assert_eq!(read(Field::EntityId), "d1");
+        // The first string was not moved by the copies made after it.
+        assert_eq!(events.string(0, Field::OrganizationId), organization);
+        // SAFETY: as above.
+        assert_eq!(unsafe { CStr::from_ptr(organization) }.to_bytes(), b"o1");
     }
 
     #[test]

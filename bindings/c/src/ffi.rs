@@ -186,12 +186,6 @@ fn cut_at_nul(e: std::ffi::NulError) -> CString {
     CString::new(bytes).unwrap_or_default()
 }
 
-/// [`c_string`] of text made for it: its buffer becomes the C string's (one
-/// allocation, not two) when it has no NUL.
-pub(crate) fn c_string_of(text: String) -> CString {
-    CString::new(text).unwrap_or_else(cut_at_nul)
-}
-
 /// A string handed to C, to be freed with `iiko_string_free`.
 pub(crate) fn owned_c_string(text: &str) -> *mut c_char {
     c_string(text).into_raw()
@@ -211,8 +205,6 @@ mod tests {
         assert_eq!(c_string("ab\0cd").as_bytes(), b"ab");
         assert_eq!(c_string("").as_bytes(), b"");
         assert_eq!(c_string("Москва").to_str().unwrap(), "Москва");
-        assert_eq!(c_string_of("ab\0cd".to_owned()).as_bytes(), b"ab");
-        assert_eq!(c_string_of("12.50".to_owned()).as_bytes(), b"12.50");
     }
 
     #[test]

@@ -110,8 +110,8 @@ impl Field {
 }
 
 impl Value<'_> {
-    /// The value as a C string in `arena`: the text before its first NUL,
-    /// as [`crate::ffi::c_string`] cuts it.
+    /// The value as a C string in `arena`. A NUL inside the text ends the
+    /// string there for C, as [`crate::ffi::c_string`] cuts it.
     fn copy_into(self, arena: &Bump) -> *mut c_char {
         let text = match &self {
             Value::Text(text) => *text,
@@ -125,9 +125,8 @@ impl Value<'_> {
             }
         };
         let bytes = text.as_bytes();
-        let end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
-        let copy = arena.alloc_slice_fill_copy(end + 1, 0u8);
-        copy[..end].copy_from_slice(&bytes[..end]);
+        let copy = arena.alloc_slice_fill_copy(bytes.len() + 1, 0u8);
+        copy[..bytes.len()].copy_from_slice(bytes);
         copy.as_mut_ptr().cast()
     }
 }
@@ -1129,6 +1128,87 @@ mod tests {
         assert_eq!(events.string(0, Field::OrganizationId), organization);
         // SAFETY: as above.
         assert_eq!(unsafe { CStr::from_ptr(organization) }.to_bytes(), b"o1");
+    }
+
+    /// Every string of every event, read through the handle (the arena's
+    /// copies), against the Rust accessors of the same body parsed apart,
+    /// on the payloads, the benchmark's bodies of every class and the
+    /// shared vectors' bodies (escapes, NULs, wrong types).
+    #[test]
+    fn every_string_is_what_the_rust_accessors_give_on_every_body() {
+        use std::ffi::CStr;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut bodies: Vec<(String, Vec<u8>)> = Vec::new();
+        for dir in ["tests/vectors/payloads", "benches/data/bodies"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|x| x == "json") {
+                    bodies.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let vectors: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(root.join("tests/vectors/webhook_vectors.json")).unwrap(),
+        )
+        .unwrap();
+        for case in vectors["parse"].as_array().unwrap() {
+            if let Some(body) = case["body"].as_str() {
+                bodies.push((case["name"].to_string(), body.as_bytes().to_vec()));
+            }
+        }
+        // Amounts with fraction zeros and a sign, strings with a NUL.
+        bodies.push((
+            "amounts and NULs".into(),
+            br#"[{"eventType":"DeliveryOrderUpdate","organizationId":"o\u0000p","eventInfo":{"id":"d","order":{"sum":-12.50,"status":"New","phone":"+7\u0000"}}},{"eventType":"TableOrderUpdate","eventInfo":{"id":"t","order":{"sum":"100.000"}}}]"#.to_vec(),
+        ));
+        let text = |p: *const c_char| {
+            (!p.is_null()).then(|| {
+                // SAFETY: a string of a live handle (checked not NULL).
+                unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_owned()
+            })
+        };
+        // What C can show of a Rust string: the text before a NUL.
+        let cut = |s: Option<&str>| s.map(|s| s.split('\0').next().unwrap_or("").to_owned());
+        let mut events_seen = 0;
+        for (name, body) in &bodies {
+            let Ok(parsed) = iikocloud_core::webhook::parse_body(body) else {
+                continue;
+            };
+            let rust = iikocloud_core::webhook::parse_body(body).unwrap();
+            let handle = iiko_events::new(parsed);
+            for (i, e) in rust.events.iter().enumerate() {
+                events_seen += 1;
+                let s = handle.summary(i, handle.event(i).unwrap());
+                let pairs = [
+                    ("type", s.type_name, cut(e.event_type())),
+                    ("time", s.time, cut(e.event_time().map(|t| t.raw.as_str()))),
+                    ("organization", s.organization_id, cut(e.organization_id())),
+                    ("correlation", s.correlation_id, cut(e.correlation_id())),
+                    ("problem", s.problem, cut(e.problem())),
+                    ("entity", s.entity_id, cut(e.entity_id())),
+                    ("order", s.order_id, cut(e.order_id())),
+                    (
+                        "creation status",
+                        s.creation_status,
+                        cut(e.creation_status().map(|c| c.as_str())),
+                    ),
+                    ("status", s.status, cut(e.status())),
+                    ("sum", s.sum, e.sum().map(|m| m.to_string())),
+                    ("phone", s.phone, cut(e.phone())),
+                    ("error code", s.error_code, cut(e.error_code())),
+                    ("error message", s.error_message, cut(e.error_message())),
+                    ("dedup key", s.dedup_key, cut(Some(e.dedup_key().as_str()))),
+                    ("json", s.json, cut(Some(e.raw_json()))),
+                ];
+                for (field, pointer, want) in pairs {
+                    assert_eq!(text(pointer), want, "{name}, event {i}, {field}");
+                }
+                // A second read hands out the same copy.
+                let again = handle.summary(i, handle.event(i).unwrap());
+                assert_eq!((again.order_id, again.json), (s.order_id, s.json));
+            }
+        }
+        assert!(events_seen > 100, "only {events_seen} events read");
     }
 
     #[test]

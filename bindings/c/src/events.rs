@@ -38,9 +38,9 @@ pub struct iiko_events {
     /// Those of the other events (`FIELDS` slots per event), the table made
     /// by the first string read of one of them.
     rest: OnceLock<Box<[Slot]>>,
-    /// Where every C string handed out is copied, freed with the handle: a
-    /// `malloc` and a `free` per string were most of what the C API added
-    /// to the Rust API's reads of an event.
+    /// Where every C string handed out is copied, freed with the handle. A
+    /// `malloc` and a `free` per string were, on bodies of several events,
+    /// most of what the C API added to the Rust API's reads.
     texts: Mutex<Bump>,
 }
 

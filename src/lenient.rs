@@ -14,7 +14,6 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::money::Money;
 use crate::secret::Secret;
 use crate::time::LocalTime;
 
@@ -176,13 +175,6 @@ impl Lenient for f64 {
             Scalar::Str(s) => s.trim().parse::<f64>().ok().filter(|v| v.is_finite()),
             _ => None,
         })
-    }
-}
-
-impl Lenient for Money {
-    /// The core's one rule of an amount ([`crate::money`]), from the text.
-    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
-        crate::money::read_amount(d)
     }
 }
 

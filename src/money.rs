@@ -266,6 +266,15 @@ impl Serialize for Money {
 /// below fails if serde_json stops honouring it.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
+/// The lenient models' amount: this module's rule. Here and not in
+/// lenient.rs, so that the two depend one way only (this one reads strings
+/// with `lenient::string_text`).
+impl crate::lenient::Lenient for Money {
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Self>, D::Error> {
+        read_amount(d)
+    }
+}
+
 /// Reads one JSON value as an amount: `Some` of the amount, `None` for a
 /// value that is not one (by the module's rule).
 pub(crate) fn read_amount<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Money>, D::Error> {

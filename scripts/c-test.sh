@@ -26,7 +26,7 @@ CBINDGEN_VERSION=$(sed -n 's/^CBINDGEN_VERSION := //p' bindings/c/Makefile)
 OUT=$ROOT/target/c-test
 mkdir -p "$OUT/lib"
 
-step() { printf '\n==> [c] %s\n' "$*"; }
+step() { printf '\n==> [c %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # ---- 1. tools ----
 missing=()

@@ -30,7 +30,7 @@ DIST=${DIST_DIR:-$ROOT/dist}
 OUT=$ROOT/target/dist-test
 STAGE=$ROOT/target/dist-stage
 
-step() { printf '\n==> [dist-test] %s\n' "$*"; }
+step() { printf '\n==> [dist-test %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() { echo "dist-test: $*" >&2; exit 1; }
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
 

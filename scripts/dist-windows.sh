@@ -45,7 +45,7 @@ REL=$CARGO_TARGET_DIR/$TRIPLE/release
 # library's 8 MiB budget (the Linux build has function sections).
 export CARGO_PROFILE_RELEASE_LTO=thin
 
-step() { printf '\n==> [dist windows] %s\n' "$*"; }
+step() { printf '\n==> [dist windows %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() { echo "dist-windows: $*" >&2; exit 1; }
 
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)

@@ -41,7 +41,7 @@ DIST=${DIST_DIR:-$ROOT/dist}
 STAGE=$ROOT/target/dist-stage
 VENV=$ROOT/target/dist-venv
 
-step() { printf '\n==> [dist] %s\n' "$*"; }
+step() { printf '\n==> [dist %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() { echo "dist: $*" >&2; exit 1; }
 
 # ---- the version, from one place ----

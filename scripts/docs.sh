@@ -13,7 +13,7 @@ ROOT=$PWD
 VENV=$ROOT/target/docs-venv
 SRC=$ROOT/target/docs-src
 
-step() { printf '\n==> [docs] %s\n' "$*"; }
+step() { printf '\n==> [docs %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 if [ ! -x "$VENV/bin/mkdocs" ]; then
     step "installing MkDocs into $VENV"

@@ -45,7 +45,7 @@ release) MODE=(--release --debug-assertions) FUZZ_ENV=() ;;
     ;;
 esac
 
-step() { printf '\n==> [fuzz] %s\n' "$*"; }
+step() { printf '\n==> [fuzz %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # libFuzzer is C++, built by libfuzzer-sys with the system compiler.
 if ! command -v g++ >/dev/null 2>&1 && ! command -v clang++ >/dev/null 2>&1; then

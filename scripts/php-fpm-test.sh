@@ -34,7 +34,7 @@ ORGS=8            # organizations delivering webhooks at once
 EVENTS_PER_ORG=12
 WEBHOOK_TOKEN=fpm-test-webhook-token-$RANDOM$RANDOM
 
-step() { printf '\n==> [php-fpm] %s\n' "$*"; }
+step() { printf '\n==> [php-fpm %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
 
 # ---- 1. tools ----

@@ -25,7 +25,7 @@ PROFILE=${PHP_PROFILE:-debug}
 OUT=$ROOT/target/php-test
 mkdir -p "$OUT"
 
-step() { printf '\n==> [php] %s\n' "$*"; }
+step() { printf '\n==> [php %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # ---- 1. tools ----
 missing=()

@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> [reliability] %s\n' "$*"; }
+step() { printf '\n==> [reliability %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 # The package selection and features of test.sh's `cargo test --workspace`:
 # cargo unifies features over the packages selected, so these tests reuse
 # that build instead of compiling the core twice more.

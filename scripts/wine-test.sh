@@ -28,7 +28,7 @@ OUT=$ROOT/target/wine-test
 TRIPLE=x86_64-pc-windows-gnu
 WINBUILD=$ROOT/target/$TRIPLE/debug
 
-step() { printf '\n==> [wine] %s\n' "$*"; }
+step() { printf '\n==> [wine %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # shellcheck source=scripts/wine-env.sh
 . scripts/wine-env.sh

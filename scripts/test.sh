@@ -23,6 +23,61 @@ if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 
     rustup component add rustfmt clippy
 fi
 
+# ---- system packages and Rust targets, all at once ----------------------------
+# Each script installs what it lacks when run alone; here one apt-get serves
+# them all before anything runs in the background (apt and rustup must not
+# change the toolchains under the release build below). wine, MinGW and LLVM
+# go without their recommends, as scripts/wine-env.sh installs them.
+if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
+missing_packages() {
+    local p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
+    done
+}
+mapfile -t with_recommends < <(missing_packages redis-server gcc g++ make valgrind pkg-config jq curl \
+    unzip openssl python3 python3-venv dpkg binutils cmake composer php-cli php-fpm nginx phpunit \
+    php-phpstan-phpdoc-parser php-psr-log qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
+    libc6-dev-arm64-cross binutils-aarch64-linux-gnu)
+mapfile -t without_recommends < <(missing_packages mingw-w64 wine wine64 llvm lld)
+if ((${#with_recommends[@]} + ${#without_recommends[@]})); then
+    step "installing ${with_recommends[*]} ${without_recommends[*]}"
+    $SUDO apt-get update -qq
+    if ((${#with_recommends[@]})); then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${with_recommends[@]}" >/dev/null
+    fi
+    if ((${#without_recommends[@]})); then
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+            "${without_recommends[@]}" >/dev/null
+    fi
+fi
+for target in aarch64-unknown-linux-gnu x86_64-pc-windows-gnu; do
+    if ! rustup target list --installed | grep -qx "$target"; then
+        step "rustup target add $target"
+        rustup target add "$target"
+    fi
+done
+
+# ---- the release artifacts, built in the background -------------------------
+# scripts/dist.sh compiles the release builds of three targets: a third of the
+# run's CPU time. The steps below leave a core idle much of the time (tests
+# under valgrind, qemu and wine, PHP, pip), so the build runs beside them at
+# the lowest priority, in its own target directory, and takes only what they
+# leave. scripts/dist-test.sh waits for it and tests what it made.
+mkdir -p target/reliability # output saved for scripts/secret-scan.sh
+DIST_BUILD_LOG=target/reliability/dist-build.log
+step "release artifacts: scripts/dist.sh starts in the background, at nice 19 (log: $DIST_BUILD_LOG)"
+# setsid: its own process group, so that a failing step stops cargo too.
+setsid nice -n 19 ./scripts/dist.sh >"$DIST_BUILD_LOG" 2>&1 &
+DIST_BUILD_PID=$!
+stop_dist_build() {
+    if [ -n "${DIST_BUILD_PID:-}" ]; then
+        kill -- "-$DIST_BUILD_PID" 2>/dev/null || true
+        wait "$DIST_BUILD_PID" 2>/dev/null || true
+    fi
+}
+trap stop_dist_build EXIT
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
@@ -41,6 +96,8 @@ step "redis-server for the store and inbox tests (scripts/redis-server.sh)"
 # without them reports them ignored, not passed; they run below, where the
 # service is provided, and fail when it is not.
 source scripts/redis-server.sh
+# It set its own EXIT trap; the background build stops too.
+trap 'stop_dist_build; iiko_stop_redis' EXIT
 
 step "cargo test (workspace)"
 # test-hooks: the forced-panic case of bindings/c (release builds lack the hook).
@@ -95,8 +152,17 @@ step "PHP under PHP-FPM and nginx: preload recipe, client page under load, webho
 # ---- end of the PHP section -------------------------------------------------
 
 # ---- Release artifacts (scripts/dist.sh, packaging/) ------------------------
+step "release artifacts: waiting for scripts/dist.sh (started at the beginning)"
+rc=0
+wait "$DIST_BUILD_PID" || rc=$?
+DIST_BUILD_PID=""
+cat "$DIST_BUILD_LOG"
+if [ "$rc" != 0 ]; then
+    echo "scripts/dist.sh failed (exit $rc); its output is above and in $DIST_BUILD_LOG" >&2
+    exit "$rc"
+fi
 step "release artifacts installed as users install them: wheel without Rust, C archive with CMake and pkg-config, .deb with apt, composer package (scripts/dist-test.sh)"
-./scripts/dist-test.sh 2>&1 | tee target/reliability/dist-test.log
+DIST_SKIP_BUILD=1 ./scripts/dist-test.sh 2>&1 | tee target/reliability/dist-test.log
 step "documentation site: MkDocs --strict with the rustdoc, header and stubs (scripts/docs.sh)"
 ./scripts/docs.sh
 # ---- end of the release section ---------------------------------------------

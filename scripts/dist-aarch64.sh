@@ -62,8 +62,8 @@ PYO3_BUILD_EXTENSION_MODULE=1 \
 step "aarch64: python wheel (abi3, manylinux2014)"
 # abi3: pyo3 needs no aarch64 interpreter to cross-compile the module.
 [ -n "${DIST_KEEP_PYTHON:-}" ] ||
-    maturin build -q --release --locked --target "$A64_TARGET" --compatibility manylinux2014 \
-        -m bindings/python/Cargo.toml --out "$DIST"
+    maturin_reusing_core "$A64_TARGET" maturin -q --release --locked --target "$A64_TARGET" \
+        --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST"
 A64_WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_aarch64*.whl)
 auditwheel show "$A64_WHEEL" | tee "$STAGE/auditwheel.txt"
 grep -q 'manylinux_2_17_aarch64' "$STAGE/auditwheel.txt" ||

@@ -47,6 +47,7 @@ export CARGO_PROFILE_RELEASE_LTO=thin
 
 step() { printf '\n==> [dist windows %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() { echo "dist-windows: $*" >&2; exit 1; }
+source scripts/dist-wheel.sh
 
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
 [[ $VERSION =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] || die "no plain MAJOR.MINOR.PATCH version in Cargo.toml: '$VERSION'"
@@ -99,7 +100,8 @@ NATIVE_STATIC_LIBS="bcrypt;advapi32;kernel32;ntdll;userenv;ws2_32;dbghelp"
 
 step "python wheel (abi3, win_amd64)"
 SECONDS=0
-"$VENV/bin/maturin" build -q --release --locked --target "$TRIPLE" -m bindings/python/Cargo.toml --out "$DIST"
+maturin_reusing_core "$TRIPLE" "$VENV/bin/maturin" -q --release --locked --target "$TRIPLE" \
+    -m bindings/python/Cargo.toml --out "$DIST"
 WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl) || die "no cp39-abi3-win_amd64 wheel in $DIST"
 echo "the wheel took ${SECONDS}s"
 

@@ -43,6 +43,7 @@ VENV=$ROOT/target/dist-venv
 
 step() { printf '\n==> [dist %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 die() { echo "dist: $*" >&2; exit 1; }
+source scripts/dist-wheel.sh
 
 # ---- the version, from one place ----
 VERSION=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
@@ -122,16 +123,16 @@ export CC_x86_64_unknown_linux_gnu=$ZIG/cc
 
 step "libiikocloud, the CLI and the Python module (release, zig, glibc 2.17)"
 # The Python crate is built here too, so the features of the crates all
-# three share are unified as maturin's build of it alone will ask (pyo3 adds
-# some): maturin then finds them compiled.
+# three share are unified as maturin's build of it alone will ask: maturin
+# then finds them compiled (scripts/dist-wheel.sh checks it does).
 cargo build --release --locked --target x86_64-unknown-linux-gnu \
     -p iikocloud-c -p iikocloud-cli -p iikocloud-python
 
 # ---- Python: wheel and sdist ----
 step "python wheel (abi3, manylinux2014, linked by the same zig wrapper)"
 [ -n "${DIST_KEEP_PYTHON:-}" ] ||
-    maturin build -q --release --locked --target x86_64-unknown-linux-gnu --compatibility manylinux2014 \
-        -m bindings/python/Cargo.toml --out "$DIST" --interpreter "$VENV/bin/python"
+    maturin_reusing_core x86_64-unknown-linux-gnu maturin -q --release --locked --target x86_64-unknown-linux-gnu \
+        --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST" --interpreter "$VENV/bin/python"
 WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_x86_64*.whl)
 case $WHEEL in
 *manylinux_2_17_x86_64*) ;;

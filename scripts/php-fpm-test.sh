@@ -35,7 +35,6 @@ EVENTS_PER_ORG=12
 WEBHOOK_TOKEN=fpm-test-webhook-token-$RANDOM$RANDOM
 
 step() { printf '\n==> [php-fpm %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
-if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
 
 # ---- 1. tools ----
 missing=()
@@ -52,22 +51,9 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if ((${#missing[@]})); then
     step "installing ${missing[*]}"
-    # Debian starts a package's service on install (nginx on 0.0.0.0:80);
-    # these tests start their own, so forbid that while installing.
-    POLICY=/usr/sbin/policy-rc.d
-    own_policy=""
-    if [ ! -e "$POLICY" ]; then
-        printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
-        $SUDO chmod 755 "$POLICY"
-        own_policy=1
-    fi
-    status=0
-    $SUDO apt-get update -qq || status=$?
-    if [ "$status" = 0 ]; then
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null || status=$?
-    fi
-    if [ -n "$own_policy" ]; then $SUDO rm -f "$POLICY"; fi
-    [ "$status" = 0 ] || exit "$status"
+    # nginx would start on 0.0.0.0:80; these tests start their own.
+    source scripts/apt-install.sh
+    apt_install_without_services "${missing[@]}"
     PHPV=$(php -r 'echo PHP_MAJOR_VERSION, ".", PHP_MINOR_VERSION;')
 fi
 FPM=$(command -v "php-fpm$PHPV" || echo "/usr/sbin/php-fpm$PHPV")

@@ -28,7 +28,6 @@ fi
 # them all before anything runs in the background (apt and rustup must not
 # change the toolchains under the release build below). wine, MinGW and LLVM
 # go without their recommends, as scripts/wine-env.sh installs them.
-if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
 missing_packages() {
     local p
     for p in "$@"; do
@@ -42,27 +41,13 @@ mapfile -t with_recommends < <(missing_packages redis-server gcc g++ make valgri
 mapfile -t without_recommends < <(missing_packages mingw-w64 wine wine64 llvm lld)
 if ((${#with_recommends[@]} + ${#without_recommends[@]})); then
     step "installing ${with_recommends[*]} ${without_recommends[*]}"
-    # Debian starts a package's service on install (nginx on 0.0.0.0:80,
-    # redis-server, php-fpm); the tests start their own, so forbid that while
-    # installing, as scripts/php-fpm-test.sh does.
-    POLICY=/usr/sbin/policy-rc.d
-    own_policy=""
-    if [ ! -e "$POLICY" ]; then
-        printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
-        $SUDO chmod 755 "$POLICY"
-        own_policy=1
+    # The tests start their own nginx, php-fpm and redis-server.
+    source scripts/apt-install.sh
+    # Two calls, as the recommends differ (the second update finds the lists current).
+    if ((${#with_recommends[@]})); then apt_install_without_services "${with_recommends[@]}"; fi
+    if ((${#without_recommends[@]})); then
+        apt_install_without_services --no-install-recommends "${without_recommends[@]}"
     fi
-    status=0
-    $SUDO apt-get update -qq || status=$?
-    if [ "$status" = 0 ] && ((${#with_recommends[@]})); then
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${with_recommends[@]}" >/dev/null || status=$?
-    fi
-    if [ "$status" = 0 ] && ((${#without_recommends[@]})); then
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-            "${without_recommends[@]}" >/dev/null || status=$?
-    fi
-    if [ -n "$own_policy" ]; then $SUDO rm -f "$POLICY"; fi
-    [ "$status" = 0 ] || exit "$status"
 fi
 for target in aarch64-unknown-linux-gnu x86_64-pc-windows-gnu; do
     if ! rustup target list --installed | grep -qx "$target"; then

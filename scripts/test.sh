@@ -154,7 +154,19 @@ step "PHP under PHP-FPM and nginx: preload recipe, client page under load, webho
 ./scripts/php-fpm-test.sh
 # ---- end of the PHP section -------------------------------------------------
 
+# ---- Documentation site (scripts/docs.sh) -----------------------------------
+step "documentation site: MkDocs --strict with the rustdoc, header and stubs (scripts/docs.sh)"
+./scripts/docs.sh
+# ---- end of the documentation section ---------------------------------------
+
+# ---- Reliability (fuzz, fault matrix, load, secrets: docs/reliability.md) ---
+# The fault matrix and secrets tests ran in `cargo test --workspace` above.
+step "reliability: load across token expiry, fuzzing, secret scan of the Python and C output (scripts/reliability.sh)"
+IIKO_WORKSPACE_TESTS_RAN=1 ./scripts/reliability.sh
+# ---- end of the reliability section -----------------------------------------
+
 # ---- Release artifacts (scripts/dist.sh, packaging/) ------------------------
+# Last: the steps above need none of it, and run while the build finishes.
 step "release artifacts: waiting for scripts/dist.sh (started at the beginning)"
 rc=0
 wait "$DIST_BUILD_PID" || rc=$?
@@ -166,13 +178,5 @@ if [ "$rc" != 0 ]; then
 fi
 step "release artifacts installed as users install them: wheel without Rust, C archive with CMake and pkg-config, .deb with apt, composer package (scripts/dist-test.sh)"
 DIST_SKIP_BUILD=1 ./scripts/dist-test.sh 2>&1 | tee target/reliability/dist-test.log
-step "documentation site: MkDocs --strict with the rustdoc, header and stubs (scripts/docs.sh)"
-./scripts/docs.sh
 # ---- end of the release section ---------------------------------------------
-
-# ---- Reliability (fuzz, fault matrix, load, secrets: docs/reliability.md) ---
-# The fault matrix and secrets tests ran in `cargo test --workspace` above.
-step "reliability: load across token expiry, fuzzing, secret scan of the Python and C output (scripts/reliability.sh)"
-IIKO_WORKSPACE_TESTS_RAN=1 ./scripts/reliability.sh
-# ---- end of the reliability section -----------------------------------------
 step "all steps passed"

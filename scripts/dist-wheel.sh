@@ -13,10 +13,13 @@ maturin_reusing_core() {
     local stamp
     stamp=$(mktemp "${TMPDIR:-/tmp}/iiko-before-wheel.XXXXXX") || return
     # Explicit: the callers run this after `||`, where set -e does not apply.
-    "$maturin" build "$@" || return
-    local again
-    again=$(find "$deps" -name 'libiikocloud-*.rlib' -newer "$stamp" | head -1)
+    local status=0 again=""
+    "$maturin" build "$@" || status=$?
+    if [ "$status" = 0 ]; then
+        again=$(find "$deps" -name 'libiikocloud-*.rlib' -newer "$stamp" | head -1)
+    fi
     rm -f "$stamp"
+    [ "$status" = 0 ] || return "$status"
     if [ -n "$again" ]; then
         echo "maturin compiled the core again for $target ($again): the module's crate asks other" \
             "features of a dependency than the C library and the CLI; compare" \

@@ -61,7 +61,8 @@ done
 # run's CPU time. The steps below leave a core idle much of the time (tests
 # under valgrind, qemu and wine, PHP, pip), so the build runs beside them at
 # the lowest priority, in its own target directory, and takes only what they
-# leave. scripts/dist-test.sh waits for it and tests what it made.
+# leave. The release section at the end waits for it, then dist-test.sh
+# tests what it made.
 mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 DIST_BUILD_LOG=target/reliability/dist-build.log
 step "release artifacts: scripts/dist.sh starts in the background, at nice 19 (log: $DIST_BUILD_LOG)"

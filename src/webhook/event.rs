@@ -1,5 +1,6 @@
 //! One webhook event: envelope, typed payload and raw JSON.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -187,8 +188,8 @@ pub enum EventPayload {
     /// the event's JSON is in [`Event::raw_json`].
     Invalid {
         /// What is wrong (never contains header values; may quote field
-        /// names).
-        error: String,
+        /// names). Most are fixed texts, borrowed rather than allocated.
+        error: Cow<'static, str>,
     },
 }
 
@@ -512,7 +513,7 @@ impl Event {
     /// never reads the typed `eventInfo`.
     pub fn problem(&self) -> Option<&str> {
         match self.payload.get() {
-            Some(EventPayload::Invalid { error }) => Some(error),
+            Some(EventPayload::Invalid { error }) => Some(error.as_ref()),
             _ => None,
         }
     }

@@ -354,11 +354,11 @@ fn parse_text(text: &str, options: &ParseOptions, scan: bool) -> Result<ParsedBo
 /// [`EventPayload::Invalid`].
 pub fn parse_event(json: &str) -> Event {
     if exceeds_depth(json.as_bytes(), DEFAULT_MAX_DEPTH) {
-        return invalid(json, "event nests too deeply".to_owned());
+        return invalid(json, "event nests too deeply".into());
     }
     match serde_json::from_str::<&RawValue>(json) {
         Ok(raw) => parse_element(raw),
-        Err(e) => invalid(json, format!("event is not valid JSON: {e}")),
+        Err(e) => invalid(json, format!("event is not valid JSON: {e}").into()),
     }
 }
 
@@ -378,6 +378,19 @@ fn json_type(text: &str) -> &'static str {
         Some(b't' | b'f') => "boolean",
         Some(b'n') => "null",
         _ => "number",
+    }
+}
+
+/// The problem of an event that is not a JSON object (a fixed text: no
+/// allocation for it).
+fn not_an_object(text: &str) -> &'static str {
+    match json_type(text) {
+        "array" => "event is a JSON array, not an object",
+        "string" => "event is a JSON string, not an object",
+        "boolean" => "event is a JSON boolean, not an object",
+        "null" => "event is a JSON null, not an object",
+        // json_type's last case; an object never comes here.
+        _ => "event is a JSON number, not an object",
     }
 }
 
@@ -506,7 +519,7 @@ impl DepthScan {
     }
 }
 
-fn invalid(raw: &str, error: String) -> Event {
+fn invalid(raw: &str, error: Cow<'static, str>) -> Event {
     Event::with_payload(
         Envelope::empty(),
         EventPayload::Invalid { error },
@@ -518,18 +531,15 @@ fn invalid(raw: &str, error: String) -> Event {
 /// ([`parse_element`]) makes of the same text.
 fn event_from_scan(scanned: &ScannedEvent<'_>) -> Event {
     let text = scanned.text;
-    let Some(m) = scanned.members else {
-        return invalid(
-            text,
-            format!("event is a JSON {}, not an object", json_type(text)),
-        );
+    let Some(m) = scanned.members.as_ref() else {
+        return invalid(text, not_an_object(text).into());
     };
-    let envelope = envelope_of(text, &m);
+    let envelope = envelope_of(text, m);
     let unknown = envelope.kind == EventKind::Unknown;
     let read = ReadEvent {
         envelope,
         info_span: m.event_info.and_then(|info| span_in(text, info)),
-        spots: Some(Box::new(m.event_info_spots)),
+        spots: Some(&m.event_info_spots),
         info: match m.event_info {
             None => Info::Missing,
             Some(info) if unknown => Info::Raw(info),
@@ -621,10 +631,7 @@ fn string_value(json: &str) -> Option<String> {
 fn parse_element(raw: &RawValue) -> Event {
     let text = raw.get();
     if !text.starts_with('{') {
-        return invalid(
-            text,
-            format!("event is a JSON {}, not an object", json_type(text)),
-        );
+        return invalid(text, not_an_object(text).into());
     }
     // If the checked read fails (a string in eventInfo that is not valid
     // Unicode, say), read the envelope again with eventInfo kept raw, so that
@@ -632,7 +639,7 @@ fn parse_element(raw: &RawValue) -> Event {
     let read = read_event(text, Mode::Check).or_else(|_| read_event(text, Mode::Raw));
     match read {
         Ok(read) => read.into_event(text),
-        Err(e) => invalid(text, format!("event could not be read: {e}")),
+        Err(e) => invalid(text, format!("event could not be read: {e}").into()),
     }
 }
 
@@ -654,10 +661,10 @@ fn typed_payload(kind: EventKind, raw: &str) -> EventPayload {
         Ok(Info::Typed(payload)) => payload,
         Ok(Info::Raw(info)) => typed_event_info(kind, info),
         Ok(Info::Missing | Info::Checked(_)) => EventPayload::Invalid {
-            error: "eventInfo is missing".to_owned(),
+            error: "eventInfo is missing".into(),
         },
         Err(e) => EventPayload::Invalid {
-            error: format!("event could not be read: {e}"),
+            error: format!("event could not be read: {e}").into(),
         },
     }
 }
@@ -668,7 +675,7 @@ fn typed_event_info(kind: EventKind, info: &str) -> EventPayload {
     PayloadSeed(kind)
         .deserialize(&mut de)
         .unwrap_or_else(|e| EventPayload::Invalid {
-            error: format!("eventInfo could not be read: {e}"),
+            error: format!("eventInfo could not be read: {e}").into(),
         })
 }
 
@@ -703,8 +710,10 @@ struct ReadEvent<'de> {
     info: Info<'de>,
     /// Where `eventInfo` lies in the event's text, if known.
     info_span: Option<(u32, u32)>,
-    /// Where the summary's values lie in the event's text, if known.
-    spots: Option<Box<Spans>>,
+    /// Where the summary's values lie in the event's text, if known; boxed
+    /// only for an event whose typed read is deferred (the others never read
+    /// them, and an allocation was a tenth of an unreadable event's parse).
+    spots: Option<&'de Spans>,
     duplicate: Option<&'static str>,
 }
 
@@ -722,13 +731,13 @@ impl ReadEvent<'_> {
         let kind = envelope.kind;
         let raw_json = raw.to_owned();
         // Takes the one copy of the event's text made above.
-        let invalid = |envelope, error: String, raw_json: String| {
+        let invalid = |envelope, error: Cow<'static, str>, raw_json: String| {
             Event::with_payload(envelope, EventPayload::Invalid { error }, raw_json)
         };
         if let Some(field) = self.duplicate {
             return invalid(
                 envelope,
-                format!("duplicate field `{field}` in the event"),
+                format!("duplicate field `{field}` in the event").into(),
                 raw_json,
             );
         }
@@ -760,8 +769,7 @@ impl ReadEvent<'_> {
             }
             (_, Info::Typed(payload)) => return Event::with_payload(envelope, payload, raw_json),
             (_, Info::Missing) => {
-                return invalid(envelope, "eventInfo is missing".to_owned(), raw_json)
-                    .noting_no_info()
+                return invalid(envelope, "eventInfo is missing".into(), raw_json).noting_no_info()
             }
             (_, Info::Checked(shape)) => Ok(shape),
             // eventInfo came before eventType: checked on its own now.
@@ -771,25 +779,25 @@ impl ReadEvent<'_> {
             Ok(Shape {
                 object: true,
                 duplicate: None,
-            }) => Event::deferred(envelope, raw_json, span, self.spots),
+            }) => Event::deferred(envelope, raw_json, span, self.spots.map(|s| Box::new(*s))),
             Ok(Shape {
                 duplicate: Some(key),
                 ..
             }) => invalid(
                 envelope,
-                format!("duplicate field `{key}` in eventInfo"),
+                format!("duplicate field `{key}` in eventInfo").into(),
                 raw_json,
             ),
             // Its place kept when known: reading it plain is then cheap.
             Ok(_) => invalid(
                 envelope,
-                "eventInfo is null or not a JSON object".to_owned(),
+                "eventInfo is null or not a JSON object".into(),
                 raw_json,
             )
             .noting_info_at(span),
             Err(e) => invalid(
                 envelope,
-                format!("eventInfo could not be read: {e}"),
+                format!("eventInfo could not be read: {e}").into(),
                 raw_json,
             ),
         }
@@ -1075,7 +1083,7 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
             }
         };
         Ok(payload.unwrap_or_else(|| EventPayload::Invalid {
-            error: "eventInfo is null or not a JSON object".to_owned(),
+            error: "eventInfo is null or not a JSON object".into(),
         }))
     }
 }

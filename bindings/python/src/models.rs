@@ -63,6 +63,8 @@ use serde_json::value::RawValue;
 use chrono::{Datelike, Timelike};
 use iikocloud::Money;
 
+mod plain;
+
 use crate::convert::decimal_type;
 use crate::errors::invalid_input;
 use crate::objects::{DateTimes, Layout};
@@ -494,6 +496,11 @@ impl<'t, 'py> Ctx<'t, 'py> {
     /// The value of a field of code `code` from its raw JSON text.
     fn leaf(&self, code: &Code, raw: &str) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
+        if matches!(code, Code::Json) {
+            // Checked as it is read: the text of an unreadable event may be
+            // no JSON at all.
+            return plain::read(self, raw);
+        }
         if matches!(code, Code::Decimal) {
             if let Some(text) = as_the_rule_writes(raw) {
                 // The common case (`1780.0`, `12.5`): the rule's text is a
@@ -529,7 +536,7 @@ impl<'t, 'py> Ctx<'t, 'py> {
             Some(b'f') => Ok(self.bool(false)),
             Some(b'n') => Ok(self.none()),
             // An object or a list where a leaf was expected: plain JSON.
-            _ => self.container(raw),
+            _ => plain::read(self, raw),
         }
     }
 
@@ -600,15 +607,6 @@ impl<'t, 'py> Ctx<'t, 'py> {
             Some(parts) => DateTimes::get(self.py)?.naive(self.py, parts),
             None => Ok(self.plain_string(text).into_any()),
         }
-    }
-
-    /// An object or a list as plain JSON, from its raw text (its values
-    /// taken as raw text in turn: plain JSON is rare and small in answers).
-    fn container(&self, raw: &str) -> PyResult<Bound<'py, PyAny>> {
-        let mut de = serde_json::Deserializer::from_str(raw);
-        let value = de::Deserializer::deserialize_any(&mut de, Typed::json(self))
-            .and_then(|v| de.end().map(|()| v));
-        value.map_err(|e| self.take_failure(e))
     }
 
     /// Reads the raw text of one value again with `seed`.

@@ -141,3 +141,46 @@ def test_nesting_at_the_parses_ceiling_reads_natively() -> None:
     check_events(events)
     with pytest.raises(iikocloud.WebhookParseError):
         webhooks.parse(f'[{{"eventType":"NomenclatureUpdate","eventInfo":[{deep}]}}]', max_depth=128)
+
+
+NOT_JSON = [
+    # Each of these once read as a value (or failed inside the module): the
+    # reader trusted the text, which an unreadable event's may not be.
+    '"',
+    '"abc',
+    '"a\\',
+    '"\\u12"',
+    '{"eventInfo":"\\u12"}',
+    '"a\tb"',
+    "tru",
+    "nul",
+    "1.",
+    "01",
+    "-",
+    "1e",
+    "1e+",
+    "[1,",
+    "[1,]",
+    '{"a":1,}',
+    '{"a" 1}',
+    '{"eventInfo":{"a":1}} x',
+    "",
+]
+
+
+@pytest.mark.parametrize("text", NOT_JSON)
+def test_event_json_that_is_no_json_raises_natively_and_reads_as_nothing(text: str) -> None:
+    """``parse_event`` keeps any text as an unreadable event: the native
+    reader must refuse it as ``json.loads`` does, with InvalidInputError (a
+    ValueError), and the event then has no eventInfo and an empty dict."""
+    with pytest.raises(ValueError):
+        json.loads(text, parse_float=Decimal)
+    event = webhooks.parse_event(text)
+    assert type(event).__name__ == "InvalidEvent"
+    with pytest.raises(iikocloud.InvalidInputError, match="not JSON the native reader takes"):
+        _native.load_plain(event._n)
+    with pytest.raises(iikocloud.InvalidInputError):
+        _native.load_plain(event._n, "eventInfo")
+    assert event.event_info is None
+    assert event.raw_event_info is None
+    assert event.to_dict() == {}

@@ -1,0 +1,260 @@
+//! Plain JSON read in one pass over its text, as `json.loads(text,
+//! parse_float=Decimal)` reads it: the `eventInfo` of unknown and unreadable
+//! events, `raw_event_info`, `to_dict`, and any object or list where a plan
+//! expects a leaf.
+//!
+//! serde_json cannot give a fractional number's text without `RawValue`, and
+//! a `RawValue` per value made every nested container be read again for each
+//! level above it (a third of a small unknown event's `event_info`). Here
+//! every byte is looked at once, and the text is checked as it is read: an
+//! unreadable event's JSON may be no JSON at all, and must then raise, not
+//! give a value (the caller falls back to `json.loads`, which raises too).
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use super::{json_string, utf16_string, Ctx, JsonString, MAX_DEPTH};
+use crate::errors::invalid_input;
+
+/// Reads `text`, one JSON value with optional white space around it.
+pub(super) fn read<'py>(ctx: &Ctx<'_, 'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let mut reader = Reader {
+        ctx,
+        text,
+        b: text.as_bytes(),
+        at: 0,
+    };
+    let value = reader.value()?;
+    reader.skip_ws();
+    if reader.at != reader.b.len() {
+        return Err(reader.bad("text after the value"));
+    }
+    Ok(value)
+}
+
+struct Reader<'c, 't, 'py, 's> {
+    ctx: &'c Ctx<'t, 'py>,
+    text: &'s str,
+    b: &'s [u8],
+    /// The next byte to read.
+    at: usize,
+}
+
+impl<'py, 's> Reader<'_, '_, 'py, 's> {
+    fn bad(&self, expected: &str) -> PyErr {
+        invalid_input(
+            self.ctx.py,
+            &format!(
+                "not JSON the native reader takes: {expected} at byte {}",
+                self.at
+            ),
+        )
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.at).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Skips white space, then `byte`.
+    fn expect(&mut self, byte: u8, what: &str) -> PyResult<()> {
+        self.skip_ws();
+        if self.peek() != Some(byte) {
+            return Err(self.bad(what));
+        }
+        self.at += 1;
+        Ok(())
+    }
+
+    fn value(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        self.skip_ws();
+        let ctx = self.ctx;
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => match self.string()? {
+                JsonString::Text(t) => Ok(ctx.plain_string(&t).into_any()),
+                JsonString::Utf16(units) => Ok(utf16_string(ctx.py, &units)?.into_any()),
+            },
+            Some(b'-' | b'0'..=b'9') => {
+                let number = self.number()?;
+                ctx.number(number)
+            }
+            Some(b't') => self.literal("true").map(|()| ctx.bool(true)),
+            Some(b'f') => self.literal("false").map(|()| ctx.bool(false)),
+            Some(b'n') => self.literal("null").map(|()| ctx.none()),
+            // NaN and Infinity too: json.loads takes them, the caller's
+            // fallback then reads them.
+            _ => Err(self.bad("a value")),
+        }
+    }
+
+    fn literal(&mut self, word: &str) -> PyResult<()> {
+        if !self.b[self.at..].starts_with(word.as_bytes()) {
+            return Err(self.bad(word));
+        }
+        self.at += word.len();
+        Ok(())
+    }
+
+    /// The string at `at`, checked as it is read (escapes well formed, no
+    /// control character), then decoded when it has escapes.
+    fn string(&mut self) -> PyResult<JsonString<'s>> {
+        let start = self.at;
+        let mut i = start + 1;
+        let mut escapes = false;
+        loop {
+            match self.b.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => match self.b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                        escapes = true;
+                        i += 2
+                    }
+                    Some(b'u')
+                        if self
+                            .b
+                            .get(i + 2..i + 6)
+                            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) =>
+                    {
+                        escapes = true;
+                        i += 6
+                    }
+                    _ => {
+                        self.at = i;
+                        return Err(self.bad("a valid escape"));
+                    }
+                },
+                Some(&c) if c < 0x20 => {
+                    self.at = i;
+                    return Err(self.bad("no control character in a string"));
+                }
+                Some(_) => i += 1,
+                None => {
+                    self.at = i;
+                    return Err(self.bad("the end of a string"));
+                }
+            }
+        }
+        self.at = i + 1;
+        // Both ends are quotes (ASCII), so both are character boundaries.
+        Ok(if escapes {
+            json_string(&self.text[start..=i])
+        } else {
+            JsonString::Text(Cow::Borrowed(&self.text[start + 1..i]))
+        })
+    }
+
+    /// The text of the number at `at`, checked against JSON's grammar
+    /// (no leading zero, digits after `.` and after the exponent).
+    fn number(&mut self) -> PyResult<&'s str> {
+        let start = self.at;
+        let digits = |b: &[u8], mut i: usize| {
+            let from = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            (i > from).then_some(i)
+        };
+        let mut i = start;
+        if self.b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        i = match self.b.get(i) {
+            Some(b'0') => i + 1,
+            _ => digits(self.b, i).ok_or_else(|| self.bad("a digit"))?,
+        };
+        if self.b.get(i) == Some(&b'.') {
+            i = digits(self.b, i + 1).ok_or_else(|| self.bad("a digit after the point"))?;
+        }
+        if matches!(self.b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(self.b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            i = digits(self.b, i).ok_or_else(|| self.bad("a digit in the exponent"))?;
+        }
+        self.at = i;
+        Ok(&self.text[start..i])
+    }
+
+    fn enter(&self) -> PyResult<()> {
+        let depth = self.ctx.depth.get() + 1;
+        if depth > MAX_DEPTH {
+            return Err(invalid_input(
+                self.ctx.py,
+                "not read natively: nested too deep",
+            ));
+        }
+        self.ctx.depth.set(depth);
+        Ok(())
+    }
+
+    fn object(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        self.enter()?;
+        self.at += 1;
+        let ctx = self.ctx;
+        let out = PyDict::new(ctx.py);
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                if self.peek() != Some(b'"') {
+                    return Err(self.bad("a key"));
+                }
+                let key = match self.string()? {
+                    JsonString::Text(t) => ctx.key(&t),
+                    JsonString::Utf16(units) => utf16_string(ctx.py, &units)?,
+                };
+                self.expect(b':', "':'")?;
+                // A repeated key keeps its last value, as in json.loads.
+                out.set_item(key, self.value()?)?;
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => self.at += 1,
+                    Some(b'}') => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => return Err(self.bad("',' or '}'")),
+                }
+            }
+        }
+        ctx.leave();
+        Ok(out.into_any())
+    }
+
+    fn array(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        self.enter()?;
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+        } else {
+            loop {
+                items.push(self.value()?);
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => self.at += 1,
+                    Some(b']') => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => return Err(self.bad("',' or ']'")),
+                }
+            }
+        }
+        self.ctx.leave();
+        Ok(PyList::new(self.ctx.py, items)?.into_any())
+    }
+}

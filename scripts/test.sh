@@ -13,6 +13,10 @@ step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"
 # the C test library link without the variable info that made the debug
 # target 13 GB. Every step below inherits it, so they share one build.
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# No incremental compilation unless asked for: a run from a clean clone has
+# nothing to reuse, and keeping its caches made the workspace's test build
+# 10 % slower (253 s against 228 s, `cargo test --no-run`, 2 cores).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo is required (install Rust with rustup: https://rustup.rs)" >&2

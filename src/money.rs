@@ -195,13 +195,13 @@ impl fmt::Display for Money {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Digits that fit in a u64 (every real amount) are written here:
         // rust_decimal's `normalize` and `Display` take a 96-bit division per
-        // digit, most of what the C API's sum string cost over the Rust read.
-        // The text is the same, flags included (the same `pad_integral`).
+        // digit. The text is the same, flags included (the same
+        // `pad_integral`; zero has no sign, as `normalize` makes it).
         if f.precision().is_none() {
             if let Ok(mantissa) = u64::try_from(self.0.mantissa().unsigned_abs()) {
                 let mut buf = [0u8; PLAIN_DIGITS_MAX];
-                let (text, is_zero) = plain_digits(mantissa, self.0.scale(), &mut buf);
-                return f.pad_integral(is_zero || self.0.is_sign_positive(), "", text);
+                let text = plain_digits(mantissa, self.0.scale(), &mut buf);
+                return f.pad_integral(text == "0" || self.0.is_sign_positive(), "", text);
             }
         }
         fmt::Display::fmt(&self.0.normalize(), f)
@@ -212,39 +212,28 @@ impl fmt::Display for Money {
 const PLAIN_DIGITS_MAX: usize = 20 + 1 + 28 + 1;
 
 /// `mantissa` × 10^-`scale` in plain notation as `Decimal::normalize` then
-/// `Display` write it: no trailing fraction zeros, no point without a
-/// fraction, `0` before a point with no integer part; and whether it is zero.
-fn plain_digits(
-    mut mantissa: u64,
-    mut scale: u32,
-    buf: &mut [u8; PLAIN_DIGITS_MAX],
-) -> (&str, bool) {
+/// `Display` write it: no trailing fraction zeros (zero is `0`), no point
+/// without a fraction, `0` before a point with no integer part.
+fn plain_digits(mut mantissa: u64, mut scale: u32, buf: &mut [u8; PLAIN_DIGITS_MAX]) -> &str {
     while scale > 0 && mantissa.is_multiple_of(10) {
         mantissa /= 10;
         scale -= 1;
     }
-    if mantissa == 0 {
-        scale = 0;
-    }
     let mut at = buf.len();
-    let mut m = mantissa;
     for place in 0.. {
         if place == scale && scale > 0 {
             at -= 1;
             buf[at] = b'.';
         }
         at -= 1;
-        buf[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 && place >= scale {
+        buf[at] = b'0' + (mantissa % 10) as u8;
+        mantissa /= 10;
+        if mantissa == 0 && place >= scale {
             break;
         }
     }
     // Only ASCII digits and a point were written.
-    (
-        std::str::from_utf8(&buf[at..]).unwrap_or("0"),
-        mantissa == 0,
-    )
+    std::str::from_utf8(&buf[at..]).unwrap_or("0")
 }
 
 impl FromStr for Money {

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::{json_string, utf16_string, Ctx, JsonString, MAX_DEPTH};
+use super::{json_string, utf16_string, Ctx, JsonString};
 use crate::errors::invalid_input;
 
 /// Reads `text`, one JSON value with optional white space around it.
@@ -185,16 +185,11 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         Ok(&self.text[start..i])
     }
 
+    /// One level deeper, by the read's own count and limit.
     fn enter(&self) -> PyResult<()> {
-        let depth = self.ctx.depth.get() + 1;
-        if depth > MAX_DEPTH {
-            return Err(invalid_input(
-                self.ctx.py,
-                "not read natively: nested too deep",
-            ));
-        }
-        self.ctx.depth.set(depth);
-        Ok(())
+        self.ctx
+            .enter::<serde_json::Error>()
+            .map_err(|e| self.ctx.take_failure(e))
     }
 
     fn object(&mut self) -> PyResult<Bound<'py, PyAny>> {

@@ -37,7 +37,9 @@ fi
 case $FUZZ_BUILD in
 # (The opt-level is passed to the fuzz commands only: the replay below shares
 # the workspace's debug build and must not rebuild it.)
-dev) MODE=(--dev) FUZZ_ENV=(CARGO_PROFILE_DEV_OPT_LEVEL=1) ;;
+# Line tables only: a crash's stack trace keeps its files and lines, and the
+# sanitizer build no longer writes full debug info for the whole core.
+dev) MODE=(--dev) FUZZ_ENV=(CARGO_PROFILE_DEV_OPT_LEVEL=1 CARGO_PROFILE_DEV_DEBUG=line-tables-only) ;;
 release) MODE=(--release --debug-assertions) FUZZ_ENV=() ;;
 *)
     echo "FUZZ_BUILD must be dev or release, not $FUZZ_BUILD" >&2

@@ -21,7 +21,8 @@ step() { printf '\n==> [reliability %dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS
 # The package selection and features of test.sh's `cargo test --workspace`:
 # cargo unifies features over the packages selected, so these tests reuse
 # that build instead of compiling the core twice more.
-WORKSPACE=(--locked --workspace --features iikocloud-c/test-hooks)
+source scripts/workspace-features.sh
+WORKSPACE=(--locked --workspace --features "$WORKSPACE_FEATURES")
 
 if [ "${IIKO_WORKSPACE_TESTS_RAN:-0}" != 1 ]; then
     step "fault matrix and secrets (cargo test)"

@@ -1,13 +1,17 @@
-//! `NativeEvent`, one parsed webhook event as the Python classes hold it,
-//! and what the readers take from it. Its Python methods are in
+//! `NativeEvent`, the native part of each parsed webhook event (the base
+//! class of the Python event classes), and what the readers take from it. Its Python methods are in
 //! `webhook.rs`; the readers (`readers.rs`) use it without reaching into
 //! the webhook functions, which use the readers.
 
 use iikocloud::webhook::Event;
 use pyo3::prelude::*;
 
-/// One parsed event. Read-only; shared freely between threads.
-#[pyclass(frozen, module = "iikocloud._native")]
+/// One parsed event. Read-only; shared freely between threads. The base
+/// class of `iikocloud.webhooks.Event`: each event is one object, this
+/// value and the Python class's slots (`webhook::wrap_event`). Its getters
+/// have private names (`_event_type`): the Python classes' properties are
+/// the public ones.
+#[pyclass(frozen, subclass, module = "iikocloud._native")]
 pub struct NativeEvent {
     pub(crate) event: Event,
 }

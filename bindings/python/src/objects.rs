@@ -11,14 +11,18 @@
 //! shape (no slots, its own `__new__`) gets the generic path.
 //!
 //! This module is the only unsafe code of the Python crate: reading a type's
-//! member table and writing the slots of an object it has just made.
+//! member table, making an instance of a Python subclass of a native class,
+//! and writing the slots of an object it has just made.
 #![allow(unsafe_code)]
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyNone, PyString, PyType};
+use pyo3::PyClass;
+use std::marker::PhantomData;
 
 /// How instances of one class are made.
 pub(crate) enum Layout {
@@ -269,6 +273,17 @@ fn object_slots<'py>(
     {
         return Ok(None);
     }
+    member_slots(cls, names)
+}
+
+/// The offsets of the object slots `names`, in order, when each is an object
+/// slot whose member descriptor is what `cls` resolves the name to. `None`
+/// otherwise.
+fn member_slots<'py>(
+    cls: &Bound<'py, PyType>,
+    names: impl IntoIterator<Item = Bound<'py, PyString>>,
+) -> PyResult<Option<Vec<isize>>> {
+    let py = cls.py();
     let member_type = MEMBER_DESCRIPTOR.import(py, "types", "MemberDescriptorType")?;
     let offset_of = |name: &Bound<'_, PyString>| -> PyResult<Option<isize>> {
         let descriptor = match cls.getattr(name) {
@@ -294,53 +309,78 @@ fn object_slots<'py>(
     Ok(Some(offsets))
 }
 
-/// Makes instances of one class with values in some of its object slots,
-/// as `cls.__new__(cls)` and a store per slot would, but writing each slot
-/// directly; a class that does not fit that shape is called instead.
-pub(crate) struct SlotMaker {
+/// Makes instances of a Python subclass of the native class `T` (the
+/// `iikocloud.webhooks` event classes, of `NativeEvent`): the native value,
+/// then values in some of the subclass's object slots, written directly. One object per instance, where a Python class holding a native
+/// object in a slot made two (about a tenth of a sub-kilobyte webhook body's
+/// parse went to the second).
+pub(crate) struct SubclassMaker<T> {
     class: Py<PyType>,
-    /// The offsets of the slots, when the class fits.
-    offsets: Option<Box<[isize]>>,
+    offsets: Box<[isize]>,
+    native: PhantomData<fn(T)>,
 }
 
-impl SlotMaker {
-    /// A maker of `class` instances whose slots `names` are given values.
-    pub(crate) fn new(class: &Bound<'_, PyType>, names: &[&str]) -> PyResult<SlotMaker> {
+impl<T: PyClass> SubclassMaker<T> {
+    /// A maker of `class` instances whose slots `names` are given values;
+    /// `TypeError` unless `class` is a subclass of `T` with those slots.
+    pub(crate) fn new(class: &Bound<'_, PyType>, names: &[&str]) -> PyResult<SubclassMaker<T>> {
         let py = class.py();
-        let names = names.iter().map(|n| PyString::new(py, n));
-        Ok(SlotMaker {
+        if !class.is_subclass_of::<T>()? {
+            return Err(PyTypeError::new_err(format!(
+                "{} is no subclass of {}",
+                class.name()?,
+                T::NAME
+            )));
+        }
+        let offsets =
+            member_slots(class, names.iter().map(|n| PyString::new(py, n)))?.ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "{} lacks one of the object slots {names:?}",
+                    class.name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?;
+        Ok(SubclassMaker {
             class: class.clone().unbind(),
-            offsets: object_slots(class, names)?.map(Vec::into_boxed_slice),
+            offsets: offsets.into_boxed_slice(),
+            native: PhantomData,
         })
     }
 
-    /// An instance with `values` in the slots named at `new`, in order; for a
-    /// class that does not fit, what `otherwise` makes of the class and the
-    /// values.
+    /// An instance holding `native`, with `values` in the slots named at
+    /// `new`, in order.
     pub(crate) fn make<'py, const N: usize>(
         &self,
         py: Python<'py>,
+        native: PyClassInitializer<T>,
         values: [Bound<'py, PyAny>; N],
-        otherwise: impl FnOnce(
-            &Bound<'py, PyType>,
-            [Bound<'py, PyAny>; N],
-        ) -> PyResult<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let class = self.class.bind(py);
-        match &self.offsets {
-            Some(offsets) if offsets.len() == N => {
-                let obj = allocate(class)?;
-                for (&offset, value) in offsets.iter().zip(values) {
-                    // SAFETY: `obj` was just made by its type's allocator and
-                    // `offset` is one of its object slots (read from the
-                    // member descriptor attribute access uses; see
-                    // `object_slots`).
-                    unsafe { store(&obj, offset, value) }
-                }
-                Ok(obj)
-            }
-            _ => otherwise(class, values),
+        if self.offsets.len() != N {
+            return Err(PyTypeError::new_err(format!(
+                "{N} slot values for {} slots",
+                self.offsets.len()
+            )));
         }
+        // SAFETY: `class` is a subclass of `T` (checked in `new`), as
+        // `tp_new_impl` requires: what PyO3's own `#[new]` does for a
+        // subclass, `object.__new__` of the class and the native value moved
+        // in. It returns a new reference or NULL with an exception set.
+        // (`tp_new_impl` is PyO3's code for `#[new]`; Cargo.toml pins PyO3's
+        // exact version.)
+        let obj = unsafe {
+            let obj = pyo3::impl_::pymethods::tp_new_impl::<_, T>(
+                py,
+                native,
+                self.class.bind(py).as_type_ptr(),
+            )?;
+            Bound::from_owned_ptr(py, obj)
+        };
+        for (&offset, value) in self.offsets.iter().zip(values) {
+            // SAFETY: `obj` was just made by its type's allocator and
+            // `offset` is one of its object slots (read from the member
+            // descriptor attribute access uses; see `member_slots`).
+            unsafe { store(&obj, offset, value) }
+        }
+        Ok(obj)
     }
 }
 

@@ -2,9 +2,9 @@
 //! `iikocloud.webhooks`.
 //!
 //! Parsing is lazy on the Python side: `parse` builds the core's typed events
-//! in Rust (without the GIL for large bodies) and hands Python one small
-//! `NativeEvent` per event, inside the event's `iikocloud.webhooks` class;
-//! attributes are converted only when read. That keeps a webhook
+//! in Rust (without the GIL for large bodies) and hands Python one object
+//! per event: an instance of the event's `iikocloud.webhooks` class, which
+//! subclasses `NativeEvent`; attributes are converted only when read. That keeps a webhook
 //! parse as cheap as `json.loads` of the same body.
 
 use chrono::{Datelike, Timelike};
@@ -25,7 +25,7 @@ use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
 use crate::models::ModelRef;
 use crate::native_event::NativeEvent;
-use crate::objects::SlotMaker;
+use crate::objects::SubclassMaker;
 use std::sync::Arc;
 
 /// `(employee id, role id, opened, terminal group id)`.
@@ -99,9 +99,9 @@ fn options(
 #[pyclass(frozen)]
 struct EventClasses {
     /// For events that could not be read.
-    invalid: SlotMaker,
+    invalid: SubclassMaker<NativeEvent>,
     /// By kind code.
-    by_kind: Vec<SlotMaker>,
+    by_kind: Vec<SubclassMaker<NativeEvent>>,
     /// `webhooks._MISSING`: what `Event.__init__` puts in the slots it reads
     /// on first use.
     missing: Py<PyAny>,
@@ -131,8 +131,9 @@ impl EventClasses {
     }
 }
 
-/// The slots of `webhooks.Event` a new event gets, in this order.
-const EVENT_SLOTS: [&str; 3] = ["_n", "_info", "_typed"];
+/// The slots of `webhooks.Event` (a subclass of `NativeEvent`) a new event
+/// gets, in this order.
+const EVENT_SLOTS: [&str; 2] = ["_info", "_typed"];
 
 /// The registered classes: a list holding one `EventClasses`, replaced when
 /// the module is reloaded (a value set once could not be).
@@ -166,10 +167,10 @@ pub fn set_event_classes(
         }
     }
     let classes = EventClasses {
-        invalid: SlotMaker::new(&invalid, &EVENT_SLOTS)?,
+        invalid: SubclassMaker::new(&invalid, &EVENT_SLOTS)?,
         by_kind: by_kind
             .iter()
-            .map(|class| SlotMaker::new(class, &EVENT_SLOTS))
+            .map(|class| SubclassMaker::new(class, &EVENT_SLOTS))
             .collect::<PyResult<_>>()?,
         missing,
         models: models
@@ -199,9 +200,9 @@ fn event_classes(py: Python<'_>) -> PyResult<Bound<'_, EventClasses>> {
     }
 }
 
-/// One event as an instance of its `iikocloud.webhooks` class, its slots
-/// written directly: for a sub-kilobyte body, wrapping each event in Python
-/// cost a third of the whole parse.
+/// One event as an instance of its `iikocloud.webhooks` class (a subclass of
+/// `NativeEvent`), its slots written directly: for a sub-kilobyte body,
+/// wrapping each event in Python cost a third of the whole parse.
 fn wrap_event<'py>(
     classes: &Bound<'py, EventClasses>,
     event: Event,
@@ -222,13 +223,7 @@ fn wrap_event<'py>(
     } else {
         classes.missing.bind(py).clone()
     };
-    let native = Bound::new(py, NativeEvent { event })?.into_any();
-    maker.make(
-        py,
-        [native, unread.clone(), unread],
-        // A class that does not fit is made as Python makes it.
-        |class, [native, ..]| class.call1((native,)),
-    )
+    maker.make(py, NativeEvent { event }.into(), [unread.clone(), unread])
 }
 
 fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
@@ -400,16 +395,16 @@ fn opt_decimal<'py>(
 
 #[pymethods]
 impl NativeEvent {
-    #[getter]
+    #[getter(_event_type)]
     fn event_type(&self) -> Option<&str> {
         self.event.event_type()
     }
-    #[getter]
+    #[getter(_event_time_raw)]
     fn event_time_raw(&self) -> Option<&str> {
         self.event.event_time().map(|t| t.raw.as_str())
     }
     /// `(year, month, day, hour, minute, second, microsecond)` in UTC.
-    #[getter]
+    #[getter(_event_time_parts)]
     fn event_time_parts(&self) -> Option<(i32, u32, u32, u32, u32, u32, u32)> {
         let t = self.event.event_time()?.utc?;
         Some((
@@ -422,80 +417,80 @@ impl NativeEvent {
             t.nanosecond().min(999_999_999) / 1000,
         ))
     }
-    #[getter]
+    #[getter(_organization_id)]
     fn organization_id(&self) -> Option<&str> {
         self.event.organization_id()
     }
-    #[getter]
+    #[getter(_correlation_id)]
     fn correlation_id(&self) -> Option<&str> {
         self.event.correlation_id()
     }
-    #[getter]
+    #[getter(_raw_json)]
     fn raw_json(&self) -> &str {
         self.event.raw_json()
     }
-    #[getter]
+    #[getter(_problem)]
     fn problem(&self) -> Option<&str> {
         self.event.problem()
     }
-    #[getter]
+    #[getter(_entity_id)]
     fn entity_id(&self) -> Option<&str> {
         self.event.entity_id()
     }
-    #[getter]
+    #[getter(_timestamp)]
     fn timestamp(&self) -> Option<i64> {
         self.event.timestamp()
     }
-    #[getter]
+    #[getter(_creation_status)]
     fn creation_status(&self) -> Option<&str> {
         self.event.creation_status().map(|s| s.as_str())
     }
-    #[getter]
+    #[getter(_error_code)]
     fn error_code(&self) -> Option<&str> {
         self.event.error_code()
     }
-    #[getter]
+    #[getter(_error_message)]
     fn error_message(&self) -> Option<&str> {
         self.event.error_message()
     }
-    #[getter]
+    #[getter(_status)]
     fn status(&self) -> Option<&str> {
         self.event.status()
     }
-    #[getter]
+    #[getter(_order_number)]
     fn order_number(&self) -> Option<i64> {
         self.event.order_number()
     }
-    #[getter]
+    #[getter(_sum)]
     fn sum<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         opt_decimal(py, self.event.sum())
     }
-    #[getter]
+    #[getter(_phone)]
     fn phone(&self) -> Option<&str> {
         self.event.phone()
     }
-    #[getter]
+    #[getter(_is_new_delivery_order)]
     fn is_new_delivery_order(&self) -> bool {
         self.event.is_new_delivery_order()
     }
-    #[getter]
+    #[getter(_dedup_key)]
     fn dedup_key(&self) -> String {
         self.event.dedup_key().as_str().to_owned()
     }
-    #[getter]
+    #[getter(_external_number)]
     fn external_number(&self) -> Option<&str> {
         self.event.external_number()
     }
-    #[getter]
+    #[getter(_pos_id)]
     fn pos_id(&self) -> Option<&str> {
         self.event.pos_id()
     }
-    #[getter]
+    #[getter(_reserve_is_deleted)]
     fn reserve_is_deleted(&self) -> Option<bool> {
         self.event.reserve_is_deleted()
     }
     /// `[(terminal group id, is_full)]` of a `StopListUpdate`.
-    #[getter]
+    #[getter(_stop_list_updates)]
     fn stop_list_updates(&self) -> Vec<(Option<String>, Option<bool>)> {
         self.event
             .stop_list()
@@ -509,7 +504,7 @@ impl NativeEvent {
             .unwrap_or_default()
     }
     /// `(employee id, role id, opened, terminal group id)` of a `PersonalShift`.
-    #[getter]
+    #[getter(_personal_shift)]
     fn personal_shift(&self) -> Option<ShiftParts> {
         self.event.personal_shift().map(|s| {
             (
@@ -524,7 +519,7 @@ impl NativeEvent {
     /// passes no arguments, which on the abi3 ABI a call packs into a tuple
     /// and PyO3 unpacks again (unknown and unreadable events read this on
     /// every `event_info`).
-    #[getter]
+    #[getter(_plain_event_info)]
     fn plain_event_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         guard(py, || self.plain(py, Some("eventInfo")))
     }
@@ -533,7 +528,7 @@ impl NativeEvent {
     /// plain. A getter that knows the model: what `load_model(cls, event,
     /// "eventInfo")` does without the call's arguments to unpack and the
     /// model to look up by class.
-    #[getter]
+    #[getter(_typed_event_info)]
     fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         guard(py, || {
@@ -550,13 +545,6 @@ impl NativeEvent {
             };
             crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)
         })
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "NativeEvent({}, {:?})",
-            self.event.kind().as_str(),
-            self.event.entity_id()
-        )
     }
 }
 

@@ -333,9 +333,9 @@ def test_the_typed_getter_refuses_kinds_read_plain() -> None:
         b'{"eventType":"StopListUpdate","eventInfo":{"terminalGroupsStopListsUpdates":[]}}]'
     )
     with pytest.raises(iikocloud.InvalidInputError, match="no eventInfo model"):
-        unknown._n.typed_event_info
+        unknown._typed_event_info
     assert unknown.event_info == {"id": "k"}
-    assert isinstance(stop_list._n.typed_event_info, m.WebHookOnStopListChangeData)
+    assert isinstance(stop_list._typed_event_info, m.WebHookOnStopListChangeData)
 
 
 @pytest.mark.parametrize("path", _bodies(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -349,9 +349,9 @@ def test_event_info_of_every_body_reads_the_same_natively(path: Path) -> None:
         cls = getattr(m, name)
         ours = check(cls, event.raw_json, member="eventInfo")
         # What the event hands out is the native reading of its own JSON.
-        check(cls, event._n, member="eventInfo")
+        check(cls, event, member="eventInfo")
         # The getter the event classes read: the model of the event's kind.
-        same(event._n.typed_event_info, ours)
+        same(event._typed_event_info, ours)
         same(event.event_info, ours)
         typed += 1
     whole = json.loads(path.read_bytes())
@@ -555,7 +555,7 @@ def test_a_member_is_read_as_the_events_event_info(member_text: str) -> None:
     # From a parsed event too, where the reader may start at the eventInfo
     # the parse found.
     for event in [webhooks.parse_event(member_text)] + webhooks.parse(f"[{member_text}]"):
-        check(ORDER, event._n, member="eventInfo")
+        check(ORDER, event, member="eventInfo")
 
 
 def test_random_changes_to_real_bodies_never_break_the_reader() -> None:

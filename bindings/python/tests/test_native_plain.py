@@ -58,9 +58,9 @@ def check_events(events: List[webhooks.Event], *, native: bool = True) -> None:
             assert event.event_info is None
         if native:
             # No fallback: load_plain raises what it leaves to json.loads.
-            same(_native.load_plain(event._n, "eventInfo"), theirs)
-            same(event._n.plain_event_info, theirs)
-            same(_native.load_plain(event._n), json.loads(event.raw_json, parse_float=Decimal))
+            same(_native.load_plain(event, "eventInfo"), theirs)
+            same(event._plain_event_info, theirs)
+            same(_native.load_plain(event), json.loads(event.raw_json, parse_float=Decimal))
         same(event.raw_event_info, theirs)
         if event.EVENT_TYPE is None:
             same(event.event_info, theirs)
@@ -178,9 +178,9 @@ def test_event_json_that_is_no_json_raises_natively_and_reads_as_nothing(text: s
     event = webhooks.parse_event(text)
     assert type(event).__name__ == "InvalidEvent"
     with pytest.raises(iikocloud.InvalidInputError, match="not JSON the native reader takes"):
-        _native.load_plain(event._n)
+        _native.load_plain(event)
     with pytest.raises(iikocloud.InvalidInputError):
-        _native.load_plain(event._n, "eventInfo")
+        _native.load_plain(event, "eventInfo")
     assert event.event_info is None
     assert event.raw_event_info is None
     assert event.to_dict() == {}
@@ -199,8 +199,8 @@ def test_strings_with_an_escape_or_a_control_character_at_every_place(place: int
         text = "x" * place + bad + "y" * (19 - place)
         event = webhooks.parse_event('{"eventInfo":"%s"}' % text)
         with pytest.raises(iikocloud.InvalidInputError):
-            _native.load_plain(event._n)
+            _native.load_plain(event)
         assert event.to_dict() == {}
     unterminated = webhooks.parse_event('{"eventInfo":"' + "x" * place)
     with pytest.raises(iikocloud.InvalidInputError):
-        _native.load_plain(unterminated._n)
+        _native.load_plain(unterminated)

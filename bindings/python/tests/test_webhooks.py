@@ -3,9 +3,11 @@ ordering, and a real delivery from the emulator to a local receiver."""
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import http.server
 import json
+import pickle
 import threading
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Any, Iterator, List, Tuple
 import pytest
 
 import iikocloud
-from iikocloud import IikoError, webhooks
+from iikocloud import IikoError, _native, webhooks
 from iikocloud.testing import ORGANIZATION_ID, Emulator
 from iikocloud.webhooks import WebhookParseError, WebhookVerificationError
 
@@ -146,23 +148,52 @@ def test_unknown_and_invalid_events_do_not_hide_neighbours() -> None:
     assert shift.event_time is None and shift.event_time_raw == "garbage"
 
 
-def test_events_made_natively_are_what_their_class_makes() -> None:
-    # The native parse writes the slots of each event directly instead of
-    # calling the class: every slot `__init__` sets must be set the same way,
-    # and every kind must get its class.
+def test_each_event_is_one_object_of_its_class_with_its_slots_set() -> None:
+    # The native parse makes each event as an instance of its class, which
+    # subclasses the native event, and writes the class's slots directly:
+    # every kind must get its class, and every slot a value (an empty slot
+    # would raise AttributeError on the first event_info).
     events = [e for path in FILES for e in webhooks.parse(path.read_bytes())]
-    events += webhooks.parse(b'[42, {"eventType":"Other","eventInfo":{}}]')
+    events += webhooks.parse(b'[42, {"eventType":"Other","eventInfo":{}}, {"eventType":"Other"}]')
     events.append(webhooks.parse_event('{"eventType":"StopListUpdate","eventInfo":{}}'))
     assert {type(e) for e in events} >= {
         webhooks.DeliveryOrderUpdate, webhooks.StopListUpdate, webhooks.UnknownEvent, webhooks.InvalidEvent
     }
     for event in events:
-        made = type(event)(event._n)
+        assert isinstance(event, _native.NativeEvent), type(event)
+        assert not hasattr(event, "__dict__"), type(event)
         slots = [name for cls in type(event).__mro__ for name in getattr(cls, "__slots__", ())]
-        assert slots, type(event)
+        assert slots == ["_info", "_typed"], (type(event), slots)
         for name in slots:
-            assert getattr(event, name) is getattr(made, name), (type(event), name)
-        assert event.raw_json == made.raw_json and event.event_info == made.event_info
+            value = getattr(event, name)
+            assert value is None or value is webhooks._MISSING, (type(event), name, value)
+        whole = json.loads(event.raw_json, parse_float=Decimal)
+        assert event.to_dict() == (whole if isinstance(whole, dict) else {"value": whole})
+        # Pickled and copied as its JSON: an equal event of the same class.
+        for again in (pickle.loads(pickle.dumps(event)), copy.copy(event), copy.deepcopy(event)):
+            assert type(again) is type(event) and again == event and again.to_dict() == event.to_dict()
+    # An event seen without eventInfo has None there already.
+    assert (events[-2]._info, events[-2]._typed) == (None, None)
+    assert (events[-1]._info, events[-1]._typed) == (webhooks._MISSING, webhooks._MISSING)
+
+
+def test_event_classes_must_be_native_events_with_the_slots() -> None:
+    kinds = len(_native.event_kinds())
+    models = [None] * kinds
+
+    class Plain:
+        __slots__ = ("_info", "_typed")
+
+    class NoSlots(_native.NativeEvent):
+        pass
+
+    for bad, why in [(Plain, "no subclass of NativeEvent"), (NoSlots, "lacks one of the object slots")]:
+        with pytest.raises(TypeError, match=why):
+            _native.set_event_classes(webhooks.InvalidEvent, [bad] * kinds, webhooks._MISSING, models)
+    # The registered classes are still the package's.
+    assert type(webhooks.parse_event('{"eventType":"Other"}')) is webhooks.UnknownEvent
+    with pytest.raises(TypeError):
+        webhooks.Event()  # made only by the parse
 
 
 def test_a_reloaded_module_gets_events_of_its_own_classes() -> None:

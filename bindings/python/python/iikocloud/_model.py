@@ -365,7 +365,7 @@ def _load_text(cls: Type[Model], text: Any, member: Optional[str]) -> Any:
     member of a top-level object (None when either is no object, or the text
     no JSON), as ``webhooks.Event.event_info`` reads ``eventInfo``."""
     if isinstance(text, _native.NativeEvent):
-        text = text.raw_json
+        text = text._raw_json
     elif isinstance(text, memoryview):
         text = text.tobytes()
     if member is None:

@@ -110,31 +110,32 @@ Body = Union[bytes, bytearray, memoryview, str]
 Headers = Union[Mapping[str, Any], Iterable[Tuple[Any, Any]]]
 
 
-class Event:
-    """One webhook event. Subclasses add the fields of their type."""
+class Event(_native.NativeEvent):
+    """One webhook event. Subclasses add the fields of their type.
 
-    __slots__ = ("_n", "_info", "_typed")
+    Made only by :func:`parse`, :func:`parse_event` and the receivers: the
+    parsed event is the native base class's part of the object.
+    """
+
+    # The native parse writes these slots itself (`EVENT_SLOTS` in
+    # src/webhook.rs): the first reads of event_info and raw_event_info.
+    __slots__ = ("_info", "_typed")
+    _info: Any
+    _typed: Any
 
     #: The ``eventType`` this class stands for (``None`` on the generic ones).
     EVENT_TYPE: ClassVar[Optional[str]] = None
 
-    def __init__(self, native: _native.NativeEvent) -> None:
-        # The native parse writes these three slots itself (`EVENT_SLOTS` in
-        # src/webhook.rs), without calling this.
-        self._n = native
-        self._info: Any = _MISSING
-        self._typed: Any = _MISSING
-
     @property
     def event_type(self) -> Optional[str]:
         """``eventType`` as sent (also for unknown types)."""
-        return self._n.event_type
+        return self._event_type
 
     @property
     def event_time(self) -> Optional[_dt.datetime]:
         """``eventTime`` as an aware UTC datetime (None if absent or unreadable;
         the text is in :attr:`event_time_raw`)."""
-        parts = self._n.event_time_parts
+        parts = self._event_time_parts
         if parts is None:
             return None
         return _dt.datetime(*parts, tzinfo=_dt.timezone.utc)
@@ -142,22 +143,22 @@ class Event:
     @property
     def event_time_raw(self) -> Optional[str]:
         """``eventTime`` exactly as sent."""
-        return self._n.event_time_raw
+        return self._event_time_raw
 
     @property
     def organization_id(self) -> Optional[str]:
         """``organizationId``."""
-        return self._n.organization_id
+        return self._organization_id
 
     @property
     def correlation_id(self) -> Optional[str]:
         """``correlationId`` of the operation that caused the event."""
-        return self._n.correlation_id
+        return self._correlation_id
 
     @property
     def raw_json(self) -> str:
         """The event's JSON exactly as it appeared in the body."""
-        return self._n.raw_json
+        return self._raw_json
 
     @property
     def event_info(self) -> Any:
@@ -178,7 +179,7 @@ class Event:
                 # from the event's JSON, None when absent or no object; a
                 # getter that knows the model, cheaper than a call with
                 # arguments and a lookup by class.
-                typed = self._n.typed_event_info
+                typed = self._typed_event_info
             self._typed = typed
         return typed
 
@@ -191,29 +192,29 @@ class Event:
                 # Read natively where the parse found it (unknown event types
                 # and malformed events come here on every event_info); a
                 # getter, which costs less than a call with arguments.
-                self._info = self._n.plain_event_info
+                self._info = self._plain_event_info
             except ValueError:
-                self._info = _reference_info(self._n.raw_json)
+                self._info = _reference_info(self._raw_json)
         return self._info
 
     @property
     def dedup_key(self) -> str:
         """The key that identifies this event across repeated deliveries
         (stable across processes and versions, so it may be stored)."""
-        return self._n.dedup_key
+        return self._dedup_key
 
     @property
     def problem(self) -> Optional[str]:
         """Why the event could not be read (only on :class:`InvalidEvent`)."""
-        return self._n.problem
+        return self._problem
 
     def to_dict(self) -> Dict[str, Any]:
         """The whole event as sent, fractional numbers as ``Decimal``."""
         try:
-            whole = _native.load_plain(self._n)
+            whole = _native.load_plain(self)
         except ValueError:
             try:
-                whole = _json.loads(self._n.raw_json, parse_float=Decimal)
+                whole = _json.loads(self._raw_json, parse_float=Decimal)
             except ValueError:
                 return {}
         return whole if isinstance(whole, dict) else {"value": whole}
@@ -234,6 +235,11 @@ class Event:
 
     def __hash__(self) -> int:
         return hash(self.raw_json)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+        # Pickled and copied as its JSON, read again when loaded: the native
+        # part has no other state, and the slots are what reads fill in.
+        return (parse_event, (self._raw_json,))
 
 
 _MISSING: Any = object()
@@ -258,33 +264,33 @@ class _EntityEvent(Event):
     def id(self) -> Optional[str]:
         """``eventInfo.id``: the order or reserve id (the same in every event
         about it)."""
-        return self._n.entity_id
+        return self._entity_id
 
     @property
     def timestamp(self) -> Optional[int]:
         """``eventInfo.timestamp``: a version that grows with every change of
         the entity (compare, never interpret)."""
-        return self._n.timestamp
+        return self._timestamp
 
     @property
     def external_number(self) -> Optional[str]:
         """``eventInfo.externalNumber``."""
-        return self._n.external_number
+        return self._external_number
 
     @property
     def creation_status(self) -> Optional[str]:
         """``Success``, ``InProgress`` or ``Error`` (or a newer value, as sent)."""
-        return self._n.creation_status
+        return self._creation_status
 
     @property
     def error_code(self) -> Optional[str]:
         """``errorInfo.code`` when creation failed."""
-        return self._n.error_code
+        return self._error_code
 
     @property
     def error_message(self) -> Optional[str]:
         """``errorInfo.message`` (or the deprecated ``description``)."""
-        return self._n.error_message
+        return self._error_message
 
     @property
     def error_info(self) -> Optional["_m.ErrorInfo"]:
@@ -295,12 +301,12 @@ class _EntityEvent(Event):
     @property
     def status(self) -> Optional[str]:
         """The order's or reserve's status, as sent."""
-        return self._n.status
+        return self._status
 
     @property
     def phone(self) -> Optional[str]:
         """The customer phone."""
-        return self._n.phone
+        return self._phone
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [
@@ -318,22 +324,22 @@ class _OrderEvent(_EntityEvent):
     @property
     def order_id(self) -> Optional[str]:
         """Same as :attr:`id`."""
-        return self._n.entity_id
+        return self._entity_id
 
     @property
     def pos_id(self) -> Optional[str]:
         """``eventInfo.posId``: the id in the restaurant's POS."""
-        return self._n.pos_id
+        return self._pos_id
 
     @property
     def number(self) -> Optional[int]:
         """The order number."""
-        return self._n.order_number
+        return self._order_number
 
     @property
     def sum(self) -> Optional[Decimal]:
         """The order total, exact."""
-        return self._n.sum
+        return self._sum
 
 
 
@@ -359,7 +365,7 @@ class DeliveryOrderUpdate(_OrderEvent):
         """Whether this announces a new order: it has an order whose status is
         ``Unconfirmed``, ``WaitCooking`` or ``New``. After an outage the first
         event seen for an order may be later; track seen ids yourself."""
-        return self._n.is_new_delivery_order
+        return self._is_new_delivery_order
 
 
 class DeliveryOrderError(_OrderEvent):
@@ -422,17 +428,17 @@ class _ReserveEvent(_EntityEvent):
     @property
     def is_deleted(self) -> Optional[bool]:
         """``eventInfo.isDeleted``."""
-        return self._n.reserve_is_deleted
+        return self._reserve_is_deleted
 
     @property
     def number(self) -> Optional[int]:
         """The banquet order's number, if any."""
-        return self._n.order_number
+        return self._order_number
 
     @property
     def sum(self) -> Optional[Decimal]:
         """The banquet order's total, exact, if any."""
-        return self._n.sum
+        return self._sum
 
     @property
     def event_info(self) -> Optional["_m.ReserveInfo"]:
@@ -476,12 +482,12 @@ class StopListUpdate(Event):
     @property
     def terminal_groups(self) -> List[Tuple[Optional[str], Optional[bool]]]:
         """``(terminal group id, is_full)`` per changed terminal group."""
-        return list(self._n.stop_list_updates)
+        return list(self._stop_list_updates)
 
     @property
     def terminal_group_ids(self) -> List[str]:
         """Ids of the terminal groups whose stop lists changed."""
-        return [tg for tg, _ in self._n.stop_list_updates if tg is not None]
+        return [tg for tg, _ in self._stop_list_updates if tg is not None]
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("terminal_group_ids", self.terminal_group_ids)]
@@ -500,7 +506,7 @@ class PersonalShift(Event):
         return self._typed_info()  # type: ignore[no-any-return]
 
     def _shift(self) -> Tuple[Optional[str], Optional[str], Optional[bool], Optional[str]]:
-        return self._n.personal_shift or (None, None, None, None)
+        return self._personal_shift or (None, None, None, None)
 
     @property
     def employee_id(self) -> Optional[str]:
@@ -700,23 +706,23 @@ class Deduplicator:
 
     def first_seen(self, event: Event) -> bool:
         """True the first time (and records the event), False for a repeat."""
-        return self._n.first_seen(event._n)
+        return self._n.first_seen(event)
 
     def first_new_order(self, event: Event) -> bool:
         """True exactly once per delivery order: for the first event that makes
         the order new (the service sends both ``Unconfirmed`` and
         ``WaitCooking`` for one order), False for the rest and for every
         other event. Kept ``max_age`` seconds, in the store when there is one."""
-        return self._n.first_new_order(event._n)
+        return self._n.first_new_order(event)
 
     def forget(self, event: Event) -> None:
         """Forgets an event, e.g. when processing it failed and a resend
         should be processed."""
-        self._n.forget(event._n)
+        self._n.forget(event)
 
     def filter(self, events: Sequence[Event]) -> List[Event]:
         """The events seen for the first time, in order (recording them)."""
-        return [e for e in events if self._n.first_seen(e._n)]
+        return [e for e in events if self._n.first_seen(e)]
 
     def clear(self) -> None:
         """Forgets everything."""
@@ -768,17 +774,17 @@ class OrderingGuard:
     def observe(self, event: Event) -> Ordering:
         """Decides whether to apply the event, recording it when it is newer
         (check and record are one atomic step)."""
-        decision, last = self._n.observe(event._n)
+        decision, last = self._n.observe(event)
         return Ordering(decision, last)
 
     def is_newer(self, event: Event) -> bool:
         """Whether the event is newer than the last applied one, without
         recording it (True for untracked events)."""
-        return self._n.is_newer(event._n)
+        return self._n.is_newer(event)
 
     def forget(self, event: Event) -> None:
         """Forgets the event's entity."""
-        self._n.forget(event._n)
+        self._n.forget(event)
 
     def clear(self) -> None:
         """Forgets everything."""

@@ -311,9 +311,10 @@ fn member_slots<'py>(
 
 /// Makes instances of a Python subclass of the native class `T` (the
 /// `iikocloud.webhooks` event classes, of `NativeEvent`): the native value,
-/// then values in some of the subclass's object slots, written directly. One object per instance, where a Python class holding a native
-/// object in a slot made two (about a tenth of a sub-kilobyte webhook body's
-/// parse went to the second).
+/// then values in some of the subclass's object slots, written directly.
+/// One object per instance, where a Python class holding the native object
+/// in a slot made two (the second was 2-4 % of a sub-kilobyte webhook body's
+/// parse).
 pub(crate) struct SubclassMaker<T> {
     class: Py<PyType>,
     offsets: Box<[isize]>,

@@ -4,8 +4,8 @@
 //! Parsing is lazy on the Python side: `parse` builds the core's typed events
 //! in Rust (without the GIL for large bodies) and hands Python one object
 //! per event: an instance of the event's `iikocloud.webhooks` class, which
-//! subclasses `NativeEvent`; attributes are converted only when read. That keeps a webhook
-//! parse as cheap as `json.loads` of the same body.
+//! subclasses `NativeEvent`; attributes are converted only when read. That
+//! keeps a webhook parse near `json.loads` of the same body.
 
 use chrono::{Datelike, Timelike};
 use iikocloud::limits::{
@@ -102,8 +102,8 @@ struct EventClasses {
     invalid: SubclassMaker<NativeEvent>,
     /// By kind code.
     by_kind: Vec<SubclassMaker<NativeEvent>>,
-    /// `webhooks._MISSING`: what `Event.__init__` puts in the slots it reads
-    /// on first use.
+    /// `webhooks._MISSING`: what the slots `Event` fills on first use hold
+    /// until then.
     missing: Py<PyAny>,
     /// By kind code: the name of the model of its `eventInfo` (`None`: read
     /// plain), and the model, looked up on first use (not at import: that

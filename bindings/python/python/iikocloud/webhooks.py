@@ -585,8 +585,9 @@ _BY_KIND: Dict[int, Type[Event]] = {
 }
 
 
-# The native parse makes each event as an instance of its class here, with
-# the slots `Event.__init__` sets.
+# The native parse makes each event as an instance of its class here (each
+# a subclass of the native event, with `Event`'s slots), `_MISSING` in the
+# slots until their first read.
 _native.set_event_classes(
     InvalidEvent,
     [_BY_KIND[code] for code in range(len(_BY_KIND))],

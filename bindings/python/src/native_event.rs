@@ -1,7 +1,7 @@
 //! `NativeEvent`, the native part of each parsed webhook event (the base
-//! class of the Python event classes), and what the readers take from it. Its Python methods are in
-//! `webhook.rs`; the readers (`readers.rs`) use it without reaching into
-//! the webhook functions, which use the readers.
+//! class of the Python event classes), and what the readers take from it.
+//! Its Python methods are in `webhook.rs`; the readers (`readers.rs`) use it
+//! without reaching into the webhook functions, which use the readers.
 
 use iikocloud::webhook::Event;
 use pyo3::prelude::*;

@@ -315,16 +315,16 @@ fn member_slots<'py>(
 /// One object per instance, where a Python class holding the native object
 /// in a slot made two (the second was 2-4 % of a sub-kilobyte webhook body's
 /// parse).
-pub(crate) struct SubclassMaker<T> {
+pub(crate) struct SubclassMaker<T, const N: usize> {
     class: Py<PyType>,
-    offsets: Box<[isize]>,
+    offsets: [isize; N],
     native: PhantomData<fn(T)>,
 }
 
-impl<T: PyClass> SubclassMaker<T> {
+impl<T: PyClass, const N: usize> SubclassMaker<T, N> {
     /// A maker of `class` instances whose slots `names` are given values;
     /// `TypeError` unless `class` is a subclass of `T` with those slots.
-    pub(crate) fn new(class: &Bound<'_, PyType>, names: &[&str]) -> PyResult<SubclassMaker<T>> {
+    pub(crate) fn new(class: &Bound<'_, PyType>, names: &[&str; N]) -> PyResult<Self> {
         let py = class.py();
         if !class.is_subclass_of::<T>()? {
             return Err(PyTypeError::new_err(format!(
@@ -333,8 +333,9 @@ impl<T: PyClass> SubclassMaker<T> {
                 T::NAME
             )));
         }
-        let offsets =
-            member_slots(class, names.iter().map(|n| PyString::new(py, n)))?.ok_or_else(|| {
+        let offsets = member_slots(class, names.iter().map(|n| PyString::new(py, n)))?
+            .and_then(|offsets| <[isize; N]>::try_from(offsets).ok())
+            .ok_or_else(|| {
                 PyTypeError::new_err(format!(
                     "{} lacks one of the object slots {names:?}",
                     class.name().map(|n| n.to_string()).unwrap_or_default()
@@ -342,25 +343,19 @@ impl<T: PyClass> SubclassMaker<T> {
             })?;
         Ok(SubclassMaker {
             class: class.clone().unbind(),
-            offsets: offsets.into_boxed_slice(),
+            offsets,
             native: PhantomData,
         })
     }
 
     /// An instance holding `native`, with `values` in the slots named at
     /// `new`, in order.
-    pub(crate) fn make<'py, const N: usize>(
+    pub(crate) fn make<'py>(
         &self,
         py: Python<'py>,
         native: PyClassInitializer<T>,
         values: [Bound<'py, PyAny>; N],
     ) -> PyResult<Bound<'py, PyAny>> {
-        if self.offsets.len() != N {
-            return Err(PyTypeError::new_err(format!(
-                "{N} slot values for {} slots",
-                self.offsets.len()
-            )));
-        }
         // SAFETY: `class` is a subclass of `T` (checked in `new`), as
         // `tp_new_impl` requires: what PyO3's own `#[new]` does for a
         // subclass, `object.__new__` of the class and the native value moved

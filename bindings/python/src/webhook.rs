@@ -99,9 +99,9 @@ fn options(
 #[pyclass(frozen)]
 struct EventClasses {
     /// For events that could not be read.
-    invalid: SubclassMaker<NativeEvent>,
+    invalid: SubclassMaker<NativeEvent, { EVENT_SLOTS.len() }>,
     /// By kind code.
-    by_kind: Vec<SubclassMaker<NativeEvent>>,
+    by_kind: Vec<SubclassMaker<NativeEvent, { EVENT_SLOTS.len() }>>,
     /// `webhooks._MISSING`: what the slots `Event` fills on first use hold
     /// until then.
     missing: Py<PyAny>,

@@ -133,20 +133,19 @@ MULTI=$IIKO_VECTORS/payloads/multi_all_types.json
 
 if [ "$MODE" = all ]; then
     # ---- 1. clippy ----
-    # Without the typed operations (CORE_FEATURES): generated code with no
-    # target-specific part, linted and unit-tested on x86_64 and Windows, and
-    # run on aarch64 below through the C operations test. They were two
+    # Without the typed operations (scripts/workspace-features.sh): linted on
+    # x86_64, run here below through the C operations test. They were two
     # thirds of this script's Rust compile time (the core's test build: 157
     # against 47 CPU-seconds).
-    CORE_FEATURES=(--no-default-features --features sqlite,redis)
-    step "cargo clippy --target $TARGET -p iikocloud --lib ${CORE_FEATURES[*]} (-D warnings)"
-    cargo clippy --locked --target "$TARGET" -p iikocloud --lib "${CORE_FEATURES[@]}" -- -D warnings
+    source scripts/workspace-features.sh
+    step "cargo clippy --target $TARGET -p iikocloud --lib ${CORE_WITHOUT_OPERATIONS[*]} (-D warnings)"
+    cargo clippy --locked --target "$TARGET" -p iikocloud --lib "${CORE_WITHOUT_OPERATIONS[@]}" -- -D warnings
 
     # ---- 2. Rust tests under qemu ----
     step "the core's unit tests and the webhook suites, aarch64 under qemu"
     # The unit tests hold both_mask_builders_agree (NEON against the word
     # version) and the_scanner_and_the_careful_path_agree.
-    cargo test --locked --target "$TARGET" -p iikocloud "${CORE_FEATURES[@]}" --lib --test webhook_vectors \
+    cargo test --locked --target "$TARGET" -p iikocloud "${CORE_WITHOUT_OPERATIONS[@]}" --lib --test webhook_vectors \
         --test webhook_payloads --test webhook_parse --test webhook_proptest --test webhook_dedup \
         2>&1 | tee "$OUT/cargo-test.log"
     # The NEON classifier ran: the binary is AArch64 and the agreement tests passed.

@@ -94,8 +94,11 @@ python3 scripts/spec-snapshot.py --self-test
 python3 scripts/spec-snapshot.py --check
 cargo run --locked --quiet -p iikocloud-codegen -- --check
 
+source scripts/workspace-features.sh
 step "cargo clippy (all targets, -D warnings)"
-cargo clippy --workspace --all-targets --locked --features iikocloud-c/test-hooks,iikocloud-python/test-hooks,iikocloud/otel-metrics -- -D warnings
+# The test build's features and the Python crate's test hooks (its tests are
+# pytest's, so the test build leaves them out).
+cargo clippy --workspace --all-targets --locked --features "$WORKSPACE_FEATURES,iikocloud-python/test-hooks" -- -D warnings
 # The core without its optional stores (sqlite, redis) builds clean too.
 cargo clippy -p iikocloud --lib --locked --no-default-features -- -D warnings
 
@@ -110,7 +113,6 @@ trap 'stop_dist_build; iiko_stop_redis' EXIT
 step "cargo test (workspace, with telemetry into the OpenTelemetry SDK)"
 # otel-metrics is among the features (tests/telemetry_otel.rs), where a build
 # of its own compiled the core a second time (1:46 of the run).
-source scripts/workspace-features.sh
 cargo test --workspace --locked --features "$WORKSPACE_FEATURES" 2>&1 | tee target/cargo-test.log
 # That file's tests are compiled only with the feature: they must have run.
 grep -q '^test spans_and_metrics_reach_the_opentelemetry_sdk \.\.\. ok$' target/cargo-test.log ||

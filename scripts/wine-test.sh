@@ -82,15 +82,15 @@ pass() { TOTAL_PASSED=$((TOTAL_PASSED + 1)); echo "ok   $*"; }
 fail() { TOTAL_FAILED=$((TOTAL_FAILED + 1)); echo "FAIL $*"; }
 
 # ---- 3. the core's unit tests ----
+source scripts/workspace-features.sh
 step "the core's unit tests under wine (cargo test --target $TRIPLE -p iikocloud --lib, without the typed operations)"
 # Test-only builds of the core for this target; wine runs the harness.
-# Without the typed operations, as under qemu (scripts/qemu-test.sh): their
-# generated code has no Windows part, its tests run on Linux, and the C
-# operations test below runs it here through iikocloud.dll.
+# Without the typed operations (scripts/workspace-features.sh): the C
+# operations test below runs them here through iikocloud.dll.
 # (Output to a file, never a pipe, for every wine program: a process wine
 # starts in the background would hold the pipe open.)
 if CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine wincargo test --locked --target "$TRIPLE" -p iikocloud --lib \
-    --no-default-features --features sqlite,redis >"$OUT/core-tests.log" 2>&1; then
+    "${CORE_WITHOUT_OPERATIONS[@]}" >"$OUT/core-tests.log" 2>&1; then
     pass "core unit tests (Windows build): $(grep '^test result' "$OUT/core-tests.log" | tail -1)"
 else
     grep -E '^(---- |thread .* panicked|test result|failures:)' "$OUT/core-tests.log" || tail -20 "$OUT/core-tests.log"

@@ -217,12 +217,7 @@ fn send(
     mut body: Value,
     options: &OperationCall,
 ) -> Result<String> {
-    if op.method != "POST" {
-        return Err(Error::invalid(format!(
-            "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
-            op.name, op.method
-        )));
-    }
+    super::check_method(op)?;
     if safe::ORDER_CREATES.contains(&op.name) {
         // An order always goes out with an id, so any answer (or a look-up
         // after a lost one) can name it.

@@ -56,6 +56,7 @@ pub use wire::RequestKeys;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::{Client, Error, Result};
 
@@ -131,28 +132,44 @@ impl Client {
     }
 
     /// Checks `request`, sends it to `op` and reads the typed answer.
+    ///
+    /// Generic only where it must be (the check, the request's JSON and the
+    /// answer's read): this is compiled for each of the 329 operations.
     pub(crate) fn operation<Q, R>(&self, op: &OperationInfo, request: &Q) -> Result<R>
     where
-        Q: Serialize + Validate + ?Sized,
+        Q: Serialize + Validate,
         R: DeserializeOwned,
     {
         request.validate()?;
-        if op.method != "POST" {
-            return Err(Error::invalid(format!(
-                "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
-                op.name, op.method
-            )));
-        }
-        if safe::ORDER_CREATES.contains(&op.name) {
-            // An order always goes out with an id, so any answer (or a
-            // look-up after a lost one) can name it.
-            let mut body =
-                serde_json::to_value(request).map_err(|e| Error::invalid(e.to_string()))?;
-            safe::fill_order_id(&mut body);
-            return self.typed(op.path, &body, op.safe_to_retry);
-        }
-        self.typed(op.path, request, op.safe_to_retry)
+        let body = serde_json::to_vec(request).map_err(|e| Error::invalid(e.to_string()))?;
+        self.typed(op.path, outgoing_body(op, body)?, op.safe_to_retry)
     }
+}
+
+/// Refuses an operation this client does not send (it sends POST only).
+pub(crate) fn check_method(op: &OperationInfo) -> Result<()> {
+    if op.method == "POST" {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
+        op.name, op.method
+    )))
+}
+
+/// A typed request's body as it goes out: an order create always carries
+/// an id, so any answer (or a look-up after a lost one) can name it.
+fn outgoing_body(op: &OperationInfo, body: Vec<u8>) -> Result<Vec<u8>> {
+    check_method(op)?;
+    if !safe::ORDER_CREATES.contains(&op.name) {
+        return Ok(body);
+    }
+    // The JSON the models wrote reads back to the same values (amounts are
+    // written as doubles that round-trip, or as strings).
+    let mut value: Value =
+        serde_json::from_slice(&body).map_err(|e| Error::invalid(e.to_string()))?;
+    safe::fill_order_id(&mut value);
+    serde_json::to_vec(&value).map_err(|e| Error::invalid(e.to_string()))
 }
 
 #[cfg(test)]

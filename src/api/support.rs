@@ -65,7 +65,7 @@ pub(crate) fn fill_fields_lenient<'de, D: Deserializer<'de>, T: Fields>(
         type Value = ();
 
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            write!(f, "a `{}` object", T::SCHEMA)
+            expecting_object(f, T::SCHEMA)
         }
 
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
@@ -97,19 +97,46 @@ pub(crate) fn read_fields_lenient_boxed<'de, D: Deserializer<'de>, T: Fields>(
     Ok(fill_fields_lenient(&mut *boxed, d)?.then_some(boxed))
 }
 
+/// What a generated struct or union's reader expects, for serde's errors;
+/// one function rather than one per type.
+fn expecting_object(f: &mut fmt::Formatter, schema: &str) -> fmt::Result {
+    write!(f, "a `{schema}` object")
+}
+
 /// Reads the members of an object into a generated struct, one at a time;
 /// unknown ones go to its `extra`.
+///
+/// This is compiled for every struct and reader: only the call of
+/// `read_field` depends on the struct, so the key's read and the keeping of
+/// an unknown member are functions of their own, compiled once per reader.
 fn fill_from_map<'de, const LENIENT: bool, T: Fields, A: MapAccess<'de>>(
     out: &mut T,
     mut map: A,
 ) -> Result<(), A::Error> {
-    while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+    while let Some(key) = next_key(&mut map)? {
         if !out.read_field::<LENIENT, A>(&key, &mut map)? {
-            let value: Value = map.next_value()?;
-            // A repeated unknown key keeps its last value, as `Value` would.
-            out.extra_mut().insert(key.into_owned(), value);
+            keep_unknown(out.extra_mut(), key, &mut map)?;
         }
     }
+    Ok(())
+}
+
+/// The next key of an object, borrowed from the input where it can be.
+#[inline(always)]
+fn next_key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Cow<'de, str>>, A::Error> {
+    Ok(map.next_key::<Key<'de>>()?.map(|Key(key)| key))
+}
+
+/// Reads the value of a member the struct does not know into its `extra`.
+/// A repeated unknown key keeps its last value, as `Value` would.
+#[inline(never)]
+fn keep_unknown<'de, A: MapAccess<'de>>(
+    extra: &mut Map<String, Value>,
+    key: Cow<'de, str>,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    let value: Value = map.next_value()?;
+    extra.insert(key.into_owned(), value);
     Ok(())
 }
 
@@ -120,7 +147,7 @@ impl<'de, T: Fields, const LENIENT: bool> Visitor<'de> for Object<T, LENIENT> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a `{}` object", T::SCHEMA)
+        expecting_object(f, T::SCHEMA)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
@@ -191,7 +218,7 @@ impl<'de, T: Union, const LENIENT: bool> Visitor<'de> for UnionVisitor<T, LENIEN
     type Value = Option<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "a `{}` object", T::SCHEMA)
+        expecting_object(f, T::SCHEMA)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {

@@ -15,10 +15,11 @@ pub trait Validate {
     fn validate_at(&self, v: &mut Validator);
 
     /// Checks the whole value; the error names the first problems' paths.
-    fn validate(&self) -> Result<(), Error> {
-        let mut v = Validator::default();
-        self.validate_at(&mut v);
-        v.finish()
+    fn validate(&self) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        Validator::check(self)
     }
 }
 
@@ -228,13 +229,33 @@ impl Validator {
 
     /// Checks each element of a list under `field[i]`.
     pub fn each<T: Validate>(&mut self, field: &str, values: Option<&[T]>) {
-        for (i, inner) in values.into_iter().flatten().enumerate() {
+        let values = values.unwrap_or_default();
+        self.elements(field, values.len(), &|i| &values[i]);
+    }
+
+    /// The loop of [`Validator::each`], compiled once rather than for each
+    /// element type: `element(i)` is the `i`th of `len` elements.
+    fn elements<'a>(
+        &mut self,
+        field: &str,
+        len: usize,
+        element: &dyn Fn(usize) -> &'a dyn Validate,
+    ) {
+        for i in 0..len {
             self.path.push(field.to_string());
             self.path.push(format!("[{i}]"));
-            inner.validate_at(self);
+            element(i).validate_at(self);
             self.path.pop();
             self.path.pop();
         }
+    }
+
+    /// Checks `value` whole: [`Validate::validate`], compiled once rather
+    /// than for each request type.
+    fn check(value: &dyn Validate) -> Result<(), Error> {
+        let mut v = Validator::default();
+        value.validate_at(&mut v);
+        v.finish()
     }
 
     /// The problems found, as one input error.

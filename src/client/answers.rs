@@ -66,35 +66,41 @@ pub(super) fn is_empty(answer: &Answer) -> bool {
 }
 
 pub(super) fn decode<T: DeserializeOwned>(path: &str, answer: &Answer) -> Result<T> {
-    let read = serde_json::from_slice(&answer.body);
-    // Only where `null` fits: an answer expected to hold fields still fails
-    // for want of a body, and says so.
-    let read = match read {
-        Err(e) if is_empty(answer) => serde_json::from_slice(b"null").map_err(|_| e),
-        read => read,
-    };
-    read.map_err(|e| {
-        // serde quotes offending values; in an answer they may be tokens.
-        let message = crate::error::without_quoted_values(&e.to_string());
-        let not_json = answer
-            .content_type
-            .as_deref()
-            .is_some_and(|c| !c.to_ascii_lowercase().contains("json"));
-        let mut message = message;
-        if not_json {
-            message.push_str(&format!(
-                " (Content-Type was {:?}, not JSON)",
-                answer.content_type.as_deref().unwrap_or_default()
-            ));
+    // Only the parse is generic: the error is built once for every type
+    // (this runs for each of the generated answers' types).
+    match serde_json::from_slice(&answer.body) {
+        Ok(value) => Ok(value),
+        // Only where `null` fits: an answer expected to hold fields still
+        // fails for want of a body, and says so.
+        Err(e) if is_empty(answer) => {
+            serde_json::from_slice(b"null").map_err(|_| decode_error(path, answer, &e))
         }
-        Error::Decode {
-            path: path.to_owned(),
-            status: answer.status,
-            message,
-            correlation_id: error_fields(&answer.body).correlation_id,
-            body: String::from_utf8_lossy(&answer.body).into_owned(),
-        }
-    })
+        Err(e) => Err(decode_error(path, answer, &e)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn decode_error(path: &str, answer: &Answer, e: &serde_json::Error) -> Error {
+    // serde quotes offending values; in an answer they may be tokens.
+    let mut message = crate::error::without_quoted_values(&e.to_string());
+    let not_json = answer
+        .content_type
+        .as_deref()
+        .is_some_and(|c| !c.to_ascii_lowercase().contains("json"));
+    if not_json {
+        message.push_str(&format!(
+            " (Content-Type was {:?}, not JSON)",
+            answer.content_type.as_deref().unwrap_or_default()
+        ));
+    }
+    Error::Decode {
+        path: path.to_owned(),
+        status: answer.status,
+        message,
+        correlation_id: error_fields(&answer.body).correlation_id,
+        body: String::from_utf8_lossy(&answer.body).into_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -316,23 +316,29 @@ impl Client {
         Ok(String::from_utf8_lossy(&answer.body).into_owned())
     }
 
-    /// Sends a typed request; used by the generated operations only.
+    /// Sends a typed request's body (JSON, checked) and reads the typed
+    /// answer; used by the generated operations only.
     #[cfg(feature = "operations")]
     pub(crate) fn typed<T: DeserializeOwned>(
         &self,
         path: &str,
-        request: &(impl Serialize + ?Sized),
+        body: Vec<u8>,
         idempotent: bool,
     ) -> Result<T> {
-        let body = serde_json::to_vec(request).map_err(|e| Error::invalid(e.to_string()))?;
-        let answer = self.execute(&Call {
+        decode(path, &self.send_typed(path, body, idempotent)?)
+    }
+
+    /// The part of [`Client::typed`] that does not depend on the answer's
+    /// type, compiled once rather than for each of them.
+    #[cfg(feature = "operations")]
+    fn send_typed(&self, path: &str, body: Vec<u8>, idempotent: bool) -> Result<answers::Answer> {
+        self.execute(&Call {
             path,
             body,
             idempotent,
             authorized: true,
             server_timeout: self.server_timeout,
-        })?;
-        decode(path, &answer)
+        })
     }
 }
 

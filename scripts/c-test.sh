@@ -63,9 +63,12 @@ fi
 # ---- 3. build ----
 step "building libiikocloud (debug, with the test hooks) and the emulator"
 # test-hooks exports iiko_debug_force_panic for the panic-boundary cases; the
-# release build (scripts/dist.sh) has no such export. Only iikocloud-c itself
-# depends on the feature, so switching it rebuilds that one crate.
-cargo build --locked -p iikocloud-c -p iikocloud-emulator --features iikocloud-c/test-hooks
+# release build (scripts/dist.sh) has no such export. The build of test.sh's
+# `cargo test --workspace` (scripts/workspace-features.sh), so after it only
+# the C library is linked.
+# shellcheck source=scripts/workspace-features.sh
+source scripts/workspace-features.sh
+build_workspace_debug
 LIBDIR=$ROOT/target/debug
 # The shared library's SONAME is libiikocloud.so.0.<minor>; link through a
 # directory holding that name, as an installed copy would.
@@ -307,8 +310,7 @@ PREFIX=$OUT/prefix
 rm -rf "$PREFIX"
 # The same packages and features as the build above, so that make finds it
 # up to date (cargo unifies features over the packages selected).
-make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug \
-    CARGO_FLAGS="--locked --features iikocloud-c/test-hooks -p iikocloud-emulator"
+make -s -C bindings/c install PREFIX="$PREFIX" PROFILE=debug CARGO_FLAGS="${WORKSPACE_DEBUG_BUILD[*]}"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 test "$(pkg-config --modversion iikocloud)" = "$VERSION"
 # shellcheck disable=SC2046

@@ -159,8 +159,8 @@ if [ "$MODE" = all ]; then
     # ---- 3. C and C++ under qemu ----
     step "aarch64 libiikocloud (debug, test hooks) and the x86_64 emulator"
     cargo build --locked --target "$TARGET" -p iikocloud-c --features iikocloud-c/test-hooks
-    # The very command of scripts/c-test.sh: after it, nothing to build.
-    cargo build --locked -p iikocloud-c -p iikocloud-emulator --features iikocloud-c/test-hooks
+    # The build of scripts/c-test.sh: after it, nothing to build.
+    build_workspace_debug
     LIBDIR=$ROOT/target/$TARGET/debug
     is_aarch64 "$LIBDIR/libiikocloud.so"
     SONAME=$(readelf -d "$LIBDIR/libiikocloud.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')

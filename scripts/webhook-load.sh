@@ -11,7 +11,11 @@ if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "prometheus_client>=0.17"
-cargo build --locked -q -p iikocloud-cli
+# The CLI of the workspace's test build (scripts/workspace-features.sh):
+# after test.sh's, nothing to build.
+# shellcheck source=scripts/workspace-features.sh
+source scripts/workspace-features.sh
+build_workspace_debug
 # A Redis of this run's own: the test kills it.
 source scripts/redis-server.sh
 export IIKO_REDIS_DIR IIKO_REDIS_PORT

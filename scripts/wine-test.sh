@@ -68,7 +68,10 @@ wincargo() { CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 cargo "$@"; }
 wincargo clippy --locked --target "$TRIPLE" -p iikocloud -p iikocloud-c -p iikocloud-cli --lib --bins \
     --features iikocloud-c/test-hooks -- -D warnings
 wincargo build --locked --target "$TRIPLE" -p iikocloud-c -p iikocloud-cli --features iikocloud-c/test-hooks
-cargo build --locked -p iikocloud-emulator
+# The native emulator from the build of c-test.sh: after it, nothing to build.
+# shellcheck source=scripts/workspace-features.sh
+source scripts/workspace-features.sh
+build_workspace_debug
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -82,7 +85,6 @@ pass() { TOTAL_PASSED=$((TOTAL_PASSED + 1)); echo "ok   $*"; }
 fail() { TOTAL_FAILED=$((TOTAL_FAILED + 1)); echo "FAIL $*"; }
 
 # ---- 3. the core's unit tests ----
-source scripts/workspace-features.sh
 step "the core's unit tests under wine (cargo test --target $TRIPLE -p iikocloud --lib, without the typed operations)"
 # Test-only builds of the core for this target; wine runs the harness.
 # Without the typed operations (scripts/workspace-features.sh): the C

@@ -15,3 +15,17 @@ WORKSPACE_FEATURES=iikocloud-c/test-hooks,iikocloud/otel-metrics
 # operations test runs them on every target through the C library.
 # shellcheck disable=SC2034
 CORE_WITHOUT_OPERATIONS=(--no-default-features --features sqlite,redis)
+
+# build_workspace_debug: the debug libiikocloud (with its test hooks), the
+# emulator and the CLI, for the suites that run them (c-test.sh, php-test.sh,
+# php-fpm-test.sh, qemu-test.sh, wine-test.sh). The packages and features of
+# test.sh's `cargo test --workspace`, with the test targets so that the
+# dev-dependencies' features count as they do there: after that build, this
+# one only links the C library. Any other selection compiles the core and
+# its dependencies again (1:35 of the C step in CI), and every suite must use
+# this one, or each would replace the files the next one links.
+# shellcheck disable=SC2034
+WORKSPACE_DEBUG_BUILD=(--workspace --locked --features "$WORKSPACE_FEATURES" --lib --bins --tests)
+build_workspace_debug() {
+    cargo build "${WORKSPACE_DEBUG_BUILD[@]}"
+}

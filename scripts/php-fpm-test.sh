@@ -69,18 +69,10 @@ echo "$("$FPM" -v | head -1), $("$NGINX" -v 2>&1)"
 
 # ---- 2. build ----
 step "building libiikocloud ($PROFILE) and the emulator"
-if [ "$PROFILE" = release ]; then
-    # With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
-    # declares for itself: the header does not).
-    cargo build --locked --release -p iikocloud-c --features iikocloud-c/test-hooks
-    cargo build --locked -p iikocloud-emulator
-else
-    # The build of c-test.sh and test.sh's workspace tests (with the test
-    # hooks): after them, nothing to build.
-    # shellcheck source=scripts/workspace-features.sh
-    source scripts/workspace-features.sh
-    build_workspace_debug
-fi
+# As php-test.sh builds them (scripts/workspace-features.sh).
+# shellcheck source=scripts/workspace-features.sh
+source scripts/workspace-features.sh
+build_library_and_emulator "$PROFILE"
 
 # ---- 3. the site and its processes ----
 started=$(date +%s.%N)

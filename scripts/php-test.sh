@@ -57,18 +57,12 @@ php scripts/phpdoc-check.php --autoload bindings/php/autoload.php \
 
 # ---- 3. build ----
 step "building libiikocloud ($PROFILE) and the emulator"
-if [ "$PROFILE" = release ]; then
-    # With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
-    # declares for itself: the header does not).
-    cargo build --locked --release -p iikocloud-c --features iikocloud-c/test-hooks
-    cargo build --locked -p iikocloud-emulator
-else
-    # The build of c-test.sh and test.sh's workspace tests (with the test
-    # hooks): after them, nothing to build.
-    # shellcheck source=scripts/workspace-features.sh
-    source scripts/workspace-features.sh
-    build_workspace_debug
-fi
+# With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
+# declares for itself: the header does not); in debug, the build of c-test.sh
+# and test.sh's workspace tests, so after them there is nothing to build.
+# shellcheck source=scripts/workspace-features.sh
+source scripts/workspace-features.sh
+build_library_and_emulator "$PROFILE"
 export IIKOCLOUD_LIB=$ROOT/target/$PROFILE/libiikocloud.so
 
 # ---- 4. emulator ----

@@ -29,3 +29,17 @@ WORKSPACE_DEBUG_BUILD=(--workspace --locked --features "$WORKSPACE_FEATURES" --l
 build_workspace_debug() {
     cargo build "${WORKSPACE_DEBUG_BUILD[@]}"
 }
+
+# build_library_and_emulator PROFILE: libiikocloud with the test hooks
+# (iiko_debug_force_panic, which the PHP tests declare for themselves: the
+# header does not) of PROFILE, and the debug emulator, for php-test.sh and
+# php-fpm-test.sh. In debug, build_workspace_debug: after the workspace's
+# tests and c-test.sh, nothing to build.
+build_library_and_emulator() {
+    if [ "$1" = release ]; then
+        cargo build --locked --release -p iikocloud-c --features iikocloud-c/test-hooks
+        cargo build --locked -p iikocloud-emulator
+    else
+        build_workspace_debug
+    fi
+}

@@ -57,9 +57,7 @@ php scripts/phpdoc-check.php --autoload bindings/php/autoload.php \
 
 # ---- 3. build ----
 step "building libiikocloud ($PROFILE) and the emulator"
-# With the test hooks (iiko_debug_force_panic, which HeaderConstantsTest
-# declares for itself: the header does not); in debug, the build of c-test.sh
-# and test.sh's workspace tests, so after them there is nothing to build.
+# With the test hooks; see scripts/workspace-features.sh.
 # shellcheck source=scripts/workspace-features.sh
 source scripts/workspace-features.sh
 build_library_and_emulator "$PROFILE"

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::models::deliveries::request::CreateOrderRequest;
 use super::wire::RequestKeys;
-use super::{operation, safe, wire, OperationInfo, WaitOptions};
+use super::{operation, wire, OperationInfo, WaitOptions};
 use crate::{limits, CallOptions, Client, Error, Result};
 
 /// How [`call_operation`] sends one call.
@@ -214,20 +214,16 @@ fn check_and_send(
 fn send(
     client: &Client,
     op: &OperationInfo,
-    mut body: Value,
+    body: Value,
     options: &OperationCall,
 ) -> Result<String> {
-    super::check_method(op)?;
-    if safe::ORDER_CREATES.contains(&op.name) {
-        // An order always goes out with an id, so any answer (or a look-up
-        // after a lost one) can name it.
-        safe::fill_order_id(&mut body);
-    }
+    // The same rules as the typed path's (the method, the order's id).
+    let body = super::outgoing_body(op, body.to_string().into_bytes())?;
     let call = CallOptions {
         timeout: options.timeout,
         idempotent: op.safe_to_retry,
     };
-    client.post_text(op.path, body.to_string().into_bytes(), &call)
+    client.post_text(op.path, body, &call)
 }
 
 /// The answer's text read as JSON, with its amounts as strings when

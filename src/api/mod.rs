@@ -146,21 +146,16 @@ impl Client {
     }
 }
 
-/// Refuses an operation this client does not send (it sends POST only).
-pub(crate) fn check_method(op: &OperationInfo) -> Result<()> {
-    if op.method == "POST" {
-        return Ok(());
-    }
-    Err(Error::invalid(format!(
-        "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
-        op.name, op.method
-    )))
-}
-
-/// A typed request's body as it goes out: an order create always carries
-/// an id, so any answer (or a look-up after a lost one) can name it.
+/// A checked request's JSON as it goes out to `op`, typed or by name: only
+/// POST is sent, and an order create always carries an id, so any answer (or
+/// a look-up after a lost one) can name it.
 fn outgoing_body(op: &OperationInfo, body: Vec<u8>) -> Result<Vec<u8>> {
-    check_method(op)?;
+    if op.method != "POST" {
+        return Err(Error::invalid(format!(
+            "{} is a {} operation; this client sends POST only (it is deprecated: use the POST form)",
+            op.name, op.method
+        )));
+    }
     if !safe::ORDER_CREATES.contains(&op.name) {
         return Ok(body);
     }
@@ -176,6 +171,33 @@ fn outgoing_body(op: &OperationInfo, body: Vec<u8>) -> Result<Vec<u8>> {
 mod tests {
     use super::models::web_hooks::{GetWebHookSettingsResponse, UpdateWebHookSettingsRequest};
     use crate::Secret;
+
+    /// The emulator gives an order without an id one of its own, so only
+    /// the body itself shows that the client filled it.
+    #[test]
+    fn outgoing_bodies_carry_an_order_id_and_go_by_post_only() {
+        let body = |name: &str, json: &str| {
+            let op = super::operation(name).expect("known");
+            super::outgoing_body(op, json.as_bytes().to_vec())
+        };
+        let sent = body("deliveries.create", r#"{"order":{"phone":"+7"}}"#).expect("sent");
+        let sent: serde_json::Value = serde_json::from_slice(&sent).expect("JSON");
+        let id = sent["order"]["id"].as_str().expect("an id");
+        assert!(uuid::Uuid::try_parse(id).is_ok(), "{id}");
+        let kept = body("order.create", r#"{"order":{"id":"k-1"}}"#).expect("sent");
+        assert_eq!(kept, br#"{"order":{"id":"k-1"}}"#);
+        let other = r#"{"organizationIds":[]}"#;
+        assert_eq!(
+            body("terminal_groups", other).expect("sent"),
+            other.as_bytes()
+        );
+        let get = super::OPERATIONS
+            .iter()
+            .find(|o| o.method != "POST")
+            .expect("a GET operation in the document");
+        let e = super::outgoing_body(get, b"{}".to_vec()).unwrap_err();
+        assert!(e.to_string().contains("POST only"), "{e}");
+    }
 
     #[test]
     fn credentials_in_generated_models_never_show_in_debug() {

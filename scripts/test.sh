@@ -124,9 +124,6 @@ step "cargo test: the tests that need redis-server or root (ignored by default)"
 cargo test --workspace --locked --features "$WORKSPACE_FEATURES" -- --ignored \
     redis system_store
 
-step "rustdoc (no warnings)"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
-
 # ---- Python package (bindings/python, examples/python) ----------------------
 step "python: wheel, stub check, pytest (scripts/py-test.sh)"
 mkdir -p target/reliability # output saved for scripts/secret-scan.sh
@@ -164,7 +161,7 @@ step "PHP under PHP-FPM and nginx: preload recipe, client page under load, webho
 # ---- end of the PHP section -------------------------------------------------
 
 # ---- Documentation site (scripts/docs.sh) -----------------------------------
-step "documentation site: MkDocs --strict with the rustdoc, header and stubs (scripts/docs.sh)"
+step "documentation site: rustdoc of the workspace (no warnings), MkDocs --strict with it, the header and stubs (scripts/docs.sh)"
 ./scripts/docs.sh
 # ---- end of the documentation section ---------------------------------------
 

@@ -51,19 +51,11 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$ZIG/cc-aarch64
 export CC_aarch64_unknown_linux_gnu=$ZIG/cc-aarch64
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 
-step "aarch64: libiikocloud, the CLI and the Python module (release, zig, glibc 2.17)"
+step "aarch64: libiikocloud, the CLI and the Python module (release, zig, glibc 2.17), and the python wheel (abi3, manylinux2014)"
 a64_started=$SECONDS
-# PYO3_BUILD_EXTENSION_MODULE, as maturin sets it: the module links no
-# libpython (there is no aarch64 one here), and maturin's build below finds
-# pyo3 compiled with the same setting.
-PYO3_BUILD_EXTENSION_MODULE=1 \
-    cargo build --release --locked --target "$A64_TARGET" -p iikocloud-c -p iikocloud-cli -p iikocloud-python
-
-step "aarch64: python wheel (abi3, manylinux2014)"
 # abi3: pyo3 needs no aarch64 interpreter to cross-compile the module.
-[ -n "${DIST_KEEP_PYTHON:-}" ] ||
-    maturin_reusing_core "$A64_TARGET" maturin -q --release --locked --target "$A64_TARGET" \
-        --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST"
+release_build_and_wheel "$A64_TARGET" maturin -q --release --locked --target "$A64_TARGET" \
+    --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST"
 A64_WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_aarch64*.whl)
 auditwheel show "$A64_WHEEL" | tee "$STAGE/auditwheel.txt"
 grep -q 'manylinux_2_17_aarch64' "$STAGE/auditwheel.txt" ||

@@ -19,14 +19,11 @@
 #       by maturin for the same target. PyO3 links python3.dll by raw-dylib,
 #       so no Windows Python or import library is needed to build it.
 #
-# One release build of the target makes all of them: cargo builds the DLL,
-# the static library, the CLI and the Python module together (so the
-# features of the crates they share are unified as maturin's build of the
-# module alone will ask), and maturin then reuses the core and every crate
-# below it, compiling again only pyo3 (its own configuration), clap and the
-# emulator (the CLI asks clap for one more feature) and the module (maturin
-# adds -C strip=symbols). It uses dist.sh's target directory, whose host
-# artifacts (build scripts, proc macros) the Linux build compiled already.
+# One release build of the target makes all of them: the DLL, the static
+# library, the CLI and the Python module compile once, inside maturin's build
+# of the wheel (scripts/dist-wheel.sh says how). It uses dist.sh's target
+# directory, whose host artifacts (build scripts, proc macros) the Linux
+# build compiled already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -90,20 +87,16 @@ mkdir -p "$DIST" "$STAGE"
 rm -f "$DIST/iikocloud-$VERSION-windows-x86_64.zip" "$DIST"/iikocloud-"$VERSION"-*-win_amd64.whl
 
 # ---- one release build ----
-step "iikocloud.dll, libiikocloud.a, iikocloud.exe and the Python module (release, $TRIPLE)"
-cargo build --release --locked --target "$TRIPLE" -p iikocloud-c -p iikocloud-cli -p iikocloud-python
+step "iikocloud.dll, libiikocloud.a, iikocloud.exe and the Python module (release, $TRIPLE), and the python wheel (abi3, win_amd64)"
+DIST_KEEP_PYTHON="" release_build_and_wheel "$TRIPLE" "$VENV/bin/maturin" -q --release --locked --target "$TRIPLE" \
+    -m bindings/python/Cargo.toml --out "$DIST"
+WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl) || die "no cp39-abi3-win_amd64 wheel in $DIST"
 # What a static link needs besides libiikocloud.a (rustc --print
 # native-static-libs for this target; the rest is imported by raw-dylib
 # from inside the library). dist-test.sh links a program statically with the
 # CMake package, which fails if one is missing.
 NATIVE_STATIC_LIBS="bcrypt;advapi32;kernel32;ntdll;userenv;ws2_32;dbghelp"
 
-step "python wheel (abi3, win_amd64)"
-SECONDS=0
-maturin_reusing_core "$TRIPLE" "$VENV/bin/maturin" -q --release --locked --target "$TRIPLE" \
-    -m bindings/python/Cargo.toml --out "$DIST"
-WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl) || die "no cp39-abi3-win_amd64 wheel in $DIST"
-echo "the wheel took ${SECONDS}s"
 
 # ---- stripped copies ----
 DLL=$STAGE/iikocloud.dll

@@ -102,9 +102,9 @@ fi
 
 # ---- one release build for the wheel, the C library and the CLI ----
 # All are linked by zig against glibc 2.17, so they run on the same systems.
-# One linker and compiler wrapper and one target directory for cargo and
-# maturin: the linker and CC are part of cargo's fingerprint, so with the
-# same ones the wheel's build reuses every crate the C build compiled.
+# One linker and compiler wrapper and one target directory for every build
+# here: the linker and CC are part of cargo's fingerprint, so with the same
+# ones the wheel built again from the sdist reuses the crates compiled first.
 ZIG=$ROOT/target/dist-zig
 mkdir -p "$ZIG"
 cat >"$ZIG/cc" <<EOF
@@ -121,18 +121,11 @@ export CARGO_PROFILE_RELEASE_DEBUG=0
 export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=$ZIG/cc
 export CC_x86_64_unknown_linux_gnu=$ZIG/cc
 
-step "libiikocloud, the CLI and the Python module (release, zig, glibc 2.17)"
-# The Python crate is built here too, so the features of the crates all
-# three share are unified as maturin's build of it alone will ask: maturin
-# then finds them compiled (scripts/dist-wheel.sh checks it does).
-cargo build --release --locked --target x86_64-unknown-linux-gnu \
-    -p iikocloud-c -p iikocloud-cli -p iikocloud-python
-
-# ---- Python: wheel and sdist ----
-step "python wheel (abi3, manylinux2014, linked by the same zig wrapper)"
-[ -n "${DIST_KEEP_PYTHON:-}" ] ||
-    maturin_reusing_core x86_64-unknown-linux-gnu maturin -q --release --locked --target x86_64-unknown-linux-gnu \
-        --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST" --interpreter "$VENV/bin/python"
+step "libiikocloud, the CLI and the Python module (release, zig, glibc 2.17), and the python wheel (abi3, manylinux2014)"
+# One compile for the three, inside maturin's build of the wheel
+# (scripts/dist-wheel.sh says why).
+release_build_and_wheel x86_64-unknown-linux-gnu maturin -q --release --locked --target x86_64-unknown-linux-gnu \
+    --compatibility manylinux2014 -m bindings/python/Cargo.toml --out "$DIST" --interpreter "$VENV/bin/python"
 WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_x86_64*.whl)
 case $WHEEL in
 *manylinux_2_17_x86_64*) ;;

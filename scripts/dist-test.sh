@@ -3,9 +3,10 @@
 # (or alone). Writes dist/ with scripts/dist.sh first (DIST_SKIP_BUILD=1 tests
 # the dist/ already there). Needs root for apt-get (or sudo).
 #
-#  1. Python: the wheel into a fresh virtualenv, with no cargo or rustc on
-#     PATH; mypy.stubtest of the installed module against its stubs; the
-#     package's pytest suite and the framework examples;
+#  1. Python (in the background, beside the others): the wheel into a fresh
+#     virtualenv, with no cargo or rustc on PATH; mypy.stubtest of the
+#     installed module against its stubs; the package's pytest suite and the
+#     framework examples;
 #  2. C/C++ archive: a CMake project (find_package(iikocloud), shared and
 #     static, C and C++) and a pkg-config build against the unpacked archive,
 #     run against the emulator (the shipped CLI's `iikocloud emulator`);
@@ -64,6 +65,11 @@ mkdir -p "$OUT"
 # ---- the emulator: the CLI as shipped (stripped, from dist.sh) ----
 EMULATOR_PID=""
 cleanup() {
+    if [ -n "${PYTHON_PID:-}" ]; then
+        pkill -P "$PYTHON_PID" 2>/dev/null || true
+        kill "$PYTHON_PID" 2>/dev/null || true
+        wait "$PYTHON_PID" 2>/dev/null || true
+    fi
     if [ -n "$EMULATOR_PID" ]; then
         kill "$EMULATOR_PID" 2>/dev/null || true
         wait "$EMULATOR_PID" 2>/dev/null || true
@@ -112,8 +118,11 @@ run_c_programs() {
     done
 }
 
-# ---- 1. Python ----
-step "python: the wheel in a fresh virtualenv without a Rust toolchain"
+# ---- 1. Python, in the background ----
+# Half of this script's time is this section, mostly one core (pip, mypy,
+# pytest), so it runs beside sections 2 to 6, which share nothing with it but
+# the emulator, and its output is shown after theirs.
+python_section() {
 WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-*manylinux_2_17_x86_64*.whl)
 # PATH without the directories that hold cargo or rustc.
 NORUST_PATH=""
@@ -143,6 +152,10 @@ env PATH="$VENV/bin:$NORUST_PATH" bash -c '
     python -m mypy.stubtest iikocloud --allowlist "$ROOT/bindings/python/stubtest-release-allowlist.txt"
     IIKO_RELEASE_WHEEL=1 python -m pytest -q -p no:cacheprovider "$ROOT/bindings/python/tests" "$ROOT/examples/python"
 )
+}
+step "python: the wheel in a fresh virtualenv without a Rust toolchain (in the background; its output is shown after section 6)"
+python_section >"$OUT/python.log" 2>&1 &
+PYTHON_PID=$!
 
 # ---- 2. C/C++ archive ----
 step "C/C++ archive: CMake and pkg-config consumers"
@@ -350,7 +363,8 @@ wine_env_stop
 # directory: no Windows CPython can be had here to import it.
 WWHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl)
 rm -rf "$OUT/winpy"
-"$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary :all: \
+# dist.sh's venv: the Python section's is not there yet while it runs.
+"$ROOT/target/dist-venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps --only-binary :all: \
     --platform win_amd64 --python-version 3.9 --implementation cp --target "$OUT/winpy" "$WWHEEL" ||
     die "pip does not take $WWHEEL for win_amd64"
 for f in iikocloud/_native.pyd iikocloud/__init__.py iikocloud/py.typed; do
@@ -364,5 +378,12 @@ fi
 grep -qx python3.dll "$OUT/pyd-imports.txt" || die "_native.pyd does not import python3.dll"
 echo "ok: the Windows wheel (cp39-abi3-win_amd64) installs for win_amd64; _native.pyd imports $(tr '\n' ' ' <"$OUT/pyd-imports.txt")"
 echo "not run: importing the Windows wheel needs a Windows CPython, which this machine cannot have"
+
+step "python (the section run in the background): its output"
+python_status=0
+wait "$PYTHON_PID" || python_status=$?
+PYTHON_PID=""
+cat "$OUT/python.log"
+[ "$python_status" = 0 ] || die "the Python section failed (exit $python_status): its output is above"
 
 step "release artifacts installed and tested"

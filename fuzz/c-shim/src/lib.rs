@@ -1,16 +1,15 @@
 //! The C ABI's sources (bindings/c/src) as an rlib for the fuzz targets,
-//! without the operation table and `iiko_client_call_operation`
-//! (`op_table`, `operations`): they need the core's `operations` feature,
-//! whose generated models were most of the fuzz build's compile time, and no
-//! fuzz target calls them. A module added to bindings/c/src/lib.rs is added
-//! here too (the build fails when another module names it).
+//! without the client, the operation table and `iiko_client_call_operation`
+//! (`client`, `organizations`, `op_table`, `operations`): they need the
+//! core's `operations` feature, whose generated models were most of the fuzz
+//! build's compile time, and no fuzz target calls them. A module added to
+//! bindings/c/src/lib.rs is added here too (the build fails when another
+//! module names it).
 // The C ABI's unsafe code, as in bindings/c/src/lib.rs.
 #![allow(unsafe_code)]
-// Helpers only the left-out `operations` module calls (`iiko_client::core`).
+// Helpers only the left-out modules call.
 #![allow(dead_code)]
 
-#[path = "../../../bindings/c/src/client.rs"]
-pub mod client;
 #[path = "../../../bindings/c/src/deduplicator.rs"]
 pub mod deduplicator;
 #[path = "../../../bindings/c/src/error.rs"]
@@ -33,8 +32,6 @@ pub mod limits;
 mod memory;
 #[path = "../../../bindings/c/src/ordering_guard.rs"]
 pub mod ordering_guard;
-#[path = "../../../bindings/c/src/organizations.rs"]
-pub mod organizations;
 #[path = "../../../bindings/c/src/panic.rs"]
 mod panic;
 #[path = "../../../bindings/c/src/status.rs"]

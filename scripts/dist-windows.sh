@@ -97,7 +97,6 @@ WHEEL=$(ls "$DIST"/iikocloud-"$VERSION"-cp39-abi3-win_amd64.whl) || die "no cp39
 # CMake package, which fails if one is missing.
 NATIVE_STATIC_LIBS="bcrypt;advapi32;kernel32;ntdll;userenv;ws2_32;dbghelp"
 
-
 # ---- stripped copies ----
 DLL=$STAGE/iikocloud.dll
 EXE=$STAGE/iikocloud.exe

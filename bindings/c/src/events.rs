@@ -1,9 +1,12 @@
 //! `iiko_events`: the events of one webhook body, their accessors, and the
 //! generated event fields (`iiko_event_field`) read from them.
 
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, CString};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::mem::MaybeUninit;
+use std::ptr::addr_of_mut;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use bumpalo::Bump;
@@ -38,10 +41,66 @@ pub struct iiko_events {
     /// Those of the other events (`FIELDS` slots per event), the table made
     /// by the first string read of one of them.
     rest: OnceLock<Box<[Slot]>>,
-    /// Where every C string handed out is copied, freed with the handle. A
-    /// `malloc` and a `free` per string were, on bodies of several events,
-    /// most of what the C API added to the Rust API's reads.
-    texts: Mutex<Bump>,
+    /// Where every C string handed out is copied, freed with the handle.
+    texts: Texts,
+}
+
+/// Room in the handle itself for the first strings read: what a POS reads
+/// of a one-event body fits (ids, status, amount, phone), so such a handle
+/// never allocates an arena block.
+const INLINE_TEXT_BYTES: usize = 256;
+
+/// The copies of the C strings a handle hands out. A `malloc` and a `free`
+/// per string were, on bodies of several events, most of what the C API
+/// added to the Rust API's reads; an arena block per handle was one more
+/// of each on every handle that hands out a string.
+struct Texts {
+    /// Filled from the front: each copy takes its range with one atomic
+    /// step on `used`, so threads copy into disjoint ranges without a lock.
+    inline: UnsafeCell<[MaybeUninit<u8>; INLINE_TEXT_BYTES]>,
+    used: AtomicUsize,
+    /// What does not fit: blocks allocated as needed.
+    more: Mutex<Bump>,
+}
+
+// SAFETY: `inline` is written only in the range a thread reserved for itself
+// through `used` (never twice, never by two threads), and each copy is read
+// only after its pointer was published by a slot's release store (or
+// compare-exchange) and seen by an acquire load. `more` is behind its lock.
+unsafe impl Sync for Texts {}
+
+impl Texts {
+    /// `bytes` and a NUL, copied: into the handle's own room while it lasts,
+    /// then into the arena.
+    fn copy(&self, bytes: &[u8]) -> *mut c_char {
+        let size = bytes.len() + 1;
+        let mut used = self.used.load(Ordering::Relaxed);
+        // Relaxed: only the counter's own order matters for disjoint ranges;
+        // the bytes are published by the slot, not by the counter.
+        while let Some(end) = used.checked_add(size).filter(|&e| e <= INLINE_TEXT_BYTES) {
+            match self
+                .used
+                .compare_exchange_weak(used, end, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    // SAFETY: `used..end` lies inside `inline` and was
+                    // reserved by this thread alone (see `impl Sync`).
+                    unsafe {
+                        let to = self.inline.get().cast::<u8>().add(used);
+                        std::ptr::copy_nonoverlapping(bytes.as_ptr(), to, bytes.len());
+                        to.add(bytes.len()).write(0);
+                        return to.cast();
+                    }
+                }
+                Err(now) => used = now,
+            }
+        }
+        // A panic while copying leaves the arena whole: go on with it.
+        let arena = self.more.lock().unwrap_or_else(PoisonError::into_inner);
+        let copy = arena.alloc_slice_fill_copy(size, 0u8);
+        copy[..bytes.len()].copy_from_slice(bytes);
+        copy.as_mut_ptr().cast()
+    }
 }
 
 /// The C strings of one event's fields, by [`Field`].
@@ -110,34 +169,65 @@ impl Field {
 }
 
 impl Value<'_> {
-    /// The value as a C string in `arena`. A NUL inside the text ends the
+    /// The value as a C string in `texts`. A NUL inside the text ends the
     /// string there for C, as [`crate::ffi::c_string`] cuts it.
-    fn copy_into(self, arena: &Bump) -> *mut c_char {
-        let text = match &self {
-            Value::Text(text) => *text,
-            Value::Key(key) => key.as_str(),
+    fn copy_into(self, texts: &Texts) -> *mut c_char {
+        match &self {
+            Value::Text(text) => texts.copy(text.as_bytes()),
+            Value::Key(key) => texts.copy(key.as_str().as_bytes()),
             Value::Sum(sum) => {
-                // Room for any amount (28 digits, a sign, a point, a NUL).
-                let mut digits = bumpalo::collections::String::with_capacity_in(32, arena);
-                // Writing into memory cannot fail; an amount has no NUL.
-                let _ = write!(digits, "{sum}\0");
-                return digits.into_bump_str().as_ptr().cast_mut().cast();
+                let mut digits = Digits::default();
+                if write!(digits, "{sum}").is_ok() {
+                    texts.copy(digits.as_bytes())
+                } else {
+                    // Longer than any amount: copied whole, never cut.
+                    texts.copy(sum.to_string().as_bytes())
+                }
             }
-        };
-        let bytes = text.as_bytes();
-        let copy = arena.alloc_slice_fill_copy(bytes.len() + 1, 0u8);
-        copy[..bytes.len()].copy_from_slice(bytes);
-        copy.as_mut_ptr().cast()
+        }
+    }
+}
+
+/// An amount's text, written on the stack: room for any amount (28 digits,
+/// a sign and a point). Writing more fails.
+#[derive(Default)]
+struct Digits {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Digits {
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl std::fmt::Write for Digits {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
 impl iiko_events {
-    pub(crate) fn new(body: ParsedBody) -> iiko_events {
-        iiko_events {
-            body,
-            first: std::array::from_fn(|_| Slot::default()),
-            rest: OnceLock::new(),
-            texts: Mutex::new(Bump::new()),
+    /// A new handle, built where it lives: its room for strings is neither
+    /// written nor copied (a move of the whole value was most of what the
+    /// room cost a handle whose strings are never read).
+    pub(crate) fn boxed(body: ParsedBody) -> Box<iiko_events> {
+        let mut handle = Box::<iiko_events>::new_uninit();
+        let p = handle.as_mut_ptr();
+        // SAFETY: every field but `texts.inline` is written below, and that
+        // one holds `MaybeUninit` bytes, which need no value.
+        unsafe {
+            addr_of_mut!((*p).body).write(body);
+            addr_of_mut!((*p).first).write(std::array::from_fn(|_| Slot::default()));
+            addr_of_mut!((*p).rest).write(OnceLock::new());
+            addr_of_mut!((*p).texts.used).write(AtomicUsize::new(0));
+            addr_of_mut!((*p).texts.more).write(Mutex::new(Bump::new()));
+            handle.assume_init()
         }
     }
 
@@ -151,9 +241,18 @@ impl iiko_events {
         let Some(event) = self.event(index) else {
             return std::ptr::null();
         };
+        // The value, when read before the slot's table was made.
+        let mut read_first = None;
         let slot = match index.checked_sub(1) {
             None => &self.first[field as usize],
             Some(other) => {
+                if self.rest.get().is_none() {
+                    // Until a value is there to keep, no table is made.
+                    let Some(value) = field.value(event) else {
+                        return std::ptr::null();
+                    };
+                    read_first = Some(value);
+                }
                 let table = self.rest.get_or_init(|| {
                     (0..(self.body.events.len() - 1) * FIELDS)
                         .map(|_| Slot::default())
@@ -166,20 +265,21 @@ impl iiko_events {
         if !kept.is_null() {
             return kept;
         }
-        // Read the value before taking the lock: reading may parse.
-        let Some(value) = field.value(event) else {
+        let Some(value) = read_first.or_else(|| field.value(event)) else {
             return std::ptr::null();
         };
-        // A panic while copying leaves the arena whole: go on with it.
-        let arena = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
-        // Another thread may have set it while this one read the value.
-        let kept = slot.0.load(Ordering::Acquire);
-        if !kept.is_null() {
-            return kept;
+        let copy = value.copy_into(&self.texts);
+        // Another thread may have set it meanwhile: its copy is the one
+        // handed out (this one stays unused until the handle is freed).
+        match slot.0.compare_exchange(
+            std::ptr::null_mut(),
+            copy,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => copy,
+            Err(kept) => kept,
         }
-        let copy = value.copy_into(&arena);
-        slot.0.store(copy, Ordering::Release);
-        copy
     }
 }
 
@@ -982,8 +1082,8 @@ mod tests {
         };
         use std::ffi::CStr;
         let body = br#"[{"eventType":"DeliveryOrderUpdate","eventTime":"2025-09-16 16:02:11.877","organizationId":"o","correlationId":"c","eventInfo":{"id":"d","timestamp":7,"creationStatus":"Success","order":{"number":12,"sum":10.5,"status":"New","phone":"+7"}}},{"eventType":"Other"}]"#;
-        let events = iiko_events::new(iikocloud_core::webhook::parse_body(body).unwrap());
-        let handle: *const iiko_events = &events;
+        let events = iiko_events::boxed(iikocloud_core::webhook::parse_body(body).unwrap());
+        let handle: *const iiko_events = &*events;
         let text = |p: *const c_char| {
             (!p.is_null()).then(|| {
                 // SAFETY: a borrowed string of the live handle.
@@ -1056,12 +1156,39 @@ mod tests {
     }
 
     #[test]
+    fn strings_fill_the_handles_room_to_its_last_byte_then_go_to_the_arena() {
+        use std::ffi::CStr;
+        // An id of 255 bytes and its NUL take the whole room; the next
+        // string goes to the arena, and both read back whole.
+        let id = "i".repeat(INLINE_TEXT_BYTES - 1);
+        let body = format!(
+            r#"[{{"eventType":"DeliveryOrderUpdate","organizationId":"{id}","eventInfo":{{"id":"d1"}}}}]"#
+        );
+        let events =
+            iiko_events::boxed(iikocloud_core::webhook::parse_body(body.as_bytes()).unwrap());
+        let room = events.texts.inline.get() as usize
+            ..events.texts.inline.get() as usize + INLINE_TEXT_BYTES;
+        let organization = events.string(0, Field::OrganizationId);
+        let entity = events.string(0, Field::EntityId);
+        assert_eq!(organization as usize, room.start);
+        assert_eq!(events.texts.used.load(Ordering::Relaxed), INLINE_TEXT_BYTES);
+        assert!(!room.contains(&(entity as usize)));
+        // SAFETY: strings of the live handle (not NULL: checked by the
+        // address comparisons above).
+        let (organization, entity) =
+            unsafe { (CStr::from_ptr(organization), CStr::from_ptr(entity)) };
+        assert_eq!(organization.to_bytes(), id.as_bytes());
+        assert_eq!(entity.to_bytes(), b"d1");
+    }
+
+    #[test]
     fn threads_reading_at_once_get_one_string_per_field() {
         use std::ffi::CStr;
-        // Three events: the first one's strings live in the handle, the
-        // others' in the table made by the first read of one of them.
+        // Three events: the first one's slots live in the handle, the
+        // others' in the table made by the first read of one of them; the
+        // copies fill the handle's room, then go to the arena.
         let body = br#"[{"eventType":"DeliveryOrderUpdate","organizationId":"o1","eventInfo":{"id":"d1","order":{"sum":1.5}}},{"eventType":"ReserveUpdate","organizationId":"o2","eventInfo":{"id":"r2"}},{"eventType":"PersonalShift","organizationId":"o3","eventInfo":{}}]"#;
-        let events = iiko_events::new(iikocloud_core::webhook::parse_body(body).unwrap());
+        let events = iiko_events::boxed(iikocloud_core::webhook::parse_body(body).unwrap());
         let fields = [
             Field::OrganizationId,
             Field::EntityId,
@@ -1111,7 +1238,7 @@ mod tests {
             r#"[{{"eventType":"DeliveryOrderUpdate","organizationId":"o1\u0000hidden","eventInfo":{{"id":"d1","order":{{"sum":"-0012.50","phone":"{long}"}}}}}}]"#
         );
         let events =
-            iiko_events::new(iikocloud_core::webhook::parse_body(body.as_bytes()).unwrap());
+            iiko_events::boxed(iikocloud_core::webhook::parse_body(body.as_bytes()).unwrap());
         let read = |field| {
             let p = events.string(0, field);
             assert!(!p.is_null());
@@ -1175,7 +1302,7 @@ mod tests {
                 continue;
             };
             let rust = iikocloud_core::webhook::parse_body(body).unwrap();
-            let handle = iiko_events::new(parsed);
+            let handle = iiko_events::boxed(parsed);
             for (i, e) in rust.events.iter().enumerate() {
                 events_seen += 1;
                 let s = handle.summary(i, handle.event(i).unwrap());

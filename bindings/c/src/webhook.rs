@@ -11,7 +11,7 @@ use iikocloud_core::webhook::{
 
 use crate::error::{guard, iiko_error, Failure};
 use crate::events::iiko_events;
-use crate::ffi::{arg_bytes, arg_headers, arg_str, guard_value, out_ptr, BoxCastable};
+use crate::ffi::{arg_bytes, arg_headers, arg_str, guard_value, out_ptr};
 use crate::status::*;
 
 /// Parse flag: refuse a body that is one event object instead of an array
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn iiko_webhook_parse(
         let options = parse_options(max_body_bytes, max_depth, flags)?;
         let parsed = parse_body_with(body, &options).map_err(|e| parse_failure(&e))?;
         // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_events::new(parsed).into_raw()) };
+        unsafe { out.write(Box::into_raw(iiko_events::boxed(parsed))) };
         Ok(())
     })
 }
@@ -218,7 +218,7 @@ pub unsafe extern "C" fn iiko_webhook_receive(
             other => Failure::new(IIKO_STATUS_INTERNAL, other.to_string()),
         })?;
         // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { out.write(iiko_events::new(parsed).into_raw()) };
+        unsafe { out.write(Box::into_raw(iiko_events::boxed(parsed))) };
         Ok(())
     })
 }

@@ -39,7 +39,8 @@ pub struct iiko_events {
     /// bodies have one event, which then needs no table of its own.
     first: Strings,
     /// Those of the other events (`FIELDS` slots per event), the table made
-    /// by the first string read of one of them.
+    /// when the first string of one of them is kept (reading absent fields
+    /// makes none).
     rest: OnceLock<Box<[Slot]>>,
     /// Where every C string handed out is copied, freed with the handle.
     texts: Texts,
@@ -1182,11 +1183,26 @@ mod tests {
     }
 
     #[test]
+    fn absent_fields_of_later_events_make_no_slot_table() {
+        let body = br#"[{"eventType":"StopListUpdate","eventInfo":{}},{"eventType":"Other","organizationId":"o2"}]"#;
+        let events = iiko_events::boxed(iikocloud_core::webhook::parse_body(body).unwrap());
+        for field in [Field::OrderId, Field::Status, Field::Sum, Field::Phone] {
+            assert!(events.string(1, field).is_null());
+        }
+        assert!(events.rest.get().is_none());
+        let organization = events.string(1, Field::OrganizationId);
+        assert!(!organization.is_null());
+        assert!(events.rest.get().is_some());
+        // Kept: the same string on the next read.
+        assert_eq!(events.string(1, Field::OrganizationId), organization);
+    }
+
+    #[test]
     fn threads_reading_at_once_get_one_string_per_field() {
         use std::ffi::CStr;
         // Three events: the first one's slots live in the handle, the
-        // others' in the table made by the first read of one of them; the
-        // copies fill the handle's room, then go to the arena.
+        // others' in the table made when the first of their strings is kept;
+        // the copies fill the handle's room, then go to the arena.
         let body = br#"[{"eventType":"DeliveryOrderUpdate","organizationId":"o1","eventInfo":{"id":"d1","order":{"sum":1.5}}},{"eventType":"ReserveUpdate","organizationId":"o2","eventInfo":{"id":"r2"}},{"eventType":"PersonalShift","organizationId":"o3","eventInfo":{}}]"#;
         let events = iiko_events::boxed(iikocloud_core::webhook::parse_body(body).unwrap());
         let fields = [

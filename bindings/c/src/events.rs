@@ -65,9 +65,9 @@ struct Texts {
 }
 
 // SAFETY: `inline` is written only in the range a thread reserved for itself
-// through `used` (never twice, never by two threads), and each copy is read
-// only after its pointer was published by a slot's release store (or
-// compare-exchange) and seen by an acquire load. `more` is behind its lock.
+// through `used` (never twice, never by two threads), and another thread
+// reads a copy only after the slot's compare-exchange (release) published
+// its pointer and its own acquire load saw it. `more` is behind its lock.
 unsafe impl Sync for Texts {}
 
 impl Texts {

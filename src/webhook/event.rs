@@ -173,9 +173,9 @@ pub enum EventPayload {
     /// `ReserveUpdate` and `ReserveError`.
     Reserve(Box<ReserveInfo>),
     /// `StopListUpdate`.
-    StopList(StopListUpdate),
+    StopList(Box<StopListUpdate>),
     /// `PersonalShift`.
-    PersonalShift(PersonalShift),
+    PersonalShift(Box<PersonalShift>),
     /// An event type this SDK does not model: its `eventInfo` as sent
     /// (`None` when absent).
     Unknown {
@@ -214,8 +214,9 @@ pub struct Event {
     /// `eventType`, `organizationId`, `correlationId` and the text of
     /// `eventTime`: where they lie in `raw_json` (no copy), or read already.
     envelope: EnvelopeText,
-    /// `eventTime` read from its span on first use.
-    event_time: OnceLock<Option<EventTime>>,
+    /// `eventTime` read from its span on first use (boxed: an event is moved
+    /// a few times, and most are never asked their time).
+    event_time: OnceLock<Option<Box<EventTime>>>,
     /// The typed `eventInfo`: set at parse time for unusable and unknown
     /// events, else read from `raw_json` on first use by `Event::payload`,
     /// which parse.rs defines: reading eventInfo typed is the parse's work,
@@ -429,8 +430,11 @@ impl Event {
         match &self.envelope {
             EnvelopeText::Spans(s) => self
                 .event_time
-                .get_or_init(|| self.text_at(s.event_time).map(EventTime::parse))
-                .as_ref(),
+                .get_or_init(|| {
+                    self.text_at(s.event_time)
+                        .map(|t| Box::new(EventTime::parse(t)))
+                })
+                .as_deref(),
             EnvelopeText::Owned(o) => o.event_time.as_ref(),
         }
     }

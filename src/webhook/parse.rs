@@ -1076,8 +1076,10 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
             EventKind::ReserveUpdate | EventKind::ReserveError => {
                 ReserveInfo::read_boxed(d)?.map(EventPayload::Reserve)
             }
-            EventKind::StopListUpdate => StopListUpdate::read(d)?.map(EventPayload::StopList),
-            EventKind::PersonalShift => PersonalShift::read(d)?.map(EventPayload::PersonalShift),
+            EventKind::StopListUpdate => StopListUpdate::read_boxed(d)?.map(EventPayload::StopList),
+            EventKind::PersonalShift => {
+                PersonalShift::read_boxed(d)?.map(EventPayload::PersonalShift)
+            }
             EventKind::Unknown => {
                 return RawJson::read(d).map(|event_info| EventPayload::Unknown { event_info })
             }

@@ -239,6 +239,11 @@ pub struct Event {
     raw_json: String,
 }
 
+// The scan starts its list with room for four events, which must stay a
+// small request for glibc's malloc (under 1 KiB; scan.rs).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(4 * std::mem::size_of::<Event>() < 1000);
+
 /// An event's typed `eventInfo`: known at parse time (unusable and unknown
 /// events), or read on first use. A known one is stored as it is: setting a
 /// fresh `OnceLock` took a sixteenth of a small odd body's parse.

@@ -337,10 +337,10 @@ impl<'a> Walker<'a, '_> {
             return None;
         }
         self.enter()?;
-        // Room for one event first: most bodies have one, and the four a
-        // growing `Vec` starts with are a large-bin request for glibc's
-        // malloc, which first consolidates its small free chunks.
-        let mut events = Vec::with_capacity(1);
+        // Room for four events: under 1 KiB of `Event` (asserted in
+        // event.rs), which glibc serves from its per-thread cache like one
+        // event's room; a larger request first consolidates its free chunks.
+        let mut events = Vec::with_capacity(4);
         let mut after = open + 1;
         // `[]`
         if let Some(p) = self.peek() {

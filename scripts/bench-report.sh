@@ -13,8 +13,8 @@
 # and the stores, the build budgets (scripts/budgets.sh; BENCH_BUDGETS=0 skips
 # its clean build), the C API against the Rust API
 # (scripts/c-bench.sh), Python against json.loads, orjson, iikocloudapi,
-# requests and httpx (scripts/py-bench.sh), PHP FFI against json_decode (when
-# bindings/php and php with FFI are there), the sizes of the stripped
+# requests and httpx (scripts/py-bench.sh), PHP FFI against json_decode
+# (bindings/php/bench/webhooks.php), the sizes of the stripped
 # shared library and the wheel, and the kept history of each change's before
 # and after (benches/history.md). Ratios compare numbers from the same run;
 # absolute times only say what this machine did.
@@ -39,6 +39,7 @@ command -v strip >/dev/null 2>&1 || need+=(binutils)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 # Without it the inbox and store tables lose their Redis rows.
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v php >/dev/null 2>&1 || need+=(php-cli)
 if ((${#need[@]})); then
     step "installing ${need[*]}"
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
@@ -204,88 +205,13 @@ WHEEL_FILE=$(ls target/py-wheels-release/iikocloud-*.whl | head -1)
 WHEEL=$(stat -c %s "$WHEEL_FILE")
 
 # ---- PHP FFI ----
-PHP_MD="not measured: bindings/php or php with the FFI extension is not there."
+# Debian's php-cli has FFI; a report without PHP's tables is not written.
+step "PHP FFI parse against json_decode (bindings/php/bench/webhooks.php)"
 # (grep without -q: an early exit would end php with SIGPIPE, and pipefail
 # would call the whole test false.)
-if [ -d bindings/php ] && command -v php >/dev/null 2>&1 && php -m | grep -ix ffi >/dev/null; then
-    step "PHP FFI parse against json_decode"
-    PHP_MD=$(IIKOCLOUD_LIB=$ROOT/target/release/libiikocloud.so php -d ffi.enable=1 -r '
-        require $argv[1] . "/bindings/php/autoload.php";
-        $small = file_get_contents($argv[1] . "/tests/vectors/payloads/delivery_order_update.json");
-        $large = file_get_contents($argv[1] . "/benches/data/large_webhook.json");
-        // Best time per call over 5 rounds of at least 0.2 s each.
-        function per_call(callable $f): float {
-            $n = 1;
-            while (true) {
-                $t = hrtime(true); for ($i = 0; $i < $n; $i++) { $f(); } $t = hrtime(true) - $t;
-                if ($t >= 2e8 || $n > 1000000) break;
-                $n *= 2;
-            }
-            $best = INF;
-            for ($r = 0; $r < 5; $r++) {
-                $t = hrtime(true); for ($i = 0; $i < $n; $i++) { $f(); } $t = hrtime(true) - $t;
-                $best = min($best, $t / $n);
-            }
-            return $best / 1000; // µs
-        }
-        printf("PHP %s\n\n", PHP_VERSION);
-        echo "| webhook body | IikoCloud\\Webhooks::parse (FFI) | json_decode (assoc) | parse / json_decode |\n|---|---|---|---|\n";
-        $bodies = ["small, indented" => $small];
-        foreach (["small_delivery" => "delivery", "small_stop_list" => "stop list",
-                  "small_error" => "error", "lifecycle" => "lifecycle", "mixed" => "mixed"] as $file => $held) {
-            $bodies["held-out $held"] = file_get_contents($argv[1] . "/benches/data/bodies/$file.json");
-        }
-        $bodies["large"] = $large;
-        foreach ($bodies as $name => $body) {
-            $ours = per_call(fn() => IikoCloud\Webhooks::parse($body));
-            $theirs = per_call(fn() => json_decode($body, true, 512, JSON_THROW_ON_ERROR));
-            printf("| %s (%s B) | %s µs | %s µs | %.2fx |\n", $name, number_format(strlen($body)),
-                number_format($ours, 1), number_format($theirs, 1), $ours / $theirs);
-        }
-        // Every body of benches/data/bodies (the odd classes of #35 too): the
-        // parse and every field of each event read, against json_decode and
-        // the same members read from its arrays; figures for the chart.
-        $readOurs = function (string $body): void {
-            foreach (IikoCloud\Webhooks::parse($body) as $e) {
-                $e->type; $e->typeName; $e->time; $e->timeUnixMs; $e->organizationId; $e->correlationId;
-                $e->problem; $e->entityId; $e->orderId; $e->timestamp; $e->creationStatus; $e->status;
-                $e->orderNumber; $e->sum; $e->phone; $e->errorCode; $e->errorMessage;
-                $e->isNewDeliveryOrder; $e->dedupKey; $e->json;
-            }
-        };
-        $readTheirs = function (string $body): void {
-            foreach (json_decode($body, true, 512, JSON_THROW_ON_ERROR) as $e) {
-                if (!is_array($e)) { continue; }
-                $e["eventType"] ?? null; $e["eventTime"] ?? null; $e["organizationId"] ?? null;
-                $e["correlationId"] ?? null;
-                $i = $e["eventInfo"] ?? null;
-                if (!is_array($i)) { continue; }
-                $i["id"] ?? null; $i["timestamp"] ?? null; $i["creationStatus"] ?? null;
-                $i["errorInfo"]["code"] ?? null; $i["errorInfo"]["message"] ?? null;
-                $o = $i["order"] ?? $i["reserve"] ?? null;
-                if (is_array($o)) {
-                    $o["id"] ?? null; $o["status"] ?? null; $o["number"] ?? null; $o["sum"] ?? null;
-                    $o["phone"] ?? null;
-                }
-            }
-        };
-        echo "\n| webhook body (`benches/data/bodies`) | parse + every field of each `Event` | json_decode + the same members | ours / theirs |\n|---|---|---|---|\n";
-        $figures = [];
-        $files = glob($argv[1] . "/benches/data/bodies/*.json");
-        usort($files, fn($a, $b) => filesize($a) <=> filesize($b));
-        foreach ($files as $file) {
-            $body = file_get_contents($file);
-            $parse = per_call(fn() => IikoCloud\Webhooks::parse($body));
-            $decode = per_call(fn() => json_decode($body, true, 512, JSON_THROW_ON_ERROR));
-            $ours = per_call(fn() => $readOurs($body));
-            $theirs = per_call(fn() => $readTheirs($body));
-            printf("| %s (%s B) | %s µs | %s µs | %.2fx |\n", basename($file, ".json"),
-                number_format(strlen($body)), number_format($ours, 1), number_format($theirs, 1), $ours / $theirs);
-            $figures[] = ["body" => basename($file, ".json"), "bytes" => strlen($body),
-                "ours_us" => $parse, "theirs_us" => $decode, "read_ours_us" => $ours, "read_theirs_us" => $theirs];
-        }
-        if (isset($argv[2])) { file_put_contents($argv[2], json_encode($figures)); }' "$ROOT" "$FIGURES/php-bodies.json" 2>&1) || PHP_MD="not measured: the PHP run failed: $PHP_MD"
-fi
+php -m | grep -ix ffi >/dev/null || { echo "bench-report: php has no FFI extension" >&2; exit 1; }
+PHP_MD=$(IIKOCLOUD_LIB=$ROOT/target/release/libiikocloud.so \
+    php -d ffi.enable=1 bindings/php/bench/webhooks.php "$FIGURES/php-bodies.json")
 
 # ---- charts ----
 step "charts of the main ratios ($CHARTS, matplotlib)"

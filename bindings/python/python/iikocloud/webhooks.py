@@ -538,12 +538,9 @@ class UnknownEvent(Event):
 
     __slots__ = ()
 
-    @property
-    def event_info(self) -> Any:
-        """The ``eventInfo`` as sent (:attr:`raw_event_info`)."""
-        # No model to look up for this class: the plain reading directly.
-        info = self._info
-        return self.raw_event_info if info is _MISSING else info
+    #: The ``eventInfo`` as sent: no model to look up for this class, so the
+    #: plain reading itself (one property call, not two).
+    event_info = Event.raw_event_info
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type)]
@@ -556,12 +553,9 @@ class InvalidEvent(Event):
 
     __slots__ = ()
 
-    @property
-    def event_info(self) -> Any:
-        """The ``eventInfo`` as sent (:attr:`raw_event_info`)."""
-        # No model to look up for this class: the plain reading directly.
-        info = self._info
-        return self.raw_event_info if info is _MISSING else info
+    #: The ``eventInfo`` as sent: no model to look up for this class, so the
+    #: plain reading itself (one property call, not two).
+    event_info = Event.raw_event_info
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type), ("problem", self.problem)]

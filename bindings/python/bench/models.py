@@ -178,7 +178,7 @@ def event_info_rows() -> List[str]:
         "|---|---|---|---|",
     ]
     for name, body in held_out():
-        events = [(getattr(m, EVENT_INFO_MODELS[e.event_type or ""]), e._n, e.raw_json)
+        events = [(getattr(m, EVENT_INFO_MODELS[e.event_type or ""]), e, e.raw_json)
                   for e in webhooks.parse(body) if e.EVENT_TYPE is not None]
 
         def ours() -> None:

@@ -15,7 +15,8 @@
 #     method and error, the shared webhook vectors, the library loader and the
 #     preload files, leaks, 8 processes sharing one token, and examples/php
 #     (receiver.php and organizations.php under php -S). PHP-FPM behind nginx
-#     is scripts/php-fpm-test.sh.
+#     is scripts/php-fpm-test.sh;
+#  6. runs bindings/php/bench/webhooks.php with one call per measurement.
 #
 #   PHP_PROFILE=release ./scripts/php-test.sh   # test an optimized library
 set -euo pipefail
@@ -80,3 +81,9 @@ step "phpunit (bindings/php/tests) against $IIKO_BASE_URL"
 # The panic-boundary test panics on purpose; keep its report to one line.
 export RUST_BACKTRACE=0
 php -d ffi.enable=1 "$(command -v phpunit)" -c bindings/php/phpunit.xml.dist
+
+# ---- 6. the benchmark, each measurement made once ----
+# Not a test, but a change that breaks it should fail here, not in the next
+# report (bench-report.sh).
+step "bindings/php/bench/webhooks.php, each measurement made once (PHP_BENCH_SMOKE=1)"
+PHP_BENCH_SMOKE=1 php -d ffi.enable=1 bindings/php/bench/webhooks.php >/dev/null

@@ -6,11 +6,19 @@
 # orjson and httpx below, the fan-out and the typed models
 # (bindings/python/bench/models.py; each table's ratios come from one run).
 # Used by scripts/bench-report.sh.
+#
+#   PY_BENCH_SMOKE=1 PY_BENCH_VENV=.venv ./scripts/py-bench.sh
+#
+# runs every measurement once, on the iikocloud already installed in that
+# environment (no release build): scripts/py-test.sh does, so that a
+# benchmark broken by a change fails the test command. Its figures then mean
+# nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY=${PYTHON:-python3}
-VENV=target/py-bench-venv
+SMOKE=${PY_BENCH_SMOKE:-0}
+VENV=${PY_BENCH_VENV:-target/py-bench-venv}
 WHEELS=target/py-wheels-release
 
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
@@ -19,11 +27,14 @@ WHEELS=target/py-wheels-release
 # iikocloudapi needs Python 3.11+; without it that column says "not installed".
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check iikocloudapi ||
     echo "iikocloudapi not installed; its column is skipped" >&2
-rm -rf "$WHEELS"
-"$VENV/bin/maturin" build -q --release -m bindings/python/Cargo.toml --out "$WHEELS" \
-    --interpreter "$VENV/bin/python"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
-    "$WHEELS"/iikocloud-*.whl
+if [ "$SMOKE" != 1 ]; then
+    rm -rf "$WHEELS"
+    "$VENV/bin/maturin" build -q --release -m bindings/python/Cargo.toml --out "$WHEELS" \
+        --interpreter "$VENV/bin/python"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
+        "$WHEELS"/iikocloud-*.whl
+fi
+export PY_BENCH_SMOKE=$SMOKE
 cd target && ../"$VENV"/bin/python ../bindings/python/bench/bench.py
 
 # orjson and httpx, measured beside iikocloud in the same process, with the
@@ -82,7 +93,7 @@ for name, body in ([(f"small ({len(small):,} B, indented)", small)] + held_out
 import statistics, subprocess  # noqa: E401,E402
 def import_us(module):
     runs = []
-    for _ in range(9):
+    for _ in range(1 if bench.SMOKE else 9):
         err = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
                              capture_output=True, text=True, check=True).stderr
         last = [l for l in err.splitlines() if l.rstrip().endswith(f"| {module}")][-1]

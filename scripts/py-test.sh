@@ -4,7 +4,8 @@
 # groups match spec/operations.json, checks the .pyi stubs against the module
 # (mypy.stubtest, mypy --strict on the package, the examples and the
 # operation tests) and runs pytest on the installed wheel: the package tests
-# (the whole flow against the emulator) and the examples. Safe to run again.
+# (the whole flow against the emulator) and the examples; then every
+# benchmark with one call per measurement. Safe to run again.
 #
 #   PY_PROFILE=release ./scripts/py-test.sh   # test an optimized build
 set -euo pipefail
@@ -88,3 +89,8 @@ PY
 step "pytest (package tests and examples)"
 ../"$VENV"/bin/python -m pytest -q -p no:cacheprovider \
     ../bindings/python/tests ../examples/python
+
+# The benchmarks are not tests, but one that a change broke should fail here,
+# not in the next report (models.py did, unnoticed, from 0179cd0 on).
+step "benchmarks, each measurement made once (scripts/py-bench.sh, PY_BENCH_SMOKE=1)"
+PY_BENCH_SMOKE=1 PY_BENCH_VENV=$VENV ../scripts/py-bench.sh >/dev/null

@@ -13,6 +13,7 @@ installs the competitors in a separate environment.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -27,8 +28,16 @@ from iikocloud.testing import API_KEY, APP_ID, CLIENT_SECRET, Emulator
 VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors" / "payloads"
 
 
+#: Set by ``PY_BENCH_SMOKE=1`` (scripts/py-test.sh): every measurement makes
+#: one call, so that the test command runs each benchmark through and a broken
+#: one fails there; its figures then mean nothing.
+SMOKE = os.environ.get("PY_BENCH_SMOKE") == "1"
+
+
 def per_call(fn: Callable[[], Any], min_time: float = 1.0) -> float:
     """Best seconds per call over 5 rounds of about ``min_time / 5`` each."""
+    if SMOKE:
+        return timeit.timeit(fn, number=1)
     number = 1
     while True:
         t = timeit.timeit(fn, number=number)
@@ -95,6 +104,8 @@ def parse_rows() -> List[Tuple[str, str, str, str, str]]:
 
 def calls_per_second(fn: Callable[[], Any], seconds: float = 2.0, threads: int = 1) -> float:
     fn()  # warm up: token, connection
+    if SMOKE:
+        seconds = 0.05
     count = [0]
     stop = time.monotonic() + seconds
 

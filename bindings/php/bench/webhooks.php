@@ -13,6 +13,11 @@
 declare(strict_types=1);
 
 $root = dirname(__DIR__, 3);
+// A warning (an undefined property after a rename, say) means the benchmark
+// no longer measures what it says: stop.
+set_error_handler(static function (int $no, string $message, string $file, int $line): bool {
+    throw new ErrorException($message, 0, $no, $file, $line);
+});
 require $root . "/bindings/php/autoload.php";
 $small = file_get_contents($root . "/tests/vectors/payloads/delivery_order_update.json");
 $large = file_get_contents($root . "/benches/data/large_webhook.json");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates BENCHMARKS.md: every benchmark of the repository in one run, with
-# the machine it ran on. Not part of ./scripts/test.sh (about 10 to 15 minutes
+# the machine it ran on. Not part of ./scripts/test.sh (about 15 to 20 minutes
 # on 2 cores, most of it release builds). Run it by hand on a quiet machine:
 #
 #   ./scripts/bench-report.sh            # writes BENCHMARKS.md

@@ -129,9 +129,10 @@ fn scan_into<'a, T>(
 
 /// `Vec::push`, but a full vector of fewer than 64 elements grows into a new
 /// allocation instead of by `realloc`: glibc's `realloc` bypasses its
-/// per-thread cache, and growing the one-event room of a two-event body cost
-/// about 450 instructions there, a twentieth of the whole parse (callgrind),
-/// where a fresh `malloc` and a `free` cost a tenth of that.
+/// per-thread cache. When the list started with room for one event, its
+/// growth cost a two-event body's parse about 450 instructions there, a
+/// twentieth of the whole (callgrind); a fresh `malloc` and a `free` cost a
+/// tenth of that.
 fn push_by_fresh_growth<T>(v: &mut Vec<T>, item: T) {
     if v.len() == v.capacity() && v.capacity() < 64 {
         let mut bigger = Vec::with_capacity((v.capacity() * 2).max(4));
@@ -791,7 +792,7 @@ mod tests {
 
     #[test]
     fn every_element_kept_in_order_across_each_growth_of_the_list() {
-        // Past 1, 4, 8, ... and 64 elements: the list grows by fresh
+        // Past 4, 8, ... and 64 elements: the list grows by fresh
         // allocations below 64 and by `push` above.
         for count in [0usize, 1, 2, 4, 5, 8, 9, 64, 65, 200] {
             let body = format!(

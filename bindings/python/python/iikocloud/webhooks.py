@@ -185,7 +185,8 @@ class Event(_native.NativeEvent):
 
     @property
     def raw_event_info(self) -> Any:
-        """The ``eventInfo`` as sent (dict, or None), fractional numbers as
+        """The ``eventInfo`` as sent (a dict, None when absent, or the value of
+        another type an unreadable event carries), fractional numbers as
         ``Decimal``. Parsed on first access."""
         if self._info is _MISSING:
             try:

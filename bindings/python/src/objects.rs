@@ -380,6 +380,48 @@ impl<T: PyClass, const N: usize> SubclassMaker<T, N> {
     }
 }
 
+impl<T, const N: usize> SubclassMaker<T, N> {
+    /// Slot `index` (as named at `new`) of `obj` when `obj` is an instance of
+    /// exactly this maker's class (only there is the slot known to lie at its
+    /// offset); `None` for any other object. An empty slot reads as `None`.
+    pub(crate) fn slot_value<'py>(
+        &self,
+        obj: &Bound<'py, PyAny>,
+        index: usize,
+    ) -> Option<Bound<'py, PyAny>> {
+        let offset = self.own_slot(obj, index)?;
+        // SAFETY: `obj` is an instance of `class`, whose object slot lies at
+        // `offset` (see `own_slot`); a non-NULL slot holds a live reference.
+        unsafe { Bound::from_borrowed_ptr_or_opt(obj.py(), slot(obj, offset)) }
+    }
+
+    /// Stores `value` in slot `index` of `obj` when `obj` is an instance of
+    /// exactly this maker's class; `false` (nothing stored) otherwise.
+    pub(crate) fn set_slot(
+        &self,
+        obj: &Bound<'_, PyAny>,
+        index: usize,
+        value: Bound<'_, PyAny>,
+    ) -> bool {
+        let Some(offset) = self.own_slot(obj, index) else {
+            return false;
+        };
+        // SAFETY: as in `slot_value`.
+        unsafe { store(obj, offset, value) };
+        true
+    }
+
+    /// The offset of slot `index` when `obj`'s type is this maker's class.
+    fn own_slot(&self, obj: &Bound<'_, PyAny>, index: usize) -> Option<isize> {
+        let offset = *self.offsets.get(index)?;
+        // A subclass could place its own slots differently: the exact class
+        // only, whose offsets `new` read.
+        obj.get_type()
+            .is(self.class.bind(obj.py()))
+            .then_some(offset)
+    }
+}
+
 /// The offset of the writable object slot `name` in the member table of the
 /// heap type `owner`.
 fn member_offset(owner: &Bound<'_, PyType>, name: &str) -> PyResult<Option<isize>> {

@@ -134,6 +134,8 @@ impl EventClasses {
 /// The slots of `webhooks.Event` (a subclass of `NativeEvent`) a new event
 /// gets, in this order.
 const EVENT_SLOTS: [&str; 2] = ["_info", "_typed"];
+/// Where in `EVENT_SLOTS` the typed `eventInfo` is kept.
+const TYPED_SLOT: usize = 1;
 
 /// The registered classes: a list holding one `EventClasses`, replaced when
 /// the module is reloaded (a value set once could not be).
@@ -527,14 +529,25 @@ impl NativeEvent {
     /// reads), `None` when absent or no object; `ValueError` for a kind read
     /// plain. A getter that knows the model: what `load_model(cls, event,
     /// "eventInfo")` does without the call's arguments to unpack and the
-    /// model to look up by class.
+    /// model to look up by class. The first read is kept in the event's
+    /// `_typed` slot and handed out again (the typed classes' `event_info`
+    /// is this getter and nothing else, one Python call in all).
     #[getter(_typed_event_info)]
     fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         guard(py, || {
             let kind = slf.get().event.kind();
             let classes = event_classes(py)?;
-            let Some(model) = classes.get().model(py, kind.code() as usize)? else {
+            let classes = classes.get();
+            let code = kind.code() as usize;
+            // The slot of an event of the class registered for its kind (any
+            // other object is read each time, as it is not known to have it).
+            let maker = classes.by_kind.get(code);
+            let kept = maker.and_then(|m| m.slot_value(slf.as_any(), TYPED_SLOT));
+            if let Some(kept) = kept.filter(|v| !v.is(classes.missing.bind(py))) {
+                return Ok(kept);
+            }
+            let Some(model) = classes.model(py, code)? else {
                 return Err(invalid_input(
                     py,
                     &format!(
@@ -543,7 +556,11 @@ impl NativeEvent {
                     ),
                 ));
             };
-            crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)
+            let typed = crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)?;
+            if let Some(maker) = maker {
+                maker.set_slot(slf.as_any(), TYPED_SLOT, typed.clone());
+            }
+            Ok(typed)
         })
     }
 }

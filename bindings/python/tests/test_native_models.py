@@ -338,6 +338,20 @@ def test_the_typed_getter_refuses_kinds_read_plain() -> None:
     assert isinstance(stop_list._typed_event_info, m.WebHookOnStopListChangeData)
 
 
+def test_the_typed_getter_keeps_its_first_read_in_the_event() -> None:
+    (stop_list,) = webhooks.parse(
+        b'[{"eventType":"StopListUpdate","eventInfo":{"terminalGroupsStopListsUpdates":[]}}]'
+    )
+    assert stop_list._typed is webhooks._MISSING
+    first = stop_list.event_info
+    assert isinstance(first, m.WebHookOnStopListChangeData)
+    assert stop_list._typed is first
+    assert stop_list.event_info is first and stop_list._typed_event_info is first
+    # What the slot holds is what the next read hands out.
+    stop_list._typed = None
+    assert stop_list.event_info is None
+
+
 @pytest.mark.parametrize("path", _bodies(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_event_info_of_every_body_reads_the_same_natively(path: Path) -> None:
     events = webhooks.parse(path.read_bytes())

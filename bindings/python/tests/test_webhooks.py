@@ -202,10 +202,18 @@ def test_a_reloaded_module_gets_events_of_its_own_classes() -> None:
 
     code = (
         "import importlib, iikocloud.webhooks as w\n"
+        "body = b'[{\"eventType\":\"StopListUpdate\",\"eventInfo\":"
+        "{\"terminalGroupsStopListsUpdates\":[{\"id\":\"t\",\"isFull\":true}]}}]'\n"
         "old = w.StopListUpdate\n"
+        "before = w.parse(body)[0]\n"
         "importlib.reload(w)\n"
-        "e = w.parse(b'[{\"eventType\":\"StopListUpdate\",\"eventInfo\":{}}]')[0]\n"
+        "e = w.parse(body)[0]\n"
         "assert type(e) is w.StopListUpdate and type(e) is not old, type(e)\n"
+        "assert e.event_info is e.event_info\n"
+        # An event of the class registered before: read each time (its
+        # class's slots are no longer known natively), and read right.
+        "updates = before.event_info.terminal_groups_stop_lists_updates\n"
+        "assert [(u.id, u.is_full) for u in updates] == [('t', True)], updates\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -168,20 +168,14 @@ class Event(_native.NativeEvent):
         return self._typed_info()
 
     def _typed_info(self) -> Any:
-        typed = self._typed
-        if typed is _MISSING:
-            if type(self).EVENT_TYPE is None:
-                # A generic class has no model: the plain reading.
-                typed = self.raw_event_info
-            else:
-                # A class with an EVENT_TYPE is made for events of that type:
-                # the model of the event's kind is the class's. Read natively
-                # from the event's JSON, None when absent or no object; a
-                # getter that knows the model, cheaper than a call with
-                # arguments and a lookup by class.
-                typed = self._typed_event_info
-            self._typed = typed
-        return typed
+        if type(self).EVENT_TYPE is None:
+            # A generic class has no model: the plain reading.
+            return self.raw_event_info
+        # A class with an EVENT_TYPE is made for events of that type: the
+        # model of the event's kind is the class's. A native getter that
+        # knows the model reads it from the event's JSON on first use (None
+        # when absent or no object) and keeps it in the `_typed` slot.
+        return self._typed_event_info
 
     @property
     def raw_event_info(self) -> Any:
@@ -353,7 +347,7 @@ class DeliveryOrderUpdate(_OrderEvent):
     @property
     def event_info(self) -> Optional["_m.OrderInfo"]:
         """``eventInfo`` as :class:`~iikocloud.api_models.OrderInfo`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def order(self) -> Optional["_m.OrderOrder"]:
@@ -378,7 +372,7 @@ class DeliveryOrderError(_OrderEvent):
     @property
     def event_info(self) -> Optional["_m.OrderInfo"]:
         """``eventInfo`` as :class:`~iikocloud.api_models.OrderInfo`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def order(self) -> Optional["_m.OrderOrder"]:
@@ -396,7 +390,7 @@ class TableOrderUpdate(_OrderEvent):
     @property
     def event_info(self) -> Optional["_m.TableOrderInfo"]:
         """``eventInfo`` as :class:`~iikocloud.api_models.TableOrderInfo`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def order(self) -> Optional["_m.ResponseTableOrder"]:
@@ -414,7 +408,7 @@ class TableOrderError(_OrderEvent):
     @property
     def event_info(self) -> Optional["_m.TableOrderInfo"]:
         """``eventInfo`` as :class:`~iikocloud.api_models.TableOrderInfo`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def order(self) -> Optional["_m.ResponseTableOrder"]:
@@ -444,7 +438,7 @@ class _ReserveEvent(_EntityEvent):
     @property
     def event_info(self) -> Optional["_m.ReserveInfo"]:
         """``eventInfo`` as :class:`~iikocloud.api_models.ReserveInfo`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def reserve(self) -> Optional["_m.Reserve"]:
@@ -478,7 +472,7 @@ class StopListUpdate(Event):
     def event_info(self) -> Optional["_m.WebHookOnStopListChangeData"]:
         """``eventInfo`` as
         :class:`~iikocloud.api_models.WebHookOnStopListChangeData`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     @property
     def terminal_groups(self) -> List[Tuple[Optional[str], Optional[bool]]]:
@@ -504,7 +498,7 @@ class PersonalShift(Event):
     @property
     def event_info(self) -> Optional["_m.PersonalShift"]:
         """``eventInfo`` as :class:`iikocloud.api_models.PersonalShift`."""
-        return self._typed_info()  # type: ignore[no-any-return]
+        return self._typed_event_info  # type: ignore[no-any-return]
 
     def _shift(self) -> Tuple[Optional[str], Optional[str], Optional[bool], Optional[str]]:
         return self._personal_shift or (None, None, None, None)

@@ -17,6 +17,7 @@ use iikocloud::webhook::{
     Event, EventKind, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody,
     Verifier, VerifyError, STATUS_ACCEPTED,
 };
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
@@ -112,6 +113,41 @@ struct EventClasses {
 }
 
 impl EventClasses {
+    /// The maker of the class an event is handed out as: the one for events
+    /// that could not be read, or the one of its kind.
+    fn maker_of(
+        &self,
+        event: &Event,
+    ) -> Option<&SubclassMaker<NativeEvent, { EVENT_SLOTS.len() }>> {
+        if event.problem().is_some() {
+            Some(&self.invalid)
+        } else {
+            self.by_kind.get(event.kind().code() as usize)
+        }
+    }
+
+    /// The value kept in slot `index` of `event` (an event of the class it
+    /// was made as) once a read has put one there: neither empty nor
+    /// `missing`.
+    fn kept<'py>(
+        &self,
+        event: &Bound<'py, NativeEvent>,
+        index: usize,
+    ) -> Option<Bound<'py, PyAny>> {
+        let maker = self.maker_of(&event.get().event)?;
+        maker
+            .slot_value(event.as_any(), index)
+            .filter(|v| !v.is(self.missing.bind(event.py())))
+    }
+
+    /// Keeps `value` in slot `index` of `event` when it is of the class it
+    /// was made as (nothing otherwise: another class's slots are not known).
+    fn keep(&self, event: &Bound<'_, NativeEvent>, index: usize, value: &Bound<'_, PyAny>) {
+        if let Some(maker) = self.maker_of(&event.get().event) {
+            maker.set_slot(event.as_any(), index, value.clone());
+        }
+    }
+
     /// The `eventInfo` model of events of kind `code`; `None` for a kind
     /// read plain.
     fn model(&self, py: Python<'_>, code: usize) -> PyResult<Option<&Arc<ModelRef>>> {
@@ -134,6 +170,8 @@ impl EventClasses {
 /// The slots of `webhooks.Event` (a subclass of `NativeEvent`) a new event
 /// gets, in this order.
 const EVENT_SLOTS: [&str; 2] = ["_info", "_typed"];
+/// Where in `EVENT_SLOTS` the plain `eventInfo` is kept.
+const INFO_SLOT: usize = 0;
 /// Where in `EVENT_SLOTS` the typed `eventInfo` is kept.
 const TYPED_SLOT: usize = 1;
 
@@ -211,12 +249,9 @@ fn wrap_event<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = classes.py();
     let classes = classes.get();
-    let maker = if event.problem().is_some() {
-        Some(&classes.invalid)
-    } else {
-        classes.by_kind.get(event.kind().code() as usize)
-    };
-    let maker = maker.ok_or_else(|| simple(py, Class::Iiko, "no class for this event kind"))?;
+    let maker = classes
+        .maker_of(&event)
+        .ok_or_else(|| simple(py, Class::Iiko, "no class for this event kind"))?;
     // An event the parse saw without eventInfo reads as None in both readers
     // (typed and plain): its slots hold that already, so the first
     // event_info is a slot read instead of a call into a reader.
@@ -517,13 +552,35 @@ impl NativeEvent {
             )
         })
     }
-    /// `load_plain(event, "eventInfo")` as a getter: attribute access
-    /// passes no arguments, which on the abi3 ABI a call packs into a tuple
-    /// and PyO3 unpacks again (unknown and unreadable events read this on
-    /// every `event_info`).
-    #[getter(_plain_event_info)]
-    fn plain_event_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || self.plain(py, Some("eventInfo")))
+    /// The ``eventInfo`` as sent (a dict, None when absent, or the value of
+    /// another type an unreadable event carries), fractional numbers as
+    /// ``Decimal``. Read on first access and kept.
+    #[getter(_raw_event_info)]
+    fn raw_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        // `raw_event_info`, and the `event_info` of unknown and unreadable
+        // events, which is this getter itself (no Python frame): the native
+        // plain reading, or the reference reading (`_reference_info`) of what
+        // the native reader leaves to `json.loads` (NaN, nesting past its
+        // limit); the first read is kept in the event's `_info` slot.
+        let py = slf.py();
+        guard(py, || {
+            let classes = event_classes(py)?;
+            let classes = classes.get();
+            if let Some(kept) = classes.kept(slf, INFO_SLOT) {
+                return Ok(kept);
+            }
+            let event = slf.get();
+            let info = match event.plain(py, Some("eventInfo")) {
+                Ok(info) => info,
+                Err(refused) if refused.is_instance_of::<PyValueError>(py) => py
+                    .import("iikocloud.webhooks")?
+                    .getattr("_reference_info")?
+                    .call1((event.raw_json_text(),))?,
+                Err(other) => return Err(other),
+            };
+            classes.keep(slf, INFO_SLOT, &info);
+            Ok(info)
+        })
     }
     /// `eventInfo` as the model of the event's kind (the one its class
     /// reads), `None` when absent or no object; `ValueError` for a kind read
@@ -536,18 +593,13 @@ impl NativeEvent {
     fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         guard(py, || {
-            let kind = slf.get().event.kind();
             let classes = event_classes(py)?;
             let classes = classes.get();
-            let code = kind.code() as usize;
-            // The slot of an event of the class registered for its kind (any
-            // other object is read each time, as it is not known to have it).
-            let maker = classes.by_kind.get(code);
-            let kept = maker.and_then(|m| m.slot_value(slf.as_any(), TYPED_SLOT));
-            if let Some(kept) = kept.filter(|v| !v.is(classes.missing.bind(py))) {
+            if let Some(kept) = classes.kept(slf, TYPED_SLOT) {
                 return Ok(kept);
             }
-            let Some(model) = classes.model(py, code)? else {
+            let kind = slf.get().event.kind();
+            let Some(model) = classes.model(py, kind.code() as usize)? else {
                 return Err(invalid_input(
                     py,
                     &format!(
@@ -557,9 +609,7 @@ impl NativeEvent {
                 ));
             };
             let typed = crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)?;
-            if let Some(maker) = maker {
-                maker.set_slot(slf.as_any(), TYPED_SLOT, typed.clone());
-            }
+            classes.keep(slf, TYPED_SLOT, &typed);
             Ok(typed)
         })
     }

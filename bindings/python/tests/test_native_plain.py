@@ -59,7 +59,6 @@ def check_events(events: List[webhooks.Event], *, native: bool = True) -> None:
         if native:
             # No fallback: load_plain raises what it leaves to json.loads.
             same(_native.load_plain(event, "eventInfo"), theirs)
-            same(event._plain_event_info, theirs)
             same(_native.load_plain(event), json.loads(event.raw_json, parse_float=Decimal))
         same(event.raw_event_info, theirs)
         if event.EVENT_TYPE is None:
@@ -131,6 +130,36 @@ def test_odd_events_read_plain_as_json_loads(element: str) -> None:
     check_events(webhooks.parse(f"[\n  {element} ,\n {element}\n]".encode()))
     if element.startswith("{"):
         check_events([webhooks.parse_event(element)])
+
+
+def test_the_plain_reading_is_read_once_and_kept_in_the_event() -> None:
+    """The ``event_info`` of unknown and unreadable events (the native getter
+    itself) and ``raw_event_info`` read once, keep the value in the event's
+    ``_info`` slot and hand out that object again."""
+    unknown, invalid = webhooks.parse(
+        b'[{"eventType":"NomenclatureUpdate","eventInfo":{"a":1.5}},'
+        b'{"eventType":"StopListUpdate","eventInfo":"x"}]'
+    )
+    for event, expected in [(unknown, {"a": Decimal("1.5")}), (invalid, "x")]:
+        assert event._info is webhooks._MISSING
+        first = event.event_info
+        same(first, expected)
+        assert event._info is first
+        assert event.event_info is first and event.raw_event_info is first
+    # What the slot holds is what the next read hands out.
+    unknown._info = None
+    assert unknown.event_info is None
+
+
+def test_what_the_native_reader_leaves_to_json_loads_is_read_by_it_once() -> None:
+    """NaN: the native reader refuses it, ``json.loads`` reads it; the
+    getter hands out that reading and keeps it."""
+    event = webhooks.parse_event('{"eventType":"NomenclatureUpdate","eventInfo":{"v":NaN}}')
+    with pytest.raises(iikocloud.InvalidInputError):
+        _native.load_plain(event, "eventInfo")
+    first = event.event_info
+    assert list(first) == ["v"] and first["v"] != first["v"]  # NaN
+    assert event.raw_event_info is first and event.event_info is first
 
 
 def test_nesting_at_the_parses_ceiling_reads_natively() -> None:

@@ -182,15 +182,10 @@ class Event(_native.NativeEvent):
         """The ``eventInfo`` as sent (a dict, None when absent, or the value of
         another type an unreadable event carries), fractional numbers as
         ``Decimal``. Parsed on first access."""
-        if self._info is _MISSING:
-            try:
-                # Read natively where the parse found it (unknown event types
-                # and malformed events come here on every event_info); a
-                # getter, which costs less than a call with arguments.
-                self._info = self._plain_event_info
-            except ValueError:
-                self._info = _reference_info(self._raw_json)
-        return self._info
+        # Read natively where the parse found it, kept in the `_info` slot;
+        # the reference reading for what the native reader leaves to
+        # json.loads.
+        return self._raw_event_info
 
     @property
     def dedup_key(self) -> str:
@@ -534,8 +529,8 @@ class UnknownEvent(Event):
     __slots__ = ()
 
     #: The ``eventInfo`` as sent: no model to look up for this class, so the
-    #: plain reading itself (one property call, not two).
-    event_info = Event.raw_event_info
+    #: native getter of the plain reading itself (no Python frame).
+    event_info = _native.NativeEvent._raw_event_info
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type)]
@@ -549,8 +544,8 @@ class InvalidEvent(Event):
     __slots__ = ()
 
     #: The ``eventInfo`` as sent: no model to look up for this class, so the
-    #: plain reading itself (one property call, not two).
-    event_info = Event.raw_event_info
+    #: native getter of the plain reading itself (no Python frame).
+    event_info = _native.NativeEvent._raw_event_info
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
         return [("event_type", self.event_type), ("problem", self.problem)]

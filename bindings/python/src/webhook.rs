@@ -89,10 +89,16 @@ fn options(
         crate::limits::whole(py, limit, value)
             .map(|v| usize::try_from(v.unwrap_or_default()).unwrap_or(usize::MAX))
     };
-    Ok(ParseOptions::new()
-        .with_accept_single_object(accept_single_object)
-        .with_max_body_bytes(read(&WEBHOOK_MAX_BODY_BYTES, max_body_bytes)?)
-        .with_max_depth(read(&WEBHOOK_MAX_DEPTH, max_depth)?))
+    // A limit not given is its default, which `ParseOptions::new` holds (the
+    // limit's default is the same constant of the core): nothing to read.
+    let mut opts = ParseOptions::new().with_accept_single_object(accept_single_object);
+    if max_body_bytes.is_some() {
+        opts = opts.with_max_body_bytes(read(&WEBHOOK_MAX_BODY_BYTES, max_body_bytes)?);
+    }
+    if max_depth.is_some() {
+        opts = opts.with_max_depth(read(&WEBHOOK_MAX_DEPTH, max_depth)?);
+    }
+    Ok(opts)
 }
 
 /// The classes `iikocloud.webhooks` hands events out as, which it registers
@@ -265,12 +271,23 @@ fn wrap_event<'py>(
 
 fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
     let classes = event_classes(py)?;
-    // Appended one by one: no list of the wrapped events in between.
-    let list = PyList::empty(py);
-    for event in events {
-        list.append(wrap_event(&classes, event)?)?;
+    // Made at its length and filled in place (no list of the wrapped events
+    // in between, no growth by appending).
+    PyList::new(py, events.into_iter().map(|event| Wrapped(&classes, event)))
+}
+
+/// An event to hand out as an instance of its class, for `PyList::new`
+/// (which stops at the first error, as `wrap_event` can make).
+struct Wrapped<'a, 'py>(&'a Bound<'py, EventClasses>, Event);
+
+impl<'py> IntoPyObject<'py> for Wrapped<'_, 'py> {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, _py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        wrap_event(self.0, self.1)
     }
-    Ok(list)
 }
 
 /// Parses a webhook body (the raw request bytes, or text) into events.

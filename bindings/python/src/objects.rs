@@ -396,19 +396,12 @@ impl<T, const N: usize> SubclassMaker<T, N> {
     }
 
     /// Stores `value` in slot `index` of `obj` when `obj` is an instance of
-    /// exactly this maker's class; `false` (nothing stored) otherwise.
-    pub(crate) fn set_slot(
-        &self,
-        obj: &Bound<'_, PyAny>,
-        index: usize,
-        value: Bound<'_, PyAny>,
-    ) -> bool {
-        let Some(offset) = self.own_slot(obj, index) else {
-            return false;
-        };
-        // SAFETY: as in `slot_value`.
-        unsafe { store(obj, offset, value) };
-        true
+    /// exactly this maker's class; nothing otherwise.
+    pub(crate) fn set_slot(&self, obj: &Bound<'_, PyAny>, index: usize, value: Bound<'_, PyAny>) {
+        if let Some(offset) = self.own_slot(obj, index) {
+            // SAFETY: as in `slot_value`.
+            unsafe { store(obj, offset, value) };
+        }
     }
 
     /// The offset of slot `index` when `obj`'s type is this maker's class.

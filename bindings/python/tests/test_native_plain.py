@@ -218,18 +218,22 @@ def test_event_json_that_is_no_json_raises_natively_and_reads_as_nothing(text: s
 @pytest.mark.parametrize("place", range(20))
 def test_strings_with_an_escape_or_a_control_character_at_every_place(place: int) -> None:
     """Escapes, non-ASCII and control characters at every place of a
-    20-character string, in keys and in values: read as json.loads reads
-    them, and a raw control character or a missing end refused."""
-    for special in ['\\"', "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "é", "\x7f"]:
-        text = "x" * place + special + "y" * (19 - place)
-        element = '{"eventType":"NomenclatureUpdate","eventInfo":{"k%s":"%s","n":1}}' % (text, text)
-        check_events([webhooks.parse_event(element)])
-    for bad in ["\t", "\n", "\x00", "\x1f"]:
-        text = "x" * place + bad + "y" * (19 - place)
-        event = webhooks.parse_event('{"eventInfo":"%s"}' % text)
-        with pytest.raises(iikocloud.InvalidInputError):
-            _native.load_plain(event)
-        assert event.to_dict() == {}
+    20-character string, in keys and in values, among ASCII, non-ASCII and
+    DEL characters: read as json.loads reads them, and a raw control
+    character or a missing end refused. (The reader looks for the end of a
+    string's plain run eight bytes at a time: every place of the special
+    character in its word, and what stands around it, counts.)"""
+    for before, after in [("x", "y"), ("é", "\x7f"), ("\x7f", "é"), (" ", "€")]:
+        for special in ['\\"', "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "é", "\x7f"]:
+            text = before * place + special + after * (19 - place)
+            element = '{"eventType":"NomenclatureUpdate","eventInfo":{"k%s":"%s","n":1}}' % (text, text)
+            check_events([webhooks.parse_event(element)])
+        for bad in ["\t", "\n", "\x00", "\x1f"]:
+            text = before * place + bad + after * (19 - place)
+            event = webhooks.parse_event('{"eventInfo":"%s"}' % text)
+            with pytest.raises(iikocloud.InvalidInputError):
+                _native.load_plain(event)
+            assert event.to_dict() == {}
     unterminated = webhooks.parse_event('{"eventInfo":"' + "x" * place)
     with pytest.raises(iikocloud.InvalidInputError):
         _native.load_plain(unterminated)

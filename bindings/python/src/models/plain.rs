@@ -37,7 +37,9 @@ pub(super) fn read<'py>(ctx: &Ctx<'_, 'py>, text: &str) -> PyResult<Bound<'py, P
 /// The index of the first byte from `i` on that ends a string's run of
 /// plain characters: a quote, a backslash or a control character (`b.len()`
 /// when none does). Eight bytes at a time: the byte-by-byte loop it replaces
-/// was a quarter of an unknown event's plain reading.
+/// was a quarter of an unknown event's plain reading. (Tested through the
+/// reader, against `json.loads`, by tests/test_native_plain.py: this crate's
+/// Rust tests do not run.)
 fn plain_run_end(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -284,65 +286,5 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         }
         self.ctx.leave();
         Ok(PyList::new(self.ctx.py, items)?.into_any())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::plain_run_end;
-
-    /// What `plain_run_end` stands for, one byte at a time.
-    fn one_by_one(b: &[u8], from: usize) -> usize {
-        (from..b.len())
-            .find(|&i| b[i] == b'"' || b[i] == b'\\' || b[i] < 0x20)
-            .unwrap_or(b.len())
-    }
-
-    #[test]
-    fn every_special_byte_found_first_at_every_place_after_every_other_byte() {
-        // Each special byte at each place of a 19-byte text (across the
-        // eight-byte words and the tail), after every byte value before it,
-        // from every start: the first special byte is what counts, where a
-        // borrow of the word arithmetic could mark a later one.
-        let specials = [b'"', b'\\', 0x00, 0x01, 0x1f];
-        for filler in [b'a', b' ', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'] {
-            for place in 0..19 {
-                for &special in &specials {
-                    for &after in &[b'x', b'"', 0x00, 0x1f, 0x20, 0xc3] {
-                        let mut text = vec![filler; 19];
-                        text[place] = special;
-                        if place + 1 < text.len() {
-                            text[place + 1] = after;
-                        }
-                        for from in 0..=text.len() {
-                            assert_eq!(
-                                plain_run_end(&text, from),
-                                one_by_one(&text, from),
-                                "{text:?} from {from}"
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_text_without_special_bytes_runs_to_its_end() {
-        for len in 0..40 {
-            let text: Vec<u8> = (0..len)
-                .map(|i: usize| 0x20 + (i * 7 % 0x60) as u8)
-                .filter(|&c| c != b'"' && c != b'\\')
-                .collect();
-            assert_eq!(plain_run_end(&text, 0), text.len());
-            assert_eq!(plain_run_end(&text, text.len() + 3), text.len());
-        }
-        let all_bytes: Vec<u8> = (0u8..=255).collect();
-        for from in 0..all_bytes.len() {
-            assert_eq!(
-                plain_run_end(&all_bytes, from),
-                one_by_one(&all_bytes, from)
-            );
-        }
     }
 }

@@ -132,28 +132,6 @@ impl EventClasses {
         }
     }
 
-    /// The value kept in slot `index` of `event` (an event of the class it
-    /// was made as) once a read has put one there: neither empty nor
-    /// `missing`.
-    fn kept<'py>(
-        &self,
-        event: &Bound<'py, NativeEvent>,
-        index: usize,
-    ) -> Option<Bound<'py, PyAny>> {
-        let maker = self.maker_of(&event.get().event)?;
-        maker
-            .slot_value(event.as_any(), index)
-            .filter(|v| !v.is(self.missing.bind(event.py())))
-    }
-
-    /// Keeps `value` in slot `index` of `event` when it is of the class it
-    /// was made as (nothing otherwise: another class's slots are not known).
-    fn keep(&self, event: &Bound<'_, NativeEvent>, index: usize, value: &Bound<'_, PyAny>) {
-        if let Some(maker) = self.maker_of(&event.get().event) {
-            maker.set_slot(event.as_any(), index, value.clone());
-        }
-    }
-
     /// The `eventInfo` model of events of kind `code`; `None` for a kind
     /// read plain.
     fn model(&self, py: Python<'_>, code: usize) -> PyResult<Option<&Arc<ModelRef>>> {
@@ -267,6 +245,32 @@ fn wrap_event<'py>(
         classes.missing.bind(py).clone()
     };
     maker.make(py, NativeEvent { event }.into(), [unread.clone(), unread])
+}
+
+/// The value a read of `event` kept in its slot `index`, or else `read`'s,
+/// then kept there. Only an event of the class it was made as has its slots
+/// known (`SubclassMaker::slot_value`): any other one is read each time.
+fn kept_or_read<'py>(
+    event: &Bound<'py, NativeEvent>,
+    index: usize,
+    read: impl FnOnce(&EventClasses) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = event.py();
+    guard(py, || {
+        let classes = event_classes(py)?;
+        let classes = classes.get();
+        let maker = classes.maker_of(&event.get().event);
+        let kept = maker.and_then(|m| m.slot_value(event.as_any(), index));
+        // Neither empty nor `missing`, what the parse puts in slots not read yet.
+        if let Some(kept) = kept.filter(|v| !v.is(classes.missing.bind(py))) {
+            return Ok(kept);
+        }
+        let value = read(classes)?;
+        if let Some(maker) = maker {
+            maker.set_slot(event.as_any(), index, value.clone());
+        }
+        Ok(value)
+    })
 }
 
 fn wrap_events<'py>(py: Python<'py>, events: Vec<Event>) -> PyResult<Bound<'py, PyList>> {
@@ -579,24 +583,17 @@ impl NativeEvent {
         // plain reading, or the reference reading (`_reference_info`) of what
         // the native reader leaves to `json.loads` (NaN, nesting past its
         // limit); the first read is kept in the event's `_info` slot.
-        let py = slf.py();
-        guard(py, || {
-            let classes = event_classes(py)?;
-            let classes = classes.get();
-            if let Some(kept) = classes.kept(slf, INFO_SLOT) {
-                return Ok(kept);
-            }
+        kept_or_read(slf, INFO_SLOT, |_| {
+            let py = slf.py();
             let event = slf.get();
-            let info = match event.plain(py, Some("eventInfo")) {
-                Ok(info) => info,
+            match event.plain(py, Some("eventInfo")) {
+                Ok(info) => Ok(info),
                 Err(refused) if refused.is_instance_of::<PyValueError>(py) => py
                     .import("iikocloud.webhooks")?
                     .getattr("_reference_info")?
-                    .call1((event.raw_json_text(),))?,
-                Err(other) => return Err(other),
-            };
-            classes.keep(slf, INFO_SLOT, &info);
-            Ok(info)
+                    .call1((event.raw_json_text(),)),
+                Err(other) => Err(other),
+            }
         })
     }
     /// `eventInfo` as the model of the event's kind (the one its class
@@ -608,26 +605,19 @@ impl NativeEvent {
     /// is this getter and nothing else, one Python call in all).
     #[getter(_typed_event_info)]
     fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        guard(py, || {
-            let classes = event_classes(py)?;
-            let classes = classes.get();
-            if let Some(kept) = classes.kept(slf, TYPED_SLOT) {
-                return Ok(kept);
-            }
+        kept_or_read(slf, TYPED_SLOT, |classes| {
+            let py = slf.py();
             let kind = slf.get().event.kind();
             let Some(model) = classes.model(py, kind.code() as usize)? else {
                 return Err(invalid_input(
                     py,
                     &format!(
-                        "{} events have no eventInfo model: read plain_event_info",
+                        "{} events have no eventInfo model: read raw_event_info",
                         kind.as_str()
                     ),
                 ));
             };
-            let typed = crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)?;
-            classes.keep(slf, TYPED_SLOT, &typed);
-            Ok(typed)
+            crate::readers::read_model(model, slf.as_any(), Some("eventInfo"), true)
         })
     }
 }

@@ -332,7 +332,7 @@ def test_the_typed_getter_refuses_kinds_read_plain() -> None:
         b'[{"eventType":"KitchenOrderUpdate","eventInfo":{"id":"k"}},'
         b'{"eventType":"StopListUpdate","eventInfo":{"terminalGroupsStopListsUpdates":[]}}]'
     )
-    with pytest.raises(iikocloud.InvalidInputError, match="no eventInfo model"):
+    with pytest.raises(iikocloud.InvalidInputError, match="no eventInfo model: read raw_event_info"):
         unknown._typed_event_info
     assert unknown.event_info == {"id": "k"}
     assert isinstance(stop_list._typed_event_info, m.WebHookOnStopListChangeData)

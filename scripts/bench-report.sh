@@ -162,6 +162,13 @@ if [ "${BENCH_BUDGETS:-1}" != 0 ]; then
     BUDGETS_MD=$(printf '| checkout | clean release build (wall) | CPU (user + sys) | stripped `libiikocloud.so` |\n|---|---|---|---|\n'; ./scripts/budgets.sh)
 fi
 
+# ---- what ships: the release profile of scripts/dist-wheel.sh ----
+# From here on, every release build measured (the C library, the Python
+# wheel, the PHP library) is built as the released artifacts are (fat LTO;
+# py-bench.sh and c-bench.sh also say so themselves); the budgets above
+# measure the workspace's plain release build.
+source scripts/dist-wheel.sh
+
 # ---- C API against the Rust API ----
 step "C API against the Rust API (scripts/c-bench.sh)"
 ./scripts/c-bench.sh 2>&1 | grep -vE '^ *(Compiling|Finished|Running|Blocking|Updating|Downloaded?) ' >"$WORK/c.md"

@@ -4,5 +4,7 @@
 # target is at most 1.1. See bindings/c/src/bench.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Built as the released library is (fat LTO).
+source scripts/dist-wheel.sh
 cargo test --release --locked -p iikocloud-c --lib bench_webhook_parse -- --ignored --nocapture \
     --test-threads 1 2>&1 | grep -vE '^(running|test |$)|test result'

@@ -15,6 +15,8 @@
 # nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The wheel is built as the released one is (fat LTO).
+source scripts/dist-wheel.sh
 
 PY=${PYTHON:-python3}
 SMOKE=${PY_BENCH_SMOKE:-0}

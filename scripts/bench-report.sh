@@ -163,10 +163,11 @@ if [ "${BENCH_BUDGETS:-1}" != 0 ]; then
 fi
 
 # ---- what ships: the release profile of scripts/dist-wheel.sh ----
-# From here on, every release build measured (the C library, the Python
-# wheel, the PHP library) is built as the released artifacts are (fat LTO;
-# py-bench.sh and c-bench.sh also say so themselves); the budgets above
-# measure the workspace's plain release build.
+# From here on, every release build measured is built with the released
+# artifacts' LTO (fat; py-bench.sh and c-bench.sh also say so themselves),
+# and the Python wheel and the C library the PHP tables use with their
+# profile too (py-bench.sh trains it); the budgets above measure the
+# workspace's plain release build.
 source scripts/dist-wheel.sh
 
 # ---- C API against the Rust API ----
@@ -202,11 +203,14 @@ telemetry_section() {
 telemetry_section
 
 # ---- sizes ----
-step "release shared library and sizes"
-cargo build --release --locked -p iikocloud-c >/dev/null 2>&1
-cp target/release/libiikocloud.so "$WORK/libiikocloud.so"
+step "release shared library (fat LTO and the profile py-bench.sh trained, as released) and sizes"
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+LIB=target/$HOST/release/libiikocloud.so
+env "$(pgo_flags_var "$HOST")=-Cprofile-use=$ROOT/target/pgo/$HOST/merged.profdata" \
+    cargo build --release --locked --target "$HOST" -p iikocloud-c >/dev/null 2>&1
+cp "$LIB" "$WORK/libiikocloud.so"
 strip "$WORK/libiikocloud.so"
-SO_RAW=$(stat -c %s target/release/libiikocloud.so)
+SO_RAW=$(stat -c %s "$LIB")
 SO=$(stat -c %s "$WORK/libiikocloud.so")
 WHEEL_FILE=$(ls target/py-wheels-release/iikocloud-*.whl | head -1)
 WHEEL=$(stat -c %s "$WHEEL_FILE")
@@ -217,7 +221,7 @@ step "PHP FFI parse against json_decode (bindings/php/bench/webhooks.php)"
 # (grep without -q: an early exit would end php with SIGPIPE, and pipefail
 # would call the whole test false.)
 php -m | grep -ix ffi >/dev/null || { echo "bench-report: php has no FFI extension" >&2; exit 1; }
-PHP_MD=$(IIKOCLOUD_LIB=$ROOT/target/release/libiikocloud.so \
+PHP_MD=$(IIKOCLOUD_LIB=$ROOT/$LIB \
     php -d ffi.enable=1 bindings/php/bench/webhooks.php "$FIGURES/php-bodies.json")
 
 # ---- charts ----

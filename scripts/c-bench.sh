@@ -4,7 +4,8 @@
 # target is at most 1.1. See bindings/c/src/bench.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Built as the released library is (fat LTO).
+# With the released library's LTO (fat); not its profile (scripts/dist-wheel.sh):
+# what is measured is the C API's cost over Rust within one build.
 source scripts/dist-wheel.sh
 cargo test --release --locked -p iikocloud-c --lib bench_webhook_parse -- --ignored --nocapture \
     --test-threads 1 2>&1 | grep -vE '^(running|test |$)|test result'

@@ -15,8 +15,9 @@
 # nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The wheel is built as the released one is (fat LTO).
+# The wheel is built as the released one is (fat LTO, profile-guided).
 source scripts/dist-wheel.sh
+HOST=$(rustc -vV | sed -n 's/^host: //p')
 
 PY=${PYTHON:-python3}
 SMOKE=${PY_BENCH_SMOKE:-0}
@@ -31,8 +32,9 @@ WHEELS=target/py-wheels-release
     echo "iikocloudapi not installed; its column is skipped" >&2
 if [ "$SMOKE" != 1 ]; then
     rm -rf "$WHEELS"
-    "$VENV/bin/maturin" build -q --release -m bindings/python/Cargo.toml --out "$WHEELS" \
-        --interpreter "$VENV/bin/python"
+    pgo_profile "$HOST" "$VENV/bin/python" "$VENV/bin/maturin"
+    "$VENV/bin/maturin" build -q --release --locked --target "$HOST" -m bindings/python/Cargo.toml \
+        --out "$WHEELS" --interpreter "$VENV/bin/python"
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
         "$WHEELS"/iikocloud-*.whl
 fi

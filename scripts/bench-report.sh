@@ -326,7 +326,8 @@ EOF
 
 `./scripts/c-bench.sh`: `iiko_webhook_parse` + `iiko_events_free` (and reading
 the fields a POS reads) against the Rust API on the same bodies, one process,
-release build. The cost per event is the difference of the two sides' best
+release build with the released library's LTO (fat; not its profile).
+The cost per event is the difference of the two sides' best
 medians; the noise column is how far the Rust side's own four medians fell
 apart, per event: a cost inside it is not a measured cost.
 
@@ -338,9 +339,10 @@ EOF
 
 ## Python
 
-`./scripts/py-bench.sh`: the release wheel against `json.loads`, `orjson`, the
-`iikocloudapi` package, `requests` and `httpx`, on the same bodies and the
-same in-process emulator.
+`./scripts/py-bench.sh`: the release wheel, built as released (fat LTO, and the
+profile of `scripts/pgo-train.py`'s training, which never reads these bodies),
+against `json.loads`, `orjson`, the `iikocloudapi` package, `requests` and
+`httpx`, on the same bodies and the same in-process emulator.
 
 EOF
     with_charts <"$WORK/py.md"
@@ -367,8 +369,8 @@ EOF
 
 | artifact | size |
 |---|---|
-| \`libiikocloud.so\`, release, stripped | $(human_size "$SO") |
-| \`libiikocloud.so\`, release, as built (\`debug = 1\` in the profile) | $(human_size "$SO_RAW") |
+| \`libiikocloud.so\`, release as released (fat LTO, the profile), stripped | $(human_size "$SO") |
+| \`libiikocloud.so\`, the same as built (\`debug = 1\` in the profile) | $(human_size "$SO_RAW") |
 | wheel \`$(basename "$WHEEL_FILE")\` (as \`maturin build --release\` makes it) | $(human_size "$WHEEL") |
 EOF
     # Written by scripts/dist.sh, when it ran.

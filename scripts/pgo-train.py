@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
-import iikocloud
 from iikocloud import webhooks
 from iikocloud.testing import Emulator
 
@@ -91,7 +90,7 @@ def train_webhooks() -> int:
 def train_client() -> int:
     calls = 0
     with Emulator() as emulator:
-        client = iikocloud.Client(**emulator.credentials)
+        client = emulator.client()
         for _ in range(ROUNDS):
             client.organizations()
             calls += 1

@@ -339,7 +339,8 @@ const DECIMALS_KEPT: usize = 4096;
 const DECIMAL_TEXT_KEPT: usize = 24;
 
 /// The keys of plain JSON objects (`eventInfo` of unknown and unreadable
-/// events), shared by every read the same way: events repeat their keys, and
+/// events) and of a model's unknown fields (its `extra`), shared by every
+/// read the same way: events repeat their keys, and
 /// a string made once has its hash kept, so the dict does not hash it again
 /// (making and hashing each key was a third of a small `eventInfo`'s read).
 static KEYS: Mutex<Option<KeysByText>> = Mutex::new(None);
@@ -1047,7 +1048,7 @@ impl<'t, 'py> Ctx<'t, 'py> {
                 None => {
                     let value = self.check(self.leaf(&Code::Json, raw))?;
                     let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
-                    self.check(extra.set_item(PyString::new(self.py, &key), value))?;
+                    self.check(extra.set_item(self.key(&key), value))?;
                 }
             }
         }
@@ -1075,7 +1076,7 @@ impl<'t, 'py> Ctx<'t, 'py> {
                 None => {
                     let value = map.next_value_seed(Typed::json(self))?;
                     let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
-                    self.check(extra.set_item(PyString::new(self.py, &key), value))?;
+                    self.check(extra.set_item(self.key(&key), value))?;
                 }
             }
         }

@@ -206,7 +206,7 @@ telemetry_section
 step "release shared library (fat LTO and the profile py-bench.sh trained, as released) and sizes"
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 LIB=target/$HOST/release/libiikocloud.so
-env "$(pgo_flags_var "$HOST")=-Cprofile-use=$ROOT/target/pgo/$HOST/merged.profdata" \
+env "$(pgo_flags_var "$HOST")=-Cprofile-use=$(pgo_profdata "$HOST")" \
     cargo build --release --locked --target "$HOST" -p iikocloud-c >/dev/null 2>&1
 cp "$LIB" "$WORK/libiikocloud.so"
 strip "$WORK/libiikocloud.so"

@@ -36,30 +36,36 @@ pgo_flags_var() {
     echo "CARGO_TARGET_$(echo "$1" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
 }
 
+# pgo_profdata TARGET: where pgo_profile leaves TARGET's merged counts.
+pgo_profdata() {
+    echo "${CARGO_TARGET_DIR:-$PWD/target}/pgo/$1/merged.profdata"
+}
+
 # pgo_profile TARGET PYTHON MATURIN: profile-guided optimization of the
 # release build of TARGET that follows (the host only: the training runs
 # what it builds). Builds the Python module instrumented, in a target
 # directory of its own and with the same profile, runs scripts/pgo-train.py
 # on it with PYTHON (the test vectors and client calls: never the benchmark's
 # bodies), merges the counts with the toolchain's own llvm-profdata (rustup's
-# llvm-tools, which matches rustc's LLVM) into
-# $CARGO_TARGET_DIR/pgo/TARGET/merged.profdata and exports TARGET's rustflags
-# with -Cprofile-use. The C library and the CLI of the same build take the
-# counts of the core they share with the module. With the counts the
-# compiler keeps the hot code together and out of the way of the cold: the
-# sub-kilobyte Python parse plus every event_info went 10-17 % faster than
-# with fat LTO alone, the 5.9-25 KB bodies about 22 % (history of
-# 2026-11-29). Costs one more build of the module.
+# llvm-tools, which matches rustc's LLVM) into the file pgo_profdata names
+# and exports TARGET's rustflags with -Cprofile-use. The C library and the
+# CLI of the same build take the counts of the core they share with the
+# module. With the counts the compiler keeps the hot code together and out
+# of the way of the cold: the sub-kilobyte Python parse plus every
+# event_info went 10-17 % faster than with fat LTO alone, the 5.9-25 KB
+# bodies about 22 % (history of 2026-11-29). Costs one more build of the
+# module.
 pgo_profile() {
     local target=$1 python=$2 maturin=$3
-    local var dir profdata
+    local var dir merged profdata
     var=$(pgo_flags_var "$target")
-    dir=${CARGO_TARGET_DIR:-$PWD/target}/pgo/$target
+    merged=$(pgo_profdata "$target")
+    dir=$(dirname "$merged")
     profdata=$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata
     if [ ! -x "$profdata" ]; then
         rustup component add llvm-tools || return
     fi
-    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$dir/merged.profdata"
+    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$merged"
     # The instrumented module links the system's cc (it only runs here).
     env -u "$(echo "$var" | sed 's/_RUSTFLAGS$/_LINKER/')" -u "CC_$(echo "$target" | tr '-' '_')" \
         "$var=-Cprofile-generate=$dir/counts" CARGO_TARGET_DIR="$dir/target" \
@@ -69,8 +75,8 @@ pgo_profile() {
     LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" PYTHONPATH="$dir/module" \
         "$python" scripts/pgo-train.py || return
     ls "$dir"/counts/*.profraw >/dev/null || return
-    "$profdata" merge -o "$dir/merged.profdata" "$dir/counts" || return
-    export "$var=-Cprofile-use=$dir/merged.profdata"
+    "$profdata" merge -o "$merged" "$dir/counts" || return
+    export "$var=-Cprofile-use=$merged"
 }
 release_build_and_wheel() {
     local target=$1 maturin=$2

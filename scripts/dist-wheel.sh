@@ -44,17 +44,19 @@ pgo_profdata() {
 # pgo_profile TARGET PYTHON MATURIN: profile-guided optimization of the
 # release build of TARGET that follows (the host only: the training runs
 # what it builds). Builds the Python module instrumented, in a target
-# directory of its own and with the same profile, runs scripts/pgo-train.py
-# on it with PYTHON (the test vectors and client calls: never the benchmark's
-# bodies), merges the counts with the toolchain's own llvm-profdata (rustup's
-# llvm-tools, which matches rustc's LLVM) into the file pgo_profdata names
-# and exports TARGET's rustflags with -Cprofile-use. The C library and the
-# CLI of the same build take the counts of the core they share with the
-# module. With the counts the compiler keeps the hot code together and out
-# of the way of the cold: the sub-kilobyte Python parse plus every
-# event_info went 10-17 % faster than with fat LTO alone, the 5.9-25 KB
-# bodies about 22 % (history of 2026-11-29). Costs one more build of the
-# module.
+# directory of its own and with the same profile, and runs
+# scripts/pgo-train.py on it with PYTHON (the test vectors and client calls:
+# never the benchmark's bodies); builds the C library instrumented the same
+# way and runs scripts/pgo-train.c on it (the C API's own functions, on the
+# same vectors). Merges the counts with the toolchain's own llvm-profdata
+# (rustup's llvm-tools, which matches rustc's LLVM) into the file
+# pgo_profdata names and exports TARGET's rustflags with -Cprofile-use. The
+# C library and the CLI of the same build take the counts of the core they
+# share with the module. With the counts the compiler keeps the hot code
+# together and out of the way of the cold: the sub-kilobyte Python parse
+# plus every event_info went 10-17 % faster than with fat LTO alone, the
+# 5.9-25 KB bodies about 22 % (history of 2026-11-29). Costs one more build
+# of the module and of the C library.
 pgo_profile() {
     local target=$1 python=$2 maturin=$3
     local var dir merged profdata
@@ -65,15 +67,29 @@ pgo_profile() {
     if [ ! -x "$profdata" ]; then
         rustup component add llvm-tools || return
     fi
-    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$merged"
-    # The instrumented module links the system's cc (it only runs here).
-    env -u "$(echo "$var" | sed 's/_RUSTFLAGS$/_LINKER/')" -u "CC_$(echo "$target" | tr '-' '_')" \
-        "$var=-Cprofile-generate=$dir/counts" CARGO_TARGET_DIR="$dir/target" \
-        "$maturin" build -q --release --locked --target "$target" -m bindings/python/Cargo.toml \
-        --out "$dir/wheel" --interpreter "$python" || return
+    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$dir/c" "$merged"
+    # The instrumented builds link with the system's cc (they only run here).
+    local instrumented=(env -u "$(echo "$var" | sed 's/_RUSTFLAGS$/_LINKER/')"
+        -u "CC_$(echo "$target" | tr '-' '_')" "$var=-Cprofile-generate=$dir/counts"
+        CARGO_TARGET_DIR="$dir/target")
+    "${instrumented[@]}" "$maturin" build -q --release --locked --target "$target" \
+        -m bindings/python/Cargo.toml --out "$dir/wheel" --interpreter "$python" || return
     "$python" -m zipfile -e "$dir"/wheel/iikocloud-*.whl "$dir/module" || return
     LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" PYTHONPATH="$dir/module" \
         "$python" scripts/pgo-train.py || return
+    # The C API's own functions, which the module never calls (PHP's parse
+    # reads events through them): the C library instrumented, trained by
+    # scripts/pgo-train.c on the same vectors, loaded by its SONAME. A tenth
+    # of the Python training's rounds: the counts add up, and with as many
+    # the core's parse leant to the C API's callers (the sub-kilobyte
+    # Python parse 3-5 % slower; history of 2026-11-30).
+    "${instrumented[@]}" cargo build -q --release --locked --target "$target" -p iikocloud-c || return
+    local lib=$dir/target/$target/release/libiikocloud.so soname
+    soname=$(objdump -p "$lib" | sed -n 's/^ *SONAME *//p')
+    mkdir -p "$dir/c" && ln -sf "$lib" "$dir/c/$soname" || return
+    cc -O2 -Iinclude scripts/pgo-train.c -o "$dir/c/pgo-train-c" -L"$dir/c" -l:"$soname" || return
+    LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" LD_LIBRARY_PATH="$dir/c" \
+        "$dir/c/pgo-train-c" 20 tests/vectors/payloads/*.json || return
     ls "$dir"/counts/*.profraw >/dev/null || return
     "$profdata" merge -o "$merged" "$dir/counts" || return
     export "$var=-Cprofile-use=$merged"

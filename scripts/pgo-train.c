@@ -128,6 +128,12 @@ int main(int argc, char **argv) {
             }
         }
     }
+    /* A training that read nothing (every body refused) would give the C
+       API no counts while the build went on as if it had. */
+    if (read == 0) {
+        fprintf(stderr, "pgo-train-c: no event read from %d bodies\n", bodies);
+        return 1;
+    }
     printf("pgo-train-c: %zu events read\n", read);
     for (int b = 0; b < bodies; b++) {
         free(text[b]);

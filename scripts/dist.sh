@@ -121,7 +121,7 @@ export CARGO_PROFILE_RELEASE_DEBUG=0
 export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=$ZIG/cc
 export CC_x86_64_unknown_linux_gnu=$ZIG/cc
 
-step "profile-guided optimization: the module built instrumented, trained by scripts/pgo-train.py (scripts/dist-wheel.sh)"
+step "profile-guided optimization: the module and the C library built instrumented, trained by scripts/pgo-train.py and scripts/pgo-train.c (scripts/dist-wheel.sh)"
 pgo_profile x86_64-unknown-linux-gnu "$VENV/bin/python" "$VENV/bin/maturin"
 
 step "libiikocloud, the CLI and the Python module (release, zig, glibc 2.17, fat LTO, the profile above), and the python wheel (abi3, manylinux2014)"

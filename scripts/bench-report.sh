@@ -340,9 +340,10 @@ EOF
 ## Python
 
 `./scripts/py-bench.sh`: the release wheel, built as released (fat LTO, and the
-profile of `scripts/pgo-train.py`'s training, which never reads these bodies),
-against `json.loads`, `orjson`, the `iikocloudapi` package, `requests` and
-`httpx`, on the same bodies and the same in-process emulator.
+profile of `scripts/pgo-train.py`'s and `scripts/pgo-train.c`'s training, which
+never reads these bodies), against `json.loads`, `orjson`, the `iikocloudapi`
+package, `requests` and `httpx`, on the same bodies and the same in-process
+emulator.
 
 EOF
     with_charts <"$WORK/py.md"

@@ -4,40 +4,36 @@
 //! The reference is `_model.Model._load` over `json.loads(text,
 //! parse_float=Decimal)`: it walks the dicts with each class's `_F` plan of
 //! `(attribute, wire name, type code)`. Here a class's plan is read once into
-//! a [`ModelPlan`] (on first use, then kept), and the text is parsed by
-//! serde_json under a [`DeserializeSeed`] that follows the plan, making the
-//! Python objects as it goes: no `serde_json::Value`, no dict per object.
+//! a [`ModelPlan`] (on first use, then kept), and the text is read once, by
+//! the reader of `plain.rs` and `typed.rs`, following the plan and making the
+//! Python objects as it goes: no tree of values, no dict per object, no value
+//! read twice.
 //!
 //! The objects are the reference's, value for value:
-//! * numbers keep their digits: a `d` field and plain JSON (`a` fields,
-//!   `extra`, anything unexpected) are taken as raw text (serde_json's
-//!   `RawValue`) and read here. A `d` field's number or string is the core's
+//! * numbers keep their digits. A `d` field's number or string is the core's
 //!   amount (`iikocloud::Money::from_json`, the one rule of every binding):
 //!   a `Decimal` of its digits, or `None` when it is no amount (any other
-//!   JSON type included, as the Rust models read it). In plain JSON
-//!   an integer is an `int` and any other number a `Decimal` of its text, as
+//!   JSON type included, as the Rust models read it). Elsewhere an integer
+//!   is an `int` and any other number a `Decimal` of its text, as
 //!   `parse_float=Decimal` gives;
 //! * a `t` field's string is the core's local time
 //!   (`iikocloud::webhook::parse_local_time`), microseconds cut from its
 //!   nanoseconds, or the string as sent when it is no time;
-//! * strings, booleans, integers and `null` elsewhere come from serde_json
-//!   directly, and so do the objects and lists the plan expects; a value of
-//!   another type is kept as sent;
+//! * strings keep lone surrogates, as Python's reader does;
+//! * the objects and lists the plan expects follow it; a value of another
+//!   type, and members the plan does not know (`extra`), are kept as sent;
 //! * a union's variant is chosen by its tag, which the service writes first;
 //!   when another key comes first (the core's own answers sort their keys),
 //!   the tag is looked for ahead in the text, and where that cannot be told
-//!   cheaply the keys before it are kept as raw text and read once the
-//!   variant is known.
+//!   cheaply (a key with escapes) the members before it are read on to it,
+//!   kept as text, and read once the variant is known.
 //!
 //! What this reader cannot reproduce exactly it leaves to the reference
-//! (`_model._load_text`): a fractional number where the plan expects no
-//! number (serde_json has made it a double by then: `"amount": 1.10` in an
-//! `i` field, and `-0`, which it reads as `-0.0`), a union tag given twice (the reference takes the last), text
-//! serde_json refuses but Python reads (`NaN`, a lone surrogate outside plain
-//! JSON) or that is no JSON at all (the reference raises its own error),
-//! nesting deeper than [`MAX_DEPTH`]. `load_model(..., fallback=False)`
-//! raises instead, for the tests that check that the native path read an
-//! input.
+//! (`_model._load_text`): a union tag given twice (the reference takes the
+//! last), text Python reads but JSON does not allow (`NaN`, `Infinity`) or
+//! that is no JSON at all (the reference raises its own error), nesting
+//! deeper than [`MAX_DEPTH`]. `load_model(..., fallback=False)` raises
+//! instead, for the tests that check that the native path read an input.
 //!
 //! Immutable values are shared where the reference makes equal copies: the
 //! documented values of an enum, `Decimal`s of the same text, and in texts
@@ -55,15 +51,15 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyType};
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString, PyType};
 
 use chrono::{Datelike, Timelike};
 use iikocloud::Money;
 
 mod plain;
+mod typed;
+
+use plain::Reader;
 
 use crate::convert::decimal_type;
 use crate::errors::invalid_input;
@@ -75,7 +71,7 @@ const MAX_DEPTH: u32 = 128;
 
 /// How one value is read: the type codes of `_model.py`.
 enum Code {
-    /// `s`, `i`, `b`: kept as sent, read by serde_json.
+    /// `s`, `i`, `b`: kept as sent.
     Plain,
     /// `a` and a class that is neither a model nor an enum: kept as sent,
     /// from the raw text (exact numbers).
@@ -318,15 +314,6 @@ impl ModelPlan {
     }
 }
 
-/// Why an input was not read natively.
-enum Failure {
-    /// An exception raised while making a value.
-    Python(PyErr),
-    /// Input the reference reads differently from what this reader could
-    /// make (see the module's documentation).
-    Unsupported(&'static str),
-}
-
 static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `Decimal`s by their text, shared by every read: a `Decimal` is immutable,
@@ -348,14 +335,12 @@ type KeysByText = HashMap<Box<str>, Py<PyString>, Fx>;
 const KEYS_KEPT: usize = 2048;
 const KEY_TEXT_KEPT: usize = 40;
 
-/// The state of one read: where failures are kept (serde's errors carry only
-/// text) and how deep the reader is.
+/// The state of one read: how deep the reader is, and what it shares.
 struct Ctx<'t, 'py> {
     py: Python<'py>,
     /// The whole text being read (union tags are looked for ahead in it).
     text: &'t str,
     depth: Cell<u32>,
-    failure: RefCell<Option<Failure>>,
     decimal: Bound<'py, PyType>,
     /// Plain strings made so far, to share (large texts only).
     strings: Option<RefCell<StringCache<'py>>>,
@@ -387,7 +372,6 @@ impl<'t, 'py> Ctx<'t, 'py> {
             py,
             text,
             depth: Cell::new(0),
-            failure: RefCell::new(None),
             decimal: decimal_type(py)?.clone(),
             strings: (text.len() >= StringCache::MIN_TEXT).then(|| {
                 RefCell::new(StringCache {
@@ -397,22 +381,10 @@ impl<'t, 'py> Ctx<'t, 'py> {
         })
     }
 
-    fn fail<E: de::Error>(&self, failure: Failure) -> E {
-        let mut slot = self.failure.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(failure);
-        }
-        E::custom("not read natively")
-    }
-
-    fn check<T, E: de::Error>(&self, result: PyResult<T>) -> Result<T, E> {
-        result.map_err(|e| self.fail(Failure::Python(e)))
-    }
-
-    fn enter<E: de::Error>(&self) -> Result<(), E> {
+    fn enter(&self) -> PyResult<()> {
         let depth = self.depth.get() + 1;
         if depth > MAX_DEPTH {
-            return Err(self.fail(Failure::Unsupported("nested too deep")));
+            return Err(invalid_input(self.py, "not read natively: nested too deep"));
         }
         self.depth.set(depth);
         Ok(())
@@ -422,12 +394,10 @@ impl<'t, 'py> Ctx<'t, 'py> {
         self.depth.set(self.depth.get() - 1);
     }
 
-    fn plan<'a, E: de::Error>(&self, model: &'a ModelRef) -> Result<&'a ModelPlan, E> {
-        self.check(
-            model
-                .plan
-                .get_or_try_init(self.py, || ModelPlan::read(model.cls.bind(self.py))),
-        )
+    fn plan<'a>(&self, model: &'a ModelRef) -> PyResult<&'a ModelPlan> {
+        model
+            .plan
+            .get_or_try_init(self.py, || ModelPlan::read(model.cls.bind(self.py)))
     }
 
     fn none(&self) -> Bound<'py, PyAny> {
@@ -439,13 +409,6 @@ impl<'t, 'py> Ctx<'t, 'py> {
     }
 
     fn int(&self, v: i64) -> Bound<'py, PyAny> {
-        match v.into_pyobject(self.py) {
-            Ok(i) => i.into_any(),
-            Err(never) => match never {},
-        }
-    }
-
-    fn uint(&self, v: u64) -> Bound<'py, PyAny> {
         match v.into_pyobject(self.py) {
             Ok(i) => i.into_any(),
             Err(never) => match never {},
@@ -609,26 +572,6 @@ impl<'t, 'py> Ctx<'t, 'py> {
             None => Ok(self.plain_string(text).into_any()),
         }
     }
-
-    /// Reads the raw text of one value again with `seed`.
-    fn reparse<'de>(&self, raw: &'de str, seed: Typed<'_, '_, 'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut de = serde_json::Deserializer::from_str(raw);
-        let value = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-        value.map_err(|e| self.take_failure(e))
-    }
-
-    /// The exception for a failed read: the one kept, or one saying what
-    /// serde_json refused.
-    fn take_failure(&self, e: serde_json::Error) -> PyErr {
-        let failure = self.failure.borrow_mut().take();
-        match failure {
-            Some(Failure::Python(err)) => err,
-            Some(Failure::Unsupported(why)) => {
-                invalid_input(self.py, &format!("not read natively: {why}"))
-            }
-            None => invalid_input(self.py, &format!("not JSON the native reader takes: {e}")),
-        }
-    }
 }
 
 /// A JSON string's value: text, or UTF-16 code units when it has a lone
@@ -638,7 +581,7 @@ enum JsonString<'a> {
     Utf16(Vec<u16>),
 }
 
-/// Decodes the raw text of a JSON string, quotes included, which serde_json
+/// Decodes the raw text of a JSON string, quotes included, which the reader
 /// has checked (escapes well formed, no control characters).
 fn json_string(raw: &str) -> JsonString<'_> {
     let inner = &raw[1..raw.len() - 1];
@@ -808,335 +751,6 @@ pub fn amount_of<'py>(
         .transpose()
 }
 
-/// A value read by the plan's code `code`.
-#[derive(Clone, Copy)]
-struct Typed<'a, 't, 'py> {
-    ctx: &'a Ctx<'t, 'py>,
-    code: &'a Code,
-}
-
-static JSON: Code = Code::Json;
-
-impl<'a, 't, 'py> Typed<'a, 't, 'py> {
-    /// Plain JSON, kept as sent.
-    fn json(ctx: &'a Ctx<'t, 'py>) -> Self {
-        Typed { ctx, code: &JSON }
-    }
-}
-
-impl<'de, 'py> DeserializeSeed<'de> for Typed<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        match self.code {
-            // Numbers from their text.
-            Code::Decimal | Code::Json => {
-                let raw = <&'de RawValue>::deserialize(d)?;
-                self.ctx.check(self.ctx.leaf(self.code, raw.get()))
-            }
-            _ => d.deserialize_any(self),
-        }
-    }
-}
-
-impl<'de, 'py> Visitor<'de> for Typed<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.ctx.bool(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.ctx.int(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.ctx.uint(v))
-    }
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Self::Value, E> {
-        // Its digits are gone (see the module's documentation).
-        Err(self.ctx.fail(Failure::Unsupported(
-            "a fractional number where the plan expects no number",
-        )))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        self.ctx.check(self.ctx.string(self.code, v))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(self.ctx.none())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        match self.code {
-            Code::List(item) => list(
-                self.ctx,
-                seq,
-                Typed {
-                    ctx: self.ctx,
-                    code: item,
-                },
-            ),
-            _ => list(self.ctx, seq, Typed::json(self.ctx)),
-        }
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        match self.code {
-            Code::Model(model) => self.ctx.model(model, map),
-            Code::Map(item) => dict(
-                self.ctx,
-                map,
-                Typed {
-                    ctx: self.ctx,
-                    code: item,
-                },
-            ),
-            _ => dict(self.ctx, map, Typed::json(self.ctx)),
-        }
-    }
-}
-
-fn list<'de, 'py, A: SeqAccess<'de>>(
-    ctx: &Ctx<'_, 'py>,
-    mut seq: A,
-    each: Typed<'_, '_, 'py>,
-) -> Result<Bound<'py, PyAny>, A::Error> {
-    ctx.enter()?;
-    let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-    while let Some(item) = seq.next_element_seed(each)? {
-        items.push(item);
-    }
-    ctx.leave();
-    ctx.check(PyList::new(ctx.py, items).map(Bound::into_any))
-}
-
-fn dict<'de, 'py, A: MapAccess<'de>>(
-    ctx: &Ctx<'_, 'py>,
-    mut map: A,
-    each: Typed<'_, '_, 'py>,
-) -> Result<Bound<'py, PyAny>, A::Error> {
-    ctx.enter()?;
-    let out = PyDict::new(ctx.py);
-    while let Some(key) = map.next_key_seed(Key)? {
-        let value = map.next_value_seed(each)?;
-        ctx.check(out.set_item(ctx.key(&key), value))?;
-    }
-    ctx.leave();
-    Ok(out.into_any())
-}
-
-/// An object key, borrowed from the text when it has no escapes.
-struct Key;
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
-    }
-}
-
-impl<'t, 'py> Ctx<'t, 'py> {
-    /// `Model._load` of an object: its union's variant, the fields by wire
-    /// name, the rest into `extra`.
-    fn model<'de, A: MapAccess<'de>>(
-        &self,
-        model: &ModelRef,
-        mut map: A,
-    ) -> Result<Bound<'py, PyAny>, A::Error> {
-        self.enter()?;
-        let mut plan = self.plan(model)?;
-        let mut cls = &model.cls;
-        // Keys read before a union's variant is known, as raw text, and the
-        // tags that chose it.
-        let mut early: Vec<(Cow<'de, str>, &'de str)> = Vec::new();
-        let mut tags: Vec<&str> = Vec::new();
-        let mut open = plan.union.is_some();
-        // The first key of a union, its value not read yet.
-        let mut first: Option<Cow<'de, str>> = None;
-        if let Some(union) = plan.union.as_ref() {
-            first = map.next_key_seed(Key)?;
-            if let Some(Cow::Borrowed(key)) = first.as_ref().filter(|k| ***k != *union.tag) {
-                // A tag that comes later (a producer that sorts its keys) is
-                // looked for ahead in the text, sparing the object a
-                // second reading.
-                let ahead = self.tag_ahead(key, &union.tag).and_then(|tag| match tag {
-                    None => Some(None),
-                    Some(raw) => tag_value(raw),
-                });
-                if let Some(tag) = ahead {
-                    let chosen = tag.and_then(|v| union.variants.get(&*v));
-                    match chosen {
-                        Some(variant) => {
-                            let variant_plan = self.plan(variant)?;
-                            if variant_plan.union.is_none() {
-                                plan = variant_plan;
-                                cls = &variant.cls;
-                                open = false;
-                            }
-                        }
-                        // No tag, or one naming no variant: the class itself.
-                        None => open = false,
-                    }
-                }
-            }
-        }
-        while open {
-            let key = match first.take() {
-                Some(key) => key,
-                None => match map.next_key_seed(Key)? {
-                    Some(key) => key,
-                    None => break,
-                },
-            };
-            let raw = map.next_value::<&'de RawValue>()?.get();
-            let is_tag = plan.union.as_ref().is_some_and(|u| *u.tag == *key);
-            early.push((key, raw));
-            if !is_tag {
-                continue;
-            }
-            // The variant may itself be a union whose tag came earlier.
-            while let Some(union) = &plan.union {
-                let Some((_, raw)) = early.iter().rev().find(|(k, _)| **k == *union.tag) else {
-                    break;
-                };
-                tags.push(&union.tag);
-                let chosen = json_string_value(raw).and_then(|v| union.variants.get(&*v));
-                match chosen {
-                    Some(variant) => {
-                        plan = self.plan(variant)?;
-                        cls = &variant.cls;
-                    }
-                    None => {
-                        // An unknown tag: the class itself, as the reference.
-                        open = false;
-                        break;
-                    }
-                }
-            }
-            if plan.union.is_none() {
-                open = false;
-            }
-        }
-        let mut building = self.check(plan.layout.start(cls.bind(self.py)))?;
-        let mut extra: Option<Bound<'py, PyDict>> = None;
-        for (key, raw) in early {
-            match plan.by_wire.get(&*key) {
-                Some(&at) => {
-                    let seed = Typed {
-                        ctx: self,
-                        code: &plan.codes[at],
-                    };
-                    building.set(at, self.check(self.reparse(raw, seed))?);
-                }
-                None => {
-                    let value = self.check(self.leaf(&Code::Json, raw))?;
-                    let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
-                    self.check(extra.set_item(self.key(&key), value))?;
-                }
-            }
-        }
-        let mut after = plan.first();
-        loop {
-            let key = match first.take() {
-                Some(key) => key,
-                None => match map.next_key_seed(Key)? {
-                    Some(key) => key,
-                    None => break,
-                },
-            };
-            if tags.contains(&&*key) {
-                return Err(self.fail(Failure::Unsupported("a union tag given twice")));
-            }
-            match plan.field(after, &key) {
-                Some(at) => {
-                    let seed = Typed {
-                        ctx: self,
-                        code: &plan.codes[at],
-                    };
-                    building.set(at, map.next_value_seed(seed)?);
-                    after = at;
-                }
-                None => {
-                    let value = map.next_value_seed(Typed::json(self))?;
-                    let extra = extra.get_or_insert_with(|| PyDict::new(self.py));
-                    self.check(extra.set_item(self.key(&key), value))?;
-                }
-            }
-        }
-        self.leave();
-        self.check(building.finish(extra))
-    }
-}
-
-impl<'t> Ctx<'t, '_> {
-    /// The raw value of the member `tag` of the object whose first key is
-    /// `key` (a slice of the text being read, quotes excluded): `Some(None)`
-    /// when the object has no such member, `None` when that cannot be told
-    /// cheaply (the key is not in the text, a key with escapes, the tag
-    /// twice, text that is no JSON), and the caller reads the object the
-    /// slow way. The text after the key has not been checked by serde_json
-    /// yet: the scan stays within it whatever it holds.
-    fn tag_ahead(&self, key: &str, tag: &str) -> Option<Option<&'t str>> {
-        let text = self.text.as_bytes();
-        let start = (key.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
-        let end = start.checked_add(key.len())?;
-        if start == 0 || text.get(start - 1) != Some(&b'"') || text.get(end) != Some(&b'"') {
-            return None;
-        }
-        let mut at = end + 1;
-        let mut is_tag = false;
-        let mut found = None;
-        loop {
-            at = skip_space(text, at);
-            if text.get(at) != Some(&b':') {
-                return None;
-            }
-            let value_at = skip_space(text, at + 1);
-            let value_end = skip_value(text, value_at)?;
-            if is_tag {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(self.text.get(value_at..value_end)?);
-            }
-            at = skip_space(text, value_end);
-            match text.get(at) {
-                Some(b'}') => return Some(found),
-                Some(b',') => {}
-                _ => return None,
-            }
-            at = skip_space(text, at + 1);
-            if text.get(at) != Some(&b'"') {
-                return None;
-            }
-            let key_end = at + 1 + string_end(&text[at + 1..])?;
-            let name = &text[at + 1..key_end];
-            if name.contains(&b'\\') {
-                return None;
-            }
-            is_tag = name == tag.as_bytes();
-            at = key_end + 1;
-        }
-    }
-}
-
 /// The position of the first byte after JSON white space from `at`.
 fn skip_space(text: &[u8], mut at: usize) -> usize {
     while matches!(text.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -1202,150 +816,22 @@ fn skip_value(text: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// A tag's value found ahead in unchecked text: `Some(Some(value))` for a
-/// string, `Some(None)` for JSON of another type (which names no variant),
-/// `None` for text that is no JSON or a string Rust cannot hold (a lone
-/// surrogate), left to the slow way.
-fn tag_value(raw: &str) -> Option<Option<Cow<'_, str>>> {
-    if raw.starts_with('"') {
-        serde_json::from_str::<Cow<'_, str>>(raw).ok().map(Some)
-    } else {
-        serde_json::from_str::<IgnoredAny>(raw).ok().map(|_| None)
-    }
-}
-
-/// The string a raw JSON value holds, if it is a string without lone
-/// surrogates (a union's tag).
-fn json_string_value(raw: &str) -> Option<Cow<'_, str>> {
-    if !raw.starts_with('"') {
-        return None;
-    }
-    match json_string(raw) {
-        JsonString::Text(t) => Some(t),
-        JsonString::Utf16(_) => None,
-    }
-}
-
-/// What is not an object reads as `None` ([`Member`], [`ObjectOrNone`]).
-macro_rules! none_unless_object {
-    () => {
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("JSON")
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(self.ctx.none())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(self.ctx.none())
-        }
-    };
-}
-
-/// The member `name` of a top-level object, read as the model when it is an
-/// object and `None` otherwise (`webhooks.Event.event_info`).
-struct Member<'a, 't, 'py> {
-    ctx: &'a Ctx<'t, 'py>,
-    name: &'a str,
-    model: &'a ModelRef,
-}
-
-impl<'de, 'py> DeserializeSeed<'de> for Member<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, 'py> Visitor<'de> for Member<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    none_unless_object!();
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut found = self.ctx.none();
-        while let Some(key) = map.next_key_seed(Key)? {
-            if key == self.name {
-                // The last one counts, as in a dict.
-                found = map.next_value_seed(ObjectOrNone {
-                    ctx: self.ctx,
-                    model: self.model,
-                })?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(found)
-    }
-}
-
-/// The model of an object, `None` for any other value.
-struct ObjectOrNone<'a, 't, 'py> {
-    ctx: &'a Ctx<'t, 'py>,
-    model: &'a ModelRef,
-}
-
-impl<'de, 'py> DeserializeSeed<'de> for ObjectOrNone<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de, 'py> Visitor<'de> for ObjectOrNone<'_, '_, 'py> {
-    type Value = Bound<'py, PyAny>;
-
-    none_unless_object!();
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.ctx.model(self.model, map)
-    }
-}
-
 /// Reads `text` into the model `model` (or the model of its member
 /// `member`), natively; the error says why not.
 pub(crate) fn read<'py>(
     py: Python<'py>,
-    model: &Arc<ModelRef>,
+    model: &ModelRef,
     text: &str,
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let ctx = Ctx::new(py, text)?;
-    let code = Code::Model(model.clone());
-    let mut de = serde_json::Deserializer::from_str(text);
+    let mut reader = Reader::new(&ctx, text);
     let value = match member {
-        None => Typed {
-            ctx: &ctx,
-            code: &code,
-        }
-        .deserialize(&mut de),
-        Some(name) => Member {
-            ctx: &ctx,
-            name,
-            model,
-        }
-        .deserialize(&mut de),
+        None => reader.model_or_plain(model)?,
+        Some(name) => reader.member(name, model)?,
     };
-    value
-        .and_then(|v| de.end().map(|()| v))
-        .map_err(|e| ctx.take_failure(e))
+    reader.end()?;
+    Ok(value)
 }
 
 /// The reference reading (`_model._load_text`), for input the native reader
@@ -1361,7 +847,7 @@ pub(crate) fn reference<'py>(
 }
 
 fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    Ctx::new(py, text)?.leaf(&JSON, text)
+    Ctx::new(py, text)?.leaf(&Code::Json, text)
 }
 
 /// An event's member `member` (or the whole event) as plain Python values,

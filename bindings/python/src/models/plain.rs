@@ -1,7 +1,8 @@
 //! Plain JSON read in one pass over its text, as `json.loads(text,
 //! parse_float=Decimal)` reads it: the `eventInfo` of unknown and unreadable
-//! events, `raw_event_info`, `to_dict`, and any object or list where a plan
-//! expects a leaf.
+//! events, `raw_event_info`, `to_dict`, a model's unknown members, and any
+//! value where a plan expects another type. The same reader reads the typed
+//! values (`typed.rs`).
 //!
 //! serde_json cannot give a fractional number's text without `RawValue`, and
 //! a `RawValue` per value made every nested container be read again for each
@@ -20,17 +21,9 @@ use crate::errors::invalid_input;
 
 /// Reads `text`, one JSON value with optional white space around it.
 pub(super) fn read<'py>(ctx: &Ctx<'_, 'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let mut reader = Reader {
-        ctx,
-        text,
-        b: text.as_bytes(),
-        at: 0,
-    };
+    let mut reader = Reader::new(ctx, text);
     let value = reader.value()?;
-    reader.skip_ws();
-    if reader.at != reader.b.len() {
-        return Err(reader.bad("text after the value"));
-    }
+    reader.end()?;
     Ok(value)
 }
 
@@ -40,6 +33,7 @@ pub(super) fn read<'py>(ctx: &Ctx<'_, 'py>, text: &str) -> PyResult<Bound<'py, P
 /// was a quarter of an unknown event's plain reading. (Tested through the
 /// reader, against `json.loads`, by tests/test_native_plain.py: this crate's
 /// Rust tests do not run.)
+#[inline(always)]
 fn plain_run_end(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -68,16 +62,38 @@ fn plain_run_end(b: &[u8], mut i: usize) -> usize {
     i.min(b.len())
 }
 
-struct Reader<'c, 't, 'py, 's> {
-    ctx: &'c Ctx<'t, 'py>,
-    text: &'s str,
-    b: &'s [u8],
+/// Reads JSON text from its first byte, checking it as it goes. The plain
+/// values are read here; the typed ones, by a model's plan, in `typed.rs`.
+pub(super) struct Reader<'c, 't, 'py, 's> {
+    pub(super) ctx: &'c Ctx<'t, 'py>,
+    pub(super) text: &'s str,
+    pub(super) b: &'s [u8],
     /// The next byte to read.
-    at: usize,
+    pub(super) at: usize,
+}
+
+impl<'c, 't, 'py, 's> Reader<'c, 't, 'py, 's> {
+    pub(super) fn new(ctx: &'c Ctx<'t, 'py>, text: &'s str) -> Self {
+        Reader {
+            ctx,
+            text,
+            b: text.as_bytes(),
+            at: 0,
+        }
+    }
 }
 
 impl<'py, 's> Reader<'_, '_, 'py, 's> {
-    fn bad(&self, expected: &str) -> PyErr {
+    /// Only white space is left.
+    pub(super) fn end(&mut self) -> PyResult<()> {
+        self.skip_ws();
+        if self.at != self.b.len() {
+            return Err(self.bad("text after the value"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn bad(&self, expected: &str) -> PyErr {
         invalid_input(
             self.ctx.py,
             &format!(
@@ -87,18 +103,21 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         )
     }
 
-    fn peek(&self) -> Option<u8> {
+    #[inline]
+    pub(super) fn peek(&self) -> Option<u8> {
         self.b.get(self.at).copied()
     }
 
-    fn skip_ws(&mut self) {
+    #[inline]
+    pub(super) fn skip_ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
         }
     }
 
     /// Skips white space, then `byte`.
-    fn expect(&mut self, byte: u8, what: &str) -> PyResult<()> {
+    #[inline]
+    pub(super) fn expect(&mut self, byte: u8, what: &str) -> PyResult<()> {
         self.skip_ws();
         if self.peek() != Some(byte) {
             return Err(self.bad(what));
@@ -107,15 +126,18 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         Ok(())
     }
 
-    fn value(&mut self) -> PyResult<Bound<'py, PyAny>> {
+    pub(super) fn value(&mut self) -> PyResult<Bound<'py, PyAny>> {
         self.skip_ws();
         let ctx = self.ctx;
         match self.peek() {
             Some(b'{') => self.object(),
             Some(b'[') => self.array(),
-            Some(b'"') => match self.string()? {
-                JsonString::Text(t) => Ok(ctx.plain_string(&t).into_any()),
-                JsonString::Utf16(units) => Ok(utf16_string(ctx.py, &units)?.into_any()),
+            Some(b'"') => match self.plain_str() {
+                Some(text) => Ok(ctx.plain_string(text).into_any()),
+                None => match self.escaped_string()? {
+                    JsonString::Text(t) => Ok(ctx.plain_string(&t).into_any()),
+                    JsonString::Utf16(units) => Ok(utf16_string(ctx.py, &units)?.into_any()),
+                },
             },
             Some(b'-' | b'0'..=b'9') => {
                 let number = self.number()?;
@@ -130,7 +152,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         }
     }
 
-    fn literal(&mut self, word: &str) -> PyResult<()> {
+    pub(super) fn literal(&mut self, word: &str) -> PyResult<()> {
         if !self.b[self.at..].starts_with(word.as_bytes()) {
             return Err(self.bad(word));
         }
@@ -140,7 +162,34 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
 
     /// The string at `at`, checked as it is read (escapes well formed, no
     /// control character), then decoded when it has escapes.
-    fn string(&mut self) -> PyResult<JsonString<'s>> {
+    #[inline(always)]
+    pub(super) fn string(&mut self) -> PyResult<JsonString<'s>> {
+        match self.plain_str() {
+            Some(text) => Ok(JsonString::Text(Cow::Borrowed(text))),
+            None => self.escaped_string(),
+        }
+    }
+
+    /// The string at `at` when it has no escape (most strings, every key but
+    /// a rare one), found without a call and handed back as a slice, which
+    /// stays in registers (a `JsonString` went through memory, and was read
+    /// back before it was written: a fifth of a model's reading); `None`,
+    /// `at` unmoved, for the others.
+    #[inline(always)]
+    pub(super) fn plain_str(&mut self) -> Option<&'s str> {
+        let start = self.at + 1;
+        let end = plain_run_end(self.b, start);
+        if self.b.get(end) != Some(&b'"') {
+            return None;
+        }
+        self.at = end + 1;
+        // Both ends are ASCII quotes, so character boundaries.
+        Some(&self.text[start..end])
+    }
+
+    /// [`Reader::string`] past a first backslash or control character.
+    #[inline(never)]
+    pub(super) fn escaped_string(&mut self) -> PyResult<JsonString<'s>> {
         let start = self.at;
         let mut i = start + 1;
         let mut escapes = false;
@@ -189,7 +238,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
 
     /// The text of the number at `at`, checked against JSON's grammar
     /// (no leading zero, digits after `.` and after the exponent).
-    fn number(&mut self) -> PyResult<&'s str> {
+    pub(super) fn number(&mut self) -> PyResult<&'s str> {
         let start = self.at;
         let digits = |b: &[u8], mut i: usize| {
             let from = i;
@@ -221,10 +270,8 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     }
 
     /// One level deeper, by the read's own count and limit.
-    fn enter(&self) -> PyResult<()> {
-        self.ctx
-            .enter::<serde_json::Error>()
-            .map_err(|e| self.ctx.take_failure(e))
+    pub(super) fn enter(&self) -> PyResult<()> {
+        self.ctx.enter()
     }
 
     fn object(&mut self) -> PyResult<Bound<'py, PyAny>> {
@@ -286,5 +333,56 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         }
         self.ctx.leave();
         Ok(PyList::new(self.ctx.py, items)?.into_any())
+    }
+
+    /// Skips the value at `at`, checking it as [`Reader::value`] does,
+    /// without making it; its text.
+    pub(super) fn skip(&mut self) -> PyResult<&'s str> {
+        self.skip_ws();
+        let start = self.at;
+        match self.peek() {
+            Some(open @ (b'{' | b'[')) => {
+                self.enter()?;
+                self.at += 1;
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    self.at += 1;
+                } else {
+                    loop {
+                        if open == b'{' {
+                            self.skip_ws();
+                            if self.peek() != Some(b'"') {
+                                return Err(self.bad("a key"));
+                            }
+                            self.string()?;
+                            self.expect(b':', "':'")?;
+                        }
+                        self.skip()?;
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => self.at += 1,
+                            Some(c) if c == close => {
+                                self.at += 1;
+                                break;
+                            }
+                            _ => return Err(self.bad("',' or the container's end")),
+                        }
+                    }
+                }
+                self.ctx.leave();
+            }
+            Some(b'"') => {
+                self.string()?;
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                self.number()?;
+            }
+            Some(b't') => self.literal("true")?,
+            Some(b'f') => self.literal("false")?,
+            Some(b'n') => self.literal("null")?,
+            _ => return Err(self.bad("a value")),
+        }
+        Ok(&self.text[start..self.at])
     }
 }

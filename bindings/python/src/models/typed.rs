@@ -1,0 +1,447 @@
+//! Typed JSON read by a model's plan, in one pass over the text: the same
+//! reader as plain JSON (`plain.rs`), which also reads whatever the plan
+//! does not know (unknown members, a value of another type than the plan's).
+//!
+//! serde_json read each unknown member and each `d` field twice: once as a
+//! `RawValue` to keep a number's digits, then again from that text. Here
+//! every value is read once, where it lies.
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use super::plain::Reader;
+use super::{
+    skip_space, skip_value, string_end, utf16_string, Code, JsonString, ModelPlan, ModelRef,
+};
+use crate::errors::invalid_input;
+use crate::objects::Building;
+
+impl<'py, 's> Reader<'_, '_, 'py, 's> {
+    /// The value at `at` as the plan's code `code` reads it.
+    pub(super) fn typed(&mut self, code: &Code) -> PyResult<Bound<'py, PyAny>> {
+        self.skip_ws();
+        let ctx = self.ctx;
+        match (code, self.peek()) {
+            (Code::Json, _) => self.value(),
+            (Code::Decimal, Some(b'-' | b'0'..=b'9')) => {
+                let number = self.number()?;
+                ctx.leaf(code, number)
+            }
+            // Whatever else it holds: the core's amount or None.
+            (Code::Decimal, _) => {
+                let raw = self.skip()?;
+                ctx.leaf(code, raw)
+            }
+            (Code::Model(model), Some(b'{')) => self.model(model),
+            (Code::List(item), Some(b'[')) => self.list(item),
+            (Code::Map(item), Some(b'{')) => self.dict(item),
+            (_, Some(b'"')) => match self.plain_str() {
+                Some(text) => ctx.string(code, text),
+                None => self.escaped_typed_string(code),
+            },
+            // Numbers, literals, and containers the plan does not expect
+            // there: kept as sent.
+            _ => self.value(),
+        }
+    }
+
+    /// A string with escapes where the plan's code `code` expects a leaf.
+    #[inline(never)]
+    fn escaped_typed_string(&mut self, code: &Code) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx;
+        match self.escaped_string()? {
+            JsonString::Text(t) => ctx.string(code, &t),
+            JsonString::Utf16(units) => {
+                let value = utf16_string(ctx.py, &units)?;
+                match code {
+                    Code::Enum(e) => e.cls.bind(ctx.py).call1((value,)),
+                    // A lone surrogate is no time: the string as sent.
+                    _ => Ok(value.into_any()),
+                }
+            }
+        }
+    }
+
+    /// The model of the object at `at`, any other value kept as sent (the
+    /// top of an answer).
+    pub(super) fn model_or_plain(&mut self, model: &ModelRef) -> PyResult<Bound<'py, PyAny>> {
+        self.skip_ws();
+        if self.peek() == Some(b'{') {
+            return self.model(model);
+        }
+        self.value()
+    }
+
+    /// The model of the object at `at`, `None` for any other value
+    /// (`webhooks.Event.event_info` of an `eventInfo` that is no object).
+    pub(super) fn model_or_none(&mut self, model: &ModelRef) -> PyResult<Bound<'py, PyAny>> {
+        self.skip_ws();
+        if self.peek() == Some(b'{') {
+            return self.model(model);
+        }
+        self.skip()?;
+        Ok(self.ctx.none())
+    }
+
+    /// The member `name` of the object at `at` as the model `model`, `None`
+    /// when absent, no object, or the text no object. The last one counts,
+    /// as in a dict.
+    pub(super) fn member(&mut self, name: &str, model: &ModelRef) -> PyResult<Bound<'py, PyAny>> {
+        self.skip_ws();
+        if self.peek() != Some(b'{') {
+            self.skip()?;
+            return Ok(self.ctx.none());
+        }
+        self.ctx.enter()?;
+        self.at += 1;
+        let mut found = None;
+        let mut first = true;
+        while let Some(key) = self.next_key(&mut first)? {
+            let value = self.skip()?;
+            if matches!(&key, JsonString::Text(k) if k == name) {
+                found = Some(value);
+            }
+        }
+        self.ctx.leave();
+        match found {
+            Some(raw) => {
+                let mut inner = Reader::new(self.ctx, raw);
+                inner.model_or_none(model)
+            }
+            None => Ok(self.ctx.none()),
+        }
+    }
+
+    /// The next key of the object being read and the `:` after it; `None`
+    /// after its closing brace. `first`: no member read yet.
+    fn next_key(&mut self, first: &mut bool) -> PyResult<Option<JsonString<'s>>> {
+        Ok(match self.key(first)? {
+            Key::End => None,
+            Key::Plain(k) => Some(JsonString::Text(Cow::Borrowed(k))),
+            Key::Escaped => Some(self.escaped_key()?),
+        })
+    }
+
+    /// [`Reader::next_key`] for the loops over members: a key without
+    /// escapes (nearly every one) as a slice of the text (see
+    /// [`Reader::plain_str`]).
+    #[inline(always)]
+    fn key(&mut self, first: &mut bool) -> PyResult<Key<'s>> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'}') => {
+                self.at += 1;
+                return Ok(Key::End);
+            }
+            Some(b',') if !*first => {
+                self.at += 1;
+                self.skip_ws();
+            }
+            _ if *first => {}
+            _ => return Err(self.bad("',' or '}'")),
+        }
+        *first = false;
+        if self.peek() != Some(b'"') {
+            return Err(self.bad("a key"));
+        }
+        let Some(key) = self.plain_str() else {
+            return Ok(Key::Escaped);
+        };
+        self.expect(b':', "':'")?;
+        Ok(Key::Plain(key))
+    }
+
+    /// The key at `at` that [`Reader::key`] left (`Key::Escaped`), and the
+    /// `:` after it.
+    #[inline(never)]
+    fn escaped_key(&mut self) -> PyResult<JsonString<'s>> {
+        let key = self.string()?;
+        self.expect(b':', "':'")?;
+        Ok(key)
+    }
+
+    /// A key as a Python string for a dict (see `Ctx::key`).
+    fn dict_key(&self, key: JsonString<'_>) -> PyResult<Bound<'py, PyString>> {
+        match key {
+            JsonString::Text(t) => Ok(self.ctx.key(&t)),
+            JsonString::Utf16(units) => utf16_string(self.ctx.py, &units),
+        }
+    }
+
+    fn list(&mut self, item: &Code) -> PyResult<Bound<'py, PyAny>> {
+        self.ctx.enter()?;
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+        } else {
+            loop {
+                items.push(self.typed(item)?);
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => self.at += 1,
+                    Some(b']') => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => return Err(self.bad("',' or ']'")),
+                }
+            }
+        }
+        self.ctx.leave();
+        Ok(PyList::new(self.ctx.py, items)?.into_any())
+    }
+
+    fn dict(&mut self, item: &Code) -> PyResult<Bound<'py, PyAny>> {
+        self.ctx.enter()?;
+        self.at += 1;
+        let out = PyDict::new(self.ctx.py);
+        let mut first = true;
+        loop {
+            let key = match self.key(&mut first)? {
+                Key::End => break,
+                Key::Plain(key) => self.ctx.key(key),
+                Key::Escaped => {
+                    let key = self.escaped_key()?;
+                    self.dict_key(key)?
+                }
+            };
+            out.set_item(key, self.typed(item)?)?;
+        }
+        self.ctx.leave();
+        Ok(out.into_any())
+    }
+
+    /// `Model._load` of the object at `at`: its union's variant, the fields
+    /// by wire name, the rest into `extra`.
+    fn model(&mut self, model: &ModelRef) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx;
+        ctx.enter()?;
+        let open = self.at;
+        self.at += 1;
+        let mut plan = ctx.plan(model)?;
+        let mut cls = &model.cls;
+        let mut first = true;
+        // Members read before the variant was known, as text, to read once
+        // it is.
+        let mut early: Vec<(JsonString<'s>, &'s str)> = Vec::new();
+        // Tags read, not looked for ahead (which makes sure there is one).
+        let mut tags: Vec<&str> = Vec::new();
+        // The object's closing brace has been read (looking for a tag).
+        let mut closed = false;
+        while let Some(union) = plan.union.as_ref() {
+            let is_tag =
+                |key: &JsonString<'_>| matches!(key, JsonString::Text(k) if **k == *union.tag);
+            // Among the members read, or the first one: the service writes
+            // the tag first.
+            let mut tag = early
+                .iter()
+                .rev()
+                .find(|(k, _)| is_tag(k))
+                .map(|(_, raw)| *raw);
+            if tag.is_none() && first {
+                match self.next_key(&mut first)? {
+                    Some(key) => {
+                        let raw = self.skip()?;
+                        if is_tag(&key) {
+                            tag = Some(raw);
+                        }
+                        early.push((key, raw));
+                    }
+                    None => closed = true,
+                }
+            }
+            let tag = match tag {
+                Some(raw) => {
+                    // A second one is only seen later.
+                    tags.push(&union.tag);
+                    Some(raw)
+                }
+                None if closed => None,
+                // Another key first (the core's own answers sort their
+                // keys): looked for ahead in the text, which spares the
+                // members before it a second reading.
+                None => match self.tag_ahead(open, &union.tag) {
+                    Some(ahead) => ahead,
+                    // Where that cannot be told cheaply, read on to it.
+                    None => loop {
+                        let Some(key) = self.next_key(&mut first)? else {
+                            closed = true;
+                            break None;
+                        };
+                        let raw = self.skip()?;
+                        let found = is_tag(&key);
+                        early.push((key, raw));
+                        if found {
+                            tags.push(&union.tag);
+                            break Some(raw);
+                        }
+                    },
+                },
+            };
+            // No tag, one of another type, or a value naming no variant:
+            // the class itself, as the reference.
+            let Some(variant) = tag
+                .and_then(|raw| self.tag_string(raw))
+                .and_then(|v| union.variants.get(&*v))
+            else {
+                break;
+            };
+            plan = ctx.plan(variant)?;
+            cls = &variant.cls;
+        }
+        let mut building = plan.layout.start(cls.bind(ctx.py))?;
+        let mut extra: Option<Bound<'py, PyDict>> = None;
+        let mut after = plan.first();
+        for (key, raw) in early {
+            let mut inner = Reader::new(ctx, raw);
+            inner.any_field(plan, &mut building, &mut extra, key, &mut after)?;
+        }
+        // The members left (none when looking for a tag read them all).
+        if !closed {
+            loop {
+                let key = match self.key(&mut first)? {
+                    Key::End => break,
+                    Key::Plain(key) => key,
+                    Key::Escaped => {
+                        let key = self.escaped_key()?;
+                        if matches!(&key, JsonString::Text(k) if tags.contains(&&**k)) {
+                            return Err(not_native(ctx.py, "a union tag given twice"));
+                        }
+                        self.any_field(plan, &mut building, &mut extra, key, &mut after)?;
+                        continue;
+                    }
+                };
+                if !tags.is_empty() && tags.contains(&key) {
+                    return Err(not_native(ctx.py, "a union tag given twice"));
+                }
+                self.field(plan, &mut building, &mut extra, key, &mut after)?;
+            }
+        }
+        ctx.leave();
+        building.finish(extra)
+    }
+
+    /// Reads the value at `at` as the member `key` of a model being built:
+    /// the field of that wire name (`after`: the field before, which the
+    /// plan's guess starts from), or else a member of `extra`.
+    #[inline(always)]
+    fn field(
+        &mut self,
+        plan: &ModelPlan,
+        building: &mut Building<'_, 'py>,
+        extra: &mut Option<Bound<'py, PyDict>>,
+        key: &str,
+        after: &mut usize,
+    ) -> PyResult<()> {
+        match plan.field(*after, key) {
+            Some(at) => {
+                building.set(at, self.typed(&plan.codes[at])?);
+                *after = at;
+            }
+            None => {
+                let value = self.value()?;
+                extra
+                    .get_or_insert_with(|| PyDict::new(self.ctx.py))
+                    .set_item(self.ctx.key(key), value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Reader::field`] of a key that had escapes (or a lone surrogate,
+    /// which names no field).
+    #[inline(never)]
+    fn any_field(
+        &mut self,
+        plan: &ModelPlan,
+        building: &mut Building<'_, 'py>,
+        extra: &mut Option<Bound<'py, PyDict>>,
+        key: JsonString<'_>,
+        after: &mut usize,
+    ) -> PyResult<()> {
+        match key {
+            JsonString::Text(key) => self.field(plan, building, extra, &key, after),
+            JsonString::Utf16(units) => {
+                let value = self.value()?;
+                extra
+                    .get_or_insert_with(|| PyDict::new(self.ctx.py))
+                    .set_item(utf16_string(self.ctx.py, &units)?, value)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The string a tag's raw value holds, when it is a string without lone
+    /// surrogates; checked here, as a tag found ahead has not been yet.
+    fn tag_string(&self, raw: &'s str) -> Option<Cow<'s, str>> {
+        if !raw.starts_with('"') {
+            return None;
+        }
+        match Reader::new(self.ctx, raw).string() {
+            Ok(JsonString::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The raw value of the member `tag` of the object opening at `open`,
+    /// looked for ahead in text not read yet: `Some(None)` when the object
+    /// has no such member, `None` when that cannot be told cheaply (a key
+    /// with escapes, the tag twice, text that is no JSON: the reader then
+    /// leaves the object to the reference). The scan stays within the text
+    /// whatever it holds; the reading that follows checks it.
+    fn tag_ahead(&self, open: usize, tag: &str) -> Option<Option<&'s str>> {
+        let text = self.b;
+        let mut at = skip_space(text, open + 1);
+        let mut found = None;
+        if text.get(at) == Some(&b'}') {
+            return Some(None);
+        }
+        loop {
+            if text.get(at) != Some(&b'"') {
+                return None;
+            }
+            let key_end = at + 1 + string_end(&text[at + 1..])?;
+            let name = &text[at + 1..key_end];
+            if name.contains(&b'\\') {
+                return None;
+            }
+            at = skip_space(text, key_end + 1);
+            if text.get(at) != Some(&b':') {
+                return None;
+            }
+            let value_at = skip_space(text, at + 1);
+            let value_end = skip_value(text, value_at)?;
+            if name == tag.as_bytes() {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(self.text.get(value_at..value_end)?);
+            }
+            at = skip_space(text, value_end);
+            match text.get(at) {
+                Some(b'}') => return Some(found),
+                Some(b',') => at = skip_space(text, at + 1),
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// What [`Reader::key`] found.
+enum Key<'s> {
+    /// The object's closing brace.
+    End,
+    /// A key without escapes, `:` read after it.
+    Plain(&'s str),
+    /// A key with escapes, left at its opening quote.
+    Escaped,
+}
+
+/// The error of input left to the reference reader.
+fn not_native(py: Python<'_>, why: &str) -> PyErr {
+    invalid_input(py, &format!("not read natively: {why}"))
+}

@@ -596,13 +596,15 @@ impl NativeEvent {
             }
         })
     }
-    /// `eventInfo` as the model of the event's kind (the one its class
-    /// reads), `None` when absent or no object; `ValueError` for a kind read
-    /// plain. A getter that knows the model: what `load_model(cls, event,
-    /// "eventInfo")` does without the call's arguments to unpack and the
-    /// model to look up by class. The first read is kept in the event's
-    /// `_typed` slot and handed out again (the typed classes' `event_info`
-    /// is this getter and nothing else, one Python call in all).
+    /// The ``eventInfo`` as the generated model of this event type (see
+    /// :mod:`iikocloud.api_models`), fractional numbers as ``Decimal``;
+    /// None when absent or not an object. Read on first access and kept.
+    //
+    // The typed classes' `event_info` is this getter itself (webhooks.py).
+    // It knows the model: what `load_model(cls, event, "eventInfo")` does
+    // without the call's arguments to unpack and the model to look up by
+    // class; `ValueError` for a kind read plain. The first read is kept in
+    // the event's `_typed` slot and handed out again.
     #[getter(_typed_event_info)]
     fn typed_event_info<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         kept_or_read(slf, TYPED_SLOT, |classes| {

@@ -564,6 +564,14 @@ _CLASSES: Dict[str, Type[Event]] = {
         PersonalShift,
     )
 }
+# At run time each typed class's `event_info` is the native getter itself:
+# the properties above only call it, and their Python frame was a twentieth
+# of a sub-kilobyte body's full read. They stay for type checkers and for
+# readers of this file; help() shows the getter's own docstring.
+for _typed in _CLASSES.values():
+    _typed.event_info = _native.NativeEvent._typed_event_info  # type: ignore[method-assign]
+del _typed
+
 _BY_KIND: Dict[int, Type[Event]] = {
     code: _CLASSES.get(name, UnknownEvent) for code, name in _native.event_kinds()
 }

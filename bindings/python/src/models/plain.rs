@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use super::{json_string, utf16_string, Ctx, JsonString};
 use crate::errors::invalid_input;
@@ -275,51 +275,83 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     }
 
     fn object(&mut self) -> PyResult<Bound<'py, PyAny>> {
-        self.enter()?;
-        self.at += 1;
-        let ctx = self.ctx;
-        let out = PyDict::new(ctx.py);
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-        } else {
-            loop {
-                self.skip_ws();
-                if self.peek() != Some(b'"') {
-                    return Err(self.bad("a key"));
-                }
-                let key = match self.string()? {
-                    JsonString::Text(t) => ctx.key(&t),
-                    JsonString::Utf16(units) => utf16_string(ctx.py, &units)?,
-                };
-                self.expect(b':', "':'")?;
-                // A repeated key keeps its last value, as in json.loads.
-                out.set_item(key, self.value()?)?;
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => self.at += 1,
-                    Some(b'}') => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return Err(self.bad("',' or '}'")),
-                }
-            }
-        }
-        ctx.leave();
-        Ok(out.into_any())
+        // A repeated key keeps its last value, as in json.loads.
+        self.dict_with(Self::value)
     }
 
     fn array(&mut self) -> PyResult<Bound<'py, PyAny>> {
+        self.list_with(Self::value)
+    }
+
+    /// The object at `at` as a dict, each value read by `value`.
+    #[inline(always)]
+    pub(super) fn dict_with(
+        &mut self,
+        mut value: impl FnMut(&mut Self) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let out = PyDict::new(self.ctx.py);
+        self.members(|r, key| {
+            let key = match key {
+                Key::Plain(key) => r.ctx.key(key),
+                _ => {
+                    let key = r.escaped_key()?;
+                    r.dict_key(key)?
+                }
+            };
+            out.set_item(key, value(r)?)
+        })?;
+        Ok(out.into_any())
+    }
+
+    /// The list at `at`, each item read by `item`.
+    #[inline(always)]
+    pub(super) fn list_with(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut items = Vec::new();
+        self.items(|r| {
+            items.push(item(r)?);
+            Ok(())
+        })?;
+        Ok(PyList::new(self.ctx.py, items)?.into_any())
+    }
+
+    /// Reads the object at `at`: `member` is handed each key (never
+    /// `Key::End`; a `Key::Escaped` it reads with [`Reader::escaped_key`])
+    /// and reads the value after it.
+    #[inline(always)]
+    pub(super) fn members(
+        &mut self,
+        mut member: impl FnMut(&mut Self, Key<'s>) -> PyResult<()>,
+    ) -> PyResult<()> {
         self.enter()?;
         self.at += 1;
-        let mut items = Vec::new();
+        let mut first = true;
+        loop {
+            match self.key(&mut first)? {
+                Key::End => break,
+                key => member(self, key)?,
+            }
+        }
+        self.ctx.leave();
+        Ok(())
+    }
+
+    /// Reads the list at `at`, `item` reading each item.
+    #[inline(always)]
+    pub(super) fn items(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PyResult<()>,
+    ) -> PyResult<()> {
+        self.enter()?;
+        self.at += 1;
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.at += 1;
         } else {
             loop {
-                items.push(self.value()?);
+                item(self)?;
                 self.skip_ws();
                 match self.peek() {
                     Some(b',') => self.at += 1,
@@ -332,7 +364,54 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             }
         }
         self.ctx.leave();
-        Ok(PyList::new(self.ctx.py, items)?.into_any())
+        Ok(())
+    }
+
+    /// The next key of the object being read and the `:` after it; `first`:
+    /// no member read yet. A key without escapes (nearly every one) comes
+    /// as a slice of the text (see [`Reader::plain_str`]), one with escapes
+    /// is left to [`Reader::escaped_key`].
+    #[inline(always)]
+    pub(super) fn key(&mut self, first: &mut bool) -> PyResult<Key<'s>> {
+        self.skip_ws();
+        match self.peek() {
+            Some(b'}') => {
+                self.at += 1;
+                return Ok(Key::End);
+            }
+            Some(b',') if !*first => {
+                self.at += 1;
+                self.skip_ws();
+            }
+            _ if *first => {}
+            _ => return Err(self.bad("',' or '}'")),
+        }
+        *first = false;
+        if self.peek() != Some(b'"') {
+            return Err(self.bad("a key"));
+        }
+        let Some(key) = self.plain_str() else {
+            return Ok(Key::Escaped);
+        };
+        self.expect(b':', "':'")?;
+        Ok(Key::Plain(key))
+    }
+
+    /// The key at `at` that [`Reader::key`] left (`Key::Escaped`), and the
+    /// `:` after it.
+    #[inline(never)]
+    pub(super) fn escaped_key(&mut self) -> PyResult<JsonString<'s>> {
+        let key = self.string()?;
+        self.expect(b':', "':'")?;
+        Ok(key)
+    }
+
+    /// A key as a Python string for a dict (see `Ctx::key`).
+    pub(super) fn dict_key(&self, key: JsonString<'_>) -> PyResult<Bound<'py, PyString>> {
+        match key {
+            JsonString::Text(t) => Ok(self.ctx.key(&t)),
+            JsonString::Utf16(units) => utf16_string(self.ctx.py, &units),
+        }
     }
 
     /// Skips the value at `at`, checking it as [`Reader::value`] does,
@@ -341,37 +420,13 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         self.skip_ws();
         let start = self.at;
         match self.peek() {
-            Some(open @ (b'{' | b'[')) => {
-                self.enter()?;
-                self.at += 1;
-                let close = if open == b'{' { b'}' } else { b']' };
-                self.skip_ws();
-                if self.peek() == Some(close) {
-                    self.at += 1;
-                } else {
-                    loop {
-                        if open == b'{' {
-                            self.skip_ws();
-                            if self.peek() != Some(b'"') {
-                                return Err(self.bad("a key"));
-                            }
-                            self.string()?;
-                            self.expect(b':', "':'")?;
-                        }
-                        self.skip()?;
-                        self.skip_ws();
-                        match self.peek() {
-                            Some(b',') => self.at += 1,
-                            Some(c) if c == close => {
-                                self.at += 1;
-                                break;
-                            }
-                            _ => return Err(self.bad("',' or the container's end")),
-                        }
-                    }
+            Some(b'{') => self.members(|r, key| {
+                if matches!(key, Key::Escaped) {
+                    r.escaped_key()?;
                 }
-                self.ctx.leave();
-            }
+                r.skip().map(drop)
+            })?,
+            Some(b'[') => self.items(|r| r.skip().map(drop))?,
             Some(b'"') => {
                 self.string()?;
             }
@@ -385,4 +440,14 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         }
         Ok(&self.text[start..self.at])
     }
+}
+
+/// What [`Reader::key`] found.
+pub(super) enum Key<'s> {
+    /// The object's closing brace.
+    End,
+    /// A key without escapes, `:` read after it.
+    Plain(&'s str),
+    /// A key with escapes, left at its opening quote.
+    Escaped,
 }

@@ -9,9 +9,9 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::PyDict;
 
-use super::plain::Reader;
+use super::plain::{Key, Reader};
 use super::{
     skip_space, skip_value, string_end, utf16_string, Code, JsonString, ModelPlan, ModelRef,
 };
@@ -94,30 +94,26 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             self.skip()?;
             return Ok(self.ctx.none());
         }
-        self.ctx.enter()?;
-        self.at += 1;
         let mut found = None;
-        let mut first = true;
-        loop {
-            let matched = match self.key(&mut first)? {
-                Key::End => break,
+        self.members(|r, key| {
+            let matched = match key {
                 Key::Plain(key) => key == name,
-                Key::Escaped => matches!(self.escaped_key()?, JsonString::Text(k) if k == name),
+                _ => matches!(r.escaped_key()?, JsonString::Text(k) if k == name),
             };
             // Read where it lies: skipped and read again, it cost a small
             // event's member read a fifth more.
             if matched {
-                found = Some(self.model_or_none(model)?);
+                found = Some(r.model_or_none(model)?);
             } else {
-                self.skip()?;
+                r.skip()?;
             }
-        }
-        self.ctx.leave();
+            Ok(())
+        })?;
         Ok(found.unwrap_or_else(|| self.ctx.none()))
     }
 
-    /// The next key of the object being read and the `:` after it; `None`
-    /// after its closing brace. `first`: no member read yet.
+    /// [`Reader::key`] as a `JsonString`, `None` after the closing brace
+    /// (for the union's look for its tag, off the members' fast loop).
     fn next_key(&mut self, first: &mut bool) -> PyResult<Option<JsonString<'s>>> {
         Ok(match self.key(first)? {
             Key::End => None,
@@ -126,95 +122,12 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         })
     }
 
-    /// [`Reader::next_key`] for the loops over members: a key without
-    /// escapes (nearly every one) as a slice of the text (see
-    /// [`Reader::plain_str`]).
-    #[inline(always)]
-    fn key(&mut self, first: &mut bool) -> PyResult<Key<'s>> {
-        self.skip_ws();
-        match self.peek() {
-            Some(b'}') => {
-                self.at += 1;
-                return Ok(Key::End);
-            }
-            Some(b',') if !*first => {
-                self.at += 1;
-                self.skip_ws();
-            }
-            _ if *first => {}
-            _ => return Err(self.bad("',' or '}'")),
-        }
-        *first = false;
-        if self.peek() != Some(b'"') {
-            return Err(self.bad("a key"));
-        }
-        let Some(key) = self.plain_str() else {
-            return Ok(Key::Escaped);
-        };
-        self.expect(b':', "':'")?;
-        Ok(Key::Plain(key))
-    }
-
-    /// The key at `at` that [`Reader::key`] left (`Key::Escaped`), and the
-    /// `:` after it.
-    #[inline(never)]
-    fn escaped_key(&mut self) -> PyResult<JsonString<'s>> {
-        let key = self.string()?;
-        self.expect(b':', "':'")?;
-        Ok(key)
-    }
-
-    /// A key as a Python string for a dict (see `Ctx::key`).
-    fn dict_key(&self, key: JsonString<'_>) -> PyResult<Bound<'py, PyString>> {
-        match key {
-            JsonString::Text(t) => Ok(self.ctx.key(&t)),
-            JsonString::Utf16(units) => utf16_string(self.ctx.py, &units),
-        }
-    }
-
     fn list(&mut self, item: &Code) -> PyResult<Bound<'py, PyAny>> {
-        self.ctx.enter()?;
-        self.at += 1;
-        let mut items = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.at += 1;
-        } else {
-            loop {
-                items.push(self.typed(item)?);
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => self.at += 1,
-                    Some(b']') => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return Err(self.bad("',' or ']'")),
-                }
-            }
-        }
-        self.ctx.leave();
-        Ok(PyList::new(self.ctx.py, items)?.into_any())
+        self.list_with(|r| r.typed(item))
     }
 
     fn dict(&mut self, item: &Code) -> PyResult<Bound<'py, PyAny>> {
-        self.ctx.enter()?;
-        self.at += 1;
-        let out = PyDict::new(self.ctx.py);
-        let mut first = true;
-        loop {
-            let key = match self.key(&mut first)? {
-                Key::End => break,
-                Key::Plain(key) => self.ctx.key(key),
-                Key::Escaped => {
-                    let key = self.escaped_key()?;
-                    self.dict_key(key)?
-                }
-            };
-            out.set_item(key, self.typed(item)?)?;
-        }
-        self.ctx.leave();
-        Ok(out.into_any())
+        self.dict_with(|r| r.typed(item))
     }
 
     /// `Model._load` of the object at `at`: its union's variant, the fields
@@ -431,16 +344,6 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             }
         }
     }
-}
-
-/// What [`Reader::key`] found.
-enum Key<'s> {
-    /// The object's closing brace.
-    End,
-    /// A key without escapes, `:` read after it.
-    Plain(&'s str),
-    /// A key with escapes, left at its opening quote.
-    Escaped,
 }
 
 /// The error of input left to the reference reader.

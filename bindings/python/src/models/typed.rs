@@ -306,8 +306,9 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     /// looked for ahead in text not read yet: `Some(None)` when the object
     /// has no such member, `None` when that cannot be told cheaply (a key
     /// with escapes, the tag twice, text that is no JSON: the reader then
-    /// leaves the object to the reference). The scan stays within the text
-    /// whatever it holds; the reading that follows checks it.
+    /// reads on to the tag, and a second one later leaves the object to the
+    /// reference). The scan stays within the text whatever it holds; the
+    /// reading that follows checks it.
     fn tag_ahead(&self, open: usize, tag: &str) -> Option<Option<&'s str>> {
         let text = self.b;
         let mut at = skip_space(text, open + 1);

@@ -61,6 +61,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(client::operations, m)?)?;
     m.add_function(wrap_pyfunction!(readers::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(readers::load_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(readers::read_extra, m)?)?;
     m.add_function(wrap_pyfunction!(models::local_time_of, m)?)?;
     m.add_function(wrap_pyfunction!(models::amount_of, m)?)?;
     m.add_function(wrap_pyfunction!(refresh_log_level, m)?)?;

@@ -344,6 +344,9 @@ struct Ctx<'t, 'py> {
     decimal: Bound<'py, PyType>,
     /// Plain strings made so far, to share (large texts only).
     strings: Option<RefCell<StringCache<'py>>>,
+    /// The members kept for `extra` by the models being read, as places in
+    /// `text` (see [`Ctx::keep_unknown`]).
+    unknown: RefCell<Vec<(usize, usize)>>,
 }
 
 /// The plain strings made while reading one text, by their place in it: an
@@ -373,12 +376,68 @@ impl<'t, 'py> Ctx<'t, 'py> {
             text,
             depth: Cell::new(0),
             decimal: decimal_type(py)?.clone(),
+            unknown: RefCell::new(Vec::new()),
             strings: (text.len() >= StringCache::MIN_TEXT).then(|| {
                 RefCell::new(StringCache {
                     entries: vec![None; StringCache::SIZE],
                 })
             }),
         })
+    }
+
+    /// Where the members kept by the model starting now will begin (see
+    /// [`Ctx::keep_unknown`]).
+    fn unknown_start(&self) -> usize {
+        self.unknown.borrow().len()
+    }
+
+    /// Keeps `member` (its key, `:` and value, as sent), a member its model
+    /// does not know, for `Model.extra`. The model's members are made into
+    /// the text of one JSON object when it is done (`take_unknown`), which
+    /// `extra` reads on first use: made as values, they were more than half
+    /// of reading an event with a hundred of them, and few readers look.
+    /// The value has been checked as it was skipped, so that read does not
+    /// fail. A nested model's members are taken before its parent's next
+    /// one is kept, so each model's are the last ones kept.
+    fn keep_unknown(&self, member: &str) -> PyResult<()> {
+        let start = (member.as_ptr() as usize)
+            .checked_sub(self.text.as_ptr() as usize)
+            // Every reader reads the read's text or a part of it.
+            .filter(|&at| at + member.len() <= self.text.len())
+            .ok_or_else(|| {
+                invalid_input(self.py, "not read natively: a member outside the text")
+            })?;
+        self.unknown
+            .borrow_mut()
+            .push((start, start + member.len()));
+        Ok(())
+    }
+
+    /// The members kept since `start` (from [`Ctx::unknown_start`]) as the
+    /// text of one JSON object, forgotten here; `None` when there are none.
+    fn take_unknown(&self, start: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let mut kept = self.unknown.borrow_mut();
+        let Some(members) = kept.get(start..).filter(|m| !m.is_empty()) else {
+            return Ok(None);
+        };
+        let text = self.text.as_bytes();
+        // Braces, commas between, and the members.
+        let len = 1 + members
+            .iter()
+            .map(|(from, to)| to - from + 1)
+            .sum::<usize>();
+        let bytes = PyBytes::new_with(self.py, len, |out| {
+            let mut at = 0;
+            for (i, &(from, to)) in members.iter().enumerate() {
+                out[at] = if i == 0 { b'{' } else { b',' };
+                out[at + 1..at + 1 + to - from].copy_from_slice(&text[from..to]);
+                at += 1 + to - from;
+            }
+            out[at] = b'}';
+            Ok(())
+        })?;
+        kept.truncate(start);
+        Ok(Some(bytes))
     }
 
     fn enter(&self) -> PyResult<()> {
@@ -846,7 +905,7 @@ pub(crate) fn reference<'py>(
         .call1((cls, json, member))
 }
 
-fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     Ctx::new(py, text)?.leaf(&Code::Json, text)
 }
 

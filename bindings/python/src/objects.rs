@@ -20,7 +20,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyNone, PyString, PyType};
+use pyo3::types::{PyBytes, PyNone, PyString, PyType};
 use pyo3::PyClass;
 use std::marker::PhantomData;
 
@@ -36,8 +36,9 @@ pub(crate) enum Layout {
     },
 }
 
-/// The slot behind `Model.extra` (`_model._EXTRA`): `None` or a dict of the
-/// fields this version does not know.
+/// The slot behind `Model.extra` (`_model._EXTRA`): `None`, a dict of the
+/// fields this version does not know, or (made here) their JSON text, which
+/// `Model` reads into that dict on first use.
 const EXTRA: &str = "_Model__extra";
 
 static MEMBER_DESCRIPTOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -134,11 +135,11 @@ impl<'py> Building<'_, 'py> {
         }
     }
 
-    /// The instance, missing fields `None`, with `extra` (`None` when there
-    /// were no other fields).
-    pub(crate) fn finish(self, extra: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    /// The instance, missing fields `None`, with its `extra` slot: the text
+    /// of the members the plan did not know (`None` when there were none).
+    pub(crate) fn finish(self, extra: Option<Bound<'py, PyBytes>>) -> PyResult<Bound<'py, PyAny>> {
         let extra = match extra {
-            Some(dict) => dict.into_any(),
+            Some(text) => text.into_any(),
             None => PyNone::get(self.py()).to_owned().into_any(),
         };
         match self {
@@ -178,6 +179,30 @@ impl<'py> Building<'_, 'py> {
             }
         }
     }
+}
+
+/// The `extra` slot of a model the native reader made, its JSON text read by
+/// `read` into a dict and kept (`Model._extra_read`). Two threads reading it
+/// at once get the same dict: the slot is looked at again after `read`, and
+/// nothing between that look and the store runs Python code, so under the
+/// GIL no other thread stores between them.
+pub(crate) fn read_extra<'py>(
+    model: &Bound<'py, PyAny>,
+    read: impl FnOnce(&[u8]) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = model.py();
+    let name = pyo3::intern!(py, EXTRA);
+    let kept = model.getattr(name)?;
+    let Ok(text) = kept.cast::<PyBytes>() else {
+        return Ok(kept);
+    };
+    let dict = read(text.as_bytes())?;
+    let now = model.getattr(name)?;
+    if !now.is(&kept) {
+        return Ok(now);
+    }
+    object_attr(py, &OBJECT_SETATTR, "__setattr__")?.call1((model, name, &dict))?;
+    Ok(dict)
 }
 
 /// `cls.__new__(cls)` for a class that does not override `__new__`: the

@@ -92,8 +92,6 @@ pub(crate) fn read_model<'py>(
     }
 }
 
-/// Reads `text`, one JSON value with no space around it, as plain JSON: the
-/// values `json.loads(text, parse_float=Decimal)` makes.
 /// An event's JSON (its member `member` with a name) as plain Python values,
 /// as `json.loads(event.raw_json, parse_float=Decimal)` and `.get(member)`
 /// make them: the `eventInfo` of an unknown event type or of an event that
@@ -108,4 +106,20 @@ pub fn load_plain<'py>(
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     guard(py, || event.get().plain(py, member))
+}
+
+/// `Model.extra` of a model the native reader made, whose slot holds the
+/// unknown members' JSON text: read as `json.loads(text,
+/// parse_float=Decimal)` reads it, and kept. The text was checked when the
+/// reader skipped it, so this read does not fail.
+#[pyfunction]
+pub fn read_extra<'py>(model: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let py = model.py();
+    guard(py, || {
+        crate::objects::read_extra(model, |text| {
+            let text = std::str::from_utf8(text)
+                .map_err(|e| invalid_input(py, &format!("the JSON is not UTF-8: {e}")))?;
+            models::read_plain(py, text)
+        })
+    })
 }

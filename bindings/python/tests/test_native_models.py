@@ -43,8 +43,16 @@ def same(ours: Any, theirs: Any, at: str = "$") -> None:
     if isinstance(theirs, _model.Model):
         for attr, _wire, _code in type(theirs)._F:
             same(getattr(ours, attr), getattr(theirs, attr), f"{at}.{attr}")
-        # The slot itself: None in both, or equal dicts.
-        same(getattr(ours, EXTRA), getattr(theirs, EXTRA), f"{at}.extra")
+        # The slot itself: None in both, or the same members. The native
+        # reader keeps them as JSON text until `extra` is read.
+        kept, reference = getattr(ours, EXTRA), getattr(theirs, EXTRA)
+        assert (kept is None) == (reference is None), f"{at}.extra: {kept!r} vs {reference!r}"
+        if isinstance(kept, bytes):
+            assert isinstance(reference, dict), at
+            same(ours._extra_read(), reference, f"{at}.extra")
+            assert getattr(ours, EXTRA) is ours._extra_read(), f"{at}.extra kept once read"
+        else:
+            same(kept, reference, f"{at}.extra")
     elif isinstance(theirs, list):
         assert len(ours) == len(theirs), at
         for i, (a, b) in enumerate(zip(ours, theirs)):
@@ -516,6 +524,8 @@ NATIVE_CASES: List[Tuple[Any, str]] = [
     (ORDER, '{"id": "\\ud800"}'),
     (ORDER, '{"order": {"whenCreated": "\\udc00"}}'),
     (ORDER, '{"\\ud800": 1}'),
+    # Unknown keys that must be escaped again in the text kept for extra.
+    (ORDER, '{"a\\"b": 1, "c\\\\d": [2], "e\\u0001f": {"g": 3}, "h\\ud800": "\\ud800", "i\\/j": 1.50}'),
     # A tag the look-ahead leaves (a key with escapes): read on to it.
     (STATUS, '{"x": 1, "st\\u0061te": "Error", "exception": {"message": "m"}}'),
     (STATUS, '{"\\u0078": [1, {"state": "Success"}], "state": "Error", "y": 2}'),
@@ -699,6 +709,66 @@ def test_strings_repeated_in_a_large_answer_read_as_the_reference() -> None:
     assert len(text.encode()) > 64 * 1024
     answer = check(m.OrdersResponse, text)
     assert [o.id for o in answer.orders] == [o["id"] for o in orders]
+
+
+def test_unknown_members_stay_text_until_extra_is_read() -> None:
+    body = (BENCH_DATA / "bodies" / "odd_unknown_fields.json").read_bytes()
+    event = webhooks.parse(body)[0]
+    info = event.event_info
+    assert info is not None and info.order is not None
+    # Kept as text, at every level that has some.
+    assert isinstance(getattr(info, EXTRA), bytes) and isinstance(getattr(info.order, EXTRA), bytes)
+    reference = _model._load_text(type(info), json.dumps(json.loads(body)[0]["eventInfo"]), None)
+    assert info == reference and repr(info) == repr(reference)
+    assert info.extra == reference.extra and set(info.extra) == {"x1Note", "x1Rate", "x1Tags"}
+    assert info.extra["x1Rate"] == Decimal("0.25") and type(info.extra["x1Rate"]) is Decimal
+    # Read once, then kept: what is put in it stays.
+    assert getattr(info, EXTRA) is info.extra
+    info.extra["mine"] = 1
+    assert info.to_dict()["mine"] == 1 and info != reference
+    # Pickled and compared before extra is read.
+    fresh = webhooks.parse(body)[0].event_info
+    assert isinstance(getattr(fresh, EXTRA), bytes)
+    assert pickle.loads(pickle.dumps(fresh)) == reference
+    assert fresh.replace(id="x").extra == reference.extra
+
+
+def test_threads_reading_extra_at_once_get_the_same_dict() -> None:
+    body = (BENCH_DATA / "bodies" / "odd_unknown_fields.json").read_bytes()
+    infos = [webhooks.parse(body)[0].event_info for _ in range(300)]
+    seen: List[List[int]] = [[] for _ in infos]
+    start = threading.Barrier(4)
+
+    def work() -> None:
+        start.wait()
+        for i, info in enumerate(infos):
+            seen[i].append(id(info.extra))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert all(len(set(ids)) == 1 and len(ids) == 4 for ids in seen)
+
+
+def test_an_integer_past_pythons_digit_limit_in_an_unknown_member_raises_as_the_reference() -> None:
+    # Kept as text, it would raise only when extra is read.
+    text = '{"id": "a", "x": ' + "1" * 5000 + "}"
+    with pytest.raises(ValueError) as reference:
+        _model._load_text(ORDER, text, None)
+    with pytest.raises(ValueError) as native:
+        _native.load_model(ORDER, text)
+    assert type(native.value) is type(reference.value)
+    with pytest.raises(iikocloud.InvalidInputError, match="integer short enough"):
+        _native.load_model(ORDER, text, fallback=False)
+    # 640 digits are always taken.
+    assert check(ORDER, '{"x": ' + "9" * 640 + "}").extra == {"x": int("9" * 640)}
 
 
 def test_native_objects_behave_as_the_models() -> None:

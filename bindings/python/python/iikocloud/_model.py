@@ -136,7 +136,10 @@ def dump(value: Any) -> Any:
 
 #: The slot behind ``Model.extra``: None until there is something in it, so
 #: that the thousands of objects of a large answer, which rarely have fields
-#: this version does not know, need no dict each.
+#: this version does not know, need no dict each. The native reader leaves
+#: those fields there as the JSON text of an object (bytes), read into the
+#: dict on first use: few callers look, and making them was most of reading
+#: an event that has many.
 _EXTRA = "_Model__extra"
 
 
@@ -160,17 +163,25 @@ class Model:
     _TAG_OF: ClassVar[Optional[Tuple[str, str]]] = None
     #: Attributes holding credentials or tokens, never shown by ``repr``.
     _SECRETS: ClassVar[FrozenSet[str]] = frozenset()
-    __extra: Optional[Dict[str, Any]]
+    __extra: Union[None, Dict[str, Any], bytes]
 
     @property
     def extra(self) -> Dict[str, Any]:
         """Fields of the answer this version does not know, as sent."""
-        extra = self.__extra
+        extra = self._extra_read()
         if extra is None:
             # Made on first use and kept, so that changes to it last.
             extra = {}
             object.__setattr__(self, _EXTRA, extra)
         return extra
+
+    def _extra_read(self) -> Optional[Dict[str, Any]]:
+        """The slot behind ``extra``, read first if the native reader left
+        it as text (then kept read)."""
+        extra = self.__extra
+        if type(extra) is bytes:
+            return _native.read_extra(self)
+        return extra  # type: ignore[return-value]
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; use replace()")
@@ -224,7 +235,7 @@ class Model:
             value = getattr(self, attr)
             if value is not None:
                 out[wire] = dump(value)
-        for key, value in (self.__extra or {}).items():
+        for key, value in (self._extra_read() or {}).items():
             out.setdefault(key, dump(value))
         tag = type(self)._TAG_OF
         if tag is not None and out.get(tag[0]) is None:
@@ -235,7 +246,7 @@ class Model:
     def replace(self: _M, **changes: Any) -> _M:
         """A copy with some fields changed."""
         values = {attr: getattr(self, attr) for attr, _w, _c in type(self)._F}
-        extra = changes.pop("extra", self.__extra)
+        extra = changes.pop("extra", self._extra_read())
         unknown = set(changes) - set(values)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
@@ -247,7 +258,7 @@ class Model:
             return NotImplemented
         return all(
             getattr(self, attr) == getattr(other, attr) for attr, _w, _c in type(self)._F
-        ) and (self.__extra or {}) == (other.__extra or {})
+        ) and (self._extra_read() or {}) == (other._extra_read() or {})
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -258,8 +269,9 @@ class Model:
             for attr, _w, _c in type(self)._F
             if getattr(self, attr) is not None
         ]
-        if self.__extra:
-            shown.append(f"extra={self.__extra!r}")
+        extra = self._extra_read()
+        if extra:
+            shown.append(f"extra={extra!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
     def __reduce__(self) -> Any:

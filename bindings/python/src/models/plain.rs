@@ -103,6 +103,12 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         )
     }
 
+    /// Where `part`, a slice of the text, starts in it.
+    #[inline]
+    pub(super) fn offset(&self, part: &str) -> usize {
+        part.as_ptr() as usize - self.b.as_ptr() as usize
+    }
+
     #[inline]
     pub(super) fn peek(&self) -> Option<u8> {
         self.b.get(self.at).copied()
@@ -431,7 +437,13 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
                 self.string()?;
             }
             Some(b'-' | b'0'..=b'9') => {
-                self.number()?;
+                let number = self.number()?;
+                // Python's `int` refuses more digits than its limit (640 at
+                // the least): what is skipped may be made later (`extra`),
+                // so `json.loads` says whether it can be.
+                if number.len() > INT_DIGITS_ALWAYS_TAKEN && !number.contains(['.', 'e', 'E']) {
+                    return Err(self.bad("an integer short enough for any digit limit"));
+                }
             }
             Some(b't') => self.literal("true")?,
             Some(b'f') => self.literal("false")?,
@@ -441,6 +453,10 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         Ok(&self.text[start..self.at])
     }
 }
+
+/// The most digits (and sign) of an integer that `int` takes whatever
+/// `sys.set_int_max_str_digits` says (its least limit).
+const INT_DIGITS_ALWAYS_TAKEN: usize = 640;
 
 /// What [`Reader::key`] found.
 pub(super) enum Key<'s> {

@@ -9,7 +9,6 @@
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use super::plain::{Key, Reader};
 use super::{
@@ -112,13 +111,17 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         Ok(found.unwrap_or_else(|| self.ctx.none()))
     }
 
-    /// [`Reader::key`] as a `JsonString`, `None` after the closing brace
-    /// (for the union's look for its tag, off the members' fast loop).
-    fn next_key(&mut self, first: &mut bool) -> PyResult<Option<JsonString<'s>>> {
+    /// [`Reader::key`] as a `JsonString`, with where the member starts;
+    /// `None` after the closing brace (for the union's look for its tag,
+    /// off the members' fast loop).
+    fn next_key(&mut self, first: &mut bool) -> PyResult<Option<(JsonString<'s>, usize)>> {
         Ok(match self.key(first)? {
             Key::End => None,
-            Key::Plain(k) => Some(JsonString::Text(Cow::Borrowed(k))),
-            Key::Escaped => Some(self.escaped_key()?),
+            Key::Plain(k) => Some((JsonString::Text(Cow::Borrowed(k)), self.offset(k) - 1)),
+            Key::Escaped => {
+                let start = self.at;
+                Some((self.escaped_key()?, start))
+            }
         })
     }
 
@@ -131,7 +134,8 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     }
 
     /// `Model._load` of the object at `at`: its union's variant, the fields
-    /// by wire name, the rest into `extra`.
+    /// by wire name, the rest kept as text for `extra` (see
+    /// [`Ctx::keep_unknown`]).
     fn model(&mut self, model: &ModelRef) -> PyResult<Bound<'py, PyAny>> {
         let ctx = self.ctx;
         ctx.enter()?;
@@ -141,8 +145,8 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         let mut cls = &model.cls;
         let mut first = true;
         // Members read before the variant was known, as text, to read once
-        // it is.
-        let mut early: Vec<(JsonString<'s>, &'s str)> = Vec::new();
+        // it is: the key, where the member starts, and its value.
+        let mut early: Vec<(JsonString<'s>, usize, &'s str)> = Vec::new();
         // Tags read, not looked for ahead (which makes sure there is one).
         let mut tags: Vec<&str> = Vec::new();
         // The object's closing brace has been read (looking for a tag).
@@ -155,16 +159,16 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             let mut tag = early
                 .iter()
                 .rev()
-                .find(|(k, _)| is_tag(k))
-                .map(|(_, raw)| *raw);
+                .find(|(k, ..)| is_tag(k))
+                .map(|(.., raw)| *raw);
             if tag.is_none() && first {
                 match self.next_key(&mut first)? {
-                    Some(key) => {
+                    Some((key, start)) => {
                         let raw = self.skip()?;
                         if is_tag(&key) {
                             tag = Some(raw);
                         }
-                        early.push((key, raw));
+                        early.push((key, start, raw));
                     }
                     None => closed = true,
                 }
@@ -183,13 +187,13 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
                     Some(ahead) => ahead,
                     // Where that cannot be told cheaply, read on to it.
                     None => loop {
-                        let Some(key) = self.next_key(&mut first)? else {
+                        let Some((key, start)) = self.next_key(&mut first)? else {
                             closed = true;
                             break None;
                         };
                         let raw = self.skip()?;
                         let found = is_tag(&key);
-                        early.push((key, raw));
+                        early.push((key, start, raw));
                         if found {
                             tags.push(&union.tag);
                             break Some(raw);
@@ -209,62 +213,64 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             cls = &variant.cls;
         }
         let mut building = plan.layout.start(cls.bind(ctx.py))?;
-        let mut extra: Option<Bound<'py, PyDict>> = None;
+        let unknown = ctx.unknown_start();
         let mut after = plan.first();
-        for (key, raw) in early {
+        for (key, start, raw) in early {
             let mut inner = Reader::new(ctx, raw);
-            inner.any_field(plan, &mut building, &mut extra, key, &mut after)?;
+            if !inner.any_field(plan, &mut building, key, &mut after)? {
+                ctx.keep_unknown(&self.text[start..self.offset(raw) + raw.len()])?;
+            }
         }
         // The members left (none when looking for a tag read them all).
         if !closed {
             loop {
-                let key = match self.key(&mut first)? {
+                let (known, start) = match self.key(&mut first)? {
                     Key::End => break,
-                    Key::Plain(key) => key,
+                    Key::Plain(key) => {
+                        if !tags.is_empty() && tags.contains(&key) {
+                            return Err(not_native(ctx.py, "a union tag given twice"));
+                        }
+                        let known = self.field(plan, &mut building, key, &mut after)?;
+                        // The key's opening quote.
+                        (known, self.offset(key) - 1)
+                    }
                     Key::Escaped => {
+                        let start = self.at;
                         let key = self.escaped_key()?;
                         if matches!(&key, JsonString::Text(k) if tags.contains(&&**k)) {
                             return Err(not_native(ctx.py, "a union tag given twice"));
                         }
-                        self.any_field(plan, &mut building, &mut extra, key, &mut after)?;
-                        continue;
+                        (self.any_field(plan, &mut building, key, &mut after)?, start)
                     }
                 };
-                if !tags.is_empty() && tags.contains(&key) {
-                    return Err(not_native(ctx.py, "a union tag given twice"));
+                if !known {
+                    self.skip()?;
+                    ctx.keep_unknown(&self.text[start..self.at])?;
                 }
-                self.field(plan, &mut building, &mut extra, key, &mut after)?;
             }
         }
         ctx.leave();
-        building.finish(extra)
+        building.finish(ctx.take_unknown(unknown)?)
     }
 
-    /// Reads the value at `at` as the member `key` of a model being built:
-    /// the field of that wire name (`after`: the field before, which the
-    /// plan's guess starts from), or else a member of `extra`.
+    /// Reads the value at `at` as the member `key` of a model being built,
+    /// when the model has a field of that wire name (`after`: the field
+    /// before, which the plan's guess starts from); `false`, the value left
+    /// unread, when it has none.
     #[inline(always)]
     fn field(
         &mut self,
         plan: &ModelPlan,
         building: &mut Building<'_, 'py>,
-        extra: &mut Option<Bound<'py, PyDict>>,
         key: &str,
         after: &mut usize,
-    ) -> PyResult<()> {
-        match plan.field(*after, key) {
-            Some(at) => {
-                building.set(at, self.typed(&plan.codes[at])?);
-                *after = at;
-            }
-            None => {
-                let value = self.value()?;
-                extra
-                    .get_or_insert_with(|| PyDict::new(self.ctx.py))
-                    .set_item(self.ctx.key(key), value)?;
-            }
-        }
-        Ok(())
+    ) -> PyResult<bool> {
+        let Some(at) = plan.field(*after, key) else {
+            return Ok(false);
+        };
+        building.set(at, self.typed(&plan.codes[at])?);
+        *after = at;
+        Ok(true)
     }
 
     /// [`Reader::field`] of a key that had escapes (or a lone surrogate,
@@ -274,19 +280,12 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         &mut self,
         plan: &ModelPlan,
         building: &mut Building<'_, 'py>,
-        extra: &mut Option<Bound<'py, PyDict>>,
         key: JsonString<'_>,
         after: &mut usize,
-    ) -> PyResult<()> {
+    ) -> PyResult<bool> {
         match key {
-            JsonString::Text(key) => self.field(plan, building, extra, &key, after),
-            JsonString::Utf16(units) => {
-                let value = self.value()?;
-                extra
-                    .get_or_insert_with(|| PyDict::new(self.ctx.py))
-                    .set_item(utf16_string(self.ctx.py, &units)?, value)?;
-                Ok(())
-            }
+            JsonString::Text(key) => self.field(plan, building, &key, after),
+            JsonString::Utf16(_) => Ok(false),
         }
     }
 

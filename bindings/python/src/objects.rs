@@ -201,7 +201,12 @@ pub(crate) fn read_extra<'py>(
     if !now.is(&kept) {
         return Ok(now);
     }
-    object_attr(py, &OBJECT_SETATTR, "__setattr__")?.call1((model, name, &dict))?;
+    // `object.__setattr__` (the model's own refuses), called directly
+    // rather than through its Python wrapper and an argument tuple.
+    // SAFETY: the three pointers are live objects held by this function.
+    if unsafe { ffi::PyObject_GenericSetAttr(model.as_ptr(), name.as_ptr(), dict.as_ptr()) } != 0 {
+        return Err(PyErr::fetch(py));
+    }
     Ok(dict)
 }
 

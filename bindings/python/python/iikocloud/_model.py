@@ -168,7 +168,11 @@ class Model:
     @property
     def extra(self) -> Dict[str, Any]:
         """Fields of the answer this version does not know, as sent."""
-        extra = self._extra_read()
+        extra = self.__extra
+        if isinstance(extra, bytes):
+            # See _EXTRA (written out here, not a call of _extra_read: one
+            # Python frame less on each first read).
+            extra = _native.read_extra(self)
         if extra is None:
             # Made on first use and kept, so that changes to it last.
             extra = {}
@@ -179,9 +183,9 @@ class Model:
         """The slot behind ``extra``, read first if the native reader left
         it as text (then kept read)."""
         extra = self.__extra
-        if type(extra) is bytes:
+        if isinstance(extra, bytes):
             return _native.read_extra(self)
-        return extra  # type: ignore[return-value]
+        return extra
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; use replace()")

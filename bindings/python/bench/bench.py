@@ -63,6 +63,16 @@ def large_body(target: int = 1_000_000) -> bytes:
     return json.dumps(events, ensure_ascii=False).encode()
 
 
+def walk(value: Any) -> None:
+    """Every value of plain JSON read once."""
+    if isinstance(value, dict):
+        for item in value.values():
+            walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            walk(item)
+
+
 def fmt_us(seconds: float) -> str:
     us = seconds * 1e6
     return f"{us:,.1f} µs" if us < 10_000 else f"{us / 1000:,.2f} ms"

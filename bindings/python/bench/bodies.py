@@ -45,16 +45,6 @@ except ImportError:  # needs Python 3.11+
     parse_webhook = None
 
 
-def walk(value: Any) -> None:
-    """Every value of plain JSON read once."""
-    if isinstance(value, dict):
-        for item in value.values():
-            walk(item)
-    elif isinstance(value, list):
-        for item in value:
-            walk(item)
-
-
 def bodies() -> List[Tuple[str, bytes]]:
     found = [(p.stem, p.read_bytes()) for p in BODIES.glob("*.json")]
     found.append(("vector delivery_order_update (indented)", (VECTORS / "delivery_order_update.json").read_bytes()))
@@ -83,7 +73,7 @@ def measure(name: str, body: bytes) -> Dict[str, Any]:
     def theirs_full() -> None:
         for event in orjson.loads(body):
             if isinstance(event, dict):
-                walk(event.get("eventInfo"))
+                bench.walk(event.get("eventInfo"))
 
     ours_parse, oj = best(parse, lambda: orjson.loads(body))
     ours_full, oj_full = best(full, theirs_full)

@@ -394,8 +394,9 @@ impl<'t, 'py> Ctx<'t, 'py> {
     /// Keeps `member` (its key, `:` and value, as sent), a member its model
     /// does not know, for `Model.extra`. The model's members are made into
     /// the text of one JSON object when it is done (`take_unknown`), which
-    /// `extra` reads on first use: made as values, they were more than half
-    /// of reading an event with a hundred of them, and few readers look.
+    /// `extra` reads on first use: made as values, they were more than a
+    /// third of reading an event with a hundred of them, and few readers
+    /// look.
     /// The value has been checked as it was skipped, so that read does not
     /// fail. A nested model's members are taken before its parent's next
     /// one is kept, so each model's are the last ones kept.

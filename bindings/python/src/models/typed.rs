@@ -224,15 +224,17 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         // The members left (none when looking for a tag read them all).
         if !closed {
             loop {
-                let (known, start) = match self.key(&mut first)? {
+                // Where an unknown member starts (its key's opening quote).
+                let start = match self.key(&mut first)? {
                     Key::End => break,
                     Key::Plain(key) => {
                         if !tags.is_empty() && tags.contains(&key) {
                             return Err(not_native(ctx.py, "a union tag given twice"));
                         }
-                        let known = self.field(plan, &mut building, key, &mut after)?;
-                        // The key's opening quote.
-                        (known, self.offset(key) - 1)
+                        if self.field(plan, &mut building, key, &mut after)? {
+                            continue;
+                        }
+                        self.offset(key) - 1
                     }
                     Key::Escaped => {
                         let start = self.at;
@@ -240,13 +242,14 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
                         if matches!(&key, JsonString::Text(k) if tags.contains(&&**k)) {
                             return Err(not_native(ctx.py, "a union tag given twice"));
                         }
-                        (self.any_field(plan, &mut building, key, &mut after)?, start)
+                        if self.any_field(plan, &mut building, key, &mut after)? {
+                            continue;
+                        }
+                        start
                     }
                 };
-                if !known {
-                    self.skip()?;
-                    ctx.keep_unknown(&self.text[start..self.at])?;
-                }
+                self.skip()?;
+                ctx.keep_unknown(&self.text[start..self.at])?;
             }
         }
         ctx.leave();

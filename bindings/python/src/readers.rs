@@ -15,17 +15,15 @@ use std::sync::Arc;
 /// handed to `f`.
 fn with_text<R>(json: &Bound<'_, PyAny>, f: impl FnOnce(PyResult<&str>) -> R) -> R {
     let py = json.py();
-    let not_utf8 =
-        |e: std::str::Utf8Error| invalid_input(py, &format!("the JSON is not UTF-8: {e}"));
     if let Ok(event) = json.cast::<NativeEvent>() {
         return f(Ok(event.get().raw_json_text()));
     }
     if let Ok(b) = json.cast::<PyBytes>() {
-        return f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8));
+        return f(utf8(py, b.as_bytes()));
     }
     if let Ok(s) = json.cast::<PyString>() {
         return match s.encode_utf8() {
-            Ok(b) => f(std::str::from_utf8(b.as_bytes()).map_err(not_utf8)),
+            Ok(b) => f(utf8(py, b.as_bytes())),
             // The reference reads it.
             Err(_) => f(Err(invalid_input(
                 py,
@@ -34,12 +32,18 @@ fn with_text<R>(json: &Bound<'_, PyAny>, f: impl FnOnce(PyResult<&str>) -> R) ->
         };
     }
     match json.extract::<Vec<u8>>() {
-        Ok(bytes) => f(std::str::from_utf8(&bytes).map_err(not_utf8)),
+        Ok(bytes) => f(utf8(py, &bytes)),
         Err(_) => f(Err(invalid_input(
             py,
             "the JSON must be str, bytes, bytearray or memoryview",
         ))),
     }
+}
+
+/// `bytes` as text, or the error that says why not.
+fn utf8<'b>(py: Python<'_>, bytes: &'b [u8]) -> PyResult<&'b str> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| invalid_input(py, &format!("the JSON is not UTF-8: {e}")))
 }
 
 /// Reads JSON text into the generated model class `cls`, making the objects
@@ -116,10 +120,6 @@ pub fn load_plain<'py>(
 pub fn read_extra<'py>(model: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let py = model.py();
     guard(py, || {
-        crate::objects::read_extra(model, |text| {
-            let text = std::str::from_utf8(text)
-                .map_err(|e| invalid_input(py, &format!("the JSON is not UTF-8: {e}")))?;
-            models::read_plain(py, text)
-        })
+        crate::objects::read_extra(model, |text| models::read_plain(py, utf8(py, text)?))
     })
 }

@@ -294,9 +294,9 @@ struct Walker<'a, 'i> {
 
 /// What is noted while walking `eventInfo`: the first repeated key, and
 /// where the summary's values lie.
-struct Watch<'a> {
+struct Watch<'a, 's> {
     first: Option<&'a str>,
-    spots: Spans,
+    spots: &'s mut Spans,
 }
 
 #[inline]
@@ -390,7 +390,13 @@ impl<'a> Walker<'a, '_> {
             return None;
         }
         self.enter()?;
-        let mut m = Members {
+        // Built where it is handed over, spots included: a scanned event is a
+        // few hundred bytes, and each copy of it cost a call to `memcpy`.
+        let mut scanned = ScannedEvent {
+            text: "",
+            members: None,
+        };
+        let m = scanned.members.insert(Members {
             event_type: None,
             event_time: None,
             organization_id: None,
@@ -400,7 +406,7 @@ impl<'a> Walker<'a, '_> {
             repeated_member: None,
             event_info_repeated_key: None,
             event_info_spots: [(0, 0); Spot::COUNT],
-        };
+        });
         let mut after_member = start + 1;
         let mut first = true;
         loop {
@@ -441,7 +447,7 @@ impl<'a> Walker<'a, '_> {
             let end = if !seen_before && name == "eventInfo" {
                 let mut watch = Watch {
                     first: None,
-                    spots: [(0, 0); Spot::COUNT],
+                    spots: &mut m.event_info_spots,
                 };
                 let end = self.value(colon + 1, Some(&mut watch), Place::Info)?;
                 m.event_info_repeated_key = watch.first;
@@ -449,7 +455,6 @@ impl<'a> Walker<'a, '_> {
                 for slot in watch.spots.iter_mut().filter(|slot| slot.1 != 0) {
                     *slot = (slot.0 - start as u32, slot.1 - start as u32);
                 }
-                m.event_info_spots = watch.spots;
                 end
             } else {
                 self.value(colon + 1, None, Place::Elsewhere)?
@@ -468,10 +473,8 @@ impl<'a> Walker<'a, '_> {
         }
         self.depth -= 1;
         let end = self.index[self.next - 1] as usize + 1;
-        found(&ScannedEvent {
-            text: &self.text[start..end],
-            members: Some(m),
-        });
+        scanned.text = &self.text[start..end];
+        found(&scanned);
         Some(end)
     }
 
@@ -521,7 +524,7 @@ impl<'a> Walker<'a, '_> {
     fn value(
         &mut self,
         after: usize,
-        watch: Option<&mut Watch<'a>>,
+        watch: Option<&mut Watch<'a, '_>>,
         place: Place,
     ) -> Option<usize> {
         let start = self.skip_ws(after);
@@ -564,7 +567,7 @@ impl<'a> Walker<'a, '_> {
     fn object(
         &mut self,
         open: usize,
-        mut watch: Option<&mut Watch<'a>>,
+        mut watch: Option<&mut Watch<'a, '_>>,
         place: Place,
     ) -> Option<usize> {
         self.enter()?;
@@ -631,7 +634,7 @@ impl<'a> Walker<'a, '_> {
         Some(end)
     }
 
-    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a>>) -> Option<usize> {
+    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a, '_>>) -> Option<usize> {
         self.enter()?;
         let mut after = open + 1;
         if let Some(p) = self.peek() {

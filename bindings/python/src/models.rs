@@ -114,6 +114,10 @@ struct ModelPlan {
     /// the last time; a producer writes its fields in one order, so this
     /// spares most look-ups.
     next: Box<[AtomicUsize]>,
+    /// A bit for each wire name's [`key_bit`]: a key whose bit is clear
+    /// names no field, which spares the look-up its hash (members a model
+    /// does not know come after the guess fails, each one a miss).
+    wire_bits: [u64; 4],
     union: Option<Union>,
     layout: Layout,
 }
@@ -125,6 +129,10 @@ impl ModelPlan {
         if self.wires.get(guess).is_some_and(|w| same(w, key)) {
             return Some(guess);
         }
+        let bit = key_bit(key);
+        if self.wire_bits[bit / 64] & (1 << (bit % 64)) == 0 {
+            return None;
+        }
         let found = *self.by_wire.get(key)?;
         self.next[after].store(found, Ordering::Relaxed);
         Some(found)
@@ -134,6 +142,19 @@ impl ModelPlan {
     fn first(&self) -> usize {
         self.wires.len()
     }
+}
+
+/// Where `key` is noted in [`ModelPlan::wire_bits`]: its length and its
+/// first and last bytes, which differ among a model's few dozen names.
+#[inline]
+fn key_bit(key: &str) -> usize {
+    let b = key.as_bytes();
+    let (first, last) = match b {
+        [] => (0, 0),
+        [one] => (*one, *one),
+        [first, .., last] => (*first, *last),
+    };
+    (b.len() * 37 + usize::from(first) * 3 + usize::from(last) * 11) % 256
 }
 
 /// `a == b` for short strings without a call to `memcmp` (a field name is
@@ -300,6 +321,11 @@ impl ModelPlan {
                 variants: by_value,
             })
         };
+        let mut wire_bits = [0u64; 4];
+        for wire in &wires {
+            let bit = key_bit(wire);
+            wire_bits[bit / 64] |= 1 << (bit % 64);
+        }
         let next = (0..=codes.len())
             .map(|i| AtomicUsize::new(if i == codes.len() { 0 } else { i + 1 }))
             .collect();
@@ -308,6 +334,7 @@ impl ModelPlan {
             wires,
             by_wire,
             next,
+            wire_bits,
             union,
             layout: Layout::of(cls, &attrs)?,
         })
@@ -959,5 +986,30 @@ pub fn load_answer<'py>(
     match read(py, &model_ref(cls), text, None) {
         Ok(value) => Ok(value),
         Err(_) => reference(cls, PyString::new(py, text).as_any(), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    /// Every byte counts, at every length: in the words and in the tail.
+    #[test]
+    fn same_tells_every_byte_apart() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..=text.len() {
+            let name = &text[..n];
+            let copy = String::from(name);
+            assert!(same(name, &copy), "{name:?}");
+            if n > 0 {
+                assert!(!same(name, &text[..n - 1]), "{name:?} and a shorter one");
+            }
+            for at in 0..n {
+                let mut other = name.as_bytes().to_vec();
+                other[at] = b'#';
+                let other = String::from_utf8(other).expect("ASCII");
+                assert!(!same(name, &other), "{name:?} and {other:?}");
+            }
+        }
     }
 }

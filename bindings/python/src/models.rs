@@ -114,9 +114,9 @@ struct ModelPlan {
     /// the last time; a producer writes its fields in one order, so this
     /// spares most look-ups.
     next: Box<[AtomicUsize]>,
-    /// A bit for each wire name's [`key_bit`]: a key whose bit is clear
-    /// names no field, which spares the look-up its hash (members a model
-    /// does not know come after the guess fails, each one a miss).
+    /// The bits of the wire names ([`key_bit`]): a key whose bit is clear
+    /// names no field, found without hashing it (a member the model does
+    /// not know misses the guess, and hashing it then found nothing).
     wire_bits: [u64; 4],
     union: Option<Union>,
     layout: Layout,

@@ -988,28 +988,3 @@ pub fn load_answer<'py>(
         Err(_) => reference(cls, PyString::new(py, text).as_any(), None),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::same;
-
-    /// Every byte counts, at every length: in the words and in the tail.
-    #[test]
-    fn same_tells_every_byte_apart() {
-        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
-        for n in 0..=text.len() {
-            let name = &text[..n];
-            let copy = String::from(name);
-            assert!(same(name, &copy), "{name:?}");
-            if n > 0 {
-                assert!(!same(name, &text[..n - 1]), "{name:?} and a shorter one");
-            }
-            for at in 0..n {
-                let mut other = name.as_bytes().to_vec();
-                other[at] = b'#';
-                let other = String::from_utf8(other).expect("ASCII");
-                assert!(!same(name, &other), "{name:?} and {other:?}");
-            }
-        }
-    }
-}

@@ -129,8 +129,8 @@ impl ModelPlan {
         if self.wires.get(guess).is_some_and(|w| same(w, key)) {
             return Some(guess);
         }
-        let bit = key_bit(key);
-        if self.wire_bits[bit / 64] & (1 << (bit % 64)) == 0 {
+        let (word, bit) = key_bit(key);
+        if self.wire_bits[word] & bit == 0 {
             return None;
         }
         let found = *self.by_wire.get(key)?;
@@ -144,17 +144,19 @@ impl ModelPlan {
     }
 }
 
-/// Where `key` is noted in [`ModelPlan::wire_bits`]: its length and its
-/// first and last bytes, which differ among a model's few dozen names.
+/// Where `key` is noted in [`ModelPlan::wire_bits`] (the word, and the bit
+/// in it), from its length and its first and last bytes, which differ among
+/// a model's few dozen names.
 #[inline]
-fn key_bit(key: &str) -> usize {
+fn key_bit(key: &str) -> (usize, u64) {
     let b = key.as_bytes();
     let (first, last) = match b {
         [] => (0, 0),
         [one] => (*one, *one),
         [first, .., last] => (*first, *last),
     };
-    (b.len() * 37 + usize::from(first) * 3 + usize::from(last) * 11) % 256
+    let at = (b.len() * 37 + usize::from(first) * 3 + usize::from(last) * 11) % 256;
+    (at / 64, 1 << (at % 64))
 }
 
 /// `a == b` for short strings without a call to `memcmp` (a field name is
@@ -323,8 +325,8 @@ impl ModelPlan {
         };
         let mut wire_bits = [0u64; 4];
         for wire in &wires {
-            let bit = key_bit(wire);
-            wire_bits[bit / 64] |= 1 << (bit % 64);
+            let (word, bit) = key_bit(wire);
+            wire_bits[word] |= bit;
         }
         let next = (0..=codes.len())
             .map(|i| AtomicUsize::new(if i == codes.len() { 0 } else { i + 1 }))

@@ -43,11 +43,11 @@
 //! while the text is read.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -364,6 +364,39 @@ type KeysByText = HashMap<Box<str>, Py<PyString>, Fx>;
 const KEYS_KEPT: usize = 2048;
 const KEY_TEXT_KEPT: usize = 40;
 
+/// One of the shared tables ([`DECIMALS`], [`KEYS`]) as a read holds it:
+/// locked at its first use and kept until the read ends, since a lock and an
+/// unlock per look-up were half of a plain key's. `try_lock`, because the
+/// table may be held by a read this thread interrupted (Python code the read
+/// called let another thread run, or collected garbage that read a body):
+/// then this read makes its values without the table.
+struct Held<T: 'static> {
+    table: &'static Mutex<Option<T>>,
+    guard: OnceCell<Option<RefCell<MutexGuard<'static, Option<T>>>>>,
+}
+
+impl<T: Default> Held<T> {
+    fn new(table: &'static Mutex<Option<T>>) -> Self {
+        Held {
+            table,
+            guard: OnceCell::new(),
+        }
+    }
+
+    /// `f` of the table, or of `None` while another read holds it.
+    fn with<R>(&self, f: impl FnOnce(Option<&mut T>) -> R) -> R {
+        let held = self.guard.get_or_init(|| match self.table.try_lock() {
+            Ok(guard) => Some(RefCell::new(guard)),
+            Err(TryLockError::Poisoned(poisoned)) => Some(RefCell::new(poisoned.into_inner())),
+            Err(TryLockError::WouldBlock) => None,
+        });
+        match held {
+            Some(guard) => f(Some(guard.borrow_mut().get_or_insert_with(T::default))),
+            None => f(None),
+        }
+    }
+}
+
 /// The state of one read: how deep the reader is, and what it shares.
 struct Ctx<'t, 'py> {
     py: Python<'py>,
@@ -376,6 +409,9 @@ struct Ctx<'t, 'py> {
     /// The members kept for `extra` by the models being read, as places in
     /// `text` (see [`Ctx::keep_unknown`]).
     unknown: RefCell<Vec<(usize, usize)>>,
+    /// The shared tables, held from their first use to the read's end.
+    decimals: Held<ByText>,
+    keys: Held<KeysByText>,
 }
 
 /// The plain strings made while reading one text, by their place in it: an
@@ -406,6 +442,8 @@ impl<'t, 'py> Ctx<'t, 'py> {
             depth: Cell::new(0),
             decimal: decimal_type(py)?.clone(),
             unknown: RefCell::new(Vec::new()),
+            decimals: Held::new(&DECIMALS),
+            keys: Held::new(&KEYS),
             strings: (text.len() >= StringCache::MIN_TEXT).then(|| {
                 RefCell::new(StringCache {
                     entries: vec![None; StringCache::SIZE],
@@ -620,18 +658,20 @@ impl<'t, 'py> Ctx<'t, 'py> {
         if text.len() > KEY_TEXT_KEPT {
             return PyString::new(self.py, text);
         }
-        let lock = || KEYS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = lock().as_ref().and_then(|kept| kept.get(text)) {
-            return k.bind(self.py).clone();
-        }
-        let k = PyString::new(self.py, text);
-        let mut kept = lock();
-        let kept = kept.get_or_insert_with(HashMap::default);
-        if kept.len() >= KEYS_KEPT {
-            kept.clear();
-        }
-        kept.insert(text.into(), k.clone().unbind());
-        k
+        self.keys.with(|kept| {
+            let Some(kept) = kept else {
+                return PyString::new(self.py, text);
+            };
+            if let Some(k) = kept.get(text) {
+                return k.bind(self.py).clone();
+            }
+            let k = PyString::new(self.py, text);
+            if kept.len() >= KEYS_KEPT {
+                kept.clear();
+            }
+            kept.insert(text.into(), k.clone().unbind());
+            k
+        })
     }
 
     /// `Decimal(text)`, shared with the one made before of the same text.
@@ -639,19 +679,26 @@ impl<'t, 'py> Ctx<'t, 'py> {
         if text.len() > DECIMAL_TEXT_KEPT {
             return self.decimal.call1((text,));
         }
-        let lock = || DECIMALS.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(d) = lock().as_ref().and_then(|kept| kept.get(text)) {
-            return Ok(d.bind(self.py).clone());
+        let kept = self
+            .decimals
+            .with(|kept| kept.map(|kept| kept.get(text).map(|d| d.bind(self.py).clone())));
+        match kept {
+            Some(Some(d)) => Ok(d),
+            None => self.decimal.call1((text,)),
+            Some(None) => {
+                // Made outside the table's borrow: the class is Python code.
+                let d = self.decimal.call1((text,))?;
+                self.decimals.with(|kept| {
+                    if let Some(kept) = kept {
+                        if kept.len() >= DECIMALS_KEPT {
+                            kept.clear();
+                        }
+                        kept.insert(text.into(), d.clone().unbind());
+                    }
+                });
+                Ok(d)
+            }
         }
-        // Made without the lock: the class is Python code.
-        let d = self.decimal.call1((text,))?;
-        let mut kept = lock();
-        let kept = kept.get_or_insert_with(HashMap::default);
-        if kept.len() >= DECIMALS_KEPT {
-            kept.clear();
-        }
-        kept.insert(text.into(), d.clone().unbind());
-        Ok(d)
     }
 
     /// A `t` field's string: the core's local time, or the string as sent.

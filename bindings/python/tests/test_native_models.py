@@ -849,6 +849,49 @@ def test_threads_that_use_the_models_first_at_once_wait_for_their_import() -> No
         subprocess.run([sys.executable, "-c", RACE], check=True, timeout=60)
 
 
+NESTED_READ = """
+from decimal import Decimal
+from iikocloud import _model, _native, api_models
+
+nested = []
+
+class Nesting(_model.OpenEnum):
+    __slots__ = ()
+    _VALUES = frozenset({"known"})
+
+    def __new__(cls, value):
+        # Python code an outer read runs after its first key and amount.
+        if value != "known":
+            nested.append(_native.load_model(Inner, '{"any": {"inner": 2.25}}', fallback=False))
+        return super().__new__(cls, value)
+
+class Inner(_model.Model):
+    __slots__ = ("any",)
+    _F = (("any", "any", "a"),)
+
+class Outer(_model.Model):
+    __slots__ = ("any", "kind")
+    _F = (("any", "any", "a"), ("kind", "kind", "_NestingForTests"))
+
+api_models._NestingForTests = Nesting
+outer = _native.load_model(Outer, '{"any": {"outer": 1.25}, "kind": "new"}', fallback=False)
+assert outer.any == {"outer": Decimal("1.25")} and outer.kind == "new", outer
+assert [n.any for n in nested] == [{"inner": Decimal("2.25")}], nested
+# The inner read found the tables of keys and amounts held by the outer one,
+# and made its own; the reads after share theirs (the tables were let go).
+later = [_native.load_model(Inner, '{"any": {"inner": 2.25}}', fallback=False) for _ in range(2)]
+keys = [next(iter(n.any)) for n in nested + later]
+amounts = [n.any["inner"] for n in nested + later]
+assert keys[0] is not keys[1] and keys[1] is keys[2], keys
+assert amounts[0] is not amounts[1] and amounts[1] is amounts[2], amounts
+"""
+
+
+def test_a_read_inside_another_read_neither_waits_nor_shares_its_tables() -> None:
+    # A subprocess: waiting on the tables its own thread holds would hang.
+    subprocess.run([sys.executable, "-c", NESTED_READ], check=True, timeout=60)
+
+
 def test_threads_read_at_once() -> None:
     text = _big_order_text().encode()
     want = _model._load_text(m.OrdersResponse, text, None)

@@ -190,20 +190,48 @@ struct Union {
 #[derive(Default)]
 struct FxHasher(u64);
 
+impl FxHasher {
+    #[inline(always)]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
 impl Hasher for FxHasher {
+    /// Whole words, then the last (overlapping) word; a short text as two
+    /// overlapping halves or three bytes. Every byte counts, and nothing is
+    /// gathered into a buffer: copying the tail into a zeroed word and
+    /// reading it back stalled the multiply after it.
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let word = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        let n = bytes.len();
+        let word = |at: usize| {
+            let mut w = [0; 8];
+            w.copy_from_slice(&bytes[at..at + 8]);
+            u64::from_le_bytes(w)
+        };
+        let half = |at: usize| {
+            let mut h = [0; 4];
+            h.copy_from_slice(&bytes[at..at + 4]);
+            u64::from(u32::from_le_bytes(h))
+        };
+        if n >= 8 {
+            let mut at = 0;
+            while at + 8 < n {
+                self.add(word(at));
+                at += 8;
+            }
+            self.add(word(n - 8));
+        } else if n >= 4 {
+            self.add(half(0) | half(n - 4) << 32);
+        } else if n > 0 {
+            self.add(
+                u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16,
+            );
         }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
     }
     fn write_u8(&mut self, b: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        self.add(u64::from(b));
     }
     fn finish(&self) -> u64 {
         self.0

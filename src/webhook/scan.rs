@@ -17,6 +17,8 @@
 //! decides the rare cases. Tests and the fuzz target check that both paths
 //! make the same events.
 
+use std::collections::HashSet;
+
 use super::blocks::{prefix_xor, BlockMasks};
 use super::summary::{Place, Spans, Spot};
 
@@ -122,6 +124,7 @@ fn scan_into<'a, T>(
         depth: 0,
         max_depth,
         keys: &mut scratch.keys,
+        many_keys: Vec::new(),
         any_escapes: scratch.blocks_with_escapes.iter().any(|&w| w != 0),
     };
     w.body(each)
@@ -250,6 +253,14 @@ fn structural_index(
 /// [`signature`]) and its span.
 type SeenKey = (u64, u32, u32);
 
+/// Keys of one object compared with each other, at most. The keys after
+/// them are looked up in a hash set of the object's keys, with the standard
+/// library's keyed hash: compared each with all before it, the keys of a
+/// 1 MB `eventInfo` object of 48,000 took 2.2 s to check, and a 16 MiB body
+/// can hold one of 750,000 (keys that share their first eight bytes and
+/// length, which `signature` does not tell apart, cost the most).
+const KEYS_COMPARED: usize = 64;
+
 /// The first eight bytes and the length of the key of `len` bytes at `at`
 /// in `b`, mixed: equal keys have equal signatures, and one comparison rules
 /// out most unequal ones.
@@ -288,6 +299,10 @@ struct Walker<'a, 'i> {
     max_depth: usize,
     /// The keys of the objects being checked, innermost last.
     keys: &'i mut Vec<SeenKey>,
+    /// The keys of each object being checked that has more than
+    /// [`KEYS_COMPARED`]: where its keys start in `keys`, how many of them
+    /// the set holds, and the set; innermost last.
+    many_keys: Vec<(usize, usize, HashSet<&'a str>)>,
     /// Whether any block has a backslash (else no string has escapes).
     any_escapes: bool,
 }
@@ -592,12 +607,7 @@ impl<'a> Walker<'a, '_> {
             if let Some(r) = watch.as_deref_mut() {
                 let sig = signature(self.b, p + 1, key.len());
                 let (word, bit) = ((sig >> 62) as usize, 1u64 << ((sig >> 56) & 63));
-                if bloom[word] & bit != 0
-                    && r.first.is_none()
-                    && self.keys[base..].iter().any(|&(s, a, n)| {
-                        s == sig && &self.text[a as usize..(a + n) as usize] == key
-                    })
-                {
+                if bloom[word] & bit != 0 && r.first.is_none() && self.seen(base, sig, key) {
                     r.first = Some(key);
                 }
                 bloom[word] |= bit;
@@ -629,9 +639,45 @@ impl<'a> Walker<'a, '_> {
                 _ => return None,
             }
         };
+        if self.many_keys.last().is_some_and(|&(at, ..)| at == base) {
+            self.many_keys.pop();
+        }
         self.keys.truncate(base);
         self.depth -= 1;
         Some(end)
+    }
+
+    /// Whether `key`, of signature `sig`, is among the keys of the object
+    /// whose keys start at `base` in `keys`.
+    #[inline]
+    fn seen(&mut self, base: usize, sig: u64, key: &str) -> bool {
+        if self.keys.len() - base < KEYS_COMPARED {
+            return self.keys[base..]
+                .iter()
+                .any(|&(s, a, n)| s == sig && &self.text[a as usize..(a + n) as usize] == key);
+        }
+        self.seen_among_many(base, key)
+    }
+
+    /// [`Walker::seen`] for an object of [`KEYS_COMPARED`] keys or more: its
+    /// set takes the keys it lacks, then is asked.
+    #[cold]
+    #[inline(never)]
+    fn seen_among_many(&mut self, base: usize, key: &str) -> bool {
+        if self.many_keys.last().is_none_or(|&(at, ..)| at != base) {
+            self.many_keys.push((base, base, HashSet::new()));
+        }
+        let text = self.text;
+        match self.many_keys.last_mut() {
+            Some((_, held, seen)) => {
+                for &(_, a, n) in &self.keys[*held..] {
+                    seen.insert(&text[a as usize..(a + n) as usize]);
+                }
+                *held = self.keys.len();
+                seen.contains(key)
+            }
+            None => false,
+        }
     }
 
     fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a, '_>>) -> Option<usize> {
@@ -792,6 +838,46 @@ mod tests {
         assert!(events[1].members.is_none());
         assert_eq!(events[1].text, "42");
         assert!(events[0].text.starts_with('{') && events[0].text.ends_with('}'));
+    }
+
+    /// Objects with more keys than are compared with each other: a repeat
+    /// is found whichever side of the switch to the set its two keys lie,
+    /// the first one in the text is the one reported, and keys that share
+    /// their first eight bytes and length are told apart.
+    #[test]
+    fn repeats_in_objects_of_many_keys() {
+        let repeated = |keys: &[String]| {
+            let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\":0")).collect();
+            let body = format!(
+                r#"[{{"eventType":"X","eventInfo":{{"o":{{{}}},"p":{{"id":1,"id":2}}}}}}]"#,
+                members.join(",")
+            );
+            let events = scan(&body).expect("well-formed");
+            events[0]
+                .members
+                .expect("object")
+                .event_info_repeated_key
+                .map(str::to_owned)
+        };
+        let wide = |n: usize| -> Vec<String> { (0..n).map(|i| format!("key{i:012}")).collect() };
+        for n in [KEYS_COMPARED - 1, KEYS_COMPARED, KEYS_COMPARED + 1, 1000] {
+            // None repeated in the wide object: the later object's repeat.
+            assert_eq!(repeated(&wide(n)).as_deref(), Some("id"), "{n}");
+            for (first, again) in [(0, n - 1), (n - 2, n - 1), (3, n / 2)] {
+                let mut keys = wide(n);
+                keys.insert(again, keys[first].clone());
+                assert_eq!(
+                    repeated(&keys),
+                    Some(keys[first].clone()),
+                    "{n} {first} {again}"
+                );
+            }
+        }
+        // Two repeats past the switch: the first in the text.
+        let mut keys = wide(200);
+        keys.push(keys[150].clone());
+        keys.push(keys[100].clone());
+        assert_eq!(repeated(&keys), Some(keys[150].clone()));
     }
 
     #[test]

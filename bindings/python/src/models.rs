@@ -159,6 +159,15 @@ fn key_bit(key: &str) -> (usize, u64) {
     (at / 64, 1 << (at % 64))
 }
 
+/// The first eight bytes of `bytes`, which has them, as a little-endian
+/// word: how the hash and the string scan read a text a word at a time.
+#[inline(always)]
+fn word(bytes: &[u8]) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(w)
+}
+
 /// `a == b` for short strings without a call to `memcmp` (a field name is
 /// compared with each key; the call was a twentieth of the whole read).
 #[inline]
@@ -167,6 +176,8 @@ fn same(a: &str, b: &str) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    // Not `word`: read through it, this loop made the full read of
+    // `odd_unknown_fields` 5 % slower (20.1-20.6 -> 21.6-21.7 us).
     let word = |c: &[u8]| u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
     let mut ca = a.chunks_exact(8);
     let mut cb = b.chunks_exact(8);
@@ -208,11 +219,6 @@ impl Hasher for FxHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let n = bytes.len();
-        let word = |at: usize| {
-            let mut w = [0; 8];
-            w.copy_from_slice(&bytes[at..at + 8]);
-            u64::from_le_bytes(w)
-        };
         let half = |at: usize| {
             let mut h = [0; 4];
             h.copy_from_slice(&bytes[at..at + 4]);
@@ -221,10 +227,10 @@ impl Hasher for FxHasher {
         if n >= 8 {
             let mut at = 0;
             while at + 8 < n {
-                self.add(word(at));
+                self.add(word(&bytes[at..]));
                 at += 8;
             }
-            self.add(word(n - 8));
+            self.add(word(&bytes[n - 8..]));
         } else if n >= 4 {
             self.add(half(0) | half(n - 4) << 32);
         } else if n > 0 {

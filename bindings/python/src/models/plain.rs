@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use super::{json_string, utf16_string, Ctx, JsonString};
+use super::{json_string, utf16_string, word, Ctx, JsonString};
 use crate::errors::invalid_input;
 
 /// Reads `text`, one JSON value with optional white space around it.
@@ -42,9 +42,7 @@ fn plain_run_end(b: &[u8], mut i: usize) -> usize {
     // byte, never before, so the lowest set bit is exact.
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
     while let Some(chunk) = b.get(i..i + 8) {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
+        let w = word(chunk);
         let special = below(w ^ (ONES * u64::from(b'"')), 1)
             | below(w ^ (ONES * u64::from(b'\\')), 1)
             | below(w, 0x20);

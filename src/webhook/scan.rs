@@ -253,13 +253,14 @@ fn structural_index(
 /// [`signature`]) and its span.
 type SeenKey = (u64, u32, u32);
 
-/// Keys of one object compared with each other, at most. The keys after
-/// them are looked up in a hash set of the object's keys, with the standard
-/// library's keyed hash: compared each with all before it, the keys of a
-/// 1 MB `eventInfo` object of 48,000 took 2.2 s to check, and a 16 MiB body
-/// can hold one of 750,000 (keys that share their first eight bytes and
-/// length, which `signature` does not tell apart, cost the most).
-const KEYS_COMPARED: usize = 64;
+/// Keys of one object compared with each other, at most, here and on the
+/// careful path (`parse::Walk`). The keys after them are looked up in a hash
+/// set of the object's keys, with the standard library's keyed hash:
+/// compared each with all before it, the keys of a 1 MB `eventInfo` object
+/// of 48,000 took 2.2 s to check, and a 16 MiB body can hold one of 750,000
+/// (keys that share their first eight bytes and length, which `signature`
+/// does not tell apart, cost the most).
+pub(crate) const KEYS_COMPARED: usize = 64;
 
 /// The first eight bytes and the length of the key of `len` bytes at `at`
 /// in `b`, mixed: equal keys have equal signatures, and one comparison rules

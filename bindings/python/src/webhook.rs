@@ -17,7 +17,7 @@ use iikocloud::webhook::{
     Event, EventKind, OrderingDecision, OrderingGuard, ParseError, ParseOptions, ParsedBody,
     Verifier, VerifyError, STATUS_ACCEPTED,
 };
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyArithmeticError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyAny, PyBytes, PyList, PyString, PyTuple, PyType};
@@ -582,16 +582,22 @@ impl NativeEvent {
         // events, which is this getter itself (no Python frame): the native
         // plain reading, or the reference reading (`_reference_info`) of what
         // the native reader leaves to `json.loads` (NaN, nesting past its
-        // limit); the first read is kept in the event's `_info` slot.
+        // limit) or cannot make (an integer past Python's digits limit, a
+        // `Decimal` exponent past its own), which then raises the error a
+        // receiver answers; the first read is kept in the event's `_info` slot.
         kept_or_read(slf, INFO_SLOT, |_| {
             let py = slf.py();
             let event = slf.get();
             match event.plain(py, Some("eventInfo")) {
                 Ok(info) => Ok(info),
-                Err(refused) if refused.is_instance_of::<PyValueError>(py) => py
-                    .import("iikocloud.webhooks")?
-                    .getattr("_reference_info")?
-                    .call1((event.raw_json_text(),)),
+                Err(refused)
+                    if refused.is_instance_of::<PyValueError>(py)
+                        || refused.is_instance_of::<PyArithmeticError>(py) =>
+                {
+                    py.import("iikocloud.webhooks")?
+                        .getattr("_reference_info")?
+                        .call1((event.raw_json_text(),))
+                }
                 Err(other) => Err(other),
             }
         })

@@ -8,6 +8,7 @@ same, with their types, all the way down."""
 from __future__ import annotations
 
 import json
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, List
@@ -170,6 +171,54 @@ def test_nesting_at_the_parses_ceiling_reads_natively() -> None:
     check_events(events)
     with pytest.raises(iikocloud.WebhookParseError):
         webhooks.parse(f'[{{"eventType":"NomenclatureUpdate","eventInfo":[{deep}]}}]', max_depth=128)
+
+
+#: Numbers in JSON that Python refuses to make, as ``json.loads`` does: an
+#: integer past ``sys.get_int_max_str_digits()`` (4,300 by default) and an
+#: exponent past what ``Decimal`` holds.
+UNMAKEABLE = {
+    "digits": ("1" * 5000, "Exceeds the limit"),
+    "exponent": ("1e9999999999999999999", "exponent past what Decimal holds"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNMAKEABLE))
+def test_a_number_python_cannot_make_raises_the_error_a_receiver_answers(kind: str) -> None:
+    """The eventInfo of an unknown type and of a known type's event the
+    core could not read (the number in a typed field) raises
+    WebhookParseError, as every read of the event's JSON does: it once read
+    as None and ``to_dict`` as ``{}``, the data lost without a word. The
+    error says why and carries the status to answer (200: a resend brings
+    the same bytes)."""
+    number, why = UNMAKEABLE[kind]
+    if kind == "digits" and not hasattr(sys, "get_int_max_str_digits"):
+        pytest.skip("this Python has no limit on an integer's digits")
+    body = (
+        f'[{{"eventType":"NomenclatureUpdate","eventInfo":{{"v":{number}}}}},'
+        f'{{"eventType":"DeliveryOrderError","eventInfo":{{"timestamp":{number}}}}}]'
+    )
+    unknown, invalid = webhooks.parse(body)
+    assert type(unknown) is webhooks.UnknownEvent and unknown.problem is None
+    assert type(invalid) is webhooks.InvalidEvent and "eventInfo" in (invalid.problem or "")
+    for event in (unknown, invalid):
+        for read in (lambda: event.event_info, lambda: event.raw_event_info, event.to_dict):
+            with pytest.raises(iikocloud.WebhookParseError, match=why) as raised:
+                read()
+            assert raised.value.reason == "unreadable_event_info"
+            assert raised.value.status == webhooks.STATUS_ACCEPTED == 200
+            assert isinstance(raised.value, ValueError)
+            assert "cannot be read in Python" in str(raised.value)
+    if kind == "digits":
+        # With the limit raised, the number reads, natively.
+        limit = sys.get_int_max_str_digits()
+        sys.set_int_max_str_digits(0)
+        try:
+            unknown, invalid = webhooks.parse(body)
+            assert unknown.event_info == {"v": int(number)}
+            assert invalid.event_info == {"timestamp": int(number)}
+            assert _native.load_plain(unknown, "eventInfo") == {"v": int(number)}
+        finally:
+            sys.set_int_max_str_digits(limit)
 
 
 NOT_JSON = [

@@ -181,7 +181,14 @@ class Event(_native.NativeEvent):
     def raw_event_info(self) -> Any:
         """The ``eventInfo`` as sent (a dict, None when absent, or the value of
         another type an unreadable event carries), fractional numbers as
-        ``Decimal``. Parsed on first access."""
+        ``Decimal``. Parsed on first access.
+
+        Raises :class:`WebhookParseError` (``reason``
+        ``"unreadable_event_info"``, ``status`` 200) when it holds a number
+        Python cannot make, as ``json.loads`` refuses it: an integer of more
+        digits than ``sys.get_int_max_str_digits()`` allows, or an exponent
+        past what ``Decimal`` holds. So does :attr:`event_info` of the events
+        it is the reading of (:class:`UnknownEvent`, :class:`InvalidEvent`)."""
         # Read natively where the parse found it, kept in the `_info` slot;
         # the reference reading for what the native reader leaves to
         # json.loads.
@@ -199,14 +206,15 @@ class Event(_native.NativeEvent):
         return self._problem
 
     def to_dict(self) -> Dict[str, Any]:
-        """The whole event as sent, fractional numbers as ``Decimal``."""
+        """The whole event as sent, fractional numbers as ``Decimal``.
+
+        Raises :class:`WebhookParseError` (``reason``
+        ``"unreadable_event_info"``) when the event holds a number Python
+        cannot make, as :attr:`raw_event_info` does."""
         try:
             whole = _native.load_plain(self)
-        except ValueError:
-            try:
-                whole = _json.loads(self._raw_json, parse_float=Decimal)
-            except ValueError:
-                return {}
+        except (ValueError, ArithmeticError):
+            whole = _read_reference(self._raw_json, {})
         return whole if isinstance(whole, dict) else {"value": whole}
 
     def _repr_fields(self) -> List[Tuple[str, Any]]:
@@ -235,13 +243,35 @@ class Event(_native.NativeEvent):
 _MISSING: Any = object()
 
 
+def _read_reference(raw_json: str, not_json: Any) -> Any:
+    """``json.loads(raw_json, parse_float=Decimal)`` of an event's JSON, or
+    ``not_json`` when it is no JSON (``parse_event`` keeps any text as an
+    unreadable event). JSON holding a number Python cannot make raises
+    :class:`WebhookParseError`, whose ``status`` tells a receiver to answer
+    200 as for a body that cannot be read (the service would resend the same
+    bytes): reading it as nothing would lose the event's data without a
+    word."""
+    try:
+        return _json.loads(raw_json, parse_float=Decimal)
+    except _json.JSONDecodeError:
+        return not_json
+    except (ValueError, ArithmeticError) as e:
+        if isinstance(e, ArithmeticError):
+            # decimal.InvalidOperation says no more than its class.
+            why = "a number has an exponent past what Decimal holds"
+        else:
+            why = str(e)
+        error = WebhookParseError(f"the event's JSON cannot be read in Python: {why}")
+        error.reason = "unreadable_event_info"
+        error.status = STATUS_ACCEPTED
+        raise error from e
+
+
 def _reference_info(raw_json: str) -> Any:
     """The reference reading of ``eventInfo``, for what the native reader
-    leaves to ``json.loads`` (NaN, nesting past its limit)."""
-    try:
-        whole = _json.loads(raw_json, parse_float=Decimal)
-    except ValueError:
-        return None
+    leaves to ``json.loads`` (NaN, nesting past its limit, numbers Python
+    cannot make, for which it raises); None for text that is no JSON."""
+    whole = _read_reference(raw_json, None)
     return whole.get("eventInfo") if isinstance(whole, dict) else None
 
 

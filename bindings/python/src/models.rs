@@ -862,15 +862,23 @@ fn json_string(raw: &str) -> JsonString<'_> {
     JsonString::Utf16(units)
 }
 
+/// The UTF-16 unit of the four hex digits of a `\\u` escape the reader has
+/// checked.
 fn hex4(digits: &[u8]) -> u16 {
-    digits.iter().fold(0u16, |acc, &d| {
+    hex_unit(digits).unwrap_or(0)
+}
+
+/// The UTF-16 unit that `digits` (four hex digits) write, or `None` when
+/// one is no hex digit.
+fn hex_unit(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |acc, &d| {
         let v = match d {
             b'0'..=b'9' => d - b'0',
             b'a'..=b'f' => d - b'a' + 10,
             b'A'..=b'F' => d - b'A' + 10,
-            _ => 0,
+            _ => return None,
         };
-        (acc << 4) | u16::from(v)
+        Some((acc << 4) | u16::from(v))
     })
 }
 

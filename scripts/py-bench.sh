@@ -166,3 +166,8 @@ echo
 echo
 ../"$VENV"/bin/python ../bindings/python/bench/bodies.py \
     ${BENCH_FIGURES:+--figures "$BENCH_FIGURES/python-bodies.json"}
+
+# Bodies shaped to find work that grows faster than the body (wide objects,
+# colliding keys and decimals, many events, escapes, nesting).
+echo
+../"$VENV"/bin/python ../bindings/python/bench/hostile.py

@@ -1,6 +1,6 @@
-"""Bodies shaped to find work that grows faster than the body: each once took
-far longer than its size (the note under each row in BENCHMARKS.md says how
-long), or stands for a shape that could. Prints a Markdown table of the parse
+"""Bodies shaped to find work that grows faster than the body: most once took
+far longer than their size (benches/history.md says how long), the others
+stand for shapes that could. Prints a Markdown table of the parse
 and the full read (the parse, then every ``event_info``) against
 ``orjson.loads`` and ``json.loads(parse_float=Decimal)``, each followed by a
 walk over every event's ``eventInfo``; a ratio far above the usual bodies'

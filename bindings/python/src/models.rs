@@ -657,51 +657,22 @@ impl<'t, 'py> Ctx<'t, 'py> {
         string
     }
 
-    /// The value of a field of code `code` from its raw JSON text.
-    fn leaf(&self, code: &Code, raw: &str) -> PyResult<Bound<'py, PyAny>> {
-        let py = self.py;
-        if matches!(code, Code::Json) {
-            // Checked as it is read: the text of an unreadable event may be
-            // no JSON at all.
-            return plain::read(self, raw);
+    /// A `d` field's value from its raw JSON text (a number, or whatever
+    /// else was sent there): the core's amount as `Decimal`, or None.
+    fn decimal_leaf(&self, raw: &str) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(text) = as_the_rule_writes(raw) {
+            // The common case (`1780.0`, `12.5`): the rule's text is a
+            // prefix of the number's; formatting the amount again cost a
+            // fifth of a large answer's reading.
+            debug_assert_eq!(
+                Money::from_json(raw).map(|m| m.to_string()).as_deref(),
+                Some(text)
+            );
+            return self.decimal(text);
         }
-        if matches!(code, Code::Decimal) {
-            if let Some(text) = as_the_rule_writes(raw) {
-                // The common case (`1780.0`, `12.5`): the rule's text is a
-                // prefix of the number's; formatting the amount again cost
-                // a fifth of a large answer's reading.
-                debug_assert_eq!(
-                    Money::from_json(raw).map(|m| m.to_string()).as_deref(),
-                    Some(text)
-                );
-                return self.decimal(text);
-            }
-            // Whatever the JSON type: the core's amount or None (`true`, a
-            // list, a string with a lone surrogate are no amount, as in Rust).
-            return self.amount(Money::from_json(raw));
-        }
-        match raw.as_bytes().first() {
-            Some(b'"') => match json_string(raw) {
-                JsonString::Text(t) => match code {
-                    Code::Time | Code::Enum(_) => self.string(code, &t),
-                    _ => Ok(self.plain_string(&t).into_any()),
-                },
-                JsonString::Utf16(units) => {
-                    let value = utf16_string(py, &units)?;
-                    match code {
-                        Code::Enum(e) => e.cls.bind(py).call1((value,)),
-                        // A lone surrogate is no time: the string as sent.
-                        _ => Ok(value.into_any()),
-                    }
-                }
-            },
-            Some(b'-' | b'0'..=b'9') => self.number(raw),
-            Some(b't') => Ok(self.bool(true)),
-            Some(b'f') => Ok(self.bool(false)),
-            Some(b'n') => Ok(self.none()),
-            // An object or a list where a leaf was expected: plain JSON.
-            _ => plain::read(self, raw),
-        }
+        // Whatever the JSON type: the core's amount or None (`true`, a list,
+        // a string with a lone surrogate are no amount, as in Rust).
+        self.amount(Money::from_json(raw))
     }
 
     /// A number of plain JSON from its text: an integer as `int`, anything
@@ -790,58 +761,11 @@ enum JsonString<'a> {
     Utf16(Vec<u16>),
 }
 
-/// Decodes the raw text of a JSON string, quotes included, which the reader
-/// has checked (escapes well formed, no control characters).
-fn json_string(raw: &str) -> JsonString<'_> {
-    let inner = &raw[1..raw.len() - 1];
-    if !inner.contains('\\') {
-        return JsonString::Text(Cow::Borrowed(inner));
-    }
-    let mut units: Vec<u16> = Vec::new();
-    let mut out = String::with_capacity(inner.len());
-    let mut lone = false;
-    let mut rest = inner;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let esc = &rest.as_bytes()[at + 1..];
-        let (unit, used) = match esc[0] {
-            b'"' => (u16::from(b'"'), 1),
-            b'\\' => (u16::from(b'\\'), 1),
-            b'/' => (u16::from(b'/'), 1),
-            b'b' => (0x08, 1),
-            b'f' => (0x0c, 1),
-            b'n' => (u16::from(b'\n'), 1),
-            b'r' => (u16::from(b'\r'), 1),
-            b't' => (u16::from(b'\t'), 1),
-            _ => (hex4(&esc[1..5]), 5),
-        };
-        rest = &rest[at + 1 + used..];
-        if (0xD800..0xDC00).contains(&unit) {
-            // A high surrogate pairs with an escaped low one right after it.
-            let low = rest
-                .strip_prefix("\\u")
-                .map(|r| hex4(&r.as_bytes()[..4]))
-                .filter(|l| (0xDC00..0xE000).contains(l));
-            if let Some(low) = low {
-                let c = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
-                rest = &rest[6..];
-                continue;
-            }
-            lone = true;
-        } else if (0xDC00..0xE000).contains(&unit) {
-            lone = true;
-        }
-        if lone {
-            break;
-        }
-        out.push(char::from_u32(u32::from(unit)).unwrap_or('\u{FFFD}'));
-    }
-    if !lone {
-        out.push_str(rest);
-        return JsonString::Text(Cow::Owned(out));
-    }
-    // Rare: start again in UTF-16, keeping lone surrogates as Python does.
+/// The UTF-16 code units of the content of a JSON string (quotes left
+/// out) that the reader has checked: for a string with a lone surrogate
+/// escape, which Python keeps in a `str` and Rust cannot.
+fn utf16_units(inner: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(inner.len());
     let mut rest = inner;
     while let Some(at) = rest.find('\\') {
         units.extend(rest[..at].encode_utf16());
@@ -852,20 +776,14 @@ fn json_string(raw: &str) -> JsonString<'_> {
             b'n' => (u16::from(b'\n'), 1),
             b'r' => (u16::from(b'\r'), 1),
             b't' => (u16::from(b'\t'), 1),
-            b'u' => (hex4(&esc[1..5]), 5),
+            b'u' => (hex_unit(&esc[1..5]).unwrap_or(0), 5),
             other => (u16::from(other), 1),
         };
         units.push(unit);
         rest = &rest[at + 1 + used..];
     }
     units.extend(rest.encode_utf16());
-    JsonString::Utf16(units)
-}
-
-/// The UTF-16 unit of the four hex digits of a `\\u` escape the reader has
-/// checked.
-fn hex4(digits: &[u8]) -> u16 {
-    hex_unit(digits).unwrap_or(0)
+    units
 }
 
 /// The UTF-16 unit that `digits` (four hex digits) write, or `None` when
@@ -1064,7 +982,7 @@ pub(crate) fn reference<'py>(
 }
 
 pub(crate) fn read_plain<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    Ctx::new(py, text)?.leaf(&Code::Json, text)
+    plain::read(&Ctx::new(py, text)?, text)
 }
 
 /// An event's member `member` (or the whole event) as plain Python values,

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use super::{hex_unit, json_string, utf16_string, word, Ctx, JsonString};
+use super::{hex_unit, utf16_string, utf16_units, word, Ctx, JsonString};
 use crate::errors::invalid_input;
 
 /// Reads `text`, one JSON value with optional white space around it.
@@ -194,7 +194,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     /// [`Reader::string`] past a first backslash or control character:
     /// checked and decoded in one pass (checked, then decoded again, each
     /// escape cost twice: an eighth of the full read of a body of escaped
-    /// text). A lone surrogate escape leaves the decoding to `json_string`,
+    /// text). A lone surrogate escape leaves the decoding to `utf16_units`,
     /// which keeps it in UTF-16 as Python does.
     #[inline(never)]
     pub(super) fn escaped_string(&mut self) -> PyResult<JsonString<'s>> {
@@ -209,25 +209,10 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             match self.b.get(i) {
                 Some(b'"') => break,
                 Some(b'\\') => {
-                    let (c, used) = match self.b.get(i + 1) {
-                        Some(b'"') => (Some('"'), 2),
-                        Some(b'\\') => (Some('\\'), 2),
-                        Some(b'/') => (Some('/'), 2),
-                        Some(b'b') => (Some('\u{8}'), 2),
-                        Some(b'f') => (Some('\u{c}'), 2),
-                        Some(b'n') => (Some('\n'), 2),
-                        Some(b'r') => (Some('\r'), 2),
-                        Some(b't') => (Some('\t'), 2),
-                        Some(b'u') => match self.b.get(i + 2..i + 6).and_then(hex_unit) {
-                            Some(unit) => self.unit_char(unit, i + 6),
-                            None => (None, 0),
-                        },
-                        _ => (None, 0),
-                    };
-                    if used == 0 {
+                    let Some((c, used)) = self.escape_at(i) else {
                         self.at = i;
                         return Err(self.bad("a valid escape"));
-                    }
+                    };
                     match c {
                         Some(c) if !lone => {
                             let value = out.get_or_insert_with(String::new);
@@ -254,7 +239,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         self.at = i + 1;
         // Both ends are quotes (ASCII), so both are character boundaries.
         Ok(match out {
-            _ if lone => json_string(&self.text[start..=i]),
+            _ if lone => JsonString::Utf16(utf16_units(&self.text[start + 1..i])),
             Some(mut value) => {
                 value.push_str(&self.text[copied..i]);
                 JsonString::Text(Cow::Owned(value))
@@ -263,31 +248,46 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         })
     }
 
-    /// The character of the `\\u` escape of UTF-16 unit `unit` whose text
-    /// ends at `after`, and the escape's length: a high surrogate with the
-    /// escape of a low one right after it makes one character of both; a
-    /// surrogate without its pair is `None` (valid JSON, kept by Python).
-    fn unit_char(&self, unit: u16, after: usize) -> (Option<char>, usize) {
-        match unit {
-            0xD800..=0xDBFF => {
-                let low = self
-                    .b
-                    .get(after..after + 6)
-                    .filter(|next| next.starts_with(b"\\u"))
-                    .and_then(|next| hex_unit(&next[2..]))
-                    .filter(|low| (0xDC00..=0xDFFF).contains(low));
-                match low {
-                    Some(low) => {
-                        let c = 0x10000
-                            + ((u32::from(unit) - 0xD800) << 10)
-                            + (u32::from(low) - 0xDC00);
-                        (char::from_u32(c), 12)
+    /// The escape whose backslash is at `at`: its character (`None` for a
+    /// surrogate without its pair, valid JSON that Python keeps) and its
+    /// length; `None` when it is no valid escape. A high surrogate with the
+    /// escape of a low one right after it makes one character of both.
+    fn escape_at(&self, at: usize) -> Option<(Option<char>, usize)> {
+        let simple = |c| Some((Some(c), 2));
+        match self.b.get(at + 1)? {
+            b'"' => simple('"'),
+            b'\\' => simple('\\'),
+            b'/' => simple('/'),
+            b'b' => simple('\u{8}'),
+            b'f' => simple('\u{c}'),
+            b'n' => simple('\n'),
+            b'r' => simple('\r'),
+            b't' => simple('\t'),
+            b'u' => {
+                let unit = hex_unit(self.b.get(at + 2..at + 6)?)?;
+                Some(match unit {
+                    0xD800..=0xDBFF => {
+                        let low = self
+                            .b
+                            .get(at + 6..at + 12)
+                            .filter(|next| next.starts_with(b"\\u"))
+                            .and_then(|next| hex_unit(&next[2..]))
+                            .filter(|low| (0xDC00..=0xDFFF).contains(low));
+                        match low {
+                            Some(low) => {
+                                let c = 0x10000
+                                    + ((u32::from(unit) - 0xD800) << 10)
+                                    + (u32::from(low) - 0xDC00);
+                                (char::from_u32(c), 12)
+                            }
+                            None => (None, 6),
+                        }
                     }
-                    None => (None, 6),
-                }
+                    0xDC00..=0xDFFF => (None, 6),
+                    _ => (char::from_u32(u32::from(unit)), 6),
+                })
             }
-            0xDC00..=0xDFFF => (None, 6),
-            _ => (char::from_u32(u32::from(unit)), 6),
+            _ => None,
         }
     }
 

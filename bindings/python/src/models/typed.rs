@@ -26,12 +26,12 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
             (Code::Json, _) => self.value(),
             (Code::Decimal, Some(b'-' | b'0'..=b'9')) => {
                 let number = self.number()?;
-                ctx.leaf(code, number)
+                ctx.decimal_leaf(number)
             }
             // Whatever else it holds: the core's amount or None.
             (Code::Decimal, _) => {
                 let raw = self.skip()?;
-                ctx.leaf(code, raw)
+                ctx.decimal_leaf(raw)
             }
             (Code::Model(model), Some(b'{')) => self.model(model),
             (Code::List(item), Some(b'[')) => self.list(item),

@@ -1,17 +1,27 @@
 //! Load across token expiry: 8 threads call the emulator for LOAD_SECONDS
 //! (default 20) while its tokens live LOAD_TTL_MS (default 2000), so the
 //! shared token is replaced about ten times under traffic. No error may reach a caller, the number of
-//! token requests must stay close to duration / TTL, and the resident memory
-//! of the process must stay flat.
+//! token requests must stay close to duration / TTL, and the memory the
+//! process holds must stay flat.
+//!
+//! "Flat" is judged on the bytes allocated and not yet freed, counted by this
+//! test's own global allocator, because resident memory is not a leak
+//! detector here: with glibc's per-thread arenas (8 callers and the
+//! emulator's workers) VmRSS creeps by fragmentation while the heap stays
+//! flat (heaptrack, 40 s: live heap 13.3-14.4 MB throughout while VmRSS went
+//! 45 -> 51 MiB; a CI run failed the old RSS bound with 39 -> 48 MiB).
+//! VmRSS is still printed and held to a loose bound against runaway growth.
 //!
 //! Ignored in a plain `cargo test` (it takes LOAD_SECONDS); the test command
 //! runs it once through scripts/reliability.sh:
 //! `cargo test --test load -- --ignored --nocapture`.
 
+use std::alloc::System;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use cap::Cap;
 use iikocloud::api::models::stop_lists::StopListsRequest;
 use iikocloud::Client;
 use iikocloud_emulator::{
@@ -28,6 +38,15 @@ const THREADS: usize = 8;
 const DEFAULT_TTL_MS: u64 = 2000;
 const TOKEN: &str = "/api/v2/access_token";
 
+/// The system allocator, counting the bytes it has handed out and not yet
+/// taken back: the whole process's live heap, client and emulator alike.
+#[global_allocator]
+static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
+
+fn live_kib() -> u64 {
+    (ALLOCATOR.allocated() / 1024) as u64
+}
+
 /// Resident set size of this process in KiB (`VmRSS` of /proc/self/status,
 /// the same figure as the second field of /proc/self/statm, without needing
 /// the page size).
@@ -38,6 +57,34 @@ fn rss_kib() -> u64 {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .expect("a VmRSS line")
+}
+
+struct Sample {
+    /// Seconds since the callers started.
+    at: f64,
+    live_kib: u64,
+    rss_kib: u64,
+}
+
+/// One memory figure after the warm-up and at the end, each a median.
+struct Growth {
+    early: u64,
+    late: u64,
+}
+
+impl Growth {
+    fn of(samples: &[Sample], elapsed: f64, figure: impl Fn(&Sample) -> u64) -> Growth {
+        let early = samples
+            .iter()
+            .filter(|s| s.at >= 0.2 * elapsed && s.at < 0.35 * elapsed)
+            .map(&figure)
+            .collect();
+        let late = samples.iter().rev().take(3).map(&figure).collect();
+        Growth {
+            early: median(early),
+            late: median(late),
+        }
+    }
 }
 
 fn median(mut v: Vec<u64>) -> u64 {
@@ -125,13 +172,17 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
         })
         .collect();
 
-    // Sample RSS and drain the request log every 500 ms until the end.
+    // Sample memory and drain the request log every 500 ms until the end.
     let mut server = ServerCounts::default();
-    let mut samples: Vec<(f64, u64)> = Vec::new();
+    let mut samples: Vec<Sample> = Vec::new();
     while started.elapsed() < duration {
         std::thread::sleep(Duration::from_millis(500));
         server.drain(&emu);
-        samples.push((started.elapsed().as_secs_f64(), rss_kib()));
+        samples.push(Sample {
+            at: started.elapsed().as_secs_f64(),
+            live_kib: live_kib(),
+            rss_kib: rss_kib(),
+        });
     }
     stop.store(true, Ordering::Relaxed);
     for w in workers {
@@ -144,17 +195,15 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
     let errors = errors.lock().unwrap();
     let ratio = elapsed / ttl.as_secs_f64();
     let bound = 1.5 * ratio + 2.0;
-    let at = |from: f64, to: f64| -> Vec<u64> {
-        samples
-            .iter()
-            .filter(|(t, _)| *t >= from * elapsed && *t < to * elapsed)
-            .map(|(_, kib)| *kib)
-            .collect()
-    };
     // Early: after the warm-up (connection pool, allocator arenas, token).
-    let early = median(at(0.2, 0.35));
-    let late = median(samples.iter().rev().take(3).map(|(_, k)| *k).collect());
-    let allowed = early + (early / 5).max(4 * 1024);
+    let live = Growth::of(&samples, elapsed, |s| s.live_kib);
+    let rss = Growth::of(&samples, elapsed, |s| s.rss_kib);
+    // The live heap moves by about 0.1 MiB with the requests in flight; a
+    // leak of 16 bytes a call adds some 1.3 MiB between the two medians of a
+    // 20 s run (tried: it fails here).
+    let live_allowed = live.early + (live.early / 32).max(512);
+    // Resident memory only against runaway growth (see the module's comment).
+    let rss_allowed = live_allowed.max(rss.early + rss.early / 2);
     println!(
         "load: {THREADS} threads, {elapsed:.1} s, token TTL {:.1} s: {calls} calls ({:.0}/s), \
          {} errors; {} token requests (bound {bound:.1}, duration/TTL {ratio:.1}), \
@@ -168,14 +217,26 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
     let shown: Vec<String> = samples
         .iter()
         .step_by((samples.len() / 10).max(1))
-        .map(|(t, k)| format!("{t:.0}s:{:.1}MiB", *k as f64 / 1024.0))
+        .map(|s| {
+            format!(
+                "{:.0}s:{:.1}/{:.1}",
+                s.at,
+                s.live_kib as f64 / 1024.0,
+                s.rss_kib as f64 / 1024.0
+            )
+        })
         .collect();
+    let mib = |kib: u64| kib as f64 / 1024.0;
     println!(
-        "load: RSS samples {} ; early median {:.1} MiB, last median {:.1} MiB, allowed {:.1} MiB",
+        "load: MiB live heap/RSS {}\n\
+         load: live heap {:.1} -> {:.1} MiB (allowed {:.1}); RSS {:.1} -> {:.1} MiB (allowed {:.1})",
         shown.join(" "),
-        early as f64 / 1024.0,
-        late as f64 / 1024.0,
-        allowed as f64 / 1024.0
+        mib(live.early),
+        mib(live.late),
+        mib(live_allowed),
+        mib(rss.early),
+        mib(rss.late),
+        mib(rss_allowed),
     );
 
     assert!(
@@ -199,7 +260,15 @@ fn eight_threads_across_token_expiry_without_errors_or_growth() {
         server.tokens
     );
     assert!(
-        late <= allowed,
-        "RSS grew from {early} KiB to {late} KiB (allowed {allowed} KiB)"
+        live.late <= live_allowed,
+        "the live heap grew from {} KiB to {} KiB (allowed {live_allowed} KiB)",
+        live.early,
+        live.late
+    );
+    assert!(
+        rss.late <= rss_allowed,
+        "RSS grew from {} KiB to {} KiB (allowed {rss_allowed} KiB)",
+        rss.early,
+        rss.late
     );
 }

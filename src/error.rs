@@ -369,6 +369,31 @@ pub fn without_quoted_values(message: &str) -> String {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The error for an answer the core passed but a binding cannot read:
+    /// a number its language cannot make (Python refuses integers of more
+    /// digits than `sys.get_int_max_str_digits()` and exponents `Decimal`
+    /// cannot hold). The same [`Error::Decode`] as an answer that is no JSON:
+    /// the call's path and status, `reason`, the body, and its
+    /// `correlationId` (a command's answer names the command to follow).
+    pub fn unreadable_answer(path: &str, status: u16, text: &str, reason: &str) -> Error {
+        /// Only the id: serde skips the other values without making numbers
+        /// of them, so the number that failed the binding does not fail this.
+        #[derive(serde::Deserialize)]
+        struct Correlation {
+            #[serde(rename = "correlationId")]
+            correlation_id: Option<String>,
+        }
+        Error::Decode {
+            path: path.to_owned(),
+            status,
+            message: reason.to_owned(),
+            correlation_id: serde_json::from_str::<Correlation>(text)
+                .ok()
+                .and_then(|c| c.correlation_id),
+            body: text.to_owned(),
+        }
+    }
+
     /// The API error, if the service answered with an error status.
     pub fn api(&self) -> Option<&ApiError> {
         match self {
@@ -465,5 +490,31 @@ mod tests {
             body: "secret-body".into(),
         });
         assert!(!format!("{a:?} {a}").contains("secret-body"));
+    }
+
+    #[test]
+    fn an_answer_a_binding_cannot_read_is_a_decode_error_naming_the_command() {
+        let digits = "9".repeat(5_000);
+        let text = format!(r#"{{"correlationId":"c-1","n":{digits},"e":1e999999999999}}"#);
+        let e = Error::unreadable_answer("/api/1/x", 200, &text, "an integer of 5000 digits");
+        assert_eq!(e.http_status(), Some(200));
+        assert_eq!(e.correlation_id(), Some("c-1"));
+        let Error::Decode {
+            path,
+            message,
+            body,
+            ..
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            (path.as_str(), message.as_str(), body.as_str()),
+            ("/api/1/x", "an integer of 5000 digits", text.as_str())
+        );
+        assert!(
+            !format!("{e:?}").contains(&digits),
+            "Debug shows the body's length only"
+        );
     }
 }

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAny, PyDict, PyType};
 
 use crate::convert::{decimal_type, from_py, to_py};
-use crate::errors::{detached, guard, invalid_input, to_pyerr};
+use crate::errors::{detached, guard, invalid_input, to_pyerr, unreadable_answer, Answered};
 use crate::limits;
 use crate::logbridge;
 
@@ -60,7 +60,7 @@ impl NativeClient {
     fn operation_text(
         &self,
         py: Python<'_>,
-        name: String,
+        name: &str,
         request: &Bound<'_, PyAny>,
         timeout: Option<f64>,
         allow_unknown_fields: bool,
@@ -74,7 +74,7 @@ impl NativeClient {
             ..Default::default()
         };
         detached(py, || {
-            iikocloud::api::call_operation_text(&self.client()?, &name, &body, &call)
+            iikocloud::api::call_operation_text(&self.client()?, name, &body, &call)
         })
     }
 
@@ -376,7 +376,8 @@ impl NativeClient {
             kwargs.set_item("parse_float", decimal_type(py)?)?;
             py.import("json")?
                 .getattr("loads")?
-                .call((text,), Some(&kwargs))
+                .call((text.as_str(),), Some(&kwargs))
+                .map_err(|e| unreadable_answer(py, Answered::Path(&path), &text, e))
         })
     }
 
@@ -399,7 +400,7 @@ impl NativeClient {
         allow_unknown_fields: bool,
     ) -> PyResult<String> {
         guard(py, || {
-            self.operation_text(py, name, request, timeout, allow_unknown_fields)
+            self.operation_text(py, &name, request, timeout, allow_unknown_fields)
         })
     }
 
@@ -417,8 +418,9 @@ impl NativeClient {
         allow_unknown_fields: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         guard(py, || {
-            let text = self.operation_text(py, name, request, timeout, allow_unknown_fields)?;
+            let text = self.operation_text(py, &name, request, timeout, allow_unknown_fields)?;
             crate::models::load_answer(py, model, &text)
+                .map_err(|e| unreadable_answer(py, Answered::Operation(&name), &text, e))
         })
     }
 

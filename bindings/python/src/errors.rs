@@ -10,7 +10,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use iikocloud::{ApiErrorKind, CommandErrorKind, Error, TransportErrorKind};
-use pyo3::exceptions::{PyException, PyImportError};
+use pyo3::exceptions::{PyArithmeticError, PyException, PyImportError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyModule, PyType};
@@ -162,6 +162,76 @@ pub fn invalid_input(py: Python<'_>, message: &str) -> PyErr {
 /// An error of the given class with a message only.
 pub fn simple(py: Python<'_>, class: Class, message: &str) -> PyErr {
     raise(py, class, message, None)
+}
+
+/// Why Python would not make a value of JSON text, from what it raised:
+/// `int`'s own message (the digit limit, and how to raise it), or for
+/// `decimal.InvalidOperation`, which says no more than its class, what it
+/// means here.
+#[pyfunction]
+pub fn refused_value_reason(error: &Bound<'_, PyAny>) -> String {
+    if error.is_instance_of::<PyArithmeticError>() {
+        return "a number has an exponent past what Decimal holds".to_owned();
+    }
+    error
+        .str()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Where an answer came from: an operation by name, or a raw call's path.
+pub enum Answered<'a> {
+    Operation(&'a str),
+    Path(&'a str),
+}
+
+/// An error raised while making Python values of an answer whose JSON text
+/// the core passed: a `ValueError` or `ArithmeticError` that is not one of
+/// the package's own (an integer past Python's digit limit, an exponent past
+/// `Decimal`'s) becomes the `DecodeError` the core gives any unreadable
+/// answer (`Error::unreadable_answer`), caused by the original. Any other
+/// error is returned as it is.
+pub fn unreadable_answer(py: Python<'_>, answered: Answered<'_>, text: &str, err: PyErr) -> PyErr {
+    let value = err.value(py);
+    let ours = class_of(py, Class::Iiko)
+        .and_then(|iiko| value.is_instance(&iiko))
+        .unwrap_or(false);
+    let refused =
+        value.is_instance_of::<PyValueError>() || value.is_instance_of::<PyArithmeticError>();
+    if ours || !refused {
+        return err;
+    }
+    let (path, status) = match answered {
+        Answered::Operation(name) => {
+            iikocloud::api::operation(name).map_or((name, 200), |op| (op.path, op.success_status))
+        }
+        Answered::Path(path) => (path, 200),
+    };
+    let reason = format!(
+        "Python cannot make its values: {}",
+        refused_value_reason(value)
+    );
+    let decode = to_pyerr(py, &Error::unreadable_answer(path, status, text, &reason));
+    decode.set_cause(py, Some(err));
+    decode
+}
+
+/// [`unreadable_answer`] for the answers of operation `name` that
+/// `_client.py` reads with `json.loads`: the exception to raise in place of
+/// `error`.
+#[pyfunction]
+#[pyo3(name = "unreadable_answer")]
+pub fn unreadable_answer_py<'py>(
+    py: Python<'py>,
+    name: &str,
+    text: &str,
+    error: Bound<'py, PyAny>,
+) -> Bound<'py, PyAny> {
+    let err = PyErr::from_value(error);
+    unreadable_answer(py, Answered::Operation(name), text, err)
+        .into_value(py)
+        .into_bound(py)
+        .into_any()
 }
 
 /// A store that cannot be opened: a bad URL is an `InvalidInputError`, an

@@ -38,6 +38,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::api_error_class, m)?)?;
     m.add_function(wrap_pyfunction!(errors::bind_error_classes, m)?)?;
     m.add_function(wrap_pyfunction!(errors::error_class_names, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::refused_value_reason, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::unreadable_answer_py, m)?)?;
     m.add_class::<client::NativeClient>()?;
     #[cfg(feature = "emulator")]
     {

@@ -450,11 +450,12 @@ def test_forked_child_gets_its_own_pool_and_token(emu: Emulator) -> None:
     assert client.organizations().organizations
 
 
-class _ExactAmounts(http.server.BaseHTTPRequestHandler):
-    """Answers every call with amounts a float cannot hold, and records the
+class _FixedAnswer(http.server.BaseHTTPRequestHandler):
+    """Answers every call with ``answer`` (and a token), and records the
     bodies it was sent."""
 
     protocol_version = "HTTP/1.1"
+    answer = b"{}"
     bodies: "list[bytes]" = []
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
@@ -463,7 +464,7 @@ class _ExactAmounts(http.server.BaseHTTPRequestHandler):
             body = b'{"correlationId":"t","token":"opaque-token"}'
         else:
             type(self).bodies.append(sent)
-            body = b'{"sum":12345678901234567.891,"items":[{"price":0.30000000000000004441}],"count":98765432109876543210}'
+            body = type(self).answer
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -472,6 +473,13 @@ class _ExactAmounts(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+class _ExactAmounts(_FixedAnswer):
+    """Amounts a float cannot hold."""
+
+    answer = b'{"sum":12345678901234567.891,"items":[{"price":0.30000000000000004441}],"count":98765432109876543210}'
+    bodies: "list[bytes]" = []
 
 
 def test_raw_call_with_decimals_keeps_every_digit() -> None:
@@ -491,3 +499,47 @@ def test_raw_call_with_decimals_keeps_every_digit() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class _UnmakeableNumbers(_FixedAnswer):
+    """JSON the core passes whose number Python refuses to make (set by the
+    test)."""
+
+    bodies: "list[bytes]" = []
+
+
+@pytest.mark.parametrize(
+    "number, why",
+    [("9" * 5000, "Exceeds the limit"), ("1e9999999999999999999999", "exponent past what Decimal holds")],
+    ids=["int_past_the_digit_limit", "exponent_past_decimal"],
+)
+def test_an_answer_python_cannot_make_is_a_decode_error(number: str, why: str) -> None:
+    """A value Python refuses (``int``'s digit limit, ``Decimal``'s exponent)
+    in an answer raises the DecodeError of any unreadable answer, with the
+    path, the body and its correlationId, by every way of calling: the typed
+    call read natively, the call by name, the raw call with decimals."""
+    if number.startswith("9") and not hasattr(sys, "get_int_max_str_digits"):
+        pytest.skip("this Python has no integer digit limit")
+    text = f'{{"correlationId":"c-7","organizations":[{{"id":"o","name":{number}}}]}}'
+    _UnmakeableNumbers.answer = text.encode()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _UnmakeableNumbers)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = iikocloud.Client(api_login="login", base_url=f"http://127.0.0.1:{server.server_address[1]}", retries=0)
+        calls = {
+            "typed": client.organizations,
+            "by name": lambda: client.call_operation("organizations", {}),
+            "raw": lambda: client.call(ORGS, {}, decimals=True),
+        }
+        for how, call in calls.items():
+            with pytest.raises(iikocloud.DecodeError) as info:
+                call()
+            e = info.value
+            assert (e.status, e.path, e.correlation_id, e.body) == (200, ORGS, "c-7", text), how
+            assert why in str(e) and "Python cannot make its values" in str(e), (how, str(e))
+            assert isinstance(e.__cause__, (ValueError, ArithmeticError)), how
+    finally:
+        server.shutdown()
+        server.server_close()
+

@@ -37,6 +37,18 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
     return float(value)
 
 
+def _answer_json(name: str, text: str) -> Any:
+    """``json.loads(text, parse_float=Decimal)`` of the answer of operation
+    ``name``: JSON holding a number Python cannot make (an integer past
+    ``sys.get_int_max_str_digits()``, an exponent past ``Decimal``'s) raises
+    the :class:`DecodeError` of any unreadable answer, as the natively read
+    answers do."""
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except (ValueError, ArithmeticError) as error:
+        raise _native.unreadable_answer(name, text, error) from error
+
+
 class ClientOptions(TypedDict, total=False):
     """The keyword arguments of :class:`Client` and :class:`AsyncClient`,
     all optional; :class:`Client` says what each does. Defaults (the core's;
@@ -199,7 +211,7 @@ class Client(Ops):
                 native.call_operation,
                 name, request, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
             )
-            return _model.load(response, json.loads(text, parse_float=Decimal))
+            return _model.load(response, _answer_json(name, text))
         # The answer's text is read into the models natively.
         return _traced(
             native.call_operation_model,
@@ -252,7 +264,7 @@ class Client(Ops):
                 self._n().call_operation,
                 name, body, timeout=_seconds(timeout), allow_unknown_fields=allow_unknown_fields
             )
-        return json.loads(text, parse_float=Decimal)
+        return _answer_json(name, text)
 
     def wait(
         self,

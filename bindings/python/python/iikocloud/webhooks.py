@@ -256,11 +256,7 @@ def _read_reference(raw_json: str, not_json: Any) -> Any:
     except _json.JSONDecodeError:
         return not_json
     except (ValueError, ArithmeticError) as e:
-        if isinstance(e, ArithmeticError):
-            # decimal.InvalidOperation says no more than its class.
-            why = "a number has an exponent past what Decimal holds"
-        else:
-            why = str(e)
+        why = _native.refused_value_reason(e)
         error = WebhookParseError(f"the event's JSON cannot be read in Python: {why}")
         error.reason = "unreadable_event_info"
         error.status = STATUS_ACCEPTED

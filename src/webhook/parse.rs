@@ -1,7 +1,6 @@
 //! Parsing a webhook body into [`Event`]s.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -14,7 +13,7 @@ use super::event::RawJson;
 use super::event::{
     Envelope, EnvelopeSpans, EnvelopeText, Event, EventKind, EventPayload, OwnedEnvelope,
 };
-use super::scan::{Members, ScannedEvent, KEYS_COMPARED};
+use super::scan::{KeySet, Members, ScannedEvent, KEYS_COMPARED};
 use super::summary::Spans;
 use super::{DeliveryOrderInfo, PersonalShift, ReserveInfo, StopListUpdate, TableOrderInfo};
 use crate::lenient::Lenient;
@@ -991,7 +990,7 @@ impl<'de> Visitor<'de> for Walk<'_, 'de> {
         // scan holds them: compared each with all before it, a 1 MB object
         // of 48,000 keys with one escaped key (which sends the body here)
         // took 1.7 s.
-        let mut many: Option<HashSet<Cow<'de, str>>> = None;
+        let mut many: Option<KeySet<Cow<'de, str>>> = None;
         while let Some(ObjectKey(key)) = map.next_key::<ObjectKey<'de>>()? {
             if duplicate.is_none() {
                 let repeated = match many.as_mut() {

@@ -17,8 +17,6 @@
 //! decides the rare cases. Tests and the fuzz target check that both paths
 //! make the same events.
 
-use std::collections::HashSet;
-
 use super::blocks::{prefix_xor, BlockMasks};
 use super::summary::{Place, Spans, Spot};
 
@@ -252,13 +250,18 @@ fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
 type SeenKey = (u64, u32, u32);
 
 /// Keys of one object compared with each other, at most, here and on the
-/// careful path (`parse::Walk`). The keys after them are looked up in a hash
-/// set of the object's keys, with the standard library's keyed hash:
-/// compared each with all before it, the keys of a 1 MB `eventInfo` object
-/// of 48,000 took 2.2 s to check, and a 16 MiB body can hold one of 750,000
-/// (keys that share their first eight bytes and length, which `signature`
-/// does not tell apart, cost the most).
+/// careful path (`parse::Walk`). The keys after them are looked up in a
+/// [`KeySet`] of the object's keys: compared each with all before it, the
+/// keys of a 1 MB `eventInfo` object of 48,000 took 2.2 s to check, and a
+/// 16 MiB body can hold one of 750,000 (keys that share their first eight
+/// bytes and length, which `signature` does not tell apart, cost the most).
 pub(crate) const KEYS_COMPARED: usize = 64;
+
+/// The set of a wide object's keys. Seeded per process, so a body cannot be
+/// made of keys that collide; foldhash rather than the standard library's
+/// SipHash, which cost such an object 3.4 ns a byte of scan (0.6 for the
+/// usual bodies).
+pub(crate) type KeySet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// The first eight bytes and the length of the key of `len` bytes at `at`
 /// in `b`, mixed: equal keys have equal signatures, and one comparison rules
@@ -301,7 +304,7 @@ struct Walker<'a, 'i> {
     /// The keys of each object being checked that has more than
     /// [`KEYS_COMPARED`]: where its keys start in `keys`, how many of them
     /// the set holds, and the set; innermost last.
-    many_keys: Vec<(usize, usize, HashSet<&'a str>)>,
+    many_keys: Vec<(usize, usize, KeySet<&'a str>)>,
     /// Whether any block has a backslash (else no string has escapes).
     any_escapes: bool,
 }
@@ -664,7 +667,7 @@ impl<'a> Walker<'a, '_> {
     #[inline(never)]
     fn seen_among_many(&mut self, base: usize, key: &str) -> bool {
         if self.many_keys.last().is_none_or(|&(at, ..)| at != base) {
-            self.many_keys.push((base, base, HashSet::new()));
+            self.many_keys.push((base, base, KeySet::default()));
         }
         let text = self.text;
         match self.many_keys.last_mut() {

@@ -129,6 +129,8 @@ ODD_EVENTS = [
 def test_odd_events_read_plain_as_json_loads(element: str) -> None:
     check_events(webhooks.parse(f"[{element}]"))
     check_events(webhooks.parse(f"[\n  {element} ,\n {element}\n]".encode()))
+    wide = "\r\n\t" + " " * 17
+    check_events(webhooks.parse(f"[{wide}{element}{wide},{wide}{element}{wide}]".encode()))
     if element.startswith("{"):
         check_events([webhooks.parse_event(element)])
 

@@ -114,8 +114,21 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
 
     #[inline]
     pub(super) fn skip_ws(&mut self) {
+        if matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.skip_ws_run();
+        }
+    }
+
+    /// The white space from `at` on, which is some: apart from the check
+    /// above, compact text (the usual) is read without this code in line.
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
+            // Indented text: after a line break, spaces eight at a time.
+            while self.b.get(self.at..self.at + 8) == Some(b"        ") {
+                self.at += 8;
+            }
         }
     }
 

@@ -157,16 +157,16 @@ impl BlockMasks {
     };
 }
 
-#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
+/// `b` in each byte of a word.
 #[inline(always)]
-fn splat(b: u8) -> u64 {
+pub(crate) fn splat(b: u8) -> u64 {
     0x0101_0101_0101_0101 * u64::from(b)
 }
 
-/// The high bit of each zero byte of `v`, exactly.
-#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
+/// The high bit of each zero byte of `v`, exactly (no borrow between
+/// bytes).
 #[inline(always)]
-fn zero_bytes(v: u64) -> u64 {
+pub(crate) fn zero_bytes(v: u64) -> u64 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     !(((v & LOWS) + LOWS) | v | LOWS)
 }

@@ -17,7 +17,7 @@
 //! decides the rare cases. Tests and the fuzz target check that both paths
 //! make the same events.
 
-use super::blocks::{prefix_xor, BlockMasks};
+use super::blocks::{prefix_xor, splat, zero_bytes, BlockMasks};
 use super::summary::{Place, Spans, Spot};
 
 /// One element of the body array.
@@ -325,13 +325,12 @@ fn is_ws(c: u8) -> bool {
 /// body's gaps are a line break and a run of spaces, and byte by byte they
 /// were a quarter of the walk of one (`delivery_order_update.json`).
 fn all_ws(gap: &[u8]) -> bool {
-    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
     let mut words = gap.chunks_exact(8);
     for word in &mut words {
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(word);
         let w = u64::from_ne_bytes(bytes);
-        if w != SPACES && !word_all_ws(w) {
+        if w != splat(b' ') && !word_all_ws(w) {
             return false;
         }
     }
@@ -341,13 +340,8 @@ fn all_ws(gap: &[u8]) -> bool {
 /// Whether each byte of `w` is one of the four whitespace bytes.
 #[inline]
 fn word_all_ws(w: u64) -> bool {
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGHS: u64 = !LOWS;
-    // The high bit of each byte of `v` that is zero, exactly (no borrow
-    // between bytes).
-    let zero = |v: u64| !(((v & LOWS) + LOWS) | v | LOWS);
-    let of = |c: u8| zero(w ^ u64::from_ne_bytes([c; 8]));
-    of(b' ') | of(b'\n') | of(b'\t') | of(b'\r') == HIGHS
+    let of = |c: u8| zero_bytes(w ^ splat(c));
+    of(b' ') | of(b'\n') | of(b'\t') | of(b'\r') == splat(0x80)
 }
 
 impl<'a> Walker<'a, '_> {

@@ -179,7 +179,9 @@ pub fn refused_value_reason(error: &Bound<'_, PyAny>) -> String {
         .unwrap_or_default()
 }
 
-/// Where an answer came from: an operation by name, or a raw call's path.
+/// Where an answer came from: an operation by name (its path and success
+/// status from the core's table), or a raw call's path, whose status the
+/// core's `call_text` does not hand back: any 2xx is reported as 200.
 pub enum Answered<'a> {
     Operation(&'a str),
     Path(&'a str),

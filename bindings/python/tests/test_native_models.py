@@ -399,15 +399,16 @@ def test_the_emulators_events_read_the_same_natively(emu: Emulator) -> None:
 def _written(value: Any, keys: str, space: str) -> str:
     """``value`` as JSON again, its numbers with their digits, each object's
     keys in ``keys`` order (``"as sent"`` or ``"reversed"``) or escaped
-    (``"escaped"``: each key's first character as ``\\uXXXX``), with
-    ``space`` around every token."""
+    (``"escaped"``: each key's first character as ``\\uXXXX``; ``"ascii"``:
+    every non-ASCII character of keys and values as ``\\uXXXX``, as .NET
+    writes by default), with ``space`` around every token."""
     if isinstance(value, dict):
         items = list(value.items())
         if keys == "reversed":
             items.reverse()
         parts = []
         for k, v in items:
-            key = json.dumps(k, ensure_ascii=False)
+            key = json.dumps(k, ensure_ascii=keys == "ascii")
             if keys == "escaped" and k:
                 key = '"\\u%04x' % ord(k[0]) + key[2:]
             parts.append(f"{key}{space}:{space}{_written(v, keys, space)}")
@@ -416,10 +417,10 @@ def _written(value: Any, keys: str, space: str) -> str:
         return "[" + space + f"{space},{space}".join(_written(v, keys, space) for v in value) + space + "]"
     if isinstance(value, Decimal):
         return str(value)
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=keys == "ascii")
 
 
-@pytest.mark.parametrize("keys", ["reversed", "escaped"])
+@pytest.mark.parametrize("keys", ["reversed", "escaped", "ascii"])
 def test_every_bodys_event_info_reads_natively_whatever_its_keys_order_and_escapes(keys: str) -> None:
     # Unions with the tag after other keys (looked for ahead) or behind an
     # escaped key (read on to it), and every key through the slow path.

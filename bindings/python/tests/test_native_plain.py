@@ -8,6 +8,7 @@ same, with their types, all the way down."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -288,3 +289,27 @@ def test_strings_with_an_escape_or_a_control_character_at_every_place(place: int
     unterminated = webhooks.parse_event('{"eventInfo":"' + "x" * place)
     with pytest.raises(iikocloud.InvalidInputError):
         _native.load_plain(unterminated)
+
+
+def test_runs_of_escapes_read_as_json_loads_and_a_bad_one_among_them_is_refused() -> None:
+    """Strings written with every non-ASCII character escaped (``\\uXXXX``,
+    surrogate pairs for the others, as .NET writes by default), mixed with
+    short escapes, lone surrogates and plain runs, some longer than the
+    256 bytes the decoder sets aside first: read as json.loads reads them.
+    An invalid escape anywhere in a run is refused."""
+    rng = random.Random(35)
+    alphabet = ["а", "Я", "ё", "€", "😀", "\ud800", "\udfff", "\n", '"', "\\", "\t", "x", " ", "é", "\x7f"]
+    for _ in range(300):
+        parts = [json.dumps(rng.choice(alphabet))[1:-1] for _ in range(rng.randrange(0, 120))]
+        text = "".join(parts)
+        element = '{"eventType":"NomenclatureUpdate","eventInfo":{"k%s":"%s","n":"%s"}}' % (text, text, text * 3)
+        check_events([webhooks.parse_event(element)])
+        # Between two of its characters, before more escapes.
+        at = rng.randrange(len(parts) + 1)
+        for bad in ["\\u041x", "\\q", "\\u04", "\\x"]:
+            spoilt = "".join(parts[:at]) + bad + "\\u0410" * 3 + "".join(parts[at:])
+            with pytest.raises(ValueError):
+                json.loads('"%s"' % spoilt)
+            event = webhooks.parse_event('{"eventInfo":"%s"}' % spoilt)
+            with pytest.raises(iikocloud.InvalidInputError):
+                _native.load_plain(event)

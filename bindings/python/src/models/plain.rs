@@ -212,30 +212,45 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
     #[inline(never)]
     pub(super) fn escaped_string(&mut self) -> PyResult<JsonString<'s>> {
         let start = self.at;
+        let b = self.b;
         let mut i = start + 1;
         // The value up to `copied`, from the first escape on.
         let mut out: Option<String> = None;
         let mut copied = i;
         let mut lone = false;
         loop {
-            i = plain_run_end(self.b, i);
-            match self.b.get(i) {
+            i = plain_run_end(b, i);
+            match b.get(i) {
                 Some(b'"') => break,
                 Some(b'\\') => {
-                    let Some((c, used)) = self.escape_at(i) else {
-                        self.at = i;
-                        return Err(self.bad("a valid escape"));
-                    };
-                    match c {
-                        Some(c) if !lone => {
-                            let value = out.get_or_insert_with(String::new);
-                            value.push_str(&self.text[copied..i]);
-                            value.push(c);
-                        }
-                        Some(_) => {}
-                        None => lone = true,
+                    // Room for the rest of the string, which decodes to no
+                    // more bytes than it is written in, for one that ends in
+                    // the next 256 bytes (names, addresses, comments): a
+                    // string grown a few characters at a time reallocated
+                    // several times.
+                    let value = out
+                        .get_or_insert_with(|| String::with_capacity((b.len() - start).min(256)));
+                    if copied < i {
+                        value.push_str(&self.text[copied..i]);
                     }
-                    i += used;
+                    // Escapes one after another (non-ASCII text escaped as
+                    // `\uXXXX`, as .NET writes it by default) are read here
+                    // without looking for a run of plain bytes between them.
+                    loop {
+                        let Some((c, used)) = self.escape_at(i) else {
+                            self.at = i;
+                            return Err(self.bad("a valid escape"));
+                        };
+                        match c {
+                            Some(c) if !lone => value.push(c),
+                            Some(_) => {}
+                            None => lone = true,
+                        }
+                        i += used;
+                        if b.get(i) != Some(&b'\\') {
+                            break;
+                        }
+                    }
                     copied = i;
                 }
                 Some(&c) if c < 0x20 => {

@@ -507,10 +507,10 @@ struct DateTimeCapi {
     ) -> *mut ffi::PyObject,
 }
 
-/// Makes naive `datetime` values: through the `datetime` module's C table
-/// (a call of `datetime(...)` parses seven arguments, several times the cost
-/// of making the object), or by calling the class where the table is not
-/// what this code expects.
+/// Makes `datetime` values, naive or in UTC: through the `datetime` module's
+/// C table (a call of `datetime(...)` parses seven arguments, several times
+/// the cost of making the object), or by calling the class where the table
+/// is not what this code expects.
 pub(crate) struct DateTimes {
     class: Py<PyType>,
     capi: Option<&'static DateTimeCapi>,
@@ -555,15 +555,39 @@ impl DateTimes {
     pub(crate) fn naive<'py>(
         &self,
         py: Python<'py>,
+        parts: (u16, u8, u8, u8, u8, u8, u32),
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.make(py, parts, false)
+    }
+
+    /// An aware `datetime` in UTC (`tzinfo=datetime.timezone.utc`); the
+    /// parts are a valid time.
+    pub(crate) fn utc<'py>(
+        &self,
+        py: Python<'py>,
+        parts: (u16, u8, u8, u8, u8, u8, u32),
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.make(py, parts, true)
+    }
+
+    fn make<'py>(
+        &self,
+        py: Python<'py>,
         (y, mo, d, h, mi, s, us): (u16, u8, u8, u8, u8, u8, u32),
+        utc: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         match self.capi {
             Some(capi) => {
                 // SAFETY: the table's constructor with its own `datetime`
-                // class and no time zone (Py_None), as the `PyDateTime_*`
-                // macros of `datetime.h` call it; it returns a new reference
-                // or NULL with an exception set.
+                // class and its own UTC zone or no zone (Py_None), as the
+                // `PyDateTime_*` macros of `datetime.h` call it; it returns
+                // a new reference or NULL with an exception set.
                 unsafe {
+                    let zone = if utc {
+                        capi.timezone_utc
+                    } else {
+                        ffi::Py_None()
+                    };
                     let obj = (capi.datetime_from_date_and_time)(
                         y.into(),
                         mo.into(),
@@ -572,11 +596,15 @@ impl DateTimes {
                         mi.into(),
                         s.into(),
                         us as std::os::raw::c_int,
-                        ffi::Py_None(),
+                        zone,
                         capi.datetime_type,
                     );
                     Bound::from_owned_ptr_or_err(py, obj)
                 }
+            }
+            None if utc => {
+                let zone = py.import("datetime")?.getattr("timezone")?.getattr("utc")?;
+                self.class.bind(py).call1((y, mo, d, h, mi, s, us, zone))
             }
             None => self.class.bind(py).call1((y, mo, d, h, mi, s, us)),
         }

@@ -26,7 +26,7 @@ use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
 use crate::models::ModelRef;
 use crate::native_event::NativeEvent;
-use crate::objects::SubclassMaker;
+use crate::objects::{DateTimes, SubclassMaker};
 use std::sync::Arc;
 
 /// `(employee id, role id, opened, terminal group id)`.
@@ -461,19 +461,35 @@ impl NativeEvent {
     fn event_time_raw(&self) -> Option<&str> {
         self.event.event_time().map(|t| t.raw.as_str())
     }
-    /// `(year, month, day, hour, minute, second, microsecond)` in UTC.
-    #[getter(_event_time_parts)]
-    fn event_time_parts(&self) -> Option<(i32, u32, u32, u32, u32, u32, u32)> {
-        let t = self.event.event_time()?.utc?;
-        Some((
-            t.year(),
-            t.month(),
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second(),
-            t.nanosecond().min(999_999_999) / 1000,
-        ))
+    /// ``eventTime`` as an aware UTC datetime (None if absent or unreadable;
+    /// the text is in :attr:`event_time_raw`).
+    //
+    // `Event.event_time` is this getter itself (webhooks.py): the datetime
+    // made through the `datetime` module's C table, where a Python property
+    // that called `datetime(*parts, tzinfo=utc)` cost 0.34 µs a read.
+    #[getter(_event_time)]
+    fn event_time<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(t) = self.event.event_time().and_then(|t| t.utc) else {
+            return Ok(None);
+        };
+        // The core's rule gives years 1 to 9999, which fit; a leap second's
+        // nanoseconds (past 999,999,999) are the second's last microsecond.
+        let (Ok(year), Ok(month), Ok(day), Ok(hour), Ok(minute), Ok(second)) = (
+            u16::try_from(t.year()),
+            u8::try_from(t.month()),
+            u8::try_from(t.day()),
+            u8::try_from(t.hour()),
+            u8::try_from(t.minute()),
+            u8::try_from(t.second()),
+        ) else {
+            return Err(PyValueError::new_err(
+                "eventTime is past what datetime holds",
+            ));
+        };
+        let micro = t.nanosecond().min(999_999_999) / 1000;
+        DateTimes::get(py)?
+            .utc(py, (year, month, day, hour, minute, second, micro))
+            .map(Some)
     }
     #[getter(_organization_id)]
     fn organization_id(&self) -> Option<&str> {

@@ -66,7 +66,7 @@ def test_vector(path: Path) -> None:
             assert event.event_info == raw.get("eventInfo")
         assert event.event_time_raw == raw["eventTime"]
         t = event.event_time
-        assert t is not None and t.tzinfo is not None and t.utcoffset() == dt.timedelta(0)
+        assert t is not None and t.tzinfo is dt.timezone.utc and type(t) is dt.datetime
         assert t.strftime("%Y-%m-%d %H:%M:%S.%f")[:23] == raw["eventTime"]
         info = raw.get("eventInfo") or {}
         if isinstance(event, (webhooks.DeliveryOrderUpdate, webhooks.TableOrderUpdate)):

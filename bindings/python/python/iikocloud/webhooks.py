@@ -135,10 +135,7 @@ class Event(_native.NativeEvent):
     def event_time(self) -> Optional[_dt.datetime]:
         """``eventTime`` as an aware UTC datetime (None if absent or unreadable;
         the text is in :attr:`event_time_raw`)."""
-        parts = self._event_time_parts
-        if parts is None:
-            return None
-        return _dt.datetime(*parts, tzinfo=_dt.timezone.utc)
+        return self._event_time
 
     @property
     def event_time_raw(self) -> Optional[str]:
@@ -597,6 +594,8 @@ _CLASSES: Dict[str, Type[Event]] = {
 for _typed in _CLASSES.values():
     _typed.event_info = _native.NativeEvent._typed_event_info  # type: ignore[method-assign]
 del _typed
+# So is every event's `event_time`: the native getter makes the datetime.
+Event.event_time = _native.NativeEvent._event_time  # type: ignore[method-assign]
 
 _BY_KIND: Dict[int, Type[Event]] = {
     code: _CLASSES.get(name, UnknownEvent) for code, name in _native.event_kinds()

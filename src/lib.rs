@@ -40,7 +40,7 @@ pub mod token;
 mod token_file;
 pub mod webhook;
 
-pub use client::{CallOptions, Client, ClientBuilder, Credentials};
+pub use client::{CallOptions, Client, ClientBuilder, Credentials, TextAnswer};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{
     ApiError, ApiErrorKind, CommandError, CommandErrorKind, Error, Result, TransportErrorKind,

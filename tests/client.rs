@@ -811,3 +811,38 @@ fn stop_lists_nest_and_keep_exact_balances() {
         }
     }
 }
+
+#[test]
+fn raw_text_answers_keep_the_status_they_came_with() {
+    let emu = Emulator::start_default().unwrap();
+    let client = client(&emu);
+    let org = first_org(&client);
+    let create = json!({
+        "organizationId": org,
+        "store": "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+        "date": "2025-09-16",
+        "items": [],
+        "itemsFirstStep": [],
+    });
+    let created = client
+        .call_text_answer(
+            "/api/inventory/v1/incoming_inventory/create",
+            &create.to_string(),
+            &CallOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.text);
+    let answer: serde_json::Value = serde_json::from_str(&created.text).unwrap();
+    assert!(answer["documentId"].is_string(), "{answer}");
+    let read = client
+        .call_text_answer(ORGS, "{}", &CallOptions::default())
+        .unwrap();
+    assert_eq!(read.status, 200);
+    assert!(read.text.contains(&org), "{}", read.text);
+    // An answer may carry a token: Debug shows its size only.
+    let debug = format!("{read:?}");
+    assert!(
+        debug.contains("status: 200") && !debug.contains(&org),
+        "{debug}"
+    );
+}

@@ -223,7 +223,9 @@ fn send(
         timeout: options.timeout,
         idempotent: op.safe_to_retry,
     };
-    client.post_text(op.path, body, &call)
+    client
+        .post_text(op.path, body, &call)
+        .map(|answer| answer.text)
 }
 
 /// The answer's text read as JSON, with its amounts as strings when

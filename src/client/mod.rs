@@ -69,6 +69,26 @@ impl CallOptions {
     }
 }
 
+/// An answer's JSON text as the service wrote it, and the HTTP status it
+/// came with ([`Client::call_text_answer`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct TextAnswer {
+    /// The success status: 200, or 201 for the creates.
+    pub status: u16,
+    /// The answer's JSON text (`null` for an answer without a body).
+    pub text: String,
+}
+
+/// The status and the text's length only: an answer may carry a token.
+impl std::fmt::Debug for TextAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextAnswer")
+            .field("status", &self.status)
+            .field("text_bytes", &self.text.len())
+            .finish()
+    }
+}
+
 struct Inner {
     agent: ureq::Agent,
     /// The service's host, for TLS messages.
@@ -277,6 +297,20 @@ impl Client {
     /// that carry money. The body must be one JSON object; the answer is
     /// checked to be JSON and returned as the service wrote it.
     pub fn call_text(&self, path: &str, body_json: &str, options: &CallOptions) -> Result<String> {
+        self.call_text_answer(path, body_json, options)
+            .map(|answer| answer.text)
+    }
+
+    /// [`Client::call_text`] with the HTTP status the answer came with (200,
+    /// or 201 for the creates), for callers that read the text themselves
+    /// and report an answer they cannot read as the core does
+    /// ([`Error::Decode`] keeps the status).
+    pub fn call_text_answer(
+        &self,
+        path: &str,
+        body_json: &str,
+        options: &CallOptions,
+    ) -> Result<TextAnswer> {
         check_path(path)?;
         serde_json::from_str::<serde::de::IgnoredAny>(body_json).map_err(|e| {
             let e = crate::error::without_quoted_values(&e.to_string());
@@ -288,14 +322,14 @@ impl Client {
         self.post_text(path, body_json.as_bytes().to_vec(), options)
     }
 
-    /// [`Client::call_text`] for a body this crate wrote (a checked JSON
-    /// object, to a known path): sends it and returns the answer's text.
+    /// [`Client::call_text_answer`] for a body this crate wrote (a checked
+    /// JSON object, to a known path): sends it and returns the answer.
     pub(crate) fn post_text(
         &self,
         path: &str,
         body: Vec<u8>,
         options: &CallOptions,
-    ) -> Result<String> {
+    ) -> Result<TextAnswer> {
         let server_timeout = match options.timeout {
             Some(t) => self.with_timeout(t)?.server_timeout,
             None => self.server_timeout,
@@ -310,10 +344,15 @@ impl Client {
         // The same check and error as the parsed answers, then the text itself
         // (JSON that parsed is UTF-8; no body is `null`, as decode reads it).
         decode::<serde::de::IgnoredAny>(path, &answer)?;
-        if answers::is_empty(&answer) {
-            return Ok("null".to_owned());
-        }
-        Ok(String::from_utf8_lossy(&answer.body).into_owned())
+        let text = if answers::is_empty(&answer) {
+            "null".to_owned()
+        } else {
+            String::from_utf8_lossy(&answer.body).into_owned()
+        };
+        Ok(TextAnswer {
+            status: answer.status,
+            text,
+        })
     }
 
     /// Sends a typed request's body (JSON, checked) and reads the typed

@@ -371,13 +371,18 @@ impl NativeClient {
             // them as f64).
             let body = serde_json::to_string(&body)
                 .map_err(|e| crate::errors::invalid_input(py, &e.to_string()))?;
-            let text = detached(py, || self.client()?.call_text(&path, &body, &options))?;
+            let answer = detached(py, || {
+                self.client()?.call_text_answer(&path, &body, &options)
+            })?;
             let kwargs = PyDict::new(py);
             kwargs.set_item("parse_float", decimal_type(py)?)?;
             py.import("json")?
                 .getattr("loads")?
-                .call((text.as_str(),), Some(&kwargs))
-                .map_err(|e| unreadable_answer(py, Answered::Path(&path), &text, e))
+                .call((answer.text.as_str(),), Some(&kwargs))
+                .map_err(|e| {
+                    let answered = Answered::Path(&path, answer.status);
+                    unreadable_answer(py, answered, &answer.text, e)
+                })
         })
     }
 

@@ -180,11 +180,11 @@ pub fn refused_value_reason(error: &Bound<'_, PyAny>) -> String {
 }
 
 /// Where an answer came from: an operation by name (its path and success
-/// status from the core's table), or a raw call's path, whose status the
-/// core's `call_text` does not hand back: any 2xx is reported as 200.
+/// status from the core's table), or a raw call's path and the status the
+/// answer came with.
 pub enum Answered<'a> {
     Operation(&'a str),
-    Path(&'a str),
+    Path(&'a str, u16),
 }
 
 /// An error raised while making Python values of an answer whose JSON text
@@ -207,7 +207,7 @@ pub fn unreadable_answer(py: Python<'_>, answered: Answered<'_>, text: &str, err
         Answered::Operation(name) => {
             iikocloud::api::operation(name).map_or((name, 200), |op| (op.path, op.success_status))
         }
-        Answered::Path(path) => (path, 200),
+        Answered::Path(path, status) => (path, status),
     };
     let reason = format!(
         "Python cannot make its values: {}",

@@ -456,6 +456,7 @@ class _FixedAnswer(http.server.BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     answer = b"{}"
+    status = 200
     bodies: "list[bytes]" = []
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
@@ -465,7 +466,7 @@ class _FixedAnswer(http.server.BaseHTTPRequestHandler):
         else:
             type(self).bodies.append(sent)
             body = type(self).answer
-        self.send_response(200)
+        self.send_response(200 if self.path.endswith("/access_token") else type(self).status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -539,7 +540,14 @@ def test_an_answer_python_cannot_make_is_a_decode_error(number: str, why: str) -
             assert (e.status, e.path, e.correlation_id, e.body) == (200, ORGS, "c-7", text), how
             assert why in str(e) and "Python cannot make its values" in str(e), (how, str(e))
             assert isinstance(e.__cause__, (ValueError, ArithmeticError)), how
+        # A raw call's error keeps the status its answer came with (a
+        # create's 201).
+        _UnmakeableNumbers.status = 201
+        with pytest.raises(iikocloud.DecodeError) as info:
+            client.call(ORGS, {}, decimals=True)
+        assert (info.value.status, info.value.path) == (201, ORGS)
     finally:
+        _UnmakeableNumbers.status = 200
         server.shutdown()
         server.server_close()
 

@@ -53,7 +53,6 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyString, PyType};
 
-use chrono::{Datelike, Timelike};
 use iikocloud::Money;
 
 mod plain;
@@ -63,7 +62,7 @@ use plain::Reader;
 
 use crate::convert::decimal_type;
 use crate::errors::invalid_input;
-use crate::objects::{DateTimes, Layout};
+use crate::objects::{datetime_parts, DateTimeParts, DateTimes, Layout};
 
 /// Deepest nesting read natively (objects and lists, typed or not); deeper
 /// input goes to the reference.
@@ -850,22 +849,10 @@ fn as_the_rule_writes(raw: &str) -> Option<&str> {
     Some(if text == "-0" { "0" } else { text })
 }
 
-/// `(year, month, day, hour, minute, second, microsecond)` of the service's
-/// local time in `s` by the core's rule (`parse_local_time`), the digits past
-/// the microsecond dropped (`datetime` holds no more); `None` for no time.
-#[allow(clippy::type_complexity)]
-fn local_time(s: &str) -> Option<(u16, u8, u8, u8, u8, u8, u32)> {
-    let t = iikocloud::webhook::parse_local_time(s)?;
-    // The rule gives years 1 to 9999 and valid parts, which fit.
-    Some((
-        u16::try_from(t.year()).ok()?,
-        u8::try_from(t.month()).ok()?,
-        u8::try_from(t.day()).ok()?,
-        u8::try_from(t.hour()).ok()?,
-        u8::try_from(t.minute()).ok()?,
-        u8::try_from(t.second()).ok()?,
-        t.nanosecond() / 1000,
-    ))
+/// The parts of the service's local time in `s` by the core's rule
+/// (`parse_local_time`) for a naive `datetime`; `None` for no time.
+fn local_time(s: &str) -> Option<DateTimeParts> {
+    datetime_parts(&iikocloud::webhook::parse_local_time(s)?)
 }
 
 /// The service's local time in `text` by the core's rule, as a naive

@@ -15,6 +15,7 @@
 //! and writing the slots of an object it has just made.
 #![allow(unsafe_code)]
 
+use chrono::{Datelike, Timelike};
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -507,6 +508,26 @@ struct DateTimeCapi {
     ) -> *mut ffi::PyObject,
 }
 
+/// `(year, month, day, hour, minute, second, microsecond)` as `datetime`
+/// takes them.
+pub(crate) type DateTimeParts = (u16, u8, u8, u8, u8, u8, u32);
+
+/// The parts of a chrono time for `datetime`: the digits past the
+/// microsecond dropped, a leap second's nanoseconds (past 999,999,999) the
+/// second's last microsecond; `None` for a year below 0 or past `u16`
+/// (the core's time rules give years 1 to 9999).
+pub(crate) fn datetime_parts(t: &(impl Datelike + Timelike)) -> Option<DateTimeParts> {
+    Some((
+        u16::try_from(t.year()).ok()?,
+        u8::try_from(t.month()).ok()?,
+        u8::try_from(t.day()).ok()?,
+        u8::try_from(t.hour()).ok()?,
+        u8::try_from(t.minute()).ok()?,
+        u8::try_from(t.second()).ok()?,
+        t.nanosecond().min(999_999_999) / 1000,
+    ))
+}
+
 /// Makes `datetime` values, naive or in UTC: through the `datetime` module's
 /// C table (a call of `datetime(...)` parses seven arguments, several times
 /// the cost of making the object), or by calling the class where the table
@@ -555,7 +576,7 @@ impl DateTimes {
     pub(crate) fn naive<'py>(
         &self,
         py: Python<'py>,
-        parts: (u16, u8, u8, u8, u8, u8, u32),
+        parts: DateTimeParts,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.make(py, parts, false)
     }
@@ -565,7 +586,7 @@ impl DateTimes {
     pub(crate) fn utc<'py>(
         &self,
         py: Python<'py>,
-        parts: (u16, u8, u8, u8, u8, u8, u32),
+        parts: DateTimeParts,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.make(py, parts, true)
     }
@@ -573,7 +594,7 @@ impl DateTimes {
     fn make<'py>(
         &self,
         py: Python<'py>,
-        (y, mo, d, h, mi, s, us): (u16, u8, u8, u8, u8, u8, u32),
+        (y, mo, d, h, mi, s, us): DateTimeParts,
         utc: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         match self.capi {

@@ -7,7 +7,6 @@
 //! subclasses `NativeEvent`; attributes are converted only when read. That
 //! keeps a webhook parse near `json.loads` of the same body.
 
-use chrono::{Datelike, Timelike};
 use iikocloud::limits::{
     DEDUP_CAPACITY, DEDUP_MAX_AGE, ORDERING_CAPACITY, ORDERING_STORE_TTL, WEBHOOK_MAX_BODY_BYTES,
     WEBHOOK_MAX_DEPTH,
@@ -26,7 +25,7 @@ use crate::convert::decimal;
 use crate::errors::{guard, invalid_input, simple, Class};
 use crate::models::ModelRef;
 use crate::native_event::NativeEvent;
-use crate::objects::{DateTimes, SubclassMaker};
+use crate::objects::{datetime_parts, DateTimes, SubclassMaker};
 use std::sync::Arc;
 
 /// `(employee id, role id, opened, terminal group id)`.
@@ -472,24 +471,9 @@ impl NativeEvent {
         let Some(t) = self.event.event_time().and_then(|t| t.utc) else {
             return Ok(None);
         };
-        // The core's rule gives years 1 to 9999, which fit; a leap second's
-        // nanoseconds (past 999,999,999) are the second's last microsecond.
-        let (Ok(year), Ok(month), Ok(day), Ok(hour), Ok(minute), Ok(second)) = (
-            u16::try_from(t.year()),
-            u8::try_from(t.month()),
-            u8::try_from(t.day()),
-            u8::try_from(t.hour()),
-            u8::try_from(t.minute()),
-            u8::try_from(t.second()),
-        ) else {
-            return Err(PyValueError::new_err(
-                "eventTime is past what datetime holds",
-            ));
-        };
-        let micro = t.nanosecond().min(999_999_999) / 1000;
-        DateTimes::get(py)?
-            .utc(py, (year, month, day, hour, minute, second, micro))
-            .map(Some)
+        let parts = datetime_parts(&t)
+            .ok_or_else(|| PyValueError::new_err("eventTime is past what datetime holds"))?;
+        DateTimes::get(py)?.utc(py, parts).map(Some)
     }
     #[getter(_organization_id)]
     fn organization_id(&self) -> Option<&str> {

@@ -29,6 +29,10 @@ start_emulator() {
     [ ${#cmd[@]} -gt 0 ] || cmd=("$ROOT/target/debug/iikocloud-emulator")
     for attempt in 1 2; do
         stop_emulator
+        # Emptied here, not only by the child's redirection: the child may
+        # not have opened the log yet when the wait below first reads it, and
+        # the last emulator's "listening on" (a port now closed) is still there.
+        : >"$log"
         "${cmd[@]}" --port 0 >"$log" 2>&1 &
         EMULATOR_PID=$!
         for _ in $(seq 1200); do

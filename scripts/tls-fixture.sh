@@ -51,6 +51,10 @@ tls_fixture_start() {
         -CAcreateserial -days 2 -extfile "$dir/leaf.ext" -out "$dir/leaf.pem" 2>/dev/null
     chmod 600 "$dir/ca.key" "$dir/leaf.key"
 
+    # Emptied before the start: a log of an earlier run in DIR would name a
+    # closed port to tls_fixture_wait before the child truncates it.
+    : >"$dir/emulator.log"
+    : >"$dir/proxy.log"
     "$root/target/debug/iikocloud-emulator" --port 0 --tls-cert "$dir/leaf.pem" \
         --tls-key "$dir/leaf.key" >"$dir/emulator.log" 2>&1 &
     TLS_FIXTURE_PIDS+=($!)

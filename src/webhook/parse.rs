@@ -1344,8 +1344,10 @@ mod tests {
         for _ in 0..3000 {
             let n = rng.usize(0..4);
             let parts: Vec<&str> = (0..n).map(|_| pieces[rng.usize(..pieces.len())]).collect();
-            let sep = [",", " , ", ",\n  "][rng.usize(..3)];
-            bodies.push(format!("[{}]", parts.join(sep)));
+            // Whitespace runs shorter than a word and longer, mixed.
+            let sep = [",", " , ", ",\n  ", ",\r\n\t          "][rng.usize(..4)];
+            let pad = ["", "\n", " \t\r\n         "][rng.usize(..3)];
+            bodies.push(format!("[{pad}{}{pad}]", parts.join(sep)));
         }
         // Random single-byte mutations of some of them.
         let mut mutated = Vec::new();

@@ -431,8 +431,10 @@ def test_every_bodys_event_info_reads_natively_whatever_its_keys_order_and_escap
             if name is None or event.EVENT_TYPE is None:
                 continue
             info = json.loads(event.raw_json, parse_float=Decimal).get("eventInfo")
-            # Runs of eight spaces and more are skipped a word at a time.
-            for space in ("", " \n", "\n" + " " * 8, "\r\n\t" + " " * 17):
+            # Runs of eight spaces and more are skipped a word at a time;
+            # shorter runs, tabs and carriage returns byte by byte.
+            for space in ("", " \n", "\t", "\n" + " " * 7, "\n" + " " * 8, "\r\n\t" + " " * 17,
+                          " \t" * 12 + "\r"):
                 check(getattr(m, name), _written(info, keys, space))
                 read += 1
     assert read >= 200, read
@@ -570,7 +572,10 @@ def test_input_left_to_the_reference_reads_as_the_reference(case: int) -> None:
     ['{"id": ', "", "   ", '{"id": "a"} x', "{'id': 1}", '{"id": "a",}', '\ufeff{"id": "a"}',
      '{"id": "\x01"}', '{"id": "a"}{"id": "b"}', '{"order": {"items": [{"x": 1, "type": "\\u12"}]}}',
      '{"order": {"items": [{"x": 1, "type": "Product"', '{"order": {"items": [{"x": 1, "type" "Product"}]}}',
-     '{"order": {"items": [{"x": [1, "type": "Product"}]}}'],
+     '{"order": {"items": [{"x": [1, "type": "Product"}]}}',
+     # Bytes that look like white space and are not JSON's, inside a run of it.
+     '{"id":' + " " * 9 + '\x0b"a"}', '{"id":   \x0c  "a"}', '{"id":\n      \u00a0"a"}',
+     '{"id": "a"}' + " " * 11 + "\x00"],
 )
 def test_what_is_no_json_raises_the_references_error(text: str) -> None:
     with pytest.raises(ValueError) as reference:

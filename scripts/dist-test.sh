@@ -63,17 +63,15 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 
 # ---- the emulator: the CLI as shipped (stripped, from dist.sh) ----
-EMULATOR_PID=""
+# shellcheck source=scripts/emulator-env.sh
+. scripts/emulator-env.sh
 cleanup() {
     if [ -n "${PYTHON_PID:-}" ]; then
         pkill -P "$PYTHON_PID" 2>/dev/null || true
         kill "$PYTHON_PID" 2>/dev/null || true
         wait "$PYTHON_PID" 2>/dev/null || true
     fi
-    if [ -n "$EMULATOR_PID" ]; then
-        kill "$EMULATOR_PID" 2>/dev/null || true
-        wait "$EMULATOR_PID" 2>/dev/null || true
-    fi
+    stop_emulator
     # The wine server of the Windows section, if a check stopped it midway.
     if type wine_env_stop >/dev/null 2>&1; then wine_env_stop; fi
     if [ -n "${DEBS_INSTALLED:-}" ]; then
@@ -81,14 +79,7 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
-"$STAGE/iikocloud" emulator --port 0 >"$OUT/emulator.log" 2>&1 &
-EMULATOR_PID=$!
-for _ in $(seq 600); do
-    grep -q 'listening on http://' "$OUT/emulator.log" && break
-    sleep 0.05
-done
-IIKO_BASE_URL=$(sed -n 's/.*listening on \(http:\/\/[0-9.:]*\).*/\1/p' "$OUT/emulator.log" | head -1)
-[ -n "$IIKO_BASE_URL" ] || { cat "$OUT/emulator.log" >&2; die "the emulator did not start"; }
+start_emulator "$STAGE/iikocloud" emulator
 # The emulator's public test credentials; the client examples also point the
 # webhook somewhere (nothing listens there: only the setting is checked).
 export IIKO_BASE_URL IIKO_APP_ID=emulator-app IIKO_CLIENT_SECRET=emulator-secret IIKO_API_KEY=emulator-api-key \

@@ -1,9 +1,11 @@
 # Sourced by the test scripts that run programs against the emulator
-# (c-test, php-test, wine-test, qemu-test): one way to start and stop it.
+# (c-test, php-test, wine-test, qemu-test, dist-test): one way to start and
+# stop it.
 #
 #   start_emulator [CMD...]  a fresh emulator on a free loopback port (CMD
 #                            defaults to target/debug/iikocloud-emulator;
-#                            qemu-test passes the aarch64 CLI under qemu);
+#                            qemu-test passes the aarch64 CLI under qemu,
+#                            dist-test the shipped CLI);
 #                            exports IIKO_BASE_URL and sets EMULATOR_PID
 #   stop_emulator            stops it (safe to call when none runs)
 # Needs ROOT and OUT set; the log is $OUT/emulator.log.

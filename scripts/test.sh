@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # Debug builds keep line tables only: backtraces, valgrind and the sanitizers
-# still report file:line, while some forty test binaries, the debug wheel and
-# the C test library link without the variable info that made the debug
-# target 13 GB. Every step below inherits it, so they share one build.
+# still report file:line in our code, while some forty test binaries, the
+# debug wheel and the C test library link without the variable info that made
+# the debug target 13 GB (dependencies have none: the root Cargo.toml). Every
+# step below inherits it, so they share one build.
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # No incremental compilation unless asked for: a run from a clean clone has
 # nothing to reuse, and keeping its caches made the workspace's test build

@@ -19,6 +19,8 @@
 #
 # With DIST_KEEP_PYTHON (dist.sh's shortcut) only the cargo build runs.
 
+source scripts/disk-room.sh
+
 # What ships is built with fat LTO (cargo and maturin read this variable).
 # Across the crates' boundaries the compiler inlines the core's scan into
 # the Python module's parse and lays the hot code out together: a
@@ -92,6 +94,8 @@ pgo_profile() {
         "$dir/c/pgo-train-c" 20 tests/vectors/payloads/*.json || return
     ls "$dir"/counts/*.profraw >/dev/null || return
     "$profdata" merge -o "$merged" "$dir/counts" || return
+    # The merged counts are all the release build reads of this (about 1 GB).
+    drop_builds "$dir/target" "$dir/counts" "$dir/module" "$dir/wheel" "$dir/c"
     export "$var=-Cprofile-use=$merged"
 }
 release_build_and_wheel() {

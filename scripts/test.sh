@@ -19,6 +19,11 @@ export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 # 10 % slower (253 s against 228 s, `cargo test --no-run`, 2 cores).
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
+# With little disk free, builds no later step reads go when done with
+# (scripts/disk-room.sh says which and why).
+source scripts/disk-room.sh
+disk_room_decide
+
 if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo is required (install Rust with rustup: https://rustup.rs)" >&2
     exit 1
@@ -142,11 +147,13 @@ mkdir -p target/reliability # output saved for scripts/secret-scan.sh
 # ---- Linux aarch64 under qemu-user (scripts/qemu-test.sh) -------------------
 step "aarch64 under qemu: clippy, the core's tests (NEON against portable), C and C++ tests against the emulator (scripts/qemu-test.sh)"
 ./scripts/qemu-test.sh 2>&1 | tee target/reliability/qemu-test.log
+drop_builds target/aarch64-unknown-linux-gnu
 # ---- end of the aarch64 section ---------------------------------------------
 
 # ---- Windows x86_64 under wine (scripts/wine-test.sh, tests/wine/) ----------
 step "Windows x86_64 under wine: core unit tests, C and C++ tests, TLS and the certificate store, token shared by processes, CLI demo, Ctrl-C, service stop (scripts/wine-test.sh)"
 ./scripts/wine-test.sh
+drop_builds target/x86_64-pc-windows-gnu # the wine prefix stays: dist-test.sh uses it
 # ---- end of the Windows section ---------------------------------------------
 
 # ---- README samples (C, C++, Python, PHP; the Rust ones are doctests) -------
@@ -170,6 +177,7 @@ step "documentation site: rustdoc of the workspace (no warnings), MkDocs --stric
 # The fault matrix and secrets tests ran in `cargo test --workspace` above.
 step "reliability: load across token expiry, fuzzing, secret scan of the Python and C output (scripts/reliability.sh)"
 IIKO_WORKSPACE_TESTS_RAN=1 ./scripts/reliability.sh
+drop_builds target/fuzz
 # ---- end of the reliability section -----------------------------------------
 
 # ---- Release artifacts (scripts/dist.sh, packaging/) ------------------------
@@ -183,6 +191,8 @@ if [ "$rc" != 0 ]; then
     echo "scripts/dist.sh failed (exit $rc); its output is above and in $DIST_BUILD_LOG" >&2
     exit "$rc"
 fi
+# dist-test.sh reads dist/ and target/dist-stage, not the builds they came from.
+drop_builds target/dist-c
 step "release artifacts installed as users install them: wheel without Rust, C archive with CMake and pkg-config, .deb with apt, composer package (scripts/dist-test.sh)"
 DIST_SKIP_BUILD=1 ./scripts/dist-test.sh 2>&1 | tee target/reliability/dist-test.log
 # ---- end of the release section ---------------------------------------------

@@ -23,6 +23,8 @@ pub mod api {
 pub mod client;
 pub mod clock;
 pub mod error;
+#[doc(hidden)]
+pub mod hashing;
 pub mod inbox;
 // The reading rules of a payload field (lenient values, local times): used
 // by the generated models and by the webhook parser alike.

@@ -257,11 +257,11 @@ type SeenKey = (u64, u32, u32);
 /// bytes and length, which `signature` does not tell apart, cost the most).
 pub(crate) const KEYS_COMPARED: usize = 64;
 
-/// The set of a wide object's keys. Seeded per process, so a body cannot be
-/// made of keys that collide; foldhash rather than the standard library's
-/// SipHash, which cost such an object 3.4 ns a byte of scan (0.6 for the
-/// usual bodies).
-pub(crate) type KeySet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+/// The set of a wide object's keys. Seeded, so a body cannot be made of
+/// keys that collide; foldhash rather than the standard library's SipHash,
+/// which cost such an object 3.4 ns a byte of scan (0.6 for the usual
+/// bodies).
+pub(crate) type KeySet<K> = std::collections::HashSet<K, crate::hashing::OsSeeded>;
 
 /// The first eight bytes and the length of the key of `len` bytes at `at`
 /// in `b`, mixed: equal keys have equal signatures, and one comparison rules

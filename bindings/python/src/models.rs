@@ -385,12 +385,12 @@ static LOAD_TEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 /// answers and events repeat their prices and amounts, and making one costs
 /// several times a look-up (about 230 ns, a call of the class with a `str`).
 /// Short texts only; emptied when full. The texts are the input's, so the
-/// hash is seeded (foldhash's, per process): under the unkeyed one below,
+/// hash is seeded (`iikocloud::hashing`): under the unkeyed one below,
 /// texts made to share their bucket and tag (a minute's search for a
 /// thousand) were each compared with all before them, and the plain read of
 /// 4,000 of them took 4.7 ms instead of 0.14.
 static DECIMALS: Mutex<Option<ByText>> = Mutex::new(None);
-type ByText = HashMap<Box<str>, Py<PyAny>, foldhash::fast::RandomState>;
+type ByText = HashMap<Box<str>, Py<PyAny>, iikocloud::hashing::OsSeeded>;
 const DECIMALS_KEPT: usize = 4096;
 const DECIMAL_TEXT_KEPT: usize = 24;
 

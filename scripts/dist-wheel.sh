@@ -58,7 +58,9 @@ pgo_profdata() {
 # together and out of the way of the cold: the sub-kilobyte Python parse
 # plus every event_info went 10-17 % faster than with fat LTO alone, the
 # 5.9-25 KB bodies about 22 % (history of 2026-11-29). Costs one more build
-# of the module and of the C library.
+# of the module and of the C library. The training runs are made to count
+# the same every time (`trained`), so that two builds of a commit are the
+# same bytes (history of 2026-12-02).
 pgo_profile() {
     local target=$1 python=$2 maturin=$3
     local var dir merged profdata
@@ -69,7 +71,26 @@ pgo_profile() {
     if [ ! -x "$profdata" ]; then
         rustup component add llvm-tools || return
     fi
-    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$dir/c" "$merged"
+    rm -rf "$dir/counts" "$dir/wheel" "$dir/module" "$dir/c" "$dir/fixed-random" "$merged"
+    # trained VAR=VALUE... CMD...: CMD with only the variables given and the
+    # few it needs (the environment's size and content move the addresses of
+    # what the process allocates), the random source fixed (the hash tables'
+    # seeds), Python's string hashes fixed and address randomization off
+    # (tables keyed by addresses; setarch is util-linux's).
+    mkdir -p "$dir/fixed-random" &&
+        cc -O2 -shared -fPIC scripts/pgo-fixed-random.c -o "$dir/fixed-random/libfixed-random.so" ||
+        return
+    local fixed=(env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 PYTHONHASHSEED=0
+        LD_PRELOAD="$dir/fixed-random/libfixed-random.so") no_aslr=(setarch "$(uname -m)" -R)
+    if ! "${no_aslr[@]}" true 2>/dev/null; then
+        echo "pgo: setarch -R refused here; address randomization stays on, and two builds may differ" >&2
+        no_aslr=()
+    fi
+    trained() {
+        local vars=()
+        while [[ $1 == *=* ]]; do vars+=("$1") && shift; done
+        "${fixed[@]}" "${vars[@]}" "${no_aslr[@]}" "$@"
+    }
     # The instrumented builds link with the system's cc (they only run here).
     local instrumented=(env -u "$(echo "$var" | sed 's/_RUSTFLAGS$/_LINKER/')"
         -u "CC_$(echo "$target" | tr '-' '_')" "$var=-Cprofile-generate=$dir/counts"
@@ -77,7 +98,7 @@ pgo_profile() {
     "${instrumented[@]}" "$maturin" build -q --release --locked --target "$target" \
         -m bindings/python/Cargo.toml --out "$dir/wheel" --interpreter "$python" || return
     "$python" -m zipfile -e "$dir"/wheel/iikocloud-*.whl "$dir/module" || return
-    LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" PYTHONPATH="$dir/module" \
+    trained LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" PYTHONPATH="$dir/module" \
         "$python" scripts/pgo-train.py || return
     # The C API's own functions, which the module never calls (PHP's parse
     # reads events through them): the C library instrumented, trained by
@@ -90,12 +111,12 @@ pgo_profile() {
     soname=$(objdump -p "$lib" | sed -n 's/^ *SONAME *//p')
     mkdir -p "$dir/c" && ln -sf "$lib" "$dir/c/$soname" || return
     cc -O2 -Iinclude scripts/pgo-train.c -o "$dir/c/pgo-train-c" -L"$dir/c" -l:"$soname" || return
-    LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" LD_LIBRARY_PATH="$dir/c" \
+    trained LLVM_PROFILE_FILE="$dir/counts/%p-%m.profraw" LD_LIBRARY_PATH="$dir/c" \
         "$dir/c/pgo-train-c" 20 tests/vectors/payloads/*.json || return
     ls "$dir"/counts/*.profraw >/dev/null || return
     "$profdata" merge -o "$merged" "$dir/counts" || return
     # The merged counts are all the release build reads of this (about 1 GB).
-    drop_builds "$dir/target" "$dir/counts" "$dir/module" "$dir/wheel" "$dir/c"
+    drop_builds "$dir/target" "$dir/counts" "$dir/module" "$dir/wheel" "$dir/c" "$dir/fixed-random"
     export "$var=-Cprofile-use=$merged"
 }
 release_build_and_wheel() {

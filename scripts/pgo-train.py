@@ -9,7 +9,10 @@ held out. Covers the webhook parse with every read a receiver makes (typed
 ``event_info`` and its ``to_dict``, the plain reading, the envelope),
 ``receive`` with its verification, ``parse_event``, the kinds of odd event
 the service sends (unknown types, no or wrong-typed ``eventInfo``, ``null``
-members) and client calls against the embedded emulator.
+members) and client calls against the emulator (in a process of its own).
+Run by ``pgo_profile`` so that its counts are the same every time: a fixed
+random source (scripts/pgo-fixed-random.c), Python's hash seed fixed and
+address randomization off; see the history of 2026-12-02 in BENCHMARKS.md.
 
     python scripts/pgo-train.py     # with the instrumented module importable
 """
@@ -17,12 +20,16 @@ members) and client calls against the embedded emulator.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Dict, List
 
+import iikocloud
 from iikocloud import webhooks
-from iikocloud.testing import Emulator
+from iikocloud.testing import API_KEY, APP_ID, CLIENT_SECRET
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors" / "payloads"
@@ -87,14 +94,40 @@ def train_webhooks() -> int:
     return events
 
 
+# The emulator, serving until its standard input closes.
+SERVE = """
+import sys
+from iikocloud.testing import Emulator
+with Emulator() as emulator:
+    print(emulator.url, flush=True)
+    sys.stdin.read()
+"""
+
+
 def train_client() -> int:
+    # The emulator runs in a process of its own whose counts are thrown
+    # away: its server threads' counts vary from run to run (which thread
+    # takes a connection, how often one waits), and would make the build
+    # differ; the client's calls, on this thread, count the same every time.
     calls = 0
-    with Emulator() as emulator:
-        client = emulator.client()
-        for _ in range(ROUNDS):
-            client.organizations()
-            calls += 1
-        client.close()
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(scratch, "%p.profraw"))
+        server = subprocess.Popen(
+            [sys.executable, "-c", SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True
+        )
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            url = server.stdout.readline().strip()
+            if not url:
+                sys.exit("pgo-train: the emulator did not start")
+            client = iikocloud.Client(base_url=url, app_id=APP_ID, client_secret=CLIENT_SECRET, api_key=API_KEY)
+            for _ in range(ROUNDS):
+                client.organizations()
+                calls += 1
+            client.close()
+        finally:
+            server.stdin.close()
+            server.wait(timeout=60)
     return calls
 
 

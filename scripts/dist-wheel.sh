@@ -60,7 +60,8 @@ pgo_profdata() {
 # 5.9-25 KB bodies about 22 % (history of 2026-11-29). Costs one more build
 # of the module and of the C library. The training runs are made to count
 # the same every time (`trained`), so that two builds of a commit are the
-# same bytes (history of 2026-12-02).
+# same bytes (history of 2026-12-02: on a busy machine the counts of one of
+# ureq's socket reads vary, which changes no shipped byte).
 pgo_profile() {
     local target=$1 python=$2 maturin=$3
     local var dir merged profdata

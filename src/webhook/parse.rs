@@ -1396,6 +1396,11 @@ mod tests {
                 }
                 assert!(event.payload_is_read());
                 assert_eq!(quick, &flat_fields(event), "{body}");
+                assert_eq!(
+                    event.dedup_key().as_str(),
+                    crate::webhook::event::reference_key(event),
+                    "{body}"
+                );
             }
         }
         // The comparisons cover the scanner (not only the fallback) and the

@@ -92,8 +92,11 @@ stop_dist_build() {
 }
 trap stop_dist_build EXIT
 
-step "cargo fmt --check"
+step "cargo fmt --check; every lock file current"
 cargo fmt --all -- --check
+# The fuzz crate keeps its own lock file, used with --locked 20 minutes in:
+# a dependency added to the core without it must fail here, not there.
+cargo metadata --locked --format-version 1 --manifest-path fuzz/Cargo.toml >/dev/null
 
 step "generated code matches the official document (spec snapshot, codegen)"
 python3 scripts/spec-snapshot.py --self-test

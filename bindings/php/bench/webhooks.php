@@ -104,3 +104,53 @@ foreach ($files as $file) {
 if (isset($argv[1])) {
     file_put_contents($argv[1], json_encode($figures));
 }
+// The floor of any FFI read of a body under 2 KB: what Webhooks::parse
+// would cost if the library did no work at all. Its FFI calls (parse,
+// count, one summary per event, free), each timed as a call that returns
+// at once, plus the Event objects made from summaries filled beforehand
+// and every field read. Where that alone exceeds json_decode and the same
+// reads, no change inside the library can bring the parse under it.
+echo "\n| webhook body under 2 KB | json_decode + the same members | the FFI calls alone | the `Event`s alone (summaries filled beforehand) | floor / theirs | ours / theirs |\n|---|---|---|---|---|---|\n";
+$ffi = IikoCloud\Library::ffi();
+foreach ($files as $file) {
+    $body = file_get_contents($file);
+    if (strlen($body) >= 2048) {
+        continue;
+    }
+    $out = $ffi->new('iiko_events*');
+    $err = $ffi->new('iiko_error*');
+    $status = $ffi->iiko_webhook_parse($body, strlen($body), 0, 0, 0, FFI::addr($out), FFI::addr($err));
+    if ($status !== IikoCloud\Status::OK) {
+        throw new RuntimeException(basename($file) . ": the library refused the body ($status)");
+    }
+    $summaries = [];
+    for ($i = 0, $n = $ffi->iiko_events_count($out); $i < $n; $i++) {
+        $s = $ffi->new('iiko_event_summary');
+        $s->size = FFI::sizeof($s);
+        if ($ffi->iiko_events_summary($out, $i, FFI::addr($s), FFI::addr($err)) !== IikoCloud\Status::OK) {
+            throw new RuntimeException(basename($file) . ": no summary of event $i");
+        }
+        $summaries[] = $s;
+    }
+    $calls = 3 + count($summaries);
+    $callsAlone = per_call(function () use ($ffi, $calls): void {
+        for ($i = 0; $i < $calls; $i++) {
+            $ffi->iiko_webhook_http_status(0);
+        }
+    });
+    $eventsAlone = per_call(function () use ($summaries): void {
+        foreach ($summaries as $s) {
+            $e = new IikoCloud\Event($s);
+            $e->type; $e->typeName; $e->time; $e->timeUnixMs; $e->organizationId; $e->correlationId;
+            $e->problem; $e->entityId; $e->orderId; $e->timestamp; $e->creationStatus; $e->status;
+            $e->orderNumber; $e->sum; $e->phone; $e->errorCode; $e->errorMessage;
+            $e->isNewDeliveryOrder; $e->dedupKey; $e->json;
+        }
+    });
+    $ours = per_call(fn() => $readOurs($body));
+    $theirs = per_call(fn() => $readTheirs($body));
+    $ffi->iiko_events_free($out);
+    printf("| %s (%s B, %d events) | %s µs | %s µs | %s µs | %.2fx | %.2fx |\n", basename($file, ".json"),
+        number_format(strlen($body)), count($summaries), number_format($theirs, 2), number_format($callsAlone, 2),
+        number_format($eventsAlone, 2), ($callsAlone + $eventsAlone) / $theirs, $ours / $theirs);
+}

@@ -304,15 +304,16 @@ struct Walker<'a, 'i> {
     /// The keys of each object being checked that has more than
     /// [`KEYS_COMPARED`]: where its keys start in `keys`, how many of them
     /// the set holds, and the set; innermost last.
-    many_keys: Vec<(usize, usize, KeySet<&'a str>)>,
+    many_keys: Vec<(usize, usize, KeySet<&'a [u8]>)>,
     /// Whether any block has a backslash (else no string has escapes).
     any_escapes: bool,
 }
 
 /// What is noted while walking `eventInfo`: the first repeated key, and
 /// where the summary's values lie.
-struct Watch<'a, 's> {
-    first: Option<&'a str>,
+struct Watch<'s> {
+    /// Where the first repeated key lies in the body.
+    first: Option<(usize, usize)>,
     spots: &'s mut Spans,
 }
 
@@ -462,11 +463,11 @@ impl<'a> Walker<'a, '_> {
                 return None;
             }
             let (slot, name) = match key {
-                "eventType" => (&mut m.event_type, "eventType"),
-                "eventTime" => (&mut m.event_time, "eventTime"),
-                "organizationId" => (&mut m.organization_id, "organizationId"),
-                "correlationId" => (&mut m.correlation_id, "correlationId"),
-                "eventInfo" => (&mut m.event_info, "eventInfo"),
+                b"eventType" => (&mut m.event_type, "eventType"),
+                b"eventTime" => (&mut m.event_time, "eventTime"),
+                b"organizationId" => (&mut m.organization_id, "organizationId"),
+                b"correlationId" => (&mut m.correlation_id, "correlationId"),
+                b"eventInfo" => (&mut m.event_info, "eventInfo"),
                 _ => {
                     let end = self.value(colon + 1, None, Place::Elsewhere)?;
                     match self.close(end, b'}')? {
@@ -485,15 +486,15 @@ impl<'a> Walker<'a, '_> {
                     first: None,
                     spots: &mut m.event_info_spots,
                 };
-                let end = self.value(colon + 1, Some(&mut watch), Place::Info)?;
-                m.event_info_repeated_key = watch.first;
+                let end = self.value_from(value_start, Some(&mut watch), Place::Info)?;
+                m.event_info_repeated_key = watch.first.map(|(from, to)| &self.text[from..to]);
                 // Relative to the event's own text, which the event keeps.
                 for slot in watch.spots.iter_mut().filter(|slot| slot.1 != 0) {
                     *slot = (slot.0 - start as u32, slot.1 - start as u32);
                 }
                 end
             } else {
-                self.value(colon + 1, None, Place::Elsewhere)?
+                self.value_from(value_start, None, Place::Elsewhere)?
             };
             if seen_before {
                 m.repeated_member.get_or_insert(name);
@@ -537,46 +538,59 @@ impl<'a> Walker<'a, '_> {
         at
     }
 
-    /// A key whose opening quote is at `open` (already taken): its text,
-    /// which must have no escapes.
-    #[inline]
-    fn key_from(&mut self, open: usize) -> Option<&'a str> {
+    /// A key whose opening quote is at `open` (already taken): its bytes,
+    /// which must have no escapes. Bytes, not text: a `str` slice checks
+    /// both ends for character boundaries, and taken as text (a call per
+    /// key) the keys were a fourteenth of a delivery body's scan.
+    #[inline(always)]
+    fn key_from(&mut self, open: usize) -> Option<&'a [u8]> {
         let close = self.take()?;
-        if self.may_have_escapes(open, close) && self.b[open + 1..close].contains(&b'\\') {
+        let key = self.b.get(open + 1..close)?;
+        if self.may_have_escapes(open, close) && key.contains(&b'\\') {
             return None;
         }
-        Some(&self.text[open + 1..close])
+        Some(key)
     }
 
-    /// Whether the span touches a block that has a backslash.
-    #[inline]
+    /// Whether the span touches a block that has a backslash. Inlined down
+    /// to the test of `any_escapes`, which most bodies fail: called, this
+    /// was a call per key and string.
+    #[inline(always)]
     fn may_have_escapes(&self, from: usize, to: usize) -> bool {
-        self.any_escapes
-            && (from / 64..=to / 64).any(|k| self.escapes[k / 64] & (1 << (k % 64)) != 0)
+        self.any_escapes && self.touches_escapes(from, to)
+    }
+
+    #[inline(never)]
+    fn touches_escapes(&self, from: usize, to: usize) -> bool {
+        (from / 64..=to / 64).any(|k| self.escapes[k / 64] & (1 << (k % 64)) != 0)
     }
 
     /// One value starting after `after` (whitespace first); the position
     /// just past it.
+    #[inline(always)]
     fn value(
         &mut self,
         after: usize,
-        watch: Option<&mut Watch<'a, '_>>,
+        watch: Option<&mut Watch<'_>>,
         place: Place,
     ) -> Option<usize> {
         let start = self.skip_ws(after);
+        self.value_from(start, watch, place)
+    }
+
+    /// One value starting at `start`. Strings and scalars are read here,
+    /// inlined where their member or item is: most values are those, and a
+    /// call per value (the walk recursed through one function) was a tenth
+    /// of a delivery body's scan. Objects and arrays are a call.
+    #[inline(always)]
+    fn value_from(
+        &mut self,
+        start: usize,
+        watch: Option<&mut Watch<'_>>,
+        place: Place,
+    ) -> Option<usize> {
         match *self.b.get(start)? {
-            b'{' => {
-                if self.take()? != start {
-                    return None;
-                }
-                self.object(start, watch, place)
-            }
-            b'[' => {
-                if self.take()? != start {
-                    return None;
-                }
-                self.array(start, watch)
-            }
+            b'{' | b'[' => self.nested(start, watch, place),
             b'"' => {
                 if self.take()? != start {
                     return None;
@@ -588,22 +602,44 @@ impl<'a> Walker<'a, '_> {
                 Some(close + 1)
             }
             _ => {
-                // A scalar runs to the next structural position (or the end).
+                // A scalar runs to the next structural position (or the end),
+                // less the whitespace before it: found from that end, as a
+                // compact body has none (forward, byte by byte, this was a
+                // twentieth of a delivery body's scan). Whitespace inside is
+                // then part of the scalar, which `scalar` refuses.
                 let limit = self.peek().unwrap_or(self.b.len());
-                let mut end = start;
-                while end < limit && !is_ws(self.b[end]) {
-                    end += 1;
+                let mut end = limit;
+                while end > start && is_ws(self.b[end - 1]) {
+                    end -= 1;
                 }
-                scalar(&self.b[start..end])?;
+                scalar(self.b.get(start..end)?)?;
                 Some(end)
             }
+        }
+    }
+
+    /// An object or array starting at `start`.
+    #[inline(never)]
+    fn nested(
+        &mut self,
+        start: usize,
+        watch: Option<&mut Watch<'_>>,
+        place: Place,
+    ) -> Option<usize> {
+        if self.take()? != start {
+            return None;
+        }
+        if self.b[start] == b'{' {
+            self.object(start, watch, place)
+        } else {
+            self.array(start, watch)
         }
     }
 
     fn object(
         &mut self,
         open: usize,
-        mut watch: Option<&mut Watch<'a, '_>>,
+        mut watch: Option<&mut Watch<'_>>,
         place: Place,
     ) -> Option<usize> {
         self.enter()?;
@@ -629,7 +665,7 @@ impl<'a> Walker<'a, '_> {
                 let sig = signature(self.b, p + 1, key.len());
                 let (word, bit) = ((sig >> 62) as usize, 1u64 << ((sig >> 56) & 63));
                 if bloom[word] & bit != 0 && r.first.is_none() && self.seen(base, sig, key) {
-                    r.first = Some(key);
+                    r.first = Some((p + 1, p + 1 + key.len()));
                 }
                 bloom[word] |= bit;
                 self.keys.push((sig, (p + 1) as u32, key.len() as u32));
@@ -643,7 +679,7 @@ impl<'a> Walker<'a, '_> {
                 (Some(_), _) => place.member(key),
             };
             let value_start = self.skip_ws(colon + 1);
-            let value_end = self.value(colon + 1, watch.as_deref_mut(), inner)?;
+            let value_end = self.value_from(value_start, watch.as_deref_mut(), inner)?;
             if let (Some(spot), Some(w)) = (spot, watch.as_deref_mut()) {
                 let slot = &mut w.spots[spot as usize];
                 if slot.1 == 0 {
@@ -671,11 +707,11 @@ impl<'a> Walker<'a, '_> {
     /// Whether `key`, of signature `sig`, is among the keys of the object
     /// whose keys start at `base` in `keys`.
     #[inline]
-    fn seen(&mut self, base: usize, sig: u64, key: &str) -> bool {
+    fn seen(&mut self, base: usize, sig: u64, key: &[u8]) -> bool {
         if self.keys.len() - base < KEYS_COMPARED {
             return self.keys[base..]
                 .iter()
-                .any(|&(s, a, n)| s == sig && &self.text[a as usize..(a + n) as usize] == key);
+                .any(|&(s, a, n)| s == sig && &self.b[a as usize..(a + n) as usize] == key);
         }
         self.seen_among_many(base, key)
     }
@@ -684,15 +720,15 @@ impl<'a> Walker<'a, '_> {
     /// set takes the keys it lacks, then is asked.
     #[cold]
     #[inline(never)]
-    fn seen_among_many(&mut self, base: usize, key: &str) -> bool {
+    fn seen_among_many(&mut self, base: usize, key: &[u8]) -> bool {
         if self.many_keys.last().is_none_or(|&(at, ..)| at != base) {
             self.many_keys.push((base, base, KeySet::default()));
         }
-        let text = self.text;
+        let b = self.b;
         match self.many_keys.last_mut() {
             Some((_, held, seen)) => {
                 for &(_, a, n) in &self.keys[*held..] {
-                    seen.insert(&text[a as usize..(a + n) as usize]);
+                    seen.insert(&b[a as usize..(a + n) as usize]);
                 }
                 *held = self.keys.len();
                 seen.contains(key)
@@ -701,7 +737,7 @@ impl<'a> Walker<'a, '_> {
         }
     }
 
-    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'a, '_>>) -> Option<usize> {
+    fn array(&mut self, open: usize, mut watch: Option<&mut Watch<'_>>) -> Option<usize> {
         self.enter()?;
         let mut after = open + 1;
         if let Some(p) = self.peek() {

@@ -65,30 +65,30 @@ pub(crate) enum Place {
 impl Place {
     /// The spot a member `key` of an object at this place is, and the place
     /// of its own members.
-    pub(crate) fn member(self, key: &str) -> (Option<Spot>, Place) {
+    pub(crate) fn member(self, key: &[u8]) -> (Option<Spot>, Place) {
         let leaf = |spot| (Some(spot), Place::Elsewhere);
         match (self, key) {
-            (Place::Info, "id") => leaf(Spot::Id),
-            (Place::Info, "timestamp") => leaf(Spot::Timestamp),
-            (Place::Info, "creationStatus") => leaf(Spot::CreationStatus),
-            (Place::Info, "externalNumber") => leaf(Spot::ExternalNumber),
-            (Place::Info, "posId") => leaf(Spot::PosId),
-            (Place::Info, "isDeleted") => leaf(Spot::IsDeleted),
-            (Place::Info, "order") => (Some(Spot::Order), Place::Order),
-            (Place::Info, "reserve") => (Some(Spot::Reserve), Place::Reserve),
-            (Place::Info, "errorInfo") => (None, Place::ErrorInfo),
-            (Place::Order, "status") => leaf(Spot::OrderStatus),
-            (Place::Order, "number") => leaf(Spot::OrderNumber),
-            (Place::Order, "sum") => leaf(Spot::OrderSum),
-            (Place::Order, "phone") => leaf(Spot::OrderPhone),
-            (Place::Reserve, "status") => leaf(Spot::ReserveStatus),
-            (Place::Reserve, "phone") => leaf(Spot::ReservePhone),
-            (Place::Reserve, "order") => (Some(Spot::ReserveOrder), Place::ReserveOrder),
-            (Place::ReserveOrder, "number") => leaf(Spot::ReserveOrderNumber),
-            (Place::ReserveOrder, "sum") => leaf(Spot::ReserveOrderSum),
-            (Place::ErrorInfo, "code") => leaf(Spot::ErrorCode),
-            (Place::ErrorInfo, "message") => leaf(Spot::ErrorMessage),
-            (Place::ErrorInfo, "description") => leaf(Spot::ErrorDescription),
+            (Place::Info, b"id") => leaf(Spot::Id),
+            (Place::Info, b"timestamp") => leaf(Spot::Timestamp),
+            (Place::Info, b"creationStatus") => leaf(Spot::CreationStatus),
+            (Place::Info, b"externalNumber") => leaf(Spot::ExternalNumber),
+            (Place::Info, b"posId") => leaf(Spot::PosId),
+            (Place::Info, b"isDeleted") => leaf(Spot::IsDeleted),
+            (Place::Info, b"order") => (Some(Spot::Order), Place::Order),
+            (Place::Info, b"reserve") => (Some(Spot::Reserve), Place::Reserve),
+            (Place::Info, b"errorInfo") => (None, Place::ErrorInfo),
+            (Place::Order, b"status") => leaf(Spot::OrderStatus),
+            (Place::Order, b"number") => leaf(Spot::OrderNumber),
+            (Place::Order, b"sum") => leaf(Spot::OrderSum),
+            (Place::Order, b"phone") => leaf(Spot::OrderPhone),
+            (Place::Reserve, b"status") => leaf(Spot::ReserveStatus),
+            (Place::Reserve, b"phone") => leaf(Spot::ReservePhone),
+            (Place::Reserve, b"order") => (Some(Spot::ReserveOrder), Place::ReserveOrder),
+            (Place::ReserveOrder, b"number") => leaf(Spot::ReserveOrderNumber),
+            (Place::ReserveOrder, b"sum") => leaf(Spot::ReserveOrderSum),
+            (Place::ErrorInfo, b"code") => leaf(Spot::ErrorCode),
+            (Place::ErrorInfo, b"message") => leaf(Spot::ErrorMessage),
+            (Place::ErrorInfo, b"description") => leaf(Spot::ErrorDescription),
             _ => (None, Place::Elsewhere),
         }
     }

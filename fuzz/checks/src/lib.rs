@@ -132,15 +132,18 @@ pub fn webhook_parse(data: &[u8]) {
     // (128) is above the parser's default depth limit (64), so it decides
     // every body the parser gets to look at.
     let reference = serde_json::from_slice::<Value>(unbommed);
-    // serde_json's `Value` (with the raw_value feature the SDK enables) takes
-    // an object keyed by its private marker `$serde_json::private::RawValue`
-    // for a RawValue and refuses it ("expected raw value"): valid JSON that
-    // `Value` cannot hold, so such a body is held to serde_json's syntax
-    // alone (a RawValue of the whole body).
-    let value_cannot_hold = reference
-        .as_ref()
-        .is_err_and(|e| e.to_string().contains("expected raw value"))
-        && serde_json::from_slice::<Box<serde_json::value::RawValue>>(unbommed).is_ok();
+    // Valid JSON that serde_json's `Value` cannot hold is held to serde_json's
+    // syntax alone (a RawValue of the whole body): an object keyed by its
+    // private marker `$serde_json::private::RawValue`, which `Value` (with the
+    // raw_value feature the SDK enables) takes for a RawValue and refuses
+    // ("expected raw value"), and a number past what a double holds (`1e400`;
+    // JSON's grammar has no limit), which the parser accepts and leaves to
+    // the event it is in: that event, or its `eventInfo`, is unreadable.
+    let value_cannot_hold =
+        reference.as_ref().is_err_and(|e| {
+            let e = e.to_string();
+            e.contains("expected raw value") || e.contains("number out of range")
+        }) && serde_json::from_slice::<Box<serde_json::value::RawValue>>(unbommed).is_ok();
     match (&result, &reference) {
         (Ok(parsed), Ok(value)) => {
             let elements: Vec<&Value> = match value {

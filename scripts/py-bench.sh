@@ -167,6 +167,13 @@ echo
 ../"$VENV"/bin/python ../bindings/python/bench/bodies.py \
     ${BENCH_FIGURES:+--figures "$BENCH_FIGURES/python-bodies.json"}
 
+# The same reads counted in instructions (scripts/bench-instructions.sh runs
+# them under callgrind): here only made once each, so that a change that
+# breaks the counter fails the test command.
+if [ "$SMOKE" = 1 ]; then
+    ../"$VENV"/bin/python ../bindings/python/bench/instructions.py --smoke >/dev/null
+fi
+
 # Bodies shaped to find work that grows faster than the body (wide objects,
 # colliding keys and decimals, many events, escapes, nesting).
 echo

@@ -26,9 +26,6 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
-MEASURES = ["parse", "orjson", "full", "orjson_walk", "peer"]
-
-
 def calls_for(size: int) -> int:
     """n for a body of ``size`` bytes: about 100 KB read per phase, from 3 to
     300 calls."""

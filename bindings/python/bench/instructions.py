@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
+
 def calls_for(size: int) -> int:
     """n for a body of ``size`` bytes: about 100 KB read per phase, from 3 to
     300 calls."""
@@ -49,8 +50,9 @@ def count(only: List[str], phases_file: str, smoke: bool) -> None:
         if only and not any(o in name for o in only):
             continue
         n = 1 if smoke else calls_for(len(body))
-        raises = "peer" in bodies.readers(body) and bodies.peer_raises(body)
-        for measure, call in bodies.readers(body).items():
+        read = bodies.readers(body)
+        raises = "peer" in read and bodies.peer_raises(body)
+        for measure, call in read.items():
             gc.collect()  # in the warm-up's count, which is left out
             for _ in range(1 if smoke else 3):
                 call()
@@ -69,9 +71,10 @@ def totals(directory: Path) -> List[int]:
     for path in directory.glob("cg.*.*"):
         match = re.fullmatch(r"cg\.\d+\.(\d+)", path.name)
         if match:
-            text = path.read_text(errors="replace")
-            total = re.search(r"^totals: (\d+)$", text, re.M)
-            dumps.append((int(match.group(1)), int(total.group(1)) if total else 0))
+            total = re.search(r"^totals: (\d+)$", path.read_text(errors="replace"), re.M)
+            if not total:
+                sys.exit(f"instructions: {path} has no 'totals:' line (a callgrind dump cut short?)")
+            dumps.append((int(match.group(1)), int(total.group(1))))
     return [t for _, t in sorted(dumps)]
 
 
@@ -98,8 +101,9 @@ def table(phases_file: str, directory: str) -> None:
                                                   "peer_raises": phase["peer_raises"]})
         row[phase["measure"]] = ((double - single) / n, odd)
     print(
-        "| body | bytes | parse | `orjson.loads` | parse / `orjson.loads` | parse + every `event_info` "
-        "| `orjson.loads` + walk | full read / (`orjson.loads` + walk) | peer's typed parse | peer / full read |"
+        "| body | bytes | parse | `orjson.loads` | parse / `orjson.loads` "
+        "| parse + every `event_info` | `orjson.loads` + walk "
+        "| full read / (`orjson.loads` + walk) | peer's typed parse | peer / full read |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
@@ -115,7 +119,9 @@ def table(phases_file: str, directory: str) -> None:
         return f"{row[a][0] / row[b][0]:.2f}{suffix}"
 
     for name, row in sorted(per_call.items(), key=lambda kv: kv[1]["bytes"]):
-        peer = ratio(row, "peer", "full", "x") + (" (it raises)" if row["peer_raises"] and "peer" in row else "")
+        peer = ratio(row, "peer", "full", "x")
+        if row["peer_raises"] and "peer" in row:
+            peer += " (it raises)"
         print(
             f"| {name} | {row['bytes']:,} | {fig(row, 'parse')} | {fig(row, 'orjson')} "
             f"| {ratio(row, 'parse', 'orjson')} "
@@ -123,7 +129,8 @@ def table(phases_file: str, directory: str) -> None:
             f"| {fig(row, 'peer')} | {peer} |"
         )
     if doubtful:
-        print("\n? a phase of 2n calls did not count about twice its phase of n: something else called getppid()")
+        print("\n? a phase of 2n calls did not count about twice its phase of n: "
+              "something else called getppid()")
 
 
 def main() -> None:

@@ -3,13 +3,14 @@
 build of the Python module, whose counts then tell the compiler which code is
 hot and which is cold.
 
-Trained on the test vectors (tests/vectors/payloads) and on bodies made from
-them, never on the benchmark's bodies (benches/data/bodies), which stay
-held out. Covers the webhook parse with every read a receiver makes (typed
-``event_info`` and its ``to_dict``, the plain reading, the envelope),
-``receive`` with its verification, ``parse_event``, the kinds of odd event
-the service sends (unknown types, no or wrong-typed ``eventInfo``, ``null``
-members) and client calls against the emulator (in a process of its own).
+Trained on the test vectors (tests/vectors/payloads, indented) and on bodies
+made from them (compact, and spaced as ``json.dumps`` writes), never on the
+benchmark's bodies (benches/data/bodies), which stay held out. Covers the
+webhook parse with every read a receiver makes (typed ``event_info`` and its
+``to_dict``, the plain reading, the envelope), ``receive`` with its
+verification, ``parse_event``, the kinds of odd event the service sends
+(unknown types, no or wrong-typed ``eventInfo``, ``null`` members) and client
+calls against the emulator (in a process of its own).
 Run by ``pgo_profile`` so that its counts are the same every time: a fixed
 random source (scripts/pgo-fixed-random.c), Python's hash seed fixed and
 address randomization off; see the history of 2026-12-02 in BENCHMARKS.md.
@@ -64,6 +65,9 @@ def bodies() -> List[bytes]:
             continue
         if isinstance(events, list) and events:
             found.append(json.dumps(odd_variants(events)).encode())
+            # Compact, as the service writes: the vectors are indented, and
+            # the Python module reads compact text with a reader of its own.
+            found.append(json.dumps(events, ensure_ascii=False, separators=(",", ":")).encode())
     if not found:
         sys.exit(f"pgo-train: no bodies in {VECTORS}")
     return found

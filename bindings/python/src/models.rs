@@ -961,14 +961,26 @@ pub(crate) fn read<'py>(
     text: &str,
     member: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    fn read_as<'py, const SPACED: bool>(
+        ctx: &Ctx<'_, 'py>,
+        model: &ModelRef,
+        text: &str,
+        member: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut reader = Reader::<SPACED>::new(ctx, text);
+        let value = match member {
+            None => reader.model_or_plain(model)?,
+            Some(name) => reader.member(name, model)?,
+        };
+        reader.end()?;
+        Ok(value)
+    }
     let ctx = Ctx::new(py, text)?;
-    let mut reader = Reader::new(&ctx, text);
-    let value = match member {
-        None => reader.model_or_plain(model)?,
-        Some(name) => reader.member(name, model)?,
-    };
-    reader.end()?;
-    Ok(value)
+    if plain::spaced(text.as_bytes()) {
+        read_as::<true>(&ctx, model, text, member)
+    } else {
+        read_as::<false>(&ctx, model, text, member)
+    }
 }
 
 /// The reference reading (`_model._load_text`), for input the native reader

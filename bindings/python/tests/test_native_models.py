@@ -19,7 +19,7 @@ import sys
 import threading
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -433,11 +433,67 @@ def test_every_bodys_event_info_reads_natively_whatever_its_keys_order_and_escap
             info = json.loads(event.raw_json, parse_float=Decimal).get("eventInfo")
             # Runs of eight spaces and more are skipped a word at a time;
             # shorter runs, tabs and carriage returns byte by byte.
-            for space in ("", " \n", "\t", "\n" + " " * 7, "\n" + " " * 8, "\r\n\t" + " " * 17,
+            # A text whose first colon has a space after it is read by the
+            # reader that takes one space in line, any other by the compact
+            # one: " " and " \n" go to the first, "" and "\t" to the second.
+            for space in ("", " ", " \n", "\t", "\n" + " " * 7, "\n" + " " * 8, "\r\n\t" + " " * 17,
                           " \t" * 12 + "\r"):
                 check(getattr(m, name), _written(info, keys, space))
                 read += 1
     assert read >= 200, read
+
+
+def _dumps(value: Any, colon: str, comma: str) -> str:
+    """``json.dumps(value, separators=(comma, colon))`` with the numbers'
+    digits as read (``parse_float=Decimal``)."""
+    if isinstance(value, dict):
+        return "{" + comma.join(json.dumps(k, ensure_ascii=False) + colon + _dumps(v, colon, comma)
+                                for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + comma.join(_dumps(v, colon, comma) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _members_spaced(info: Dict[str, Any], spaced: Callable[[int], bool]) -> str:
+    """``info`` written with ``json.dumps``'s spacing (``": "``, ``", "``)
+    in the members ``spaced`` picks by place, compactly in the others."""
+    parts = []
+    for place, (k, v) in enumerate(info.items()):
+        colon, comma = (": ", ", ") if spaced(place) else (":", ",")
+        parts.append(("" if place == 0 else comma) + json.dumps(k, ensure_ascii=False) + colon
+                     + _dumps(v, colon, comma))
+    return "{" + "".join(parts) + "}"
+
+
+@pytest.mark.parametrize("shape", ["json.dumps", "compact first", "spaced first", "every other"])
+def test_text_spaced_in_some_places_and_compact_in_others_reads_either_way(shape: str) -> None:
+    # The reader is picked by the first colon; each must also read text
+    # that changes its spacing after it.
+    spaced: Callable[[int], bool] = {
+        "json.dumps": lambda place: True,
+        "compact first": lambda place: place > 0,
+        "spaced first": lambda place: place == 0,
+        "every other": lambda place: place % 2 == 1,
+    }[shape]
+    read = 0
+    for path in _bodies():
+        for event in webhooks.parse(path.read_bytes()):
+            name = EVENT_INFO_MODELS.get(event.event_type or "")
+            if name is None or event.EVENT_TYPE is None:
+                continue
+            info = json.loads(event.raw_json, parse_float=Decimal).get("eventInfo")
+            if not isinstance(info, dict):
+                continue
+            text = _members_spaced(info, spaced)
+            assert json.loads(text, parse_float=Decimal) == info
+            check(getattr(m, name), text)
+            # The whole event too, as `event_info` reads it from the event's text.
+            envelope = dict(json.loads(event.raw_json, parse_float=Decimal), eventInfo=info)
+            check(getattr(m, name), _members_spaced(envelope, spaced), member="eventInfo")
+            read += 1
+    assert read >= 30, read
 
 
 # ------------------------------------------------------------ odd input

@@ -17,7 +17,7 @@ use super::{
 use crate::errors::invalid_input;
 use crate::objects::Building;
 
-impl<'py, 's> Reader<'_, '_, 'py, 's> {
+impl<'py, 's, const SPACED: bool> Reader<'_, '_, 'py, 's, SPACED> {
     /// The value at `at` as the plan's code `code` reads it.
     pub(super) fn typed(&mut self, code: &Code) -> PyResult<Bound<'py, PyAny>> {
         self.skip_ws();
@@ -216,7 +216,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         let unknown = ctx.unknown_start();
         let mut after = plan.first();
         for (key, start, raw) in early {
-            let mut inner = Reader::new(ctx, raw);
+            let mut inner = Reader::<SPACED>::new(ctx, raw);
             if !inner.any_field(plan, &mut building, key, &mut after)? {
                 ctx.keep_unknown(&self.text[start..self.offset(raw) + raw.len()])?;
             }
@@ -298,7 +298,7 @@ impl<'py, 's> Reader<'_, '_, 'py, 's> {
         if !raw.starts_with('"') {
             return None;
         }
-        match Reader::new(self.ctx, raw).string() {
+        match Reader::<SPACED>::new(self.ctx, raw).string() {
             Ok(JsonString::Text(t)) => Some(t),
             _ => None,
         }

@@ -420,26 +420,34 @@ def _written(value: Any, keys: str, space: str) -> str:
     return json.dumps(value, ensure_ascii=keys == "ascii")
 
 
-@pytest.mark.parametrize("keys", ["reversed", "escaped", "ascii"])
-def test_every_bodys_event_info_reads_natively_whatever_its_keys_order_and_escapes(keys: str) -> None:
-    # Unions with the tag after other keys (looked for ahead) or behind an
-    # escaped key (read on to it), and every key through the slow path.
-    read = 0
+def _typed_event_infos() -> Iterator[Tuple[Any, Dict[str, Any], Any]]:
+    """Every event of every body whose type has a model: the model class,
+    the event as ``json.loads(parse_float=Decimal)`` reads it, and its
+    ``eventInfo``."""
     for path in _bodies():
         for event in webhooks.parse(path.read_bytes()):
             name = EVENT_INFO_MODELS.get(event.event_type or "")
             if name is None or event.EVENT_TYPE is None:
                 continue
-            info = json.loads(event.raw_json, parse_float=Decimal).get("eventInfo")
-            # Runs of eight spaces and more are skipped a word at a time;
-            # shorter runs, tabs and carriage returns byte by byte.
-            # A text whose first colon has a space after it is read by the
-            # reader that takes one space in line, any other by the compact
-            # one: " " and " \n" go to the first, "" and "\t" to the second.
-            for space in ("", " ", " \n", "\t", "\n" + " " * 7, "\n" + " " * 8, "\r\n\t" + " " * 17,
-                          " \t" * 12 + "\r"):
-                check(getattr(m, name), _written(info, keys, space))
-                read += 1
+            whole = json.loads(event.raw_json, parse_float=Decimal)
+            yield getattr(m, name), whole, whole.get("eventInfo")
+
+
+@pytest.mark.parametrize("keys", ["reversed", "escaped", "ascii"])
+def test_every_bodys_event_info_reads_natively_whatever_its_keys_order_and_escapes(keys: str) -> None:
+    # Unions with the tag after other keys (looked for ahead) or behind an
+    # escaped key (read on to it), and every key through the slow path.
+    read = 0
+    for cls, event, info in _typed_event_infos():
+        # Runs of eight spaces and more are skipped a word at a time;
+        # shorter runs, tabs and carriage returns byte by byte.
+        # A text whose first colon has a space after it is read by the
+        # reader that takes one space in line, any other by the compact
+        # one: " " and " \n" go to the first, "" and "\t" to the second.
+        for space in ("", " ", " \n", "\t", "\n" + " " * 7, "\n" + " " * 8, "\r\n\t" + " " * 17,
+                      " \t" * 12 + "\r"):
+            check(cls, _written(info, keys, space))
+            read += 1
     assert read >= 200, read
 
 
@@ -478,21 +486,15 @@ def test_text_spaced_in_some_places_and_compact_in_others_reads_either_way(shape
         "every other": lambda place: place % 2 == 1,
     }[shape]
     read = 0
-    for path in _bodies():
-        for event in webhooks.parse(path.read_bytes()):
-            name = EVENT_INFO_MODELS.get(event.event_type or "")
-            if name is None or event.EVENT_TYPE is None:
-                continue
-            info = json.loads(event.raw_json, parse_float=Decimal).get("eventInfo")
-            if not isinstance(info, dict):
-                continue
-            text = _members_spaced(info, spaced)
-            assert json.loads(text, parse_float=Decimal) == info
-            check(getattr(m, name), text)
-            # The whole event too, as `event_info` reads it from the event's text.
-            envelope = dict(json.loads(event.raw_json, parse_float=Decimal), eventInfo=info)
-            check(getattr(m, name), _members_spaced(envelope, spaced), member="eventInfo")
-            read += 1
+    for cls, event, info in _typed_event_infos():
+        if not isinstance(info, dict):
+            continue
+        text = _members_spaced(info, spaced)
+        assert json.loads(text, parse_float=Decimal) == info
+        check(cls, text)
+        # The whole event too, as `event_info` reads it from the event's text.
+        check(cls, _members_spaced(event, spaced), member="eventInfo")
+        read += 1
     assert read >= 30, read
 
 
